@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(tpb_cosim::cli::main());
+}

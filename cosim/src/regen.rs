@@ -1,0 +1,31 @@
+//! Every checked-in generated file and its expected text: the Verilog under
+//! `hdl/generated/`, the register reference, C headers and SystemRDL under
+//! `docs/regmap/`, and the HAL constants in `models/src/regs/generated.rs`.
+
+use std::path::PathBuf;
+use tpb_models::regmap::{self, gen, Arch};
+
+/// Repository root (this crate lives in `cosim/`).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `(absolute path, expected content)` of every generated, checked-in file.
+pub fn all_generated() -> Result<Vec<(PathBuf, String)>, regmap::RegmapError> {
+    let root = repo_root();
+    let mut out = Vec::new();
+    let maps = regmap::builtin_all()?;
+    for arch in Arch::ALL {
+        for f in tpb_hdl::generated::verilog_files(arch)? {
+            out.push((root.join("hdl/generated").join(&f.file_name), f.text));
+        }
+    }
+    for m in &maps {
+        let a = m.arch.name();
+        out.push((root.join(format!("docs/regmap/{a}.md")), gen::markdown::render(m)));
+        out.push((root.join(format!("docs/regmap/tpb_regs_{a}.h")), gen::c::render(m)));
+        out.push((root.join(format!("docs/regmap/tpb_{a}.rdl")), gen::rdl::render(m)));
+    }
+    out.push((root.join("models/src/regs/generated.rs"), gen::hal::render(&maps)));
+    Ok(out)
+}

@@ -1,0 +1,34 @@
+//! The checked-in Verilog under `hdl/generated/`: which files exist and how
+//! to produce their exact text (used by `tpb gen-verilog` and the freshness test).
+
+use tpb_models::regmap::{self, Arch};
+
+/// One generated Verilog file.
+#[derive(Debug, Clone)]
+pub struct VerilogFile {
+    /// File name under `hdl/generated/` (`cayman_nx_regs.v`).
+    pub file_name: String,
+    pub module: String,
+    pub arch: Arch,
+    pub block: String,
+    pub text: String,
+}
+
+/// Every Verilog file of one generation, with banner.
+pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, regmap::RegmapError> {
+    let map = regmap::builtin(arch)?;
+    let mut out = Vec::new();
+    for b in map.blocks.iter().filter(|b| b.has_register_rtl()) {
+        let body = crate::regblocks::block_verilog(arch, &b.name).expect("every RTL block of the map is generated");
+        let module = b.module_name();
+        let source = b.file.display().to_string();
+        let text = format!("{}{}", crate::verilog::banner(&module, &source), body);
+        out.push(VerilogFile { file_name: format!("{module}.v"), module, arch, block: b.name.clone(), text });
+    }
+    Ok(out)
+}
+
+/// Directory of the checked-in Verilog.
+pub fn generated_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated")
+}

@@ -1,0 +1,13 @@
+//! # tpb-hdl
+//!
+//! rust-hdl blocks of the TPB control plane and their Verilog.
+//!
+//! - [`regblocks`]: the register blocks of every generation, generated from
+//!   the register maps (`models/regmap/maps`) by `build.rs`;
+//! - [`regblock`]: their bus protocol, port conventions and a cycle driver;
+//! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files.
+
+pub mod generated;
+pub mod regblock;
+pub mod regblocks;
+pub mod verilog;

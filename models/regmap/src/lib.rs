@@ -1,0 +1,58 @@
+//! # tpb-regmap
+//!
+//! The single source of truth for every TPB register: one TOML file per
+//! block per generation under `maps/<arch>/`, plus `arch.toml` with the
+//! generation's non-register parameters. This crate parses and validates
+//! them ([`load`]) into the elaborated model ([`model`]) and turns that model
+//! into every other artefact ([`gen`]): the rust-hdl register blocks, the
+//! HAL's typed constants, a C header, a Markdown reference, a SystemRDL
+//! export and JSON.
+//!
+//! ```
+//! use tpb_regmap::{builtin, Arch};
+//! let map = builtin(Arch::Cayman).unwrap();
+//! let q7 = map.block("q7").unwrap();
+//! assert_eq!(q7.register("release_run_stall").unwrap().reset_word(), 0xff);
+//! ```
+
+pub mod error;
+pub mod gen;
+pub mod load;
+pub mod model;
+pub mod params;
+
+pub use error::{Loc, RegmapError, Result};
+pub use model::*;
+pub use params::ArchParams;
+
+use std::path::PathBuf;
+
+macro_rules! map_files {
+    ($arch:literal: $($file:literal),* $(,)?) => {
+        &[$(
+            (concat!("models/regmap/maps/", $arch, "/", $file),
+             include_str!(concat!("../maps/", $arch, "/", $file))),
+        )*]
+    };
+}
+
+/// The map files compiled into the crate, as `(repo-relative path, text)`.
+pub fn builtin_files(arch: Arch) -> &'static [(&'static str, &'static str)] {
+    match arch {
+        Arch::Sunda => map_files!("sunda": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
+        Arch::Cayman => map_files!("cayman": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
+        Arch::Mariana => map_files!("mariana": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
+    }
+}
+
+/// The built-in map of a generation.
+pub fn builtin(arch: Arch) -> Result<RegMap> {
+    let files: Vec<(PathBuf, String)> =
+        builtin_files(arch).iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+    load::from_sources(arch, &files)
+}
+
+/// The built-in maps of all generations.
+pub fn builtin_all() -> Result<Vec<RegMap>> {
+    Arch::ALL.iter().map(|a| builtin(*a)).collect()
+}

@@ -1,0 +1,67 @@
+//! Typed register constants for the host HAL, generated from the register
+//! maps into [`generated`] (`tpb regen`; a test proves the file is fresh).
+//!
+//! ```
+//! use tpb_models::regs::cayman;
+//! assert_eq!(cayman::top_sp::HOST_TRIGGER.offset, 0x15a0);
+//! assert_eq!(cayman::q7::RELEASE_RUN_STALL.reset, 0xff);
+//! ```
+
+mod generated;
+pub use generated::*;
+
+/// One register (or named alias) as the HAL addresses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reg {
+    pub name: &'static str,
+    pub block: &'static str,
+    /// HAL-view byte offset from the aperture base (what the host writes).
+    pub offset: u32,
+    /// Offset the RTL decodes.
+    pub rtl_offset: u32,
+    /// Device-spec offset, where the seeds give one.
+    pub device_offset: Option<u32>,
+    /// Reset value of the word.
+    pub reset: u32,
+}
+
+/// A bit field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+}
+
+impl Field {
+    pub const fn mask(&self) -> u32 {
+        ((((1u64 << self.width) - 1) as u32) << self.lsb) as u32
+    }
+    /// Extract the field from a register word.
+    pub const fn get(&self, word: u32) -> u32 {
+        (word & self.mask()) >> self.lsb
+    }
+    /// Replace the field in `word` with `value` (excess bits dropped).
+    pub const fn set(&self, word: u32, value: u32) -> u32 {
+        (word & !self.mask()) | ((value << self.lsb) & self.mask())
+    }
+}
+
+/// An array reached through alias windows (EVT_SEM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Array {
+    pub name: &'static str,
+    pub count: u32,
+    pub stride: u32,
+    pub windows: &'static [(&'static str, u32)],
+}
+
+impl Array {
+    /// Offset of element `index` in window `window`; None for an unknown window or index.
+    pub fn addr(&self, window: &str, index: u32) -> Option<u32> {
+        if index >= self.count {
+            return None;
+        }
+        self.windows.iter().find(|(n, _)| *n == window).map(|(_, o)| o + index * self.stride)
+    }
+}

@@ -1,0 +1,8 @@
+//! # tpb-testbench
+//!
+//! Register-level testbench support and the project's cross-check tests
+//! (`tests/`). Today: a bus driver over the generated register blocks in the
+//! rust-hdl simulator ([`rhdl`]) and the external-tool helpers ([`tools`]).
+
+pub mod rhdl;
+pub mod tools;
