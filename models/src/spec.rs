@@ -1,1 +1,82 @@
+//! Named hardware/firmware/HAL constants that are not registers and not
+//! per-generation parameters (those live in the register maps and in
+//! `arch.toml`). Each carries its DIGEST section; the fidelity test pins them.
 
+/// HAL `hal_target` value meaning "no architecture" (generic entry points refuse it). DIGEST §1.
+pub const HAL_ARCH_TYPE_INVALID: u32 = 0;
+/// `hal_target` 1 passes the HAL's range check but has no Q7 implementation. DIGEST §1.
+pub const HAL_ARCH_TYPE_LEGACY: u32 = 1;
+
+/// Per-arch dispatch-table slot offsets (kaena_khal). DIGEST §2.1.
+pub mod khal_slot {
+    pub const GET_Q7_PARAMS: u32 = 0xb8;
+    pub const POOLING_INIT: u32 = 0x368;
+    /// The write (`topsp_set_host_trigger`). CONFLICT resolved in seed 001 §0.
+    pub const TOPSP_SET_HOST_TRIGGER: u32 = 0x708;
+    /// The offset getter (`topsp_get_host_trigger_reg_offset`).
+    pub const TOPSP_GET_HOST_TRIGGER_REG_OFFSET: u32 = 0x710;
+}
+
+/// `mem_write_buf` destination and length alignment in bytes. DIGEST §2.2.
+pub const MEM_WRITE_BUF_ALIGN: u64 = 4;
+
+/// al_hal_q7_owner values. DIGEST §2.3.
+pub mod q7_owner {
+    pub const POOLING: u32 = 2;
+    pub const COMPUTE_CLUSTER: u32 = 5;
+    /// HAL owner_idx -> owner (0 -> POOLING, 1 -> COMPUTE_CLUSTER).
+    pub const BY_IDX: [u32; 2] = [POOLING, COMPUTE_CLUSTER];
+}
+
+/// Per-core Q7 DRAM on the CAYMAN device map: 256 KiB at base + n * stride. DIGEST §2.3 [S, cross-check].
+pub const CAYMAN_Q7_CORE_DRAM_SOC_BASE: u64 = 0x28_0318_0000;
+pub const CAYMAN_Q7_CORE_DRAM_SOC_STRIDE: u64 = 0x10_0000;
+pub const CAYMAN_Q7_CORE_DRAM_BYTES: u64 = 256 * 1024;
+
+/// The HAL's log/error messages, printf-style as in the seeds. DIGEST §2.4, §3.
+pub mod msg {
+    pub const INVALID_Q7_OWNER_V2: &str = "Invalid q7 owner %u for v2 (only pooling supported)";
+    pub const INVALID_Q7_OWNER: &str = "Invalid q7 owner %u";
+    pub const IRAM_TOO_BIG: &str = "IRAM ucode too big! doesn't fit, size=%lu";
+    pub const DRAM_TOO_BIG: &str = "DRAM ucode too big! doesn't fit, size=%lu";
+    pub const LOAD_DRAM_FAILED: &str = "Failed to load pooling q7 dram core %u";
+    pub const LOAD_IRAM_FAILED: &str = "Failed to load pooling q7 iram core %u";
+    pub const MEMCPY_FN_FAILED: &str = "memcpy_fn(%p) failed with %d";
+    pub const CALLOC_FAILED: &str = "calloc failed! size=%lu";
+    pub const TOPSP_SEMA_ALLOC_FAILED: &str =
+        "Failed to allocate %d semaphores in TOP_SP #%d. There may be too many communicators";
+}
+
+/// Device-spec sub-block bases of the local-register aperture. DIGEST §2.8
+/// (`evt_sem` at 0x1000 is the [I] reading the project adopts).
+pub const LOCAL_REG_SUBBLOCKS: [(&str, u32); 7] = [
+    ("nx", 0x0000),
+    ("evt_sem", 0x1000),
+    ("windows", 0x2000),
+    ("q7", 0x3000),
+    ("hw_decode", 0x4000),
+    ("tensor_replace", 0x5000),
+    ("notific", 0x6000),
+];
+
+/// Stride of the window bundle. DIGEST §2.8.
+pub const WINDOW_BUNDLE_STRIDE: u32 = 0x1c;
+
+/// The three notification classes the TPB arms (ERROR / EVT_SEM / INST). DIGEST §3, §2.9.
+pub const NOTIFICATION_CLASSES: [&str; 3] = ["ERROR", "EVT_SEM", "INST"];
+
+/// NX boot trampoline of SUNDA as (address, bytes, text). DIGEST §1 [S].
+/// CAYMAN differs only in the second const16 immediate (0x90).
+pub const NX_BOOT_TRAMPOLINE_SUNDA: [(u32, [u8; 3], &str); 6] = [
+    (0x000, [0x06, 0x76, 0x00], "j 0x1dc"),
+    (0x006, [0x86, 0x77, 0x00], "j 0x1e8"),
+    (0x1dc, [0x04, 0x00, 0x00], "const16 a0, 0"),
+    (0x1df, [0x04, 0x94, 0x00], "const16 a0, 148"),
+    (0x1e2, [0xa0, 0x00, 0x00], "jx a0"),
+    (0x1e8, [0x00, 0x52, 0x00], "halt 0"),
+];
+
+/// DRAM `.globstruct` magic and the dispatcher-state init at DRAM+0x18. DIGEST §1.
+pub const DRAM_GLOBSTRUCT_MAGIC: u32 = 0x6099_cb34;
+pub const DRAM_DISPATCHER_STATE_OFFSET: u32 = 0x18;
+pub const DRAM_DISPATCHER_STATE_INIT: [u32; 4] = [0x1000; 4];

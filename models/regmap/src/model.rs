@@ -143,6 +143,19 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// NEURON_ISA_TPB_NEURON_ENGINE_* value (DIGEST §1 [S]); None for the TPB itself.
+    pub fn isa_id(self) -> Option<u32> {
+        match self {
+            Engine::Pe => Some(0),
+            Engine::Act => Some(1),
+            Engine::Pool => Some(2),
+            Engine::Dve => Some(3),
+            Engine::TpbSp => Some(4),
+            Engine::TopSp => Some(5),
+            Engine::Tpb => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Engine::Pe => "pe",

@@ -1,5 +1,7 @@
-//! SystemRDL 2.0 export: one addrmap per block (RTL view), an outer addrmap
-//! per generation. Alias windows are exported as register arrays; named
+//! SystemRDL 2.0 export: one addrmap per block (RTL view, offsets relative
+//! to the block's start), an outer addrmap per generation placing each block
+//! of the POOL engine's local-register aperture at its start. Checked by
+//! `systemrdl-compiler` in the suite. Alias windows are exported as register arrays; named
 //! aliases become comments (SystemRDL has no element alias).
 
 use crate::model::*;
@@ -14,7 +16,7 @@ fn rdl_access(a: Access) -> (&'static str, &'static str, &'static str) {
         Access::W1c => ("rw", "w", " woclr; hwset;"),
         Access::W1s => ("rw", "r", " woset; hwclr;"),
         Access::Rc => ("r", "w", " rclr; hwset;"),
-        Access::Doorbell => ("w", "r", " singlepulse;"),
+        Access::Doorbell => ("w", "r", " swmod;"),
     }
 }
 
@@ -43,7 +45,7 @@ pub fn render(map: &RegMap) -> String {
                 let reset = if f.access == Access::Ro { String::new() } else { format!(" = 0x{:x}", f.reset) };
                 writeln!(w, "        field {{ sw = {sw}; hw = {hw};{extra} }} {}[{}:{}]{reset};", f.name, f.msb(), f.lsb).unwrap();
             }
-            writeln!(w, "    }} {} @ 0x{:x};", r.name, r.offset).unwrap();
+            writeln!(w, "    }} {} @ 0x{:x};", r.name, r.offset - b.start).unwrap();
         }
         for a in &b.arrays {
             for win in &a.windows {
@@ -51,7 +53,7 @@ pub fn render(map: &RegMap) -> String {
                 writeln!(w, "    reg {{").unwrap();
                 writeln!(w, "        desc = \"{} window ({:?}) of {}\";", win.name, win.op, esc(&a.description)).unwrap();
                 writeln!(w, "        field {{ sw = {sw}; hw = rw; }} value[{}:0];", a.width - 1).unwrap();
-                writeln!(w, "    }} {}_{}[{}] @ 0x{:x} += 0x{:x};", a.name, win.name, a.count, win.offset, a.stride).unwrap();
+                writeln!(w, "    }} {}_{}[{}] @ 0x{:x} += 0x{:x};", a.name, win.name, a.count, win.offset - b.start, a.stride).unwrap();
             }
         }
         writeln!(w, "}};").unwrap();
@@ -66,7 +68,7 @@ pub fn render(map: &RegMap) -> String {
     writeln!(w, "    desc = \"{} POOL engine local-register aperture (RTL view)\";", an.to_uppercase()).unwrap();
     for b in &map.blocks {
         if b.aperture == Aperture::LocalReg && b.engines.contains(&Engine::Pool) && (!b.registers.is_empty() || !b.arrays.is_empty()) {
-            writeln!(w, "    {an}_{} {} @ 0x0;", b.name, b.name).unwrap();
+            writeln!(w, "    {an}_{} {} @ 0x{:x};", b.name, b.name, b.start).unwrap();
         }
     }
     writeln!(w, "}};").unwrap();

@@ -1,0 +1,98 @@
+//! The `tpb` command line, run as a user would.
+
+use std::process::Command;
+
+fn tpb(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn json(arch: &str) -> serde_json::Value {
+    let (code, out, err) = tpb(&["regmap", "--arch", arch, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn find<'a>(v: &'a serde_json::Value, block: &str, key: &str, name: &str) -> &'a serde_json::Value {
+    let b = v["blocks"].as_array().unwrap().iter().find(|b| b["name"] == block).unwrap_or_else(|| panic!("no block {block}"));
+    b[key].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap_or_else(|| panic!("no {name} in {block}"))
+}
+
+#[test]
+fn cayman_json_shows_host_trigger_and_q7_release_reset() {
+    let v = json("cayman");
+    assert_eq!(find(&v, "top_sp", "aliases", "host_trigger")["offset"], 0x15a0);
+    let r = find(&v, "q7", "registers", "release_run_stall");
+    assert_eq!(r["fields"][0]["reset"], 0xff);
+    assert_eq!(r["offset"], 0x3000);
+}
+
+#[test]
+fn sunda_json_shows_host_trigger_at_0x848() {
+    let v = json("sunda");
+    let r = find(&v, "top_sp", "registers", "host_trigger");
+    assert_eq!(r["offset"], 0x848);
+    assert_eq!(r["fields"][0]["access"], "doorbell");
+}
+
+#[test]
+fn every_format_renders_for_every_generation() {
+    for arch in ["sunda", "cayman", "mariana"] {
+        for (format, needle) in [("md", "register reference"), ("json", "\"blocks\""), ("c", "#define"), ("rdl", "addrmap"), ("rust-hdl", "LogicBlock"), ("hal", "pub const")] {
+            let (code, out, err) = tpb(&["regmap", "--arch", arch, "--format", format]);
+            assert_eq!(code, 0, "{arch} {format}: {err}");
+            assert!(out.contains(needle), "{arch} {format} output lacks {needle}");
+        }
+    }
+}
+
+#[test]
+fn unknown_arch_or_format_fails_with_a_clear_message() {
+    let (code, _, err) = tpb(&["regmap", "--arch", "maverick", "--format", "json"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("maverick") && err.contains("sunda"), "{err}");
+    let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--format", "yaml"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("yaml") && err.contains("json"), "{err}");
+    let (code, _, err) = tpb(&["gen-verilog", "--arch", "v5", "--out", "/tmp/x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("v5"), "{err}");
+}
+
+#[test]
+fn a_broken_map_directory_is_reported_with_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-badmap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (p, t) in tpb_models::regmap::builtin_files(tpb_models::regmap::Arch::Cayman) {
+        let name = std::path::Path::new(p).file_name().unwrap();
+        let t = if name == "q7.toml" { t.replace("access = \"w1c\"", "access = \"w2c\"") } else { t.to_string() };
+        std::fs::write(dir.join(name), t).unwrap();
+    }
+    let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--maps", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1);
+    assert!(err.contains("q7.toml:") && err.contains("w2c"), "{err}");
+}
+
+#[test]
+fn gen_verilog_writes_every_block_matching_the_checked_in_copy() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-verilog-{}", std::process::id()));
+    let (code, out, err) = tpb(&["gen-verilog", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let files: Vec<&str> = out.lines().collect();
+    assert!(files.len() >= 13, "{out}");
+    let checked_in = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hdl/generated");
+    for f in files {
+        let p = std::path::Path::new(f);
+        let ours = std::fs::read_to_string(p).unwrap();
+        let theirs = std::fs::read_to_string(checked_in.join(p.file_name().unwrap())).unwrap();
+        assert_eq!(ours, theirs, "{f}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn regen_check_passes_on_a_fresh_tree() {
+    let (code, out, err) = tpb(&["regen", "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

@@ -1,0 +1,172 @@
+//! Bad maps are refused whole, with a typed error naming file, line,
+//! register and field.
+
+use std::path::PathBuf;
+use tpb_regmap::{builtin, builtin_all, builtin_files, load, Arch, RegmapError};
+
+/// The built-in CAYMAN files with `file`'s text replaced by `f(text)`.
+fn cayman_with(file: &str, f: impl Fn(&str) -> String) -> Vec<(PathBuf, String)> {
+    builtin_files(Arch::Cayman)
+        .iter()
+        .map(|(p, t)| (PathBuf::from(p), if p.ends_with(file) { f(t) } else { t.to_string() }))
+        .collect()
+}
+
+fn load_err(files: Vec<(PathBuf, String)>) -> RegmapError {
+    load::from_sources(Arch::Cayman, &files).expect_err("the map must be refused")
+}
+
+/// Lines of the pristine q7.toml: errors in appended text must point past them.
+fn q7_lines() -> usize {
+    builtin_files(Arch::Cayman).iter().find(|(p, _)| p.ends_with("q7.toml")).unwrap().1.lines().count()
+}
+
+const EXTRA: &str = r#"
+[[register]]
+name = "extra"
+offset = 0x3060
+description = "test register"
+tag = "D"
+source = "test"
+"#;
+
+#[test]
+fn builtin_maps_load() {
+    let maps = builtin_all().unwrap();
+    assert_eq!(maps.len(), 3);
+    for m in &maps {
+        assert!(m.blocks.len() >= 6, "{}", m.arch);
+    }
+}
+
+#[test]
+fn overlapping_registers_are_refused_with_both_names() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\n").replace("0x3060", "0x3004")));
+    let msg = e.to_string();
+    assert!(matches!(e, RegmapError::Overlap { .. }), "{msg}");
+    assert!(msg.contains("q7.extra") && msg.contains("q7.start_ctrl") && msg.contains("q7.toml:"), "{msg}");
+}
+
+#[test]
+fn a_register_over_another_blocks_array_window_is_refused() {
+    // A q7 register moved into the EVT_SEM inc window (pool engine has both).
+    let e = load_err(cayman_with("q7.toml", |t| {
+        format!("{t}{EXTRA}access = \"rw\"\n").replace("start = 0x3000", "start = 0x1000").replace("0x3060", "0x1800")
+    }));
+    assert!(matches!(e, RegmapError::Overlap { .. }), "{e}");
+    assert!(e.to_string().contains("evt_sem"), "{e}");
+}
+
+#[test]
+fn field_overflow_names_register_field_and_line() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}  [[register.field]]\n  name = \"big\"\n  bits = \"40:30\"\n  access = \"rw\"\n")));
+    let msg = e.to_string();
+    assert!(matches!(e, RegmapError::FieldOverflow { .. }), "{msg}");
+    assert!(msg.contains("'extra'") && msg.contains("'big'") && msg.contains("[40:30]"), "{msg}");
+    let loc = e.loc().unwrap();
+    assert!(loc.file.ends_with("cayman/q7.toml") && loc.line > q7_lines(), "{loc}");
+}
+
+#[test]
+fn reset_that_does_not_fit_is_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}  [[register.field]]\n  name = \"f\"\n  bits = \"3:0\"\n  access = \"rw\"\n  reset = 0x10\n")));
+    assert!(matches!(e, RegmapError::ResetTooWide { reset: 0x10, width: 4, .. }), "{e}");
+    assert!(e.to_string().contains("'extra' field 'f'"), "{e}");
+}
+
+#[test]
+fn duplicate_names_are_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\n").replace("name = \"extra\"", "name = \"intr_ctrl\"")));
+    assert!(matches!(e, RegmapError::Duplicate { .. }), "{e}");
+    assert!(e.to_string().contains("intr_ctrl"), "{e}");
+}
+
+#[test]
+fn overlapping_fields_are_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| {
+        format!("{t}{EXTRA}  [[register.field]]\n  name = \"a\"\n  bits = \"3:0\"\n  access = \"rw\"\n  [[register.field]]\n  name = \"b\"\n  bits = \"4:3\"\n  access = \"rw\"\n")
+    }));
+    assert!(matches!(e, RegmapError::FieldOverlap { .. }), "{e}");
+}
+
+#[test]
+fn unknown_access_kind_is_a_parse_error_with_line_and_column() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"readwrite\"\n")));
+    let msg = e.to_string();
+    assert!(matches!(e, RegmapError::Parse { .. }), "{msg}");
+    assert!(msg.contains("readwrite") && msg.contains("q7.toml:"), "{msg}");
+    let loc = e.loc().unwrap();
+    assert!(loc.line > q7_lines() && loc.col > 1, "{loc}");
+}
+
+#[test]
+fn unknown_keys_are_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\nresett = 3\n")));
+    assert!(e.to_string().contains("resett"), "{e}");
+}
+
+#[test]
+fn misaligned_offsets_are_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\n").replace("0x3060", "0x3062")));
+    assert!(matches!(e, RegmapError::Misaligned { offset: 0x3062, .. }), "{e}");
+}
+
+#[test]
+fn register_outside_block_range_is_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\n").replace("0x3060", "0x3200")));
+    assert!(matches!(e, RegmapError::OutOfRange { .. }), "{e}");
+}
+
+#[test]
+fn missing_view_offset_is_refused() {
+    let e = load_err(cayman_with("nx.toml", |t| t.replace("offset = { hal = 0x0040 }", "offset = { device = 0x0040 }")));
+    assert!(matches!(e, RegmapError::MissingViewOffset { .. }), "{e}");
+    assert!(e.to_string().contains("dma_ctrl") && e.to_string().contains("hal"), "{e}");
+}
+
+#[test]
+fn alias_to_unknown_window_or_index_is_refused() {
+    let e = load_err(cayman_with("top_sp.toml", |t| t.replacen("window = \"set\"", "window = \"sett\"", 1)));
+    assert!(matches!(e, RegmapError::BadAlias { .. }) && e.to_string().contains("sett"), "{e}");
+    let e = load_err(cayman_with("top_sp.toml", |t| t.replace("index = 104", "index = 256")));
+    assert!(e.to_string().contains("256"), "{e}");
+}
+
+#[test]
+fn ro_field_with_reset_is_refused() {
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}  [[register.field]]\n  name = \"f\"\n  bits = \"0\"\n  access = \"ro\"\n  reset = 1\n")));
+    assert!(matches!(e, RegmapError::BadField { .. }), "{e}");
+}
+
+#[test]
+fn missing_arch_toml_is_refused() {
+    let files: Vec<_> = cayman_with("none", |t| t.to_string()).into_iter().filter(|(p, _)| !p.ends_with("arch.toml")).collect();
+    let e = load_err(files);
+    assert!(e.to_string().contains("arch.toml"), "{e}");
+}
+
+#[test]
+fn bad_params_are_refused() {
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("num_q7 = 8", "num_q7 = \"eight\"")));
+    assert!(matches!(e, RegmapError::Parse { .. }) && e.to_string().contains("arch.toml:"), "{e}");
+}
+
+#[test]
+fn load_dir_reads_a_directory_and_reports_io_errors() {
+    let dir = std::env::temp_dir().join(format!("tpb-regmap-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (p, t) in builtin_files(Arch::Sunda) {
+        std::fs::write(dir.join(PathBuf::from(p).file_name().unwrap()), t).unwrap();
+    }
+    let m = load::load_dir(Arch::Sunda, &dir).unwrap();
+    assert_eq!(m.blocks.len(), builtin(Arch::Sunda).unwrap().blocks.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+    let e = load::load_dir(Arch::Sunda, &dir).unwrap_err();
+    assert!(matches!(e, RegmapError::Io { .. }), "{e}");
+}
+
+#[test]
+fn unknown_arch_name_is_an_error() {
+    assert!(matches!(Arch::parse("maverick"), Err(RegmapError::UnknownArch(_))));
+    assert_eq!(Arch::parse("CAYMAN").unwrap(), Arch::Cayman);
+}
