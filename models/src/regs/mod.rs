@@ -65,3 +65,36 @@ impl Array {
         self.windows.iter().find(|(n, _)| *n == window).map(|(_, o)| o + index * self.stride)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_get_set_mask() {
+        let f = cayman::tpb::notific_sw_queue_num0::ENGINE_ID_A;
+        assert_eq!(f.mask(), 0x00f0_0000);
+        assert_eq!(f.get(0x0123_4567), 0x2);
+        assert_eq!(f.set(0xffff_ffff, 0x5), 0xff5f_ffff);
+        assert_eq!(f.set(0, 0x1f), 0x00f0_0000, "excess bits are dropped");
+        let full = Field { name: "value", lsb: 0, width: 32 };
+        assert_eq!(full.mask(), 0xffff_ffff);
+    }
+
+    #[test]
+    fn array_addresses_and_bounds() {
+        let a = cayman::evt_sem::EVT_SEM;
+        assert_eq!(a.addr("read", 0), Some(0x1000));
+        assert_eq!(a.addr("dec", 255), Some(0x1c00 + 255 * 4));
+        assert_eq!(a.addr("dec", 256), None);
+        assert_eq!(a.addr("xor", 0), None);
+    }
+
+    #[test]
+    fn hal_view_and_rtl_view_offsets_differ_where_the_seeds_say() {
+        let r = sunda::nx::RELEASE_RUN_STALL;
+        assert_eq!((r.offset, r.rtl_offset, r.device_offset, r.reset), (0x04, 0x04, Some(0x00), 1));
+        assert_eq!(sunda::nx::RUN_STATE.device_offset, Some(0x08));
+        assert_eq!(mariana::q7::RUN_STATE_7.offset, 0x3024);
+    }
+}
