@@ -544,7 +544,6 @@ fn validate_generation(blocks: &mut [Block]) -> Result<()> {
                     if same_block && (a_is_range || c_is_range) {
                         continue;
                     }
-                    // A range of one block may contain items of a block that has no RTL range of its own in this view... not allowed.
                     return Err(RegmapError::Overlap {
                         loc: loc_of(c.block, c.line),
                         view: view.name().into(),
