@@ -3,7 +3,7 @@
 `timescale 1ns/1ps
 
 
-module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_rdata,rsp_err,seq_instr_dbg_ctrl_o,notific_sw_queue_num0_queue_o,notific_sw_queue_num0_engine_id_b_lo_o,notific_sw_queue_num0_engine_id_a_o,notific_sw_queue_num0_engine_id_b_hi_o);
+module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_rdata,rsp_err,seq_instr_dbg_ctrl_o,notific_sw_queue_num0_queue_o,notific_sw_queue_num0_engine_id_b_lo_o,notific_sw_queue_num0_engine_id_a_o,notific_sw_queue_num0_engine_id_b_hi_o,notific_ring_base_lo_o,notific_ring_base_hi_o,notific_ring_size_o,notific_enable_error_o,notific_enable_evt_sem_o,notific_enable_inst_o);
     
     // Module arguments
     input wire  clock;
@@ -20,6 +20,12 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
     output reg  [3:0] notific_sw_queue_num0_engine_id_b_lo_o;
     output reg  [3:0] notific_sw_queue_num0_engine_id_a_o;
     output reg  [3:0] notific_sw_queue_num0_engine_id_b_hi_o;
+    output reg  [31:0] notific_ring_base_lo_o;
+    output reg  [31:0] notific_ring_base_hi_o;
+    output reg  [31:0] notific_ring_size_o;
+    output reg  notific_enable_error_o;
+    output reg  notific_enable_evt_sem_o;
+    output reg  notific_enable_inst_o;
     
     // Stub signals
     reg  rsp_valid_q$d;
@@ -46,6 +52,24 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
     reg  [3:0] notific_sw_queue_num0_engine_id_b_hi_q$d;
     wire  [3:0] notific_sw_queue_num0_engine_id_b_hi_q$q;
     reg  notific_sw_queue_num0_engine_id_b_hi_q$clock;
+    reg  [31:0] notific_ring_base_lo_q$d;
+    wire  [31:0] notific_ring_base_lo_q$q;
+    reg  notific_ring_base_lo_q$clock;
+    reg  [31:0] notific_ring_base_hi_q$d;
+    wire  [31:0] notific_ring_base_hi_q$q;
+    reg  notific_ring_base_hi_q$clock;
+    reg  [31:0] notific_ring_size_q$d;
+    wire  [31:0] notific_ring_size_q$q;
+    reg  notific_ring_size_q$clock;
+    reg  notific_enable_error_q$d;
+    wire  notific_enable_error_q$q;
+    reg  notific_enable_error_q$clock;
+    reg  notific_enable_evt_sem_q$d;
+    wire  notific_enable_evt_sem_q$q;
+    reg  notific_enable_evt_sem_q$clock;
+    reg  notific_enable_inst_q$d;
+    wire  notific_enable_inst_q$q;
+    reg  notific_enable_inst_q$clock;
     
     // Sub module instances
     mariana_tpb_regs$rsp_valid_q rsp_valid_q(
@@ -88,6 +112,36 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
         .q(notific_sw_queue_num0_engine_id_b_hi_q$q),
         .clock(notific_sw_queue_num0_engine_id_b_hi_q$clock)
     );
+    mariana_tpb_regs$notific_ring_base_lo_q notific_ring_base_lo_q(
+        .d(notific_ring_base_lo_q$d),
+        .q(notific_ring_base_lo_q$q),
+        .clock(notific_ring_base_lo_q$clock)
+    );
+    mariana_tpb_regs$notific_ring_base_hi_q notific_ring_base_hi_q(
+        .d(notific_ring_base_hi_q$d),
+        .q(notific_ring_base_hi_q$q),
+        .clock(notific_ring_base_hi_q$clock)
+    );
+    mariana_tpb_regs$notific_ring_size_q notific_ring_size_q(
+        .d(notific_ring_size_q$d),
+        .q(notific_ring_size_q$q),
+        .clock(notific_ring_size_q$clock)
+    );
+    mariana_tpb_regs$notific_enable_error_q notific_enable_error_q(
+        .d(notific_enable_error_q$d),
+        .q(notific_enable_error_q$q),
+        .clock(notific_enable_error_q$clock)
+    );
+    mariana_tpb_regs$notific_enable_evt_sem_q notific_enable_evt_sem_q(
+        .d(notific_enable_evt_sem_q$d),
+        .q(notific_enable_evt_sem_q$q),
+        .clock(notific_enable_evt_sem_q$clock)
+    );
+    mariana_tpb_regs$notific_enable_inst_q notific_enable_inst_q(
+        .d(notific_enable_inst_q$d),
+        .q(notific_enable_inst_q$q),
+        .clock(notific_enable_inst_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -99,6 +153,12 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
         notific_sw_queue_num0_engine_id_b_lo_q$clock = clock;
         notific_sw_queue_num0_engine_id_a_q$clock = clock;
         notific_sw_queue_num0_engine_id_b_hi_q$clock = clock;
+        notific_ring_base_lo_q$clock = clock;
+        notific_ring_base_hi_q$clock = clock;
+        notific_ring_size_q$clock = clock;
+        notific_enable_error_q$clock = clock;
+        notific_enable_evt_sem_q$clock = clock;
+        notific_enable_inst_q$clock = clock;
         rsp_valid_q$d = rsp_valid_q$q;
         rsp_rdata_q$d = rsp_rdata_q$q;
         rsp_err_q$d = rsp_err_q$q;
@@ -107,6 +167,12 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
         notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$q;
         notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$q;
         notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$q;
+        notific_ring_base_lo_q$d = notific_ring_base_lo_q$q;
+        notific_ring_base_hi_q$d = notific_ring_base_hi_q$q;
+        notific_ring_size_q$d = notific_ring_size_q$q;
+        notific_enable_error_q$d = notific_enable_error_q$q;
+        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$q;
+        notific_enable_inst_q$d = notific_enable_inst_q$q;
         rsp_valid_q$d = 1'b0;
         rsp_err_q$d = 1'b0;
         rsp_rdata_q$d = 32'h0;
@@ -134,6 +200,40 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
                     rsp_rdata_q$d = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
                 end
             end
+            else if (req_addr == 32'ha10) begin
+                if (req_write) begin
+                    notific_ring_base_lo_q$d = req_wdata;
+                end
+                else begin
+                    rsp_rdata_q$d = notific_ring_base_lo_q$q;
+                end
+            end
+            else if (req_addr == 32'ha14) begin
+                if (req_write) begin
+                    notific_ring_base_hi_q$d = req_wdata;
+                end
+                else begin
+                    rsp_rdata_q$d = notific_ring_base_hi_q$q;
+                end
+            end
+            else if (req_addr == 32'ha18) begin
+                if (req_write) begin
+                    notific_ring_size_q$d = req_wdata;
+                end
+                else begin
+                    rsp_rdata_q$d = notific_ring_size_q$q;
+                end
+            end
+            else if (req_addr == 32'ha1c) begin
+                if (req_write) begin
+                    notific_enable_error_q$d = req_wdata[(32'h0)+:(1)];
+                    notific_enable_evt_sem_q$d = req_wdata[(32'h1)+:(1)];
+                    notific_enable_inst_q$d = req_wdata[(32'h2)+:(1)];
+                end
+                else begin
+                    rsp_rdata_q$d = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
+                end
+            end
             else begin
                 rsp_err_q$d = 1'b1;
             end
@@ -147,6 +247,12 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
             notific_sw_queue_num0_engine_id_b_lo_q$d = 32'h0;
             notific_sw_queue_num0_engine_id_a_q$d = 32'h0;
             notific_sw_queue_num0_engine_id_b_hi_q$d = 32'h0;
+            notific_ring_base_lo_q$d = 32'h0;
+            notific_ring_base_hi_q$d = 32'h0;
+            notific_ring_size_q$d = 32'h0;
+            notific_enable_error_q$d = 32'h0;
+            notific_enable_evt_sem_q$d = 32'h0;
+            notific_enable_inst_q$d = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -156,9 +262,129 @@ module mariana_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_v
         notific_sw_queue_num0_engine_id_b_lo_o = notific_sw_queue_num0_engine_id_b_lo_q$q;
         notific_sw_queue_num0_engine_id_a_o = notific_sw_queue_num0_engine_id_a_q$q;
         notific_sw_queue_num0_engine_id_b_hi_o = notific_sw_queue_num0_engine_id_b_hi_q$q;
+        notific_ring_base_lo_o = notific_ring_base_lo_q$q;
+        notific_ring_base_hi_o = notific_ring_base_hi_q$q;
+        notific_ring_size_o = notific_ring_size_q$q;
+        notific_enable_error_o = notific_enable_error_q$q;
+        notific_enable_evt_sem_o = notific_enable_evt_sem_q$q;
+        notific_enable_inst_o = notific_enable_inst_q$q;
     end
     
 endmodule // mariana_tpb_regs
+
+
+module mariana_tpb_regs$notific_enable_error_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_enable_error_q
+
+
+module mariana_tpb_regs$notific_enable_evt_sem_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_enable_evt_sem_q
+
+
+module mariana_tpb_regs$notific_enable_inst_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_enable_inst_q
+
+
+module mariana_tpb_regs$notific_ring_base_hi_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_ring_base_hi_q
+
+
+module mariana_tpb_regs$notific_ring_base_lo_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_ring_base_lo_q
+
+
+module mariana_tpb_regs$notific_ring_size_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // mariana_tpb_regs$notific_ring_size_q
 
 
 module mariana_tpb_regs$notific_sw_queue_num0_engine_id_a_q(d,q,clock);

@@ -23,7 +23,7 @@ pub mod params;
 
 pub use error::{Loc, RegmapError, Result};
 pub use model::*;
-pub use params::ArchParams;
+pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind};
 
 use std::path::PathBuf;
 

@@ -566,10 +566,66 @@ fn validate_generation(blocks: &mut [Block]) -> Result<()> {
 /// Parse `arch.toml`.
 pub fn parse_params(file: &Path, text: &str) -> Result<ArchParams> {
     let src = Source { file, text };
-    toml::from_str(text).map_err(|e| RegmapError::Parse {
+    let params: ArchParams = toml::from_str(text).map_err(|e| RegmapError::Parse {
         loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)),
         message: e.message().to_string(),
-    })
+    })?;
+    validate_bar0(&params, &src)?;
+    Ok(params)
+}
+
+/// The BAR0 regions of a generation must be word-aligned and disjoint.
+fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
+    let loc = src.loc(src.text.find("[bar0]").unwrap_or(0));
+    let regions = params.bar0_regions();
+    for r in &regions {
+        if r.region.base % 4 != 0 || r.region.size % 4 != 0 || r.region.size == 0 {
+            return Err(RegmapError::Invalid {
+                loc: loc.clone(),
+                message: format!(
+                    "BAR0 region '{}' ({:#x}, {:#x} bytes) must be non-empty and 4-byte aligned",
+                    r.name, r.region.base, r.region.size
+                ),
+            });
+        }
+    }
+    for w in regions.windows(2) {
+        if w[1].region.base < w[0].region.end() {
+            return Err(RegmapError::Invalid {
+                loc: loc.clone(),
+                message: format!(
+                    "BAR0 region '{}' ({:#x}..{:#x}) overlaps '{}' ({:#x}..{:#x})",
+                    w[1].name,
+                    w[1].region.base,
+                    w[1].region.end(),
+                    w[0].name,
+                    w[0].region.base,
+                    w[0].region.end()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every block must fit inside the aperture BAR0 gives it.
+fn validate_block_fit(params: &ArchParams, blocks: &[Block]) -> Result<()> {
+    for b in blocks {
+        let size = match b.aperture {
+            Aperture::LocalReg => params.bar0.local_reg_size,
+            Aperture::TpbRegs => params.bar0.tpb_regs.size,
+        };
+        if b.end as u64 > size {
+            return Err(RegmapError::Invalid {
+                loc: loc_of(b, 1),
+                message: format!(
+                    "block '{}' ends at {:#x}, beyond its {:?} aperture of {:#x} bytes ([bar0] in arch.toml)",
+                    b.name, b.end, b.aperture, size
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Build a generation from in-memory files `(path, text)`; `arch.toml` holds the parameters.
@@ -593,6 +649,7 @@ pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     }
     blocks.sort_by(|a, b| (a.aperture as u8, a.start, &a.name).cmp(&(b.aperture as u8, b.start, &b.name)));
     validate_generation(&mut blocks)?;
+    validate_block_fit(&params, &blocks)?;
     Ok(RegMap { arch, params, blocks })
 }
 

@@ -105,6 +105,82 @@ pub struct HwDecode {
     pub cam_record_bytes: u32,
     #[serde(default)]
     pub table_bytes: u32,
+    /// `[D]` CAM records start at `hw_decode_table_params + cam_offset`.
+    #[serde(default)]
+    pub cam_offset: u32,
+    /// `[D]` the handler table starts at `hw_decode_table_params + table_offset`.
+    #[serde(default)]
+    pub table_offset: u32,
+}
+
+/// A byte range of BAR0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Region {
+    pub base: u64,
+    pub size: u64,
+}
+
+impl Region {
+    pub fn end(&self) -> u64 {
+        self.base + self.size
+    }
+    pub fn contains(&self, addr: u64) -> bool {
+        addr >= self.base && addr < self.end()
+    }
+}
+
+/// `[D]` The BAR0 address map of one TPB beyond what the seeds state: where
+/// the TPB sits, the local-register aperture size, the TPB-level registers
+/// and the SEQ memories. The Q7 memories come from `[q7.*]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bar0 {
+    /// `tpb_base` of `get_xt_local_reg_offset`.
+    pub tpb_base: u64,
+    /// Size of each engine's local-register aperture.
+    pub local_reg_size: u64,
+    pub tpb_regs: Region,
+    pub seq_iram: Region,
+    pub seq_dram: Region,
+}
+
+/// One named BAR0 region of a generation (see [`ArchParams::bar0_regions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bar0Region {
+    pub name: String,
+    pub kind: RegionKind,
+    pub region: Region,
+}
+
+/// What lives in a BAR0 region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionKind {
+    /// An engine's local-register aperture.
+    LocalReg(crate::Engine),
+    /// The TPB-level registers.
+    TpbRegs,
+    /// Plain memory (IRAM/DRAM/tables).
+    Memory,
+}
+
+/// Per-core Q7 memory layout for one owner (`[D]` stride, `[S]` sizes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Q7Layout {
+    pub params: Q7Params,
+    /// Distance between consecutive cores' apertures.
+    pub core_stride: u64,
+}
+
+impl Q7Layout {
+    /// BAR0 address of core `n`'s IRAM.
+    pub fn iram(&self, core: u32) -> u64 {
+        self.params.base_offset + core as u64 * self.core_stride
+    }
+    /// BAR0 address of core `n`'s DRAM (after the IRAM and its reserved tail).
+    pub fn dram(&self, core: u32) -> u64 {
+        self.iram(core) + self.params.iram_size + self.params.iram_rsvd
+    }
 }
 
 /// Everything in `arch.toml`.
@@ -126,6 +202,7 @@ pub struct ArchParams {
     pub local_reg: LocalRegBases,
     pub top_sp: TopSp,
     pub hw_decode: HwDecode,
+    pub bar0: Bar0,
 }
 
 impl ArchParams {
@@ -136,5 +213,69 @@ impl ArchParams {
         } else {
             self.q7.compute_cluster.as_ref().filter(|p| p.owner == owner)
         }
+    }
+
+    /// Per-core memory layout of the Q7 cluster of `owner`.
+    pub fn q7_layout(&self, owner: u32) -> Option<Q7Layout> {
+        self.q7_params(owner).map(|p| Q7Layout {
+            params: *p,
+            core_stride: p.iram_size + p.iram_rsvd + p.dram_size + p.dram_rsvd,
+        })
+    }
+
+    /// BAR0 base of an engine's local-register aperture (`tpb_base + table`);
+    /// None where the generation has no such engine or for the TPB itself.
+    pub fn local_reg_base(&self, engine: crate::Engine) -> Option<u64> {
+        use crate::Engine::*;
+        let l = &self.local_reg;
+        let off = match engine {
+            Pe => Some(l.pe),
+            Act => Some(l.act),
+            Pool => Some(l.pool),
+            Dve => Some(l.dve),
+            TpbSp => l.tpb_sp,
+            TopSp => Some(l.top_sp),
+            Tpb => None,
+        }?;
+        Some(self.bar0.tpb_base + off)
+    }
+
+    /// Every decoded BAR0 region of one TPB, in address order: the engines'
+    /// local-register apertures, the TPB-level registers, the SEQ memories,
+    /// the pooling Q7 cores' IRAM/DRAM and the HW-decode CAM/table.
+    pub fn bar0_regions(&self) -> Vec<Bar0Region> {
+        use crate::Engine::*;
+        let mut v = Vec::new();
+        for e in [Pe, Act, Pool, Dve, TpbSp, TopSp] {
+            if let Some(base) = self.local_reg_base(e) {
+                v.push(Bar0Region {
+                    name: format!("{}.local_reg", e.name()),
+                    kind: RegionKind::LocalReg(e),
+                    region: Region { base, size: self.bar0.local_reg_size },
+                });
+            }
+        }
+        let tb = self.bar0.tpb_base;
+        let mem = |name: String, base: u64, size: u64| Bar0Region { name, kind: RegionKind::Memory, region: Region { base, size } };
+        v.push(Bar0Region {
+            name: "tpb_regs".into(),
+            kind: RegionKind::TpbRegs,
+            region: Region { base: tb + self.bar0.tpb_regs.base, size: self.bar0.tpb_regs.size },
+        });
+        v.push(mem("seq.iram".into(), tb + self.bar0.seq_iram.base, self.bar0.seq_iram.size));
+        v.push(mem("seq.dram".into(), tb + self.bar0.seq_dram.base, self.bar0.seq_dram.size));
+        if let Some(l) = self.q7_layout(self.q7.pooling.owner) {
+            for n in 0..l.params.num_q7 {
+                v.push(mem(format!("q7[{n}].iram"), tb + l.iram(n), l.params.iram_size));
+                v.push(mem(format!("q7[{n}].dram"), tb + l.dram(n), l.params.dram_size));
+            }
+        }
+        if let (true, Some(base)) = (self.hw_decode.present, self.local_reg.hw_decode_table_params) {
+            let cam = self.hw_decode.cam_records as u64 * self.hw_decode.cam_record_bytes as u64;
+            v.push(mem("hw_decode.cam".into(), tb + base + self.hw_decode.cam_offset as u64, cam));
+            v.push(mem("hw_decode.table".into(), tb + base + self.hw_decode.table_offset as u64, self.hw_decode.table_bytes as u64));
+        }
+        v.sort_by_key(|r| r.region.base);
+        v
     }
 }

@@ -170,3 +170,36 @@ fn unknown_arch_name_is_an_error() {
     assert!(matches!(Arch::parse("maverick"), Err(RegmapError::UnknownArch(_))));
     assert_eq!(Arch::parse("CAYMAN").unwrap(), Arch::Cayman);
 }
+
+#[test]
+fn overlapping_bar0_regions_are_refused_with_both_names() {
+    // Move the SEQ IRAM onto the TOP_SP local-register aperture.
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("seq_iram = { base = 0x00800000", "seq_iram = { base = 0x00068000")));
+    let msg = e.to_string();
+    assert!(matches!(e, RegmapError::Invalid { .. }), "{msg}");
+    assert!(msg.contains("seq.iram") && msg.contains("top_sp.local_reg") && msg.contains("arch.toml:"), "{msg}");
+}
+
+#[test]
+fn misaligned_bar0_region_is_refused() {
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("tpb_regs = { base = 0x00070000", "tpb_regs = { base = 0x00070002")));
+    assert!(e.to_string().contains("'tpb_regs'") && e.to_string().contains("aligned"), "{e}");
+}
+
+#[test]
+fn block_beyond_its_bar0_aperture_is_refused() {
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("local_reg_size = 0x10000", "local_reg_size = 0x3000")));
+    let msg = e.to_string();
+    assert!(msg.contains("block 'q7' ends at 0x3100") && msg.contains("q7.toml"), "{msg}");
+}
+
+#[test]
+fn bar0_layout_of_the_q7_cores() {
+    let m = builtin(Arch::Cayman).unwrap();
+    let l = m.params.q7_layout(2).unwrap();
+    // stride = 0x20000 + 0x60000 + 0x40000 + 0x40000, the device map's per-core DRAM stride.
+    assert_eq!(l.core_stride, 0x100000);
+    assert_eq!((l.iram(1), l.dram(1)), (0x3200000, 0x3280000));
+    let s = builtin(Arch::Sunda).unwrap().params.q7_layout(2).unwrap();
+    assert_eq!((s.core_stride, s.iram(7), s.dram(7)), (0x20000, 0x2980000 + 7 * 0x20000, 0x2980000 + 7 * 0x20000 + 0x10000));
+}

@@ -446,6 +446,21 @@ pub mod sunda {
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
         }
+        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
+        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_enable`.
+        pub mod notific_enable {
+            use crate::regs::Field;
+            pub const ERROR: Field = Field { name: "error", lsb: 0, width: 1 };
+            pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
+            pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
+        }
     }
 }
 
@@ -885,6 +900,21 @@ pub mod cayman {
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
         }
+        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
+        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_enable`.
+        pub mod notific_enable {
+            use crate::regs::Field;
+            pub const ERROR: Field = Field { name: "error", lsb: 0, width: 1 };
+            pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
+            pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
+        }
     }
 }
 
@@ -1323,6 +1353,21 @@ pub mod mariana {
             pub const ENGINE_ID_B_LO: Field = Field { name: "engine_id_b_lo", lsb: 16, width: 4 };
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
+        }
+        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
+        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_enable`.
+        pub mod notific_enable {
+            use crate::regs::Field;
+            pub const ERROR: Field = Field { name: "error", lsb: 0, width: 1 };
+            pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
+            pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
     }
 }

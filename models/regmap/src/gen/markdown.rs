@@ -15,6 +15,14 @@ pub fn render(map: &RegMap) -> String {
     writeln!(w, "# {} (v{}) register reference\n", map.arch.name().to_uppercase(), p.version).unwrap();
     writeln!(w, "arch_id `{:#x}`, coretype {}, HAL arch_type {}, TOP_SP count {}, HW-decode {}.\n", p.arch_id, p.coretype, p.hal_arch_type, p.top_sp.count, if p.hw_decode.present { "present" } else { "absent" }).unwrap();
     writeln!(w, "Tags: **S** stated by the seeds, **I** inferred, **D** our design choice. \"RTL\" is the offset the generated block decodes; HAL and device are the two address views of DIGEST §2.7/§2.8.\n").unwrap();
+    writeln!(w, "## BAR0 map of one TPB\n").unwrap();
+    writeln!(w, "From `arch.toml` (`[local_reg]`, `[q7.pooling]`, `[hw_decode]`, `[bar0]`); tags there.\n").unwrap();
+    writeln!(w, "| base | end | region |").unwrap();
+    writeln!(w, "|---|---|---|").unwrap();
+    for r in p.bar0_regions() {
+        writeln!(w, "| `{:#010x}` | `{:#010x}` | `{}` |", r.region.base, r.region.end(), r.name).unwrap();
+    }
+    writeln!(w).unwrap();
     for b in &map.blocks {
         writeln!(w, "## Block `{}`\n", b.name).unwrap();
         writeln!(w, "{}\n", b.description).unwrap();
