@@ -2,9 +2,12 @@
 //!
 //! Pure Rust, no HDL and no simulator: the register maps (re-exported from
 //! [`tpb_regmap`]), the HAL's generated register constants ([`regs`]) and,
-//! as they land, the golden block models, the Xtensa core and the host HAL.
+//! the host HAL ([`hal`]), the NCFW/TOP_SP structures ([`ncfw`]) and, as
+//! they land, the golden block models and the Xtensa core.
 
 pub use tpb_regmap as regmap;
 pub mod csr;
+pub mod hal;
+pub mod ncfw;
 pub mod regs;
 pub mod spec;

@@ -143,6 +143,10 @@ pub struct Bar0 {
     pub tpb_regs: Region,
     pub seq_iram: Region,
     pub seq_dram: Region,
+    /// TOP_SP CTRL SPAD (its SRAM); `[top_sp] spad_ctrl_size` bytes.
+    pub top_sp_ctrl_spad: u64,
+    /// TOP_SP SLOT SPAD (its TPB IRAM); `[top_sp] spad_slot_size` bytes.
+    pub top_sp_slot_spad: u64,
 }
 
 /// One named BAR0 region of a generation (see [`ArchParams::bar0_regions`]).
@@ -264,6 +268,12 @@ impl ArchParams {
         });
         v.push(mem("seq.iram".into(), tb + self.bar0.seq_iram.base, self.bar0.seq_iram.size));
         v.push(mem("seq.dram".into(), tb + self.bar0.seq_dram.base, self.bar0.seq_dram.size));
+        if let Some(size) = self.top_sp.spad_ctrl_size {
+            v.push(mem("top_sp.ctrl_spad".into(), tb + self.bar0.top_sp_ctrl_spad, size as u64));
+        }
+        if let Some(size) = self.top_sp.spad_slot_size {
+            v.push(mem("top_sp.slot_spad".into(), tb + self.bar0.top_sp_slot_spad, size as u64));
+        }
         if let Some(l) = self.q7_layout(self.q7.pooling.owner) {
             for n in 0..l.params.num_q7 {
                 v.push(mem(format!("q7[{n}].iram"), tb + l.iram(n), l.params.iram_size));

@@ -1,0 +1,319 @@
+//! # The host HAL
+//!
+//! A transport-agnostic model of the host-side register programmer of one
+//! TPB (DIGEST §2): per-generation dispatch through a function table like
+//! the seeds' `kaena_khal`, the Q7 ucode install, the pool bring-up, the
+//! TOP_SP doorbells and collective-program load. It talks to BAR0 only
+//! through [`Mmio`]; [`RegFileModel`] is the in-process golden model behind
+//! it and [`Recorder`] logs every access with register names.
+//!
+//! ```
+//! use tpb_models::hal::{Hal, RegFileModel, Recorder};
+//! use tpb_models::regmap::{builtin, Arch};
+//! let hal = Hal::for_arch(Arch::Cayman).unwrap();
+//! let mut bar0 = Recorder::new(RegFileModel::new(builtin(Arch::Cayman).unwrap()), builtin(Arch::Cayman).unwrap());
+//! hal.topsp_set_host_trigger(&mut bar0).unwrap();
+//! assert_eq!(bar0.render(), "W 0x000615a0 top_sp.evt_sem.set[104] (host_trigger) = 0x1\n");
+//! assert_eq!(hal.topsp_get_host_trigger_reg_offset().unwrap(), 0x615a0);
+//! ```
+//!
+//! Generic entry points first refuse arch_type INVALID, then an empty slot
+//! (the seeds assert in both cases; here both are typed errors).
+
+pub mod arch;
+pub mod bar0;
+pub mod error;
+pub mod mmio;
+pub mod pooling;
+pub mod q7;
+pub mod record;
+pub mod regfile;
+pub mod top_sp;
+
+pub use arch::ArchCtx;
+pub use bar0::{Bar0Map, Target};
+pub use error::{printf, HalError, Result};
+pub use mmio::{check_buf, Mmio, MmioError};
+pub use pooling::{CamRecord, DmaConfig, HwDecodeTable, PoolingConfig, RingConfig, StpbConfig};
+pub use q7::{FileIoTable, SwapRequest, UcodeImages};
+pub use record::{Entry, Recorder};
+pub use regfile::{Event, RegFileModel};
+pub use top_sp::SemaphoreAllocator;
+
+use crate::spec::{khal_slot, HAL_ARCH_TYPE_INVALID};
+use tpb_regmap::params::Q7Params;
+use tpb_regmap::{Arch, RegMap};
+
+type SwapFn<'a> = Option<&'a mut dyn FnMut(&SwapRequest) -> i32>;
+
+/// The per-generation function table (the seeds' `kaena_khal`), filled at
+/// construction. An empty slot is an error when called, never a panic.
+#[derive(Clone, Copy, Default)]
+pub struct Khal {
+    pub get_q7_params: Option<fn(&ArchCtx, u32) -> Result<Q7Params>>,
+    pub q7_ucode_eng_init: Option<fn(&ArchCtx, &mut dyn Mmio, u64, &UcodeImages, SwapFn, u32) -> Result<()>>,
+    pub q7_swap_table: Option<fn(&ArchCtx, &mut dyn Mmio, [u32; 3]) -> Result<()>>,
+    pub q7_swap_table_get_register_offsets: Option<fn(&ArchCtx) -> [u64; 3]>,
+    pub q7_swap_file_io_table: Option<fn(&ArchCtx, &mut dyn Mmio, &FileIoTable) -> Result<()>>,
+    pub pooling_init: Option<fn(&ArchCtx, &mut dyn Mmio, &PoolingConfig, SwapFn) -> Result<()>>,
+    pub topsp_set_host_trigger: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
+    pub topsp_get_host_trigger_reg_offset: Option<fn(&ArchCtx) -> u64>,
+    pub topsp_set_init_signal: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
+    pub topsp_set_tsync_signal: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
+    pub topsp_stop: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
+}
+
+impl std::fmt::Debug for Khal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let filled: Vec<&str> = self.slots().into_iter().filter(|(_, _, on)| *on).map(|(n, _, _)| n).collect();
+        f.debug_struct("Khal").field("filled", &filled).finish()
+    }
+}
+
+impl Khal {
+    /// Every slot: (name, table offset where the seeds give it, filled?).
+    pub fn slots(&self) -> Vec<(&'static str, Option<u32>, bool)> {
+        vec![
+            ("get_q7_params", Some(khal_slot::GET_Q7_PARAMS), self.get_q7_params.is_some()),
+            ("q7_ucode_eng_init", None, self.q7_ucode_eng_init.is_some()),
+            ("q7_swap_table", None, self.q7_swap_table.is_some()),
+            ("q7_swap_table_get_register_offsets", None, self.q7_swap_table_get_register_offsets.is_some()),
+            ("q7_swap_file_io_table", None, self.q7_swap_file_io_table.is_some()),
+            ("pooling_init", Some(khal_slot::POOLING_INIT), self.pooling_init.is_some()),
+            ("topsp_set_host_trigger", Some(khal_slot::TOPSP_SET_HOST_TRIGGER), self.topsp_set_host_trigger.is_some()),
+            ("topsp_get_host_trigger_reg_offset", Some(khal_slot::TOPSP_GET_HOST_TRIGGER_REG_OFFSET), self.topsp_get_host_trigger_reg_offset.is_some()),
+            ("topsp_set_init_signal", None, self.topsp_set_init_signal.is_some()),
+            ("topsp_set_tsync_signal", None, self.topsp_set_tsync_signal.is_some()),
+            ("topsp_stop", None, self.topsp_stop.is_some()),
+        ]
+    }
+
+    /// `kaena_khal_register_funcs` for one generation.
+    pub fn register(arch: Arch) -> Khal {
+        let common = Khal { get_q7_params: Some(q7::get_q7_params), ..Khal::default() };
+        match arch {
+            Arch::Sunda => Khal {
+                q7_ucode_eng_init: Some(q7::ucode_eng_init_sunda),
+                q7_swap_table: Some(q7::swap_table_sunda),
+                q7_swap_table_get_register_offsets: Some(q7::swap_table_offsets_sunda),
+                q7_swap_file_io_table: Some(q7::swap_file_io_table_sunda),
+                pooling_init: Some(pooling::pooling_init_sunda),
+                topsp_set_host_trigger: Some(top_sp::set_host_trigger_sunda),
+                topsp_get_host_trigger_reg_offset: Some(top_sp::host_trigger_offset_sunda),
+                topsp_stop: Some(top_sp::stop_sunda),
+                ..common
+            },
+            Arch::Cayman | Arch::Mariana => {
+                let v3 = Khal {
+                    q7_ucode_eng_init: Some(q7::ucode_eng_init_v3),
+                    q7_swap_table: Some(q7::swap_table_v3),
+                    q7_swap_table_get_register_offsets: Some(q7::swap_table_offsets_v3),
+                    q7_swap_file_io_table: Some(q7::swap_file_io_table_v3),
+                    pooling_init: Some(pooling::pooling_init_v3),
+                    ..common
+                };
+                if arch == Arch::Cayman {
+                    Khal {
+                        topsp_set_host_trigger: Some(top_sp::set_host_trigger_cayman),
+                        topsp_get_host_trigger_reg_offset: Some(top_sp::host_trigger_offset_cayman),
+                        topsp_set_init_signal: Some(top_sp::set_init_signal_cayman),
+                        topsp_set_tsync_signal: Some(top_sp::set_tsync_signal_cayman),
+                        ..v3
+                    }
+                } else {
+                    Khal {
+                        topsp_set_host_trigger: Some(top_sp::set_host_trigger_mariana),
+                        topsp_get_host_trigger_reg_offset: Some(top_sp::host_trigger_offset_mariana),
+                        topsp_set_init_signal: Some(top_sp::set_init_signal_mariana),
+                        topsp_set_tsync_signal: Some(top_sp::set_tsync_signal_mariana),
+                        ..v3
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The HAL of one TPB.
+#[derive(Debug, Clone)]
+pub struct Hal {
+    arch_type: u32,
+    ctx: Option<ArchCtx>,
+    khal: Khal,
+}
+
+impl Hal {
+    /// A HAL for `hal_target` = `arch_type`: 0 (INVALID) and 1 (legacy)
+    /// build a HAL whose calls fail with typed errors, 2/3/4 load the
+    /// built-in maps of SUNDA/CAYMAN/MARIANA, anything else is refused.
+    pub fn new(arch_type: u32) -> Result<Hal> {
+        if arch_type > 4 {
+            return Err(HalError::ArchOutOfRange(arch_type));
+        }
+        for arch in Arch::ALL {
+            let map = tpb_regmap::builtin(arch).map_err(|e| HalError::Invalid(e.to_string()))?;
+            if map.params.hal_arch_type == arch_type {
+                return Ok(Hal::with_map(map));
+            }
+        }
+        Ok(Hal { arch_type, ctx: None, khal: Khal::default() })
+    }
+
+    /// The HAL of a built-in generation.
+    pub fn for_arch(arch: Arch) -> Result<Hal> {
+        let map = tpb_regmap::builtin(arch).map_err(|e| HalError::Invalid(e.to_string()))?;
+        Ok(Hal::with_map(map))
+    }
+
+    /// The HAL of a generation described by `map` (e.g. a user's edited maps).
+    pub fn with_map(map: RegMap) -> Hal {
+        let arch = map.arch;
+        Hal { arch_type: map.params.hal_arch_type, khal: Khal::register(arch), ctx: Some(ArchCtx::new(arch, map)) }
+    }
+
+    pub fn arch_type(&self) -> u32 {
+        self.arch_type
+    }
+    pub fn khal(&self) -> &Khal {
+        &self.khal
+    }
+    /// The generation context (None for INVALID / legacy).
+    pub fn ctx(&self) -> Option<&ArchCtx> {
+        self.ctx.as_ref()
+    }
+
+    /// The dispatch check of every generic entry point.
+    fn slot<F: Copy>(&self, name: &'static str, f: Option<F>) -> Result<(&ArchCtx, F)> {
+        if self.arch_type == HAL_ARCH_TYPE_INVALID {
+            return Err(HalError::ArchInvalid);
+        }
+        match (&self.ctx, f) {
+            (Some(ctx), Some(f)) => Ok((ctx, f)),
+            _ => Err(HalError::SlotEmpty {
+                slot: name,
+                offset: self.khal.slots().iter().find(|s| s.0 == name).and_then(|s| s.1),
+                arch_type: self.arch_type,
+                arch: self.ctx.as_ref().map(|c| c.arch),
+            }),
+        }
+    }
+
+    /// `aws_hal_get_q7_params(owner)`.
+    pub fn get_q7_params(&self, owner: u32) -> Result<Q7Params> {
+        let (ctx, f) = self.slot("get_q7_params", self.khal.get_q7_params)?;
+        f(ctx, owner)
+    }
+
+    /// `aws_hal_q7_ucode_eng_init(handle, image_base, imgs, swap_cb, swap_ctx, owner_idx)`.
+    pub fn q7_ucode_eng_init(&self, mmio: &mut dyn Mmio, image_base: u64, imgs: &UcodeImages, swap: SwapFn, owner_idx: u32) -> Result<()> {
+        let (ctx, f) = self.slot("q7_ucode_eng_init", self.khal.q7_ucode_eng_init)?;
+        f(ctx, mmio, image_base, imgs, swap, owner_idx)
+    }
+
+    /// `aws_hal_q7_swap_table`.
+    pub fn q7_swap_table(&self, mmio: &mut dyn Mmio, triple: [u32; 3]) -> Result<()> {
+        let (ctx, f) = self.slot("q7_swap_table", self.khal.q7_swap_table)?;
+        f(ctx, mmio, triple)
+    }
+
+    /// `aws_hal_q7_swap_table_get_register_offsets`.
+    pub fn q7_swap_table_get_register_offsets(&self) -> Result<[u64; 3]> {
+        let (ctx, f) = self.slot("q7_swap_table_get_register_offsets", self.khal.q7_swap_table_get_register_offsets)?;
+        Ok(f(ctx))
+    }
+
+    /// `aws_hal_q7_swap_file_io_table`.
+    pub fn q7_swap_file_io_table(&self, mmio: &mut dyn Mmio, t: &FileIoTable) -> Result<()> {
+        let (ctx, f) = self.slot("q7_swap_file_io_table", self.khal.q7_swap_file_io_table)?;
+        f(ctx, mmio, t)
+    }
+
+    /// `aws_hal_stpb_pooling_init` (kaena_khal +0x368).
+    pub fn pooling_init(&self, mmio: &mut dyn Mmio, cfg: &PoolingConfig, swap: SwapFn) -> Result<()> {
+        let (ctx, f) = self.slot("pooling_init", self.khal.pooling_init)?;
+        f(ctx, mmio, cfg, swap)
+    }
+
+    /// `aws_hal_stpb_init`: notification ring and enables, then `pooling_init`.
+    pub fn stpb_init(&self, mmio: &mut dyn Mmio, cfg: &StpbConfig, swap: SwapFn) -> Result<()> {
+        let (ctx, f) = self.slot("pooling_init", self.khal.pooling_init)?;
+        pooling::stpb_init_common(ctx, mmio, cfg, |m| f(ctx, m, &cfg.pooling, swap))
+    }
+
+    /// `aws_hal_sp_topsp_set_host_trigger` (kaena_khal +0x708, the write).
+    pub fn topsp_set_host_trigger(&self, mmio: &mut dyn Mmio) -> Result<()> {
+        let (ctx, f) = self.slot("topsp_set_host_trigger", self.khal.topsp_set_host_trigger)?;
+        f(ctx, mmio)
+    }
+
+    /// `aws_hal_sp_topsp_get_host_trigger_reg_offset` (+0x710, the getter).
+    pub fn topsp_get_host_trigger_reg_offset(&self) -> Result<u64> {
+        let (ctx, f) = self.slot("topsp_get_host_trigger_reg_offset", self.khal.topsp_get_host_trigger_reg_offset)?;
+        Ok(f(ctx))
+    }
+
+    /// `aws_hal_sp_topsp_set_init_signal` (CAYMAN/MARIANA).
+    pub fn topsp_set_init_signal(&self, mmio: &mut dyn Mmio) -> Result<()> {
+        let (ctx, f) = self.slot("topsp_set_init_signal", self.khal.topsp_set_init_signal)?;
+        f(ctx, mmio)
+    }
+
+    /// `aws_hal_sp_topsp_set_tsync_signal` (CAYMAN/MARIANA).
+    pub fn topsp_set_tsync_signal(&self, mmio: &mut dyn Mmio) -> Result<()> {
+        let (ctx, f) = self.slot("topsp_set_tsync_signal", self.khal.topsp_set_tsync_signal)?;
+        f(ctx, mmio)
+    }
+
+    /// TOP_SP stop doorbell (SUNDA).
+    pub fn topsp_stop(&self, mmio: &mut dyn Mmio) -> Result<()> {
+        let (ctx, f) = self.slot("topsp_stop", self.khal.topsp_stop)?;
+        f(ctx, mmio)
+    }
+
+    /// `get_xt_local_reg_offset(tpb_base, eng_type, owner)`.
+    pub fn get_xt_local_reg_offset(&self, eng_type: u32, owner: u32) -> Result<u64> {
+        let ctx = self.ctx_checked()?;
+        ctx.xt_local_reg_offset(eng_type, owner)
+    }
+
+    /// `encd_get_trigger_addr`: SoC address of TOP_SP `sp_id`'s INC slot `idx`.
+    pub fn get_trigger_addr(&self, sp_id: u32, idx: u32) -> Result<u64> {
+        top_sp::get_trigger_addr(self.ctx_checked()?, sp_id, idx)
+    }
+
+    /// Runtime-usable TOP_SP count (`tdrv_arch_get_num_topsp_*`).
+    pub fn num_topsp(&self) -> Result<u32> {
+        Ok(self.ctx_checked()?.params().top_sp.count)
+    }
+
+    /// The CTRL SPAD → TOP_SP SRAM and SLOT SPAD → TPB IRAM loads, each
+    /// zero-padded to its size and checked before anything is written, then
+    /// the host_trigger kick (DIGEST §6).
+    pub fn load_spad_and_kick(&self, mmio: &mut dyn Mmio, ctrl: &[u8], slot: &[u8]) -> Result<()> {
+        let ctx = self.ctx_checked()?;
+        let p = ctx.params();
+        let tb = p.bar0.tpb_base;
+        let size = |s: Option<u32>, what: &str| s.map(|v| v as u64).ok_or_else(|| HalError::Invalid(format!("{}: no {what} size", ctx.arch)));
+        let (cs, ss) = (size(p.top_sp.spad_ctrl_size, "CTRL SPAD")?, size(p.top_sp.spad_slot_size, "SLOT SPAD")?);
+        if ctrl.len() as u64 > cs {
+            return Err(HalError::TooBig { what: "TOPSP CTRL SPAD".into(), size: ctrl.len() as u64, max: cs });
+        }
+        if slot.len() as u64 > ss {
+            return Err(HalError::TooBig { what: "TOPSP SLOT SPAD".into(), size: slot.len() as u64, max: ss });
+        }
+        self.slot("topsp_set_host_trigger", self.khal.topsp_set_host_trigger)?;
+        mmio.note("TOP_SP: load CTRL SPAD to SRAM");
+        q7::write_padded(mmio, tb + p.bar0.top_sp_ctrl_spad, ctrl, cs, None, 0, "TOPSP CTRL SPAD")?;
+        mmio.note("TOP_SP: load SLOT SPAD to TPB IRAM");
+        q7::write_padded(mmio, tb + p.bar0.top_sp_slot_spad, slot, ss, None, 0, "TOPSP SLOT SPAD")?;
+        mmio.note("TOP_SP: host_trigger kick");
+        self.topsp_set_host_trigger(mmio)
+    }
+
+    fn ctx_checked(&self) -> Result<&ArchCtx> {
+        if self.arch_type == HAL_ARCH_TYPE_INVALID {
+            return Err(HalError::ArchInvalid);
+        }
+        self.ctx.as_ref().ok_or(HalError::SlotEmpty { slot: "arch context", offset: None, arch_type: self.arch_type, arch: None })
+    }
+}
