@@ -99,7 +99,7 @@ impl Bar0Map {
             for array in &b.arrays {
                 for window in &array.windows {
                     let span = array.count * array.stride;
-                    if off >= window.offset && off < window.offset + span && (off - window.offset) % array.stride == 0 {
+                    if off >= window.offset && off < window.offset + span && (off - window.offset).is_multiple_of(array.stride) {
                         let index = (off - window.offset) / array.stride;
                         let alias = self.blocks_of(region).flat_map(|b| b.aliases.iter()).find(|a| {
                             a.array == array.name && a.window == window.name && a.index == index

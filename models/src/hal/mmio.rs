@@ -50,7 +50,7 @@ pub trait Mmio {
 
 /// The alignment rule of `mem_write_buf` (DIGEST §2.2).
 pub fn check_buf(addr: u64, len: usize) -> Result<(), MmioError> {
-    if addr % MEM_WRITE_BUF_ALIGN != 0 || len as u64 % MEM_WRITE_BUF_ALIGN != 0 {
+    if !addr.is_multiple_of(MEM_WRITE_BUF_ALIGN) || !(len as u64).is_multiple_of(MEM_WRITE_BUF_ALIGN) {
         return Err(MmioError::MisalignedBuf { addr, len });
     }
     Ok(())

@@ -46,21 +46,34 @@ use tpb_regmap::{Arch, RegMap};
 
 type SwapFn<'a> = Option<&'a mut dyn FnMut(&SwapRequest) -> i32>;
 
+/// Slot signatures of the function table.
+pub mod slot_fn {
+    use super::*;
+    pub type GetQ7Params = fn(&ArchCtx, u32) -> Result<Q7Params>;
+    pub type UcodeEngInit = fn(&ArchCtx, &mut dyn Mmio, u64, &UcodeImages, SwapFn, u32) -> Result<()>;
+    pub type SwapTable = fn(&ArchCtx, &mut dyn Mmio, [u32; 3]) -> Result<()>;
+    pub type SwapOffsets = fn(&ArchCtx) -> [u64; 3];
+    pub type SwapFileIo = fn(&ArchCtx, &mut dyn Mmio, &FileIoTable) -> Result<()>;
+    pub type PoolingInit = fn(&ArchCtx, &mut dyn Mmio, &PoolingConfig, SwapFn) -> Result<()>;
+    pub type Doorbell = fn(&ArchCtx, &mut dyn Mmio) -> Result<()>;
+    pub type Offset = fn(&ArchCtx) -> u64;
+}
+
 /// The per-generation function table (the seeds' `kaena_khal`), filled at
 /// construction. An empty slot is an error when called, never a panic.
 #[derive(Clone, Copy, Default)]
 pub struct Khal {
-    pub get_q7_params: Option<fn(&ArchCtx, u32) -> Result<Q7Params>>,
-    pub q7_ucode_eng_init: Option<fn(&ArchCtx, &mut dyn Mmio, u64, &UcodeImages, SwapFn, u32) -> Result<()>>,
-    pub q7_swap_table: Option<fn(&ArchCtx, &mut dyn Mmio, [u32; 3]) -> Result<()>>,
-    pub q7_swap_table_get_register_offsets: Option<fn(&ArchCtx) -> [u64; 3]>,
-    pub q7_swap_file_io_table: Option<fn(&ArchCtx, &mut dyn Mmio, &FileIoTable) -> Result<()>>,
-    pub pooling_init: Option<fn(&ArchCtx, &mut dyn Mmio, &PoolingConfig, SwapFn) -> Result<()>>,
-    pub topsp_set_host_trigger: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
-    pub topsp_get_host_trigger_reg_offset: Option<fn(&ArchCtx) -> u64>,
-    pub topsp_set_init_signal: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
-    pub topsp_set_tsync_signal: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
-    pub topsp_stop: Option<fn(&ArchCtx, &mut dyn Mmio) -> Result<()>>,
+    pub get_q7_params: Option<slot_fn::GetQ7Params>,
+    pub q7_ucode_eng_init: Option<slot_fn::UcodeEngInit>,
+    pub q7_swap_table: Option<slot_fn::SwapTable>,
+    pub q7_swap_table_get_register_offsets: Option<slot_fn::SwapOffsets>,
+    pub q7_swap_file_io_table: Option<slot_fn::SwapFileIo>,
+    pub pooling_init: Option<slot_fn::PoolingInit>,
+    pub topsp_set_host_trigger: Option<slot_fn::Doorbell>,
+    pub topsp_get_host_trigger_reg_offset: Option<slot_fn::Offset>,
+    pub topsp_set_init_signal: Option<slot_fn::Doorbell>,
+    pub topsp_set_tsync_signal: Option<slot_fn::Doorbell>,
+    pub topsp_stop: Option<slot_fn::Doorbell>,
 }
 
 impl std::fmt::Debug for Khal {

@@ -105,7 +105,7 @@ impl RegFileModel {
 
     fn access(&mut self, write: bool, addr: u64, value: u32) -> Result<u32, MmioError> {
         let kind = if write { "write" } else { "read" };
-        if addr % 4 != 0 {
+        if !addr.is_multiple_of(4) {
             return Err(MmioError::Misaligned { kind, addr });
         }
         let target = self.bar0.decode(addr).ok_or(MmioError::Unmapped { kind, addr })?;

@@ -35,7 +35,7 @@ impl DmaApbBcast {
 
 /// `enc_mesh_event_type` (the event's `event_type` byte). The seeds name
 /// the COMMON and MESH bands only partly; unnamed values keep their number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct MeshEventType(pub u8);
 
@@ -107,12 +107,6 @@ pub struct MeshEvent {
     pub dma_trigger: u8,
     pub direct_trigger: u8,
     pub wait_event: u8,
-}
-
-impl Default for MeshEventType {
-    fn default() -> Self {
-        MeshEventType(0)
-    }
 }
 
 impl MeshEvent {

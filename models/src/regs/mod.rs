@@ -35,7 +35,7 @@ pub struct Field {
 
 impl Field {
     pub const fn mask(&self) -> u32 {
-        ((((1u64 << self.width) - 1) as u32) << self.lsb) as u32
+        (((1u64 << self.width) - 1) as u32) << self.lsb
     }
     /// Extract the field from a register word.
     pub const fn get(&self, word: u32) -> u32 {
