@@ -71,6 +71,27 @@ pub enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Run the host HAL's `stpb_init` + `pooling_init` against the in-process
+    /// golden BAR0 model and print every access with its register name.
+    Bringup {
+        #[arg(long, value_enum)]
+        arch: ArchArg,
+        /// Load the map from this directory instead of the built-in one.
+        #[arg(long)]
+        maps: Option<PathBuf>,
+        /// Q7 IRAM image (raw bytes); empty when omitted.
+        #[arg(long)]
+        q7_iram: Option<PathBuf>,
+        /// Q7 DRAM image.
+        #[arg(long)]
+        q7_dram: Option<PathBuf>,
+        /// SEQ (POOL NX) IRAM image.
+        #[arg(long)]
+        seq_iram: Option<PathBuf>,
+        /// SEQ DRAM image.
+        #[arg(long)]
+        seq_dram: Option<PathBuf>,
+    },
 }
 
 /// Run the command line; returns the process exit code.
@@ -101,6 +122,57 @@ pub enum CliError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{0} generated file(s) are stale; run `cargo run --bin tpb -- regen`")]
     Stale(usize),
+    #[error(transparent)]
+    Hal(#[from] tpb_models::hal::HalError),
+}
+
+fn read_image(path: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
+    match path {
+        Some(p) => std::fs::read(p).map_err(|source| CliError::Io { path: p.clone(), source }),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// `tpb bringup`: the HAL's bring-up on the golden model, logged.
+fn bringup(map: regmap::RegMap, images: [Option<&PathBuf>; 4]) -> Result<(), CliError> {
+    use tpb_models::hal::{Entry, Hal, Mmio, PoolingConfig, Recorder, RegFileModel, StpbConfig, UcodeImages};
+    let [q7_iram, q7_dram, seq_iram, seq_dram] = images;
+    let cfg = StpbConfig {
+        pooling: PoolingConfig {
+            q7: UcodeImages { iram: read_image(q7_iram)?, dram: read_image(q7_dram)? },
+            seq: UcodeImages { iram: read_image(seq_iram)?, dram: read_image(seq_dram)? },
+            ..PoolingConfig::default()
+        },
+        ..StpbConfig::default()
+    };
+    let hal = Hal::with_map(map.clone());
+    let mut bar0 = Recorder::new(RegFileModel::new(map), hal.ctx().expect("a built map has a context").map.clone());
+    let t0 = std::time::Instant::now();
+    hal.stpb_init(&mut bar0, &cfg, None)?;
+    let wall = t0.elapsed();
+    print!("{}", bar0.render());
+    let (mut r, mut w, mut b, mut bytes) = (0, 0, 0, 0);
+    for e in bar0.log() {
+        match e {
+            Entry::Read { .. } => r += 1,
+            Entry::Write { .. } => w += 1,
+            Entry::WriteBuf { len, .. } => {
+                b += 1;
+                bytes += len;
+            }
+            Entry::Note(_) => {}
+        }
+    }
+    let ctx = hal.ctx().expect("context");
+    let nx = ctx.pool_base();
+    let mut m = bar0.into_inner();
+    let seq = m.read32(nx + ctx.regs.nx.run_state.offset as u64).map_err(tpb_models::hal::HalError::from)? & 1;
+    let q7 = m.read32(nx + ctx.regs.q7_release_run_stall.offset as u64).map_err(tpb_models::hal::HalError::from)?;
+    eprintln!(
+        "{}: {r} register reads, {w} register writes, {b} buffer writes ({bytes:#x} bytes) in {wall:.2?}; SEQ running={seq}, Q7 release_run_stall={q7:#04x}",
+        ctx.arch.name().to_uppercase()
+    );
+    Ok(())
 }
 
 fn load(arch: Arch, maps: Option<&PathBuf>) -> Result<regmap::RegMap, regmap::RegmapError> {
@@ -160,6 +232,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }
             eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
             Ok(())
+        }
+        Command::Bringup { arch, maps, q7_iram, q7_dram, seq_iram, seq_dram } => {
+            let map = load(arch.into(), maps.as_ref())?;
+            bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])
         }
         Command::Regen { check } => {
             let files = crate::regen::all_generated()?;

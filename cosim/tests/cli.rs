@@ -96,3 +96,32 @@ fn regen_check_passes_on_a_fresh_tree() {
     let (code, out, err) = tpb(&["regen", "--check"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+#[test]
+fn bringup_prints_the_named_access_log_per_generation() {
+    let (code, out, err) = tpb(&["bringup", "--arch", "cayman"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("W 0x02860004 pool.nx.release_run_stall = 0x0"), "{out}");
+    assert!(out.contains("W 0x02863000 pool.q7.release_run_stall = 0x0"), "{out}");
+    assert!(err.contains("SEQ running=1, Q7 release_run_stall=0x00"), "{err}");
+    let (code, out, err) = tpb(&["bringup", "--arch", "sunda"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("pool.q7.release_run_stall"), "SUNDA's host does not release the Q7 cores");
+    assert!(err.contains("Q7 release_run_stall=0xff"), "{err}");
+}
+
+#[test]
+fn bringup_with_an_oversized_image_fails_with_the_seeds_message() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let img = dir.join("q7_iram.bin");
+    std::fs::write(&img, vec![1u8; 0x10004]).unwrap();
+    let (code, out, err) = tpb(&["bringup", "--arch", "sunda", "--q7-iram", img.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(err.trim(), "tpb: error: IRAM ucode too big! doesn't fit, size=65540");
+    assert!(out.is_empty(), "nothing was programmed: {out}");
+    let (code, _, err) = tpb(&["bringup", "--arch", "sunda", "--q7-dram", dir.join("missing.bin").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing.bin") && err.contains("No such file"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
