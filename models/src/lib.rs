@@ -11,3 +11,8 @@ pub mod hal;
 pub mod ncfw;
 pub mod regs;
 pub mod spec;
+
+/// The README's Rust examples run as doc tests, so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
