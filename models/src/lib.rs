@@ -10,6 +10,7 @@ pub mod csr;
 pub mod hal;
 pub mod ncfw;
 pub mod regs;
+pub mod xtensa;
 pub mod spec;
 
 /// The README's Rust examples run as doc tests, so the README stays true.
