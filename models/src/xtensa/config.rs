@@ -225,3 +225,135 @@ impl Options {
         }
     }
 }
+
+/// Exception vector offsets from VECBASE (the ISA's relocatable-vector layout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vectors {
+    pub window_overflow4: u32,
+    pub window_underflow4: u32,
+    pub window_overflow8: u32,
+    pub window_underflow8: u32,
+    pub window_overflow12: u32,
+    pub window_underflow12: u32,
+    pub kernel: u32,
+    pub user: u32,
+    pub double: u32,
+}
+
+impl Default for Vectors {
+    fn default() -> Self {
+        Vectors {
+            window_overflow4: 0x000,
+            window_underflow4: 0x040,
+            window_overflow8: 0x080,
+            window_underflow8: 0x0c0,
+            window_overflow12: 0x100,
+            window_underflow12: 0x140,
+            kernel: 0x300,
+            user: 0x340,
+            double: 0x3c0,
+        }
+    }
+}
+
+/// One kind of core: options, reset vector, vectors and memory map.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreConfig {
+    pub name: String,
+    pub options: Options,
+    pub reset_vector: u32,
+    /// VECBASE after reset.
+    pub vecbase: u32,
+    pub vectors: Vectors,
+    /// Misaligned loads/stores raise LoadStoreAlignment (else the bus sees them).
+    pub unaligned_exception: bool,
+    /// PRID (core id) after reset.
+    pub prid: u32,
+    pub memory: Vec<super::bus::RegionSpec>,
+}
+
+/// Which generation a TPB core belongs to (its boot addresses differ, DIGEST §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gen {
+    Sunda,
+    Cayman,
+    Mariana,
+}
+
+fn ram(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
+    super::bus::RegionSpec { name: name.into(), base, size, kind: super::bus::RegionKind::Ram }
+}
+
+impl CoreConfig {
+    /// An NX sequencer (SEQ of an engine): reset at 0 (the trampoline of
+    /// DIGEST §1), IRAM at 0 and DRAM at 0x10000000 (`[D]`: 64 KiB each, the
+    /// SEQ memories of the BAR0 map), vectors at 0x400 (`[D]`).
+    pub fn nx(gen: Gen) -> CoreConfig {
+        let _ = gen;
+        CoreConfig {
+            name: "nx".into(),
+            options: Options::tpb(),
+            reset_vector: 0,
+            vecbase: 0x400,
+            vectors: Vectors::default(),
+            unaligned_exception: true,
+            prid: 0,
+            memory: vec![ram("iram", 0, 0x10000), ram("dram", 0x1000_0000, 0x10000)],
+        }
+    }
+
+    /// The TOP_SP collective sequencer: an NX core (`[D]` same map).
+    pub fn top_sp() -> CoreConfig {
+        CoreConfig { name: "top_sp".into(), ..CoreConfig::nx(Gen::Cayman) }
+    }
+
+    /// A Q7 core: reset vector at 0 whose `j` goes to 0x220 (SUNDA) / 0x200
+    /// (CAYMAN+) [S]; IRAM at 0 and DRAM at 0x10000000 with the generation's
+    /// sizes (DIGEST §2.3), `[D]` addresses.
+    pub fn q7(gen: Gen, core: u32) -> CoreConfig {
+        let (iram, dram) = match gen {
+            Gen::Sunda => (0x10000, 0x10000),
+            _ => (0x20000, 0x40000),
+        };
+        CoreConfig {
+            name: format!("q7[{core}]"),
+            options: Options::tpb(),
+            reset_vector: 0,
+            vecbase: 0x400,
+            vectors: Vectors::default(),
+            unaligned_exception: true,
+            prid: core,
+            memory: vec![ram("iram", 0, iram), ram("dram", 0x1000_0000, dram)],
+        }
+    }
+
+    /// The scalar LX management core that runs the NCFW firmware (DIGEST §7).
+    pub fn lx() -> CoreConfig {
+        CoreConfig { name: "lx".into(), ..CoreConfig::nx(Gen::Cayman) }
+    }
+
+    /// The `de212` core of `qemu-system-xtensa -M sim` (the execution
+    /// oracle): reset 0x50000000 (sysrom), VECBASE 0x60000000, dataram
+    /// 0x3ffe0000, instram 0x40000000, sysrom, sysram 0x60000000.
+    pub fn qemu_de212() -> CoreConfig {
+        let mut options = Options::tpb();
+        options.const16 = false;
+        options.halt = false;
+        options.loops = true;
+        CoreConfig {
+            name: "de212".into(),
+            options,
+            reset_vector: 0x5000_0000,
+            vecbase: 0x6000_0000,
+            vectors: Vectors::default(),
+            unaligned_exception: true,
+            prid: 0,
+            memory: vec![
+                ram("dataram0", 0x3ffe_0000, 0x20000),
+                ram("instram0", 0x4000_0000, 0x20000),
+                ram("sysrom0", 0x5000_0000, 0x0100_0000),
+                ram("sysram0", 0x6000_0000, 0x0100_0000),
+            ],
+        }
+    }
+}

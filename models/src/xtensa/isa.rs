@@ -7,7 +7,7 @@
 //! imm16 [23:8], CALL/J offset [23:6]. Narrow (code density) instructions
 //! are 16 bits with op0 in 8..=13.
 
-use super::config::{sr, Options};
+use super::config::Options;
 
 /// Which option an instruction needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +125,7 @@ pub enum Opnd {
 /// One instruction of the table.
 #[derive(Debug, Clone, Copy)]
 pub struct Def {
+    pub op: Op,
     pub mnem: &'static str,
     /// 2 or 3.
     pub len: u8,
@@ -132,6 +133,655 @@ pub struct Def {
     pub bits: u32,
     pub ops: &'static [Opnd],
     pub feat: Feat,
+}
+
+/// Every instruction of the table, for the executor's dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    Ill,
+    Ret,
+    Retw,
+    Jx,
+    Callx0,
+    Callx4,
+    Callx8,
+    Callx12,
+    Movsp,
+    Isync,
+    Rsync,
+    Esync,
+    Dsync,
+    Excw,
+    Memw,
+    Extw,
+    Nop,
+    Rfe,
+    Rfde,
+    Rfwo,
+    Rfwu,
+    Rfi,
+    Break,
+    Syscall,
+    Simcall,
+    Halt,
+    Rsil,
+    Waiti,
+    And,
+    Or,
+    Xor,
+    Ssr,
+    Ssl,
+    Ssa8l,
+    Ssa8b,
+    Ssai,
+    Rotw,
+    Nsa,
+    Nsau,
+    Rer,
+    Wer,
+    Ritlb0,
+    Iitlb,
+    Pitlb,
+    Witlb,
+    Ritlb1,
+    Rdtlb0,
+    Idtlb,
+    Pdtlb,
+    Wdtlb,
+    Rdtlb1,
+    Neg,
+    Abs,
+    Add,
+    Addx2,
+    Addx4,
+    Addx8,
+    Sub,
+    Subx2,
+    Subx4,
+    Subx8,
+    Slli,
+    Srai,
+    Srli,
+    Xsr,
+    Src,
+    Srl,
+    Sll,
+    Sra,
+    Rfdo,
+    Rfdd,
+    Mul16u,
+    Mul16s,
+    Mull,
+    Muluh,
+    Mulsh,
+    Quou,
+    Quos,
+    Remu,
+    Rems,
+    Rsr,
+    Wsr,
+    Sext,
+    Clamps,
+    Min,
+    Max,
+    Minu,
+    Maxu,
+    Moveqz,
+    Movnez,
+    Movltz,
+    Movgez,
+    Extui,
+    L32e,
+    S32e,
+    L32r,
+    L8ui,
+    L16ui,
+    L32i,
+    S8i,
+    S16i,
+    S32i,
+    L16si,
+    Movi,
+    L32ai,
+    Addi,
+    Addmi,
+    S32c1i,
+    S32ri,
+    Const16,
+    Call0,
+    Call4,
+    Call8,
+    Call12,
+    J,
+    Beqz,
+    Bnez,
+    Bltz,
+    Bgez,
+    Beqi,
+    Bnei,
+    Blti,
+    Bgei,
+    Entry,
+    Loop,
+    Loopnez,
+    Loopgtz,
+    Bltui,
+    Bgeui,
+    Bnone,
+    Beq,
+    Blt,
+    Bltu,
+    Ball,
+    Bbc,
+    Bbci,
+    Bany,
+    Bne,
+    Bge,
+    Bgeu,
+    Bnall,
+    Bbs,
+    Bbsi,
+    L32iN,
+    S32iN,
+    AddN,
+    AddiN,
+    MoviN,
+    BeqzN,
+    BnezN,
+    MovN,
+    RetN,
+    RetwN,
+    BreakN,
+    NopN,
+    IllN,
+}
+
+/// The [`Op`] of a mnemonic (used while building the table).
+const fn op_of(m: &str) -> Op {
+    let b = m.as_bytes();
+    if eq(b, b"ill") {
+        return Op::Ill;
+    }
+    if eq(b, b"ret") {
+        return Op::Ret;
+    }
+    if eq(b, b"retw") {
+        return Op::Retw;
+    }
+    if eq(b, b"jx") {
+        return Op::Jx;
+    }
+    if eq(b, b"callx0") {
+        return Op::Callx0;
+    }
+    if eq(b, b"callx4") {
+        return Op::Callx4;
+    }
+    if eq(b, b"callx8") {
+        return Op::Callx8;
+    }
+    if eq(b, b"callx12") {
+        return Op::Callx12;
+    }
+    if eq(b, b"movsp") {
+        return Op::Movsp;
+    }
+    if eq(b, b"isync") {
+        return Op::Isync;
+    }
+    if eq(b, b"rsync") {
+        return Op::Rsync;
+    }
+    if eq(b, b"esync") {
+        return Op::Esync;
+    }
+    if eq(b, b"dsync") {
+        return Op::Dsync;
+    }
+    if eq(b, b"excw") {
+        return Op::Excw;
+    }
+    if eq(b, b"memw") {
+        return Op::Memw;
+    }
+    if eq(b, b"extw") {
+        return Op::Extw;
+    }
+    if eq(b, b"nop") {
+        return Op::Nop;
+    }
+    if eq(b, b"rfe") {
+        return Op::Rfe;
+    }
+    if eq(b, b"rfde") {
+        return Op::Rfde;
+    }
+    if eq(b, b"rfwo") {
+        return Op::Rfwo;
+    }
+    if eq(b, b"rfwu") {
+        return Op::Rfwu;
+    }
+    if eq(b, b"rfi") {
+        return Op::Rfi;
+    }
+    if eq(b, b"break") {
+        return Op::Break;
+    }
+    if eq(b, b"syscall") {
+        return Op::Syscall;
+    }
+    if eq(b, b"simcall") {
+        return Op::Simcall;
+    }
+    if eq(b, b"halt") {
+        return Op::Halt;
+    }
+    if eq(b, b"rsil") {
+        return Op::Rsil;
+    }
+    if eq(b, b"waiti") {
+        return Op::Waiti;
+    }
+    if eq(b, b"and") {
+        return Op::And;
+    }
+    if eq(b, b"or") {
+        return Op::Or;
+    }
+    if eq(b, b"xor") {
+        return Op::Xor;
+    }
+    if eq(b, b"ssr") {
+        return Op::Ssr;
+    }
+    if eq(b, b"ssl") {
+        return Op::Ssl;
+    }
+    if eq(b, b"ssa8l") {
+        return Op::Ssa8l;
+    }
+    if eq(b, b"ssa8b") {
+        return Op::Ssa8b;
+    }
+    if eq(b, b"ssai") {
+        return Op::Ssai;
+    }
+    if eq(b, b"rotw") {
+        return Op::Rotw;
+    }
+    if eq(b, b"nsa") {
+        return Op::Nsa;
+    }
+    if eq(b, b"nsau") {
+        return Op::Nsau;
+    }
+    if eq(b, b"rer") {
+        return Op::Rer;
+    }
+    if eq(b, b"wer") {
+        return Op::Wer;
+    }
+    if eq(b, b"ritlb0") {
+        return Op::Ritlb0;
+    }
+    if eq(b, b"iitlb") {
+        return Op::Iitlb;
+    }
+    if eq(b, b"pitlb") {
+        return Op::Pitlb;
+    }
+    if eq(b, b"witlb") {
+        return Op::Witlb;
+    }
+    if eq(b, b"ritlb1") {
+        return Op::Ritlb1;
+    }
+    if eq(b, b"rdtlb0") {
+        return Op::Rdtlb0;
+    }
+    if eq(b, b"idtlb") {
+        return Op::Idtlb;
+    }
+    if eq(b, b"pdtlb") {
+        return Op::Pdtlb;
+    }
+    if eq(b, b"wdtlb") {
+        return Op::Wdtlb;
+    }
+    if eq(b, b"rdtlb1") {
+        return Op::Rdtlb1;
+    }
+    if eq(b, b"neg") {
+        return Op::Neg;
+    }
+    if eq(b, b"abs") {
+        return Op::Abs;
+    }
+    if eq(b, b"add") {
+        return Op::Add;
+    }
+    if eq(b, b"addx2") {
+        return Op::Addx2;
+    }
+    if eq(b, b"addx4") {
+        return Op::Addx4;
+    }
+    if eq(b, b"addx8") {
+        return Op::Addx8;
+    }
+    if eq(b, b"sub") {
+        return Op::Sub;
+    }
+    if eq(b, b"subx2") {
+        return Op::Subx2;
+    }
+    if eq(b, b"subx4") {
+        return Op::Subx4;
+    }
+    if eq(b, b"subx8") {
+        return Op::Subx8;
+    }
+    if eq(b, b"slli") {
+        return Op::Slli;
+    }
+    if eq(b, b"srai") {
+        return Op::Srai;
+    }
+    if eq(b, b"srli") {
+        return Op::Srli;
+    }
+    if eq(b, b"xsr") {
+        return Op::Xsr;
+    }
+    if eq(b, b"src") {
+        return Op::Src;
+    }
+    if eq(b, b"srl") {
+        return Op::Srl;
+    }
+    if eq(b, b"sll") {
+        return Op::Sll;
+    }
+    if eq(b, b"sra") {
+        return Op::Sra;
+    }
+    if eq(b, b"rfdo") {
+        return Op::Rfdo;
+    }
+    if eq(b, b"rfdd") {
+        return Op::Rfdd;
+    }
+    if eq(b, b"mul16u") {
+        return Op::Mul16u;
+    }
+    if eq(b, b"mul16s") {
+        return Op::Mul16s;
+    }
+    if eq(b, b"mull") {
+        return Op::Mull;
+    }
+    if eq(b, b"muluh") {
+        return Op::Muluh;
+    }
+    if eq(b, b"mulsh") {
+        return Op::Mulsh;
+    }
+    if eq(b, b"quou") {
+        return Op::Quou;
+    }
+    if eq(b, b"quos") {
+        return Op::Quos;
+    }
+    if eq(b, b"remu") {
+        return Op::Remu;
+    }
+    if eq(b, b"rems") {
+        return Op::Rems;
+    }
+    if eq(b, b"rsr") {
+        return Op::Rsr;
+    }
+    if eq(b, b"wsr") {
+        return Op::Wsr;
+    }
+    if eq(b, b"sext") {
+        return Op::Sext;
+    }
+    if eq(b, b"clamps") {
+        return Op::Clamps;
+    }
+    if eq(b, b"min") {
+        return Op::Min;
+    }
+    if eq(b, b"max") {
+        return Op::Max;
+    }
+    if eq(b, b"minu") {
+        return Op::Minu;
+    }
+    if eq(b, b"maxu") {
+        return Op::Maxu;
+    }
+    if eq(b, b"moveqz") {
+        return Op::Moveqz;
+    }
+    if eq(b, b"movnez") {
+        return Op::Movnez;
+    }
+    if eq(b, b"movltz") {
+        return Op::Movltz;
+    }
+    if eq(b, b"movgez") {
+        return Op::Movgez;
+    }
+    if eq(b, b"extui") {
+        return Op::Extui;
+    }
+    if eq(b, b"l32e") {
+        return Op::L32e;
+    }
+    if eq(b, b"s32e") {
+        return Op::S32e;
+    }
+    if eq(b, b"l32r") {
+        return Op::L32r;
+    }
+    if eq(b, b"l8ui") {
+        return Op::L8ui;
+    }
+    if eq(b, b"l16ui") {
+        return Op::L16ui;
+    }
+    if eq(b, b"l32i") {
+        return Op::L32i;
+    }
+    if eq(b, b"s8i") {
+        return Op::S8i;
+    }
+    if eq(b, b"s16i") {
+        return Op::S16i;
+    }
+    if eq(b, b"s32i") {
+        return Op::S32i;
+    }
+    if eq(b, b"l16si") {
+        return Op::L16si;
+    }
+    if eq(b, b"movi") {
+        return Op::Movi;
+    }
+    if eq(b, b"l32ai") {
+        return Op::L32ai;
+    }
+    if eq(b, b"addi") {
+        return Op::Addi;
+    }
+    if eq(b, b"addmi") {
+        return Op::Addmi;
+    }
+    if eq(b, b"s32c1i") {
+        return Op::S32c1i;
+    }
+    if eq(b, b"s32ri") {
+        return Op::S32ri;
+    }
+    if eq(b, b"const16") {
+        return Op::Const16;
+    }
+    if eq(b, b"call0") {
+        return Op::Call0;
+    }
+    if eq(b, b"call4") {
+        return Op::Call4;
+    }
+    if eq(b, b"call8") {
+        return Op::Call8;
+    }
+    if eq(b, b"call12") {
+        return Op::Call12;
+    }
+    if eq(b, b"j") {
+        return Op::J;
+    }
+    if eq(b, b"beqz") {
+        return Op::Beqz;
+    }
+    if eq(b, b"bnez") {
+        return Op::Bnez;
+    }
+    if eq(b, b"bltz") {
+        return Op::Bltz;
+    }
+    if eq(b, b"bgez") {
+        return Op::Bgez;
+    }
+    if eq(b, b"beqi") {
+        return Op::Beqi;
+    }
+    if eq(b, b"bnei") {
+        return Op::Bnei;
+    }
+    if eq(b, b"blti") {
+        return Op::Blti;
+    }
+    if eq(b, b"bgei") {
+        return Op::Bgei;
+    }
+    if eq(b, b"entry") {
+        return Op::Entry;
+    }
+    if eq(b, b"loop") {
+        return Op::Loop;
+    }
+    if eq(b, b"loopnez") {
+        return Op::Loopnez;
+    }
+    if eq(b, b"loopgtz") {
+        return Op::Loopgtz;
+    }
+    if eq(b, b"bltui") {
+        return Op::Bltui;
+    }
+    if eq(b, b"bgeui") {
+        return Op::Bgeui;
+    }
+    if eq(b, b"bnone") {
+        return Op::Bnone;
+    }
+    if eq(b, b"beq") {
+        return Op::Beq;
+    }
+    if eq(b, b"blt") {
+        return Op::Blt;
+    }
+    if eq(b, b"bltu") {
+        return Op::Bltu;
+    }
+    if eq(b, b"ball") {
+        return Op::Ball;
+    }
+    if eq(b, b"bbc") {
+        return Op::Bbc;
+    }
+    if eq(b, b"bbci") {
+        return Op::Bbci;
+    }
+    if eq(b, b"bany") {
+        return Op::Bany;
+    }
+    if eq(b, b"bne") {
+        return Op::Bne;
+    }
+    if eq(b, b"bge") {
+        return Op::Bge;
+    }
+    if eq(b, b"bgeu") {
+        return Op::Bgeu;
+    }
+    if eq(b, b"bnall") {
+        return Op::Bnall;
+    }
+    if eq(b, b"bbs") {
+        return Op::Bbs;
+    }
+    if eq(b, b"bbsi") {
+        return Op::Bbsi;
+    }
+    if eq(b, b"l32i.n") {
+        return Op::L32iN;
+    }
+    if eq(b, b"s32i.n") {
+        return Op::S32iN;
+    }
+    if eq(b, b"add.n") {
+        return Op::AddN;
+    }
+    if eq(b, b"addi.n") {
+        return Op::AddiN;
+    }
+    if eq(b, b"movi.n") {
+        return Op::MoviN;
+    }
+    if eq(b, b"beqz.n") {
+        return Op::BeqzN;
+    }
+    if eq(b, b"bnez.n") {
+        return Op::BnezN;
+    }
+    if eq(b, b"mov.n") {
+        return Op::MovN;
+    }
+    if eq(b, b"ret.n") {
+        return Op::RetN;
+    }
+    if eq(b, b"retw.n") {
+        return Op::RetwN;
+    }
+    if eq(b, b"break.n") {
+        return Op::BreakN;
+    }
+    if eq(b, b"nop.n") {
+        return Op::NopN;
+    }
+    if eq(b, b"ill.n") {
+        return Op::IllN;
+    }
+    panic!("mnemonic without an Op")
+}
+
+const fn eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Field builder: (shift, value) pairs → (mask, bits).
@@ -158,7 +808,7 @@ const OP2: u32 = 20;
 macro_rules! def {
     ($m:expr, $len:expr, [$(($f:expr, $w:expr, $v:expr)),*], [$($o:ident $(($a:expr))?),*], $feat:ident) => {{
         let (mask, bits) = pat(&[$(($f, $w, $v)),*]);
-        Def { mnem: $m, len: $len, mask, bits, ops: &[$(Opnd::$o $(($a))?),*], feat: Feat::$feat }
+        Def { op: op_of($m), mnem: $m, len: $len, mask, bits, ops: &[$(Opnd::$o $(($a))?),*], feat: Feat::$feat }
     }};
 }
 

@@ -12,3 +12,10 @@ pub mod isa;
 
 pub use config::Options;
 pub use isa::{decode, Insn};
+pub mod asm;
+pub mod bus;
+pub mod core;
+
+pub use self::core::{Core, Retire, Step};
+pub use bus::{Bus, BusError, MemorySpace, RegionSpec, Size};
+pub use config::CoreConfig;

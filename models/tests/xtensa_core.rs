@@ -1,0 +1,268 @@
+//! The behavioural core: boot trampoline per generation, run-stall,
+//! exceptions, windowed calls with spill/fill, zero-overhead loops.
+
+use tpb_models::regmap::{builtin, Arch};
+use tpb_models::xtensa::asm::assemble;
+use tpb_models::xtensa::config::{sr, Gen};
+use tpb_models::xtensa::core::{cause, ps};
+use tpb_models::xtensa::*;
+
+/// The NX boot trampoline of DIGEST §1 with the generation's enter_run,
+/// and an enter_run loop.
+fn trampoline(enter_run: u32) -> String {
+    format!(
+        "
+        .org 0x0
+        j boot
+        .org 0x6
+        j stop
+        .org {enter_run:#x}
+    enter_run:
+        movi a3, 1
+        j enter_run
+        .org 0x1dc
+    boot:
+        const16 a0, 0
+        const16 a0, {enter_run:#x}
+        jx a0
+        .org 0x1e8
+    stop:
+        halt 0
+    "
+    )
+}
+
+fn boot(arch: Arch, gen: Gen) -> (Core, MemorySpace) {
+    let enter_run = builtin(arch).unwrap().params.boot.nx_enter_run.unwrap();
+    let cfg = CoreConfig::nx(gen);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let p = assemble(&trampoline(enter_run), 0, &cfg.options).unwrap();
+    mem.write_bytes(0, &p.bytes).unwrap();
+    (Core::new(cfg), mem)
+}
+
+#[test]
+fn nx_boots_through_the_trampoline_to_enter_run() {
+    for (arch, gen, want) in [(Arch::Sunda, Gen::Sunda, 0x94), (Arch::Cayman, Gen::Cayman, 0x90)] {
+        let (mut core, mut mem) = boot(arch, gen);
+        let mut pcs = vec![core.pc];
+        for _ in 0..4 {
+            match core.step(&mut mem) {
+                Step::Retired(_) => pcs.push(core.pc),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(pcs, vec![0x0, 0x1dc, 0x1df, 0x1e2, want], "{arch}");
+        assert_eq!(core.a(0), want);
+    }
+}
+
+#[test]
+fn the_secondary_vector_reaches_halt() {
+    let (mut core, mut mem) = boot(Arch::Sunda, Gen::Sunda);
+    core.reset_to(0x6);
+    assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+    assert_eq!(core.pc, 0x1e8);
+    assert_eq!(core.step(&mut mem), Step::Halted);
+    assert!(core.halted() && !core.running());
+    assert_eq!(core.step(&mut mem), Step::Halted, "stays halted");
+    core.reset();
+    assert!(!core.halted() && core.pc == 0);
+}
+
+#[test]
+fn run_stall_freezes_the_core() {
+    let (mut core, mut mem) = boot(Arch::Cayman, Gen::Cayman);
+    core.set_run_stall(true);
+    for _ in 0..10 {
+        assert_eq!(core.step(&mut mem), Step::Stalled);
+    }
+    assert_eq!((core.pc, core.retired()), (0, 0));
+    assert!(!core.running());
+    core.set_run_stall(false);
+    assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+    assert_eq!(core.pc, 0x1dc);
+}
+
+/// Firmware prologue: PS = 0 (leave the reset EXCM state so exceptions
+/// take the kernel vector and loops loop), then the test body at 0x10.
+const PROLOGUE: &str = ".org 0\nmovi a15, 0\nwsr.ps a15\nrsync\nj body\n.org 0x10\nbody:\n";
+
+fn run_src(src: &str, max: u64) -> (Core, MemorySpace, Step) {
+    let cfg = CoreConfig::nx(Gen::Cayman);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let src = format!("{PROLOGUE}{}", src.replacen(".org 0\n", "", 1).trim_start().trim_start_matches(".org 0").trim_start());
+    let p = assemble(&src, 0, &cfg.options).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    mem.write_bytes(0, &p.bytes).unwrap();
+    let mut core = Core::new(cfg);
+    let last = core.run(&mut mem, max);
+    (core, mem, last)
+}
+
+#[test]
+fn unmapped_load_raises_load_store_error_with_excvaddr() {
+    let src = "
+        movi a2, 0x7f0
+        slli a2, a2, 20      # 0x7f000000: nothing there
+        l32i a3, a2, 8
+        .org 0x400 + 0x300   # kernel vector
+        halt 0
+    ";
+    let (core, _, last) = run_src(src, 100);
+    assert_eq!(last, Step::Halted);
+    assert_eq!(core.sreg(sr::EXCCAUSE), cause::LOAD_STORE_ERROR);
+    assert_eq!(core.sreg(sr::EXCVADDR), 0x7f00_0008);
+    assert_eq!(core.sreg(sr::EPC1), 0x16, "EPC1 is the faulting load");
+    assert_eq!(core.a(3), 0, "the load wrote nothing");
+}
+
+#[test]
+fn illegal_and_unconfigured_encodings_raise_illegal_instruction() {
+    for bad in [".byte 0, 0, 0", ".byte 0x0e, 0, 0", ".byte 0x00, 0x00, 0xf3"] {
+        let src = format!("{bad}\n.org 0x700\nhalt 0\n");
+        let (core, _, last) = run_src(&src, 10);
+        assert_eq!(last, Step::Halted, "{bad}");
+        assert_eq!(core.sreg(sr::EXCCAUSE), cause::ILLEGAL_INSTRUCTION, "{bad}");
+        assert_eq!(core.sreg(sr::EPC1), 0x10);
+    }
+}
+
+#[test]
+fn misaligned_access_and_divide_by_zero() {
+    let (core, _, _) = run_src(".org 0\nmovi a2, 0x100\nslli a2,a2,20\nl32i a3, a2, 0\naddi a2, a2, 2\nl32i a3, a2, 0\n.org 0x700\nhalt 0", 20);
+    assert_eq!((core.sreg(sr::EXCCAUSE), core.sreg(sr::EXCVADDR)), (cause::LOAD_STORE_ALIGNMENT, 0x1000_0002));
+    let (core, _, _) = run_src("movi a2, 7\nmovi a3, 0\nquou a4, a2, a3\n.org 0x700\nhalt 0", 20);
+    assert_eq!(core.sreg(sr::EXCCAUSE), cause::INTEGER_DIVIDE_BY_ZERO);
+}
+
+#[test]
+fn zero_overhead_loop_runs_lcount_plus_one_times() {
+    let src = "
+        movi a2, 5
+        movi a3, 0
+        loop a2, done
+        addi a3, a3, 3
+        addi a3, a3, 1
+    done:
+        halt 0
+    ";
+    let (core, _, last) = run_src(src, 100);
+    assert_eq!(last, Step::Halted);
+    assert_eq!(core.a(3), 20);
+    let (core, _, _) = run_src("movi a2, 0\nmovi a3, 9\nloopnez a2, e\naddi a3, a3, 1\ne: halt 0", 100);
+    assert_eq!(core.a(3), 9, "loopnez with 0 skips the body");
+}
+
+/// Window overflow/underflow vectors that spill to / fill from the stack
+/// (the base-save area below each frame's a1), and a deep call chain.
+pub const WINDOW_VECTORS: &str = "
+    .org 0x400 + 0x000
+    s32e a0, a5, -16
+    s32e a1, a5, -12
+    s32e a2, a5, -8
+    s32e a3, a5, -4
+    rfwo
+    .org 0x400 + 0x040
+    l32e a0, a5, -16
+    l32e a1, a5, -12
+    l32e a2, a5, -8
+    l32e a3, a5, -4
+    rfwu
+    .org 0x400 + 0x080
+    s32e a0, a9, -16
+    l32e a0, a1, -12
+    s32e a1, a9, -12
+    s32e a2, a9, -8
+    s32e a3, a9, -4
+    s32e a4, a0, -32
+    s32e a5, a0, -28
+    s32e a6, a0, -24
+    s32e a7, a0, -20
+    rfwo
+    .org 0x400 + 0x0c0
+    l32e a1, a9, -12
+    l32e a0, a9, -16
+    l32e a7, a1, -12
+    l32e a2, a9, -8
+    l32e a4, a7, -32
+    l32e a3, a9, -4
+    l32e a5, a7, -28
+    l32e a6, a7, -24
+    l32e a7, a7, -20
+    rfwu
+    .org 0x400 + 0x100
+    s32e a0, a13, -16
+    l32e a0, a1, -12
+    s32e a1, a13, -12
+    s32e a2, a13, -8
+    s32e a3, a13, -4
+    s32e a4, a0, -48
+    s32e a5, a0, -44
+    s32e a6, a0, -40
+    s32e a7, a0, -36
+    s32e a8, a0, -32
+    s32e a9, a0, -28
+    s32e a10, a0, -24
+    s32e a11, a0, -20
+    rfwo
+    .org 0x400 + 0x140
+    l32e a1, a13, -12
+    l32e a0, a13, -16
+    l32e a11, a1, -12
+    l32e a2, a13, -8
+    l32e a4, a11, -48
+    l32e a8, a11, -32
+    l32e a3, a13, -4
+    l32e a5, a11, -44
+    l32e a6, a11, -40
+    l32e a7, a11, -36
+    l32e a9, a11, -28
+    l32e a10, a11, -24
+    l32e a11, a11, -20
+    rfwu
+    .org 0x400 + 0x300
+    halt 0          # any other exception stops the test
+    .org 0x400 + 0x3c0
+    halt 0          # so does a double exception
+";
+
+#[test]
+fn deep_windowed_recursion_spills_and_fills_exactly() {
+    // sum(n) = n + sum(n - 1) with call8, 20 levels deep: 16 physical windows
+    // are not enough, so overflow and underflow vectors must run. The
+    // outermost frame calls with call4, so the first spill is an overflow4 and
+    // every overflow8 finds its caller's stack pointer in the base save area.
+    let src = format!(
+        "
+        movi a1, 0x100
+        slli a1, a1, 20          # DRAM 0x10000000
+        addmi a1, a1, 0x7f00     # stack top
+        movi a2, 0x4
+        slli a2, a2, 16          # PS.WOE
+        wsr.ps a2
+        rsync
+        movi a6, 20
+        call4 sum                # the outermost frame calls with call4
+        mov.n a5, a6
+        halt 0
+        .align 4
+    sum:
+        entry a1, 32
+        beqz a2, base
+        addi a10, a2, -1
+        call8 sum
+        add a2, a2, a10
+        retw
+    base:
+        movi a2, 0
+        retw
+        {WINDOW_VECTORS}
+    "
+    );
+    let (core, _, last) = run_src(&src, 10_000);
+    assert_eq!(last, Step::Halted, "pc {:#x}", core.pc);
+    assert_eq!(core.sreg(sr::EXCCAUSE), 0, "no other exception");
+    assert_eq!(core.a(5), 210);
+    assert_eq!(core.sreg(sr::PS) & ps::EXCM, 0);
+}
+
