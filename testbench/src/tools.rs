@@ -35,6 +35,46 @@ pub fn run(tool: &str, args: &[&str]) -> Result<Output, String> {
     Command::new(exe).args(args).output().map_err(|e| format!("failed to run {tool}: {e}"))
 }
 
+/// Run a command with a wall-clock limit: a run that does not finish in
+/// `limit` is killed and reported as an error (a simulator that loops
+/// forever must fail the test, not hang the suite).
+pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -> Result<Output, String> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let exe = require(tool)?;
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("failed to run {tool}: {e}"))?;
+    let mut out_pipe = child.stdout.take().expect("piped");
+    let mut err_pipe = child.stderr.take().expect("piped");
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out_pipe.read_to_end(&mut v).ok();
+        v
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err_pipe.read_to_end(&mut v).ok();
+        v
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        if start.elapsed() > limit {
+            child.kill().ok();
+            child.wait().ok();
+            return Err(format!("{tool} {} did not finish within {limit:?}; killed", args.join(" ")));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    Ok(Output { status, stdout: out_t.join().unwrap_or_default(), stderr: err_t.join().unwrap_or_default() })
+}
+
 /// Repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()

@@ -92,7 +92,7 @@ impl MemorySpace {
     /// Add a zero-filled region.
     pub fn add(&mut self, spec: RegionSpec) -> Result<(), MapError> {
         let end = spec.base as u64 + spec.size as u64;
-        if spec.size == 0 || spec.base % 4 != 0 || spec.size % 4 != 0 || end > 1 << 32 {
+        if spec.size == 0 || !spec.base.is_multiple_of(4) || !spec.size.is_multiple_of(4) || end > 1 << 32 {
             return Err(MapError::Misaligned { name: spec.name, base: spec.base, size: spec.size });
         }
         for r in &self.regions {

@@ -35,6 +35,8 @@ pub struct Options {
     pub region_protection: bool,
     /// RER / WER (external registers).
     pub ext_regs: bool,
+    /// Physical address registers (16 without windows; 32 or 64 with).
+    pub num_aregs: u8,
     /// Highest interrupt level (RSIL/WAITI/RFI range and EPCn/EPSn registers).
     pub interrupt_levels: u8,
     /// Special registers RSR may read, WSR may write, XSR may exchange
@@ -183,6 +185,7 @@ impl Options {
             mp_sync: false,
             region_protection: false,
             ext_regs: false,
+            num_aregs: 64,
             interrupt_levels: 3,
             sr_read: [&common[..], &[INTERRUPT, PRID]].concat(),
             sr_write: [&common[..], &[INTERRUPT, INTCLEAR]].concat(),
@@ -218,6 +221,7 @@ impl Options {
             mp_sync: false,
             region_protection: true,
             ext_regs: true,
+            num_aregs: 16,
             interrupt_levels: 3,
             sr_read: r,
             sr_write: w,
@@ -336,10 +340,12 @@ impl CoreConfig {
     /// oracle): reset 0x50000000 (sysrom), VECBASE 0x60000000, dataram
     /// 0x3ffe0000, instram 0x40000000, sysrom, sysram 0x60000000.
     pub fn qemu_de212() -> CoreConfig {
+        // core-de212/core-isa.h: 32 AREGS, no MUL32_HIGH, no CONST16, no HALT.
         let mut options = Options::tpb();
         options.const16 = false;
         options.halt = false;
-        options.loops = true;
+        options.mul32_high = false;
+        options.num_aregs = 32;
         CoreConfig {
             name: "de212".into(),
             options,

@@ -220,12 +220,16 @@ impl Core {
         self.sregs[n as usize] = v;
     }
 
+    /// Number of register windows (physical registers / 4).
+    fn nwin(&self) -> u32 {
+        (self.cfg.options.num_aregs as u32 / 4).max(1)
+    }
     fn wb(&self) -> u32 {
-        self.sregs[sr::WINDOWBASE as usize] & 15
+        self.sregs[sr::WINDOWBASE as usize] % self.nwin()
     }
     fn phys(&self, i: usize) -> usize {
         if self.cfg.options.windowed {
-            (self.wb() as usize * 4 + (i & 15)) & 63
+            (self.wb() as usize * 4 + (i & 15)) % (self.nwin() as usize * 4)
         } else {
             i & 15
         }
@@ -245,11 +249,11 @@ impl Core {
     }
 
     fn rotate(&mut self, delta: i32) {
-        let wb = (self.wb() as i32 + delta).rem_euclid(16) as u32;
+        let wb = (self.wb() as i32 + delta).rem_euclid(self.nwin() as i32) as u32;
         self.sregs[sr::WINDOWBASE as usize] = wb;
     }
     fn ws_bit(&self, wb: u32) -> bool {
-        self.sregs[sr::WINDOWSTART as usize] >> (wb & 15) & 1 != 0
+        self.sregs[sr::WINDOWSTART as usize] >> (wb % self.nwin()) & 1 != 0
     }
 
     /// Take an exception: EPC1/EXCCAUSE/EXCVADDR/PS.EXCM, or a double exception.
@@ -287,7 +291,7 @@ impl Core {
         let w = max_reg / 4;
         let wb = self.wb();
         let Some(n) = (1..=w).find(|&n| self.ws_bit(wb + n)) else { return Ok(()) };
-        let m = (wb + n) & 15;
+        let m = (wb + n) % self.nwin();
         self.rotate(n as i32);
         let p = (self.ps() & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM;
         self.set_ps(p);
@@ -305,7 +309,7 @@ impl Core {
     }
 
     fn load(&mut self, bus: &mut dyn Bus, addr: u32, size: Size) -> Exec<u32> {
-        if self.cfg.unaligned_exception && addr % size as u32 != 0 {
+        if self.cfg.unaligned_exception && !addr.is_multiple_of(size as u32) {
             return Err(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) });
         }
         match bus.load(addr, size) {
@@ -319,7 +323,7 @@ impl Core {
     }
 
     fn store(&mut self, bus: &mut dyn Bus, addr: u32, size: Size, value: u32) -> Exec<()> {
-        if self.cfg.unaligned_exception && addr % size as u32 != 0 {
+        if self.cfg.unaligned_exception && !addr.is_multiple_of(size as u32) {
             return Err(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) });
         }
         match bus.store(addr, size, value) {
@@ -436,8 +440,8 @@ impl Core {
 
     fn write_sr(&mut self, n: u8, v: u32) {
         match n {
-            sr::WINDOWBASE => self.sregs[n as usize] = v & 15,
-            sr::WINDOWSTART => self.sregs[n as usize] = v & 0xffff,
+            sr::WINDOWBASE => self.sregs[n as usize] = v % self.nwin(),
+            sr::WINDOWSTART => self.sregs[n as usize] = v & ((1u64 << self.nwin()) - 1) as u32,
             sr::INTERRUPT => self.sregs[n as usize] |= v,
             sr::INTCLEAR => self.sregs[sr::INTERRUPT as usize] &= !v,
             sr::SAR => self.sregs[n as usize] = v & 63,
@@ -508,7 +512,7 @@ impl Core {
                     return ill;
                 }
                 let v = self.r(s).wrapping_sub(o(1) as u32);
-                let p = ((self.wb() + callinc) * 4 + s) as usize & 63;
+                let p = ((self.wb() + callinc) * 4 + s) as usize % (self.nwin() as usize * 4);
                 self.ar[p] = v;
                 self.rotate(callinc as i32);
                 let wb = self.wb();
@@ -519,10 +523,11 @@ impl Core {
                 let a0 = self.r(0);
                 let n = a0 >> 30;
                 let wb = self.wb();
-                if n == 0 || (1..n).any(|k| self.ws_bit(wb.wrapping_sub(k) & 15)) {
+                let nw = self.nwin();
+                if n == 0 || (1..n).any(|k| self.ws_bit((wb + nw - k) % nw)) {
                     return ill;
                 }
-                if !self.ws_bit(wb.wrapping_sub(n) & 15) {
+                if !self.ws_bit((wb + nw - n) % nw) {
                     // Underflow: the caller's frame is not in the registers.
                     self.rotate(-(n as i32));
                     let p = (self.ps() & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM;
@@ -543,7 +548,8 @@ impl Core {
             }
             Movsp => {
                 let wb = self.wb();
-                if (1..=3).all(|k| !self.ws_bit(wb.wrapping_sub(k) & 15)) {
+                let nw = self.nwin();
+                if (1..=3.min(nw - 1)).all(|k| !self.ws_bit((wb + nw - k) % nw)) {
                     return Err(Fault::Exc { cause: cause::ALLOCA, vaddr: None });
                 }
                 self.w(t, vs);

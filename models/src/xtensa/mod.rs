@@ -15,6 +15,7 @@ pub use isa::{decode, Insn};
 pub mod asm;
 pub mod bus;
 pub mod core;
+pub mod elf;
 
 pub use self::core::{Core, Retire, Step};
 pub use bus::{Bus, BusError, MemorySpace, RegionSpec, Size};

@@ -1,0 +1,564 @@
+//! Oracle: our core against `qemu-system-xtensa -M sim -cpu de212` on
+//! generated programs (fixed seeds). Each program ends by storing its
+//! register file and special registers above the stack, then writes a
+//! memory window (data area, stack, dump) to stdout with semihosting and
+//! exits; both runs must print the same bytes and exit with status 0.
+//! A failing program is saved with its diff under target/qemu-oracle/.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::fmt::Write;
+use tpb_models::xtensa::asm::assemble;
+use tpb_models::xtensa::elf::{Image, Segment};
+use tpb_models::xtensa::{Core, CoreConfig, MemorySpace, Step};
+use tpb_testbench::tools;
+
+const PROGRAMS_PER_KIND: u64 = 130;
+const CODE: u32 = 0x5000_0000;
+const VEC: u32 = 0x6000_0000;
+const WINDOW: u32 = 0x6000_7800; // data area .. stack .. dump
+const DATA: u32 = 0x6000_7800;
+const STACK_TOP: u32 = 0x6000_8000;
+const WINDOW_LEN: u32 = 0x860; // data 0x800 + the dump above the stack top
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Alu,
+    LoadStore,
+    Branch,
+    Calls,
+}
+
+const ALU3: &[&str] = &[
+    "add", "addx2", "addx4", "addx8", "sub", "subx2", "subx4", "subx8", "and", "or", "xor", "mull", "mul16u", "mul16s", "min", "max", "minu", "maxu",
+    "moveqz", "movnez", "movltz", "movgez", "src",
+];
+
+struct Gen {
+    rng: SmallRng,
+    s: String,
+    label: u32,
+}
+
+impl Gen {
+    fn r(&mut self, lo: u32, hi: u32) -> u32 {
+        self.rng.gen_range(lo..=hi)
+    }
+    fn reg(&mut self, avoid: &[u32]) -> u32 {
+        loop {
+            let r = self.r(2, 15);
+            if !avoid.contains(&r) {
+                return r;
+            }
+        }
+    }
+    fn line(&mut self, l: String) {
+        self.s.push_str("    ");
+        self.s.push_str(&l);
+        self.s.push('\n');
+    }
+    fn fresh(&mut self) -> String {
+        self.label += 1;
+        format!("L{}", self.label)
+    }
+
+    /// One random ALU instruction writing a register not in `avoid`.
+    fn alu(&mut self, avoid: &[u32]) {
+        let d = self.reg(avoid);
+        let (a, b) = (self.reg(&[]), self.reg(&[]));
+        let l = match self.r(0, 19) {
+            0..=5 => format!("{} a{d}, a{a}, a{b}", ALU3[self.r(0, ALU3.len() as u32 - 1) as usize]),
+            6 => format!("addi a{d}, a{a}, {}", self.rng.gen_range(-128..=127)),
+            7 => format!("addmi a{d}, a{a}, {}", self.rng.gen_range(-128..=127) * 256),
+            8 => format!("slli a{d}, a{a}, {}", self.r(1, 31)),
+            9 => format!("srai a{d}, a{a}, {}", self.r(0, 31)),
+            10 => format!("srli a{d}, a{a}, {}", self.r(0, 15)),
+            11 => format!("extui a{d}, a{a}, {}, {}", self.r(0, 31), self.r(1, 16)),
+            12 => {
+                let ss = ["ssr a{a}", "ssl a{a}", "ssa8l a{a}", "ssa8b a{a}"][self.r(0, 3) as usize].replace("{a}", &a.to_string());
+                let sh = ["src a{d}, a{a}, a{b}", "srl a{d}, a{b}", "sll a{d}, a{a}", "sra a{d}, a{b}"][self.r(0, 3) as usize]
+                    .replace("{d}", &d.to_string())
+                    .replace("{a}", &a.to_string())
+                    .replace("{b}", &b.to_string());
+                self.line(ss);
+                sh
+            }
+            13 => {
+                {
+                    let l = format!("ssai {}", self.r(0, 31));
+                    self.line(l);
+                }
+                format!("src a{d}, a{a}, a{b}")
+            }
+            14 => {
+                let op = ["quou", "quos", "remu", "rems"][self.r(0, 3) as usize];
+                let mut av = avoid.to_vec();
+                av.push(a);
+                let k = self.reg(&av);
+                let v = self.rng.gen_range(1..=2047) * if self.rng.gen() { 1 } else { -1 };
+                self.line(format!("movi a{k}, {v}"));
+                format!("{op} a{d}, a{a}, a{k}")
+            }
+            15 => format!("{} a{d}, a{a}", ["neg", "abs"][self.r(0, 1) as usize]),
+            16 => format!("{} a{d}, a{a}, {}", ["sext", "clamps"][self.r(0, 1) as usize], self.r(7, 22)),
+            17 => format!("{} a{d}, a{a}", ["nsa", "nsau"][self.r(0, 1) as usize]),
+            18 => format!("movi a{d}, {}", self.rng.gen_range(-2048..=2047)),
+            _ => match self.r(0, 3) {
+                0 => format!("movi.n a{d}, {}", self.rng.gen_range(-32..=95)),
+                1 => format!("mov.n a{d}, a{a}"),
+                2 => format!("add.n a{d}, a{a}, a{b}"),
+                _ => format!("addi.n a{d}, a{a}, {}", [-1, 1, 2, 3, 7, 15][self.r(0, 5) as usize]),
+            },
+        };
+        // neg/abs/sra/srl/srai/srli/extui read their source from t: same text form.
+        self.line(l);
+    }
+
+    /// A load or store at `base + [0, words * 4)`.
+    fn mem_op(&mut self, base: u32, avoid: &[u32], words: u32) {
+        let d = self.reg(avoid);
+        let v = self.reg(&[]);
+        let l = match self.r(0, 8) {
+            0 => format!("l8ui a{d}, a{base}, {}", self.r(0, words * 4 - 1)),
+            1 => format!("l16ui a{d}, a{base}, {}", self.r(0, words * 2 - 1) * 2),
+            2 => format!("l16si a{d}, a{base}, {}", self.r(0, words * 2 - 1) * 2),
+            3 => format!("l32i a{d}, a{base}, {}", self.r(0, words - 1) * 4),
+            4 => format!("s8i a{v}, a{base}, {}", self.r(0, words * 4 - 1)),
+            5 => format!("s16i a{v}, a{base}, {}", self.r(0, words * 2 - 1) * 2),
+            6 => format!("s32i a{v}, a{base}, {}", self.r(0, words - 1) * 4),
+            7 => format!("l32i.n a{d}, a{base}, {}", self.r(0, words.min(16) - 1) * 4),
+            _ => format!("s32i.n a{v}, a{base}, {}", self.r(0, words.min(16) - 1) * 4),
+        };
+        self.line(l);
+    }
+
+    fn branch(&mut self, target: &str) {
+        let (a, b) = (self.reg(&[]), self.reg(&[]));
+        let l = match self.r(0, 9) {
+            0 => format!("{} a{a}, {target}", ["beqz", "bnez", "bltz", "bgez"][self.r(0, 3) as usize]),
+            1 => format!(
+                "{} a{a}, {}, {target}",
+                ["beqi", "bnei", "blti", "bgei"][self.r(0, 3) as usize],
+                [-1, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256][self.r(0, 15) as usize]
+            ),
+            2 => format!(
+                "{} a{a}, {}, {target}",
+                ["bltui", "bgeui"][self.r(0, 1) as usize],
+                [32768, 65536, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256][self.r(0, 15) as usize]
+            ),
+            3..=5 => format!(
+                "{} a{a}, a{b}, {target}",
+                ["beq", "bne", "blt", "bge", "bltu", "bgeu", "bany", "bnone", "ball", "bnall", "bbc", "bbs"][self.r(0, 11) as usize]
+            ),
+            6 => format!("{} a{a}, {}, {target}", ["bbci", "bbsi"][self.r(0, 1) as usize], self.r(0, 31)),
+            7 => format!("{} a{a}, {target}", ["beqz.n", "bnez.n"][self.r(0, 1) as usize]),
+            _ => format!("j {target}"),
+        };
+        self.line(l);
+    }
+}
+
+/// Window vectors (spill/fill through the base and extra save areas) and
+/// a stop on any other exception: exit(90 + vector).
+fn vectors() -> String {
+    let mut s = String::new();
+    let of = |regs: &[(&str, &str, i32)]| regs.iter().map(|(op, r, o)| format!("    {op} {r}, {o}\n")).collect::<String>();
+    writeln!(s, ".org {:#x}", VEC).unwrap();
+    s += &of(&[("s32e", "a0, a5", -16), ("s32e", "a1, a5", -12), ("s32e", "a2, a5", -8), ("s32e", "a3, a5", -4)]);
+    s += "    rfwo\n";
+    writeln!(s, ".org {:#x}", VEC + 0x40).unwrap();
+    s += &of(&[("l32e", "a0, a5", -16), ("l32e", "a1, a5", -12), ("l32e", "a2, a5", -8), ("l32e", "a3, a5", -4)]);
+    s += "    rfwu\n";
+    writeln!(s, ".org {:#x}", VEC + 0x80).unwrap();
+    s += &of(&[
+        ("s32e", "a0, a9", -16),
+        ("l32e", "a0, a1", -12),
+        ("s32e", "a1, a9", -12),
+        ("s32e", "a2, a9", -8),
+        ("s32e", "a3, a9", -4),
+        ("s32e", "a4, a0", -32),
+        ("s32e", "a5, a0", -28),
+        ("s32e", "a6, a0", -24),
+        ("s32e", "a7, a0", -20),
+    ]);
+    s += "    rfwo\n";
+    writeln!(s, ".org {:#x}", VEC + 0xc0).unwrap();
+    s += &of(&[
+        ("l32e", "a1, a9", -12),
+        ("l32e", "a0, a9", -16),
+        ("l32e", "a7, a1", -12),
+        ("l32e", "a2, a9", -8),
+        ("l32e", "a4, a7", -32),
+        ("l32e", "a3, a9", -4),
+        ("l32e", "a5, a7", -28),
+        ("l32e", "a6, a7", -24),
+        ("l32e", "a7, a7", -20),
+    ]);
+    s += "    rfwu\n";
+    writeln!(s, ".org {:#x}", VEC + 0x100).unwrap();
+    s += &of(&[
+        ("s32e", "a0, a13", -16),
+        ("l32e", "a0, a1", -12),
+        ("s32e", "a1, a13", -12),
+        ("s32e", "a2, a13", -8),
+        ("s32e", "a3, a13", -4),
+        ("s32e", "a4, a0", -48),
+        ("s32e", "a5, a0", -44),
+        ("s32e", "a6, a0", -40),
+        ("s32e", "a7, a0", -36),
+        ("s32e", "a8, a0", -32),
+        ("s32e", "a9, a0", -28),
+        ("s32e", "a10, a0", -24),
+        ("s32e", "a11, a0", -20),
+    ]);
+    s += "    rfwo\n";
+    writeln!(s, ".org {:#x}", VEC + 0x140).unwrap();
+    s += &of(&[
+        ("l32e", "a1, a13", -12),
+        ("l32e", "a0, a13", -16),
+        ("l32e", "a11, a1", -12),
+        ("l32e", "a2, a13", -8),
+        ("l32e", "a4, a11", -48),
+        ("l32e", "a8, a11", -32),
+        ("l32e", "a3, a13", -4),
+        ("l32e", "a5, a11", -44),
+        ("l32e", "a6, a11", -40),
+        ("l32e", "a7, a11", -36),
+        ("l32e", "a9, a11", -28),
+        ("l32e", "a10, a11", -24),
+        ("l32e", "a11, a11", -20),
+    ]);
+    s += "    rfwu\n";
+    for (off, code) in [(0x300, 91), (0x340, 92), (0x3c0, 93)] {
+        writeln!(s, ".org {:#x}\n    movi a2, 1\n    movi a3, {code}\n    simcall", VEC + off).unwrap();
+    }
+    s
+}
+
+/// The generated program: code (at CODE) and the vector/data source (at VEC).
+fn program(kind: Kind, seed: u64) -> (String, String) {
+    let mut g = Gen { rng: SmallRng::seed_from_u64(seed), s: String::new(), label: 0 };
+    let lits: Vec<u32> = (0..14).map(|_| g.rng.gen()).collect();
+    writeln!(g.s, ".org {CODE:#x}\n    j start\n    .align 4").unwrap();
+    for (k, v) in lits.iter().enumerate() {
+        writeln!(g.s, "lit{k}: .word {v:#x}").unwrap();
+    }
+    writeln!(g.s, "lit_sp: .word {STACK_TOP:#x}\nlit_data: .word {DATA:#x}").unwrap();
+    for f in 0..6 {
+        writeln!(g.s, "fptr{f}: .word f{f}").unwrap();
+    }
+    g.s += "start:\n";
+    // QEMU resets WINDOWSTART to 0: mark the outermost frame live, as firmware does.
+    g.line("movi a2, 1".into());
+    g.line("wsr.windowstart a2".into());
+    g.line("movi a2, 4".into());
+    g.line("slli a2, a2, 16".into());
+    g.line("wsr.ps a2".into());
+    g.line("rsync".into());
+    g.line("l32r a1, lit_sp".into());
+    for k in 2..16 {
+        g.line(format!("l32r a{k}, lit{}", k - 2));
+    }
+    match kind {
+        Kind::Alu => {
+            for _ in 0..g.r(30, 80) {
+                g.alu(&[1]);
+            }
+        }
+        Kind::LoadStore => {
+            g.line("l32r a13, lit_data".into());
+            for _ in 0..g.r(30, 80) {
+                if g.rng.gen_bool(0.5) {
+                    g.mem_op(13, &[1, 13], 64);
+                } else {
+                    g.alu(&[1, 13]);
+                }
+            }
+        }
+        Kind::Branch => {
+            for _ in 0..g.r(8, 20) {
+                let l = g.fresh();
+                match g.r(0, 4) {
+                    0 => {
+                        // a zero-overhead loop with a small trip count
+                        let c = g.reg(&[1]);
+                        let n = g.r(1, 5);
+                        g.line(format!("movi a{c}, {n}"));
+                        {
+                            let l = format!("{} a{c}, {l}", ["loop", "loopnez", "loopgtz"][g.r(0, 2) as usize]);
+                            g.line(l);
+                        }
+                        for _ in 0..g.r(1, 5) {
+                            g.alu(&[1]);
+                        }
+                    }
+                    _ => {
+                        g.branch(&l);
+                        for _ in 0..g.r(1, 6) {
+                            g.alu(&[1]);
+                        }
+                    }
+                }
+                g.s += &format!("{l}:\n");
+                g.alu(&[1]);
+            }
+        }
+        Kind::Calls => {
+            let depth = g.r(3, 24);
+            g.line(format!("movi a6, {depth}"));
+            g.line("call4 f0".into());
+        }
+    }
+    // Dump: a0..a15 at sp+0.., then SAR, WINDOWBASE, WINDOWSTART, PS, LCOUNT.
+    for k in 0..16 {
+        g.line(format!("s32i a{k}, a1, {}", 4 * k));
+    }
+    for (k, srn) in ["sar", "windowbase", "windowstart", "ps", "lcount", "lbeg", "lend"].iter().enumerate() {
+        g.line(format!("rsr.{srn} a2"));
+        g.line(format!("s32i a2, a1, {}", 64 + 4 * k));
+    }
+    g.line("movi a2, 4".into());
+    g.line("movi a3, 1".into());
+    g.line("l32r a4, lit_data".into());
+    g.line(format!("movi a5, {}", WINDOW_LEN / 2));
+    g.line("slli a5, a5, 1".into());
+    g.line("simcall".into());
+    g.line("movi a2, 1".into());
+    g.line("movi a3, 0".into());
+    g.line("simcall".into());
+    if let Kind::Calls = kind {
+        // f0: recursive (depth in a2), calling f1..f5 on the way with random call sizes.
+        g.s += "    .align 4\nf0:\n";
+        g.line("entry a1, 128".into());
+        g.line("beqz a2, f0_base".into());
+        for _ in 0..g.r(0, 3) {
+            g.alu(&[1, 2]);
+        }
+        g.line("s32i a2, a1, 0".into());
+        let (n, argreg) = [(4, 6), (8, 10), (12, 14)][g.r(0, 2) as usize];
+        g.line(format!("addi a{argreg}, a2, -1"));
+        if g.rng.gen_bool(0.5) {
+            g.line(format!("call{n} f0"));
+        } else {
+            g.line("l32r a3, fptr0".into());
+            g.line(format!("callx{n} a3"));
+        }
+        g.line("l32i a2, a1, 0".into());
+        g.line(format!("add a2, a2, a{argreg}"));
+        let h = g.r(1, 5);
+        let (n2, arg2) = [(4, 6), (8, 10), (12, 14)][g.r(0, 2) as usize];
+        g.line(format!("mov.n a{arg2}, a2"));
+        g.line(format!("call{n2} f{h}"));
+        g.line(format!("xor a2, a2, a{arg2}"));
+        {
+            let l = ["retw", "retw.n"][g.r(0, 1) as usize].into();
+            g.line(l);
+        }
+        g.s += "f0_base:\n";
+        {
+            let l = format!("movi a2, {}", g.r(0, 2047));
+            g.line(l);
+        }
+        g.line("retw".into());
+        for f in 1..6 {
+            g.s += &format!("    .align 4\nf{f}:\n");
+            g.line("entry a1, 128".into());
+            for _ in 0..g.r(2, 12) {
+                if g.rng.gen_bool(0.3) {
+                    // locals only: below the save areas at the top of the frame
+                    g.mem_op(1, &[1], 16);
+                } else {
+                    g.alu(&[1]);
+                }
+            }
+            g.line("retw.n".into());
+        }
+    } else {
+        for f in 0..6 {
+            g.s += &format!("f{f}: ret\n");
+        }
+    }
+    // Data area: random initial contents.
+    let mut data = String::new();
+    writeln!(data, ".org {DATA:#x}").unwrap();
+    for _ in 0..64 {
+        writeln!(data, "    .word {:#x}", g.rng.gen::<u32>()).unwrap();
+    }
+    (g.s, format!("{}{data}", vectors()))
+}
+
+fn build(kind: Kind, seed: u64) -> (Image, String) {
+    let cfg = CoreConfig::qemu_de212();
+    let (code, high) = program(kind, seed);
+    let c = assemble(&code, CODE, &cfg.options).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{code}"));
+    let h = assemble(&high, VEC, &cfg.options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let img = Image {
+        entry: CODE,
+        segments: vec![
+            Segment { addr: CODE, mem_size: c.bytes.len() as u32, data: c.bytes },
+            Segment { addr: VEC, mem_size: h.bytes.len() as u32, data: h.bytes },
+        ],
+    };
+    (img, format!("{code}\n# ---- at {VEC:#x}\n{high}"))
+}
+
+/// Our run: exit status, output, and the window exceptions taken (overflow, underflow).
+fn ours_counted(img: &Image) -> (u32, Vec<u8>, (u32, u32)) {
+    let cfg = CoreConfig::qemu_de212();
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    img.load(&mut mem).unwrap();
+    let mut core = Core::new(cfg);
+    let (mut of, mut uf) = (0, 0);
+    for _ in 0..2_000_000 {
+        match core.step(&mut mem) {
+            Step::Exit(status) => return (status, core.console.clone(), (of, uf)),
+            Step::Exception { vector, .. } if (VEC..VEC + 0x180).contains(&vector) => {
+                if ((vector - VEC) / 0x40).is_multiple_of(2) {
+                    of += 1
+                } else {
+                    uf += 1
+                }
+            }
+            Step::Halted | Step::Break { .. } | Step::Waiting => panic!("our core stopped at {:#x}", core.pc),
+            _ => {}
+        }
+    }
+    panic!("our core did not exit within 2M steps (pc {:#x})", core.pc)
+}
+
+fn ours(img: &Image) -> (u32, Vec<u8>) {
+    let (s, out, _) = ours_counted(img);
+    (s, out)
+}
+
+fn qemu(elf: &std::path::Path) -> (u32, Vec<u8>) {
+    let out = tools::run_with_timeout(
+        "qemu-system-xtensa",
+        &["-M", "sim", "-cpu", "de212", "-semihosting", "-nographic", "-monitor", "none", "-singlestep", "-kernel", elf.to_str().unwrap()],
+        std::time::Duration::from_secs(20),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (out.status.code().unwrap_or(-1) as u32, out.stdout)
+}
+
+fn diff(a: &[u8], b: &[u8]) -> String {
+    let mut s = String::new();
+    for k in (0..a.len().max(b.len())).step_by(4) {
+        let w = |x: &[u8]| x.get(k..k + 4).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]));
+        if w(a) != w(b) {
+            let what = if k as u32 >= STACK_TOP - WINDOW {
+                let i = (k as u32 - (STACK_TOP - WINDOW)) / 4;
+                match i {
+                    0..=15 => format!("a{i}"),
+                    16 => "sar".into(),
+                    17 => "windowbase".into(),
+                    18 => "windowstart".into(),
+                    19 => "ps".into(),
+                    _ => format!("dump+{:#x}", 4 * i),
+                }
+            } else {
+                format!("mem {:#x}", WINDOW + k as u32)
+            };
+            writeln!(s, "  {what}: ours {:x?} qemu {:x?}", w(a), w(b)).unwrap();
+        }
+    }
+    s
+}
+
+#[test]
+fn core_matches_qemu_on_generated_programs() {
+    let dir = tools::repo_root().join("target/qemu-oracle");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut total = 0;
+    let mut failures = Vec::new();
+    let mut counts = Vec::new();
+    let mut spills = (0u32, 0u32);
+    for kind in [Kind::Alu, Kind::LoadStore, Kind::Branch, Kind::Calls] {
+        let mut n = 0;
+        for i in 0..PROGRAMS_PER_KIND {
+            let seed = 0x5eed_0000 + (kind as u64) * 100_000 + i;
+            let (img, src) = build(kind, seed);
+            let elf = dir.join(format!("{kind:?}-{seed}.elf"));
+            std::fs::write(&elf, img.write()).unwrap();
+            let (qs, qout) = qemu(&elf);
+            let (os, oout, (of, uf)) = ours_counted(&img);
+            spills.0 += of;
+            spills.1 += uf;
+            assert_eq!(qs, 0, "{kind:?} seed {seed}: QEMU exited {qs} (the generator made a faulting program)\n{src}");
+            if (os, &oout) != (qs, &qout) {
+                let report = format!("exit ours {os} qemu {qs}\n{}", diff(&oout, &qout));
+                std::fs::write(dir.join(format!("{kind:?}-{seed}.S")), format!("{src}\n# DIFF\n# {}", report.replace('\n', "\n# "))).unwrap();
+                failures.push(format!("{kind:?} seed {seed}:\n{report}"));
+            } else {
+                std::fs::remove_file(&elf).ok();
+            }
+            total += 1;
+            n += 1;
+        }
+        counts.push(format!("{kind:?} {n}"));
+    }
+    println!(
+        "QEMU oracle: {total} programs ({}), {} window overflows and {} underflows taken, {} mismatches",
+        counts.join(", "),
+        spills.0,
+        spills.1,
+        failures.len()
+    );
+    assert!(spills.0 > 100 && spills.1 > 100, "the call programs must exercise window spills and fills: {spills:?}");
+    assert!(failures.is_empty(), "{} of {total} programs differ (saved in target/qemu-oracle/):\n{}", failures.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// `TPB_QEMU_SEED=<seed> TPB_QEMU_KIND=<Calls|Alu|...> cargo test ... trace_one -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn trace_one() {
+    let seed: u64 = std::env::var("TPB_QEMU_SEED").unwrap().parse().unwrap();
+    let kind = match std::env::var("TPB_QEMU_KIND").unwrap().as_str() {
+        "Alu" => Kind::Alu,
+        "LoadStore" => Kind::LoadStore,
+        "Branch" => Kind::Branch,
+        _ => Kind::Calls,
+    };
+    let (img, _) = build(kind, seed);
+    let cfg = CoreConfig::qemu_de212();
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    img.load(&mut mem).unwrap();
+    let mut core = Core::new(cfg);
+    let mut last = std::collections::VecDeque::new();
+    let full = std::env::var("TPB_QEMU_STATES").is_ok();
+    for _ in 0..2_000_000 {
+        if full {
+            let ar: Vec<String> = (0..32).map(|k| format!("{:08x}", core.physical()[k])).collect();
+            println!("STATE {:08x} {} {:x} {}", core.pc, core.sreg(72), core.sreg(73), ar.join(" "));
+        }
+        let s = core.step(&mut mem);
+        let line = match s {
+            Step::Retired(r) => r.text(),
+            other => format!("{other:?}"),
+        };
+        last.push_back(format!("{line}   wb={} ws={:x}", core.sreg(72), core.sreg(73)));
+        if last.len() > 60 {
+            last.pop_front();
+        }
+        if matches!(s, Step::Exit(_) | Step::Halted) {
+            break;
+        }
+    }
+    for l in last {
+        println!("{l}");
+    }
+    println!("EXCCAUSE {} EPC1 {:#x} EXCVADDR {:#x}", core.sreg(232), core.sreg(177), core.sreg(238));
+}
+
+/// Build `body` (at CODE, after the prologue) as an ELF for manual QEMU runs.
+#[test]
+#[ignore]
+fn write_probe() {
+    let body = std::env::var("TPB_QEMU_PROBE").unwrap().replace(';', "\n");
+    let src = format!(".org {CODE:#x}\n{body}\nmovi a2, 1\nor a3, a5, a5\nsimcall\n");
+    let cfg = CoreConfig::qemu_de212();
+    let c = assemble(&src, CODE, &cfg.options).unwrap();
+    let img = Image { entry: CODE, segments: vec![Segment { addr: CODE, mem_size: c.bytes.len() as u32, data: c.bytes }] };
+    std::fs::write("/tmp/probe.elf", img.write()).unwrap();
+    println!("ours: {:?}", ours(&img).0);
+}
