@@ -3,7 +3,7 @@
 
 use tpb_models::regmap::{builtin, Arch};
 use tpb_models::xtensa::asm::assemble;
-use tpb_models::xtensa::config::{sr, Gen};
+use tpb_models::xtensa::config::sr;
 use tpb_models::xtensa::core::{cause, ps};
 use tpb_models::xtensa::*;
 
@@ -32,9 +32,10 @@ fn trampoline(enter_run: u32) -> String {
     )
 }
 
-fn boot(arch: Arch, gen: Gen) -> (Core, MemorySpace) {
-    let enter_run = builtin(arch).unwrap().params.boot.nx_enter_run.unwrap();
-    let cfg = CoreConfig::nx(gen);
+fn boot(arch: Arch) -> (Core, MemorySpace) {
+    let params = builtin(arch).unwrap().params;
+    let enter_run = params.boot.nx_enter_run.unwrap();
+    let cfg = CoreConfig::nx(&params);
     let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
     let p = assemble(&trampoline(enter_run), 0, &cfg.options).unwrap();
     mem.write_bytes(0, &p.bytes).unwrap();
@@ -43,8 +44,8 @@ fn boot(arch: Arch, gen: Gen) -> (Core, MemorySpace) {
 
 #[test]
 fn nx_boots_through_the_trampoline_to_enter_run() {
-    for (arch, gen, want) in [(Arch::Sunda, Gen::Sunda, 0x94), (Arch::Cayman, Gen::Cayman, 0x90)] {
-        let (mut core, mut mem) = boot(arch, gen);
+    for (arch, want) in [(Arch::Sunda, 0x94), (Arch::Cayman, 0x90)] {
+        let (mut core, mut mem) = boot(arch);
         let mut pcs = vec![core.pc];
         for _ in 0..4 {
             match core.step(&mut mem) {
@@ -59,7 +60,7 @@ fn nx_boots_through_the_trampoline_to_enter_run() {
 
 #[test]
 fn the_secondary_vector_reaches_halt() {
-    let (mut core, mut mem) = boot(Arch::Sunda, Gen::Sunda);
+    let (mut core, mut mem) = boot(Arch::Sunda);
     core.reset_to(0x6);
     assert!(matches!(core.step(&mut mem), Step::Retired(_)));
     assert_eq!(core.pc, 0x1e8);
@@ -72,7 +73,7 @@ fn the_secondary_vector_reaches_halt() {
 
 #[test]
 fn run_stall_freezes_the_core() {
-    let (mut core, mut mem) = boot(Arch::Cayman, Gen::Cayman);
+    let (mut core, mut mem) = boot(Arch::Cayman);
     core.set_run_stall(true);
     for _ in 0..10 {
         assert_eq!(core.step(&mut mem), Step::Stalled);
@@ -89,7 +90,7 @@ fn run_stall_freezes_the_core() {
 const PROLOGUE: &str = ".org 0\nmovi a15, 0\nwsr.ps a15\nrsync\nj body\n.org 0x10\nbody:\n";
 
 fn run_src(src: &str, max: u64) -> (Core, MemorySpace, Step) {
-    let cfg = CoreConfig::nx(Gen::Cayman);
+    let cfg = CoreConfig::nx(&builtin(Arch::Cayman).unwrap().params);
     let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
     let src = format!("{PROLOGUE}{}", src.replacen(".org 0\n", "", 1).trim_start().trim_start_matches(".org 0").trim_start());
     let p = assemble(&src, 0, &cfg.options).unwrap_or_else(|e| panic!("{e}\n{src}"));
@@ -266,3 +267,85 @@ fn deep_windowed_recursion_spills_and_fills_exactly() {
     assert_eq!(core.sreg(sr::PS) & ps::EXCM, 0);
 }
 
+
+#[test]
+fn q7_cores_reset_through_their_jump() {
+    for arch in [Arch::Sunda, Arch::Cayman] {
+        let params = builtin(arch).unwrap().params;
+        let target = params.boot.q7_reset_jump.unwrap();
+        let cfg = CoreConfig::q7(&params, 3);
+        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+        let p = assemble(&format!(".org 0\nj entry\n.org {target:#x}\nentry: halt 0\n"), 0, &cfg.options).unwrap();
+        mem.write_bytes(0, &p.bytes).unwrap();
+        let mut core = Core::new(cfg);
+        assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+        assert_eq!(core.pc, target, "{arch}");
+        assert_eq!(core.sreg(sr::PRID), 3, "PRID is the core number");
+        assert_eq!(core.step(&mut mem), Step::Halted);
+    }
+    assert_eq!(builtin(Arch::Sunda).unwrap().params.boot.q7_reset_jump, Some(0x220));
+    assert_eq!(builtin(Arch::Cayman).unwrap().params.boot.q7_reset_jump, Some(0x200));
+}
+
+#[test]
+fn level1_interrupt_wakes_waiti_and_returns_with_rfe() {
+    let src = "
+        movi a2, 8
+        wsr.intenable a2         # line 3 enabled
+        movi a3, 0
+        waiti 0
+        addi a3, a3, 1           # runs after the interrupt returns
+        halt 0
+        .org 0x400 + 0x300       # kernel vector: count, then return
+        addi a4, a4, 1
+        rfe
+    ";
+    let cfg = CoreConfig::nx(&builtin(Arch::Cayman).unwrap().params);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let p = assemble(&format!("{PROLOGUE}{src}"), 0, &cfg.options).unwrap();
+    mem.write_bytes(0, &p.bytes).unwrap();
+    let mut core = Core::new(cfg);
+    for _ in 0..20 {
+        if core.step(&mut mem) == Step::Waiting {
+            break;
+        }
+    }
+    assert!(!core.running(), "WAITI: waiting");
+    assert_eq!(core.step(&mut mem), Step::Waiting, "nothing pending");
+    core.set_irq(5, true);
+    assert_eq!(core.step(&mut mem), Step::Waiting, "line 5 is not enabled");
+    core.set_irq(3, true);
+    let waiti_next = core.pc;
+    match core.step(&mut mem) {
+        Step::Exception { cause: c, vector, .. } => assert_eq!((c, vector), (cause::LEVEL1_INTERRUPT, 0x700)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(core.sreg(sr::EPC1), waiti_next);
+    assert_eq!(core.sreg(sr::INTERRUPT) & 0x28, 0x28);
+    core.set_irq(3, false); // the device is acknowledged
+    assert_eq!(core.run(&mut mem, 20), Step::Halted);
+    assert_eq!((core.a(3), core.a(4)), (1, 1));
+}
+
+#[test]
+fn memory_maps_are_data_and_refuse_overlaps() {
+    let params = builtin(Arch::Sunda).unwrap().params;
+    let cfg = CoreConfig::nx(&params);
+    let names: Vec<(&str, u32)> = cfg.memory.iter().map(|r| (r.name.as_str(), r.base)).collect();
+    assert_eq!(names, vec![("iram", 0), ("dram", 0x1000_0000), ("pool_control", 0x0010_0000)]);
+    let mut bad = cfg.memory.clone();
+    bad.push(RegionSpec { name: "extra".into(), base: 0x8000, size: 0x10000, kind: tpb_models::xtensa::bus::RegionKind::Ram });
+    let e = MemorySpace::from_map(&bad).unwrap_err();
+    assert_eq!(e.to_string(), "region 'extra' (0x8000..0x18000) overlaps 'iram' (0x0..0x10000)");
+    bad.pop();
+    bad.push(RegionSpec { name: "odd".into(), base: 0x2000_0002, size: 8, kind: tpb_models::xtensa::bus::RegionKind::Ram });
+    assert!(MemorySpace::from_map(&bad).unwrap_err().to_string().contains("aligned"));
+    // No instruction fetch from a control window.
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let mut core = Core::new(cfg);
+    core.reset_to(0x0010_0000);
+    match core.step(&mut mem) {
+        Step::Exception { cause: c, .. } => assert_eq!(c, cause::INSTRUCTION_FETCH_ERROR),
+        other => panic!("{other:?}"),
+    }
+}

@@ -4,5 +4,6 @@
 //! (`tests/`). Today: a bus driver over the generated register blocks in the
 //! rust-hdl simulator ([`rhdl`]) and the external-tool helpers ([`tools`]).
 
+pub mod qemu;
 pub mod rhdl;
 pub mod tools;

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use tpb_models::xtensa::asm::assemble;
 use tpb_models::xtensa::elf::{Image, Segment};
 use tpb_models::xtensa::{Core, CoreConfig, MemorySpace, Step};
-use tpb_testbench::tools;
+use tpb_testbench::{qemu, tools};
 
 const PROGRAMS_PER_KIND: u64 = 130;
 const CODE: u32 = 0x5000_0000;
@@ -402,28 +402,9 @@ fn build(kind: Kind, seed: u64) -> (Image, String) {
     (img, format!("{code}\n# ---- at {VEC:#x}\n{high}"))
 }
 
-/// Our run: exit status, output, and the window exceptions taken (overflow, underflow).
 fn ours_counted(img: &Image) -> (u32, Vec<u8>, (u32, u32)) {
-    let cfg = CoreConfig::qemu_de212();
-    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
-    img.load(&mut mem).unwrap();
-    let mut core = Core::new(cfg);
-    let (mut of, mut uf) = (0, 0);
-    for _ in 0..2_000_000 {
-        match core.step(&mut mem) {
-            Step::Exit(status) => return (status, core.console.clone(), (of, uf)),
-            Step::Exception { vector, .. } if (VEC..VEC + 0x180).contains(&vector) => {
-                if ((vector - VEC) / 0x40).is_multiple_of(2) {
-                    of += 1
-                } else {
-                    uf += 1
-                }
-            }
-            Step::Halted | Step::Break { .. } | Step::Waiting => panic!("our core stopped at {:#x}", core.pc),
-            _ => {}
-        }
-    }
-    panic!("our core did not exit within 2M steps (pc {:#x})", core.pc)
+    let (o, _, spills) = qemu::run_ours(img, 2_000_000).unwrap_or_else(|e| panic!("{e}"));
+    (o.status, o.stdout, spills)
 }
 
 fn ours(img: &Image) -> (u32, Vec<u8>) {
@@ -432,13 +413,8 @@ fn ours(img: &Image) -> (u32, Vec<u8>) {
 }
 
 fn qemu(elf: &std::path::Path) -> (u32, Vec<u8>) {
-    let out = tools::run_with_timeout(
-        "qemu-system-xtensa",
-        &["-M", "sim", "-cpu", "de212", "-semihosting", "-nographic", "-monitor", "none", "-singlestep", "-kernel", elf.to_str().unwrap()],
-        std::time::Duration::from_secs(20),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    (out.status.code().unwrap_or(-1) as u32, out.stdout)
+    let o = qemu::run_qemu(elf, true, std::time::Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}"));
+    (o.status, o.stdout)
 }
 
 fn diff(a: &[u8], b: &[u8]) -> String {

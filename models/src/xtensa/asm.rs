@@ -6,7 +6,7 @@
 //! ```
 //! use tpb_models::xtensa::{asm::assemble, Options};
 //! let p = assemble("start: movi a2, 5\n j start\n", 0x100, &Options::tpb()).unwrap();
-//! assert_eq!(p.bytes, [0x22, 0xa0, 0x05, 0xc6, 0xfe, 0xff]);
+//! assert_eq!(p.bytes, [0x22, 0xa0, 0x05, 0x46, 0xfe, 0xff]); // j back by 7 bytes
 //! ```
 
 use super::config::{sr, Options};

@@ -39,6 +39,9 @@ pub enum RegionKind {
     Ram,
     /// Read-only memory: stores fault.
     Rom,
+    /// A control-register window (the co-simulation routes it to the RTL;
+    /// here it is plain storage). Instruction fetches from it fault.
+    Csr,
 }
 
 /// A named region of a memory map (data, see [`super::config::CoreConfig`]).
@@ -145,6 +148,9 @@ impl Bus for MemorySpace {
     fn fetch(&mut self, addr: u32, buf: &mut [u8; 3]) -> Result<usize, BusError> {
         let i = self.find(addr).ok_or(BusError::Fault { addr })?;
         let r = &self.regions[i];
+        if r.spec.kind == RegionKind::Csr {
+            return Err(BusError::Fault { addr });
+        }
         let off = (addr - r.spec.base) as usize;
         let n = (r.data.len() - off).min(3);
         buf[..n].copy_from_slice(&r.data[off..off + n]);

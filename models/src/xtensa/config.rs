@@ -2,6 +2,7 @@
 //! vectors and memory map, as data (DIGEST §1, §8).
 
 use serde::{Deserialize, Serialize};
+use tpb_regmap::ArchParams;
 
 /// ISA options that switch instructions on or off.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -276,24 +277,29 @@ pub struct CoreConfig {
     pub memory: Vec<super::bus::RegionSpec>,
 }
 
-/// Which generation a TPB core belongs to (its boot addresses differ, DIGEST §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gen {
-    Sunda,
-    Cayman,
-    Mariana,
-}
-
 fn ram(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
     super::bus::RegionSpec { name: name.into(), base, size, kind: super::bus::RegionKind::Ram }
 }
 
+fn csr(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
+    super::bus::RegionSpec { name: name.into(), base, size, kind: super::bus::RegionKind::Csr }
+}
+
+/// `[D]` size of the POOL control window the cores see (its base is [S], `arch.toml` boot).
+pub const POOL_CONTROL_WINDOW_BYTES: u32 = 0x1000;
+
+fn control(p: &ArchParams) -> Vec<super::bus::RegionSpec> {
+    p.boot.pool_control_window_base.map(|b| csr("pool_control", b, POOL_CONTROL_WINDOW_BYTES)).into_iter().collect()
+}
+
 impl CoreConfig {
-    /// An NX sequencer (SEQ of an engine): reset at 0 (the trampoline of
-    /// DIGEST §1), IRAM at 0 and DRAM at 0x10000000 (`[D]`: 64 KiB each, the
-    /// SEQ memories of the BAR0 map), vectors at 0x400 (`[D]`).
-    pub fn nx(gen: Gen) -> CoreConfig {
-        let _ = gen;
+    /// An NX sequencer (SEQ of an engine) of the generation `p`: reset at 0
+    /// (the trampoline of DIGEST §1), IRAM at 0 and DRAM at 0x10000000 (`[D]`,
+    /// sized as the SEQ memories of the BAR0 map), vectors at 0x400 (`[D]`),
+    /// the POOL control window where `arch.toml` gives it.
+    pub fn nx(p: &ArchParams) -> CoreConfig {
+        let mut memory = vec![ram("iram", 0, p.bar0.seq_iram.size as u32), ram("dram", 0x1000_0000, p.bar0.seq_dram.size as u32)];
+        memory.extend(control(p));
         CoreConfig {
             name: "nx".into(),
             options: Options::tpb(),
@@ -302,23 +308,22 @@ impl CoreConfig {
             vectors: Vectors::default(),
             unaligned_exception: true,
             prid: 0,
-            memory: vec![ram("iram", 0, 0x10000), ram("dram", 0x1000_0000, 0x10000)],
+            memory,
         }
     }
 
     /// The TOP_SP collective sequencer: an NX core (`[D]` same map).
-    pub fn top_sp() -> CoreConfig {
-        CoreConfig { name: "top_sp".into(), ..CoreConfig::nx(Gen::Cayman) }
+    pub fn top_sp(p: &ArchParams) -> CoreConfig {
+        CoreConfig { name: "top_sp".into(), ..CoreConfig::nx(p) }
     }
 
-    /// A Q7 core: reset vector at 0 whose `j` goes to 0x220 (SUNDA) / 0x200
-    /// (CAYMAN+) [S]; IRAM at 0 and DRAM at 0x10000000 with the generation's
-    /// sizes (DIGEST §2.3), `[D]` addresses.
-    pub fn q7(gen: Gen, core: u32) -> CoreConfig {
-        let (iram, dram) = match gen {
-            Gen::Sunda => (0x10000, 0x10000),
-            _ => (0x20000, 0x40000),
-        };
+    /// A Q7 core: reset vector at 0 (its `j` goes to `boot.q7_reset_jump`:
+    /// 0x220 SUNDA, 0x200 CAYMAN [S]); IRAM at 0 and DRAM at 0x10000000 with
+    /// the generation's pooling sizes (DIGEST §2.3), `[D]` addresses.
+    pub fn q7(p: &ArchParams, core: u32) -> CoreConfig {
+        let (iram, dram) = (p.q7.pooling.iram_size as u32, p.q7.pooling.dram_size as u32);
+        let mut memory = vec![ram("iram", 0, iram), ram("dram", 0x1000_0000, dram)];
+        memory.extend(control(p));
         CoreConfig {
             name: format!("q7[{core}]"),
             options: Options::tpb(),
@@ -327,13 +332,13 @@ impl CoreConfig {
             vectors: Vectors::default(),
             unaligned_exception: true,
             prid: core,
-            memory: vec![ram("iram", 0, iram), ram("dram", 0x1000_0000, dram)],
+            memory,
         }
     }
 
     /// The scalar LX management core that runs the NCFW firmware (DIGEST §7).
-    pub fn lx() -> CoreConfig {
-        CoreConfig { name: "lx".into(), ..CoreConfig::nx(Gen::Cayman) }
+    pub fn lx(p: &ArchParams) -> CoreConfig {
+        CoreConfig { name: "lx".into(), ..CoreConfig::nx(p) }
     }
 
     /// The `de212` core of `qemu-system-xtensa -M sim` (the execution

@@ -121,7 +121,12 @@ pub struct Core {
     last_mem: Option<MemAccess>,
     /// SIMCALL write (fd 1/2) output.
     pub console: Vec<u8>,
+    /// Decoded-instruction cache, direct-mapped by PC and validated by the
+    /// fetched word (so code written at run time is decoded afresh).
+    icache: Vec<(u32, u32, Option<Insn>)>,
 }
+
+const ICACHE_ENTRIES: usize = 4096;
 
 impl Core {
     /// A core in its reset state.
@@ -139,6 +144,7 @@ impl Core {
             last_write: None,
             last_mem: None,
             console: Vec::new(),
+            icache: vec![(u32::MAX, 0, None); ICACHE_ENTRIES],
         };
         c.reset();
         c
@@ -358,6 +364,28 @@ impl Core {
         decode_word(word, len, &self.cfg.options).map_err(|_| Fault2::Illegal)
     }
 
+    /// [`Core::fetch`] through the decoded-instruction cache.
+    fn fetch_cached(&mut self, bus: &mut dyn Bus) -> Result<Insn, Fault2> {
+        let mut buf = [0u8; 3];
+        let n = bus.fetch(self.pc, &mut buf).map_err(|e| match e {
+            BusError::Pending => Fault2::Wait,
+            BusError::Fault { addr } => Fault2::Fetch(addr),
+        })?;
+        let len = length(buf[0], &self.cfg.options).ok_or(Fault2::Illegal)?;
+        if n < len as usize {
+            return Err(Fault2::Fetch(self.pc.wrapping_add(n as u32)));
+        }
+        let word = if len == 2 { u16::from_le_bytes([buf[0], buf[1]]) as u32 } else { u32::from_le_bytes([buf[0], buf[1], buf[2], 0]) };
+        let slot = self.pc as usize % ICACHE_ENTRIES;
+        let e = self.icache[slot];
+        if e.0 == self.pc && e.1 == word {
+            return e.2.ok_or(Fault2::Illegal);
+        }
+        let insn = decode_word(word, len, &self.cfg.options).ok();
+        self.icache[slot] = (self.pc, word, insn);
+        insn.ok_or(Fault2::Illegal)
+    }
+
     /// Advance one instruction (or take one exception/interrupt).
     pub fn step(&mut self, bus: &mut dyn Bus) -> Step {
         if self.halted {
@@ -373,7 +401,7 @@ impl Core {
         if self.waiting {
             return Step::Waiting;
         }
-        let insn = match self.fetch(bus) {
+        let insn = match self.fetch_cached(bus) {
             Ok(i) => i,
             Err(Fault2::Wait) => return Step::BusWait,
             Err(Fault2::Fetch(a)) => return self.take(cause::INSTRUCTION_FETCH_ERROR, Some(a)),

@@ -1,0 +1,59 @@
+//! Running Xtensa programs on `qemu-system-xtensa -M sim -cpu de212` (the
+//! execution oracle) and on our core with the same memory map, for the
+//! differential tests and the benchmark.
+
+use crate::tools;
+use std::path::Path;
+use std::time::Duration;
+use tpb_models::xtensa::elf::Image;
+use tpb_models::xtensa::{Core, CoreConfig, MemorySpace, Step};
+
+/// What a run printed and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Semihosting exit status.
+    pub status: u32,
+    /// Bytes written to stdout with semihosting.
+    pub stdout: Vec<u8>,
+}
+
+/// Run an ELF under QEMU. `singlestep` runs one instruction per
+/// translation block: QEMU 7.2's block mode mis-executes SRA after SSA8B
+/// when SAR = 32, so the oracle uses single-step (the benchmark does not).
+pub fn run_qemu(elf: &Path, singlestep: bool, limit: Duration) -> Result<Outcome, String> {
+    let mut args = vec!["-M", "sim", "-cpu", "de212", "-semihosting", "-nographic", "-monitor", "none"];
+    if singlestep {
+        args.push("-singlestep");
+    }
+    let elf = elf.to_str().ok_or("non-UTF-8 path")?;
+    args.extend(["-kernel", elf]);
+    let out = tools::run_with_timeout("qemu-system-xtensa", &args, limit)?;
+    let status = out.status.code().ok_or("qemu was killed by a signal")? as u32;
+    Ok(Outcome { status, stdout: out.stdout })
+}
+
+/// Our run of the same image on the de212 map: the outcome, instructions
+/// retired and window (overflow, underflow) exceptions taken.
+pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)), String> {
+    let cfg = CoreConfig::qemu_de212();
+    let vecbase = cfg.vecbase;
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
+    img.load(&mut mem).map_err(|e| e.to_string())?;
+    let mut core = Core::new(cfg);
+    let (mut of, mut uf) = (0, 0);
+    for _ in 0..max_steps {
+        match core.step(&mut mem) {
+            Step::Exit(status) => return Ok((Outcome { status, stdout: core.console.clone() }, core.retired(), (of, uf))),
+            Step::Exception { vector, .. } if (vecbase..vecbase + 0x180).contains(&vector) => {
+                if ((vector - vecbase) / 0x40).is_multiple_of(2) {
+                    of += 1
+                } else {
+                    uf += 1
+                }
+            }
+            Step::Halted | Step::Break { .. } | Step::Waiting => return Err(format!("our core stopped at {:#x}", core.pc)),
+            _ => {}
+        }
+    }
+    Err(format!("our core did not exit within {max_steps} steps (pc {:#x})", core.pc))
+}
