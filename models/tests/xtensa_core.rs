@@ -349,3 +349,45 @@ fn memory_maps_are_data_and_refuse_overlaps() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn multiply_high_rotw_movsp_and_const16() {
+    let src = "
+        movi a2, -3
+        movi a3, 0x7ff
+        slli a3, a3, 20          # 0x7ff00000
+        muluh a4, a2, a3         # (2^32-3) * 0x7ff00000 >> 32
+        mulsh a5, a2, a3         # -3 * 0x7ff00000 >> 32 (signed)
+        const16 a6, 0x1234
+        const16 a6, 0x5678
+        rsr.windowbase a7
+        halt 0
+    ";
+    let (core, _, last) = run_src(src, 100);
+    assert_eq!(last, Step::Halted);
+    assert_eq!(core.a(4), ((0xffff_fffdu64 * 0x7ff0_0000u64) >> 32) as u32);
+    assert_eq!(core.a(5), ((-3i64 * 0x7ff0_0000i64) >> 32) as u32);
+    assert_eq!(core.a(6), 0x1234_5678);
+    assert_eq!(core.a(7), 0);
+
+    // ROTW moves the window; MOVSP raises ALLOCA when no caller frame is live.
+    let src = "
+        movi a2, 0x4
+        slli a2, a2, 16
+        wsr.ps a2                # WOE
+        rsync
+        movi a5, 77
+        rotw 1                   # a5 of the old window is a1 now
+        mov.n a9, a1
+        rotw -1
+        movsp a3, a5             # WINDOWSTART has only this frame: alloca
+        halt 0
+        .org 0x400 + 0x300
+        halt 0
+    ";
+    let (core, _, last) = run_src(src, 100);
+    assert_eq!(last, Step::Halted);
+    assert_eq!(core.sreg(sr::EXCCAUSE), cause::ALLOCA);
+    assert_eq!(core.sreg(sr::EPC1), 0x10 + 4 * 3 + 3 + 3 + 2 + 3, "EPC1 is the MOVSP");
+    assert_eq!(core.physical()[4 + 9], 77, "a9 of window 1 got window-0's a5 through the rotation");
+}

@@ -57,3 +57,31 @@ pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)
     }
     Err(format!("our core did not exit within {max_steps} steps (pc {:#x})", core.pc))
 }
+
+/// The last `keep` retired instructions (and exceptions) of our run, one
+/// line each with WINDOWBASE/WINDOWSTART: for debugging a program the
+/// differential test saved under target/qemu-oracle/ (compare with
+/// `qemu-system-xtensa ... -singlestep -d cpu`).
+pub fn trace_ours(img: &Image, max_steps: u64, keep: usize) -> Result<Vec<String>, String> {
+    use tpb_models::xtensa::config::sr;
+    let cfg = CoreConfig::qemu_de212();
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
+    img.load(&mut mem).map_err(|e| e.to_string())?;
+    let mut core = Core::new(cfg);
+    let mut lines = std::collections::VecDeque::new();
+    for _ in 0..max_steps {
+        let s = core.step(&mut mem);
+        let text = match s {
+            Step::Retired(r) => r.text(),
+            other => format!("{other:?}"),
+        };
+        lines.push_back(format!("{text}   wb={} ws={:x}", core.sreg(sr::WINDOWBASE), core.sreg(sr::WINDOWSTART)));
+        if lines.len() > keep {
+            lines.pop_front();
+        }
+        if matches!(s, Step::Exit(_) | Step::Halted | Step::Break { .. }) {
+            break;
+        }
+    }
+    Ok(lines.into())
+}
