@@ -464,11 +464,6 @@ fn ours_counted(img: &Image) -> (u32, Vec<u8>, (u32, u32)) {
     (o.status, o.stdout, spills)
 }
 
-fn ours(img: &Image) -> (u32, Vec<u8>) {
-    let (s, out, _) = ours_counted(img);
-    (s, out)
-}
-
 fn qemu(elf: &std::path::Path) -> (u32, Vec<u8>) {
     let o = qemu::run_qemu(elf, true, std::time::Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}"));
     (o.status, o.stdout)
