@@ -62,18 +62,26 @@ pub fn inc_window(ctx: &ArchCtx) -> Result<(u32, u32, u32)> {
     Ok((w.offset, a.stride, a.count))
 }
 
+/// The INC window offset and stride, after checking `sp_id` against the
+/// TOP_SP count and `idx` against the semaphore count.
+fn checked_slot(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<(u32, u32)> {
+    let n_sp = ctx.params().top_sp.count;
+    let (inc, stride, count) = inc_window(ctx)?;
+    if sp_id >= n_sp {
+        return Err(HalError::OutOfRange { what: "TOP_SP id", value: sp_id as u64, limit: n_sp as u64 });
+    }
+    if idx >= count {
+        return Err(HalError::OutOfRange { what: "semaphore index", value: idx as u64, limit: count as u64 });
+    }
+    Ok((inc, stride))
+}
+
 /// `sp_sema_i_ofst(sp_id, idx)`: the routing offset of a TOP_SP's INC slot
 /// relative to TOP_SP 0 — `instance << 30`, the die bit (47) for
 /// sp_id ≥ 8, `+ 0x1800 + idx * 4` (DIGEST §3).
 pub fn sp_sema_i_ofst(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
     let t = &ctx.params().top_sp;
-    let (inc, stride, count) = inc_window(ctx)?;
-    if sp_id >= t.count {
-        return Err(HalError::OutOfRange { what: "TOP_SP id", value: sp_id as u64, limit: t.count as u64 });
-    }
-    if idx >= count {
-        return Err(HalError::OutOfRange { what: "semaphore index", value: idx as u64, limit: count as u64 });
-    }
+    let (inc, stride) = checked_slot(ctx, sp_id, idx)?;
     let (instance, die) = if sp_id >= t.die_from_sp_id { (sp_id - t.die_from_sp_id, 1u64 << t.die_bit) } else { (sp_id, 0) };
     Ok(((instance as u64) << t.instance_shift) + die + inc as u64 + (idx * stride) as u64)
 }
@@ -83,13 +91,7 @@ pub fn sp_sema_i_ofst(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
 /// `sp_base[sp_id] + 0x1800 + idx * 4` (DIGEST §3, §5).
 pub fn get_trigger_addr(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
     let t = &ctx.params().top_sp;
-    let (inc, stride, count) = inc_window(ctx)?;
-    if sp_id >= t.count {
-        return Err(HalError::OutOfRange { what: "TOP_SP id", value: sp_id as u64, limit: t.count as u64 });
-    }
-    if idx >= count {
-        return Err(HalError::OutOfRange { what: "semaphore index", value: idx as u64, limit: count as u64 });
-    }
+    let (inc, stride) = checked_slot(ctx, sp_id, idx)?;
     let base = *t.sp_base.get(sp_id as usize).ok_or(HalError::OutOfRange {
         what: "TOP_SP id (sp_base table)",
         value: sp_id as u64,

@@ -349,8 +349,8 @@ impl Core {
         self.sreg(sr::INTERRUPT) & self.sregs[sr::INTENABLE as usize] != 0 && p & ps::EXCM == 0 && (p & ps::INTLEVEL) < 1
     }
 
-    /// Fetch and decode the instruction at PC.
-    pub fn fetch(&self, bus: &mut dyn Bus) -> Result<Insn, Fault2> {
+    /// The instruction word at PC and its length (2 or 3).
+    fn fetch_word(&self, bus: &mut dyn Bus) -> Result<(u32, u8), Fault2> {
         let mut buf = [0u8; 3];
         let n = bus.fetch(self.pc, &mut buf).map_err(|e| match e {
             BusError::Pending => Fault2::Wait,
@@ -361,21 +361,18 @@ impl Core {
             return Err(Fault2::Fetch(self.pc.wrapping_add(n as u32)));
         }
         let word = if len == 2 { u16::from_le_bytes([buf[0], buf[1]]) as u32 } else { u32::from_le_bytes([buf[0], buf[1], buf[2], 0]) };
+        Ok((word, len))
+    }
+
+    /// Fetch and decode the instruction at PC (no cache).
+    pub fn fetch(&self, bus: &mut dyn Bus) -> Result<Insn, Fault2> {
+        let (word, len) = self.fetch_word(bus)?;
         decode_word(word, len, &self.cfg.options).map_err(|_| Fault2::Illegal)
     }
 
     /// [`Core::fetch`] through the decoded-instruction cache.
     fn fetch_cached(&mut self, bus: &mut dyn Bus) -> Result<Insn, Fault2> {
-        let mut buf = [0u8; 3];
-        let n = bus.fetch(self.pc, &mut buf).map_err(|e| match e {
-            BusError::Pending => Fault2::Wait,
-            BusError::Fault { addr } => Fault2::Fetch(addr),
-        })?;
-        let len = length(buf[0], &self.cfg.options).ok_or(Fault2::Illegal)?;
-        if n < len as usize {
-            return Err(Fault2::Fetch(self.pc.wrapping_add(n as u32)));
-        }
-        let word = if len == 2 { u16::from_le_bytes([buf[0], buf[1]]) as u32 } else { u32::from_le_bytes([buf[0], buf[1], buf[2], 0]) };
+        let (word, len) = self.fetch_word(bus)?;
         let slot = self.pc as usize % ICACHE_ENTRIES;
         let e = self.icache[slot];
         if e.0 == self.pc && e.1 == word {
