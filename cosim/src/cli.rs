@@ -230,6 +230,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     n += 1;
                 }
             }
+            for f in tpb_hdl::generated::common_verilog_files() {
+                let p = out.join(&f.file_name);
+                write(&p, &f.text)?;
+                println!("{}", p.display());
+                n += 1;
+            }
             eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
             Ok(())
         }

@@ -20,6 +20,9 @@ pub fn all_generated() -> Result<Vec<(PathBuf, String)>, regmap::RegmapError> {
             out.push((root.join("hdl/generated").join(&f.file_name), f.text));
         }
     }
+    for f in tpb_hdl::generated::common_verilog_files() {
+        out.push((root.join("hdl/generated").join(&f.file_name), f.text));
+    }
     for m in &maps {
         let a = m.arch.name();
         out.push((root.join(format!("docs/regmap/{a}.md")), gen::markdown::render(m)));

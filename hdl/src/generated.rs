@@ -9,6 +9,7 @@ pub struct VerilogFile {
     /// File name under `hdl/generated/` (`cayman_nx_regs.v`).
     pub file_name: String,
     pub module: String,
+    /// Generation (for blocks shared by all generations: any; see `common_verilog_files`).
     pub arch: Arch,
     pub block: String,
     pub text: String,
@@ -26,6 +27,16 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, regmap::RegmapError
         out.push(VerilogFile { file_name: format!("{module}.v"), module, arch, block: b.name.clone(), text });
     }
     Ok(out)
+}
+
+/// The blocks shared by every generation (hand-written rust-hdl, not
+/// generated from a map): the EVT_SEM unit.
+pub fn common_verilog_files() -> Vec<VerilogFile> {
+    let source = "hdl/src/evt_sem.rs";
+    let module = "evt_sem";
+    let body = crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), module);
+    let text = format!("{}{}", crate::verilog::banner(module, source), body);
+    vec![VerilogFile { file_name: format!("{module}.v"), module: module.into(), arch: Arch::Cayman, block: "evt_sem".into(), text }]
 }
 
 /// Directory of the checked-in Verilog.

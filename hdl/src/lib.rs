@@ -7,6 +7,7 @@
 //! - [`regblock`]: their bus protocol, port conventions and a cycle driver;
 //! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files.
 
+pub mod evt_sem;
 pub mod generated;
 pub mod regblock;
 pub mod regblocks;

@@ -7,6 +7,7 @@
 
 pub use tpb_regmap as regmap;
 pub mod csr;
+pub mod golden;
 pub mod hal;
 pub mod ncfw;
 pub mod regs;

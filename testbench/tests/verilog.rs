@@ -117,3 +117,38 @@ fn yosys_synthesizes_cayman() {
 fn yosys_synthesizes_mariana() {
     yosys_synthesizes("mariana_");
 }
+
+/// The blocks shared by every generation (no generation prefix).
+#[test]
+fn yosys_synthesizes_common_blocks() {
+    let common: Vec<_> = verilog_files().into_iter().filter(|(m, _)| !["sunda_", "cayman_", "mariana_"].iter().any(|p| m.starts_with(p))).collect();
+    assert!(common.iter().any(|(m, _)| m == "evt_sem"), "evt_sem.v is checked in");
+    for (module, path) in common {
+        let (cells, ffs) = yosys_cells(&path, &module);
+        assert!(cells > 0, "{module}: no cells");
+        println!("{module:<28} {cells:>8} {ffs:>8}");
+    }
+}
+
+/// DIGEST §3 / issue 5: the 256 semaphores are block RAM on an iCE40
+/// (two SB_RAM40_4K), not 8192 flip-flops.
+#[test]
+fn evt_sem_maps_to_ice40_block_ram() {
+    let path = repo_root().join("hdl/generated/evt_sem.v");
+    let script = format!("read_verilog {}; synth_ice40 -top evt_sem; tee -q -o /dev/stdout stat", path.display());
+    let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let count = |cell: &str| -> u64 {
+        stdout
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with(cell))
+            .map(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap())
+            .sum()
+    };
+    let (bram, ffs, luts) = (count("SB_RAM40_4K"), count("SB_DFF"), count("SB_LUT4"));
+    println!("evt_sem on iCE40: {bram} SB_RAM40_4K, {ffs} flip-flops, {luts} LUT4");
+    assert_eq!(bram, 2, "256 x 32 bits = two 4-kbit block RAMs");
+    assert!(ffs < 400, "{ffs} flip-flops: the semaphores must not be registers");
+}

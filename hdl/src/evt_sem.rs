@@ -1,0 +1,279 @@
+//! # EVT_SEM unit: 256 × 32-bit hardware semaphores
+//!
+//! DIGEST §3. Four bus windows of the local-register aperture, 4-byte
+//! stride: **read 0x1000**, **set 0x1400**, **inc 0x1800**, **dec 0x1C00**
+//! (`addr = window + idx * 4`). A second **doorbell port** increments a
+//! semaphore (the DMA tail-pointer write of DIGEST §5).
+//!
+//! ## Ports
+//! - `clock`, `reset` (synchronous, active high);
+//! - bus: `req_valid/req_write/req_addr[31:0]/req_wdata[31:0]` in,
+//!   `rsp_valid/rsp_rdata[31:0]/rsp_err` out — the protocol of every register
+//!   block (`regblock.rs`): sampled on a rising edge, answered during the next
+//!   cycle, error for an address outside 0x1000..0x1FFF or not 4-byte aligned;
+//! - doorbell: `db_valid`, `db_index[7:0]`, `db_amount[31:0]` in, `db_ready` out;
+//!   an increment is taken on an edge where `db_valid & db_ready`;
+//! - notification: `notif_valid` (one cycle) and `notif_index[7:0]`: which
+//!   semaphore changed (the TPB's EVT_SEM notification class);
+//! - `ready`: low while the semaphores are being cleared after reset.
+//!
+//! ## Behaviour (`[D]` choices, documented here and in the golden model)
+//! - A write to **set** stores the value, to **inc** adds it, to **dec**
+//!   subtracts it; a write to **read** changes nothing. A read of any window
+//!   returns the value.
+//! - Past 0xFFFFFFFF / below 0: wrap-around (modulo 2^32), or, with
+//!   [`EvtSem::saturating`], clamp to 0xFFFFFFFF / 0.
+//! - **Same-cycle bus + doorbell**: the bus always goes first. A doorbell to
+//!   the *same* semaphore is merged into the bus operation (bus op, then the
+//!   increment); a doorbell to a *different* semaphore sees `db_ready = 0` and
+//!   is taken in a later cycle. No increment is lost.
+//! - After reset the unit clears all 256 semaphores, one per cycle; during those
+//!   256 cycles `ready` and `db_ready` are low and bus requests answer with
+//!   `rsp_err`.
+//!
+//! ## Implementation
+//! The values live in a 256 × 32 synchronous RAM (block RAM on FPGAs: two
+//! iCE40 SB_RAM40_4K). Read-modify-write is a two-stage pipeline: the RAM
+//! is read at the request edge, the new value is computed and written at the
+//! next edge; the value written is forwarded to an operation on the same
+//! semaphore in the following cycle (the RAM returns old data on a
+//! read-during-write), so back-to-back operations are exact.
+//!
+//! ```
+//! use tpb_hdl::evt_sem::EvtSem;
+//! let v = tpb_hdl::verilog::of(&mut EvtSem::default(), "evt_sem");
+//! assert!(v.contains("module evt_sem"));
+//! ```
+
+use rust_hdl::prelude::*;
+
+/// Byte offset of the read window (the unit decodes `0x1000..0x2000`).
+pub const READ_WINDOW: u32 = 0x1000;
+pub const SET_WINDOW: u32 = 0x1400;
+pub const INC_WINDOW: u32 = 0x1800;
+pub const DEC_WINDOW: u32 = 0x1c00;
+/// Number of semaphores.
+pub const COUNT: u32 = 256;
+
+#[derive(LogicBlock)]
+pub struct EvtSem {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_write: Signal<In, Bit>,
+    pub req_addr: Signal<In, Bits<32>>,
+    pub req_wdata: Signal<In, Bits<32>>,
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_rdata: Signal<Out, Bits<32>>,
+    pub rsp_err: Signal<Out, Bit>,
+    pub db_valid: Signal<In, Bit>,
+    pub db_index: Signal<In, Bits<8>>,
+    pub db_amount: Signal<In, Bits<32>>,
+    pub db_ready: Signal<Out, Bit>,
+    pub notif_valid: Signal<Out, Bit>,
+    pub notif_index: Signal<Out, Bits<8>>,
+    pub ready: Signal<Out, Bit>,
+    /// Saturate instead of wrapping (a generation-time parameter).
+    pub saturate: Constant<Bit>,
+    ram: RAM<Bits<32>, 8>,
+    s1_valid: DFF<Bit>,
+    s1_err: DFF<Bit>,
+    s1_write: DFF<Bit>,
+    s1_op: DFF<Bits<2>>,
+    s1_idx: DFF<Bits<8>>,
+    s1_wdata: DFF<Bits<32>>,
+    s1_db: DFF<Bit>,
+    s1_db_amount: DFF<Bits<32>>,
+    fw_valid: DFF<Bit>,
+    fw_idx: DFF<Bits<8>>,
+    fw_value: DFF<Bits<32>>,
+    clearing: DFF<Bit>,
+    clear_idx: DFF<Bits<8>>,
+    notif_valid_q: DFF<Bit>,
+    notif_index_q: DFF<Bits<8>>,
+    old: Signal<Local, Bits<32>>,
+    after_bus: Signal<Local, Bits<32>>,
+    new_value: Signal<Local, Bits<32>>,
+    changes: Signal<Local, Bit>,
+    bus_ok: Signal<Local, Bit>,
+    bus_idx: Signal<Local, Bits<8>>,
+    db_take: Signal<Local, Bit>,
+}
+
+impl Default for EvtSem {
+    fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+impl EvtSem {
+    /// A unit that wraps (`saturate = false`) or saturates at the edges.
+    pub fn new(saturate: bool) -> Self {
+        EvtSem {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_write: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_rdata: Default::default(),
+            rsp_err: Default::default(),
+            db_valid: Default::default(),
+            db_index: Default::default(),
+            db_amount: Default::default(),
+            db_ready: Default::default(),
+            notif_valid: Default::default(),
+            notif_index: Default::default(),
+            ready: Default::default(),
+            saturate: Constant::new(saturate),
+            ram: Default::default(),
+            s1_valid: Default::default(),
+            s1_err: Default::default(),
+            s1_write: Default::default(),
+            s1_op: Default::default(),
+            s1_idx: Default::default(),
+            s1_wdata: Default::default(),
+            s1_db: Default::default(),
+            s1_db_amount: Default::default(),
+            fw_valid: Default::default(),
+            fw_idx: Default::default(),
+            fw_value: Default::default(),
+            clearing: Default::default(),
+            clear_idx: Default::default(),
+            notif_valid_q: Default::default(),
+            notif_index_q: Default::default(),
+            old: Default::default(),
+            after_bus: Default::default(),
+            new_value: Default::default(),
+            changes: Default::default(),
+            bus_ok: Default::default(),
+            bus_idx: Default::default(),
+            db_take: Default::default(),
+        }
+    }
+
+    /// The saturating variant.
+    pub fn saturating() -> Self {
+        Self::new(true)
+    }
+}
+
+impl Logic for EvtSem {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            s1_valid,
+            s1_err,
+            s1_write,
+            s1_op,
+            s1_idx,
+            s1_wdata,
+            s1_db,
+            s1_db_amount,
+            fw_valid,
+            fw_idx,
+            fw_value,
+            clearing,
+            clear_idx,
+            notif_valid_q,
+            notif_index_q
+        );
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        // ---- stage 0: decode the request and pick the RAM read address ----
+        self.bus_ok.next = self.req_valid.val()
+            & !self.clearing.q.val()
+            & (self.req_addr.val().get_bits::<20>(12) == 1)
+            & !self.req_addr.val().get_bit(0)
+            & !self.req_addr.val().get_bit(1);
+        self.bus_idx.next = self.req_addr.val().get_bits::<8>(2);
+        self.db_take.next = self.db_valid.val() & !self.clearing.q.val() & (!self.bus_ok.val() | (self.bus_idx.val() == self.db_index.val()));
+        self.db_ready.next = !self.clearing.q.val() & (!self.bus_ok.val() | (self.bus_idx.val() == self.db_index.val()));
+        self.ram.read_address.next = self.db_index.val();
+        if self.bus_ok.val() {
+            self.ram.read_address.next = self.bus_idx.val();
+        }
+        self.s1_valid.d.next = self.req_valid.val();
+        self.s1_err.d.next = self.req_valid.val() & !self.bus_ok.val();
+        self.s1_write.d.next = self.req_write.val();
+        self.s1_op.d.next = self.req_addr.val().get_bits::<2>(10);
+        self.s1_idx.d.next = self.db_index.val();
+        if self.bus_ok.val() {
+            self.s1_idx.d.next = self.bus_idx.val();
+        }
+        self.s1_wdata.d.next = self.req_wdata.val();
+        self.s1_db.d.next = self.db_take.val();
+        self.s1_db_amount.d.next = self.db_amount.val();
+        // ---- stage 1: read-modify-write with forwarding ----
+        self.old.next = self.ram.read_data.val();
+        if self.fw_valid.q.val() & (self.fw_idx.q.val() == self.s1_idx.q.val()) {
+            self.old.next = self.fw_value.q.val();
+        }
+        self.after_bus.next = self.old.val();
+        if self.s1_valid.q.val() & !self.s1_err.q.val() & self.s1_write.q.val() {
+            if self.s1_op.q.val() == 1 {
+                self.after_bus.next = self.s1_wdata.q.val();
+            } else if self.s1_op.q.val() == 2 {
+                self.after_bus.next = self.old.val() + self.s1_wdata.q.val();
+                if self.saturate.val() & ((self.old.val() + self.s1_wdata.q.val()) < self.old.val()) {
+                    self.after_bus.next = 0xffff_ffff_u64.into();
+                }
+            } else if self.s1_op.q.val() == 3 {
+                self.after_bus.next = self.old.val() - self.s1_wdata.q.val();
+                if self.saturate.val() & (self.old.val() < self.s1_wdata.q.val()) {
+                    self.after_bus.next = 0.into();
+                }
+            }
+        }
+        self.new_value.next = self.after_bus.val();
+        if self.s1_db.q.val() {
+            self.new_value.next = self.after_bus.val() + self.s1_db_amount.q.val();
+            if self.saturate.val() & ((self.after_bus.val() + self.s1_db_amount.q.val()) < self.after_bus.val()) {
+                self.new_value.next = 0xffff_ffff_u64.into();
+            }
+        }
+        self.changes.next =
+            (self.s1_valid.q.val() & !self.s1_err.q.val() & self.s1_write.q.val() & (self.s1_op.q.val() != 0)) | self.s1_db.q.val();
+        self.ram.write_enable.next = self.changes.val();
+        self.ram.write_address.next = self.s1_idx.q.val();
+        self.ram.write_data.next = self.new_value.val();
+        self.fw_valid.d.next = self.changes.val();
+        self.fw_idx.d.next = self.s1_idx.q.val();
+        self.fw_value.d.next = self.new_value.val();
+        self.notif_valid_q.d.next = self.changes.val();
+        self.notif_index_q.d.next = self.s1_idx.q.val();
+        self.rsp_valid.next = self.s1_valid.q.val();
+        self.rsp_err.next = self.s1_err.q.val();
+        self.rsp_rdata.next = 0.into();
+        if self.s1_valid.q.val() & !self.s1_err.q.val() & !self.s1_write.q.val() {
+            self.rsp_rdata.next = self.old.val();
+        }
+        self.notif_valid.next = self.notif_valid_q.q.val();
+        self.notif_index.next = self.notif_index_q.q.val();
+        self.ready.next = !self.clearing.q.val();
+        // ---- clear after reset: one semaphore per cycle ----
+        if self.clearing.q.val() {
+            self.ram.write_enable.next = true;
+            self.ram.write_address.next = self.clear_idx.q.val();
+            self.ram.write_data.next = 0.into();
+            self.clear_idx.d.next = self.clear_idx.q.val() + 1;
+            self.fw_valid.d.next = false;
+            self.notif_valid_q.d.next = false;
+            if self.clear_idx.q.val() == 255 {
+                self.clearing.d.next = false;
+            }
+        }
+        if self.reset.val() {
+            self.clearing.d.next = true;
+            self.clear_idx.d.next = 0.into();
+            self.s1_valid.d.next = false;
+            self.s1_err.d.next = false;
+            self.s1_db.d.next = false;
+            self.fw_valid.d.next = false;
+            self.notif_valid_q.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Golden models of the hand-written RTL blocks: plain Rust with the same
+//! cycle contract as the block, the reference the rust-hdl and Verilator
+//! runs are compared against. (Generated register blocks use
+//! [`crate::csr::CsrModel`].)
+
+pub mod evt_sem;
