@@ -29,14 +29,17 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, regmap::RegmapError
     Ok(out)
 }
 
-/// The blocks shared by every generation (hand-written rust-hdl, not
-/// generated from a map): the EVT_SEM unit.
+/// The hand-written blocks (not generated from a map): the EVT_SEM unit of
+/// every generation and the HW-decode CAM of CAYMAN/MARIANA.
 pub fn common_verilog_files() -> Vec<VerilogFile> {
-    let source = "hdl/src/evt_sem.rs";
-    let module = "evt_sem";
-    let body = crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), module);
-    let text = format!("{}{}", crate::verilog::banner(module, source), body);
-    vec![VerilogFile { file_name: format!("{module}.v"), module: module.into(), arch: Arch::Cayman, block: "evt_sem".into(), text }]
+    let one = |module: &str, source: &str, body: String| {
+        let text = format!("{}{}", crate::verilog::banner(module, source), body);
+        VerilogFile { file_name: format!("{module}.v"), module: module.into(), arch: Arch::Cayman, block: module.into(), text }
+    };
+    vec![
+        one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), "evt_sem")),
+        one("hw_decode", "hdl/src/hw_decode.rs", crate::verilog::of(&mut crate::hw_decode::HwDecodeCam::default(), "hw_decode")),
+    ]
 }
 
 /// Directory of the checked-in Verilog.

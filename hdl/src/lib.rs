@@ -9,6 +9,7 @@
 
 pub mod evt_sem;
 pub mod generated;
+pub mod hw_decode;
 pub mod regblock;
 pub mod regblocks;
 pub mod verilog;

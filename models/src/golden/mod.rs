@@ -4,3 +4,4 @@
 //! [`crate::csr::CsrModel`].)
 
 pub mod evt_sem;
+pub mod hw_decode;
