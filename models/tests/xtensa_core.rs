@@ -391,3 +391,34 @@ fn multiply_high_rotw_movsp_and_const16() {
     assert_eq!(core.sreg(sr::EPC1), 0x10 + 4 * 3 + 3 + 3 + 2 + 3, "EPC1 is the MOVSP");
     assert_eq!(core.physical()[4 + 9], 77, "a9 of window 1 got window-0's a5 through the rotation");
 }
+
+/// Nothing panics: random bytes as code and data, random PS, run with the
+/// window option on, must only ever retire, raise exceptions or stop.
+#[test]
+fn random_images_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let params = builtin(Arch::Cayman).unwrap().params;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
+    let mut steps = 0u64;
+    for _ in 0..300 {
+        let cfg = CoreConfig::nx(&params);
+        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+        let code: Vec<u8> = (0..0x800).map(|_| rng.gen()).collect();
+        mem.write_bytes(0, &code).unwrap();
+        let data: Vec<u8> = (0..0x400).map(|_| rng.gen()).collect();
+        mem.write_bytes(0x1000_0000, &data).unwrap();
+        let mut core = Core::new(cfg);
+        core.set_sreg(sr::PS, rng.gen::<u32>() & 0x7_0f3f);
+        core.set_sreg(sr::WINDOWSTART, rng.gen::<u32>() & 0xffff);
+        for r in 0..16 {
+            core.set_a(r, if rng.gen_bool(0.5) { 0x1000_0000 + rng.gen_range(0..0x400) } else { rng.gen() });
+        }
+        for _ in 0..500 {
+            steps += 1;
+            if matches!(core.step(&mut mem), Step::Halted | Step::Break { .. } | Step::Exit(_) | Step::Waiting) {
+                break;
+            }
+        }
+    }
+    assert!(steps > 10_000);
+}
