@@ -6172,7 +6172,7 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
             miss_op_q$d = lookup_opcode;
             miss_func_q$d = lookup_func;
         end
-        push = (l1_valid$q == 32'h1);
+        push = l1_valid$q == 32'h1;
         pop = fifo_pop & (fifo_count$q != 32'h0);
         if (push & (fifo_wr$q == 0)) begin
             fifo_hit_r$0$d = l1_hit$q;
@@ -6254,7 +6254,7 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
         rsp_err = rsp_err_q$q;
-        miss = (miss_q$q == 32'h1);
+        miss = miss_q$q == 32'h1;
         miss_irq = miss_irq_q$q;
         if (reset) begin
             ent_valid$0$d = 32'h0;
