@@ -206,8 +206,14 @@ impl<const N: usize, const TW: usize> Default for HwDecode<N, TW> {
     }
 }
 
+/// Entries of the CAYMAN/MARIANA CAM: `[hw_decode] cam_records` of `arch.toml`
+/// ([S] DIGEST §1); a test pins the two together.
+pub const DEFAULT_ENTRIES: usize = 47;
+/// Table address bits: 2^11 words = `[hw_decode] table_bytes` (8 KiB); pinned by a test.
+pub const DEFAULT_TABLE_BITS: usize = 11;
+
 /// The default CAM of CAYMAN/MARIANA: 47 entries, 8 KiB table.
-pub type HwDecodeCam = HwDecode<47, 11>;
+pub type HwDecodeCam = HwDecode<DEFAULT_ENTRIES, DEFAULT_TABLE_BITS>;
 
 impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
     #[hdl_gen]

@@ -217,3 +217,17 @@ fn reset_clears_every_semaphore_and_refuses_access_meanwhile() {
     assert_eq!(gold.value(200), 0);
     assert_eq!(gold.value(1), 1, "the doorbell was refused during the clear, held, and taken once after it");
 }
+
+/// The unit decodes the windows and count of the register map's `evt_sem` array.
+#[test]
+fn rtl_windows_are_the_maps() {
+    use tpb_hdl::evt_sem as rtl;
+    for m in tpb_models::regmap::builtin_all().unwrap() {
+        let a = m.block("evt_sem").and_then(|b| b.array("evt_sem")).unwrap();
+        assert_eq!(a.count, rtl::COUNT, "{}", m.arch);
+        assert_eq!(a.stride, 4);
+        let w = |n: &str| a.window(n).unwrap().offset;
+        assert_eq!((w("read"), w("set"), w("inc"), w("dec")), (rtl::READ_WINDOW, rtl::SET_WINDOW, rtl::INC_WINDOW, rtl::DEC_WINDOW), "{}", m.arch);
+        assert_eq!((READ, SET, INC, DEC), (rtl::READ_WINDOW, rtl::SET_WINDOW, rtl::INC_WINDOW, rtl::DEC_WINDOW), "golden model");
+    }
+}

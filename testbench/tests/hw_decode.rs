@@ -214,3 +214,18 @@ fn the_hal_programs_the_rtl_cam_over_its_bus() {
     assert_eq!((o.head.entry, o.head.index), (1, 7), "entry 0 is not valid; entry 1 matches");
     assert_eq!(o.head.handler, u32::from_le_bytes([28, 29, 30, 31]), "handler word 7 of the table");
 }
+
+/// The RTL's sizes are the generation parameters of `arch.toml` (one place for the [S] numbers).
+#[test]
+fn rtl_sizes_are_the_maps_parameters() {
+    use tpb_models::regmap::{builtin, Arch};
+    for arch in [Arch::Cayman, Arch::Mariana] {
+        let hw = builtin(arch).unwrap().params.hw_decode;
+        assert!(hw.present);
+        assert_eq!(tpb_hdl::hw_decode::DEFAULT_ENTRIES, hw.cam_records as usize, "{arch}");
+        assert_eq!(4usize << tpb_hdl::hw_decode::DEFAULT_TABLE_BITS, hw.table_bytes as usize, "{arch}");
+        assert_eq!(tpb_hdl::hw_decode::table_offset(tpb_hdl::hw_decode::DEFAULT_TABLE_BITS), hw.table_offset, "{arch}");
+        assert_eq!(hw.cam_offset, 0);
+    }
+    assert!(!builtin(Arch::Sunda).unwrap().params.hw_decode.present, "SUNDA has no CAM");
+}
