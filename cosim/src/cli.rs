@@ -28,6 +28,31 @@ impl From<ArchArg> for Arch {
     }
 }
 
+/// Which core's options and memory map to use.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CoreArg {
+    /// An NX sequencer (also the TOP_SP and the LX management core).
+    Nx,
+    /// A Q7 core.
+    Q7,
+}
+
+fn parse_u32(s: &str) -> Result<u32, String> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("'{s}': {e}"))
+}
+
+fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreConfig, CliError> {
+    let params = regmap::builtin(arch.into())?.params;
+    Ok(match core {
+        CoreArg::Nx => tpb_models::xtensa::CoreConfig::nx(&params),
+        CoreArg::Q7 => tpb_models::xtensa::CoreConfig::q7(&params, 0),
+    })
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Markdown register reference.
@@ -70,6 +95,50 @@ pub enum Command {
     Regen {
         #[arg(long)]
         check: bool,
+    },
+    /// Assemble Xtensa source for a TPB core into a raw image (and optionally an ELF).
+    Asm {
+        /// Assembly source file.
+        input: PathBuf,
+        /// Raw image output (the bytes from `--base` on).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Also write an ELF32 executable.
+        #[arg(long)]
+        elf: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        /// Load address of the first byte.
+        #[arg(long, default_value = "0", value_parser = parse_u32)]
+        base: u32,
+    },
+    /// Disassemble a raw image for a TPB core.
+    Disasm {
+        input: PathBuf,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        #[arg(long, default_value = "0", value_parser = parse_u32)]
+        base: u32,
+    },
+    /// Run Xtensa source or an ELF on the behavioural core from reset and
+    /// print the retire trace (PC, instruction, register written, memory access).
+    Run {
+        /// `.S` source (assembled at 0) or an ELF image.
+        input: PathBuf,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Stop after this many steps.
+        #[arg(long, default_value = "10000")]
+        steps: u64,
+        /// Print only the final state, not every instruction.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run the host HAL's `stpb_init` + `pooling_init` against the in-process
     /// golden BAR0 model and print every access with its register name.
@@ -124,6 +193,14 @@ pub enum CliError {
     Stale(usize),
     #[error(transparent)]
     Hal(#[from] tpb_models::hal::HalError),
+    #[error("{}:{}: {}", .1.display(), .0.line, .0.message)]
+    Asm(tpb_models::xtensa::asm::AsmError, PathBuf),
+    #[error("{0}")]
+    Other(String),
+}
+
+fn read_file(p: &PathBuf) -> Result<Vec<u8>, CliError> {
+    std::fs::read(p).map_err(|source| CliError::Io { path: p.clone(), source })
 }
 
 fn read_image(path: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
@@ -201,6 +278,45 @@ pub fn render(map: &regmap::RegMap, format: Format) -> String {
     }
 }
 
+fn write_bytes(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.to_path_buf(), source })?;
+    }
+    std::fs::write(path, bytes).map_err(|source| CliError::Io { path: path.to_path_buf(), source })
+}
+
+/// `tpb run`: load source or ELF, run from reset, print the trace and final state.
+fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, quiet: bool) -> Result<(), CliError> {
+    use tpb_models::xtensa::{elf, Core, MemorySpace, Step};
+    let bytes = read_file(&input)?;
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| CliError::Other(e.to_string()))?;
+    if bytes.starts_with(b"\x7fELF") {
+        let img = elf::parse(&bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+        img.load(&mut mem).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+    } else {
+        let src = String::from_utf8_lossy(&bytes).into_owned();
+        let p = tpb_models::xtensa::asm::assemble(&src, cfg.reset_vector, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+        mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+    }
+    let mut core = Core::new(cfg);
+    let mut last = Step::Stalled;
+    for _ in 0..steps {
+        last = core.step(&mut mem);
+        match last {
+            Step::Retired(r) if !quiet => println!("{}", r.text()),
+            Step::Exception { cause, pc, vector } if !quiet => println!("exception cause {cause} at {pc:#x} -> {vector:#x}"),
+            _ => {}
+        }
+        if matches!(last, Step::Halted | Step::Exit(_) | Step::Break { .. } | Step::Waiting) {
+            break;
+        }
+    }
+    let regs: Vec<String> = (0..16).map(|i| format!("a{i}={:#x}", core.a(i))).collect();
+    println!("stopped: {last:?} after {} instructions, pc={:#x}", core.retired(), core.pc);
+    println!("{}", regs.join(" "));
+    Ok(())
+}
+
 fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.to_path_buf(), source })?;
@@ -239,6 +355,30 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
             Ok(())
         }
+        Command::Asm { input, out, elf, arch, core, base } => {
+            let cfg = core_config(arch, core)?;
+            let src = String::from_utf8_lossy(&read_file(&input)?).into_owned();
+            let p = tpb_models::xtensa::asm::assemble(&src, base, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+            write_bytes(&out, &p.bytes)?;
+            if let Some(e) = elf {
+                let img = tpb_models::xtensa::elf::Image {
+                    entry: cfg.reset_vector,
+                    segments: vec![tpb_models::xtensa::elf::Segment { addr: base, mem_size: p.bytes.len() as u32, data: p.bytes.clone() }],
+                };
+                write_bytes(&e, &img.write())?;
+            }
+            eprintln!("{}: {} bytes at {base:#x}, {} labels", input.display(), p.bytes.len(), p.labels.len());
+            Ok(())
+        }
+        Command::Disasm { input, core, arch, base } => {
+            let cfg = core_config(arch, core)?;
+            for l in tpb_models::xtensa::disasm::listing(&read_file(&input)?, base, &cfg.options) {
+                let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
+            }
+            Ok(())
+        }
+        Command::Run { input, core, arch, steps, quiet } => run_core(input, core_config(arch, core)?, steps, quiet),
         Command::Bringup { arch, maps, q7_iram, q7_dram, seq_iram, seq_dram } => {
             let map = load(arch.into(), maps.as_ref())?;
             bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])

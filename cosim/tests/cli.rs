@@ -125,3 +125,32 @@ fn bringup_with_an_oversized_image_fails_with_the_seeds_message() {
     assert!(err.contains("missing.bin") && err.contains("No such file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn asm_disasm_and_run_a_boot_trampoline() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-asm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("fw.S");
+    std::fs::write(&src, ".org 0\nj boot\n.org 0x90\nenter_run:\nmovi a3, 7\nhalt 0\n.org 0x1dc\nboot:\nconst16 a0, 0\nconst16 a0, 0x90\njx a0\n").unwrap();
+    let bin = dir.join("fw.bin");
+    let elf = dir.join("fw.elf");
+    let (code, _, err) = tpb(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap(), "--elf", elf.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&bin).unwrap();
+    assert_eq!(&bytes[..3], &[0x06, 0x76, 0x00], "j 0x1dc, DIGEST §1");
+    assert_eq!(&bytes[0x1df..0x1e2], &[0x04, 0x90, 0x00], "const16 a0, 0x90 (CAYMAN)");
+    let (code, out, _) = tpb(&["disasm", bin.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("       0:  067600   j\t0x1dc\n"), "{out}");
+    for input in [&src, &elf] {
+        let (code, out, err) = tpb(&["run", input.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("00000090: movi a3, 7  a3=0x7"), "{out}");
+        assert!(out.contains("stopped: Halted"), "{out}");
+    }
+    std::fs::write(&src, "nop\nmovi a2, 5000\n").unwrap();
+    let (code, _, err) = tpb(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(err.trim(), format!("tpb: error: {}:2: 'movi': immediate 5000 out of range -2048..=2047", src.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
