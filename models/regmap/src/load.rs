@@ -576,6 +576,15 @@ pub fn parse_params(file: &Path, text: &str) -> Result<ArchParams> {
 
 /// The BAR0 regions of a generation must be word-aligned and disjoint.
 fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
+    // The HAL's eng_type table (DIGEST §2.6) always has POOL (2) and TOP_SP (4);
+    // SUNDA has 5 types, CAYMAN+ 6.
+    let n = params.local_reg.engine_types;
+    if !(5..=6).contains(&n) {
+        return Err(RegmapError::Invalid {
+            loc: src.loc(src.text.find("engine_types").unwrap_or(0)),
+            message: format!("[local_reg] engine_types = {n}: the HAL's engine-type table has 5 (SUNDA) or 6 (CAYMAN+) entries"),
+        });
+    }
     let loc = src.loc(src.text.find("[bar0]").unwrap_or(0));
     let regions = params.bar0_regions();
     for r in &regions {

@@ -203,3 +203,10 @@ fn bar0_layout_of_the_q7_cores() {
     let s = builtin(Arch::Sunda).unwrap().params.q7_layout(2).unwrap();
     assert_eq!((s.core_stride, s.iram(7), s.dram(7)), (0x20000, 0x2980000 + 7 * 0x20000, 0x2980000 + 7 * 0x20000 + 0x10000));
 }
+
+#[test]
+fn an_engine_type_table_the_hal_cannot_use_is_refused() {
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("engine_types = 6", "engine_types = 2")));
+    let msg = e.to_string();
+    assert!(msg.contains("arch.toml:") && msg.contains("engine_types = 2"), "{msg}");
+}
