@@ -154,78 +154,11 @@ fn zero_overhead_loop_runs_lcount_plus_one_times() {
     assert_eq!(core.a(3), 9, "loopnez with 0 skips the body");
 }
 
-/// Window overflow/underflow vectors that spill to / fill from the stack
-/// (the base-save area below each frame's a1), and a deep call chain.
-pub const WINDOW_VECTORS: &str = "
-    .org 0x400 + 0x000
-    s32e a0, a5, -16
-    s32e a1, a5, -12
-    s32e a2, a5, -8
-    s32e a3, a5, -4
-    rfwo
-    .org 0x400 + 0x040
-    l32e a0, a5, -16
-    l32e a1, a5, -12
-    l32e a2, a5, -8
-    l32e a3, a5, -4
-    rfwu
-    .org 0x400 + 0x080
-    s32e a0, a9, -16
-    l32e a0, a1, -12
-    s32e a1, a9, -12
-    s32e a2, a9, -8
-    s32e a3, a9, -4
-    s32e a4, a0, -32
-    s32e a5, a0, -28
-    s32e a6, a0, -24
-    s32e a7, a0, -20
-    rfwo
-    .org 0x400 + 0x0c0
-    l32e a1, a9, -12
-    l32e a0, a9, -16
-    l32e a7, a1, -12
-    l32e a2, a9, -8
-    l32e a4, a7, -32
-    l32e a3, a9, -4
-    l32e a5, a7, -28
-    l32e a6, a7, -24
-    l32e a7, a7, -20
-    rfwu
-    .org 0x400 + 0x100
-    s32e a0, a13, -16
-    l32e a0, a1, -12
-    s32e a1, a13, -12
-    s32e a2, a13, -8
-    s32e a3, a13, -4
-    s32e a4, a0, -48
-    s32e a5, a0, -44
-    s32e a6, a0, -40
-    s32e a7, a0, -36
-    s32e a8, a0, -32
-    s32e a9, a0, -28
-    s32e a10, a0, -24
-    s32e a11, a0, -20
-    rfwo
-    .org 0x400 + 0x140
-    l32e a1, a13, -12
-    l32e a0, a13, -16
-    l32e a11, a1, -12
-    l32e a2, a13, -8
-    l32e a4, a11, -48
-    l32e a8, a11, -32
-    l32e a3, a13, -4
-    l32e a5, a11, -44
-    l32e a6, a11, -40
-    l32e a7, a11, -36
-    l32e a9, a11, -28
-    l32e a10, a11, -24
-    l32e a11, a11, -20
-    rfwu
-    .org 0x400 + 0x300
-    halt 0          # any other exception stops the test
-    .org 0x400 + 0x3c0
-    halt 0          # so does a double exception
-";
+/// The window vectors (shared firmware) at VECBASE 0x400, and a stop on
+/// any other exception.
+fn window_vectors() -> String {
+    format!("{}    .org 0x400 + 0x300\n    halt 0\n    .org 0x400 + 0x3c0\n    halt 0\n", tpb_models::xtensa::firmware::window_vectors(0x400))
+}
 
 #[test]
 fn deep_windowed_recursion_spills_and_fills_exactly() {
@@ -257,8 +190,9 @@ fn deep_windowed_recursion_spills_and_fills_exactly() {
     base:
         movi a2, 0
         retw
-        {WINDOW_VECTORS}
-    "
+        {}
+    ",
+        window_vectors()
     );
     let (core, _, last) = run_src(&src, 10_000);
     assert_eq!(last, Step::Halted, "pc {:#x}", core.pc);

@@ -165,77 +165,10 @@ impl Gen {
     }
 }
 
-/// Window vectors (spill/fill through the base and extra save areas) and
-/// a stop on any other exception: exit(90 + vector).
+/// The shared window vectors, a kernel vector that steps over SYSCALL/ILL,
+/// and a stop (exit 92/93) on any other exception.
 fn vectors() -> String {
-    let mut s = String::new();
-    let of = |regs: &[(&str, &str, i32)]| regs.iter().map(|(op, r, o)| format!("    {op} {r}, {o}\n")).collect::<String>();
-    writeln!(s, ".org {:#x}", VEC).unwrap();
-    s += &of(&[("s32e", "a0, a5", -16), ("s32e", "a1, a5", -12), ("s32e", "a2, a5", -8), ("s32e", "a3, a5", -4)]);
-    s += "    rfwo\n";
-    writeln!(s, ".org {:#x}", VEC + 0x40).unwrap();
-    s += &of(&[("l32e", "a0, a5", -16), ("l32e", "a1, a5", -12), ("l32e", "a2, a5", -8), ("l32e", "a3, a5", -4)]);
-    s += "    rfwu\n";
-    writeln!(s, ".org {:#x}", VEC + 0x80).unwrap();
-    s += &of(&[
-        ("s32e", "a0, a9", -16),
-        ("l32e", "a0, a1", -12),
-        ("s32e", "a1, a9", -12),
-        ("s32e", "a2, a9", -8),
-        ("s32e", "a3, a9", -4),
-        ("s32e", "a4, a0", -32),
-        ("s32e", "a5, a0", -28),
-        ("s32e", "a6, a0", -24),
-        ("s32e", "a7, a0", -20),
-    ]);
-    s += "    rfwo\n";
-    writeln!(s, ".org {:#x}", VEC + 0xc0).unwrap();
-    s += &of(&[
-        ("l32e", "a1, a9", -12),
-        ("l32e", "a0, a9", -16),
-        ("l32e", "a7, a1", -12),
-        ("l32e", "a2, a9", -8),
-        ("l32e", "a4, a7", -32),
-        ("l32e", "a3, a9", -4),
-        ("l32e", "a5, a7", -28),
-        ("l32e", "a6, a7", -24),
-        ("l32e", "a7, a7", -20),
-    ]);
-    s += "    rfwu\n";
-    writeln!(s, ".org {:#x}", VEC + 0x100).unwrap();
-    s += &of(&[
-        ("s32e", "a0, a13", -16),
-        ("l32e", "a0, a1", -12),
-        ("s32e", "a1, a13", -12),
-        ("s32e", "a2, a13", -8),
-        ("s32e", "a3, a13", -4),
-        ("s32e", "a4, a0", -48),
-        ("s32e", "a5, a0", -44),
-        ("s32e", "a6, a0", -40),
-        ("s32e", "a7, a0", -36),
-        ("s32e", "a8, a0", -32),
-        ("s32e", "a9, a0", -28),
-        ("s32e", "a10, a0", -24),
-        ("s32e", "a11, a0", -20),
-    ]);
-    s += "    rfwo\n";
-    writeln!(s, ".org {:#x}", VEC + 0x140).unwrap();
-    s += &of(&[
-        ("l32e", "a1, a13", -12),
-        ("l32e", "a0, a13", -16),
-        ("l32e", "a11, a1", -12),
-        ("l32e", "a2, a13", -8),
-        ("l32e", "a4, a11", -48),
-        ("l32e", "a8, a11", -32),
-        ("l32e", "a3, a13", -4),
-        ("l32e", "a5, a11", -44),
-        ("l32e", "a6, a11", -40),
-        ("l32e", "a7, a11", -36),
-        ("l32e", "a9, a11", -28),
-        ("l32e", "a10, a11", -24),
-        ("l32e", "a11, a11", -20),
-    ]);
-    s += "    rfwu\n";
+    let mut s = tpb_models::xtensa::firmware::window_vectors(VEC);
     // Kernel vector: SYSCALL (1) and illegal instruction (0) are expected by
     // the generated programs: step over the 3-byte instruction and return.
     writeln!(

@@ -16,6 +16,7 @@ pub mod asm;
 pub mod bus;
 pub mod core;
 pub mod elf;
+pub mod firmware;
 
 pub use self::core::{Core, Retire, Step};
 pub use bus::{Bus, BusError, MemorySpace, RegionSpec, Size};
