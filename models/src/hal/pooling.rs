@@ -186,14 +186,9 @@ fn ucode_seq_init(
     mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
 ) -> Result<()> {
     mmio.note("pooling_init step 2: ucode_seq_init (SEQ IRAM/DRAM, NX registers, engine_base_address)");
+    check_seq_sizes(ctx, &cfg.seq)?;
     let b = &ctx.params().bar0;
     let (iram, dram) = (b.seq_iram, b.seq_dram);
-    if cfg.seq.iram.len() as u64 > iram.size {
-        return Err(HalError::SeqImageTooBig { mem: "IRAM", size: cfg.seq.iram.len() as u64, max: iram.size });
-    }
-    if cfg.seq.dram.len() as u64 > dram.size {
-        return Err(HalError::SeqImageTooBig { mem: "DRAM", size: cfg.seq.dram.len() as u64, max: dram.size });
-    }
     let tb = b.tpb_base;
     let owner = crate::spec::q7_owner::POOLING;
     let sw = swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32);
@@ -220,13 +215,7 @@ pub fn hw_decode_table_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, t: &HwDecodeTabl
         .hw_decode_table_params
         .ok_or_else(|| HalError::Invalid(format!("{} has no hw_decode_table_params", ctx.arch)))?
         + p.bar0.tpb_base;
-    let cam_bytes = hw.cam_records as u64 * hw.cam_record_bytes as u64;
-    if t.cam.len() > hw.cam_records as usize {
-        return Err(HalError::TooBig { what: "HW-decode CAM records".into(), size: (t.cam.len() * CamRecord::BYTES) as u64, max: cam_bytes });
-    }
-    if t.table.len() as u64 > hw.table_bytes as u64 {
-        return Err(HalError::TooBig { what: "HW-decode table".into(), size: t.table.len() as u64, max: hw.table_bytes as u64 });
-    }
+    let cam_bytes = check_hw_decode_sizes(ctx, t)?;
     let cam: Vec<u8> = t.cam.iter().flat_map(|c| c.pack()).collect();
     let owner = crate::spec::q7_owner::POOLING;
     q7::write_padded(mmio, base + hw.cam_offset as u64, &cam, cam_bytes, None, owner, "hw_decode cam")?;
@@ -261,33 +250,39 @@ fn release_seq_run_stall(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
     w(mmio, ctx.pool_base(), ctx.regs.nx.release_run_stall, 0)
 }
 
+/// SEQ image sizes against the SEQ memories (step 2).
+fn check_seq_sizes(ctx: &ArchCtx, seq: &UcodeImages) -> Result<()> {
+    let b = &ctx.params().bar0;
+    if seq.iram.len() as u64 > b.seq_iram.size {
+        return Err(HalError::SeqImageTooBig { mem: "IRAM", size: seq.iram.len() as u64, max: b.seq_iram.size });
+    }
+    if seq.dram.len() as u64 > b.seq_dram.size {
+        return Err(HalError::SeqImageTooBig { mem: "DRAM", size: seq.dram.len() as u64, max: b.seq_dram.size });
+    }
+    Ok(())
+}
+
+/// HW-decode CAM records and table against the generation's sizes (step 3b);
+/// the CAM region size in bytes on success.
+fn check_hw_decode_sizes(ctx: &ArchCtx, t: &HwDecodeTable) -> Result<u64> {
+    let hw = &ctx.params().hw_decode;
+    let cam_bytes = hw.cam_records as u64 * hw.cam_record_bytes as u64;
+    if t.cam.len() > hw.cam_records as usize {
+        return Err(HalError::TooBig { what: "HW-decode CAM records".into(), size: (t.cam.len() * CamRecord::BYTES) as u64, max: cam_bytes });
+    }
+    if t.table.len() as u64 > hw.table_bytes as u64 {
+        return Err(HalError::TooBig { what: "HW-decode table".into(), size: t.table.len() as u64, max: hw.table_bytes as u64 });
+    }
+    Ok(cam_bytes)
+}
+
 /// The size checks of steps 2, 3 and 3b, done before the first access so a
 /// bring-up with an image that cannot fit changes nothing.
 fn precheck(ctx: &ArchCtx, cfg: &PoolingConfig, q7_owner: u32, hw_decode: bool) -> Result<()> {
-    let b = &ctx.params().bar0;
-    if cfg.seq.iram.len() as u64 > b.seq_iram.size {
-        return Err(HalError::SeqImageTooBig { mem: "IRAM", size: cfg.seq.iram.len() as u64, max: b.seq_iram.size });
-    }
-    if cfg.seq.dram.len() as u64 > b.seq_dram.size {
-        return Err(HalError::SeqImageTooBig { mem: "DRAM", size: cfg.seq.dram.len() as u64, max: b.seq_dram.size });
-    }
-    let p = q7::get_q7_params(ctx, q7_owner)?;
-    if cfg.q7.iram.len() as u64 > p.iram_size {
-        return Err(HalError::IramTooBig { size: cfg.q7.iram.len() as u64, max: p.iram_size });
-    }
-    if cfg.q7.dram.len() as u64 > p.dram_size {
-        return Err(HalError::DramTooBig { size: cfg.q7.dram.len() as u64, max: p.dram_size });
-    }
-    let hw = &ctx.params().hw_decode;
-    if hw_decode && cfg.hw_decode.cam.len() > hw.cam_records as usize {
-        return Err(HalError::TooBig {
-            what: "HW-decode CAM records".into(),
-            size: (cfg.hw_decode.cam.len() * CamRecord::BYTES) as u64,
-            max: hw.cam_records as u64 * hw.cam_record_bytes as u64,
-        });
-    }
-    if hw_decode && cfg.hw_decode.table.len() as u64 > hw.table_bytes as u64 {
-        return Err(HalError::TooBig { what: "HW-decode table".into(), size: cfg.hw_decode.table.len() as u64, max: hw.table_bytes as u64 });
+    check_seq_sizes(ctx, &cfg.seq)?;
+    q7::check_image_sizes(ctx, &cfg.q7, q7_owner)?;
+    if hw_decode {
+        check_hw_decode_sizes(ctx, &cfg.hw_decode)?;
     }
     Ok(())
 }

@@ -87,6 +87,18 @@ pub fn owner_v3(owner_idx: u32) -> Result<u32> {
     q7_owner::BY_IDX.get(owner_idx as usize).copied().ok_or(HalError::InvalidQ7Owner { owner_idx })
 }
 
+/// The size gates of DIGEST §2.4 (IRAM, then DRAM); the owner's geometry on success.
+pub fn check_image_sizes(ctx: &ArchCtx, imgs: &UcodeImages, owner: u32) -> Result<Q7Params> {
+    let p = get_q7_params(ctx, owner)?;
+    if imgs.iram.len() as u64 > p.iram_size {
+        return Err(HalError::IramTooBig { size: imgs.iram.len() as u64, max: p.iram_size });
+    }
+    if imgs.dram.len() as u64 > p.dram_size {
+        return Err(HalError::DramTooBig { size: imgs.dram.len() as u64, max: p.dram_size });
+    }
+    Ok(p)
+}
+
 /// The install loop shared by every generation once the owner is mapped:
 /// size gates first (an oversized image is refused before any byte is
 /// written), then per core DRAM first, then IRAM, each zero-padded to the
@@ -99,13 +111,7 @@ pub fn ucode_eng_install(
     mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
     owner: u32,
 ) -> Result<()> {
-    let p = get_q7_params(ctx, owner)?;
-    if imgs.iram.len() as u64 > p.iram_size {
-        return Err(HalError::IramTooBig { size: imgs.iram.len() as u64, max: p.iram_size });
-    }
-    if imgs.dram.len() as u64 > p.dram_size {
-        return Err(HalError::DramTooBig { size: imgs.dram.len() as u64, max: p.dram_size });
-    }
+    let p = check_image_sizes(ctx, imgs, owner)?;
     let layout = ctx.params().q7_layout(owner).expect("params exist for a valid owner");
     for core in 0..p.num_q7 {
         mmio.note(&format!("q7 core {core}: DRAM then IRAM"));
