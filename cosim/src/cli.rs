@@ -318,10 +318,7 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.to_path_buf(), source })?;
-    }
-    std::fs::write(path, text).map_err(|source| CliError::Io { path: path.to_path_buf(), source })
+    write_bytes(path, text.as_bytes())
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {

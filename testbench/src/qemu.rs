@@ -32,14 +32,19 @@ pub fn run_qemu(elf: &Path, singlestep: bool, limit: Duration) -> Result<Outcome
     Ok(Outcome { status, stdout: out.stdout })
 }
 
+/// Our core on the de212 memory map with `img` loaded, at reset.
+pub fn load_de212(img: &Image) -> Result<(Core, MemorySpace), String> {
+    let cfg = CoreConfig::qemu_de212();
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
+    img.load(&mut mem).map_err(|e| e.to_string())?;
+    Ok((Core::new(cfg), mem))
+}
+
 /// Our run of the same image on the de212 map: the outcome, instructions
 /// retired and window (overflow, underflow) exceptions taken.
 pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)), String> {
-    let cfg = CoreConfig::qemu_de212();
-    let vecbase = cfg.vecbase;
-    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
-    img.load(&mut mem).map_err(|e| e.to_string())?;
-    let mut core = Core::new(cfg);
+    let (mut core, mut mem) = load_de212(img)?;
+    let vecbase = core.config().vecbase;
     let (mut of, mut uf) = (0, 0);
     for _ in 0..max_steps {
         match core.step(&mut mem) {
@@ -64,10 +69,7 @@ pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)
 /// `qemu-system-xtensa ... -singlestep -d cpu`).
 pub fn trace_ours(img: &Image, max_steps: u64, keep: usize) -> Result<Vec<String>, String> {
     use tpb_models::xtensa::config::sr;
-    let cfg = CoreConfig::qemu_de212();
-    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
-    img.load(&mut mem).map_err(|e| e.to_string())?;
-    let mut core = Core::new(cfg);
+    let (mut core, mut mem) = load_de212(img)?;
     let mut lines = std::collections::VecDeque::new();
     for _ in 0..max_steps {
         let s = core.step(&mut mem);

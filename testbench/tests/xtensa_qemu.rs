@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use std::fmt::Write;
 use tpb_models::xtensa::asm::assemble;
 use tpb_models::xtensa::elf::{Image, Segment};
-use tpb_models::xtensa::{Core, CoreConfig, MemorySpace, Step};
+use tpb_models::xtensa::{CoreConfig, Step};
 use tpb_testbench::{qemu, tools};
 
 const PROGRAMS_PER_KIND: u64 = 130;
@@ -483,10 +483,7 @@ fn instruction_coverage_of_the_oracles() {
     for kind in [Kind::Alu, Kind::LoadStore, Kind::Branch, Kind::Calls] {
         for i in 0..PROGRAMS_PER_KIND {
             let (img, _) = build(kind, 0x5eed_0000 + (kind as u64) * 100_000 + i);
-            let cfg = CoreConfig::qemu_de212();
-            let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
-            img.load(&mut mem).unwrap();
-            let mut core = Core::new(cfg);
+            let (mut core, mut mem) = qemu::load_de212(&img).unwrap();
             for _ in 0..2_000_000 {
                 match core.step(&mut mem) {
                     Step::Retired(r) => {

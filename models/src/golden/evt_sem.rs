@@ -18,13 +18,8 @@ pub const COUNT: usize = 256;
 /// Cycles the post-reset clear takes.
 pub const CLEAR_CYCLES: u32 = 256;
 
-/// A bus request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BusReq {
-    pub write: bool,
-    pub addr: u32,
-    pub wdata: u32,
-}
+/// A bus request: the same request every register block takes.
+pub use crate::csr::Req as BusReq;
 
 /// A doorbell request: add `amount` to semaphore `index`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
