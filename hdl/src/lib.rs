@@ -10,6 +10,10 @@
 pub mod evt_sem;
 pub mod generated;
 pub mod hw_decode;
+pub mod q7_cluster;
 pub mod regblock;
 pub mod regblocks;
+pub mod seq_dma;
+pub mod tcm;
+pub mod top;
 pub mod verilog;

@@ -7,3 +7,4 @@
 pub mod qemu;
 pub mod rhdl;
 pub mod tools;
+pub mod traffic;

@@ -5,3 +5,6 @@
 
 pub mod evt_sem;
 pub mod hw_decode;
+pub mod q7_cluster;
+pub mod seq_dma;
+pub mod top;

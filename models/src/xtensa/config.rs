@@ -288,6 +288,10 @@ fn csr(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
 /// `[D]` size of the POOL control window the cores see (its base is [S], `arch.toml` boot).
 pub const POOL_CONTROL_WINDOW_BYTES: u32 = 0x1000;
 
+/// Core-local address of a TPB core's DRAM (`[D]`; its IRAM is at 0). The
+/// RTL memory ports (`tpb_hdl::q7_cluster`) decode the same map.
+pub const DRAM_BASE: u32 = 0x1000_0000;
+
 fn control(p: &ArchParams) -> Vec<super::bus::RegionSpec> {
     p.boot.pool_control_window_base.map(|b| csr("pool_control", b, POOL_CONTROL_WINDOW_BYTES)).into_iter().collect()
 }
@@ -298,7 +302,7 @@ impl CoreConfig {
     /// sized as the SEQ memories of the BAR0 map), vectors at 0x400 (`[D]`),
     /// the POOL control window where `arch.toml` gives it.
     pub fn nx(p: &ArchParams) -> CoreConfig {
-        let mut memory = vec![ram("iram", 0, p.bar0.seq_iram.size as u32), ram("dram", 0x1000_0000, p.bar0.seq_dram.size as u32)];
+        let mut memory = vec![ram("iram", 0, p.bar0.seq_iram.size as u32), ram("dram", DRAM_BASE, p.bar0.seq_dram.size as u32)];
         memory.extend(control(p));
         CoreConfig {
             name: "nx".into(),
@@ -322,7 +326,7 @@ impl CoreConfig {
     /// the generation's pooling sizes (DIGEST §2.3), `[D]` addresses.
     pub fn q7(p: &ArchParams, core: u32) -> CoreConfig {
         let (iram, dram) = (p.q7.pooling.iram_size as u32, p.q7.pooling.dram_size as u32);
-        let mut memory = vec![ram("iram", 0, iram), ram("dram", 0x1000_0000, dram)];
+        let mut memory = vec![ram("iram", 0, iram), ram("dram", DRAM_BASE, dram)];
         memory.extend(control(p));
         CoreConfig {
             name: format!("q7[{core}]"),

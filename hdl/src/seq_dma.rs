@@ -1,0 +1,450 @@
+//! # SEQ DMA: descriptor rings, tail-pointer doorbells, EVT_SEM completion
+//!
+//! DIGEST §5 (`[S]` that the rings and the tail-pointer doorbell exist and
+//! that a descriptor's completion increments the TOP_SP EVT_SEM INC slot;
+//! `[D]` everything about the descriptor and the engine's timing).
+//!
+//! The ring registers are the SEQ's (POOL NX) generated register bundle
+//! (`dma_ctrl`, `dma_{rx,tx}_ring_{base,length,head,tail,tail_inc}`); this
+//! block takes their outputs. It owns a small **DMA SRAM** of `2^AW` words
+//! that holds the descriptor rings and the data the descriptors move.
+//!
+//! ## Descriptor `[D]`: 16 bytes, little-endian words
+//! | word | meaning |
+//! |---|---|
+//! | 0 | source: byte offset in the DMA SRAM |
+//! | 1 | destination: byte offset in the DMA SRAM |
+//! | 2 | `[15:0]` length in 32-bit words (0 = completion only) |
+//! | 3 | completion address: the low 32 bits of the TOP_SP EVT_SEM INC slot (`sp_base + 0x1800 + idx*4`); 0 = none |
+//!
+//! ## Engine `[D]`
+//! - `dma_ctrl.enable` rising: the hardware head of each ring is loaded from
+//!   its `head` register; enable low: pending work is dropped.
+//! - A write to `tail_inc` (enable high) adds its value to the ring's pending
+//!   count (`tail` is the host's bookkeeping; the engine does not read it).
+//! - While work is pending (RX ring first, then TX): read the 4 descriptor
+//!   words at `base + 16*head`, copy `length` words (read, then write, per
+//!   word), then the completion: a valid INC-slot address (`[15:0]` in
+//!   0x1800..0x1BFC, 4-byte aligned) raises the doorbell `db_valid` with
+//!   `db_index = addr[9:2]`, `db_amount = 1` until `db_ready`; then `head`
+//!   advances modulo `length`, pending decrements, the ring's `done` counter
+//!   increments.
+//! - Errors (sticky, write 1 to clear): bit 0 a completion address outside
+//!   the INC window (no doorbell, the descriptor still retires); bit 1 a
+//!   descriptor, source or destination outside the DMA SRAM (the descriptor
+//!   retires without copying or completing); bit 2 a tail increment on a
+//!   ring of length 0 (ignored).
+//! - Every SRAM access of the engine takes 2 cycles (request, data) and waits
+//!   while the bus uses the SRAM in the same cycle (the bus has priority).
+//!
+//! ## Bus window (offsets within the block)
+//! - `0x000 .. 4·2^AW`: the DMA SRAM (word access).
+//! - status `[D]`: `0x800` rx hw head, `0x804` rx pending, `0x808` rx done,
+//!   `0x80c` tx hw head, `0x810` tx pending, `0x814` tx done, `0x818` error
+//!   (w1c), `0x81c` busy (bit 0). All other offsets, misaligned addresses and
+//!   writes to read-only status answer `rsp_err` (and change nothing).
+//!
+//! ```
+//! use tpb_hdl::seq_dma::SeqDma;
+//! let v = tpb_hdl::verilog::of(&mut SeqDma::<8>::default(), "seq_dma");
+//! assert!(v.contains("module seq_dma"));
+//! ```
+
+use crate::tcm::Tcm;
+use rust_hdl::prelude::*;
+
+/// Offset of the status registers.
+pub const STATUS: u32 = 0x800;
+/// Default SRAM size: 2^8 words (1 KiB).
+pub const DEFAULT_AW: usize = 8;
+
+// Engine states (rust-hdl's Verilog generator takes literals, not Rust
+// constants, so `update` spells them as numbers): 0 idle, 1 descriptor
+// fetch, 2 read a source word, 3 write a destination word, 4 completion.
+
+#[derive(LogicBlock)]
+pub struct SeqDma<const AW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_write: Signal<In, Bit>,
+    pub req_addr: Signal<In, Bits<32>>,
+    pub req_wdata: Signal<In, Bits<32>>,
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_rdata: Signal<Out, Bits<32>>,
+    pub rsp_err: Signal<Out, Bit>,
+    pub enable: Signal<In, Bit>,
+    pub rx_base: Signal<In, Bits<32>>,
+    pub rx_length: Signal<In, Bits<32>>,
+    pub rx_head: Signal<In, Bits<32>>,
+    pub rx_tail_inc: Signal<In, Bits<32>>,
+    pub rx_tail_inc_pulse: Signal<In, Bit>,
+    pub tx_base: Signal<In, Bits<32>>,
+    pub tx_length: Signal<In, Bits<32>>,
+    pub tx_head: Signal<In, Bits<32>>,
+    pub tx_tail_inc: Signal<In, Bits<32>>,
+    pub tx_tail_inc_pulse: Signal<In, Bit>,
+    pub db_valid: Signal<Out, Bit>,
+    pub db_index: Signal<Out, Bits<8>>,
+    pub db_amount: Signal<Out, Bits<32>>,
+    pub db_ready: Signal<In, Bit>,
+    pub busy: Signal<Out, Bit>,
+    sram: Tcm<AW>,
+    sram_hi: Constant<Bits<32>>,
+    rsp_valid_q: DFF<Bit>,
+    rsp_err_q: DFF<Bit>,
+    rsp_rdata_q: DFF<Bits<32>>,
+    enable_q: DFF<Bit>,
+    rx_hw_head: DFF<Bits<32>>,
+    rx_pending: DFF<Bits<32>>,
+    rx_done: DFF<Bits<32>>,
+    tx_hw_head: DFF<Bits<32>>,
+    tx_pending: DFF<Bits<32>>,
+    tx_done: DFF<Bits<32>>,
+    error: DFF<Bits<3>>,
+    state: DFF<Bits<3>>,
+    ring_tx: DFF<Bit>,
+    desc_k: DFF<Bits<2>>,
+    waiting: DFF<Bit>,
+    d_src: DFF<Bits<32>>,
+    d_dst: DFF<Bits<32>>,
+    d_len: DFF<Bits<16>>,
+    d_done_addr: DFF<Bits<32>>,
+    count: DFF<Bits<16>>,
+    data: DFF<Bits<32>>,
+    bus_sram: Signal<Local, Bit>,
+    bus_status: Signal<Local, Bit>,
+    desc_addr: Signal<Local, Bits<32>>,
+    src_addr: Signal<Local, Bits<32>>,
+    dst_addr: Signal<Local, Bits<32>>,
+    retire: Signal<Local, Bit>,
+    rx_add: Signal<Local, Bits<32>>,
+    tx_add: Signal<Local, Bits<32>>,
+    err_set: Signal<Local, Bits<3>>,
+    err_kept: Signal<Local, Bits<3>>,
+}
+
+impl<const AW: usize> Default for SeqDma<AW> {
+    fn default() -> Self {
+        SeqDma {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_write: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_rdata: Default::default(),
+            rsp_err: Default::default(),
+            enable: Default::default(),
+            rx_base: Default::default(),
+            rx_length: Default::default(),
+            rx_head: Default::default(),
+            rx_tail_inc: Default::default(),
+            rx_tail_inc_pulse: Default::default(),
+            tx_base: Default::default(),
+            tx_length: Default::default(),
+            tx_head: Default::default(),
+            tx_tail_inc: Default::default(),
+            tx_tail_inc_pulse: Default::default(),
+            db_valid: Default::default(),
+            db_index: Default::default(),
+            db_amount: Default::default(),
+            db_ready: Default::default(),
+            busy: Default::default(),
+            sram: Default::default(),
+            sram_hi: Constant::new((!((4u64 << AW) - 1) & 0xffff_ffff).into()),
+            rsp_valid_q: Default::default(),
+            rsp_err_q: Default::default(),
+            rsp_rdata_q: Default::default(),
+            enable_q: Default::default(),
+            rx_hw_head: Default::default(),
+            rx_pending: Default::default(),
+            rx_done: Default::default(),
+            tx_hw_head: Default::default(),
+            tx_pending: Default::default(),
+            tx_done: Default::default(),
+            error: Default::default(),
+            state: Default::default(),
+            ring_tx: Default::default(),
+            desc_k: Default::default(),
+            waiting: Default::default(),
+            d_src: Default::default(),
+            d_dst: Default::default(),
+            d_len: Default::default(),
+            d_done_addr: Default::default(),
+            count: Default::default(),
+            data: Default::default(),
+            bus_sram: Default::default(),
+            bus_status: Default::default(),
+            desc_addr: Default::default(),
+            src_addr: Default::default(),
+            dst_addr: Default::default(),
+            retire: Default::default(),
+            rx_add: Default::default(),
+            tx_add: Default::default(),
+            err_set: Default::default(),
+            err_kept: Default::default(),
+        }
+    }
+}
+
+impl<const AW: usize> Logic for SeqDma<AW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rsp_valid_q,
+            rsp_err_q,
+            rsp_rdata_q,
+            enable_q,
+            rx_hw_head,
+            rx_pending,
+            rx_done,
+            tx_hw_head,
+            tx_pending,
+            tx_done,
+            error,
+            state,
+            ring_tx,
+            desc_k,
+            waiting,
+            d_src,
+            d_dst,
+            d_len,
+            d_done_addr,
+            count,
+            data
+        );
+        self.sram.clock.next = self.clock.val();
+        // ---- bus: SRAM window and status registers ----
+        self.bus_sram.next = self.req_valid.val()
+            & !self.reset.val()
+            & !self.req_addr.val().get_bit(0)
+            & !self.req_addr.val().get_bit(1)
+            & ((self.req_addr.val() & self.sram_hi.val()) == 0);
+        self.bus_status.next = self.req_valid.val()
+            & !self.reset.val()
+            & !self.req_addr.val().get_bit(0)
+            & !self.req_addr.val().get_bit(1)
+            & (self.req_addr.val().get_bits::<27>(5) == 0x40);
+        self.sram.pio_valid.next = self.bus_sram.val();
+        self.sram.pio_write.next = self.req_write.val();
+        self.sram.pio_word.next = self.req_addr.val().get_bits::<AW>(2);
+        self.sram.pio_wdata.next = self.req_wdata.val();
+        self.rsp_valid_q.d.next = self.req_valid.val();
+        self.rsp_err_q.d.next = self.req_valid.val() & !self.bus_sram.val() & !self.bus_status.val();
+        self.rsp_rdata_q.d.next = 0.into();
+        self.err_set.next = 0.into();
+        self.err_kept.next = self.error.q.val();
+        if self.bus_status.val() {
+            if self.req_addr.val().get_bits::<3>(2) == 6 {
+                if self.req_write.val() {
+                    self.err_kept.next = self.error.q.val() & !self.req_wdata.val().get_bits::<3>(0);
+                } else {
+                    self.rsp_rdata_q.d.next = bit_cast::<32, 3>(self.error.q.val());
+                }
+            } else if self.req_write.val() {
+                self.rsp_err_q.d.next = true;
+            } else if self.req_addr.val().get_bits::<3>(2) == 0 {
+                self.rsp_rdata_q.d.next = self.rx_hw_head.q.val();
+            } else if self.req_addr.val().get_bits::<3>(2) == 1 {
+                self.rsp_rdata_q.d.next = self.rx_pending.q.val();
+            } else if self.req_addr.val().get_bits::<3>(2) == 2 {
+                self.rsp_rdata_q.d.next = self.rx_done.q.val();
+            } else if self.req_addr.val().get_bits::<3>(2) == 3 {
+                self.rsp_rdata_q.d.next = self.tx_hw_head.q.val();
+            } else if self.req_addr.val().get_bits::<3>(2) == 4 {
+                self.rsp_rdata_q.d.next = self.tx_pending.q.val();
+            } else if self.req_addr.val().get_bits::<3>(2) == 5 {
+                self.rsp_rdata_q.d.next = self.tx_done.q.val();
+            } else if self.state.q.val() != 0 {
+                self.rsp_rdata_q.d.next = 1.into();
+            }
+        }
+        self.rsp_valid.next = self.rsp_valid_q.q.val();
+        self.rsp_err.next = self.rsp_err_q.q.val();
+        self.rsp_rdata.next = self.rsp_rdata_q.q.val();
+        if self.sram.pio_rvalid.val() {
+            self.rsp_rdata.next = self.sram.rdata.val();
+        }
+        // ---- the engine's SRAM port (free when the bus does not use the SRAM:
+        // see the Tcm's priority rule) ----
+        self.desc_addr.next = self.rx_base.val() + (self.rx_hw_head.q.val() << 4) + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
+        if self.ring_tx.q.val() {
+            self.desc_addr.next = self.tx_base.val() + (self.tx_hw_head.q.val() << 4) + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
+        }
+        self.src_addr.next = self.d_src.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
+        self.dst_addr.next = self.d_dst.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
+        self.sram.a_valid.next = false;
+        self.sram.a_write.next = false;
+        self.sram.a_word.next = self.desc_addr.val().get_bits::<AW>(2);
+        self.sram.a_wdata.next = self.data.q.val();
+        self.sram.a_wstrb.next = 15.into();
+        self.db_valid.next = false;
+        self.db_index.next = self.d_done_addr.q.val().get_bits::<8>(2);
+        self.db_amount.next = 1.into();
+        self.busy.next = self.state.q.val() != 0;
+        self.retire.next = false;
+        // ---- the engine ----
+        if self.state.q.val() == 0 {
+            if self.enable.val() & (self.rx_pending.q.val() != 0) {
+                self.ring_tx.d.next = false;
+                self.state.d.next = 1.into();
+                self.desc_k.d.next = 0.into();
+                self.waiting.d.next = false;
+            } else if self.enable.val() & (self.tx_pending.q.val() != 0) {
+                self.ring_tx.d.next = true;
+                self.state.d.next = 1.into();
+                self.desc_k.d.next = 0.into();
+                self.waiting.d.next = false;
+            }
+        } else if self.state.q.val() == 1 {
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.waiting.d.next = false;
+                    self.desc_k.d.next = self.desc_k.q.val() + 1;
+                    if self.desc_k.q.val() == 0 {
+                        self.d_src.d.next = self.sram.rdata.val();
+                    } else if self.desc_k.q.val() == 1 {
+                        self.d_dst.d.next = self.sram.rdata.val();
+                    } else if self.desc_k.q.val() == 2 {
+                        self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
+                    } else {
+                        self.d_done_addr.d.next = self.sram.rdata.val();
+                        self.count.d.next = 0.into();
+                        self.state.d.next = 2.into();
+                    }
+                }
+            } else if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.sram.a_valid.next = true;
+                if !self.bus_sram.val() {
+                    self.waiting.d.next = true;
+                }
+            }
+        } else if self.state.q.val() == 2 {
+            self.sram.a_word.next = self.src_addr.val().get_bits::<AW>(2);
+            if self.count.q.val() == self.d_len.q.val() {
+                self.state.d.next = 4.into();
+            } else if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.waiting.d.next = false;
+                    self.data.d.next = self.sram.rdata.val();
+                    self.state.d.next = 3.into();
+                }
+            } else if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.dst_addr.val() & self.sram_hi.val()) != 0) {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.sram.a_valid.next = true;
+                if !self.bus_sram.val() {
+                    self.waiting.d.next = true;
+                }
+            }
+        } else if self.state.q.val() == 3 {
+            self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
+            self.sram.a_write.next = true;
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.waiting.d.next = false;
+                    self.count.d.next = self.count.q.val() + 1;
+                    self.state.d.next = 2.into();
+                }
+            } else {
+                self.sram.a_valid.next = true;
+                if !self.bus_sram.val() {
+                    self.waiting.d.next = true;
+                }
+            }
+        } else {
+            // 4: the completion doorbell.
+            if self.d_done_addr.q.val() == 0 {
+                self.retire.next = true;
+            } else if (self.d_done_addr.q.val().get_bits::<6>(10) == 6) & !self.d_done_addr.q.val().get_bit(0) & !self.d_done_addr.q.val().get_bit(1) {
+                self.db_valid.next = true;
+                if self.db_ready.val() {
+                    self.retire.next = true;
+                }
+            } else {
+                self.err_set.next = 1.into();
+                self.retire.next = true;
+            }
+        }
+        // ---- retire: advance the ring ----
+        if self.retire.val() {
+            self.state.d.next = 0.into();
+            if self.ring_tx.q.val() {
+                self.tx_hw_head.d.next = self.tx_hw_head.q.val() + 1;
+                if (self.tx_hw_head.q.val() + 1) == self.tx_length.val() {
+                    self.tx_hw_head.d.next = 0.into();
+                }
+                self.tx_done.d.next = self.tx_done.q.val() + 1;
+            } else {
+                self.rx_hw_head.d.next = self.rx_hw_head.q.val() + 1;
+                if (self.rx_hw_head.q.val() + 1) == self.rx_length.val() {
+                    self.rx_hw_head.d.next = 0.into();
+                }
+                self.rx_done.d.next = self.rx_done.q.val() + 1;
+            }
+        }
+        // ---- pending counts: tail increments in, retired descriptors out ----
+        self.rx_add.next = 0.into();
+        self.tx_add.next = 0.into();
+        if self.enable.val() & self.rx_tail_inc_pulse.val() {
+            if self.rx_length.val() == 0 {
+                self.err_set.next = self.err_set.val() | 4;
+            } else {
+                self.rx_add.next = self.rx_tail_inc.val();
+            }
+        }
+        if self.enable.val() & self.tx_tail_inc_pulse.val() {
+            if self.tx_length.val() == 0 {
+                self.err_set.next = self.err_set.val() | 4;
+            } else {
+                self.tx_add.next = self.tx_tail_inc.val();
+            }
+        }
+        self.rx_pending.d.next = self.rx_pending.q.val() + self.rx_add.val();
+        self.tx_pending.d.next = self.tx_pending.q.val() + self.tx_add.val();
+        if self.retire.val() {
+            if self.ring_tx.q.val() {
+                self.tx_pending.d.next = self.tx_pending.q.val() + self.tx_add.val() - 1;
+            } else {
+                self.rx_pending.d.next = self.rx_pending.q.val() + self.rx_add.val() - 1;
+            }
+        }
+        // (a DFF's `d` is an input: rust-hdl's simulator reads back its value
+        // from the previous pass, so the w1c result lives in a local)
+        self.error.d.next = self.err_kept.val() | self.err_set.val();
+        // ---- enable: load the heads on the rising edge, drop work when low ----
+        self.enable_q.d.next = self.enable.val();
+        if self.enable.val() & !self.enable_q.q.val() {
+            self.rx_hw_head.d.next = self.rx_head.val();
+            self.tx_hw_head.d.next = self.tx_head.val();
+        }
+        if !self.enable.val() {
+            self.rx_pending.d.next = 0.into();
+            self.tx_pending.d.next = 0.into();
+            self.state.d.next = 0.into();
+            self.waiting.d.next = false;
+        }
+        if self.reset.val() {
+            self.rsp_valid_q.d.next = false;
+            self.rsp_err_q.d.next = false;
+            self.enable_q.d.next = false;
+            self.rx_hw_head.d.next = 0.into();
+            self.rx_pending.d.next = 0.into();
+            self.rx_done.d.next = 0.into();
+            self.tx_hw_head.d.next = 0.into();
+            self.tx_pending.d.next = 0.into();
+            self.tx_done.d.next = 0.into();
+            self.error.d.next = 0.into();
+            self.state.d.next = 0.into();
+            self.waiting.d.next = false;
+        }
+    }
+}

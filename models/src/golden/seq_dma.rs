@@ -1,0 +1,319 @@
+//! Golden model of the SEQ DMA engine (`hdl/src/seq_dma.rs`, DIGEST §5),
+//! cycle by cycle: its SRAM and status window, the ring bookkeeping
+//! (pending tail increments, hardware head, done counters), the descriptor
+//! walk with its 2-cycle SRAM accesses that wait for the bus, and the
+//! completion doorbell into the TOP_SP EVT_SEM INC slot.
+
+use crate::csr::{Req, Rsp};
+
+/// Offset of the status registers in the DMA window.
+pub const STATUS: u32 = 0x800;
+/// Error bits (sticky, write 1 to clear).
+pub const ERR_COMPLETION: u32 = 1;
+pub const ERR_RANGE: u32 = 2;
+pub const ERR_EMPTY_RING: u32 = 4;
+
+/// One ring's registers as the POOL NX bundle drives them this cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ring {
+    pub base: u32,
+    pub length: u32,
+    pub head: u32,
+    pub tail_inc: u32,
+    pub tail_inc_pulse: bool,
+}
+
+/// The engine's inputs during a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Inputs {
+    pub enable: bool,
+    pub rx: Ring,
+    pub tx: Ring,
+    pub db_ready: bool,
+}
+
+/// The doorbell and busy outputs during a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outputs {
+    pub db_valid: bool,
+    pub db_index: u8,
+    pub busy: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Idle,
+    Desc,
+    Read,
+    Write,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct RingState {
+    hw_head: u32,
+    pending: u32,
+    done: u32,
+}
+
+/// The model.
+#[derive(Debug, Clone)]
+pub struct SeqDmaModel {
+    sram: Vec<u32>,
+    aw: usize,
+    rings: [RingState; 2],
+    error: u32,
+    enable_q: bool,
+    state: State,
+    ring_tx: bool,
+    desc_k: u32,
+    waiting: bool,
+    desc: [u32; 4],
+    count: u16,
+    data: u32,
+    /// The engine's SRAM read taken at the last edge (`Some(word)`).
+    a_read: Option<u32>,
+    /// The engine's SRAM write taken at the last edge.
+    a_wrote_last: bool,
+    rsp: Rsp,
+}
+
+/// The INC-slot address of a completion word, if it is one.
+pub fn completion_index(addr: u32) -> Option<u8> {
+    ((addr >> 10) & 0x3f == 6 && addr & 3 == 0).then_some((addr >> 2) as u8)
+}
+
+impl SeqDmaModel {
+    /// An engine with a `2^aw`-word SRAM, in its reset state.
+    pub fn new(aw: usize) -> Self {
+        SeqDmaModel {
+            sram: vec![0; 1 << aw],
+            aw,
+            rings: [RingState::default(); 2],
+            error: 0,
+            enable_q: false,
+            state: State::Idle,
+            ring_tx: false,
+            desc_k: 0,
+            waiting: false,
+            desc: [0; 4],
+            count: 0,
+            data: 0,
+            a_read: None,
+            a_wrote_last: false,
+            rsp: Rsp::default(),
+        }
+    }
+
+    fn in_sram(&self, addr: u32) -> bool {
+        addr < 4 << self.aw
+    }
+
+    fn word(&self, addr: u32) -> usize {
+        ((addr >> 2) as usize) & ((1 << self.aw) - 1)
+    }
+
+    /// Outputs during the current cycle.
+    pub fn outputs(&self) -> Outputs {
+        let done_addr = self.desc[3];
+        Outputs {
+            db_valid: self.state == State::Done && done_addr != 0 && completion_index(done_addr).is_some(),
+            db_index: (done_addr >> 2) as u8,
+            busy: self.state != State::Idle,
+        }
+    }
+
+    /// The bus response registered at the last edge.
+    pub fn rsp(&self) -> Rsp {
+        self.rsp
+    }
+
+    /// (hw head, pending, done) of the RX (`tx = false`) or TX ring.
+    pub fn ring(&self, tx: bool) -> (u32, u32, u32) {
+        let r = self.rings[tx as usize];
+        (r.hw_head, r.pending, r.done)
+    }
+
+    pub fn error(&self) -> u32 {
+        self.error
+    }
+
+    /// One rising edge.
+    pub fn step(&mut self, reset: bool, bus: Option<Req>, inp: &Inputs) {
+        let aligned = bus.is_some_and(|b| b.addr & 3 == 0);
+        let bus_sram = !reset && aligned && bus.is_some_and(|b| self.in_sram(b.addr));
+        let bus_status = !reset && aligned && bus.is_some_and(|b| b.addr >> 5 == STATUS >> 5);
+        // ---- bus ----
+        let mut rsp = Rsp { valid: bus.is_some(), err: bus.is_some() && !bus_sram && !bus_status, rdata: 0 };
+        let mut error = self.error;
+        if let Some(b) = bus {
+            if bus_sram {
+                let w = self.word(b.addr);
+                if b.write {
+                    self.sram[w] = b.wdata;
+                } else {
+                    rsp.rdata = self.sram[w];
+                }
+            } else if bus_status {
+                let reg = (b.addr >> 2) & 7;
+                if reg == 6 {
+                    if b.write {
+                        error &= !(b.wdata & 7);
+                    } else {
+                        rsp.rdata = self.error;
+                    }
+                } else if b.write {
+                    rsp.err = true;
+                } else {
+                    let (rx, tx) = (self.rings[0], self.rings[1]);
+                    rsp.rdata = match reg {
+                        0 => rx.hw_head,
+                        1 => rx.pending,
+                        2 => rx.done,
+                        3 => tx.hw_head,
+                        4 => tx.pending,
+                        5 => tx.done,
+                        _ => (self.state != State::Idle) as u32,
+                    };
+                }
+            }
+        }
+        // ---- engine (state before this edge) ----
+        let ring = if self.ring_tx { inp.tx } else { inp.rx };
+        let rs = self.rings[self.ring_tx as usize];
+        let desc_addr = ring.base.wrapping_add(rs.hw_head << 4).wrapping_add(self.desc_k << 2);
+        let src = self.desc[0].wrapping_add((self.count as u32) << 2);
+        let dst = self.desc[1].wrapping_add((self.count as u32) << 2);
+        let a_rvalid = self.a_read.is_some() || self.a_wrote_last;
+        let a_rdata = self.a_read.unwrap_or(0);
+        let mut next_read = None;
+        let mut wrote = false;
+        let mut retire = false;
+        let mut err_set = 0;
+        let mut state = self.state;
+        let mut waiting = self.waiting;
+        match self.state {
+            State::Idle => {
+                if inp.enable && self.rings[0].pending != 0 {
+                    (self.ring_tx, state, self.desc_k, waiting) = (false, State::Desc, 0, false);
+                } else if inp.enable && self.rings[1].pending != 0 {
+                    (self.ring_tx, state, self.desc_k, waiting) = (true, State::Desc, 0, false);
+                }
+            }
+            State::Desc => {
+                if self.waiting {
+                    if a_rvalid {
+                        waiting = false;
+                        self.desc[self.desc_k as usize] = a_rdata;
+                        if self.desc_k == 2 {
+                            self.desc[2] &= 0xffff;
+                        }
+                        if self.desc_k == 3 {
+                            self.count = 0;
+                            state = State::Read;
+                        }
+                        self.desc_k = (self.desc_k + 1) & 3;
+                    }
+                } else if !self.in_sram(desc_addr) {
+                    err_set = ERR_RANGE;
+                    retire = true;
+                } else if !bus_sram {
+                    waiting = true;
+                    next_read = Some(self.sram[self.word(desc_addr)]);
+                }
+            }
+            State::Read => {
+                if self.count as u32 == self.desc[2] {
+                    state = State::Done;
+                } else if self.waiting {
+                    if a_rvalid {
+                        waiting = false;
+                        self.data = a_rdata;
+                        state = State::Write;
+                    }
+                } else if !self.in_sram(src) || !self.in_sram(dst) {
+                    err_set = ERR_RANGE;
+                    retire = true;
+                } else if !bus_sram {
+                    waiting = true;
+                    next_read = Some(self.sram[self.word(src)]);
+                }
+            }
+            State::Write => {
+                if self.waiting {
+                    if a_rvalid {
+                        waiting = false;
+                        self.count = self.count.wrapping_add(1);
+                        state = State::Read;
+                    }
+                } else if !bus_sram {
+                    waiting = true;
+                    wrote = true;
+                    let w = self.word(dst);
+                    self.sram[w] = self.data;
+                }
+            }
+            State::Done => {
+                let a = self.desc[3];
+                if a == 0 {
+                    retire = true;
+                } else if completion_index(a).is_some() {
+                    if inp.db_ready {
+                        retire = true;
+                    }
+                } else {
+                    err_set = ERR_COMPLETION;
+                    retire = true;
+                }
+            }
+        }
+        let mut rings = self.rings;
+        if retire {
+            state = State::Idle;
+            let (r, len) = if self.ring_tx { (&mut rings[1], inp.tx.length) } else { (&mut rings[0], inp.rx.length) };
+            r.hw_head = if r.hw_head.wrapping_add(1) == len { 0 } else { r.hw_head.wrapping_add(1) };
+            r.done = r.done.wrapping_add(1);
+        }
+        for (k, ring) in [inp.rx, inp.tx].iter().enumerate() {
+            let mut add = 0;
+            if inp.enable && ring.tail_inc_pulse {
+                if ring.length == 0 {
+                    err_set |= ERR_EMPTY_RING;
+                } else {
+                    add = ring.tail_inc;
+                }
+            }
+            let dec = (retire && self.ring_tx == (k == 1)) as u32;
+            rings[k].pending = self.rings[k].pending.wrapping_add(add).wrapping_sub(dec);
+        }
+        error |= err_set;
+        if inp.enable && !self.enable_q {
+            rings[0].hw_head = inp.rx.head;
+            rings[1].hw_head = inp.tx.head;
+        }
+        if !inp.enable {
+            rings[0].pending = 0;
+            rings[1].pending = 0;
+            state = State::Idle;
+            waiting = false;
+        }
+        self.enable_q = inp.enable;
+        self.rings = rings;
+        self.error = error;
+        self.state = state;
+        self.waiting = waiting;
+        self.a_read = next_read;
+        self.a_wrote_last = wrote;
+        self.rsp = rsp;
+        if reset {
+            // As the RTL: the SRAM and the descriptor registers keep their
+            // contents; the state, counters, errors and responses clear.
+            self.rings = [RingState::default(); 2];
+            self.error = 0;
+            self.enable_q = false;
+            self.state = State::Idle;
+            self.waiting = false;
+            self.rsp = Rsp::default();
+        }
+    }
+}

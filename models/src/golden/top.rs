@@ -1,0 +1,350 @@
+//! Golden model of a TPB top (`hdl/src/top.rs`), cycle by cycle, composed
+//! of the block models: [`CsrModel`] per generated register block and
+//! engine, [`EvtSemModel`] per engine, [`Q7ClusterModel`], [`SeqDmaModel`],
+//! [`HwDecodeModel`] and plain memories. The BAR0 decode is read from the
+//! register map (each block's `[start, end)` and `engines`, the generation's
+//! BAR0 regions), not from the RTL's decoder.
+
+use super::evt_sem::{DbReq, EvtSemModel};
+use super::hw_decode::{self, HwDecodeModel};
+use super::q7_cluster::{self, PortIn, PortOut, Q7ClusterModel, CORES};
+use super::seq_dma::{self, SeqDmaModel};
+use crate::csr::{CsrModel, Req, Rsp};
+use std::collections::BTreeMap;
+use tpb_regmap::{Aperture, ArchParams, Engine, RegMap};
+
+/// Engines in the top's port order.
+pub const ENGINES: [Engine; 6] = [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve, Engine::TpbSp, Engine::TopSp];
+const POOL: usize = 2;
+const TOP_SP: usize = 5;
+
+/// Word-address bits of the memories a top builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemBits {
+    pub q7_iram: usize,
+    pub q7_dram: usize,
+    pub seq: usize,
+    pub ctrl_spad: usize,
+    pub slot_spad: usize,
+    pub dma: usize,
+}
+
+fn bits(bytes: u64) -> usize {
+    (bytes / 4).trailing_zeros() as usize
+}
+
+impl MemBits {
+    /// Full size: every memory as large as its region in `arch.toml`.
+    pub fn full(p: &ArchParams) -> MemBits {
+        MemBits {
+            q7_iram: bits(p.q7.pooling.iram_size),
+            q7_dram: bits(p.q7.pooling.dram_size),
+            seq: bits(p.bar0.seq_iram.size),
+            ctrl_spad: bits(p.top_sp.spad_ctrl_size.unwrap_or(0) as u64),
+            slot_spad: bits(p.top_sp.spad_slot_size.unwrap_or(0) as u64),
+            dma: 8,
+        }
+    }
+    /// The FPGA builds: every memory 1 KiB.
+    pub fn fpga() -> MemBits {
+        MemBits { q7_iram: 8, q7_dram: 8, seq: 8, ctrl_spad: 8, slot_spad: 8, dma: 8 }
+    }
+}
+
+/// The top's inputs besides BAR0 during a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pins {
+    pub nx_halted: u8,
+    pub q7_halted: u8,
+    pub q7: [PortIn; CORES],
+    /// HW-decode lookup (opcode, func) and FIFO pop (CAYMAN/MARIANA).
+    pub hwd_lookup: Option<(u8, u8)>,
+    pub hwd_pop: bool,
+}
+
+/// Every output of the top during a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outputs {
+    pub rsp: Rsp,
+    pub nx_run_stall: u8,
+    pub q7_run_stall: u8,
+    pub sem_notif_valid: u8,
+    pub sem_notif_index: u8,
+    pub dma_db_valid: bool,
+    pub dma_busy: bool,
+    pub q7: [PortOut; CORES],
+    pub hwd: Option<hw_decode::Outputs>,
+    /// SUNDA: TOP_SP host_trigger / stop pulses.
+    pub host_trigger_pulse: bool,
+    pub stop_pulse: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dest {
+    Nx(usize),
+    Sem(usize),
+    Win(usize),
+    Q7Regs,
+    TopSpRegs,
+    Tpb,
+    Mem(usize),
+    Dma,
+    Q7,
+    Hwd,
+}
+
+#[derive(Debug, Clone)]
+struct Memory {
+    base: u64,
+    size: u64,
+    words: Vec<u32>,
+}
+
+/// The model.
+#[derive(Debug, Clone)]
+pub struct TopModel {
+    map: RegMap,
+    nx: Vec<CsrModel>,
+    win: Vec<CsrModel>,
+    sem: Vec<EvtSemModel>,
+    q7regs: CsrModel,
+    tpb: CsrModel,
+    top_sp_regs: Option<CsrModel>,
+    mems: Vec<Memory>,
+    cluster: Q7ClusterModel,
+    q7_base: u64,
+    q7_size: u64,
+    dma: SeqDmaModel,
+    dma_base: u64,
+    dma_size: u64,
+    hwd: Option<(HwDecodeModel, u64, u64)>,
+    mem_rsp: Rsp,
+    err: bool,
+}
+
+fn in_range(addr: u64, base: u64, size: u64) -> Option<u64> {
+    (addr >= base && addr < base + size).then(|| addr - base)
+}
+
+impl TopModel {
+    /// A top of the map's generation with memories of `mem` bits, in its reset state
+    /// (the EVT_SEM units are clearing: drive reset for one cycle first, as the RTL needs).
+    pub fn new(map: &RegMap, mem: MemBits) -> Self {
+        let p = &map.params;
+        let block = |name: &str| map.block(name).unwrap_or_else(|| panic!("the map has no '{name}' block"));
+        let regions = p.bar0_regions();
+        let region = |name: &str| regions.iter().find(|r| r.name == name).map(|r| (r.region.base, r.region.size)).unwrap_or((0, 0));
+        let memory = |name: &str, bits: usize| {
+            let (base, size) = region(name);
+            Memory { base, size, words: vec![0; 1 << bits] }
+        };
+        let q7l = p.q7_layout(p.q7.pooling.owner).expect("pooling owner layout");
+        let (dma_base, dma_size) = region("seq.dma");
+        let hwd = match (p.hw_decode.present, p.local_reg.hw_decode_table_params) {
+            (true, Some(base)) => Some((
+                HwDecodeModel::new(p.hw_decode.cam_records as usize, bits(p.hw_decode.table_bytes as u64), false),
+                p.bar0.tpb_base + base,
+                2 * p.hw_decode.table_bytes as u64,
+            )),
+            _ => None,
+        };
+        TopModel {
+            map: map.clone(),
+            nx: (0..6).map(|_| CsrModel::new(block("nx"))).collect(),
+            win: (0..6).map(|_| CsrModel::new(block("windows"))).collect(),
+            sem: (0..6).map(|_| EvtSemModel::new(false)).collect(),
+            q7regs: CsrModel::new(block("q7")),
+            tpb: CsrModel::new(block("tpb")),
+            top_sp_regs: map.block("top_sp").filter(|b| b.has_register_rtl()).map(CsrModel::new),
+            mems: vec![
+                memory("seq.iram", mem.seq),
+                memory("seq.dram", mem.seq),
+                memory("top_sp.ctrl_spad", mem.ctrl_spad),
+                memory("top_sp.slot_spad", mem.slot_spad),
+            ],
+            cluster: Q7ClusterModel::new(q7_cluster::Layout {
+                stride: q7l.core_stride as u32,
+                dram_offset: (q7l.params.iram_size + q7l.params.iram_rsvd) as u32,
+                iram_bits: mem.q7_iram,
+                dram_bits: mem.q7_dram,
+            }),
+            q7_base: p.bar0.tpb_base + q7l.params.base_offset,
+            q7_size: q7l.core_stride * CORES as u64,
+            dma: SeqDmaModel::new(mem.dma),
+            dma_base,
+            dma_size,
+            hwd,
+            mem_rsp: Rsp::default(),
+            err: false,
+        }
+    }
+
+    /// Where a BAR0 address goes, and the address the block sees.
+    fn decode(&self, addr: u32) -> Option<(Dest, u32)> {
+        let a = u64::from(addr);
+        let p = &self.map.params;
+        for (i, e) in ENGINES.iter().enumerate() {
+            let Some(off) = p.local_reg_base(*e).and_then(|b| in_range(a, b, p.bar0.local_reg_size)) else { continue };
+            let off = off as u32;
+            for b in self.map.blocks.iter().filter(|b| b.aperture == Aperture::LocalReg && b.engines.contains(e)) {
+                if off >= b.start && off < b.end {
+                    let d = match b.name.as_str() {
+                        "nx" => Dest::Nx(i),
+                        "evt_sem" => Dest::Sem(i),
+                        "windows" => Dest::Win(i),
+                        "q7" => Dest::Q7Regs,
+                        "top_sp" if b.has_register_rtl() => Dest::TopSpRegs,
+                        _ => continue,
+                    };
+                    return Some((d, off));
+                }
+            }
+            return None;
+        }
+        let tb = p.bar0.tpb_base + p.bar0.tpb_regs.base;
+        if let Some(off) = in_range(a, tb, p.bar0.tpb_regs.size) {
+            return Some((Dest::Tpb, off as u32));
+        }
+        for (k, m) in self.mems.iter().enumerate() {
+            if let Some(off) = in_range(a, m.base, m.size) {
+                return Some((Dest::Mem(k), off as u32));
+            }
+        }
+        if let Some(off) = in_range(a, self.dma_base, self.dma_size) {
+            return Some((Dest::Dma, off as u32));
+        }
+        if let Some(off) = in_range(a, self.q7_base, self.q7_size) {
+            return Some((Dest::Q7, off as u32));
+        }
+        if let Some((_, base, size)) = &self.hwd {
+            if let Some(off) = in_range(a, *base, *size) {
+                return Some((Dest::Hwd, off as u32));
+            }
+        }
+        None
+    }
+
+    fn out(m: &CsrModel, port: &str) -> u64 {
+        m.output(port).unwrap_or(0)
+    }
+
+    fn dma_inputs(&self) -> seq_dma::Inputs {
+        let nx = &self.nx[POOL];
+        let ring = |dir: &str| seq_dma::Ring {
+            base: Self::out(nx, &format!("dma_{dir}_ring_base_o")) as u32,
+            length: Self::out(nx, &format!("dma_{dir}_ring_length_o")) as u32,
+            head: Self::out(nx, &format!("dma_{dir}_ring_head_o")) as u32,
+            tail_inc: Self::out(nx, &format!("dma_{dir}_ring_tail_inc_o")) as u32,
+            tail_inc_pulse: Self::out(nx, &format!("dma_{dir}_ring_tail_inc_pulse_o")) != 0,
+        };
+        seq_dma::Inputs { enable: Self::out(nx, "dma_ctrl_enable_o") != 0, rx: ring("rx"), tx: ring("tx"), db_ready: false }
+    }
+
+    fn q7_run_stall(&self) -> u8 {
+        Self::out(&self.q7regs, "release_run_stall_stall_o") as u8
+    }
+
+    /// Every output during this cycle, for these inputs.
+    pub fn outputs(&self, reset: bool, req: Option<Req>, pins: &Pins) -> Outputs {
+        let mut o = Outputs::default();
+        let mut rsp = Rsp { valid: self.err, err: self.err, rdata: 0 };
+        let mut take = |r: Rsp| {
+            if r.valid {
+                rsp = r;
+            }
+        };
+        for i in 0..6 {
+            take(self.nx[i].rsp());
+            let s = self.sem[i].outputs();
+            take(Rsp { valid: s.rsp_valid, rdata: s.rsp_rdata, err: s.rsp_err });
+            take(self.win[i].rsp());
+            o.nx_run_stall |= (Self::out(&self.nx[i], "release_run_stall_stall_o") as u8 & 1) << i;
+            if s.notif_valid {
+                if o.sem_notif_valid == 0 {
+                    o.sem_notif_index = s.notif_index;
+                }
+                o.sem_notif_valid |= 1 << i;
+            }
+        }
+        take(self.q7regs.rsp());
+        take(self.cluster.rsp());
+        take(self.tpb.rsp());
+        take(self.dma.rsp());
+        take(self.mem_rsp);
+        if let Some(t) = &self.top_sp_regs {
+            take(t.rsp());
+            o.host_trigger_pulse = Self::out(t, "host_trigger_pulse_o") != 0;
+            o.stop_pulse = Self::out(t, "stop_pulse_o") != 0;
+        }
+        if let Some((h, _, _)) = &self.hwd {
+            let ho = h.outputs();
+            take(Rsp { valid: ho.rsp_valid, rdata: ho.rsp_rdata, err: ho.rsp_err });
+            // The CAM's bus response is part of `rsp`.
+            o.hwd = Some(hw_decode::Outputs { rsp_valid: false, rsp_rdata: 0, rsp_err: false, ..ho });
+        }
+        o.rsp = rsp;
+        o.q7_run_stall = self.q7_run_stall();
+        let d = self.dma.outputs();
+        o.dma_db_valid = d.db_valid;
+        o.dma_busy = d.busy;
+        let q7_req = req.filter(|_| !reset).and_then(|r| self.decode(r.addr).filter(|d| d.0 == Dest::Q7).map(|d| Req { addr: d.1, ..r }));
+        o.q7 = self.cluster.outputs(reset, q7_req, self.q7_run_stall(), &pins.q7);
+        o
+    }
+
+    /// One rising edge with this cycle's inputs.
+    pub fn step(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
+        let req = req.filter(|_| !reset);
+        let dest = req.and_then(|r| self.decode(r.addr).map(|(d, off)| (d, Req { addr: off, ..r })));
+        let to = |d: Dest| dest.filter(|x| x.0 == d).map(|x| x.1);
+        // Inputs the blocks see this cycle (outputs registered before this edge).
+        let mut dma_in = self.dma_inputs();
+        let dma_out = self.dma.outputs();
+        let q7_stall = self.q7_run_stall();
+        let running = !q7_stall & !pins.q7_halted;
+        // The TOP_SP EVT_SEM takes the DMA's completion doorbell.
+        dma_in.db_ready = self.sem[TOP_SP].db_ready(to(Dest::Sem(TOP_SP)), dma_out.db_index);
+        for i in 0..6 {
+            let stall = Self::out(&self.nx[i], "release_run_stall_stall_o") & 1;
+            let halted = u64::from(pins.nx_halted >> i & 1);
+            let inputs = BTreeMap::from([("run_state_running_i".to_string(), !stall & !halted & 1), ("run_state_halted_i".to_string(), halted)]);
+            self.nx[i].step(reset, to(Dest::Nx(i)), &inputs);
+            self.win[i].step(reset, to(Dest::Win(i)), &BTreeMap::new());
+            let db = (i == TOP_SP && dma_out.db_valid).then_some(DbReq { index: dma_out.db_index, amount: 1 });
+            self.sem[i].step(reset, to(Dest::Sem(i)), db);
+        }
+        let mut q7_inputs = BTreeMap::new();
+        for n in 0..CORES {
+            q7_inputs.insert(format!("run_state_{n}_running_i"), u64::from(running >> n & 1));
+            q7_inputs.insert(format!("run_state_{n}_halted_i"), u64::from(pins.q7_halted >> n & 1));
+        }
+        self.q7regs.step(reset, to(Dest::Q7Regs), &q7_inputs);
+        self.tpb.step(reset, to(Dest::Tpb), &BTreeMap::new());
+        if let Some(t) = &mut self.top_sp_regs {
+            t.step(reset, to(Dest::TopSpRegs), &BTreeMap::new());
+        }
+        self.cluster.step(reset, to(Dest::Q7), q7_stall, &pins.q7);
+        self.dma.step(reset, to(Dest::Dma), &dma_in);
+        if let Some((h, _, _)) = &mut self.hwd {
+            h.step(reset, to(Dest::Hwd), pins.hwd_lookup, pins.hwd_pop);
+        }
+        // Memories: aligned words within the built size.
+        self.mem_rsp = Rsp::default();
+        let mut mem_err = false;
+        for k in 0..self.mems.len() {
+            if let Some(r) = to(Dest::Mem(k)) {
+                let m = &mut self.mems[k];
+                let w = (r.addr / 4) as usize;
+                if r.addr & 3 == 0 && w < m.words.len() {
+                    self.mem_rsp = Rsp { valid: true, err: false, rdata: if r.write { 0 } else { m.words[w] } };
+                    if r.write {
+                        m.words[w] = r.wdata;
+                    }
+                } else {
+                    mem_err = true;
+                }
+            }
+        }
+        self.err = req.is_some() && (dest.is_none() || mem_err);
+    }
+}
