@@ -82,13 +82,17 @@ pub enum Command {
         #[arg(long)]
         maps: Option<PathBuf>,
     },
-    /// Write the Verilog of every register block of one or all generations.
+    /// Write the Verilog of one or all generations (register blocks, the
+    /// full-size TPB top, the hand-written blocks) into a directory.
     GenVerilog {
         /// Generation; all generations when omitted.
         #[arg(long, value_enum)]
         arch: Option<ArchArg>,
         #[arg(long)]
         out: PathBuf,
+        /// Also write each top with FPGA-sized (1 KiB) memories, `<arch>_tpb_top_fpga.v`.
+        #[arg(long)]
+        fpga: bool,
     },
     /// Rewrite every checked-in generated file (Verilog, docs, headers), or
     /// with --check report the stale ones and fail.
@@ -187,6 +191,8 @@ pub fn main() -> i32 {
 pub enum CliError {
     #[error(transparent)]
     Regmap(#[from] regmap::RegmapError),
+    #[error(transparent)]
+    Gen(#[from] tpb_hdl::generated::GenError),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{0} generated file(s) are stale; run `cargo run --bin tpb -- regen`")]
@@ -328,7 +334,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             print!("{}", render(&map, format));
             Ok(())
         }
-        Command::GenVerilog { arch, out } => {
+        Command::GenVerilog { arch, out, fpga } => {
             let archs: Vec<Arch> = match arch {
                 Some(a) => vec![a.into()],
                 None => Arch::ALL.to_vec(),
@@ -336,7 +342,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             let t0 = std::time::Instant::now();
             let mut n = 0;
             for a in archs {
-                for f in tpb_hdl::generated::verilog_files(a)? {
+                let mut files = tpb_hdl::generated::verilog_files(a)?;
+                if fpga {
+                    let map = regmap::builtin(a)?;
+                    files.push(tpb_hdl::generated::top_file(&map, true).map_err(|source| tpb_hdl::generated::GenError::Layout { arch: a.name(), source })?);
+                }
+                for f in files {
                     let p = out.join(&f.file_name);
                     write(&p, &f.text)?;
                     println!("{}", p.display());

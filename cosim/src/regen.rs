@@ -11,7 +11,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// `(absolute path, expected content)` of every generated, checked-in file.
-pub fn all_generated() -> Result<Vec<(PathBuf, String)>, regmap::RegmapError> {
+pub fn all_generated() -> Result<Vec<(PathBuf, String)>, tpb_hdl::generated::GenError> {
     let root = repo_root();
     let mut out = Vec::new();
     let maps = regmap::builtin_all()?;

@@ -15,8 +15,17 @@ pub struct VerilogFile {
     pub text: String,
 }
 
-/// Every Verilog file of one generation, with banner.
-pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, regmap::RegmapError> {
+/// Why a generation's Verilog cannot be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    #[error(transparent)]
+    Regmap(#[from] regmap::RegmapError),
+    #[error("{arch} top: {source}")]
+    Layout { arch: &'static str, source: crate::top::LayoutError },
+}
+
+/// Every Verilog file of one generation (its register blocks and its full-size top), with banner.
+pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, GenError> {
     let map = regmap::builtin(arch)?;
     let mut out = Vec::new();
     for b in map.blocks.iter().filter(|b| b.has_register_rtl()) {
@@ -26,11 +35,24 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, regmap::RegmapError
         let text = format!("{}{}", crate::verilog::banner(&module, &source), body);
         out.push(VerilogFile { file_name: format!("{module}.v"), module, arch, block: b.name.clone(), text });
     }
+    out.push(top_file(&map, false).map_err(|source| GenError::Layout { arch: arch.name(), source })?);
     Ok(out)
 }
 
+/// The TPB top of a generation: full-size memories (the Verilator target,
+/// checked in as `<arch>_tpb_top.v`) or FPGA-sized (`<arch>_tpb_top_fpga.v`,
+/// written by `tpb gen-verilog --fpga` for `scripts/fpga`, not checked in).
+pub fn top_file(map: &regmap::RegMap, fpga: bool) -> Result<VerilogFile, crate::top::LayoutError> {
+    let module = format!("{}_tpb_top{}", map.arch.name(), if fpga { "_fpga" } else { "" });
+    let body = crate::top::verilog(map, fpga, &module)?;
+    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/top.rs + the register maps"), body);
+    Ok(VerilogFile { file_name: format!("{module}.v"), module, arch: map.arch, block: "tpb_top".into(), text })
+}
+
 /// The hand-written blocks (not generated from a map): the EVT_SEM unit of
-/// every generation and the HW-decode CAM of CAYMAN/MARIANA.
+/// every generation, the HW-decode CAM of CAYMAN/MARIANA, and, as stand-alone
+/// instances for the FPGA report, the Q7 cluster (CAYMAN's BAR0 layout with
+/// 1 KiB memories; every top has its own inside) and the SEQ DMA engine.
 pub fn common_verilog_files() -> Vec<VerilogFile> {
     let one = |module: &str, source: &str, body: String| {
         let text = format!("{}{}", crate::verilog::banner(module, source), body);
@@ -39,7 +61,16 @@ pub fn common_verilog_files() -> Vec<VerilogFile> {
     vec![
         one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), "evt_sem")),
         one("hw_decode", "hdl/src/hw_decode.rs", crate::verilog::of(&mut crate::hw_decode::HwDecodeCam::default(), "hw_decode")),
+        one("q7_cluster", "hdl/src/q7_cluster.rs", crate::verilog::of(&mut q7_cluster_block(), "q7_cluster")),
+        one("seq_dma", "hdl/src/seq_dma.rs", crate::verilog::of(&mut crate::seq_dma::SeqDma::<{ crate::seq_dma::DEFAULT_AW }>::default(), "seq_dma")),
     ]
+}
+
+/// The stand-alone Q7 cluster: CAYMAN's layout, FPGA-sized (1 KiB) memories.
+pub fn q7_cluster_block() -> crate::q7_cluster::Q7Cluster<8, 8> {
+    let p = &regmap::builtin(Arch::Cayman).expect("built-in map").params;
+    let l = p.q7_layout(p.q7.pooling.owner).expect("pooling layout");
+    crate::q7_cluster::Q7Cluster::new(l.core_stride as u32, (l.params.iram_size + l.params.iram_rsvd) as u32)
 }
 
 /// Directory of the checked-in Verilog.
