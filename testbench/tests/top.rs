@@ -5,8 +5,9 @@
 //! test names the cycle, the stimulus and both output sets.
 
 use tpb_hdl::top::{simulator, TopSim};
+use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::top::{MemBits, Outputs, TopModel};
-use tpb_models::regmap::{builtin, Arch};
+use tpb_models::regmap::{builtin, Arch, Engine};
 use tpb_testbench::traffic::{Cycle, Traffic};
 
 /// Drive `cycles` into RTL and model after a reset; the first divergence as an error.
@@ -111,3 +112,275 @@ fn fpga_sized_top_matches_its_golden_model() {
     random(Arch::Cayman, true, 0xf, 5_000);
 }
 
+
+/// A top driven one bus access at a time (other pins idle unless set).
+struct Bench {
+    rtl: Box<dyn TopSim + Send>,
+    gold: TopModel,
+    pins: tpb_models::golden::top::Pins,
+    cycle: u64,
+}
+
+impl Bench {
+    fn new(arch: Arch) -> Bench {
+        let map = builtin(arch).unwrap();
+        let mut b = Bench { rtl: simulator(&map, false).unwrap(), gold: TopModel::new(&map, MemBits::full(&map.params)), pins: Default::default(), cycle: 0 };
+        b.step(true, None);
+        // The EVT_SEM units clear their 256 semaphores after reset.
+        for _ in 0..tpb_models::golden::evt_sem::CLEAR_CYCLES {
+            b.step(false, None);
+        }
+        b
+    }
+    /// One cycle, RTL and model compared before the edge.
+    fn step(&mut self, reset: bool, req: Option<Req>) -> Outputs {
+        self.rtl.drive(reset, req, &self.pins);
+        let (r, g) = (self.rtl.outputs(), self.gold.outputs(reset, req, &self.pins));
+        assert!(self.cycle == 0 || r == g, "cycle {}: {}", self.cycle, diff(&r, &g));
+        self.rtl.tick();
+        self.gold.step(reset, req, &self.pins);
+        self.cycle += 1;
+        r
+    }
+    /// A bus access; returns the response seen in the next cycle.
+    fn access(&mut self, write: bool, addr: u32, wdata: u32) -> Rsp {
+        self.step(false, Some(Req { write, addr, wdata }));
+        self.step(false, None).rsp
+    }
+    fn write(&mut self, addr: u32, v: u32) {
+        let r = self.access(true, addr, v);
+        assert!(r.valid && !r.err, "write {addr:#x}: {r:?}");
+    }
+    fn read(&mut self, addr: u32) -> u32 {
+        let r = self.access(false, addr, 0);
+        assert!(r.valid && !r.err, "read {addr:#x}: {r:?}");
+        r.rdata
+    }
+}
+
+fn lr(arch: Arch, e: Engine) -> u32 {
+    builtin(arch).unwrap().params.local_reg_base(e).unwrap() as u32
+}
+
+fn nx_reg(arch: Arch, name: &str) -> u32 {
+    builtin(arch).unwrap().block("nx").unwrap().register(name).unwrap().offset
+}
+
+/// DIGEST §3/§5: the DMA's completion doorbells and host increments on the
+/// same TOP_SP semaphore, in the same and in different cycles, all count.
+#[test]
+fn dma_doorbells_and_bus_increments_are_never_lost() {
+    let arch = Arch::Cayman;
+    let mut b = Bench::new(arch);
+    let pool = lr(arch, Engine::Pool);
+    let top_sp = lr(arch, Engine::TopSp);
+    let dma = builtin(arch).unwrap().params.bar0_regions().into_iter().find(|r| r.name == "seq.dma").unwrap().region.base as u32;
+    const K: u32 = 12;
+    const SEM: u32 = 7;
+    // K descriptors: copy one word, complete into semaphore 7 (the SoC address's low bits).
+    for d in 0..K {
+        for (k, v) in [0x200, 0x300 + 4 * d, 1, 0x8280_1800 + SEM * 4].into_iter().enumerate() {
+            b.write(dma + 16 * d + 4 * k as u32, v);
+        }
+    }
+    b.write(pool + nx_reg(arch, "dma_tx_ring_base"), 0);
+    b.write(pool + nx_reg(arch, "dma_tx_ring_length"), K);
+    b.write(pool + nx_reg(arch, "dma_tx_ring_head"), 0);
+    b.write(pool + nx_reg(arch, "dma_ctrl"), 1);
+    b.write(pool + nx_reg(arch, "dma_tx_ring_tail_inc"), K);
+    // Host increments every cycle while the engine works: some land in the
+    // doorbell's cycle (merged), the rest refuse the doorbell for a cycle.
+    // A host increment in a random 2/3 of the cycles; the engine takes ~14
+    // cycles per descriptor, so 12 of them finish well within 300 cycles.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let (mut host, mut same_cycle, mut doorbells) = (0, 0, 0);
+    for _ in 0..300 {
+        let inc = rng.gen_bool(2.0 / 3.0);
+        let out = b.step(false, inc.then_some(Req { write: true, addr: top_sp + 0x1800 + SEM * 4, wdata: 1 }));
+        doorbells += out.dma_db_valid as u32;
+        same_cycle += (out.dma_db_valid && inc) as u32;
+        host += inc as u32;
+    }
+    for _ in 0..200 {
+        b.step(false, None);
+    }
+    let done = b.read(dma + 0x814);
+    let value = b.read(top_sp + 0x1000 + SEM * 4);
+    println!("{K} DMA completions ({doorbells} doorbell cycles, {same_cycle} with a host increment) + {host} host increments: semaphore = {value}");
+    assert_eq!(done, K, "every descriptor retired");
+    assert!(same_cycle > 0 && same_cycle < doorbells, "doorbells met host increments in some cycles but not all");
+    assert_eq!(value, K + host, "an increment was lost");
+    assert_eq!(b.read(dma + 0x818), 0, "no DMA error");
+}
+
+/// DIGEST §2.8/§5: bit n of the Q7 bundle's release_run_stall (reset 0xFF)
+/// gates core n's memory ports; run_state_n follows.
+#[test]
+fn q7_run_stall_gates_each_core_and_pio_installs_what_the_core_reads() {
+    use tpb_models::golden::q7_cluster::PortIn;
+    let arch = Arch::Sunda;
+    let map = builtin(arch).unwrap();
+    let mut b = Bench::new(arch);
+    let pool = lr(arch, Engine::Pool);
+    let l = map.params.q7_layout(map.params.q7.pooling.owner).unwrap();
+    b.write(l.dram(3) as u32 + 8, 0xc0de_0003);
+    b.write(l.iram(3) as u32 + 4, 0x0052_0000);
+    let ls = PortIn { ls_valid: true, ls_addr: tpb_models::xtensa::config::DRAM_BASE + 8, ..Default::default() };
+    let fetch = PortIn { if_valid: true, if_addr: 4, ..Default::default() };
+    b.pins.q7[3] = PortIn { ls_valid: true, ls_addr: ls.ls_addr, ..fetch };
+    b.pins.q7[2] = PortIn { ls_valid: true, ls_addr: ls.ls_addr, ..fetch };
+    let out = b.step(false, None);
+    assert_eq!(out.q7_run_stall, 0xff, "reset value: every core stalled");
+    assert!(!out.q7[3].ls_ready && !out.q7[3].if_ready, "a stalled core's ports are not ready");
+    // Release core 3 only.
+    b.pins = Default::default();
+    b.write(pool + 0x3000, !(1u32 << 3) & 0xff);
+    b.pins.q7[3] = PortIn { ls_valid: true, ls_addr: ls.ls_addr, ..fetch };
+    b.pins.q7[2] = PortIn { ls_valid: true, ls_addr: ls.ls_addr, ..fetch };
+    let out = b.step(false, None);
+    assert!(out.q7[3].ls_ready && out.q7[3].if_ready && !out.q7[2].ls_ready, "only core 3 runs");
+    b.pins = Default::default();
+    let out = b.step(false, None);
+    assert!(out.q7[3].ls_rvalid && out.q7[3].if_rvalid);
+    assert_eq!((out.q7[3].ls_rdata, out.q7[3].if_rdata), (0xc0de_0003, 0x0052_0000), "the core reads what PIO installed");
+    assert_eq!(b.read(pool + 0x3008 + 4 * 3) & 1, 1, "run_state_3.running");
+    assert_eq!(b.read(pool + 0x3008 + 4 * 2) & 1, 0, "run_state_2 still stalled");
+}
+
+/// Bad BAR0 accesses answer a bus error and change nothing.
+#[test]
+fn bad_bar0_accesses_are_errors_that_change_nothing() {
+    let arch = Arch::Cayman;
+    let map = builtin(arch).unwrap();
+    let mut b = Bench::new(arch);
+    let l = map.params.q7_layout(map.params.q7.pooling.owner).unwrap();
+    let iram0 = l.iram(0) as u32;
+    b.write(iram0, 0x1234_5678);
+    for (what, addr) in [
+        ("misaligned", iram0 + 2),
+        ("reserved gap after IRAM", iram0 + l.params.iram_size as u32),
+        ("past core 7", l.iram(8) as u32),
+        ("between apertures", 0x0005_0000 + 0x8000),
+        ("past the SEQ DMA window", 0x008a_1000),
+    ] {
+        let r = b.access(true, addr, 0xdead_beef);
+        assert!(r.valid && r.err, "{what} ({addr:#x}): {r:?}");
+    }
+    assert_eq!(b.read(iram0), 0x1234_5678, "nothing changed");
+}
+
+/// The HAL's `stpb_init` over the RTL top's BAR0 port. Zero words of a
+/// padded image are not sent to addresses nothing has written yet: a fresh
+/// top's memories read 0, so the state is the same, and the bring-up takes
+/// thousands of cycles instead of millions (the Verilator runs send them all).
+struct RtlBar0<'a> {
+    bench: &'a mut Bench,
+    written: std::collections::HashSet<u64>,
+    elided: u64,
+    accesses: u64,
+}
+
+impl tpb_models::hal::Mmio for RtlBar0<'_> {
+    fn read32(&mut self, addr: u64) -> Result<u32, tpb_models::hal::MmioError> {
+        self.accesses += 1;
+        let r = self.bench.access(false, addr as u32, 0);
+        if r.err {
+            return Err(tpb_models::hal::MmioError::BusError { addr, what: "read".into() });
+        }
+        Ok(r.rdata)
+    }
+    fn write32(&mut self, addr: u64, value: u32) -> Result<(), tpb_models::hal::MmioError> {
+        self.accesses += 1;
+        self.written.insert(addr);
+        let r = self.bench.access(true, addr as u32, value);
+        if r.err {
+            return Err(tpb_models::hal::MmioError::BusError { addr, what: "write".into() });
+        }
+        Ok(())
+    }
+    fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), tpb_models::hal::MmioError> {
+        tpb_models::hal::check_buf(addr, data.len())?;
+        for (i, w) in data.chunks_exact(4).enumerate() {
+            let (a, v) = (addr + 4 * i as u64, u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            if v == 0 && !self.written.contains(&a) {
+                self.elided += 1;
+                continue;
+            }
+            self.write32(a, v)?;
+        }
+        Ok(())
+    }
+}
+
+fn hal_bringup_on_rtl(arch: Arch) -> (Bench, Outputs) {
+    use tpb_models::hal::*;
+    let img = |tag: u8, len: usize| (0..len).map(|i| tag ^ (i as u8) | 1).collect::<Vec<u8>>();
+    let cfg = StpbConfig {
+        notific_ring_base: 0x0000_0004_8000_0000,
+        notific_ring_size: 256,
+        pooling: PoolingConfig {
+            instr_debug_level: 2,
+            engine_id_a: 0x2,
+            engine_id_b: 0x5,
+            seq: UcodeImages { iram: img(0x10, 0x40), dram: img(0x20, 0x40) },
+            engine_base_address: 0x0000_0001_0000_0000,
+            q7: UcodeImages { iram: img(0x30, 0x40), dram: img(0x40, 0x20) },
+            hw_decode: if arch == Arch::Sunda {
+                HwDecodeTable::default()
+            } else {
+                HwDecodeTable {
+                    cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 1 }],
+                    table: vec![0, 0, 0, 0, 0x44, 0x33, 0x22, 0x11],
+                }
+            },
+            dma: Some(DmaConfig { rx: RingConfig { base: 0x100, length: 4 }, tx: RingConfig { base: 0x200, length: 4 }, mem_window2: 0 }),
+        },
+    };
+    let mut bench = Bench::new(arch);
+    let start = bench.cycle;
+    let mut bar0 = RtlBar0 { bench: &mut bench, written: Default::default(), elided: 0, accesses: 0 };
+    Hal::for_arch(arch).unwrap().stpb_init(&mut bar0, &cfg, None).unwrap_or_else(|e| panic!("{arch:?} stpb_init on the RTL: {e}"));
+    let (accesses, elided) = (bar0.accesses, bar0.elided);
+    println!("{arch:?}: stpb_init on the RTL top: {accesses} BAR0 accesses ({elided} zero pad words elided), {} cycles", bench.cycle - start);
+    let out = bench.step(false, None);
+    (bench, out)
+}
+
+/// DIGEST §2.9: after the HAL's bring-up on the RTL, the SEQ (POOL NX) runs;
+/// CAYMAN's host releases the Q7 cores (0xFF -> 0x00), SUNDA's does not (its
+/// SEQ firmware does); each core reads the image the HAL installed.
+#[test]
+fn hal_bringup_on_the_rtl_top_releases_what_each_generation_releases() {
+    for arch in [Arch::Sunda, Arch::Cayman] {
+        let (mut b, out) = hal_bringup_on_rtl(arch);
+        assert_eq!(out.nx_run_stall, 0b111011, "{arch:?}: only the POOL NX (the SEQ) released");
+        let expect_q7 = if arch == Arch::Sunda { 0xff } else { 0x00 };
+        assert_eq!(out.q7_run_stall, expect_q7, "{arch:?}: Q7 release_run_stall after the host's bring-up");
+        if arch == Arch::Sunda {
+            b.write(lr(arch, Engine::Pool) + 0x3000, 0);
+        }
+        // Core 7 fetches its first IRAM word and loads its first DRAM word.
+        b.pins.q7[7] = tpb_models::golden::q7_cluster::PortIn {
+            if_valid: true,
+            if_addr: 0,
+            ls_valid: true,
+            ls_addr: tpb_models::xtensa::config::DRAM_BASE,
+            ..Default::default()
+        };
+        b.step(false, None);
+        b.pins = Default::default();
+        let o = b.step(false, None);
+        let word = |tag: u8| u32::from_le_bytes([tag | 1, tag ^ 1 | 1, tag ^ 2 | 1, tag ^ 3 | 1]);
+        assert_eq!((o.q7[7].if_rdata, o.q7[7].ls_rdata), (word(0x30), word(0x40)), "{arch:?}: core 7 sees the HAL's images");
+        if arch != Arch::Sunda {
+            b.pins.hwd_lookup = Some((0x41, 0x07));
+            b.step(false, None);
+            b.pins = Default::default();
+            b.step(false, None);
+            let h = b.step(false, None).hwd.unwrap();
+            assert!(h.fifo_valid && h.head.hit, "{arch:?}: the CAM the HAL programmed hits opcode 0x41");
+            assert_eq!((h.head.index, h.head.handler), (1, 0x1122_3344));
+        }
+    }
+}
