@@ -273,3 +273,14 @@ impl Traffic {
         Cycle { reset, req, pins: self.pins }
     }
 }
+
+impl Traffic {
+    /// One random cycle from its own seed (no scripted sequences): a
+    /// stimulus element a property test can delete when it shrinks.
+    pub fn cycle_from_seed(map: &RegMap, mem: MemBits, seed: u64) -> Cycle {
+        let mut t = Traffic::new(map, mem, seed);
+        t.pins.nx_halted = t.rng.r#gen::<u8>() & 0x3f;
+        t.pins.q7_halted = t.rng.r#gen();
+        Cycle { reset: false, ..t.next_cycle() }
+    }
+}

@@ -107,6 +107,20 @@ fn mariana_top_matches_its_golden_model() {
     random(Arch::Mariana, false, 0xa, 10_000);
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, failure_persistence: None, ..Default::default() })]
+    /// Short random sequences on the FPGA-sized CAYMAN top; a failure
+    /// shrinks to the fewest cycles that still diverge.
+    #[test]
+    fn shrinkable_random_sequences(seeds in proptest::collection::vec(proptest::prelude::any::<u64>(), 1..150)) {
+        let map = builtin(Arch::Cayman).unwrap();
+        let cycles: Vec<Cycle> = seeds.iter().map(|s| Traffic::cycle_from_seed(&map, MemBits::fpga(), *s)).collect();
+        if let Err(e) = lockstep(Arch::Cayman, true, &cycles) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+}
+
 #[test]
 fn fpga_sized_top_matches_its_golden_model() {
     random(Arch::Cayman, true, 0xf, 5_000);
