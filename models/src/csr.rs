@@ -38,6 +38,8 @@ pub struct CsrModel {
     stored: BTreeMap<String, u64>,
     pulses: BTreeMap<String, bool>,
     rsp: Rsp,
+    /// (field, its hardware set/clear input port, access) of w1c/rc/w1s fields.
+    hw_inputs: Vec<(String, String, Access)>,
 }
 
 impl CsrModel {
@@ -49,7 +51,18 @@ impl CsrModel {
             stored: BTreeMap::new(),
             pulses: BTreeMap::new(),
             rsp: Rsp::default(),
+            hw_inputs: Vec::new(),
         };
+        for r in &block.registers {
+            for f in &r.fields {
+                let b = port_base(r, f);
+                match f.access {
+                    Access::W1c | Access::Rc => m.hw_inputs.push((b.clone(), format!("{b}_set_i"), f.access)),
+                    Access::W1s => m.hw_inputs.push((b.clone(), format!("{b}_clr_i"), f.access)),
+                    _ => {}
+                }
+            }
+        }
         m.reset();
         m
     }
@@ -88,24 +101,18 @@ impl CsrModel {
             return;
         }
         let inp = |name: String| inputs.get(&name).copied().unwrap_or(0);
-        let mut next = self.stored.clone();
+        // Updates to the stored fields, applied in order after this edge
+        // (cloning every field each cycle was most of a top model's run time).
+        let mut next: Vec<(String, u64)> = Vec::new();
         for p in self.pulses.values_mut() {
             *p = false;
         }
-        // Hardware-side defaults.
-        for r in &self.block.registers {
-            for f in &r.fields {
-                let b = port_base(r, f);
-                let q = self.stored.get(&b).copied().unwrap_or(0);
-                match f.access {
-                    Access::W1c | Access::Rc => {
-                        next.insert(b.clone(), q | inp(format!("{b}_set_i")));
-                    }
-                    Access::W1s => {
-                        next.insert(b.clone(), q & !inp(format!("{b}_clr_i")));
-                    }
-                    _ => {}
-                }
+        // Hardware-side defaults: set/clear inputs (only a non-zero input changes a field).
+        for (b, key, access) in &self.hw_inputs {
+            let v = inputs.get(key).copied().unwrap_or(0);
+            if v != 0 {
+                let q = self.stored.get(b).copied().unwrap_or(0);
+                next.push((b.clone(), if *access == Access::W1s { q & !v } else { q | v }));
             }
         }
         let mut rsp = Rsp::default();
@@ -122,17 +129,17 @@ impl CsrModel {
                         if req.write {
                             match f.access {
                                 Access::Rw | Access::Wo => {
-                                    next.insert(b, wf);
+                                    next.push((b, wf));
                                 }
                                 Access::Doorbell => {
-                                    next.insert(b.clone(), wf);
+                                    next.push((b.clone(), wf));
                                     self.pulses.insert(b, true);
                                 }
                                 Access::W1c => {
-                                    next.insert(b.clone(), (q & !wf) | inp(format!("{b}_set_i")));
+                                    next.push((b.clone(), (q & !wf) | inp(format!("{b}_set_i"))));
                                 }
                                 Access::W1s => {
-                                    next.insert(b.clone(), (q & !inp(format!("{b}_clr_i"))) | wf);
+                                    next.push((b.clone(), (q & !inp(format!("{b}_clr_i"))) | wf));
                                 }
                                 Access::Ro | Access::Rc => {}
                             }
@@ -144,14 +151,16 @@ impl CsrModel {
                             };
                             rsp.rdata |= ((v & f.max()) as u32) << f.lsb;
                             if f.access == Access::Rc {
-                                next.insert(b.clone(), inp(format!("{b}_set_i")));
+                                next.push((b.clone(), inp(format!("{b}_set_i"))));
                             }
                         }
                     }
                 }
             }
         }
-        self.stored = next;
+        for (k, v) in next {
+            self.stored.insert(k, v);
+        }
         self.rsp = rsp;
     }
 

@@ -120,6 +120,20 @@ pub struct TopModel {
     hwd: Option<(HwDecodeModel, u64, u64)>,
     mem_rsp: Rsp,
     err: bool,
+    /// Input-port maps reused every cycle (building them is most of a step's cost).
+    nx_inputs: BTreeMap<String, u64>,
+    q7_inputs: BTreeMap<String, u64>,
+    q7_keys: Vec<(String, String)>,
+    no_inputs: BTreeMap<String, u64>,
+}
+
+fn set_input(m: &mut BTreeMap<String, u64>, key: &str, v: u64) {
+    match m.get_mut(key) {
+        Some(x) => *x = v,
+        None => {
+            m.insert(key.to_string(), v);
+        }
+    }
 }
 
 fn in_range(addr: u64, base: u64, size: u64) -> Option<u64> {
@@ -176,6 +190,10 @@ impl TopModel {
             hwd,
             mem_rsp: Rsp::default(),
             err: false,
+            nx_inputs: BTreeMap::new(),
+            q7_inputs: BTreeMap::new(),
+            q7_keys: (0..CORES).map(|n| (format!("run_state_{n}_running_i"), format!("run_state_{n}_halted_i"))).collect(),
+            no_inputs: BTreeMap::new(),
         }
     }
 
@@ -230,14 +248,19 @@ impl TopModel {
 
     fn dma_inputs(&self) -> seq_dma::Inputs {
         let nx = &self.nx[POOL];
-        let ring = |dir: &str| seq_dma::Ring {
-            base: Self::out(nx, &format!("dma_{dir}_ring_base_o")) as u32,
-            length: Self::out(nx, &format!("dma_{dir}_ring_length_o")) as u32,
-            head: Self::out(nx, &format!("dma_{dir}_ring_head_o")) as u32,
-            tail_inc: Self::out(nx, &format!("dma_{dir}_ring_tail_inc_o")) as u32,
-            tail_inc_pulse: Self::out(nx, &format!("dma_{dir}_ring_tail_inc_pulse_o")) != 0,
+        let ring = |p: [&str; 5]| seq_dma::Ring {
+            base: Self::out(nx, p[0]) as u32,
+            length: Self::out(nx, p[1]) as u32,
+            head: Self::out(nx, p[2]) as u32,
+            tail_inc: Self::out(nx, p[3]) as u32,
+            tail_inc_pulse: Self::out(nx, p[4]) != 0,
         };
-        seq_dma::Inputs { enable: Self::out(nx, "dma_ctrl_enable_o") != 0, rx: ring("rx"), tx: ring("tx"), db_ready: false }
+        seq_dma::Inputs {
+            enable: Self::out(nx, "dma_ctrl_enable_o") != 0,
+            rx: ring(["dma_rx_ring_base_o", "dma_rx_ring_length_o", "dma_rx_ring_head_o", "dma_rx_ring_tail_inc_o", "dma_rx_ring_tail_inc_pulse_o"]),
+            tx: ring(["dma_tx_ring_base_o", "dma_tx_ring_length_o", "dma_tx_ring_head_o", "dma_tx_ring_tail_inc_o", "dma_tx_ring_tail_inc_pulse_o"]),
+            db_ready: false,
+        }
     }
 
     fn q7_run_stall(&self) -> u8 {
@@ -307,21 +330,21 @@ impl TopModel {
         for i in 0..6 {
             let stall = Self::out(&self.nx[i], "release_run_stall_stall_o") & 1;
             let halted = u64::from(pins.nx_halted >> i & 1);
-            let inputs = BTreeMap::from([("run_state_running_i".to_string(), !stall & !halted & 1), ("run_state_halted_i".to_string(), halted)]);
-            self.nx[i].step(reset, to(Dest::Nx(i)), &inputs);
-            self.win[i].step(reset, to(Dest::Win(i)), &BTreeMap::new());
+            set_input(&mut self.nx_inputs, "run_state_running_i", !stall & !halted & 1);
+            set_input(&mut self.nx_inputs, "run_state_halted_i", halted);
+            self.nx[i].step(reset, to(Dest::Nx(i)), &self.nx_inputs);
+            self.win[i].step(reset, to(Dest::Win(i)), &self.no_inputs);
             let db = (i == TOP_SP && dma_out.db_valid).then_some(DbReq { index: dma_out.db_index, amount: 1 });
             self.sem[i].step(reset, to(Dest::Sem(i)), db);
         }
-        let mut q7_inputs = BTreeMap::new();
-        for n in 0..CORES {
-            q7_inputs.insert(format!("run_state_{n}_running_i"), u64::from(running >> n & 1));
-            q7_inputs.insert(format!("run_state_{n}_halted_i"), u64::from(pins.q7_halted >> n & 1));
+        for (n, (run, halt)) in self.q7_keys.iter().enumerate() {
+            set_input(&mut self.q7_inputs, run, u64::from(running >> n & 1));
+            set_input(&mut self.q7_inputs, halt, u64::from(pins.q7_halted >> n & 1));
         }
-        self.q7regs.step(reset, to(Dest::Q7Regs), &q7_inputs);
-        self.tpb.step(reset, to(Dest::Tpb), &BTreeMap::new());
+        self.q7regs.step(reset, to(Dest::Q7Regs), &self.q7_inputs);
+        self.tpb.step(reset, to(Dest::Tpb), &self.no_inputs);
         if let Some(t) = &mut self.top_sp_regs {
-            t.step(reset, to(Dest::TopSpRegs), &BTreeMap::new());
+            t.step(reset, to(Dest::TopSpRegs), &self.no_inputs);
         }
         self.cluster.step(reset, to(Dest::Q7), q7_stall, &pins.q7);
         self.dma.step(reset, to(Dest::Dma), &dma_in);

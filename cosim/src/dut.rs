@@ -1,0 +1,287 @@
+//! `Dut`: a Verilated TPB top driven cycle by cycle, with BAR0 bus
+//! transactions and optional VCD tracing. It implements the same
+//! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
+//! one golden model serve both engines.
+
+use crate::verilator::{Model, VlError};
+use std::path::Path;
+use tpb_hdl::top::TopSim;
+use tpb_models::csr::{Req, Rsp};
+use tpb_models::golden::hw_decode::{LookupResult, Outputs as HwdOutputs};
+use tpb_models::golden::q7_cluster::{PortOut, CORES};
+use tpb_models::golden::top::{Outputs, Pins};
+use tpb_models::regmap::Arch;
+
+struct Core {
+    if_valid: usize,
+    if_addr: usize,
+    ls_valid: usize,
+    ls_write: usize,
+    ls_addr: usize,
+    ls_wdata: usize,
+    ls_wstrb: usize,
+    if_ready: usize,
+    if_rvalid: usize,
+    if_rdata: usize,
+    if_err: usize,
+    ls_ready: usize,
+    ls_rvalid: usize,
+    ls_rdata: usize,
+    ls_err: usize,
+}
+
+struct Hwd {
+    lookup_valid: usize,
+    lookup_opcode: usize,
+    lookup_func: usize,
+    fifo_pop: usize,
+    lookup_ready: usize,
+    fifo_valid: usize,
+    fifo_hit: usize,
+    fifo_entry: usize,
+    fifo_index: usize,
+    fifo_handler: usize,
+    miss: usize,
+    miss_irq: usize,
+}
+
+struct Ix {
+    clock: usize,
+    reset: usize,
+    req_valid: usize,
+    req_write: usize,
+    req_addr: usize,
+    req_wdata: usize,
+    rsp_valid: usize,
+    rsp_rdata: usize,
+    rsp_err: usize,
+    nx_halted: usize,
+    q7_halted: usize,
+    nx_run_stall: usize,
+    q7_run_stall: usize,
+    sem_notif_valid: usize,
+    sem_notif_index: usize,
+    dma_db_valid: usize,
+    dma_busy: usize,
+    cores: Vec<Core>,
+    hwd: Option<Hwd>,
+    pulses: Option<(usize, usize)>,
+}
+
+/// A TPB top under Verilator.
+pub struct Dut {
+    arch: Arch,
+    m: Model,
+    ix: Ix,
+    cycle: u64,
+}
+
+impl Dut {
+    /// A top of `arch`; `traced` builds in tracing (off until [`Dut::trace_open`]).
+    pub fn new(arch: Arch, traced: bool) -> Result<Dut, VlError> {
+        let m = Model::new(arch, traced);
+        let p = |n: &str| m.port(n);
+        let core = |k: usize| -> Result<Core, VlError> {
+            let q = |n: &str| m.port(&format!("q7_{n}${k}"));
+            Ok(Core {
+                if_valid: q("if_valid")?,
+                if_addr: q("if_addr")?,
+                ls_valid: q("ls_valid")?,
+                ls_write: q("ls_write")?,
+                ls_addr: q("ls_addr")?,
+                ls_wdata: q("ls_wdata")?,
+                ls_wstrb: q("ls_wstrb")?,
+                if_ready: q("if_ready")?,
+                if_rvalid: q("if_rvalid")?,
+                if_rdata: q("if_rdata")?,
+                if_err: q("if_err")?,
+                ls_ready: q("ls_ready")?,
+                ls_rvalid: q("ls_rvalid")?,
+                ls_rdata: q("ls_rdata")?,
+                ls_err: q("ls_err")?,
+            })
+        };
+        let hwd = match p("hwd_lookup_valid") {
+            Ok(lookup_valid) => Some(Hwd {
+                lookup_valid,
+                lookup_opcode: p("hwd_lookup_opcode")?,
+                lookup_func: p("hwd_lookup_func")?,
+                fifo_pop: p("hwd_fifo_pop")?,
+                lookup_ready: p("hwd_lookup_ready")?,
+                fifo_valid: p("hwd_fifo_valid")?,
+                fifo_hit: p("hwd_fifo_hit")?,
+                fifo_entry: p("hwd_fifo_entry")?,
+                fifo_index: p("hwd_fifo_index")?,
+                fifo_handler: p("hwd_fifo_handler")?,
+                miss: p("hwd_miss")?,
+                miss_irq: p("hwd_miss_irq")?,
+            }),
+            Err(_) => None,
+        };
+        let pulses = match (p("host_trigger_pulse"), p("stop_pulse")) {
+            (Ok(a), Ok(b)) => Some((a, b)),
+            _ => None,
+        };
+        let ix = Ix {
+            clock: p("clock")?,
+            reset: p("reset")?,
+            req_valid: p("req_valid")?,
+            req_write: p("req_write")?,
+            req_addr: p("req_addr")?,
+            req_wdata: p("req_wdata")?,
+            rsp_valid: p("rsp_valid")?,
+            rsp_rdata: p("rsp_rdata")?,
+            rsp_err: p("rsp_err")?,
+            nx_halted: p("nx_halted")?,
+            q7_halted: p("q7_halted")?,
+            nx_run_stall: p("nx_run_stall")?,
+            q7_run_stall: p("q7_run_stall")?,
+            sem_notif_valid: p("sem_notif_valid")?,
+            sem_notif_index: p("sem_notif_index")?,
+            dma_db_valid: p("dma_db_valid")?,
+            dma_busy: p("dma_busy")?,
+            cores: (0..CORES).map(core).collect::<Result<_, _>>()?,
+            hwd,
+            pulses,
+        };
+        let mut d = Dut { arch, m, ix, cycle: 0 };
+        d.m.eval();
+        Ok(d)
+    }
+
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Clock edges since construction.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The underlying model (ports by name).
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    /// Hold reset for one cycle.
+    pub fn reset(&mut self) {
+        TopSim::drive(self, true, None, &Pins::default());
+        TopSim::tick(self);
+        TopSim::drive(self, false, None, &Pins::default());
+    }
+
+    /// Start a VCD at `path` (time unit: half a clock cycle per step).
+    pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
+        self.m.trace_open(path)?;
+        self.m.trace_dump(2 * self.cycle);
+        Ok(())
+    }
+
+    pub fn trace_close(&mut self) {
+        self.m.trace_close();
+    }
+
+    /// One BAR0 access: the request for one cycle, then the response of the
+    /// next cycle (other pins idle).
+    pub fn access(&mut self, req: Req) -> Rsp {
+        let idle = Pins::default();
+        TopSim::drive(self, false, Some(req), &idle);
+        TopSim::tick(self);
+        TopSim::drive(self, false, None, &idle);
+        let rsp = TopSim::outputs(self).rsp;
+        TopSim::tick(self);
+        rsp
+    }
+}
+
+impl TopSim for Dut {
+    fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
+        let (m, ix) = (&mut self.m, &self.ix);
+        let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
+        m.set_unchecked(ix.reset, reset as u64);
+        m.set_unchecked(ix.req_valid, req.is_some() as u64);
+        m.set_unchecked(ix.req_write, r.write as u64);
+        m.set_unchecked(ix.req_addr, r.addr as u64);
+        m.set_unchecked(ix.req_wdata, r.wdata as u64);
+        m.set_unchecked(ix.nx_halted, (pins.nx_halted & 0x3f) as u64);
+        m.set_unchecked(ix.q7_halted, pins.q7_halted as u64);
+        for (c, p) in ix.cores.iter().zip(&pins.q7) {
+            m.set_unchecked(c.if_valid, p.if_valid as u64);
+            m.set_unchecked(c.if_addr, p.if_addr as u64);
+            m.set_unchecked(c.ls_valid, p.ls_valid as u64);
+            m.set_unchecked(c.ls_write, p.ls_write as u64);
+            m.set_unchecked(c.ls_addr, p.ls_addr as u64);
+            m.set_unchecked(c.ls_wdata, p.ls_wdata as u64);
+            m.set_unchecked(c.ls_wstrb, (p.ls_wstrb & 15) as u64);
+        }
+        if let Some(h) = &ix.hwd {
+            let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
+            m.set_unchecked(h.lookup_valid, pins.hwd_lookup.is_some() as u64);
+            m.set_unchecked(h.lookup_opcode, op as u64);
+            m.set_unchecked(h.lookup_func, func as u64);
+            m.set_unchecked(h.fifo_pop, pins.hwd_pop as u64);
+        }
+        m.eval();
+    }
+
+    fn tick(&mut self) {
+        let c = self.ix.clock;
+        self.m.set_unchecked(c, 1);
+        self.m.eval();
+        self.m.trace_dump(2 * self.cycle + 1);
+        self.m.set_unchecked(c, 0);
+        self.m.eval();
+        self.cycle += 1;
+        self.m.trace_dump(2 * self.cycle);
+    }
+
+    fn outputs(&self) -> Outputs {
+        let (m, ix) = (&self.m, &self.ix);
+        let b = |i: usize| m.get(i) != 0;
+        let notif = m.get(ix.sem_notif_valid) as u8;
+        let mut o = Outputs {
+            rsp: Rsp { valid: b(ix.rsp_valid), rdata: m.get(ix.rsp_rdata) as u32, err: b(ix.rsp_err) },
+            nx_run_stall: m.get(ix.nx_run_stall) as u8,
+            q7_run_stall: m.get(ix.q7_run_stall) as u8,
+            sem_notif_valid: notif,
+            sem_notif_index: if notif != 0 { m.get(ix.sem_notif_index) as u8 } else { 0 },
+            dma_db_valid: b(ix.dma_db_valid),
+            dma_busy: b(ix.dma_busy),
+            ..Outputs::default()
+        };
+        for (k, c) in ix.cores.iter().enumerate() {
+            o.q7[k] = PortOut {
+                if_ready: b(c.if_ready),
+                if_rvalid: b(c.if_rvalid),
+                if_rdata: m.get(c.if_rdata) as u32,
+                if_err: b(c.if_err),
+                ls_ready: b(c.ls_ready),
+                ls_rvalid: b(c.ls_rvalid),
+                ls_rdata: m.get(c.ls_rdata) as u32,
+                ls_err: b(c.ls_err),
+            };
+        }
+        if let Some(h) = &ix.hwd {
+            o.hwd = Some(HwdOutputs {
+                rsp_valid: false,
+                rsp_rdata: 0,
+                rsp_err: false,
+                lookup_ready: b(h.lookup_ready),
+                fifo_valid: b(h.fifo_valid),
+                head: LookupResult {
+                    hit: b(h.fifo_hit),
+                    entry: m.get(h.fifo_entry) as u8,
+                    index: m.get(h.fifo_index) as u16,
+                    handler: m.get(h.fifo_handler) as u32,
+                },
+                miss: b(h.miss),
+                miss_irq: b(h.miss_irq),
+            });
+        }
+        if let Some((a, s)) = ix.pulses {
+            o.host_trigger_pulse = b(a);
+            o.stop_pulse = b(s);
+        }
+        o
+    }
+}
