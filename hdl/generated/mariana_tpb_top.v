@@ -1162,6 +1162,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     wire  cluster$ls_err$6;
     wire  cluster$ls_err$7;
     reg  seq_iram$clock;
+    reg  seq_iram$reset;
     reg  seq_iram$pio_valid;
     reg  seq_iram$pio_write;
     reg  [13:0] seq_iram$pio_word;
@@ -1175,6 +1176,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     wire  seq_iram$a_rvalid;
     wire  [31:0] seq_iram$rdata;
     reg  seq_dram$clock;
+    reg  seq_dram$reset;
     reg  seq_dram$pio_valid;
     reg  seq_dram$pio_write;
     reg  [13:0] seq_dram$pio_word;
@@ -1188,6 +1190,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     wire  seq_dram$a_rvalid;
     wire  [31:0] seq_dram$rdata;
     reg  ctrl_spad$clock;
+    reg  ctrl_spad$reset;
     reg  ctrl_spad$pio_valid;
     reg  ctrl_spad$pio_write;
     reg  [9:0] ctrl_spad$pio_word;
@@ -1201,6 +1204,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     wire  ctrl_spad$a_rvalid;
     wire  [31:0] ctrl_spad$rdata;
     reg  slot_spad$clock;
+    reg  slot_spad$reset;
     reg  slot_spad$pio_valid;
     reg  slot_spad$pio_write;
     reg  [12:0] slot_spad$pio_word;
@@ -2280,6 +2284,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     );
     mariana_tpb_top$seq_iram seq_iram(
         .clock(seq_iram$clock),
+        .reset(seq_iram$reset),
         .pio_valid(seq_iram$pio_valid),
         .pio_write(seq_iram$pio_write),
         .pio_word(seq_iram$pio_word),
@@ -2295,6 +2300,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     );
     mariana_tpb_top$seq_dram seq_dram(
         .clock(seq_dram$clock),
+        .reset(seq_dram$reset),
         .pio_valid(seq_dram$pio_valid),
         .pio_write(seq_dram$pio_write),
         .pio_word(seq_dram$pio_word),
@@ -2310,6 +2316,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     );
     mariana_tpb_top$ctrl_spad ctrl_spad(
         .clock(ctrl_spad$clock),
+        .reset(ctrl_spad$reset),
         .pio_valid(ctrl_spad$pio_valid),
         .pio_write(ctrl_spad$pio_write),
         .pio_word(ctrl_spad$pio_word),
@@ -2325,6 +2332,7 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
     );
     mariana_tpb_top$slot_spad slot_spad(
         .clock(slot_spad$clock),
+        .reset(slot_spad$reset),
         .pio_valid(slot_spad$pio_valid),
         .pio_write(slot_spad$pio_write),
         .pio_word(slot_spad$pio_word),
@@ -3148,6 +3156,10 @@ module mariana_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_va
         seq_dram$clock = clock;
         ctrl_spad$clock = clock;
         slot_spad$clock = clock;
+        seq_iram$reset = reset;
+        seq_dram$reset = reset;
+        ctrl_spad$reset = reset;
+        slot_spad$reset = reset;
         seq_iram$pio_valid = 1'b0;
         seq_dram$pio_valid = 1'b0;
         ctrl_spad$pio_valid = 1'b0;
@@ -4173,6 +4185,7 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -4186,6 +4199,7 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -4222,6 +4236,7 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$0$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -4237,6 +4252,7 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$0$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -4276,6 +4292,8 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -4359,10 +4377,11 @@ module mariana_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$0
 
 
-module mariana_tpb_top$cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -4521,6 +4540,11 @@ module mariana_tpb_top$cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -4724,10 +4748,11 @@ module mariana_tpb_top$cluster$core$0$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$0$if_err_q
 
 
-module mariana_tpb_top$cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -4886,6 +4911,11 @@ module mariana_tpb_top$cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5145,6 +5175,7 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -5158,6 +5189,7 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -5194,6 +5226,7 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$1$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -5209,6 +5242,7 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$1$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -5248,6 +5282,8 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -5331,10 +5367,11 @@ module mariana_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$1
 
 
-module mariana_tpb_top$cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -5493,6 +5530,11 @@ module mariana_tpb_top$cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5696,10 +5738,11 @@ module mariana_tpb_top$cluster$core$1$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$1$if_err_q
 
 
-module mariana_tpb_top$cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -5858,6 +5901,11 @@ module mariana_tpb_top$cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6117,6 +6165,7 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -6130,6 +6179,7 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -6166,6 +6216,7 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$2$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -6181,6 +6232,7 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$2$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -6220,6 +6272,8 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -6303,10 +6357,11 @@ module mariana_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$2
 
 
-module mariana_tpb_top$cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -6465,6 +6520,11 @@ module mariana_tpb_top$cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6668,10 +6728,11 @@ module mariana_tpb_top$cluster$core$2$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$2$if_err_q
 
 
-module mariana_tpb_top$cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -6830,6 +6891,11 @@ module mariana_tpb_top$cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7089,6 +7155,7 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -7102,6 +7169,7 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -7138,6 +7206,7 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$3$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -7153,6 +7222,7 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$3$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -7192,6 +7262,8 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -7275,10 +7347,11 @@ module mariana_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$3
 
 
-module mariana_tpb_top$cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -7437,6 +7510,11 @@ module mariana_tpb_top$cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7640,10 +7718,11 @@ module mariana_tpb_top$cluster$core$3$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$3$if_err_q
 
 
-module mariana_tpb_top$cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -7802,6 +7881,11 @@ module mariana_tpb_top$cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -8061,6 +8145,7 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -8074,6 +8159,7 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -8110,6 +8196,7 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$4$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -8125,6 +8212,7 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$4$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -8164,6 +8252,8 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -8247,10 +8337,11 @@ module mariana_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$4
 
 
-module mariana_tpb_top$cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -8409,6 +8500,11 @@ module mariana_tpb_top$cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -8612,10 +8708,11 @@ module mariana_tpb_top$cluster$core$4$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$4$if_err_q
 
 
-module mariana_tpb_top$cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -8774,6 +8871,11 @@ module mariana_tpb_top$cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -9033,6 +9135,7 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -9046,6 +9149,7 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -9082,6 +9186,7 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$5$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -9097,6 +9202,7 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$5$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -9136,6 +9242,8 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -9219,10 +9327,11 @@ module mariana_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$5
 
 
-module mariana_tpb_top$cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -9381,6 +9490,11 @@ module mariana_tpb_top$cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -9584,10 +9698,11 @@ module mariana_tpb_top$cluster$core$5$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$5$if_err_q
 
 
-module mariana_tpb_top$cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -9746,6 +9861,11 @@ module mariana_tpb_top$cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -10005,6 +10125,7 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -10018,6 +10139,7 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -10054,6 +10176,7 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$6$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -10069,6 +10192,7 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$6$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -10108,6 +10232,8 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -10191,10 +10317,11 @@ module mariana_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$6
 
 
-module mariana_tpb_top$cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -10353,6 +10480,11 @@ module mariana_tpb_top$cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -10556,10 +10688,11 @@ module mariana_tpb_top$cluster$core$6$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$6$if_err_q
 
 
-module mariana_tpb_top$cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -10718,6 +10851,11 @@ module mariana_tpb_top$cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -10977,6 +11115,7 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [14:0] iram$pio_word;
@@ -10990,6 +11129,7 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [15:0] dram$pio_word;
@@ -11026,6 +11166,7 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
     // Sub module instances
     mariana_tpb_top$cluster$core$7$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -11041,6 +11182,7 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
     );
     mariana_tpb_top$cluster$core$7$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -11080,6 +11222,8 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -11163,10 +11307,11 @@ module mariana_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_
 endmodule // mariana_tpb_top$cluster$core$7
 
 
-module mariana_tpb_top$cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [15:0] pio_word;
@@ -11325,6 +11470,11 @@ module mariana_tpb_top$cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -11528,10 +11678,11 @@ module mariana_tpb_top$cluster$core$7$if_err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$core$7$if_err_q
 
 
-module mariana_tpb_top$cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [14:0] pio_word;
@@ -11690,6 +11841,11 @@ module mariana_tpb_top$cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -11931,10 +12087,11 @@ module mariana_tpb_top$cluster$err_q(d,q,clock);
 endmodule // mariana_tpb_top$cluster$err_q
 
 
-module mariana_tpb_top$ctrl_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [9:0] pio_word;
@@ -12093,6 +12250,11 @@ module mariana_tpb_top$ctrl_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -12311,6 +12473,7 @@ module mariana_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     
     // Stub signals
     reg  sram$clock;
+    reg  sram$reset;
     reg  sram$pio_valid;
     reg  sram$pio_write;
     reg  [7:0] sram$pio_word;
@@ -12402,6 +12565,7 @@ module mariana_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     // Sub module instances
     mariana_tpb_top$dma$sram sram(
         .clock(sram$clock),
+        .reset(sram$reset),
         .pio_valid(sram$pio_valid),
         .pio_write(sram$pio_write),
         .pio_word(sram$pio_word),
@@ -12566,6 +12730,7 @@ module mariana_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         count$d = count$q;
         data$d = data$q;
         sram$clock = clock;
+        sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
         bus_status = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & (req_addr[(32'h5)+:(27)] == 32'h40);
         sram$pio_valid = bus_sram;
@@ -13114,10 +13279,11 @@ module mariana_tpb_top$dma$rx_pending(d,q,clock);
 endmodule // mariana_tpb_top$dma$rx_pending
 
 
-module mariana_tpb_top$dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -13276,6 +13442,11 @@ module mariana_tpb_top$dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -38955,10 +39126,11 @@ module mariana_tpb_top$sem$5$s1_write(d,q,clock);
 endmodule // mariana_tpb_top$sem$5$s1_write
 
 
-module mariana_tpb_top$seq_dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -39117,6 +39289,11 @@ module mariana_tpb_top$seq_dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -39301,10 +39478,11 @@ module mariana_tpb_top$seq_dram$read_q(d,q,clock);
 endmodule // mariana_tpb_top$seq_dram$read_q
 
 
-module mariana_tpb_top$seq_iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -39463,6 +39641,11 @@ module mariana_tpb_top$seq_iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -39647,10 +39830,11 @@ module mariana_tpb_top$seq_iram$read_q(d,q,clock);
 endmodule // mariana_tpb_top$seq_iram$read_q
 
 
-module mariana_tpb_top$slot_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module mariana_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [12:0] pio_word;
@@ -39809,6 +39993,11 @@ module mariana_tpb_top$slot_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pi
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;

@@ -918,6 +918,7 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -931,6 +932,7 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -967,6 +969,7 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$0$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -982,6 +985,7 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$0$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -1021,6 +1025,8 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -1104,10 +1110,11 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$0
 
 
-module q7_cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -1266,6 +1273,11 @@ module q7_cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -1469,10 +1481,11 @@ module q7_cluster$core$0$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$0$if_err_q
 
 
-module q7_cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -1631,6 +1644,11 @@ module q7_cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -1890,6 +1908,7 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -1903,6 +1922,7 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -1939,6 +1959,7 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$1$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -1954,6 +1975,7 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$1$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -1993,6 +2015,8 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -2076,10 +2100,11 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$1
 
 
-module q7_cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -2238,6 +2263,11 @@ module q7_cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -2441,10 +2471,11 @@ module q7_cluster$core$1$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$1$if_err_q
 
 
-module q7_cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -2603,6 +2634,11 @@ module q7_cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -2862,6 +2898,7 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -2875,6 +2912,7 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -2911,6 +2949,7 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$2$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -2926,6 +2965,7 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$2$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -2965,6 +3005,8 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -3048,10 +3090,11 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$2
 
 
-module q7_cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -3210,6 +3253,11 @@ module q7_cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -3413,10 +3461,11 @@ module q7_cluster$core$2$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$2$if_err_q
 
 
-module q7_cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -3575,6 +3624,11 @@ module q7_cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -3834,6 +3888,7 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -3847,6 +3902,7 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -3883,6 +3939,7 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$3$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -3898,6 +3955,7 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$3$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -3937,6 +3995,8 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -4020,10 +4080,11 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$3
 
 
-module q7_cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -4182,6 +4243,11 @@ module q7_cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -4385,10 +4451,11 @@ module q7_cluster$core$3$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$3$if_err_q
 
 
-module q7_cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -4547,6 +4614,11 @@ module q7_cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -4806,6 +4878,7 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -4819,6 +4892,7 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -4855,6 +4929,7 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$4$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -4870,6 +4945,7 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$4$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -4909,6 +4985,8 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -4992,10 +5070,11 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$4
 
 
-module q7_cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -5154,6 +5233,11 @@ module q7_cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5357,10 +5441,11 @@ module q7_cluster$core$4$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$4$if_err_q
 
 
-module q7_cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -5519,6 +5604,11 @@ module q7_cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5778,6 +5868,7 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -5791,6 +5882,7 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -5827,6 +5919,7 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$5$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -5842,6 +5935,7 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$5$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -5881,6 +5975,8 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -5964,10 +6060,11 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$5
 
 
-module q7_cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -6126,6 +6223,11 @@ module q7_cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6329,10 +6431,11 @@ module q7_cluster$core$5$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$5$if_err_q
 
 
-module q7_cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -6491,6 +6594,11 @@ module q7_cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6750,6 +6858,7 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -6763,6 +6872,7 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -6799,6 +6909,7 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$6$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -6814,6 +6925,7 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$6$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -6853,6 +6965,8 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -6936,10 +7050,11 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$6
 
 
-module q7_cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -7098,6 +7213,11 @@ module q7_cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7301,10 +7421,11 @@ module q7_cluster$core$6$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$6$if_err_q
 
 
-module q7_cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -7463,6 +7584,11 @@ module q7_cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7722,6 +7848,7 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [7:0] iram$pio_word;
@@ -7735,6 +7862,7 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [7:0] dram$pio_word;
@@ -7771,6 +7899,7 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     // Sub module instances
     q7_cluster$core$7$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -7786,6 +7915,7 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     q7_cluster$core$7$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -7825,6 +7955,8 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -7908,10 +8040,11 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
 endmodule // q7_cluster$core$7
 
 
-module q7_cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -8070,6 +8203,11 @@ module q7_cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -8273,10 +8411,11 @@ module q7_cluster$core$7$if_err_q(d,q,clock);
 endmodule // q7_cluster$core$7$if_err_q
 
 
-module q7_cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module q7_cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -8435,6 +8574,11 @@ module q7_cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;

@@ -37,6 +37,7 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
     
     // Stub signals
     reg  sram$clock;
+    reg  sram$reset;
     reg  sram$pio_valid;
     reg  sram$pio_write;
     reg  [7:0] sram$pio_word;
@@ -128,6 +129,7 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
     // Sub module instances
     seq_dma$sram sram(
         .clock(sram$clock),
+        .reset(sram$reset),
         .pio_valid(sram$pio_valid),
         .pio_write(sram$pio_write),
         .pio_word(sram$pio_word),
@@ -292,6 +294,7 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
         count$d = count$q;
         data$d = data$q;
         sram$clock = clock;
+        sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
         bus_status = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & (req_addr[(32'h5)+:(27)] == 32'h40);
         sram$pio_valid = bus_sram;
@@ -840,10 +843,11 @@ module seq_dma$rx_pending(d,q,clock);
 endmodule // seq_dma$rx_pending
 
 
-module seq_dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module seq_dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -1002,6 +1006,11 @@ module seq_dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_va
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;

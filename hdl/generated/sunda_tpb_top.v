@@ -1176,6 +1176,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     wire  cluster$ls_err$6;
     wire  cluster$ls_err$7;
     reg  seq_iram$clock;
+    reg  seq_iram$reset;
     reg  seq_iram$pio_valid;
     reg  seq_iram$pio_write;
     reg  [13:0] seq_iram$pio_word;
@@ -1189,6 +1190,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     wire  seq_iram$a_rvalid;
     wire  [31:0] seq_iram$rdata;
     reg  seq_dram$clock;
+    reg  seq_dram$reset;
     reg  seq_dram$pio_valid;
     reg  seq_dram$pio_write;
     reg  [13:0] seq_dram$pio_word;
@@ -1202,6 +1204,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     wire  seq_dram$a_rvalid;
     wire  [31:0] seq_dram$rdata;
     reg  ctrl_spad$clock;
+    reg  ctrl_spad$reset;
     reg  ctrl_spad$pio_valid;
     reg  ctrl_spad$pio_write;
     reg  [9:0] ctrl_spad$pio_word;
@@ -1215,6 +1218,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     wire  ctrl_spad$a_rvalid;
     wire  [31:0] ctrl_spad$rdata;
     reg  slot_spad$clock;
+    reg  slot_spad$reset;
     reg  slot_spad$pio_valid;
     reg  slot_spad$pio_write;
     reg  [12:0] slot_spad$pio_word;
@@ -2310,6 +2314,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     sunda_tpb_top$seq_iram seq_iram(
         .clock(seq_iram$clock),
+        .reset(seq_iram$reset),
         .pio_valid(seq_iram$pio_valid),
         .pio_write(seq_iram$pio_write),
         .pio_word(seq_iram$pio_word),
@@ -2325,6 +2330,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     sunda_tpb_top$seq_dram seq_dram(
         .clock(seq_dram$clock),
+        .reset(seq_dram$reset),
         .pio_valid(seq_dram$pio_valid),
         .pio_write(seq_dram$pio_write),
         .pio_word(seq_dram$pio_word),
@@ -2340,6 +2346,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     sunda_tpb_top$ctrl_spad ctrl_spad(
         .clock(ctrl_spad$clock),
+        .reset(ctrl_spad$reset),
         .pio_valid(ctrl_spad$pio_valid),
         .pio_write(ctrl_spad$pio_write),
         .pio_word(ctrl_spad$pio_word),
@@ -2355,6 +2362,7 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     sunda_tpb_top$slot_spad slot_spad(
         .clock(slot_spad$clock),
+        .reset(slot_spad$reset),
         .pio_valid(slot_spad$pio_valid),
         .pio_write(slot_spad$pio_write),
         .pio_word(slot_spad$pio_word),
@@ -3170,6 +3178,10 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         seq_dram$clock = clock;
         ctrl_spad$clock = clock;
         slot_spad$clock = clock;
+        seq_iram$reset = reset;
+        seq_dram$reset = reset;
+        ctrl_spad$reset = reset;
+        slot_spad$reset = reset;
         seq_iram$pio_valid = 1'b0;
         seq_dram$pio_valid = 1'b0;
         ctrl_spad$pio_valid = 1'b0;
@@ -4204,6 +4216,7 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -4217,6 +4230,7 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -4253,6 +4267,7 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$0$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -4268,6 +4283,7 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$0$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -4307,6 +4323,8 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -4390,10 +4408,11 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$0
 
 
-module sunda_tpb_top$cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -4552,6 +4571,11 @@ module sunda_tpb_top$cluster$core$0$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -4755,10 +4779,11 @@ module sunda_tpb_top$cluster$core$0$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$0$if_err_q
 
 
-module sunda_tpb_top$cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -4917,6 +4942,11 @@ module sunda_tpb_top$cluster$core$0$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5176,6 +5206,7 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -5189,6 +5220,7 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -5225,6 +5257,7 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$1$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -5240,6 +5273,7 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$1$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -5279,6 +5313,8 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -5362,10 +5398,11 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$1
 
 
-module sunda_tpb_top$cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -5524,6 +5561,11 @@ module sunda_tpb_top$cluster$core$1$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -5727,10 +5769,11 @@ module sunda_tpb_top$cluster$core$1$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$1$if_err_q
 
 
-module sunda_tpb_top$cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -5889,6 +5932,11 @@ module sunda_tpb_top$cluster$core$1$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6148,6 +6196,7 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -6161,6 +6210,7 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -6197,6 +6247,7 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$2$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -6212,6 +6263,7 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$2$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -6251,6 +6303,8 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -6334,10 +6388,11 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$2
 
 
-module sunda_tpb_top$cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -6496,6 +6551,11 @@ module sunda_tpb_top$cluster$core$2$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -6699,10 +6759,11 @@ module sunda_tpb_top$cluster$core$2$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$2$if_err_q
 
 
-module sunda_tpb_top$cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -6861,6 +6922,11 @@ module sunda_tpb_top$cluster$core$2$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7120,6 +7186,7 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -7133,6 +7200,7 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -7169,6 +7237,7 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$3$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -7184,6 +7253,7 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$3$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -7223,6 +7293,8 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -7306,10 +7378,11 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$3
 
 
-module sunda_tpb_top$cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -7468,6 +7541,11 @@ module sunda_tpb_top$cluster$core$3$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -7671,10 +7749,11 @@ module sunda_tpb_top$cluster$core$3$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$3$if_err_q
 
 
-module sunda_tpb_top$cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -7833,6 +7912,11 @@ module sunda_tpb_top$cluster$core$3$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -8092,6 +8176,7 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -8105,6 +8190,7 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -8141,6 +8227,7 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$4$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -8156,6 +8243,7 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$4$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -8195,6 +8283,8 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -8278,10 +8368,11 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$4
 
 
-module sunda_tpb_top$cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -8440,6 +8531,11 @@ module sunda_tpb_top$cluster$core$4$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -8643,10 +8739,11 @@ module sunda_tpb_top$cluster$core$4$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$4$if_err_q
 
 
-module sunda_tpb_top$cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -8805,6 +8902,11 @@ module sunda_tpb_top$cluster$core$4$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -9064,6 +9166,7 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -9077,6 +9180,7 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -9113,6 +9217,7 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$5$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -9128,6 +9233,7 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$5$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -9167,6 +9273,8 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -9250,10 +9358,11 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$5
 
 
-module sunda_tpb_top$cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -9412,6 +9521,11 @@ module sunda_tpb_top$cluster$core$5$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -9615,10 +9729,11 @@ module sunda_tpb_top$cluster$core$5$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$5$if_err_q
 
 
-module sunda_tpb_top$cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -9777,6 +9892,11 @@ module sunda_tpb_top$cluster$core$5$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -10036,6 +10156,7 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -10049,6 +10170,7 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -10085,6 +10207,7 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$6$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -10100,6 +10223,7 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$6$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -10139,6 +10263,8 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -10222,10 +10348,11 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$6
 
 
-module sunda_tpb_top$cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -10384,6 +10511,11 @@ module sunda_tpb_top$cluster$core$6$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -10587,10 +10719,11 @@ module sunda_tpb_top$cluster$core$6$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$6$if_err_q
 
 
-module sunda_tpb_top$cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -10749,6 +10882,11 @@ module sunda_tpb_top$cluster$core$6$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -11008,6 +11146,7 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
     
     // Stub signals
     reg  iram$clock;
+    reg  iram$reset;
     reg  iram$pio_valid;
     reg  iram$pio_write;
     reg  [13:0] iram$pio_word;
@@ -11021,6 +11160,7 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
     wire  iram$a_rvalid;
     wire  [31:0] iram$rdata;
     reg  dram$clock;
+    reg  dram$reset;
     reg  dram$pio_valid;
     reg  dram$pio_write;
     reg  [13:0] dram$pio_word;
@@ -11057,6 +11197,7 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
     // Sub module instances
     sunda_tpb_top$cluster$core$7$iram iram(
         .clock(iram$clock),
+        .reset(iram$reset),
         .pio_valid(iram$pio_valid),
         .pio_write(iram$pio_write),
         .pio_word(iram$pio_word),
@@ -11072,6 +11213,7 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     sunda_tpb_top$cluster$core$7$dram dram(
         .clock(dram$clock),
+        .reset(dram$reset),
         .pio_valid(dram$pio_valid),
         .pio_write(dram$pio_write),
         .pio_word(dram$pio_word),
@@ -11111,6 +11253,8 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_err_q$d = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
+        iram$reset = reset;
+        dram$reset = reset;
         iram_pio = pio_valid & ~pio_dram;
         dram_pio = pio_valid & pio_dram;
         iram$pio_valid = iram_pio;
@@ -11194,10 +11338,11 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
 endmodule // sunda_tpb_top$cluster$core$7
 
 
-module sunda_tpb_top$cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -11356,6 +11501,11 @@ module sunda_tpb_top$cluster$core$7$dram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -11559,10 +11709,11 @@ module sunda_tpb_top$cluster$core$7$if_err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$core$7$if_err_q
 
 
-module sunda_tpb_top$cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -11721,6 +11872,11 @@ module sunda_tpb_top$cluster$core$7$iram(clock,pio_valid,pio_write,pio_word,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -11962,10 +12118,11 @@ module sunda_tpb_top$cluster$err_q(d,q,clock);
 endmodule // sunda_tpb_top$cluster$err_q
 
 
-module sunda_tpb_top$ctrl_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [9:0] pio_word;
@@ -12124,6 +12281,11 @@ module sunda_tpb_top$ctrl_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -12342,6 +12504,7 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
     
     // Stub signals
     reg  sram$clock;
+    reg  sram$reset;
     reg  sram$pio_valid;
     reg  sram$pio_write;
     reg  [7:0] sram$pio_word;
@@ -12433,6 +12596,7 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
     // Sub module instances
     sunda_tpb_top$dma$sram sram(
         .clock(sram$clock),
+        .reset(sram$reset),
         .pio_valid(sram$pio_valid),
         .pio_write(sram$pio_write),
         .pio_word(sram$pio_word),
@@ -12597,6 +12761,7 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         count$d = count$q;
         data$d = data$q;
         sram$clock = clock;
+        sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
         bus_status = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & (req_addr[(32'h5)+:(27)] == 32'h40);
         sram$pio_valid = bus_sram;
@@ -13145,10 +13310,11 @@ module sunda_tpb_top$dma$rx_pending(d,q,clock);
 endmodule // sunda_tpb_top$dma$rx_pending
 
 
-module sunda_tpb_top$dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [7:0] pio_word;
@@ -13307,6 +13473,11 @@ module sunda_tpb_top$dma$sram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -25889,10 +26060,11 @@ module sunda_tpb_top$sem$5$s1_write(d,q,clock);
 endmodule // sunda_tpb_top$sem$5$s1_write
 
 
-module sunda_tpb_top$seq_dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -26051,6 +26223,11 @@ module sunda_tpb_top$seq_dram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -26235,10 +26412,11 @@ module sunda_tpb_top$seq_dram$read_q(d,q,clock);
 endmodule // sunda_tpb_top$seq_dram$read_q
 
 
-module sunda_tpb_top$seq_iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [13:0] pio_word;
@@ -26397,6 +26575,11 @@ module sunda_tpb_top$seq_iram(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_r
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;
@@ -26581,10 +26764,11 @@ module sunda_tpb_top$seq_iram$read_q(d,q,clock);
 endmodule // sunda_tpb_top$seq_iram$read_q
 
 
-module sunda_tpb_top$slot_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
+module sunda_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvalid,a_valid,a_write,a_word,a_wdata,a_wstrb,a_rvalid,rdata);
     
     // Module arguments
     input wire  clock;
+    input wire  reset;
     input wire  pio_valid;
     input wire  pio_write;
     input wire  [12:0] pio_word;
@@ -26743,6 +26927,11 @@ module sunda_tpb_top$slot_spad(clock,pio_valid,pio_write,pio_word,pio_wdata,pio_
         pio_rvalid_q$d = pio_valid;
         a_rvalid_q$d = a_take;
         read_q$d = (pio_valid | a_take) & ~we;
+        if (reset) begin
+            pio_rvalid_q$d = 1'b0;
+            a_rvalid_q$d = 1'b0;
+            read_q$d = 1'b0;
+        end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
         rdata = 32'h0;

@@ -153,6 +153,8 @@ impl<const IW: usize, const DW: usize> Logic for Q7Core<IW, DW> {
         dff_setup!(self, clock, iram_if_q, if_err_q, ls_err_q);
         self.iram.clock.next = self.clock.val();
         self.dram.clock.next = self.clock.val();
+        self.iram.reset.next = self.reset.val();
+        self.dram.reset.next = self.reset.val();
         // ---- PIO ----
         self.iram_pio.next = self.pio_valid.val() & !self.pio_dram.val();
         self.dram_pio.next = self.pio_valid.val() & self.pio_dram.val();

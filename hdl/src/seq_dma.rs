@@ -218,6 +218,7 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             data
         );
         self.sram.clock.next = self.clock.val();
+        self.sram.reset.next = self.reset.val();
         // ---- bus: SRAM window and status registers ----
         self.bus_sram.next = self.req_valid.val()
             & !self.reset.val()

@@ -20,8 +20,9 @@
 //!   edge that took the request (writes too); `rdata` holds the word read,
 //!   for whichever port's `*_rvalid` is high (0 after a write).
 //!
-//! Priority `[D]`: PIO > A. No reset: memories keep their contents across a
-//! reset, as SRAM does.
+//! Priority `[D]`: PIO > A. `reset` clears the response flags only: the
+//! memories keep their contents across a reset, as SRAM does, and a request
+//! in a reset cycle is still carried out (the owner gates what it must).
 //!
 //! ```
 //! use tpb_hdl::tcm::Tcm;
@@ -34,6 +35,7 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock, Default)]
 pub struct Tcm<const AW: usize> {
     pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
     pub pio_valid: Signal<In, Bit>,
     pub pio_write: Signal<In, Bit>,
     pub pio_word: Signal<In, Bits<AW>>,
@@ -104,6 +106,11 @@ impl<const AW: usize> Logic for Tcm<AW> {
         self.pio_rvalid_q.d.next = self.pio_valid.val();
         self.a_rvalid_q.d.next = self.a_take.val();
         self.read_q.d.next = (self.pio_valid.val() | self.a_take.val()) & !self.we.val();
+        if self.reset.val() {
+            self.pio_rvalid_q.d.next = false;
+            self.a_rvalid_q.d.next = false;
+            self.read_q.d.next = false;
+        }
         self.pio_rvalid.next = self.pio_rvalid_q.q.val();
         self.a_rvalid.next = self.a_rvalid_q.q.val();
         self.rdata.next = 0.into();

@@ -718,6 +718,10 @@ macro_rules! tpb_top {
                 $s.seq_dram.clock.next = $s.clock.val();
                 $s.ctrl_spad.clock.next = $s.clock.val();
                 $s.slot_spad.clock.next = $s.clock.val();
+                $s.seq_iram.reset.next = $s.reset.val();
+                $s.seq_dram.reset.next = $s.reset.val();
+                $s.ctrl_spad.reset.next = $s.reset.val();
+                $s.slot_spad.reset.next = $s.reset.val();
                 $s.seq_iram.pio_valid.next = false;
                 $s.seq_dram.pio_valid.next = false;
                 $s.ctrl_spad.pio_valid.next = false;

@@ -306,8 +306,11 @@ impl SeqDmaModel {
         self.a_wrote_last = wrote;
         self.rsp = rsp;
         if reset {
-            // As the RTL: the SRAM and the descriptor registers keep their
-            // contents; the state, counters, errors and responses clear.
+            // As the RTL: the SRAM (a write in the reset cycle included) and
+            // the descriptor registers keep their contents; the state,
+            // counters, errors and responses clear.
+            self.a_read = None;
+            self.a_wrote_last = false;
             self.rings = [RingState::default(); 2];
             self.error = 0;
             self.enable_q = false;
