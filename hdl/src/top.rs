@@ -1042,3 +1042,14 @@ pub type MarianaTop = MarianaTpbTop<15, 16, 14, 10, 13>;
 pub type SundaTopFpga = SundaTpbTop<8, 8, 8, 8, 8>;
 pub type CaymanTopFpga = CaymanTpbTop<8, 8, 8, 8, 8>;
 pub type MarianaTopFpga = MarianaTpbTop<8, 8, 8, 8, 8>;
+
+/// The memory sizes (word-address bits) the full-size top of `arch` builds:
+/// the const generics of [`SundaTop`], [`CaymanTop`], [`MarianaTop`] as a
+/// value, so a test can pin them to `arch.toml`.
+pub fn full_mem_bits(arch: Arch) -> tpb_models::golden::top::MemBits {
+    let (q7_iram, q7_dram) = match arch {
+        Arch::Sunda => (14, 14),
+        Arch::Cayman | Arch::Mariana => (15, 16),
+    };
+    tpb_models::golden::top::MemBits { q7_iram, q7_dram, seq: 14, ctrl_spad: 10, slot_spad: 13, dma: DMA_AW }
+}

@@ -398,3 +398,21 @@ fn hal_bringup_on_the_rtl_top_releases_what_each_generation_releases() {
         }
     }
 }
+
+/// The full-size tops build exactly the memories `arch.toml` gives ([S] Q7
+/// sizes, DIGEST §2.3; [D] SEQ/SPAD sizes), and the type aliases agree with
+/// `full_mem_bits`: a top built with them decodes every region word.
+#[test]
+fn full_size_tops_build_the_memories_of_arch_toml() {
+    for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+        let map = builtin(arch).unwrap();
+        assert_eq!(tpb_hdl::top::full_mem_bits(arch), MemBits::full(&map.params), "{arch:?}");
+    }
+    // The aliases: the last word of each Q7 core memory answers (no bus error).
+    let arch = Arch::Cayman;
+    let map = builtin(arch).unwrap();
+    let l = map.params.q7_layout(map.params.q7.pooling.owner).unwrap();
+    let mut b = Bench::new(arch);
+    b.write((l.iram(7) + l.params.iram_size - 4) as u32, 1);
+    b.write((l.dram(7) + l.params.dram_size - 4) as u32, 2);
+}
