@@ -1,10 +1,13 @@
 //! `Dut`: a Verilated TPB top driven cycle by cycle, with BAR0 bus
-//! transactions and optional VCD tracing. It implements the same
+//! transactions, VCD or FST tracing switched on and off at run time, and a
+//! trace window that a bus access or a cycle count opens and closes. Time in
+//! the trace: cycle `c`'s inputs at `2c` (clock low), its rising edge at
+//! `2c + 1`. It implements the same
 //! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
 //! one golden model serve both engines.
 
-use crate::verilator::{Model, VlError};
-use std::path::Path;
+use crate::verilator::{Model, Tracing, VlError};
+use std::path::{Path, PathBuf};
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::hw_decode::{LookupResult, Outputs as HwdOutputs};
@@ -68,18 +71,76 @@ struct Ix {
     pulses: Option<(usize, usize)>,
 }
 
+/// What opens or closes a trace window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// A BAR0 write to this address is driven (e.g. a doorbell register).
+    Write(u32),
+    /// Any BAR0 access, read or write, to this address.
+    Access(u32),
+    /// The cycle counter reaches this value.
+    Cycle(u64),
+}
+
+impl Trigger {
+    fn hit(self, req: Option<Req>, cycle: u64) -> bool {
+        match (self, req) {
+            (Trigger::Write(a), Some(r)) => r.write && r.addr == a,
+            (Trigger::Access(a), Some(r)) => r.addr == a,
+            (Trigger::Cycle(n), _) => cycle >= n,
+            _ => false,
+        }
+    }
+}
+
+/// Where a trace window ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEnd {
+    /// This many cycles after the one that opened it (that cycle included).
+    After(u64),
+    /// After the cycle in which this trigger fires (that cycle included).
+    On(Trigger),
+    /// At [`Dut::trace_close`] or when the `Dut` is dropped.
+    Close,
+}
+
+/// The state of the trace window armed by [`Dut::trace_window`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Window {
+    /// No window armed.
+    Idle,
+    /// Waiting for the start trigger.
+    Armed,
+    /// Tracing since this cycle.
+    Open { from: u64 },
+    /// Traced cycles `from..to` into the file.
+    Done { from: u64, to: u64 },
+    /// The trigger fired but the file could not be opened.
+    Failed(VlError),
+}
+
+struct Armed {
+    path: PathBuf,
+    start: Trigger,
+    end: WindowEnd,
+    close_after_tick: bool,
+}
+
 /// A TPB top under Verilator.
 pub struct Dut {
     arch: Arch,
     m: Model,
     ix: Ix,
     cycle: u64,
+    armed: Option<Armed>,
+    window: Window,
 }
 
 impl Dut {
-    /// A top of `arch`; `traced` builds in tracing (off until [`Dut::trace_open`]).
-    pub fn new(arch: Arch, traced: bool) -> Result<Dut, VlError> {
-        let m = Model::new(arch, traced);
+    /// A top of `arch` in the build for `tracing` (the trace itself is off
+    /// until [`Dut::trace_open`] or a [`Dut::trace_window`] trigger).
+    pub fn new(arch: Arch, tracing: Tracing) -> Result<Dut, VlError> {
+        let m = Model::new(arch, tracing);
         let p = |n: &str| m.port(n);
         let core = |k: usize| -> Result<Core, VlError> {
             let q = |n: &str| m.port(&format!("q7_{n}${k}"));
@@ -144,7 +205,7 @@ impl Dut {
             hwd,
             pulses,
         };
-        let mut d = Dut { arch, m, ix, cycle: 0 };
+        let mut d = Dut { arch, m, ix, cycle: 0, armed: None, window: Window::Idle };
         d.m.eval();
         Ok(d)
     }
@@ -170,15 +231,87 @@ impl Dut {
         TopSim::drive(self, false, None, &Pins::default());
     }
 
-    /// Start a VCD at `path` (time unit: half a clock cycle per step).
+    /// Start a trace at `path` now (`.vcd` or `.fst`, as the build; time
+    /// unit: half a clock cycle).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
-        self.m.trace_open(path)?;
-        self.m.trace_dump(2 * self.cycle);
+        self.m.trace_open(path)
+    }
+
+    /// Write the current values and close the trace (and any open window).
+    pub fn trace_close(&mut self) {
+        if self.m.tracing() {
+            self.m.trace_dump(2 * self.cycle);
+        }
+        self.m.trace_close();
+        if let Window::Open { from } = self.window {
+            self.window = Window::Done { from, to: self.cycle };
+        }
+        self.armed = None;
+    }
+
+    /// Arm a trace window: the trace to `path` opens in the cycle whose
+    /// driven inputs fire `start` and closes as `end` says. The path's
+    /// format and directory are checked now, so a mistake is an error here
+    /// rather than a silent missing trace later.
+    pub fn trace_window(&mut self, path: &Path, start: Trigger, end: WindowEnd) -> Result<(), VlError> {
+        let model = self.m.name();
+        let Some(ext) = self.m.tracing_build().extension() else {
+            return Err(VlError::NotTraced { model });
+        };
+        if Tracing::for_path(path) != Some(self.m.tracing_build()) {
+            return Err(VlError::WrongFormat { model, built: self.m.tracing_build(), path: path.display().to_string(), ext });
+        }
+        if self.m.tracing() || self.armed.is_some() {
+            return Err(VlError::TraceOpen { model });
+        }
+        std::fs::File::create(path).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
+        self.armed = Some(Armed { path: path.to_path_buf(), start, end, close_after_tick: false });
+        self.window = Window::Armed;
         Ok(())
     }
 
-    pub fn trace_close(&mut self) {
-        self.m.trace_close();
+    /// Where the armed trace window stands.
+    pub fn window(&self) -> &Window {
+        &self.window
+    }
+
+    /// Open or mark for closing the armed window, given this cycle's request.
+    fn window_step(&mut self, req: Option<Req>) {
+        let Some(a) = &mut self.armed else { return };
+        match self.window {
+            Window::Armed if a.start.hit(req, self.cycle) => match self.m.trace_open(&a.path) {
+                Ok(()) => {
+                    self.window = Window::Open { from: self.cycle };
+                    if let WindowEnd::On(t) = a.end {
+                        // The start cycle itself may also be the end.
+                        a.close_after_tick = t != a.start && t.hit(req, self.cycle);
+                    }
+                }
+                Err(e) => {
+                    self.window = Window::Failed(e);
+                    self.armed = None;
+                }
+            },
+            Window::Open { .. } => {
+                if let WindowEnd::On(t) = a.end {
+                    a.close_after_tick |= t.hit(req, self.cycle);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// After a clock edge: close the window if its end has come.
+    fn window_after_tick(&mut self) {
+        let (Some(a), Window::Open { from }) = (&self.armed, &self.window) else { return };
+        let done = match a.end {
+            WindowEnd::After(n) => self.cycle - from >= n,
+            WindowEnd::On(_) => a.close_after_tick,
+            WindowEnd::Close => false,
+        };
+        if done {
+            self.trace_close();
+        }
     }
 
     /// One BAR0 access: the request for one cycle, then the response of the
@@ -222,17 +355,23 @@ impl TopSim for Dut {
             m.set_unchecked(h.fifo_pop, pins.hwd_pop as u64);
         }
         m.eval();
+        if self.armed.is_some() {
+            self.window_step(req);
+        }
     }
 
     fn tick(&mut self) {
         let c = self.ix.clock;
+        self.m.trace_dump(2 * self.cycle);
         self.m.set_unchecked(c, 1);
         self.m.eval();
         self.m.trace_dump(2 * self.cycle + 1);
         self.m.set_unchecked(c, 0);
         self.m.eval();
         self.cycle += 1;
-        self.m.trace_dump(2 * self.cycle);
+        if self.armed.is_some() {
+            self.window_after_tick();
+        }
     }
 
     fn outputs(&self) -> Outputs {

@@ -1,16 +1,22 @@
 //! Benchmark: cycles per second of each generation's TPB top under random
 //! BAR0 + Q7-port traffic (`tpb_testbench::traffic`), side by side in one
-//! run: Verilator untraced, Verilator traced (VCD to a file), and the
-//! rust-hdl simulator on the same design. One table; each figure is the
-//! median of 3 runs; ratios against the rust-hdl simulator.
+//! run: Verilator untraced, Verilator traced (VCD, FST, to a file), the
+//! rust-hdl simulator on the same design, and Icarus Verilog (`vvp`) on the
+//! same generated Verilog, replaying the same stimulus from a file and
+//! printing every output each cycle, as in the cross-check; its start-up
+//! (elaboration, zeroing the RAMs) is measured with a 1-cycle run and
+//! subtracted. One table; each figure is the median of 3 runs; ratios
+//! against the rust-hdl simulator and Icarus.
 //!
 //! `cargo bench -p tpb-testbench --bench tops`
 
 use std::time::Instant;
 use tpb_cosim::dut::Dut;
+use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::{simulator, TopSim};
 use tpb_models::golden::top::MemBits;
 use tpb_models::regmap::{builtin, Arch};
+use tpb_testbench::icarus::record_top;
 use tpb_testbench::traffic::{Cycle, Traffic};
 
 fn stimulus(arch: Arch, n: usize) -> Vec<Cycle> {
@@ -39,36 +45,58 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Icarus cycles per second on the first `n` cycles: vvp time minus the
+/// time of a 1-cycle run of the same testbench (start-up).
+fn icarus_rate(arch: Arch, cycles: &[Cycle], n: usize) -> f64 {
+    let name = arch.name();
+    let verilog = tpb_testbench::tools::repo_root().join(format!("hdl/generated/{name}_tpb_top.v"));
+    let dir = tpb_testbench::tools::repo_root().join(format!("target/bench-icarus/{name}"));
+    let run = |k: usize| {
+        let rec = record_top(arch, &cycles[..k]).unwrap();
+        rec.cross_check(&verilog, &format!("{name}_tpb_top"), &dir).unwrap().run_s
+    };
+    let base = run(1);
+    n as f64 / (run(n) - base).max(1e-6)
+}
+
 fn main() {
     let dir = tpb_testbench::tools::repo_root().join("target/bench-waves");
     std::fs::create_dir_all(&dir).unwrap();
-    println!("| top | Verilator | Verilator + VCD | rust-hdl | Verilator / rust-hdl | VCD cost |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| top | Verilator | Verilator + VCD | Verilator + FST | rust-hdl | Icarus | Verilator / rust-hdl | Verilator / Icarus | VCD cost | FST cost |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
         let map = builtin(arch).unwrap();
         let long = stimulus(arch, 200_000);
         let short = stimulus(arch, 3_000);
-        let vl = median((0..3).map(|_| rate(&mut Dut::new(arch, false).unwrap(), &long)).collect());
-        let vcd = median(
-            (0..3)
-                .map(|k| {
-                    let mut d = Dut::new(arch, true).unwrap();
-                    d.trace_open(&dir.join(format!("{}-{k}.vcd", arch.name()))).unwrap();
-                    let r = rate(&mut d, &long[..20_000]);
-                    d.trace_close();
-                    r
-                })
-                .collect(),
-        );
+        let vl = median((0..3).map(|_| rate(&mut Dut::new(arch, Tracing::Off).unwrap(), &long)).collect());
+        let traced = |tracing: Tracing| {
+            median(
+                (0..3)
+                    .map(|k| {
+                        let mut d = Dut::new(arch, tracing).unwrap();
+                        d.trace_open(&dir.join(format!("{}-{k}.{}", arch.name(), tracing.extension().unwrap()))).unwrap();
+                        let r = rate(&mut d, &long[..20_000]);
+                        d.trace_close();
+                        r
+                    })
+                    .collect(),
+            )
+        };
+        let (vcd, fst) = (traced(Tracing::Vcd), traced(Tracing::Fst));
         let rhdl = median((0..3).map(|_| rate(&mut *simulator(&map, false).unwrap(), &short)).collect());
+        let icarus = median((0..3).map(|_| icarus_rate(arch, &long, 3_000)).collect());
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0}x | {:.1}x slower |",
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0}x | {:.0}x | {:.1}x slower | {:.1}x slower |",
             arch.name(),
             vl,
             vcd,
+            fst,
             rhdl,
+            icarus,
             vl / rhdl,
-            vl / vcd
+            vl / icarus,
+            vl / vcd,
+            vl / fst
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

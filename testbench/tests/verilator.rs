@@ -4,6 +4,7 @@
 //! and byte-identical VCD for identical stimulus.
 
 use tpb_cosim::dut::Dut;
+use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::{simulator, TopSim};
 use tpb_models::golden::top::{MemBits, TopModel};
 use tpb_models::regmap::{builtin, Arch};
@@ -28,7 +29,7 @@ fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn FnMut(&Cycle) -> tpb_mod
 
 fn against_golden(arch: Arch, seed: u64, n: usize) {
     let map = builtin(arch).unwrap();
-    let mut dut = Dut::new(arch, false).unwrap();
+    let mut dut = Dut::new(arch, Tracing::Off).unwrap();
     let mut gold = TopModel::new(&map, MemBits::full(&map.params));
     let start = std::time::Instant::now();
     let r = lockstep(arch, &mut dut, &mut |c| {
@@ -60,7 +61,7 @@ fn mariana_verilator_matches_golden_for_a_million_cycles() {
 fn verilator_matches_rust_hdl_every_cycle() {
     for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
         let map = builtin(arch).unwrap();
-        let mut dut = Dut::new(arch, false).unwrap();
+        let mut dut = Dut::new(arch, Tracing::Off).unwrap();
         let mut rhdl = simulator(&map, false).unwrap();
         lockstep(arch, &mut dut, &mut |c| {
             rhdl.drive(c.reset, c.req, &c.pins);
@@ -78,7 +79,7 @@ fn verilator_matches_rust_hdl_every_cycle() {
 #[test]
 fn two_models_in_one_process_do_not_interfere() {
     let map = builtin(Arch::Cayman).unwrap();
-    let (mut a, mut b) = (Dut::new(Arch::Cayman, false).unwrap(), Dut::new(Arch::Cayman, true).unwrap());
+    let (mut a, mut b) = (Dut::new(Arch::Cayman, Tracing::Off).unwrap(), Dut::new(Arch::Cayman, Tracing::Vcd).unwrap());
     let (mut ga, mut gb) = (TopModel::new(&map, MemBits::full(&map.params)), TopModel::new(&map, MemBits::full(&map.params)));
     let (mut ta, mut tb) = (Traffic::new(&map, MemBits::full(&map.params), 1), Traffic::new(&map, MemBits::full(&map.params), 2));
     for i in 0..20_000 {
@@ -101,7 +102,7 @@ fn vcd_is_deterministic() {
     let run = |name: &str| -> Vec<u8> {
         let map = builtin(Arch::Cayman).unwrap();
         let path = dir.join(name);
-        let mut d = Dut::new(Arch::Cayman, true).unwrap();
+        let mut d = Dut::new(Arch::Cayman, Tracing::Vcd).unwrap();
         d.trace_open(&path).unwrap();
         let mut t = Traffic::new(&map, MemBits::full(&map.params), 9);
         d.reset();
@@ -121,7 +122,7 @@ fn vcd_is_deterministic() {
 
 #[test]
 fn untraced_model_refuses_a_trace_and_bad_ports_are_errors() {
-    let mut d = Dut::new(Arch::Sunda, false).unwrap();
+    let mut d = Dut::new(Arch::Sunda, Tracing::Off).unwrap();
     let e = d.trace_open(std::path::Path::new("/tmp/x.vcd")).unwrap_err();
     assert!(e.to_string().contains("traced build"), "{e}");
     let m = d.model();
@@ -129,4 +130,138 @@ fn untraced_model_refuses_a_trace_and_bad_ports_are_errors() {
     let i = m.input("req_write").unwrap();
     assert!(m.set(i, 2).unwrap_err().to_string().contains("does not fit"));
     assert!(m.input("rsp_valid").is_err(), "outputs are not inputs");
+}
+
+/// A run of `n` random cycles on a traced CAYMAN top into `path`.
+fn traced_run(tracing: Tracing, path: &std::path::Path, n: usize) {
+    let map = builtin(Arch::Cayman).unwrap();
+    let mut d = Dut::new(Arch::Cayman, tracing).unwrap();
+    d.trace_open(path).unwrap();
+    let mut t = Traffic::new(&map, MemBits::full(&map.params), 11);
+    d.reset();
+    for _ in 0..n {
+        let c = t.next_cycle();
+        d.drive(c.reset, c.req, &c.pins);
+        d.tick();
+    }
+    d.trace_close();
+}
+
+/// The scopes of a waveform file, as full dotted names.
+fn scopes(w: &wellen::simple::Waveform) -> Vec<String> {
+    let h = w.hierarchy();
+    h.iter_scopes().map(|s| s.full_name(h)).collect()
+}
+
+/// Our VCD opens in GTKWave's converter (`vcd2fst`) and in `wellen`, with
+/// one scope per block under the top; the FST build writes a file `wellen`
+/// reads with the same hierarchy.
+#[test]
+fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
+    let dir = tpb_testbench::tools::repo_root().join("target/wave-readers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (vcd, fst, conv) = (dir.join("run.vcd"), dir.join("run.fst"), dir.join("converted.fst"));
+    traced_run(Tracing::Vcd, &vcd, 500);
+    traced_run(Tracing::Fst, &fst, 500);
+    let _ = std::fs::remove_file(&conv);
+    let o = tpb_testbench::tools::run("vcd2fst", &["-v", vcd.to_str().unwrap(), "-f", conv.to_str().unwrap()]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success() && conv.exists(), "vcd2fst failed: {}", String::from_utf8_lossy(&o.stderr));
+    let mut seen = Vec::new();
+    for f in [&vcd, &fst, &conv] {
+        let w = wellen::simple::read(f).unwrap_or_else(|e| panic!("wellen cannot read {}: {e:?}", f.display()));
+        let s = scopes(&w);
+        for want in ["TOP", "TOP.cayman_tpb_top", "TOP.cayman_tpb_top.cluster.core$7.iram", "TOP.cayman_tpb_top.dma", "TOP.cayman_tpb_top.hwd", "TOP.cayman_tpb_top.sem$5", "TOP.cayman_tpb_top.nx$0", "TOP.cayman_tpb_top.q7regs"] {
+            assert!(s.iter().any(|x| x == want), "{}: no scope {want} in {:?}", f.display(), &s[..s.len().min(40)]);
+        }
+        // Every cycle is there: two time steps per clock cycle.
+        let times = w.time_table();
+        assert!(times.len() >= 1000, "{}: {} time steps", f.display(), times.len());
+        seen.push((s.len(), times.len()));
+    }
+    assert_eq!(seen[0], seen[1], "the VCD and FST builds trace the same scopes and times");
+    assert_eq!(seen[0], seen[2], "vcd2fst keeps every scope and time");
+    println!("VCD, FST and vcd2fst's FST: {} scopes, {} time steps each", seen[0].0, seen[0].1);
+}
+
+/// The value of a 1..=64-bit signal at each time step of a waveform.
+fn values(w: &mut wellen::simple::Waveform, scope: &[&str], name: &str) -> Vec<u64> {
+    let h = w.hierarchy();
+    let var = h.lookup_var(scope, &name).unwrap_or_else(|| panic!("no signal {scope:?}.{name}"));
+    let sig = h[var].signal_ref();
+    w.load_signals(&[sig]);
+    let s = w.get_signal(sig).unwrap();
+    (0..w.time_table().len())
+        .map(|t| {
+            let off = s.get_offset(t as u32).map(|o| s.get_value_at(&o, 0));
+            off.and_then(|v| v.to_bit_string()).map(|b| u64::from_str_radix(&b, 2).unwrap_or(u64::MAX)).unwrap_or(u64::MAX)
+        })
+        .collect()
+}
+
+/// A trace window opens in the cycle a doorbell write is driven and closes
+/// N cycles later; another ends on a second trigger.
+#[test]
+fn trace_window_opens_on_a_doorbell_write() {
+    use tpb_cosim::dut::{Trigger, Window, WindowEnd};
+    use tpb_models::csr::Req;
+    let map = builtin(Arch::Cayman).unwrap();
+    let top_sp = map.params.local_reg_base(tpb_models::regmap::Engine::TopSp).unwrap() as u32;
+    let sems = &map.block("evt_sem").unwrap().arrays[0];
+    let inc = top_sp + sems.addr(sems.window("inc").unwrap(), 5);
+    let read = top_sp + sems.addr(sems.window("read").unwrap(), 5);
+    let dir = tpb_testbench::tools::repo_root().join("target/trace-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("after.vcd");
+    let mut d = Dut::new(Arch::Cayman, Tracing::Vcd).unwrap();
+    d.reset();
+    // The semaphores clear themselves after reset; increments wait for that.
+    for _ in 0..tpb_models::golden::evt_sem::CLEAR_CYCLES + 2 {
+        d.drive(false, None, &Default::default());
+        d.tick();
+    }
+    d.trace_window(&path, Trigger::Write(inc), WindowEnd::After(12)).unwrap();
+    assert_eq!(*d.window(), Window::Armed);
+    for _ in 0..5 {
+        d.access(Req { write: false, addr: inc, wdata: 0 }); // a read of the doorbell does not open it
+    }
+    assert_eq!(*d.window(), Window::Armed);
+    let from = d.cycle();
+    d.access(Req { write: true, addr: inc, wdata: 1 });
+    assert_eq!(*d.window(), Window::Open { from });
+    for _ in 0..20 {
+        d.access(Req { write: false, addr: read, wdata: 0 });
+    }
+    assert_eq!(*d.window(), Window::Done { from, to: from + 12 });
+    let mut w = wellen::simple::read(&path).unwrap();
+    let times = w.time_table().to_vec();
+    assert_eq!((times[0], *times.last().unwrap()), (2 * from, 2 * (from + 12)), "the window is cycles {from}..{}", from + 12);
+    let req_valid = values(&mut w, &["TOP"], "req_valid");
+    let req_write = values(&mut w, &["TOP"], "req_write");
+    assert_eq!((req_valid[0], req_write[0]), (1, 1), "the first step shows the doorbell write itself");
+
+    // Ending on a trigger: from the doorbell write to the next read of the semaphore.
+    let path2 = dir.join("on.vcd");
+    d.trace_window(&path2, Trigger::Write(inc), WindowEnd::On(Trigger::Access(read))).unwrap();
+    let from = d.cycle();
+    d.access(Req { write: true, addr: inc, wdata: 2 });
+    d.access(Req { write: true, addr: inc, wdata: 3 });
+    let rd = d.cycle();
+    let r = d.access(Req { write: false, addr: read, wdata: 0 });
+    assert_eq!(r.rdata, 6, "1 + 2 + 3");
+    assert_eq!(*d.window(), Window::Done { from, to: rd + 1 }, "closed after the cycle of the read");
+}
+
+#[test]
+fn trace_window_mistakes_are_errors_at_arm_time() {
+    use tpb_cosim::dut::{Trigger, WindowEnd};
+    let mut d = Dut::new(Arch::Sunda, Tracing::Off).unwrap();
+    let e = d.trace_window(std::path::Path::new("/tmp/x.vcd"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
+    assert!(e.to_string().contains("needs a traced build"), "{e}");
+    let mut d = Dut::new(Arch::Sunda, Tracing::Fst).unwrap();
+    let e = d.trace_window(std::path::Path::new("/tmp/x.vcd"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
+    assert!(e.to_string().contains("built for Fst tracing, so it cannot write '/tmp/x.vcd' (the extension must be .fst)"), "{e}");
+    let e = d.trace_window(std::path::Path::new("/no/such/dir/x.fst"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
+    assert!(e.to_string().contains("cannot open trace file /no/such/dir/x.fst"), "{e}");
+    let e = d.trace_open(std::path::Path::new("/tmp/x.vcd")).unwrap_err();
+    assert!(e.to_string().contains("extension must be .fst"), "{e}");
 }
