@@ -177,6 +177,23 @@ module cayman_q7_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [7:0] release_run_stall_stall_q$d$cmb;
+    reg [7:0] start_ctrl_start_q$d$cmb;
+    reg start_ctrl_start_pulse_q$d$cmb;
+    reg [7:0] intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_0_info_q$d$cmb;
+    reg [31:0] intr_info_1_info_q$d$cmb;
+    reg [31:0] intr_info_2_info_q$d$cmb;
+    reg [31:0] intr_info_3_info_q$d$cmb;
+    reg [31:0] intr_info_4_info_q$d$cmb;
+    reg [31:0] intr_info_5_info_q$d$cmb;
+    reg [31:0] intr_info_6_info_q$d$cmb;
+    reg [31:0] intr_info_7_info_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -193,50 +210,50 @@ module cayman_q7_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         intr_info_5_info_q$clock = clock;
         intr_info_6_info_q$clock = clock;
         intr_info_7_info_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        start_ctrl_start_q$d = start_ctrl_start_q$q;
-        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_0_info_q$d = intr_info_0_info_q$q;
-        intr_info_1_info_q$d = intr_info_1_info_q$q;
-        intr_info_2_info_q$d = intr_info_2_info_q$q;
-        intr_info_3_info_q$d = intr_info_3_info_q$q;
-        intr_info_4_info_q$d = intr_info_4_info_q$q;
-        intr_info_5_info_q$d = intr_info_5_info_q$q;
-        intr_info_6_info_q$d = intr_info_6_info_q$q;
-        intr_info_7_info_q$d = intr_info_7_info_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_start_pulse_q$d = 1'b0;
-        intr_info_0_info_q$d = intr_info_0_info_q$q | intr_info_0_info_set_i;
-        intr_info_1_info_q$d = intr_info_1_info_q$q | intr_info_1_info_set_i;
-        intr_info_2_info_q$d = intr_info_2_info_q$q | intr_info_2_info_set_i;
-        intr_info_3_info_q$d = intr_info_3_info_q$q | intr_info_3_info_set_i;
-        intr_info_4_info_q$d = intr_info_4_info_q$q | intr_info_4_info_set_i;
-        intr_info_5_info_q$d = intr_info_5_info_q$q | intr_info_5_info_set_i;
-        intr_info_6_info_q$d = intr_info_6_info_q$q | intr_info_6_info_set_i;
-        intr_info_7_info_q$d = intr_info_7_info_q$q | intr_info_7_info_set_i;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        start_ctrl_start_q$d$cmb = start_ctrl_start_q$q;
+        start_ctrl_start_pulse_q$d$cmb = start_ctrl_start_pulse_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_start_pulse_q$d$cmb = 1'b0;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q | intr_info_0_info_set_i;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q | intr_info_1_info_set_i;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q | intr_info_2_info_set_i;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q | intr_info_3_info_set_i;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q | intr_info_4_info_set_i;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q | intr_info_5_info_set_i;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q | intr_info_6_info_set_i;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q | intr_info_7_info_set_i;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h3000) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(8)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h3004) begin
                 if (req_write) begin
-                    start_ctrl_start_q$d = req_wdata[(32'h0)+:(8)];
-                    start_ctrl_start_pulse_q$d = 1'b1;
+                    start_ctrl_start_q$d$cmb = req_wdata[(32'h0)+:(8)];
+                    start_ctrl_start_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
@@ -245,150 +262,150 @@ module cayman_q7_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h300c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3010) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3014) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3018) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h301c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3020) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3024) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3028) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(8)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h302c) begin
                 if (req_write) begin
-                    intr_info_0_info_q$d = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
+                    intr_info_0_info_q$d$cmb = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_0_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_0_info_q$q;
                 end
             end
             else if (req_addr == 32'h3030) begin
                 if (req_write) begin
-                    intr_info_1_info_q$d = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
+                    intr_info_1_info_q$d$cmb = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_1_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_1_info_q$q;
                 end
             end
             else if (req_addr == 32'h3034) begin
                 if (req_write) begin
-                    intr_info_2_info_q$d = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
+                    intr_info_2_info_q$d$cmb = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_2_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_2_info_q$q;
                 end
             end
             else if (req_addr == 32'h3038) begin
                 if (req_write) begin
-                    intr_info_3_info_q$d = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
+                    intr_info_3_info_q$d$cmb = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_3_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_3_info_q$q;
                 end
             end
             else if (req_addr == 32'h303c) begin
                 if (req_write) begin
-                    intr_info_4_info_q$d = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
+                    intr_info_4_info_q$d$cmb = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_4_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_4_info_q$q;
                 end
             end
             else if (req_addr == 32'h3040) begin
                 if (req_write) begin
-                    intr_info_5_info_q$d = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
+                    intr_info_5_info_q$d$cmb = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_5_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_5_info_q$q;
                 end
             end
             else if (req_addr == 32'h3044) begin
                 if (req_write) begin
-                    intr_info_6_info_q$d = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
+                    intr_info_6_info_q$d$cmb = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_6_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_6_info_q$q;
                 end
             end
             else if (req_addr == 32'h3048) begin
                 if (req_write) begin
-                    intr_info_7_info_q$d = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
+                    intr_info_7_info_q$d$cmb = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_7_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_7_info_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            release_run_stall_stall_q$d = 32'hff;
-            start_ctrl_start_q$d = 32'h0;
-            start_ctrl_start_pulse_q$d = 1'b0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_0_info_q$d = 32'h0;
-            intr_info_1_info_q$d = 32'h0;
-            intr_info_2_info_q$d = 32'h0;
-            intr_info_3_info_q$d = 32'h0;
-            intr_info_4_info_q$d = 32'h0;
-            intr_info_5_info_q$d = 32'h0;
-            intr_info_6_info_q$d = 32'h0;
-            intr_info_7_info_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            release_run_stall_stall_q$d$cmb = 32'hff;
+            start_ctrl_start_q$d$cmb = 32'h0;
+            start_ctrl_start_pulse_q$d$cmb = 1'b0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_0_info_q$d$cmb = 32'h0;
+            intr_info_1_info_q$d$cmb = 32'h0;
+            intr_info_2_info_q$d$cmb = 32'h0;
+            intr_info_3_info_q$d$cmb = 32'h0;
+            intr_info_4_info_q$d$cmb = 32'h0;
+            intr_info_5_info_q$d$cmb = 32'h0;
+            intr_info_6_info_q$d$cmb = 32'h0;
+            intr_info_7_info_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -405,6 +422,21 @@ module cayman_q7_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         intr_info_5_info_o = intr_info_5_info_q$q;
         intr_info_6_info_o = intr_info_6_info_q$q;
         intr_info_7_info_o = intr_info_7_info_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        start_ctrl_start_q$d = start_ctrl_start_q$d$cmb;
+        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_0_info_q$d = intr_info_0_info_q$d$cmb;
+        intr_info_1_info_q$d = intr_info_1_info_q$d$cmb;
+        intr_info_2_info_q$d = intr_info_2_info_q$d$cmb;
+        intr_info_3_info_q$d = intr_info_3_info_q$d$cmb;
+        intr_info_4_info_q$d = intr_info_4_info_q$d$cmb;
+        intr_info_5_info_q$d = intr_info_5_info_q$d$cmb;
+        intr_info_6_info_q$d = intr_info_6_info_q$d$cmb;
+        intr_info_7_info_q$d = intr_info_7_info_q$d$cmb;
     end
     
 endmodule // cayman_q7_regs

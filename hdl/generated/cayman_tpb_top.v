@@ -2403,31 +2403,78 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
     );
     
     // Update code
+    // verilator tracing_off
+    reg err_q$d$cmb;
+    reg rsp_valid$cmb;
+    reg rsp_err$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg dma$enable$cmb;
+    reg [31:0] dma$rx_base$cmb;
+    reg [31:0] dma$rx_length$cmb;
+    reg [31:0] dma$rx_head$cmb;
+    reg [31:0] dma$rx_tail_inc$cmb;
+    reg dma$rx_tail_inc_pulse$cmb;
+    reg [31:0] dma$tx_base$cmb;
+    reg [31:0] dma$tx_length$cmb;
+    reg [31:0] dma$tx_head$cmb;
+    reg [31:0] dma$tx_tail_inc$cmb;
+    reg dma$tx_tail_inc_pulse$cmb;
+    reg dma$db_ready$cmb;
+    reg nx$0$req_valid$cmb;
+    reg sem$0$req_valid$cmb;
+    reg win$0$req_valid$cmb;
+    reg sem$0$db_valid$cmb;
+    reg nx$1$req_valid$cmb;
+    reg sem$1$req_valid$cmb;
+    reg win$1$req_valid$cmb;
+    reg sem$1$db_valid$cmb;
+    reg nx$2$req_valid$cmb;
+    reg sem$2$req_valid$cmb;
+    reg win$2$req_valid$cmb;
+    reg sem$2$db_valid$cmb;
+    reg nx$3$req_valid$cmb;
+    reg sem$3$req_valid$cmb;
+    reg win$3$req_valid$cmb;
+    reg sem$3$db_valid$cmb;
+    reg nx$4$req_valid$cmb;
+    reg sem$4$req_valid$cmb;
+    reg win$4$req_valid$cmb;
+    reg sem$4$db_valid$cmb;
+    reg nx$5$req_valid$cmb;
+    reg sem$5$req_valid$cmb;
+    reg win$5$req_valid$cmb;
+    reg sem$5$db_valid$cmb;
+    reg q7regs$req_valid$cmb;
+    reg seq_iram$pio_valid$cmb;
+    reg seq_dram$pio_valid$cmb;
+    reg ctrl_spad$pio_valid$cmb;
+    reg slot_spad$pio_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         err_q$clock = clock;
-        err_q$d = err_q$q;
+        err_q$d$cmb = err_q$q;
         aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         lr_off = req_addr & ~lr_mask;
         req_go = req_valid & ~reset;
         hit = 1'b0;
-        rsp_valid = err_q$q;
-        rsp_err = err_q$q;
-        rsp_rdata = 32'h0;
+        rsp_valid$cmb = err_q$q;
+        rsp_err$cmb = err_q$q;
+        rsp_rdata$cmb = 32'h0;
         nx_stall = 32'h0;
         notif = 32'h0;
         notif_index = 32'h0;
-        dma$enable = 1'b0;
-        dma$rx_base = 32'h0;
-        dma$rx_length = 32'h0;
-        dma$rx_head = 32'h0;
-        dma$rx_tail_inc = 32'h0;
-        dma$rx_tail_inc_pulse = 1'b0;
-        dma$tx_base = 32'h0;
-        dma$tx_length = 32'h0;
-        dma$tx_head = 32'h0;
-        dma$tx_tail_inc = 32'h0;
-        dma$tx_tail_inc_pulse = 1'b0;
-        dma$db_ready = 1'b0;
+        dma$enable$cmb = 1'b0;
+        dma$rx_base$cmb = 32'h0;
+        dma$rx_length$cmb = 32'h0;
+        dma$rx_head$cmb = 32'h0;
+        dma$rx_tail_inc$cmb = 32'h0;
+        dma$rx_tail_inc_pulse$cmb = 1'b0;
+        dma$tx_base$cmb = 32'h0;
+        dma$tx_length$cmb = 32'h0;
+        dma$tx_head$cmb = 32'h0;
+        dma$tx_tail_inc$cmb = 32'h0;
+        dma$tx_tail_inc_pulse$cmb = 1'b0;
+        dma$db_ready$cmb = 1'b0;
         nx$0$clock = clock;
         nx$0$reset = reset;
         sem$0$clock = clock;
@@ -2443,37 +2490,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$0$req_write = req_write;
         win$0$req_addr = lr_off;
         win$0$req_wdata = req_wdata;
-        nx$0$req_valid = 1'b0;
-        sem$0$req_valid = 1'b0;
-        win$0$req_valid = 1'b0;
+        nx$0$req_valid$cmb = 1'b0;
+        sem$0$req_valid$cmb = 1'b0;
+        win$0$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$0$req_valid = 1'b1;
+                nx$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$0$req_valid = 1'b1;
+                sem$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$0$req_valid = 1'b1;
+                win$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$0$rsp_err;
-            rsp_rdata = nx$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$0$rsp_err;
+            rsp_rdata$cmb = nx$0$rsp_rdata;
         end
         if (sem$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$0$rsp_err;
-            rsp_rdata = sem$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$0$rsp_err;
+            rsp_rdata$cmb = sem$0$rsp_rdata;
         end
         if (win$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$0$rsp_err;
-            rsp_rdata = win$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$0$rsp_err;
+            rsp_rdata$cmb = win$0$rsp_rdata;
         end
         nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[(0)+:(1)];
         nx$0$run_state_halted_i = nx_halted[(0)+:(1)];
@@ -2481,28 +2528,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$0$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        sem$0$db_valid = 1'b0;
+        sem$0$db_valid$cmb = 1'b0;
         sem$0$db_index = dma$db_index;
         sem$0$db_amount = dma$db_amount;
         if (sem$0$notif_valid) begin
             notif = notif | eng_bit$0;
         end
         if (is_pool$0) begin
-            dma$enable = nx$0$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$0$dma_rx_ring_base_o;
-            dma$rx_length = nx$0$dma_rx_ring_length_o;
-            dma$rx_head = nx$0$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$0$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$0$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$0$dma_tx_ring_base_o;
-            dma$tx_length = nx$0$dma_tx_ring_length_o;
-            dma$tx_head = nx$0$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$0$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$0$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$0$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$0$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$0$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$0$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$0$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$0$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$0$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$0$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$0$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$0$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$0$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$0) begin
-            sem$0$db_valid = dma$db_valid;
-            dma$db_ready = sem$0$db_ready;
+            sem$0$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$0$db_ready;
         end
         nx$1$clock = clock;
         nx$1$reset = reset;
@@ -2519,37 +2566,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$1$req_write = req_write;
         win$1$req_addr = lr_off;
         win$1$req_wdata = req_wdata;
-        nx$1$req_valid = 1'b0;
-        sem$1$req_valid = 1'b0;
-        win$1$req_valid = 1'b0;
+        nx$1$req_valid$cmb = 1'b0;
+        sem$1$req_valid$cmb = 1'b0;
+        win$1$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$1$req_valid = 1'b1;
+                nx$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$1$req_valid = 1'b1;
+                sem$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$1$req_valid = 1'b1;
+                win$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$1$rsp_err;
-            rsp_rdata = nx$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$1$rsp_err;
+            rsp_rdata$cmb = nx$1$rsp_rdata;
         end
         if (sem$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$1$rsp_err;
-            rsp_rdata = sem$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$1$rsp_err;
+            rsp_rdata$cmb = sem$1$rsp_rdata;
         end
         if (win$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$1$rsp_err;
-            rsp_rdata = win$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$1$rsp_err;
+            rsp_rdata$cmb = win$1$rsp_rdata;
         end
         nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[(1)+:(1)];
         nx$1$run_state_halted_i = nx_halted[(1)+:(1)];
@@ -2557,28 +2604,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$1$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
         end
-        sem$1$db_valid = 1'b0;
+        sem$1$db_valid$cmb = 1'b0;
         sem$1$db_index = dma$db_index;
         sem$1$db_amount = dma$db_amount;
         if (sem$1$notif_valid) begin
             notif = notif | eng_bit$1;
         end
         if (is_pool$1) begin
-            dma$enable = nx$1$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$1$dma_rx_ring_base_o;
-            dma$rx_length = nx$1$dma_rx_ring_length_o;
-            dma$rx_head = nx$1$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$1$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$1$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$1$dma_tx_ring_base_o;
-            dma$tx_length = nx$1$dma_tx_ring_length_o;
-            dma$tx_head = nx$1$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$1$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$1$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$1$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$1$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$1$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$1$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$1$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$1$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$1$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$1$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$1$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$1$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$1$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$1) begin
-            sem$1$db_valid = dma$db_valid;
-            dma$db_ready = sem$1$db_ready;
+            sem$1$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$1$db_ready;
         end
         nx$2$clock = clock;
         nx$2$reset = reset;
@@ -2595,37 +2642,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$2$req_write = req_write;
         win$2$req_addr = lr_off;
         win$2$req_wdata = req_wdata;
-        nx$2$req_valid = 1'b0;
-        sem$2$req_valid = 1'b0;
-        win$2$req_valid = 1'b0;
+        nx$2$req_valid$cmb = 1'b0;
+        sem$2$req_valid$cmb = 1'b0;
+        win$2$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$2$req_valid = 1'b1;
+                nx$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$2$req_valid = 1'b1;
+                sem$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$2$req_valid = 1'b1;
+                win$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$2$rsp_err;
-            rsp_rdata = nx$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$2$rsp_err;
+            rsp_rdata$cmb = nx$2$rsp_rdata;
         end
         if (sem$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$2$rsp_err;
-            rsp_rdata = sem$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$2$rsp_err;
+            rsp_rdata$cmb = sem$2$rsp_rdata;
         end
         if (win$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$2$rsp_err;
-            rsp_rdata = win$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$2$rsp_err;
+            rsp_rdata$cmb = win$2$rsp_rdata;
         end
         nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[(2)+:(1)];
         nx$2$run_state_halted_i = nx_halted[(2)+:(1)];
@@ -2633,28 +2680,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$2$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$2;
         end
-        sem$2$db_valid = 1'b0;
+        sem$2$db_valid$cmb = 1'b0;
         sem$2$db_index = dma$db_index;
         sem$2$db_amount = dma$db_amount;
         if (sem$2$notif_valid) begin
             notif = notif | eng_bit$2;
         end
         if (is_pool$2) begin
-            dma$enable = nx$2$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$2$dma_rx_ring_base_o;
-            dma$rx_length = nx$2$dma_rx_ring_length_o;
-            dma$rx_head = nx$2$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$2$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$2$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$2$dma_tx_ring_base_o;
-            dma$tx_length = nx$2$dma_tx_ring_length_o;
-            dma$tx_head = nx$2$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$2$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$2$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$2$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$2$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$2$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$2$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$2$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$2$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$2$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$2$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$2$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$2$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$2$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$2) begin
-            sem$2$db_valid = dma$db_valid;
-            dma$db_ready = sem$2$db_ready;
+            sem$2$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$2$db_ready;
         end
         nx$3$clock = clock;
         nx$3$reset = reset;
@@ -2671,37 +2718,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$3$req_write = req_write;
         win$3$req_addr = lr_off;
         win$3$req_wdata = req_wdata;
-        nx$3$req_valid = 1'b0;
-        sem$3$req_valid = 1'b0;
-        win$3$req_valid = 1'b0;
+        nx$3$req_valid$cmb = 1'b0;
+        sem$3$req_valid$cmb = 1'b0;
+        win$3$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$3$req_valid = 1'b1;
+                nx$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$3$req_valid = 1'b1;
+                sem$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$3$req_valid = 1'b1;
+                win$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$3$rsp_err;
-            rsp_rdata = nx$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$3$rsp_err;
+            rsp_rdata$cmb = nx$3$rsp_rdata;
         end
         if (sem$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$3$rsp_err;
-            rsp_rdata = sem$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$3$rsp_err;
+            rsp_rdata$cmb = sem$3$rsp_rdata;
         end
         if (win$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$3$rsp_err;
-            rsp_rdata = win$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$3$rsp_err;
+            rsp_rdata$cmb = win$3$rsp_rdata;
         end
         nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[(3)+:(1)];
         nx$3$run_state_halted_i = nx_halted[(3)+:(1)];
@@ -2709,28 +2756,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$3$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$3;
         end
-        sem$3$db_valid = 1'b0;
+        sem$3$db_valid$cmb = 1'b0;
         sem$3$db_index = dma$db_index;
         sem$3$db_amount = dma$db_amount;
         if (sem$3$notif_valid) begin
             notif = notif | eng_bit$3;
         end
         if (is_pool$3) begin
-            dma$enable = nx$3$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$3$dma_rx_ring_base_o;
-            dma$rx_length = nx$3$dma_rx_ring_length_o;
-            dma$rx_head = nx$3$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$3$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$3$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$3$dma_tx_ring_base_o;
-            dma$tx_length = nx$3$dma_tx_ring_length_o;
-            dma$tx_head = nx$3$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$3$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$3$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$3$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$3$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$3$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$3$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$3$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$3$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$3$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$3$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$3$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$3$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$3$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$3) begin
-            sem$3$db_valid = dma$db_valid;
-            dma$db_ready = sem$3$db_ready;
+            sem$3$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$3$db_ready;
         end
         nx$4$clock = clock;
         nx$4$reset = reset;
@@ -2747,37 +2794,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$4$req_write = req_write;
         win$4$req_addr = lr_off;
         win$4$req_wdata = req_wdata;
-        nx$4$req_valid = 1'b0;
-        sem$4$req_valid = 1'b0;
-        win$4$req_valid = 1'b0;
+        nx$4$req_valid$cmb = 1'b0;
+        sem$4$req_valid$cmb = 1'b0;
+        win$4$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$4$req_valid = 1'b1;
+                nx$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$4$req_valid = 1'b1;
+                sem$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$4$req_valid = 1'b1;
+                win$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$4$rsp_err;
-            rsp_rdata = nx$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$4$rsp_err;
+            rsp_rdata$cmb = nx$4$rsp_rdata;
         end
         if (sem$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$4$rsp_err;
-            rsp_rdata = sem$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$4$rsp_err;
+            rsp_rdata$cmb = sem$4$rsp_rdata;
         end
         if (win$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$4$rsp_err;
-            rsp_rdata = win$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$4$rsp_err;
+            rsp_rdata$cmb = win$4$rsp_rdata;
         end
         nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[(4)+:(1)];
         nx$4$run_state_halted_i = nx_halted[(4)+:(1)];
@@ -2785,28 +2832,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$4$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$4;
         end
-        sem$4$db_valid = 1'b0;
+        sem$4$db_valid$cmb = 1'b0;
         sem$4$db_index = dma$db_index;
         sem$4$db_amount = dma$db_amount;
         if (sem$4$notif_valid) begin
             notif = notif | eng_bit$4;
         end
         if (is_pool$4) begin
-            dma$enable = nx$4$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$4$dma_rx_ring_base_o;
-            dma$rx_length = nx$4$dma_rx_ring_length_o;
-            dma$rx_head = nx$4$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$4$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$4$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$4$dma_tx_ring_base_o;
-            dma$tx_length = nx$4$dma_tx_ring_length_o;
-            dma$tx_head = nx$4$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$4$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$4$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$4$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$4$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$4$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$4$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$4$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$4$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$4$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$4$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$4$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$4$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$4$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$4) begin
-            sem$4$db_valid = dma$db_valid;
-            dma$db_ready = sem$4$db_ready;
+            sem$4$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$4$db_ready;
         end
         nx$5$clock = clock;
         nx$5$reset = reset;
@@ -2823,37 +2870,37 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         win$5$req_write = req_write;
         win$5$req_addr = lr_off;
         win$5$req_wdata = req_wdata;
-        nx$5$req_valid = 1'b0;
-        sem$5$req_valid = 1'b0;
-        win$5$req_valid = 1'b0;
+        nx$5$req_valid$cmb = 1'b0;
+        sem$5$req_valid$cmb = 1'b0;
+        win$5$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$5$req_valid = 1'b1;
+                nx$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$5$req_valid = 1'b1;
+                sem$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$5$req_valid = 1'b1;
+                win$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$5$rsp_err;
-            rsp_rdata = nx$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$5$rsp_err;
+            rsp_rdata$cmb = nx$5$rsp_rdata;
         end
         if (sem$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$5$rsp_err;
-            rsp_rdata = sem$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$5$rsp_err;
+            rsp_rdata$cmb = sem$5$rsp_rdata;
         end
         if (win$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$5$rsp_err;
-            rsp_rdata = win$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$5$rsp_err;
+            rsp_rdata$cmb = win$5$rsp_rdata;
         end
         nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[(5)+:(1)];
         nx$5$run_state_halted_i = nx_halted[(5)+:(1)];
@@ -2861,28 +2908,28 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         if (nx$5$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$5;
         end
-        sem$5$db_valid = 1'b0;
+        sem$5$db_valid$cmb = 1'b0;
         sem$5$db_index = dma$db_index;
         sem$5$db_amount = dma$db_amount;
         if (sem$5$notif_valid) begin
             notif = notif | eng_bit$5;
         end
         if (is_pool$5) begin
-            dma$enable = nx$5$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$5$dma_rx_ring_base_o;
-            dma$rx_length = nx$5$dma_rx_ring_length_o;
-            dma$rx_head = nx$5$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$5$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$5$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$5$dma_tx_ring_base_o;
-            dma$tx_length = nx$5$dma_tx_ring_length_o;
-            dma$tx_head = nx$5$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$5$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$5$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$5$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$5$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$5$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$5$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$5$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$5$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$5$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$5$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$5$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$5$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$5$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$5) begin
-            sem$5$db_valid = dma$db_valid;
-            dma$db_ready = sem$5$db_ready;
+            sem$5$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$5$db_ready;
         end
         notif_found = 1'b0;
         if (sem$0$notif_valid & ~notif_found) begin
@@ -2917,47 +2964,47 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         q7regs$req_write = req_write;
         q7regs$req_addr = lr_off;
         q7regs$req_wdata = req_wdata;
-        q7regs$req_valid = 1'b0;
+        q7regs$req_valid$cmb = 1'b0;
         if (is_pool$0 & req_go & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$1 & req_go & ((req_addr & lr_mask) == lr_base$1)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$2 & req_go & ((req_addr & lr_mask) == lr_base$2)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$3 & req_go & ((req_addr & lr_mask) == lr_base$3)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$4 & req_go & ((req_addr & lr_mask) == lr_base$4)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$5 & req_go & ((req_addr & lr_mask) == lr_base$5)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (q7regs$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = q7regs$rsp_err;
-            rsp_rdata = q7regs$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = q7regs$rsp_err;
+            rsp_rdata$cmb = q7regs$rsp_rdata;
         end
         q7regs$run_state_0_running_i = cluster$running[(32'h0)+:(1)];
         q7regs$run_state_1_running_i = cluster$running[(32'h1)+:(1)];
@@ -2998,9 +3045,9 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
             hit = 1'b1;
         end
         if (cluster$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = cluster$rsp_err;
-            rsp_rdata = cluster$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = cluster$rsp_err;
+            rsp_rdata$cmb = cluster$rsp_rdata;
         end
         cluster$if_valid$0 = q7_if_valid$0;
         cluster$if_addr$0 = q7_if_addr$0;
@@ -3132,9 +3179,9 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
             hit = 1'b1;
         end
         if (tpb$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = tpb$rsp_err;
-            rsp_rdata = tpb$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = tpb$rsp_err;
+            rsp_rdata$cmb = tpb$rsp_rdata;
         end
         dma$clock = clock;
         dma$reset = reset;
@@ -3146,9 +3193,9 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
             hit = 1'b1;
         end
         if (dma$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = dma$rsp_err;
-            rsp_rdata = dma$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = dma$rsp_err;
+            rsp_rdata$cmb = dma$rsp_rdata;
         end
         dma_db_valid = dma$db_valid;
         dma_busy = dma$busy;
@@ -3160,30 +3207,30 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         seq_dram$reset = reset;
         ctrl_spad$reset = reset;
         slot_spad$reset = reset;
-        seq_iram$pio_valid = 1'b0;
-        seq_dram$pio_valid = 1'b0;
-        ctrl_spad$pio_valid = 1'b0;
-        slot_spad$pio_valid = 1'b0;
+        seq_iram$pio_valid$cmb = 1'b0;
+        seq_dram$pio_valid$cmb = 1'b0;
+        ctrl_spad$pio_valid$cmb = 1'b0;
+        slot_spad$pio_valid$cmb = 1'b0;
         mem_off = req_addr & ~seq_mask;
         if (req_go & aligned & ((mem_off & seq_built) == 32'h0)) begin
             if ((req_addr & seq_mask) == seq_iram_base) begin
-                seq_iram$pio_valid = 1'b1;
+                seq_iram$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if ((req_addr & seq_mask) == seq_dram_base) begin
-                seq_dram$pio_valid = 1'b1;
+                seq_dram$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (req_go & aligned & ((req_addr & ctrl_mask) == ctrl_base)) begin
             if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
-                ctrl_spad$pio_valid = 1'b1;
+                ctrl_spad$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (req_go & aligned & ((req_addr & slot_mask) == slot_base)) begin
             if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
-                slot_spad$pio_valid = 1'b1;
+                slot_spad$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
@@ -3220,20 +3267,20 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         ctrl_spad$a_wstrb = 32'h0;
         slot_spad$a_wstrb = 32'h0;
         if (seq_iram$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = seq_iram$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = seq_iram$rdata;
         end
         if (seq_dram$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = seq_dram$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = seq_dram$rdata;
         end
         if (ctrl_spad$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = ctrl_spad$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = ctrl_spad$rdata;
         end
         if (slot_spad$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = slot_spad$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = slot_spad$rdata;
         end
         hwd$clock = clock;
         hwd$reset = reset;
@@ -3245,9 +3292,9 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
             hit = 1'b1;
         end
         if (hwd$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = hwd$rsp_err;
-            rsp_rdata = hwd$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = hwd$rsp_err;
+            rsp_rdata$cmb = hwd$rsp_rdata;
         end
         hwd$lookup_valid = hwd_lookup_valid;
         hwd$lookup_opcode = hwd_lookup_opcode;
@@ -3261,10 +3308,55 @@ module cayman_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         hwd$fifo_pop = hwd_fifo_pop;
         hwd_miss = hwd$miss;
         hwd_miss_irq = hwd$miss_irq;
-        err_q$d = req_go & ~hit;
+        err_q$d$cmb = req_go & ~hit;
         if (reset) begin
-            err_q$d = 1'b0;
+            err_q$d$cmb = 1'b0;
         end
+        err_q$d = err_q$d$cmb;
+        rsp_valid = rsp_valid$cmb;
+        rsp_err = rsp_err$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        dma$enable = dma$enable$cmb;
+        dma$rx_base = dma$rx_base$cmb;
+        dma$rx_length = dma$rx_length$cmb;
+        dma$rx_head = dma$rx_head$cmb;
+        dma$rx_tail_inc = dma$rx_tail_inc$cmb;
+        dma$rx_tail_inc_pulse = dma$rx_tail_inc_pulse$cmb;
+        dma$tx_base = dma$tx_base$cmb;
+        dma$tx_length = dma$tx_length$cmb;
+        dma$tx_head = dma$tx_head$cmb;
+        dma$tx_tail_inc = dma$tx_tail_inc$cmb;
+        dma$tx_tail_inc_pulse = dma$tx_tail_inc_pulse$cmb;
+        dma$db_ready = dma$db_ready$cmb;
+        nx$0$req_valid = nx$0$req_valid$cmb;
+        sem$0$req_valid = sem$0$req_valid$cmb;
+        win$0$req_valid = win$0$req_valid$cmb;
+        sem$0$db_valid = sem$0$db_valid$cmb;
+        nx$1$req_valid = nx$1$req_valid$cmb;
+        sem$1$req_valid = sem$1$req_valid$cmb;
+        win$1$req_valid = win$1$req_valid$cmb;
+        sem$1$db_valid = sem$1$db_valid$cmb;
+        nx$2$req_valid = nx$2$req_valid$cmb;
+        sem$2$req_valid = sem$2$req_valid$cmb;
+        win$2$req_valid = win$2$req_valid$cmb;
+        sem$2$db_valid = sem$2$db_valid$cmb;
+        nx$3$req_valid = nx$3$req_valid$cmb;
+        sem$3$req_valid = sem$3$req_valid$cmb;
+        win$3$req_valid = win$3$req_valid$cmb;
+        sem$3$db_valid = sem$3$db_valid$cmb;
+        nx$4$req_valid = nx$4$req_valid$cmb;
+        sem$4$req_valid = sem$4$req_valid$cmb;
+        win$4$req_valid = win$4$req_valid$cmb;
+        sem$4$db_valid = sem$4$db_valid$cmb;
+        nx$5$req_valid = nx$5$req_valid$cmb;
+        sem$5$req_valid = sem$5$req_valid$cmb;
+        win$5$req_valid = win$5$req_valid$cmb;
+        sem$5$db_valid = sem$5$db_valid$cmb;
+        q7regs$req_valid = q7regs$req_valid$cmb;
+        seq_iram$pio_valid = seq_iram$pio_valid$cmb;
+        seq_dram$pio_valid = seq_dram$pio_valid$cmb;
+        ctrl_spad$pio_valid = ctrl_spad$pio_valid$cmb;
+        slot_spad$pio_valid = slot_spad$pio_valid$cmb;
     end
     
 endmodule // cayman_tpb_top
@@ -3872,23 +3964,36 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg err_q$d$cmb;
+    reg rsp_valid$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg core$0$pio_valid$cmb;
+    reg core$1$pio_valid$cmb;
+    reg core$2$pio_valid$cmb;
+    reg core$3$pio_valid$cmb;
+    reg core$4$pio_valid$cmb;
+    reg core$5$pio_valid$cmb;
+    reg core$6$pio_valid$cmb;
+    reg core$7$pio_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         err_q$clock = clock;
-        err_q$d = err_q$q;
+        err_q$d$cmb = err_q$q;
         off = req_addr & off_mask;
         in_iram = (off & iram_hi) == 32'h0;
         in_dram = (off & dram_hi) == dram_offset;
         hit = 1'b0;
         running = ~run_stall & ~halted;
-        rsp_valid = err_q$q;
+        rsp_valid$cmb = err_q$q;
         rsp_err = err_q$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         core$0$clock = clock;
         core$0$reset = reset;
         core$0$stall = run_stall[0] | reset;
-        core$0$pio_valid = 1'b0;
+        core$0$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$0) & (in_iram | in_dram)) begin
-            core$0$pio_valid = 1'b1;
+            core$0$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$0$pio_write = req_write;
@@ -3897,8 +4002,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$0$pio_dword = off[(32'h2)+:(16)];
         core$0$pio_wdata = req_wdata;
         if (core$0$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$0$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$0$pio_rdata;
         end
         core$0$if_valid = if_valid$0;
         core$0$if_addr = if_addr$0;
@@ -3918,9 +4023,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$1$clock = clock;
         core$1$reset = reset;
         core$1$stall = run_stall[1] | reset;
-        core$1$pio_valid = 1'b0;
+        core$1$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$1) & (in_iram | in_dram)) begin
-            core$1$pio_valid = 1'b1;
+            core$1$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$1$pio_write = req_write;
@@ -3929,8 +4034,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$1$pio_dword = off[(32'h2)+:(16)];
         core$1$pio_wdata = req_wdata;
         if (core$1$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$1$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$1$pio_rdata;
         end
         core$1$if_valid = if_valid$1;
         core$1$if_addr = if_addr$1;
@@ -3950,9 +4055,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$2$clock = clock;
         core$2$reset = reset;
         core$2$stall = run_stall[2] | reset;
-        core$2$pio_valid = 1'b0;
+        core$2$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$2) & (in_iram | in_dram)) begin
-            core$2$pio_valid = 1'b1;
+            core$2$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$2$pio_write = req_write;
@@ -3961,8 +4066,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$2$pio_dword = off[(32'h2)+:(16)];
         core$2$pio_wdata = req_wdata;
         if (core$2$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$2$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$2$pio_rdata;
         end
         core$2$if_valid = if_valid$2;
         core$2$if_addr = if_addr$2;
@@ -3982,9 +4087,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$3$clock = clock;
         core$3$reset = reset;
         core$3$stall = run_stall[3] | reset;
-        core$3$pio_valid = 1'b0;
+        core$3$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$3) & (in_iram | in_dram)) begin
-            core$3$pio_valid = 1'b1;
+            core$3$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$3$pio_write = req_write;
@@ -3993,8 +4098,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$3$pio_dword = off[(32'h2)+:(16)];
         core$3$pio_wdata = req_wdata;
         if (core$3$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$3$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$3$pio_rdata;
         end
         core$3$if_valid = if_valid$3;
         core$3$if_addr = if_addr$3;
@@ -4014,9 +4119,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$4$clock = clock;
         core$4$reset = reset;
         core$4$stall = run_stall[4] | reset;
-        core$4$pio_valid = 1'b0;
+        core$4$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$4) & (in_iram | in_dram)) begin
-            core$4$pio_valid = 1'b1;
+            core$4$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$4$pio_write = req_write;
@@ -4025,8 +4130,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$4$pio_dword = off[(32'h2)+:(16)];
         core$4$pio_wdata = req_wdata;
         if (core$4$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$4$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$4$pio_rdata;
         end
         core$4$if_valid = if_valid$4;
         core$4$if_addr = if_addr$4;
@@ -4046,9 +4151,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$5$clock = clock;
         core$5$reset = reset;
         core$5$stall = run_stall[5] | reset;
-        core$5$pio_valid = 1'b0;
+        core$5$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$5) & (in_iram | in_dram)) begin
-            core$5$pio_valid = 1'b1;
+            core$5$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$5$pio_write = req_write;
@@ -4057,8 +4162,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$5$pio_dword = off[(32'h2)+:(16)];
         core$5$pio_wdata = req_wdata;
         if (core$5$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$5$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$5$pio_rdata;
         end
         core$5$if_valid = if_valid$5;
         core$5$if_addr = if_addr$5;
@@ -4078,9 +4183,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$6$clock = clock;
         core$6$reset = reset;
         core$6$stall = run_stall[6] | reset;
-        core$6$pio_valid = 1'b0;
+        core$6$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$6) & (in_iram | in_dram)) begin
-            core$6$pio_valid = 1'b1;
+            core$6$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$6$pio_write = req_write;
@@ -4089,8 +4194,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$6$pio_dword = off[(32'h2)+:(16)];
         core$6$pio_wdata = req_wdata;
         if (core$6$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$6$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$6$pio_rdata;
         end
         core$6$if_valid = if_valid$6;
         core$6$if_addr = if_addr$6;
@@ -4110,9 +4215,9 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$7$clock = clock;
         core$7$reset = reset;
         core$7$stall = run_stall[7] | reset;
-        core$7$pio_valid = 1'b0;
+        core$7$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$7) & (in_iram | in_dram)) begin
-            core$7$pio_valid = 1'b1;
+            core$7$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$7$pio_write = req_write;
@@ -4121,8 +4226,8 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         core$7$pio_dword = off[(32'h2)+:(16)];
         core$7$pio_wdata = req_wdata;
         if (core$7$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$7$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$7$pio_rdata;
         end
         core$7$if_valid = if_valid$7;
         core$7$if_addr = if_addr$7;
@@ -4139,10 +4244,21 @@ module cayman_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata
         ls_rvalid$7 = core$7$ls_rvalid;
         ls_rdata$7 = core$7$ls_rdata;
         ls_err$7 = core$7$ls_err;
-        err_q$d = req_valid & ~hit;
+        err_q$d$cmb = req_valid & ~hit;
         if (reset) begin
-            err_q$d = 1'b0;
+            err_q$d$cmb = 1'b0;
         end
+        err_q$d = err_q$d$cmb;
+        rsp_valid = rsp_valid$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        core$0$pio_valid = core$0$pio_valid$cmb;
+        core$1$pio_valid = core$1$pio_valid$cmb;
+        core$2$pio_valid = core$2$pio_valid$cmb;
+        core$3$pio_valid = core$3$pio_valid$cmb;
+        core$4$pio_valid = core$4$pio_valid$cmb;
+        core$5$pio_valid = core$5$pio_valid$cmb;
+        core$6$pio_valid = core$6$pio_valid$cmb;
+        core$7$pio_valid = core$7$pio_valid$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster
@@ -4283,13 +4399,24 @@ module cayman_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -4305,12 +4432,12 @@ module cayman_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -4319,14 +4446,14 @@ module cayman_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -4335,43 +4462,52 @@ module cayman_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$0
@@ -4495,13 +4631,19 @@ module cayman_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4537,20 +4679,24 @@ module cayman_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$0$dram
@@ -4866,13 +5012,19 @@ module cayman_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4908,20 +5060,24 @@ module cayman_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$0$iram
@@ -5273,13 +5429,24 @@ module cayman_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -5295,12 +5462,12 @@ module cayman_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -5309,14 +5476,14 @@ module cayman_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -5325,43 +5492,52 @@ module cayman_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$1
@@ -5485,13 +5661,19 @@ module cayman_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5527,20 +5709,24 @@ module cayman_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$1$dram
@@ -5856,13 +6042,19 @@ module cayman_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5898,20 +6090,24 @@ module cayman_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$1$iram
@@ -6263,13 +6459,24 @@ module cayman_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -6285,12 +6492,12 @@ module cayman_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -6299,14 +6506,14 @@ module cayman_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -6315,43 +6522,52 @@ module cayman_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$2
@@ -6475,13 +6691,19 @@ module cayman_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6517,20 +6739,24 @@ module cayman_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$2$dram
@@ -6846,13 +7072,19 @@ module cayman_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6888,20 +7120,24 @@ module cayman_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$2$iram
@@ -7253,13 +7489,24 @@ module cayman_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -7275,12 +7522,12 @@ module cayman_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -7289,14 +7536,14 @@ module cayman_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -7305,43 +7552,52 @@ module cayman_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$3
@@ -7465,13 +7721,19 @@ module cayman_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7507,20 +7769,24 @@ module cayman_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$3$dram
@@ -7836,13 +8102,19 @@ module cayman_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7878,20 +8150,24 @@ module cayman_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$3$iram
@@ -8243,13 +8519,24 @@ module cayman_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -8265,12 +8552,12 @@ module cayman_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -8279,14 +8566,14 @@ module cayman_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -8295,43 +8582,52 @@ module cayman_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$4
@@ -8455,13 +8751,19 @@ module cayman_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8497,20 +8799,24 @@ module cayman_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$4$dram
@@ -8826,13 +9132,19 @@ module cayman_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8868,20 +9180,24 @@ module cayman_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$4$iram
@@ -9233,13 +9549,24 @@ module cayman_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -9255,12 +9582,12 @@ module cayman_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -9269,14 +9596,14 @@ module cayman_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -9285,43 +9612,52 @@ module cayman_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$5
@@ -9445,13 +9781,19 @@ module cayman_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -9487,20 +9829,24 @@ module cayman_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$5$dram
@@ -9816,13 +10162,19 @@ module cayman_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -9858,20 +10210,24 @@ module cayman_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$5$iram
@@ -10223,13 +10579,24 @@ module cayman_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -10245,12 +10612,12 @@ module cayman_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -10259,14 +10626,14 @@ module cayman_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -10275,43 +10642,52 @@ module cayman_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$6
@@ -10435,13 +10811,19 @@ module cayman_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -10477,20 +10859,24 @@ module cayman_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$6$dram
@@ -10806,13 +11192,19 @@ module cayman_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -10848,20 +11240,24 @@ module cayman_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$6$iram
@@ -11213,13 +11609,24 @@ module cayman_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_d
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [14:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -11235,12 +11642,12 @@ module cayman_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_d
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -11249,14 +11656,14 @@ module cayman_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_d
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(15)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(15)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(15)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(15)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -11265,43 +11672,52 @@ module cayman_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_d
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$7
@@ -11425,13 +11841,19 @@ module cayman_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -11467,20 +11889,24 @@ module cayman_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$7$dram
@@ -11796,13 +12222,19 @@ module cayman_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_wo
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -11838,20 +12270,24 @@ module cayman_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_wo
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$cluster$core$7$iram
@@ -12205,13 +12641,19 @@ module cayman_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wda
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -12247,20 +12689,24 @@ module cayman_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wda
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$ctrl_spad
@@ -12686,6 +13132,34 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg enable_q$d$cmb;
+    reg [31:0] rx_hw_head$d$cmb;
+    reg [31:0] rx_pending$d$cmb;
+    reg [31:0] rx_done$d$cmb;
+    reg [31:0] tx_hw_head$d$cmb;
+    reg [31:0] tx_pending$d$cmb;
+    reg [31:0] tx_done$d$cmb;
+    reg [2:0] error$d$cmb;
+    reg [2:0] state$d$cmb;
+    reg ring_tx$d$cmb;
+    reg [1:0] desc_k$d$cmb;
+    reg waiting$d$cmb;
+    reg [31:0] d_src$d$cmb;
+    reg [31:0] d_dst$d$cmb;
+    reg [15:0] d_len$d$cmb;
+    reg [31:0] d_done_addr$d$cmb;
+    reg [15:0] count$d$cmb;
+    reg [31:0] data$d$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg sram$a_valid$cmb;
+    reg sram$a_write$cmb;
+    reg [7:0] sram$a_word$cmb;
+    reg db_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_err_q$clock = clock;
@@ -12708,27 +13182,27 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         d_done_addr$clock = clock;
         count$clock = clock;
         data$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        enable_q$d = enable_q$q;
-        rx_hw_head$d = rx_hw_head$q;
-        rx_pending$d = rx_pending$q;
-        rx_done$d = rx_done$q;
-        tx_hw_head$d = tx_hw_head$q;
-        tx_pending$d = tx_pending$q;
-        tx_done$d = tx_done$q;
-        error$d = error$q;
-        state$d = state$q;
-        ring_tx$d = ring_tx$q;
-        desc_k$d = desc_k$q;
-        waiting$d = waiting$q;
-        d_src$d = d_src$q;
-        d_dst$d = d_dst$q;
-        d_len$d = d_len$q;
-        d_done_addr$d = d_done_addr$q;
-        count$d = count$q;
-        data$d = data$q;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        enable_q$d$cmb = enable_q$q;
+        rx_hw_head$d$cmb = rx_hw_head$q;
+        rx_pending$d$cmb = rx_pending$q;
+        rx_done$d$cmb = rx_done$q;
+        tx_hw_head$d$cmb = tx_hw_head$q;
+        tx_pending$d$cmb = tx_pending$q;
+        tx_done$d$cmb = tx_done$q;
+        error$d$cmb = error$q;
+        state$d$cmb = state$q;
+        ring_tx$d$cmb = ring_tx$q;
+        desc_k$d$cmb = desc_k$q;
+        waiting$d$cmb = waiting$q;
+        d_src$d$cmb = d_src$q;
+        d_dst$d$cmb = d_dst$q;
+        d_len$d$cmb = d_len$q;
+        d_done_addr$d$cmb = d_done_addr$q;
+        count$d$cmb = count$q;
+        data$d$cmb = data$q;
         sram$clock = clock;
         sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
@@ -12737,9 +13211,9 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         sram$pio_write = req_write;
         sram$pio_word = req_addr[(32'h2)+:(8)];
         sram$pio_wdata = req_wdata;
-        rsp_valid_q$d = req_valid;
-        rsp_err_q$d = req_valid & ~bus_sram & ~bus_status;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = req_valid;
+        rsp_err_q$d$cmb = req_valid & ~bus_sram & ~bus_status;
+        rsp_rdata_q$d$cmb = 32'h0;
         err_set = 32'h0;
         err_kept = error$q;
         if (bus_status) begin
@@ -12748,39 +13222,39 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                     err_kept = error$q & ~req_wdata[(32'h0)+:(3)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((error$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((error$q) & 32'hffffffff);
                 end
             end
             else if (req_write) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h0) begin
-                rsp_rdata_q$d = rx_hw_head$q;
+                rsp_rdata_q$d$cmb = rx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h1) begin
-                rsp_rdata_q$d = rx_pending$q;
+                rsp_rdata_q$d$cmb = rx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h2) begin
-                rsp_rdata_q$d = rx_done$q;
+                rsp_rdata_q$d$cmb = rx_done$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h3) begin
-                rsp_rdata_q$d = tx_hw_head$q;
+                rsp_rdata_q$d$cmb = tx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h4) begin
-                rsp_rdata_q$d = tx_pending$q;
+                rsp_rdata_q$d$cmb = tx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h5) begin
-                rsp_rdata_q$d = tx_done$q;
+                rsp_rdata_q$d$cmb = tx_done$q;
             end
             else if (state$q != 32'h0) begin
-                rsp_rdata_q$d = 32'h1;
+                rsp_rdata_q$d$cmb = 32'h1;
             end
         end
         rsp_valid = rsp_valid_q$q;
         rsp_err = rsp_err_q$q;
-        rsp_rdata = rsp_rdata_q$q;
+        rsp_rdata$cmb = rsp_rdata_q$q;
         if (sram$pio_rvalid) begin
-            rsp_rdata = sram$rdata;
+            rsp_rdata$cmb = sram$rdata;
         end
         desc_addr = rx_base + (rx_hw_head$q << 32'h4) + (((desc_k$q) & 32'hffffffff) << 32'h2);
         if (ring_tx$q) begin
@@ -12788,48 +13262,48 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         end
         src_addr = d_src$q + (((count$q) & 32'hffffffff) << 32'h2);
         dst_addr = d_dst$q + (((count$q) & 32'hffffffff) << 32'h2);
-        sram$a_valid = 1'b0;
-        sram$a_write = 1'b0;
-        sram$a_word = desc_addr[(32'h2)+:(8)];
+        sram$a_valid$cmb = 1'b0;
+        sram$a_write$cmb = 1'b0;
+        sram$a_word$cmb = desc_addr[(32'h2)+:(8)];
         sram$a_wdata = data$q;
         sram$a_wstrb = 32'hf;
-        db_valid = 1'b0;
+        db_valid$cmb = 1'b0;
         db_index = d_done_addr$q[(32'h2)+:(8)];
         db_amount = 32'h1;
         busy = state$q != 32'h0;
         retire = 1'b0;
         if (state$q == 32'h0) begin
             if (enable & (rx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b0;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b0;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
             else if (enable & (tx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b1;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b1;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
         end
         else if (state$q == 32'h1) begin
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    desc_k$d = desc_k$q + 32'h1;
+                    waiting$d$cmb = 1'b0;
+                    desc_k$d$cmb = desc_k$q + 32'h1;
                     if (desc_k$q == 32'h0) begin
-                        d_src$d = sram$rdata;
+                        d_src$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h1) begin
-                        d_dst$d = sram$rdata;
+                        d_dst$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h2) begin
-                        d_len$d = sram$rdata[(32'h0)+:(16)];
+                        d_len$d$cmb = sram$rdata[(32'h0)+:(16)];
                     end
                     else begin
-                        d_done_addr$d = sram$rdata;
-                        count$d = 32'h0;
-                        state$d = 32'h2;
+                        d_done_addr$d$cmb = sram$rdata;
+                        count$d$cmb = 32'h0;
+                        state$d$cmb = 32'h2;
                     end
                 end
             end
@@ -12838,22 +13312,22 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h2) begin
-            sram$a_word = src_addr[(32'h2)+:(8)];
+            sram$a_word$cmb = src_addr[(32'h2)+:(8)];
             if (count$q == d_len$q) begin
-                state$d = 32'h4;
+                state$d$cmb = 32'h4;
             end
             else if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    data$d = sram$rdata;
-                    state$d = 32'h3;
+                    waiting$d$cmb = 1'b0;
+                    data$d$cmb = sram$rdata;
+                    state$d$cmb = 32'h3;
                 end
             end
             else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
@@ -12861,26 +13335,26 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h3) begin
-            sram$a_word = dst_addr[(32'h2)+:(8)];
-            sram$a_write = 1'b1;
+            sram$a_word$cmb = dst_addr[(32'h2)+:(8)];
+            sram$a_write$cmb = 1'b1;
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    count$d = count$q + 32'h1;
-                    state$d = 32'h2;
+                    waiting$d$cmb = 1'b0;
+                    count$d$cmb = count$q + 32'h1;
+                    state$d$cmb = 32'h2;
                 end
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
@@ -12889,7 +13363,7 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 retire = 1'b1;
             end
             else if ((d_done_addr$q[(32'ha)+:(6)] == 32'h6) & ~d_done_addr$q[32'h0] & ~d_done_addr$q[32'h1]) begin
-                db_valid = 1'b1;
+                db_valid$cmb = 1'b1;
                 if (db_ready) begin
                     retire = 1'b1;
                 end
@@ -12900,20 +13374,20 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
             end
         end
         if (retire) begin
-            state$d = 32'h0;
+            state$d$cmb = 32'h0;
             if (ring_tx$q) begin
-                tx_hw_head$d = tx_hw_head$q + 32'h1;
+                tx_hw_head$d$cmb = tx_hw_head$q + 32'h1;
                 if ((tx_hw_head$q + 32'h1) == tx_length) begin
-                    tx_hw_head$d = 32'h0;
+                    tx_hw_head$d$cmb = 32'h0;
                 end
-                tx_done$d = tx_done$q + 32'h1;
+                tx_done$d$cmb = tx_done$q + 32'h1;
             end
             else begin
-                rx_hw_head$d = rx_hw_head$q + 32'h1;
+                rx_hw_head$d$cmb = rx_hw_head$q + 32'h1;
                 if ((rx_hw_head$q + 32'h1) == rx_length) begin
-                    rx_hw_head$d = 32'h0;
+                    rx_hw_head$d$cmb = 32'h0;
                 end
-                rx_done$d = rx_done$q + 32'h1;
+                rx_done$d$cmb = rx_done$q + 32'h1;
             end
         end
         rx_add = 32'h0;
@@ -12934,42 +13408,68 @@ module cayman_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 tx_add = tx_tail_inc;
             end
         end
-        rx_pending$d = rx_pending$q + rx_add;
-        tx_pending$d = tx_pending$q + tx_add;
+        rx_pending$d$cmb = rx_pending$q + rx_add;
+        tx_pending$d$cmb = tx_pending$q + tx_add;
         if (retire) begin
             if (ring_tx$q) begin
-                tx_pending$d = tx_pending$q + tx_add - 32'h1;
+                tx_pending$d$cmb = tx_pending$q + tx_add - 32'h1;
             end
             else begin
-                rx_pending$d = rx_pending$q + rx_add - 32'h1;
+                rx_pending$d$cmb = rx_pending$q + rx_add - 32'h1;
             end
         end
-        error$d = err_kept | err_set;
-        enable_q$d = enable;
+        error$d$cmb = err_kept | err_set;
+        enable_q$d$cmb = enable;
         if (enable & ~enable_q$q) begin
-            rx_hw_head$d = rx_head;
-            tx_hw_head$d = tx_head;
+            rx_hw_head$d$cmb = rx_head;
+            tx_hw_head$d$cmb = tx_head;
         end
         if (~enable) begin
-            rx_pending$d = 32'h0;
-            tx_pending$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rx_pending$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            enable_q$d = 1'b0;
-            rx_hw_head$d = 32'h0;
-            rx_pending$d = 32'h0;
-            rx_done$d = 32'h0;
-            tx_hw_head$d = 32'h0;
-            tx_pending$d = 32'h0;
-            tx_done$d = 32'h0;
-            error$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            enable_q$d$cmb = 1'b0;
+            rx_hw_head$d$cmb = 32'h0;
+            rx_pending$d$cmb = 32'h0;
+            rx_done$d$cmb = 32'h0;
+            tx_hw_head$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            tx_done$d$cmb = 32'h0;
+            error$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        enable_q$d = enable_q$d$cmb;
+        rx_hw_head$d = rx_hw_head$d$cmb;
+        rx_pending$d = rx_pending$d$cmb;
+        rx_done$d = rx_done$d$cmb;
+        tx_hw_head$d = tx_hw_head$d$cmb;
+        tx_pending$d = tx_pending$d$cmb;
+        tx_done$d = tx_done$d$cmb;
+        error$d = error$d$cmb;
+        state$d = state$d$cmb;
+        ring_tx$d = ring_tx$d$cmb;
+        desc_k$d = desc_k$d$cmb;
+        waiting$d = waiting$d$cmb;
+        d_src$d = d_src$d$cmb;
+        d_dst$d = d_dst$d$cmb;
+        d_len$d = d_len$d$cmb;
+        d_done_addr$d = d_done_addr$d$cmb;
+        count$d = count$d$cmb;
+        data$d = data$d$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        sram$a_valid = sram$a_valid$cmb;
+        sram$a_write = sram$a_write$cmb;
+        sram$a_word = sram$a_word$cmb;
+        db_valid = db_valid$cmb;
     end
     
 endmodule // cayman_tpb_top$dma
@@ -13397,13 +13897,19 @@ module cayman_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -13439,20 +13945,24 @@ module cayman_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$dma$sram
@@ -17108,6 +17618,419 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg miss_q$d$cmb;
+    reg [7:0] miss_op_q$d$cmb;
+    reg [7:0] miss_func_q$d$cmb;
+    reg miss_irq_q$d$cmb;
+    reg l1_valid$d$cmb;
+    reg l1_hit$d$cmb;
+    reg [7:0] l1_entry$d$cmb;
+    reg [15:0] l1_index$d$cmb;
+    reg [1:0] fifo_rd$d$cmb;
+    reg [1:0] fifo_wr$d$cmb;
+    reg [2:0] fifo_count$d$cmb;
+    reg ent_valid$0$d$cmb;
+    reg [7:0] ent_key_op$0$d$cmb;
+    reg [7:0] ent_key_func$0$d$cmb;
+    reg [7:0] ent_mask_op$0$d$cmb;
+    reg [7:0] ent_mask_func$0$d$cmb;
+    reg [7:0] ent_mask_w0$0$d$cmb;
+    reg [7:0] ent_mask_w1$0$d$cmb;
+    reg [15:0] ent_index$0$d$cmb;
+    reg ent_valid$1$d$cmb;
+    reg [7:0] ent_key_op$1$d$cmb;
+    reg [7:0] ent_key_func$1$d$cmb;
+    reg [7:0] ent_mask_op$1$d$cmb;
+    reg [7:0] ent_mask_func$1$d$cmb;
+    reg [7:0] ent_mask_w0$1$d$cmb;
+    reg [7:0] ent_mask_w1$1$d$cmb;
+    reg [15:0] ent_index$1$d$cmb;
+    reg ent_valid$2$d$cmb;
+    reg [7:0] ent_key_op$2$d$cmb;
+    reg [7:0] ent_key_func$2$d$cmb;
+    reg [7:0] ent_mask_op$2$d$cmb;
+    reg [7:0] ent_mask_func$2$d$cmb;
+    reg [7:0] ent_mask_w0$2$d$cmb;
+    reg [7:0] ent_mask_w1$2$d$cmb;
+    reg [15:0] ent_index$2$d$cmb;
+    reg ent_valid$3$d$cmb;
+    reg [7:0] ent_key_op$3$d$cmb;
+    reg [7:0] ent_key_func$3$d$cmb;
+    reg [7:0] ent_mask_op$3$d$cmb;
+    reg [7:0] ent_mask_func$3$d$cmb;
+    reg [7:0] ent_mask_w0$3$d$cmb;
+    reg [7:0] ent_mask_w1$3$d$cmb;
+    reg [15:0] ent_index$3$d$cmb;
+    reg ent_valid$4$d$cmb;
+    reg [7:0] ent_key_op$4$d$cmb;
+    reg [7:0] ent_key_func$4$d$cmb;
+    reg [7:0] ent_mask_op$4$d$cmb;
+    reg [7:0] ent_mask_func$4$d$cmb;
+    reg [7:0] ent_mask_w0$4$d$cmb;
+    reg [7:0] ent_mask_w1$4$d$cmb;
+    reg [15:0] ent_index$4$d$cmb;
+    reg ent_valid$5$d$cmb;
+    reg [7:0] ent_key_op$5$d$cmb;
+    reg [7:0] ent_key_func$5$d$cmb;
+    reg [7:0] ent_mask_op$5$d$cmb;
+    reg [7:0] ent_mask_func$5$d$cmb;
+    reg [7:0] ent_mask_w0$5$d$cmb;
+    reg [7:0] ent_mask_w1$5$d$cmb;
+    reg [15:0] ent_index$5$d$cmb;
+    reg ent_valid$6$d$cmb;
+    reg [7:0] ent_key_op$6$d$cmb;
+    reg [7:0] ent_key_func$6$d$cmb;
+    reg [7:0] ent_mask_op$6$d$cmb;
+    reg [7:0] ent_mask_func$6$d$cmb;
+    reg [7:0] ent_mask_w0$6$d$cmb;
+    reg [7:0] ent_mask_w1$6$d$cmb;
+    reg [15:0] ent_index$6$d$cmb;
+    reg ent_valid$7$d$cmb;
+    reg [7:0] ent_key_op$7$d$cmb;
+    reg [7:0] ent_key_func$7$d$cmb;
+    reg [7:0] ent_mask_op$7$d$cmb;
+    reg [7:0] ent_mask_func$7$d$cmb;
+    reg [7:0] ent_mask_w0$7$d$cmb;
+    reg [7:0] ent_mask_w1$7$d$cmb;
+    reg [15:0] ent_index$7$d$cmb;
+    reg ent_valid$8$d$cmb;
+    reg [7:0] ent_key_op$8$d$cmb;
+    reg [7:0] ent_key_func$8$d$cmb;
+    reg [7:0] ent_mask_op$8$d$cmb;
+    reg [7:0] ent_mask_func$8$d$cmb;
+    reg [7:0] ent_mask_w0$8$d$cmb;
+    reg [7:0] ent_mask_w1$8$d$cmb;
+    reg [15:0] ent_index$8$d$cmb;
+    reg ent_valid$9$d$cmb;
+    reg [7:0] ent_key_op$9$d$cmb;
+    reg [7:0] ent_key_func$9$d$cmb;
+    reg [7:0] ent_mask_op$9$d$cmb;
+    reg [7:0] ent_mask_func$9$d$cmb;
+    reg [7:0] ent_mask_w0$9$d$cmb;
+    reg [7:0] ent_mask_w1$9$d$cmb;
+    reg [15:0] ent_index$9$d$cmb;
+    reg ent_valid$10$d$cmb;
+    reg [7:0] ent_key_op$10$d$cmb;
+    reg [7:0] ent_key_func$10$d$cmb;
+    reg [7:0] ent_mask_op$10$d$cmb;
+    reg [7:0] ent_mask_func$10$d$cmb;
+    reg [7:0] ent_mask_w0$10$d$cmb;
+    reg [7:0] ent_mask_w1$10$d$cmb;
+    reg [15:0] ent_index$10$d$cmb;
+    reg ent_valid$11$d$cmb;
+    reg [7:0] ent_key_op$11$d$cmb;
+    reg [7:0] ent_key_func$11$d$cmb;
+    reg [7:0] ent_mask_op$11$d$cmb;
+    reg [7:0] ent_mask_func$11$d$cmb;
+    reg [7:0] ent_mask_w0$11$d$cmb;
+    reg [7:0] ent_mask_w1$11$d$cmb;
+    reg [15:0] ent_index$11$d$cmb;
+    reg ent_valid$12$d$cmb;
+    reg [7:0] ent_key_op$12$d$cmb;
+    reg [7:0] ent_key_func$12$d$cmb;
+    reg [7:0] ent_mask_op$12$d$cmb;
+    reg [7:0] ent_mask_func$12$d$cmb;
+    reg [7:0] ent_mask_w0$12$d$cmb;
+    reg [7:0] ent_mask_w1$12$d$cmb;
+    reg [15:0] ent_index$12$d$cmb;
+    reg ent_valid$13$d$cmb;
+    reg [7:0] ent_key_op$13$d$cmb;
+    reg [7:0] ent_key_func$13$d$cmb;
+    reg [7:0] ent_mask_op$13$d$cmb;
+    reg [7:0] ent_mask_func$13$d$cmb;
+    reg [7:0] ent_mask_w0$13$d$cmb;
+    reg [7:0] ent_mask_w1$13$d$cmb;
+    reg [15:0] ent_index$13$d$cmb;
+    reg ent_valid$14$d$cmb;
+    reg [7:0] ent_key_op$14$d$cmb;
+    reg [7:0] ent_key_func$14$d$cmb;
+    reg [7:0] ent_mask_op$14$d$cmb;
+    reg [7:0] ent_mask_func$14$d$cmb;
+    reg [7:0] ent_mask_w0$14$d$cmb;
+    reg [7:0] ent_mask_w1$14$d$cmb;
+    reg [15:0] ent_index$14$d$cmb;
+    reg ent_valid$15$d$cmb;
+    reg [7:0] ent_key_op$15$d$cmb;
+    reg [7:0] ent_key_func$15$d$cmb;
+    reg [7:0] ent_mask_op$15$d$cmb;
+    reg [7:0] ent_mask_func$15$d$cmb;
+    reg [7:0] ent_mask_w0$15$d$cmb;
+    reg [7:0] ent_mask_w1$15$d$cmb;
+    reg [15:0] ent_index$15$d$cmb;
+    reg ent_valid$16$d$cmb;
+    reg [7:0] ent_key_op$16$d$cmb;
+    reg [7:0] ent_key_func$16$d$cmb;
+    reg [7:0] ent_mask_op$16$d$cmb;
+    reg [7:0] ent_mask_func$16$d$cmb;
+    reg [7:0] ent_mask_w0$16$d$cmb;
+    reg [7:0] ent_mask_w1$16$d$cmb;
+    reg [15:0] ent_index$16$d$cmb;
+    reg ent_valid$17$d$cmb;
+    reg [7:0] ent_key_op$17$d$cmb;
+    reg [7:0] ent_key_func$17$d$cmb;
+    reg [7:0] ent_mask_op$17$d$cmb;
+    reg [7:0] ent_mask_func$17$d$cmb;
+    reg [7:0] ent_mask_w0$17$d$cmb;
+    reg [7:0] ent_mask_w1$17$d$cmb;
+    reg [15:0] ent_index$17$d$cmb;
+    reg ent_valid$18$d$cmb;
+    reg [7:0] ent_key_op$18$d$cmb;
+    reg [7:0] ent_key_func$18$d$cmb;
+    reg [7:0] ent_mask_op$18$d$cmb;
+    reg [7:0] ent_mask_func$18$d$cmb;
+    reg [7:0] ent_mask_w0$18$d$cmb;
+    reg [7:0] ent_mask_w1$18$d$cmb;
+    reg [15:0] ent_index$18$d$cmb;
+    reg ent_valid$19$d$cmb;
+    reg [7:0] ent_key_op$19$d$cmb;
+    reg [7:0] ent_key_func$19$d$cmb;
+    reg [7:0] ent_mask_op$19$d$cmb;
+    reg [7:0] ent_mask_func$19$d$cmb;
+    reg [7:0] ent_mask_w0$19$d$cmb;
+    reg [7:0] ent_mask_w1$19$d$cmb;
+    reg [15:0] ent_index$19$d$cmb;
+    reg ent_valid$20$d$cmb;
+    reg [7:0] ent_key_op$20$d$cmb;
+    reg [7:0] ent_key_func$20$d$cmb;
+    reg [7:0] ent_mask_op$20$d$cmb;
+    reg [7:0] ent_mask_func$20$d$cmb;
+    reg [7:0] ent_mask_w0$20$d$cmb;
+    reg [7:0] ent_mask_w1$20$d$cmb;
+    reg [15:0] ent_index$20$d$cmb;
+    reg ent_valid$21$d$cmb;
+    reg [7:0] ent_key_op$21$d$cmb;
+    reg [7:0] ent_key_func$21$d$cmb;
+    reg [7:0] ent_mask_op$21$d$cmb;
+    reg [7:0] ent_mask_func$21$d$cmb;
+    reg [7:0] ent_mask_w0$21$d$cmb;
+    reg [7:0] ent_mask_w1$21$d$cmb;
+    reg [15:0] ent_index$21$d$cmb;
+    reg ent_valid$22$d$cmb;
+    reg [7:0] ent_key_op$22$d$cmb;
+    reg [7:0] ent_key_func$22$d$cmb;
+    reg [7:0] ent_mask_op$22$d$cmb;
+    reg [7:0] ent_mask_func$22$d$cmb;
+    reg [7:0] ent_mask_w0$22$d$cmb;
+    reg [7:0] ent_mask_w1$22$d$cmb;
+    reg [15:0] ent_index$22$d$cmb;
+    reg ent_valid$23$d$cmb;
+    reg [7:0] ent_key_op$23$d$cmb;
+    reg [7:0] ent_key_func$23$d$cmb;
+    reg [7:0] ent_mask_op$23$d$cmb;
+    reg [7:0] ent_mask_func$23$d$cmb;
+    reg [7:0] ent_mask_w0$23$d$cmb;
+    reg [7:0] ent_mask_w1$23$d$cmb;
+    reg [15:0] ent_index$23$d$cmb;
+    reg ent_valid$24$d$cmb;
+    reg [7:0] ent_key_op$24$d$cmb;
+    reg [7:0] ent_key_func$24$d$cmb;
+    reg [7:0] ent_mask_op$24$d$cmb;
+    reg [7:0] ent_mask_func$24$d$cmb;
+    reg [7:0] ent_mask_w0$24$d$cmb;
+    reg [7:0] ent_mask_w1$24$d$cmb;
+    reg [15:0] ent_index$24$d$cmb;
+    reg ent_valid$25$d$cmb;
+    reg [7:0] ent_key_op$25$d$cmb;
+    reg [7:0] ent_key_func$25$d$cmb;
+    reg [7:0] ent_mask_op$25$d$cmb;
+    reg [7:0] ent_mask_func$25$d$cmb;
+    reg [7:0] ent_mask_w0$25$d$cmb;
+    reg [7:0] ent_mask_w1$25$d$cmb;
+    reg [15:0] ent_index$25$d$cmb;
+    reg ent_valid$26$d$cmb;
+    reg [7:0] ent_key_op$26$d$cmb;
+    reg [7:0] ent_key_func$26$d$cmb;
+    reg [7:0] ent_mask_op$26$d$cmb;
+    reg [7:0] ent_mask_func$26$d$cmb;
+    reg [7:0] ent_mask_w0$26$d$cmb;
+    reg [7:0] ent_mask_w1$26$d$cmb;
+    reg [15:0] ent_index$26$d$cmb;
+    reg ent_valid$27$d$cmb;
+    reg [7:0] ent_key_op$27$d$cmb;
+    reg [7:0] ent_key_func$27$d$cmb;
+    reg [7:0] ent_mask_op$27$d$cmb;
+    reg [7:0] ent_mask_func$27$d$cmb;
+    reg [7:0] ent_mask_w0$27$d$cmb;
+    reg [7:0] ent_mask_w1$27$d$cmb;
+    reg [15:0] ent_index$27$d$cmb;
+    reg ent_valid$28$d$cmb;
+    reg [7:0] ent_key_op$28$d$cmb;
+    reg [7:0] ent_key_func$28$d$cmb;
+    reg [7:0] ent_mask_op$28$d$cmb;
+    reg [7:0] ent_mask_func$28$d$cmb;
+    reg [7:0] ent_mask_w0$28$d$cmb;
+    reg [7:0] ent_mask_w1$28$d$cmb;
+    reg [15:0] ent_index$28$d$cmb;
+    reg ent_valid$29$d$cmb;
+    reg [7:0] ent_key_op$29$d$cmb;
+    reg [7:0] ent_key_func$29$d$cmb;
+    reg [7:0] ent_mask_op$29$d$cmb;
+    reg [7:0] ent_mask_func$29$d$cmb;
+    reg [7:0] ent_mask_w0$29$d$cmb;
+    reg [7:0] ent_mask_w1$29$d$cmb;
+    reg [15:0] ent_index$29$d$cmb;
+    reg ent_valid$30$d$cmb;
+    reg [7:0] ent_key_op$30$d$cmb;
+    reg [7:0] ent_key_func$30$d$cmb;
+    reg [7:0] ent_mask_op$30$d$cmb;
+    reg [7:0] ent_mask_func$30$d$cmb;
+    reg [7:0] ent_mask_w0$30$d$cmb;
+    reg [7:0] ent_mask_w1$30$d$cmb;
+    reg [15:0] ent_index$30$d$cmb;
+    reg ent_valid$31$d$cmb;
+    reg [7:0] ent_key_op$31$d$cmb;
+    reg [7:0] ent_key_func$31$d$cmb;
+    reg [7:0] ent_mask_op$31$d$cmb;
+    reg [7:0] ent_mask_func$31$d$cmb;
+    reg [7:0] ent_mask_w0$31$d$cmb;
+    reg [7:0] ent_mask_w1$31$d$cmb;
+    reg [15:0] ent_index$31$d$cmb;
+    reg ent_valid$32$d$cmb;
+    reg [7:0] ent_key_op$32$d$cmb;
+    reg [7:0] ent_key_func$32$d$cmb;
+    reg [7:0] ent_mask_op$32$d$cmb;
+    reg [7:0] ent_mask_func$32$d$cmb;
+    reg [7:0] ent_mask_w0$32$d$cmb;
+    reg [7:0] ent_mask_w1$32$d$cmb;
+    reg [15:0] ent_index$32$d$cmb;
+    reg ent_valid$33$d$cmb;
+    reg [7:0] ent_key_op$33$d$cmb;
+    reg [7:0] ent_key_func$33$d$cmb;
+    reg [7:0] ent_mask_op$33$d$cmb;
+    reg [7:0] ent_mask_func$33$d$cmb;
+    reg [7:0] ent_mask_w0$33$d$cmb;
+    reg [7:0] ent_mask_w1$33$d$cmb;
+    reg [15:0] ent_index$33$d$cmb;
+    reg ent_valid$34$d$cmb;
+    reg [7:0] ent_key_op$34$d$cmb;
+    reg [7:0] ent_key_func$34$d$cmb;
+    reg [7:0] ent_mask_op$34$d$cmb;
+    reg [7:0] ent_mask_func$34$d$cmb;
+    reg [7:0] ent_mask_w0$34$d$cmb;
+    reg [7:0] ent_mask_w1$34$d$cmb;
+    reg [15:0] ent_index$34$d$cmb;
+    reg ent_valid$35$d$cmb;
+    reg [7:0] ent_key_op$35$d$cmb;
+    reg [7:0] ent_key_func$35$d$cmb;
+    reg [7:0] ent_mask_op$35$d$cmb;
+    reg [7:0] ent_mask_func$35$d$cmb;
+    reg [7:0] ent_mask_w0$35$d$cmb;
+    reg [7:0] ent_mask_w1$35$d$cmb;
+    reg [15:0] ent_index$35$d$cmb;
+    reg ent_valid$36$d$cmb;
+    reg [7:0] ent_key_op$36$d$cmb;
+    reg [7:0] ent_key_func$36$d$cmb;
+    reg [7:0] ent_mask_op$36$d$cmb;
+    reg [7:0] ent_mask_func$36$d$cmb;
+    reg [7:0] ent_mask_w0$36$d$cmb;
+    reg [7:0] ent_mask_w1$36$d$cmb;
+    reg [15:0] ent_index$36$d$cmb;
+    reg ent_valid$37$d$cmb;
+    reg [7:0] ent_key_op$37$d$cmb;
+    reg [7:0] ent_key_func$37$d$cmb;
+    reg [7:0] ent_mask_op$37$d$cmb;
+    reg [7:0] ent_mask_func$37$d$cmb;
+    reg [7:0] ent_mask_w0$37$d$cmb;
+    reg [7:0] ent_mask_w1$37$d$cmb;
+    reg [15:0] ent_index$37$d$cmb;
+    reg ent_valid$38$d$cmb;
+    reg [7:0] ent_key_op$38$d$cmb;
+    reg [7:0] ent_key_func$38$d$cmb;
+    reg [7:0] ent_mask_op$38$d$cmb;
+    reg [7:0] ent_mask_func$38$d$cmb;
+    reg [7:0] ent_mask_w0$38$d$cmb;
+    reg [7:0] ent_mask_w1$38$d$cmb;
+    reg [15:0] ent_index$38$d$cmb;
+    reg ent_valid$39$d$cmb;
+    reg [7:0] ent_key_op$39$d$cmb;
+    reg [7:0] ent_key_func$39$d$cmb;
+    reg [7:0] ent_mask_op$39$d$cmb;
+    reg [7:0] ent_mask_func$39$d$cmb;
+    reg [7:0] ent_mask_w0$39$d$cmb;
+    reg [7:0] ent_mask_w1$39$d$cmb;
+    reg [15:0] ent_index$39$d$cmb;
+    reg ent_valid$40$d$cmb;
+    reg [7:0] ent_key_op$40$d$cmb;
+    reg [7:0] ent_key_func$40$d$cmb;
+    reg [7:0] ent_mask_op$40$d$cmb;
+    reg [7:0] ent_mask_func$40$d$cmb;
+    reg [7:0] ent_mask_w0$40$d$cmb;
+    reg [7:0] ent_mask_w1$40$d$cmb;
+    reg [15:0] ent_index$40$d$cmb;
+    reg ent_valid$41$d$cmb;
+    reg [7:0] ent_key_op$41$d$cmb;
+    reg [7:0] ent_key_func$41$d$cmb;
+    reg [7:0] ent_mask_op$41$d$cmb;
+    reg [7:0] ent_mask_func$41$d$cmb;
+    reg [7:0] ent_mask_w0$41$d$cmb;
+    reg [7:0] ent_mask_w1$41$d$cmb;
+    reg [15:0] ent_index$41$d$cmb;
+    reg ent_valid$42$d$cmb;
+    reg [7:0] ent_key_op$42$d$cmb;
+    reg [7:0] ent_key_func$42$d$cmb;
+    reg [7:0] ent_mask_op$42$d$cmb;
+    reg [7:0] ent_mask_func$42$d$cmb;
+    reg [7:0] ent_mask_w0$42$d$cmb;
+    reg [7:0] ent_mask_w1$42$d$cmb;
+    reg [15:0] ent_index$42$d$cmb;
+    reg ent_valid$43$d$cmb;
+    reg [7:0] ent_key_op$43$d$cmb;
+    reg [7:0] ent_key_func$43$d$cmb;
+    reg [7:0] ent_mask_op$43$d$cmb;
+    reg [7:0] ent_mask_func$43$d$cmb;
+    reg [7:0] ent_mask_w0$43$d$cmb;
+    reg [7:0] ent_mask_w1$43$d$cmb;
+    reg [15:0] ent_index$43$d$cmb;
+    reg ent_valid$44$d$cmb;
+    reg [7:0] ent_key_op$44$d$cmb;
+    reg [7:0] ent_key_func$44$d$cmb;
+    reg [7:0] ent_mask_op$44$d$cmb;
+    reg [7:0] ent_mask_func$44$d$cmb;
+    reg [7:0] ent_mask_w0$44$d$cmb;
+    reg [7:0] ent_mask_w1$44$d$cmb;
+    reg [15:0] ent_index$44$d$cmb;
+    reg ent_valid$45$d$cmb;
+    reg [7:0] ent_key_op$45$d$cmb;
+    reg [7:0] ent_key_func$45$d$cmb;
+    reg [7:0] ent_mask_op$45$d$cmb;
+    reg [7:0] ent_mask_func$45$d$cmb;
+    reg [7:0] ent_mask_w0$45$d$cmb;
+    reg [7:0] ent_mask_w1$45$d$cmb;
+    reg [15:0] ent_index$45$d$cmb;
+    reg ent_valid$46$d$cmb;
+    reg [7:0] ent_key_op$46$d$cmb;
+    reg [7:0] ent_key_func$46$d$cmb;
+    reg [7:0] ent_mask_op$46$d$cmb;
+    reg [7:0] ent_mask_func$46$d$cmb;
+    reg [7:0] ent_mask_w0$46$d$cmb;
+    reg [7:0] ent_mask_w1$46$d$cmb;
+    reg [15:0] ent_index$46$d$cmb;
+    reg fifo_hit_r$0$d$cmb;
+    reg [7:0] fifo_entry_r$0$d$cmb;
+    reg [15:0] fifo_index_r$0$d$cmb;
+    reg [31:0] fifo_handler_r$0$d$cmb;
+    reg fifo_hit_r$1$d$cmb;
+    reg [7:0] fifo_entry_r$1$d$cmb;
+    reg [15:0] fifo_index_r$1$d$cmb;
+    reg [31:0] fifo_handler_r$1$d$cmb;
+    reg fifo_hit_r$2$d$cmb;
+    reg [7:0] fifo_entry_r$2$d$cmb;
+    reg [15:0] fifo_index_r$2$d$cmb;
+    reg [31:0] fifo_handler_r$2$d$cmb;
+    reg fifo_hit_r$3$d$cmb;
+    reg [7:0] fifo_entry_r$3$d$cmb;
+    reg [15:0] fifo_index_r$3$d$cmb;
+    reg [31:0] fifo_handler_r$3$d$cmb;
+    reg handler_ram$write_enable$cmb;
+    reg fifo_hit$cmb;
+    reg [7:0] fifo_entry$cmb;
+    reg [15:0] fifo_index$cmb;
+    reg [31:0] fifo_handler$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -17123,813 +18046,813 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         fifo_rd$clock = clock;
         fifo_wr$clock = clock;
         fifo_count$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        miss_q$d = miss_q$q;
-        miss_op_q$d = miss_op_q$q;
-        miss_func_q$d = miss_func_q$q;
-        miss_irq_q$d = miss_irq_q$q;
-        l1_valid$d = l1_valid$q;
-        l1_hit$d = l1_hit$q;
-        l1_entry$d = l1_entry$q;
-        l1_index$d = l1_index$q;
-        fifo_rd$d = fifo_rd$q;
-        fifo_wr$d = fifo_wr$q;
-        fifo_count$d = fifo_count$q;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        miss_q$d$cmb = miss_q$q;
+        miss_op_q$d$cmb = miss_op_q$q;
+        miss_func_q$d$cmb = miss_func_q$q;
+        miss_irq_q$d$cmb = miss_irq_q$q;
+        l1_valid$d$cmb = l1_valid$q;
+        l1_hit$d$cmb = l1_hit$q;
+        l1_entry$d$cmb = l1_entry$q;
+        l1_index$d$cmb = l1_index$q;
+        fifo_rd$d$cmb = fifo_rd$q;
+        fifo_wr$d$cmb = fifo_wr$q;
+        fifo_count$d$cmb = fifo_count$q;
         ent_valid$0$clock = clock;
-        ent_valid$0$d = ent_valid$0$q;
+        ent_valid$0$d$cmb = ent_valid$0$q;
         ent_key_op$0$clock = clock;
-        ent_key_op$0$d = ent_key_op$0$q;
+        ent_key_op$0$d$cmb = ent_key_op$0$q;
         ent_key_func$0$clock = clock;
-        ent_key_func$0$d = ent_key_func$0$q;
+        ent_key_func$0$d$cmb = ent_key_func$0$q;
         ent_mask_op$0$clock = clock;
-        ent_mask_op$0$d = ent_mask_op$0$q;
+        ent_mask_op$0$d$cmb = ent_mask_op$0$q;
         ent_mask_func$0$clock = clock;
-        ent_mask_func$0$d = ent_mask_func$0$q;
+        ent_mask_func$0$d$cmb = ent_mask_func$0$q;
         ent_mask_w0$0$clock = clock;
-        ent_mask_w0$0$d = ent_mask_w0$0$q;
+        ent_mask_w0$0$d$cmb = ent_mask_w0$0$q;
         ent_mask_w1$0$clock = clock;
-        ent_mask_w1$0$d = ent_mask_w1$0$q;
+        ent_mask_w1$0$d$cmb = ent_mask_w1$0$q;
         ent_index$0$clock = clock;
-        ent_index$0$d = ent_index$0$q;
+        ent_index$0$d$cmb = ent_index$0$q;
         ent_valid$1$clock = clock;
-        ent_valid$1$d = ent_valid$1$q;
+        ent_valid$1$d$cmb = ent_valid$1$q;
         ent_key_op$1$clock = clock;
-        ent_key_op$1$d = ent_key_op$1$q;
+        ent_key_op$1$d$cmb = ent_key_op$1$q;
         ent_key_func$1$clock = clock;
-        ent_key_func$1$d = ent_key_func$1$q;
+        ent_key_func$1$d$cmb = ent_key_func$1$q;
         ent_mask_op$1$clock = clock;
-        ent_mask_op$1$d = ent_mask_op$1$q;
+        ent_mask_op$1$d$cmb = ent_mask_op$1$q;
         ent_mask_func$1$clock = clock;
-        ent_mask_func$1$d = ent_mask_func$1$q;
+        ent_mask_func$1$d$cmb = ent_mask_func$1$q;
         ent_mask_w0$1$clock = clock;
-        ent_mask_w0$1$d = ent_mask_w0$1$q;
+        ent_mask_w0$1$d$cmb = ent_mask_w0$1$q;
         ent_mask_w1$1$clock = clock;
-        ent_mask_w1$1$d = ent_mask_w1$1$q;
+        ent_mask_w1$1$d$cmb = ent_mask_w1$1$q;
         ent_index$1$clock = clock;
-        ent_index$1$d = ent_index$1$q;
+        ent_index$1$d$cmb = ent_index$1$q;
         ent_valid$2$clock = clock;
-        ent_valid$2$d = ent_valid$2$q;
+        ent_valid$2$d$cmb = ent_valid$2$q;
         ent_key_op$2$clock = clock;
-        ent_key_op$2$d = ent_key_op$2$q;
+        ent_key_op$2$d$cmb = ent_key_op$2$q;
         ent_key_func$2$clock = clock;
-        ent_key_func$2$d = ent_key_func$2$q;
+        ent_key_func$2$d$cmb = ent_key_func$2$q;
         ent_mask_op$2$clock = clock;
-        ent_mask_op$2$d = ent_mask_op$2$q;
+        ent_mask_op$2$d$cmb = ent_mask_op$2$q;
         ent_mask_func$2$clock = clock;
-        ent_mask_func$2$d = ent_mask_func$2$q;
+        ent_mask_func$2$d$cmb = ent_mask_func$2$q;
         ent_mask_w0$2$clock = clock;
-        ent_mask_w0$2$d = ent_mask_w0$2$q;
+        ent_mask_w0$2$d$cmb = ent_mask_w0$2$q;
         ent_mask_w1$2$clock = clock;
-        ent_mask_w1$2$d = ent_mask_w1$2$q;
+        ent_mask_w1$2$d$cmb = ent_mask_w1$2$q;
         ent_index$2$clock = clock;
-        ent_index$2$d = ent_index$2$q;
+        ent_index$2$d$cmb = ent_index$2$q;
         ent_valid$3$clock = clock;
-        ent_valid$3$d = ent_valid$3$q;
+        ent_valid$3$d$cmb = ent_valid$3$q;
         ent_key_op$3$clock = clock;
-        ent_key_op$3$d = ent_key_op$3$q;
+        ent_key_op$3$d$cmb = ent_key_op$3$q;
         ent_key_func$3$clock = clock;
-        ent_key_func$3$d = ent_key_func$3$q;
+        ent_key_func$3$d$cmb = ent_key_func$3$q;
         ent_mask_op$3$clock = clock;
-        ent_mask_op$3$d = ent_mask_op$3$q;
+        ent_mask_op$3$d$cmb = ent_mask_op$3$q;
         ent_mask_func$3$clock = clock;
-        ent_mask_func$3$d = ent_mask_func$3$q;
+        ent_mask_func$3$d$cmb = ent_mask_func$3$q;
         ent_mask_w0$3$clock = clock;
-        ent_mask_w0$3$d = ent_mask_w0$3$q;
+        ent_mask_w0$3$d$cmb = ent_mask_w0$3$q;
         ent_mask_w1$3$clock = clock;
-        ent_mask_w1$3$d = ent_mask_w1$3$q;
+        ent_mask_w1$3$d$cmb = ent_mask_w1$3$q;
         ent_index$3$clock = clock;
-        ent_index$3$d = ent_index$3$q;
+        ent_index$3$d$cmb = ent_index$3$q;
         ent_valid$4$clock = clock;
-        ent_valid$4$d = ent_valid$4$q;
+        ent_valid$4$d$cmb = ent_valid$4$q;
         ent_key_op$4$clock = clock;
-        ent_key_op$4$d = ent_key_op$4$q;
+        ent_key_op$4$d$cmb = ent_key_op$4$q;
         ent_key_func$4$clock = clock;
-        ent_key_func$4$d = ent_key_func$4$q;
+        ent_key_func$4$d$cmb = ent_key_func$4$q;
         ent_mask_op$4$clock = clock;
-        ent_mask_op$4$d = ent_mask_op$4$q;
+        ent_mask_op$4$d$cmb = ent_mask_op$4$q;
         ent_mask_func$4$clock = clock;
-        ent_mask_func$4$d = ent_mask_func$4$q;
+        ent_mask_func$4$d$cmb = ent_mask_func$4$q;
         ent_mask_w0$4$clock = clock;
-        ent_mask_w0$4$d = ent_mask_w0$4$q;
+        ent_mask_w0$4$d$cmb = ent_mask_w0$4$q;
         ent_mask_w1$4$clock = clock;
-        ent_mask_w1$4$d = ent_mask_w1$4$q;
+        ent_mask_w1$4$d$cmb = ent_mask_w1$4$q;
         ent_index$4$clock = clock;
-        ent_index$4$d = ent_index$4$q;
+        ent_index$4$d$cmb = ent_index$4$q;
         ent_valid$5$clock = clock;
-        ent_valid$5$d = ent_valid$5$q;
+        ent_valid$5$d$cmb = ent_valid$5$q;
         ent_key_op$5$clock = clock;
-        ent_key_op$5$d = ent_key_op$5$q;
+        ent_key_op$5$d$cmb = ent_key_op$5$q;
         ent_key_func$5$clock = clock;
-        ent_key_func$5$d = ent_key_func$5$q;
+        ent_key_func$5$d$cmb = ent_key_func$5$q;
         ent_mask_op$5$clock = clock;
-        ent_mask_op$5$d = ent_mask_op$5$q;
+        ent_mask_op$5$d$cmb = ent_mask_op$5$q;
         ent_mask_func$5$clock = clock;
-        ent_mask_func$5$d = ent_mask_func$5$q;
+        ent_mask_func$5$d$cmb = ent_mask_func$5$q;
         ent_mask_w0$5$clock = clock;
-        ent_mask_w0$5$d = ent_mask_w0$5$q;
+        ent_mask_w0$5$d$cmb = ent_mask_w0$5$q;
         ent_mask_w1$5$clock = clock;
-        ent_mask_w1$5$d = ent_mask_w1$5$q;
+        ent_mask_w1$5$d$cmb = ent_mask_w1$5$q;
         ent_index$5$clock = clock;
-        ent_index$5$d = ent_index$5$q;
+        ent_index$5$d$cmb = ent_index$5$q;
         ent_valid$6$clock = clock;
-        ent_valid$6$d = ent_valid$6$q;
+        ent_valid$6$d$cmb = ent_valid$6$q;
         ent_key_op$6$clock = clock;
-        ent_key_op$6$d = ent_key_op$6$q;
+        ent_key_op$6$d$cmb = ent_key_op$6$q;
         ent_key_func$6$clock = clock;
-        ent_key_func$6$d = ent_key_func$6$q;
+        ent_key_func$6$d$cmb = ent_key_func$6$q;
         ent_mask_op$6$clock = clock;
-        ent_mask_op$6$d = ent_mask_op$6$q;
+        ent_mask_op$6$d$cmb = ent_mask_op$6$q;
         ent_mask_func$6$clock = clock;
-        ent_mask_func$6$d = ent_mask_func$6$q;
+        ent_mask_func$6$d$cmb = ent_mask_func$6$q;
         ent_mask_w0$6$clock = clock;
-        ent_mask_w0$6$d = ent_mask_w0$6$q;
+        ent_mask_w0$6$d$cmb = ent_mask_w0$6$q;
         ent_mask_w1$6$clock = clock;
-        ent_mask_w1$6$d = ent_mask_w1$6$q;
+        ent_mask_w1$6$d$cmb = ent_mask_w1$6$q;
         ent_index$6$clock = clock;
-        ent_index$6$d = ent_index$6$q;
+        ent_index$6$d$cmb = ent_index$6$q;
         ent_valid$7$clock = clock;
-        ent_valid$7$d = ent_valid$7$q;
+        ent_valid$7$d$cmb = ent_valid$7$q;
         ent_key_op$7$clock = clock;
-        ent_key_op$7$d = ent_key_op$7$q;
+        ent_key_op$7$d$cmb = ent_key_op$7$q;
         ent_key_func$7$clock = clock;
-        ent_key_func$7$d = ent_key_func$7$q;
+        ent_key_func$7$d$cmb = ent_key_func$7$q;
         ent_mask_op$7$clock = clock;
-        ent_mask_op$7$d = ent_mask_op$7$q;
+        ent_mask_op$7$d$cmb = ent_mask_op$7$q;
         ent_mask_func$7$clock = clock;
-        ent_mask_func$7$d = ent_mask_func$7$q;
+        ent_mask_func$7$d$cmb = ent_mask_func$7$q;
         ent_mask_w0$7$clock = clock;
-        ent_mask_w0$7$d = ent_mask_w0$7$q;
+        ent_mask_w0$7$d$cmb = ent_mask_w0$7$q;
         ent_mask_w1$7$clock = clock;
-        ent_mask_w1$7$d = ent_mask_w1$7$q;
+        ent_mask_w1$7$d$cmb = ent_mask_w1$7$q;
         ent_index$7$clock = clock;
-        ent_index$7$d = ent_index$7$q;
+        ent_index$7$d$cmb = ent_index$7$q;
         ent_valid$8$clock = clock;
-        ent_valid$8$d = ent_valid$8$q;
+        ent_valid$8$d$cmb = ent_valid$8$q;
         ent_key_op$8$clock = clock;
-        ent_key_op$8$d = ent_key_op$8$q;
+        ent_key_op$8$d$cmb = ent_key_op$8$q;
         ent_key_func$8$clock = clock;
-        ent_key_func$8$d = ent_key_func$8$q;
+        ent_key_func$8$d$cmb = ent_key_func$8$q;
         ent_mask_op$8$clock = clock;
-        ent_mask_op$8$d = ent_mask_op$8$q;
+        ent_mask_op$8$d$cmb = ent_mask_op$8$q;
         ent_mask_func$8$clock = clock;
-        ent_mask_func$8$d = ent_mask_func$8$q;
+        ent_mask_func$8$d$cmb = ent_mask_func$8$q;
         ent_mask_w0$8$clock = clock;
-        ent_mask_w0$8$d = ent_mask_w0$8$q;
+        ent_mask_w0$8$d$cmb = ent_mask_w0$8$q;
         ent_mask_w1$8$clock = clock;
-        ent_mask_w1$8$d = ent_mask_w1$8$q;
+        ent_mask_w1$8$d$cmb = ent_mask_w1$8$q;
         ent_index$8$clock = clock;
-        ent_index$8$d = ent_index$8$q;
+        ent_index$8$d$cmb = ent_index$8$q;
         ent_valid$9$clock = clock;
-        ent_valid$9$d = ent_valid$9$q;
+        ent_valid$9$d$cmb = ent_valid$9$q;
         ent_key_op$9$clock = clock;
-        ent_key_op$9$d = ent_key_op$9$q;
+        ent_key_op$9$d$cmb = ent_key_op$9$q;
         ent_key_func$9$clock = clock;
-        ent_key_func$9$d = ent_key_func$9$q;
+        ent_key_func$9$d$cmb = ent_key_func$9$q;
         ent_mask_op$9$clock = clock;
-        ent_mask_op$9$d = ent_mask_op$9$q;
+        ent_mask_op$9$d$cmb = ent_mask_op$9$q;
         ent_mask_func$9$clock = clock;
-        ent_mask_func$9$d = ent_mask_func$9$q;
+        ent_mask_func$9$d$cmb = ent_mask_func$9$q;
         ent_mask_w0$9$clock = clock;
-        ent_mask_w0$9$d = ent_mask_w0$9$q;
+        ent_mask_w0$9$d$cmb = ent_mask_w0$9$q;
         ent_mask_w1$9$clock = clock;
-        ent_mask_w1$9$d = ent_mask_w1$9$q;
+        ent_mask_w1$9$d$cmb = ent_mask_w1$9$q;
         ent_index$9$clock = clock;
-        ent_index$9$d = ent_index$9$q;
+        ent_index$9$d$cmb = ent_index$9$q;
         ent_valid$10$clock = clock;
-        ent_valid$10$d = ent_valid$10$q;
+        ent_valid$10$d$cmb = ent_valid$10$q;
         ent_key_op$10$clock = clock;
-        ent_key_op$10$d = ent_key_op$10$q;
+        ent_key_op$10$d$cmb = ent_key_op$10$q;
         ent_key_func$10$clock = clock;
-        ent_key_func$10$d = ent_key_func$10$q;
+        ent_key_func$10$d$cmb = ent_key_func$10$q;
         ent_mask_op$10$clock = clock;
-        ent_mask_op$10$d = ent_mask_op$10$q;
+        ent_mask_op$10$d$cmb = ent_mask_op$10$q;
         ent_mask_func$10$clock = clock;
-        ent_mask_func$10$d = ent_mask_func$10$q;
+        ent_mask_func$10$d$cmb = ent_mask_func$10$q;
         ent_mask_w0$10$clock = clock;
-        ent_mask_w0$10$d = ent_mask_w0$10$q;
+        ent_mask_w0$10$d$cmb = ent_mask_w0$10$q;
         ent_mask_w1$10$clock = clock;
-        ent_mask_w1$10$d = ent_mask_w1$10$q;
+        ent_mask_w1$10$d$cmb = ent_mask_w1$10$q;
         ent_index$10$clock = clock;
-        ent_index$10$d = ent_index$10$q;
+        ent_index$10$d$cmb = ent_index$10$q;
         ent_valid$11$clock = clock;
-        ent_valid$11$d = ent_valid$11$q;
+        ent_valid$11$d$cmb = ent_valid$11$q;
         ent_key_op$11$clock = clock;
-        ent_key_op$11$d = ent_key_op$11$q;
+        ent_key_op$11$d$cmb = ent_key_op$11$q;
         ent_key_func$11$clock = clock;
-        ent_key_func$11$d = ent_key_func$11$q;
+        ent_key_func$11$d$cmb = ent_key_func$11$q;
         ent_mask_op$11$clock = clock;
-        ent_mask_op$11$d = ent_mask_op$11$q;
+        ent_mask_op$11$d$cmb = ent_mask_op$11$q;
         ent_mask_func$11$clock = clock;
-        ent_mask_func$11$d = ent_mask_func$11$q;
+        ent_mask_func$11$d$cmb = ent_mask_func$11$q;
         ent_mask_w0$11$clock = clock;
-        ent_mask_w0$11$d = ent_mask_w0$11$q;
+        ent_mask_w0$11$d$cmb = ent_mask_w0$11$q;
         ent_mask_w1$11$clock = clock;
-        ent_mask_w1$11$d = ent_mask_w1$11$q;
+        ent_mask_w1$11$d$cmb = ent_mask_w1$11$q;
         ent_index$11$clock = clock;
-        ent_index$11$d = ent_index$11$q;
+        ent_index$11$d$cmb = ent_index$11$q;
         ent_valid$12$clock = clock;
-        ent_valid$12$d = ent_valid$12$q;
+        ent_valid$12$d$cmb = ent_valid$12$q;
         ent_key_op$12$clock = clock;
-        ent_key_op$12$d = ent_key_op$12$q;
+        ent_key_op$12$d$cmb = ent_key_op$12$q;
         ent_key_func$12$clock = clock;
-        ent_key_func$12$d = ent_key_func$12$q;
+        ent_key_func$12$d$cmb = ent_key_func$12$q;
         ent_mask_op$12$clock = clock;
-        ent_mask_op$12$d = ent_mask_op$12$q;
+        ent_mask_op$12$d$cmb = ent_mask_op$12$q;
         ent_mask_func$12$clock = clock;
-        ent_mask_func$12$d = ent_mask_func$12$q;
+        ent_mask_func$12$d$cmb = ent_mask_func$12$q;
         ent_mask_w0$12$clock = clock;
-        ent_mask_w0$12$d = ent_mask_w0$12$q;
+        ent_mask_w0$12$d$cmb = ent_mask_w0$12$q;
         ent_mask_w1$12$clock = clock;
-        ent_mask_w1$12$d = ent_mask_w1$12$q;
+        ent_mask_w1$12$d$cmb = ent_mask_w1$12$q;
         ent_index$12$clock = clock;
-        ent_index$12$d = ent_index$12$q;
+        ent_index$12$d$cmb = ent_index$12$q;
         ent_valid$13$clock = clock;
-        ent_valid$13$d = ent_valid$13$q;
+        ent_valid$13$d$cmb = ent_valid$13$q;
         ent_key_op$13$clock = clock;
-        ent_key_op$13$d = ent_key_op$13$q;
+        ent_key_op$13$d$cmb = ent_key_op$13$q;
         ent_key_func$13$clock = clock;
-        ent_key_func$13$d = ent_key_func$13$q;
+        ent_key_func$13$d$cmb = ent_key_func$13$q;
         ent_mask_op$13$clock = clock;
-        ent_mask_op$13$d = ent_mask_op$13$q;
+        ent_mask_op$13$d$cmb = ent_mask_op$13$q;
         ent_mask_func$13$clock = clock;
-        ent_mask_func$13$d = ent_mask_func$13$q;
+        ent_mask_func$13$d$cmb = ent_mask_func$13$q;
         ent_mask_w0$13$clock = clock;
-        ent_mask_w0$13$d = ent_mask_w0$13$q;
+        ent_mask_w0$13$d$cmb = ent_mask_w0$13$q;
         ent_mask_w1$13$clock = clock;
-        ent_mask_w1$13$d = ent_mask_w1$13$q;
+        ent_mask_w1$13$d$cmb = ent_mask_w1$13$q;
         ent_index$13$clock = clock;
-        ent_index$13$d = ent_index$13$q;
+        ent_index$13$d$cmb = ent_index$13$q;
         ent_valid$14$clock = clock;
-        ent_valid$14$d = ent_valid$14$q;
+        ent_valid$14$d$cmb = ent_valid$14$q;
         ent_key_op$14$clock = clock;
-        ent_key_op$14$d = ent_key_op$14$q;
+        ent_key_op$14$d$cmb = ent_key_op$14$q;
         ent_key_func$14$clock = clock;
-        ent_key_func$14$d = ent_key_func$14$q;
+        ent_key_func$14$d$cmb = ent_key_func$14$q;
         ent_mask_op$14$clock = clock;
-        ent_mask_op$14$d = ent_mask_op$14$q;
+        ent_mask_op$14$d$cmb = ent_mask_op$14$q;
         ent_mask_func$14$clock = clock;
-        ent_mask_func$14$d = ent_mask_func$14$q;
+        ent_mask_func$14$d$cmb = ent_mask_func$14$q;
         ent_mask_w0$14$clock = clock;
-        ent_mask_w0$14$d = ent_mask_w0$14$q;
+        ent_mask_w0$14$d$cmb = ent_mask_w0$14$q;
         ent_mask_w1$14$clock = clock;
-        ent_mask_w1$14$d = ent_mask_w1$14$q;
+        ent_mask_w1$14$d$cmb = ent_mask_w1$14$q;
         ent_index$14$clock = clock;
-        ent_index$14$d = ent_index$14$q;
+        ent_index$14$d$cmb = ent_index$14$q;
         ent_valid$15$clock = clock;
-        ent_valid$15$d = ent_valid$15$q;
+        ent_valid$15$d$cmb = ent_valid$15$q;
         ent_key_op$15$clock = clock;
-        ent_key_op$15$d = ent_key_op$15$q;
+        ent_key_op$15$d$cmb = ent_key_op$15$q;
         ent_key_func$15$clock = clock;
-        ent_key_func$15$d = ent_key_func$15$q;
+        ent_key_func$15$d$cmb = ent_key_func$15$q;
         ent_mask_op$15$clock = clock;
-        ent_mask_op$15$d = ent_mask_op$15$q;
+        ent_mask_op$15$d$cmb = ent_mask_op$15$q;
         ent_mask_func$15$clock = clock;
-        ent_mask_func$15$d = ent_mask_func$15$q;
+        ent_mask_func$15$d$cmb = ent_mask_func$15$q;
         ent_mask_w0$15$clock = clock;
-        ent_mask_w0$15$d = ent_mask_w0$15$q;
+        ent_mask_w0$15$d$cmb = ent_mask_w0$15$q;
         ent_mask_w1$15$clock = clock;
-        ent_mask_w1$15$d = ent_mask_w1$15$q;
+        ent_mask_w1$15$d$cmb = ent_mask_w1$15$q;
         ent_index$15$clock = clock;
-        ent_index$15$d = ent_index$15$q;
+        ent_index$15$d$cmb = ent_index$15$q;
         ent_valid$16$clock = clock;
-        ent_valid$16$d = ent_valid$16$q;
+        ent_valid$16$d$cmb = ent_valid$16$q;
         ent_key_op$16$clock = clock;
-        ent_key_op$16$d = ent_key_op$16$q;
+        ent_key_op$16$d$cmb = ent_key_op$16$q;
         ent_key_func$16$clock = clock;
-        ent_key_func$16$d = ent_key_func$16$q;
+        ent_key_func$16$d$cmb = ent_key_func$16$q;
         ent_mask_op$16$clock = clock;
-        ent_mask_op$16$d = ent_mask_op$16$q;
+        ent_mask_op$16$d$cmb = ent_mask_op$16$q;
         ent_mask_func$16$clock = clock;
-        ent_mask_func$16$d = ent_mask_func$16$q;
+        ent_mask_func$16$d$cmb = ent_mask_func$16$q;
         ent_mask_w0$16$clock = clock;
-        ent_mask_w0$16$d = ent_mask_w0$16$q;
+        ent_mask_w0$16$d$cmb = ent_mask_w0$16$q;
         ent_mask_w1$16$clock = clock;
-        ent_mask_w1$16$d = ent_mask_w1$16$q;
+        ent_mask_w1$16$d$cmb = ent_mask_w1$16$q;
         ent_index$16$clock = clock;
-        ent_index$16$d = ent_index$16$q;
+        ent_index$16$d$cmb = ent_index$16$q;
         ent_valid$17$clock = clock;
-        ent_valid$17$d = ent_valid$17$q;
+        ent_valid$17$d$cmb = ent_valid$17$q;
         ent_key_op$17$clock = clock;
-        ent_key_op$17$d = ent_key_op$17$q;
+        ent_key_op$17$d$cmb = ent_key_op$17$q;
         ent_key_func$17$clock = clock;
-        ent_key_func$17$d = ent_key_func$17$q;
+        ent_key_func$17$d$cmb = ent_key_func$17$q;
         ent_mask_op$17$clock = clock;
-        ent_mask_op$17$d = ent_mask_op$17$q;
+        ent_mask_op$17$d$cmb = ent_mask_op$17$q;
         ent_mask_func$17$clock = clock;
-        ent_mask_func$17$d = ent_mask_func$17$q;
+        ent_mask_func$17$d$cmb = ent_mask_func$17$q;
         ent_mask_w0$17$clock = clock;
-        ent_mask_w0$17$d = ent_mask_w0$17$q;
+        ent_mask_w0$17$d$cmb = ent_mask_w0$17$q;
         ent_mask_w1$17$clock = clock;
-        ent_mask_w1$17$d = ent_mask_w1$17$q;
+        ent_mask_w1$17$d$cmb = ent_mask_w1$17$q;
         ent_index$17$clock = clock;
-        ent_index$17$d = ent_index$17$q;
+        ent_index$17$d$cmb = ent_index$17$q;
         ent_valid$18$clock = clock;
-        ent_valid$18$d = ent_valid$18$q;
+        ent_valid$18$d$cmb = ent_valid$18$q;
         ent_key_op$18$clock = clock;
-        ent_key_op$18$d = ent_key_op$18$q;
+        ent_key_op$18$d$cmb = ent_key_op$18$q;
         ent_key_func$18$clock = clock;
-        ent_key_func$18$d = ent_key_func$18$q;
+        ent_key_func$18$d$cmb = ent_key_func$18$q;
         ent_mask_op$18$clock = clock;
-        ent_mask_op$18$d = ent_mask_op$18$q;
+        ent_mask_op$18$d$cmb = ent_mask_op$18$q;
         ent_mask_func$18$clock = clock;
-        ent_mask_func$18$d = ent_mask_func$18$q;
+        ent_mask_func$18$d$cmb = ent_mask_func$18$q;
         ent_mask_w0$18$clock = clock;
-        ent_mask_w0$18$d = ent_mask_w0$18$q;
+        ent_mask_w0$18$d$cmb = ent_mask_w0$18$q;
         ent_mask_w1$18$clock = clock;
-        ent_mask_w1$18$d = ent_mask_w1$18$q;
+        ent_mask_w1$18$d$cmb = ent_mask_w1$18$q;
         ent_index$18$clock = clock;
-        ent_index$18$d = ent_index$18$q;
+        ent_index$18$d$cmb = ent_index$18$q;
         ent_valid$19$clock = clock;
-        ent_valid$19$d = ent_valid$19$q;
+        ent_valid$19$d$cmb = ent_valid$19$q;
         ent_key_op$19$clock = clock;
-        ent_key_op$19$d = ent_key_op$19$q;
+        ent_key_op$19$d$cmb = ent_key_op$19$q;
         ent_key_func$19$clock = clock;
-        ent_key_func$19$d = ent_key_func$19$q;
+        ent_key_func$19$d$cmb = ent_key_func$19$q;
         ent_mask_op$19$clock = clock;
-        ent_mask_op$19$d = ent_mask_op$19$q;
+        ent_mask_op$19$d$cmb = ent_mask_op$19$q;
         ent_mask_func$19$clock = clock;
-        ent_mask_func$19$d = ent_mask_func$19$q;
+        ent_mask_func$19$d$cmb = ent_mask_func$19$q;
         ent_mask_w0$19$clock = clock;
-        ent_mask_w0$19$d = ent_mask_w0$19$q;
+        ent_mask_w0$19$d$cmb = ent_mask_w0$19$q;
         ent_mask_w1$19$clock = clock;
-        ent_mask_w1$19$d = ent_mask_w1$19$q;
+        ent_mask_w1$19$d$cmb = ent_mask_w1$19$q;
         ent_index$19$clock = clock;
-        ent_index$19$d = ent_index$19$q;
+        ent_index$19$d$cmb = ent_index$19$q;
         ent_valid$20$clock = clock;
-        ent_valid$20$d = ent_valid$20$q;
+        ent_valid$20$d$cmb = ent_valid$20$q;
         ent_key_op$20$clock = clock;
-        ent_key_op$20$d = ent_key_op$20$q;
+        ent_key_op$20$d$cmb = ent_key_op$20$q;
         ent_key_func$20$clock = clock;
-        ent_key_func$20$d = ent_key_func$20$q;
+        ent_key_func$20$d$cmb = ent_key_func$20$q;
         ent_mask_op$20$clock = clock;
-        ent_mask_op$20$d = ent_mask_op$20$q;
+        ent_mask_op$20$d$cmb = ent_mask_op$20$q;
         ent_mask_func$20$clock = clock;
-        ent_mask_func$20$d = ent_mask_func$20$q;
+        ent_mask_func$20$d$cmb = ent_mask_func$20$q;
         ent_mask_w0$20$clock = clock;
-        ent_mask_w0$20$d = ent_mask_w0$20$q;
+        ent_mask_w0$20$d$cmb = ent_mask_w0$20$q;
         ent_mask_w1$20$clock = clock;
-        ent_mask_w1$20$d = ent_mask_w1$20$q;
+        ent_mask_w1$20$d$cmb = ent_mask_w1$20$q;
         ent_index$20$clock = clock;
-        ent_index$20$d = ent_index$20$q;
+        ent_index$20$d$cmb = ent_index$20$q;
         ent_valid$21$clock = clock;
-        ent_valid$21$d = ent_valid$21$q;
+        ent_valid$21$d$cmb = ent_valid$21$q;
         ent_key_op$21$clock = clock;
-        ent_key_op$21$d = ent_key_op$21$q;
+        ent_key_op$21$d$cmb = ent_key_op$21$q;
         ent_key_func$21$clock = clock;
-        ent_key_func$21$d = ent_key_func$21$q;
+        ent_key_func$21$d$cmb = ent_key_func$21$q;
         ent_mask_op$21$clock = clock;
-        ent_mask_op$21$d = ent_mask_op$21$q;
+        ent_mask_op$21$d$cmb = ent_mask_op$21$q;
         ent_mask_func$21$clock = clock;
-        ent_mask_func$21$d = ent_mask_func$21$q;
+        ent_mask_func$21$d$cmb = ent_mask_func$21$q;
         ent_mask_w0$21$clock = clock;
-        ent_mask_w0$21$d = ent_mask_w0$21$q;
+        ent_mask_w0$21$d$cmb = ent_mask_w0$21$q;
         ent_mask_w1$21$clock = clock;
-        ent_mask_w1$21$d = ent_mask_w1$21$q;
+        ent_mask_w1$21$d$cmb = ent_mask_w1$21$q;
         ent_index$21$clock = clock;
-        ent_index$21$d = ent_index$21$q;
+        ent_index$21$d$cmb = ent_index$21$q;
         ent_valid$22$clock = clock;
-        ent_valid$22$d = ent_valid$22$q;
+        ent_valid$22$d$cmb = ent_valid$22$q;
         ent_key_op$22$clock = clock;
-        ent_key_op$22$d = ent_key_op$22$q;
+        ent_key_op$22$d$cmb = ent_key_op$22$q;
         ent_key_func$22$clock = clock;
-        ent_key_func$22$d = ent_key_func$22$q;
+        ent_key_func$22$d$cmb = ent_key_func$22$q;
         ent_mask_op$22$clock = clock;
-        ent_mask_op$22$d = ent_mask_op$22$q;
+        ent_mask_op$22$d$cmb = ent_mask_op$22$q;
         ent_mask_func$22$clock = clock;
-        ent_mask_func$22$d = ent_mask_func$22$q;
+        ent_mask_func$22$d$cmb = ent_mask_func$22$q;
         ent_mask_w0$22$clock = clock;
-        ent_mask_w0$22$d = ent_mask_w0$22$q;
+        ent_mask_w0$22$d$cmb = ent_mask_w0$22$q;
         ent_mask_w1$22$clock = clock;
-        ent_mask_w1$22$d = ent_mask_w1$22$q;
+        ent_mask_w1$22$d$cmb = ent_mask_w1$22$q;
         ent_index$22$clock = clock;
-        ent_index$22$d = ent_index$22$q;
+        ent_index$22$d$cmb = ent_index$22$q;
         ent_valid$23$clock = clock;
-        ent_valid$23$d = ent_valid$23$q;
+        ent_valid$23$d$cmb = ent_valid$23$q;
         ent_key_op$23$clock = clock;
-        ent_key_op$23$d = ent_key_op$23$q;
+        ent_key_op$23$d$cmb = ent_key_op$23$q;
         ent_key_func$23$clock = clock;
-        ent_key_func$23$d = ent_key_func$23$q;
+        ent_key_func$23$d$cmb = ent_key_func$23$q;
         ent_mask_op$23$clock = clock;
-        ent_mask_op$23$d = ent_mask_op$23$q;
+        ent_mask_op$23$d$cmb = ent_mask_op$23$q;
         ent_mask_func$23$clock = clock;
-        ent_mask_func$23$d = ent_mask_func$23$q;
+        ent_mask_func$23$d$cmb = ent_mask_func$23$q;
         ent_mask_w0$23$clock = clock;
-        ent_mask_w0$23$d = ent_mask_w0$23$q;
+        ent_mask_w0$23$d$cmb = ent_mask_w0$23$q;
         ent_mask_w1$23$clock = clock;
-        ent_mask_w1$23$d = ent_mask_w1$23$q;
+        ent_mask_w1$23$d$cmb = ent_mask_w1$23$q;
         ent_index$23$clock = clock;
-        ent_index$23$d = ent_index$23$q;
+        ent_index$23$d$cmb = ent_index$23$q;
         ent_valid$24$clock = clock;
-        ent_valid$24$d = ent_valid$24$q;
+        ent_valid$24$d$cmb = ent_valid$24$q;
         ent_key_op$24$clock = clock;
-        ent_key_op$24$d = ent_key_op$24$q;
+        ent_key_op$24$d$cmb = ent_key_op$24$q;
         ent_key_func$24$clock = clock;
-        ent_key_func$24$d = ent_key_func$24$q;
+        ent_key_func$24$d$cmb = ent_key_func$24$q;
         ent_mask_op$24$clock = clock;
-        ent_mask_op$24$d = ent_mask_op$24$q;
+        ent_mask_op$24$d$cmb = ent_mask_op$24$q;
         ent_mask_func$24$clock = clock;
-        ent_mask_func$24$d = ent_mask_func$24$q;
+        ent_mask_func$24$d$cmb = ent_mask_func$24$q;
         ent_mask_w0$24$clock = clock;
-        ent_mask_w0$24$d = ent_mask_w0$24$q;
+        ent_mask_w0$24$d$cmb = ent_mask_w0$24$q;
         ent_mask_w1$24$clock = clock;
-        ent_mask_w1$24$d = ent_mask_w1$24$q;
+        ent_mask_w1$24$d$cmb = ent_mask_w1$24$q;
         ent_index$24$clock = clock;
-        ent_index$24$d = ent_index$24$q;
+        ent_index$24$d$cmb = ent_index$24$q;
         ent_valid$25$clock = clock;
-        ent_valid$25$d = ent_valid$25$q;
+        ent_valid$25$d$cmb = ent_valid$25$q;
         ent_key_op$25$clock = clock;
-        ent_key_op$25$d = ent_key_op$25$q;
+        ent_key_op$25$d$cmb = ent_key_op$25$q;
         ent_key_func$25$clock = clock;
-        ent_key_func$25$d = ent_key_func$25$q;
+        ent_key_func$25$d$cmb = ent_key_func$25$q;
         ent_mask_op$25$clock = clock;
-        ent_mask_op$25$d = ent_mask_op$25$q;
+        ent_mask_op$25$d$cmb = ent_mask_op$25$q;
         ent_mask_func$25$clock = clock;
-        ent_mask_func$25$d = ent_mask_func$25$q;
+        ent_mask_func$25$d$cmb = ent_mask_func$25$q;
         ent_mask_w0$25$clock = clock;
-        ent_mask_w0$25$d = ent_mask_w0$25$q;
+        ent_mask_w0$25$d$cmb = ent_mask_w0$25$q;
         ent_mask_w1$25$clock = clock;
-        ent_mask_w1$25$d = ent_mask_w1$25$q;
+        ent_mask_w1$25$d$cmb = ent_mask_w1$25$q;
         ent_index$25$clock = clock;
-        ent_index$25$d = ent_index$25$q;
+        ent_index$25$d$cmb = ent_index$25$q;
         ent_valid$26$clock = clock;
-        ent_valid$26$d = ent_valid$26$q;
+        ent_valid$26$d$cmb = ent_valid$26$q;
         ent_key_op$26$clock = clock;
-        ent_key_op$26$d = ent_key_op$26$q;
+        ent_key_op$26$d$cmb = ent_key_op$26$q;
         ent_key_func$26$clock = clock;
-        ent_key_func$26$d = ent_key_func$26$q;
+        ent_key_func$26$d$cmb = ent_key_func$26$q;
         ent_mask_op$26$clock = clock;
-        ent_mask_op$26$d = ent_mask_op$26$q;
+        ent_mask_op$26$d$cmb = ent_mask_op$26$q;
         ent_mask_func$26$clock = clock;
-        ent_mask_func$26$d = ent_mask_func$26$q;
+        ent_mask_func$26$d$cmb = ent_mask_func$26$q;
         ent_mask_w0$26$clock = clock;
-        ent_mask_w0$26$d = ent_mask_w0$26$q;
+        ent_mask_w0$26$d$cmb = ent_mask_w0$26$q;
         ent_mask_w1$26$clock = clock;
-        ent_mask_w1$26$d = ent_mask_w1$26$q;
+        ent_mask_w1$26$d$cmb = ent_mask_w1$26$q;
         ent_index$26$clock = clock;
-        ent_index$26$d = ent_index$26$q;
+        ent_index$26$d$cmb = ent_index$26$q;
         ent_valid$27$clock = clock;
-        ent_valid$27$d = ent_valid$27$q;
+        ent_valid$27$d$cmb = ent_valid$27$q;
         ent_key_op$27$clock = clock;
-        ent_key_op$27$d = ent_key_op$27$q;
+        ent_key_op$27$d$cmb = ent_key_op$27$q;
         ent_key_func$27$clock = clock;
-        ent_key_func$27$d = ent_key_func$27$q;
+        ent_key_func$27$d$cmb = ent_key_func$27$q;
         ent_mask_op$27$clock = clock;
-        ent_mask_op$27$d = ent_mask_op$27$q;
+        ent_mask_op$27$d$cmb = ent_mask_op$27$q;
         ent_mask_func$27$clock = clock;
-        ent_mask_func$27$d = ent_mask_func$27$q;
+        ent_mask_func$27$d$cmb = ent_mask_func$27$q;
         ent_mask_w0$27$clock = clock;
-        ent_mask_w0$27$d = ent_mask_w0$27$q;
+        ent_mask_w0$27$d$cmb = ent_mask_w0$27$q;
         ent_mask_w1$27$clock = clock;
-        ent_mask_w1$27$d = ent_mask_w1$27$q;
+        ent_mask_w1$27$d$cmb = ent_mask_w1$27$q;
         ent_index$27$clock = clock;
-        ent_index$27$d = ent_index$27$q;
+        ent_index$27$d$cmb = ent_index$27$q;
         ent_valid$28$clock = clock;
-        ent_valid$28$d = ent_valid$28$q;
+        ent_valid$28$d$cmb = ent_valid$28$q;
         ent_key_op$28$clock = clock;
-        ent_key_op$28$d = ent_key_op$28$q;
+        ent_key_op$28$d$cmb = ent_key_op$28$q;
         ent_key_func$28$clock = clock;
-        ent_key_func$28$d = ent_key_func$28$q;
+        ent_key_func$28$d$cmb = ent_key_func$28$q;
         ent_mask_op$28$clock = clock;
-        ent_mask_op$28$d = ent_mask_op$28$q;
+        ent_mask_op$28$d$cmb = ent_mask_op$28$q;
         ent_mask_func$28$clock = clock;
-        ent_mask_func$28$d = ent_mask_func$28$q;
+        ent_mask_func$28$d$cmb = ent_mask_func$28$q;
         ent_mask_w0$28$clock = clock;
-        ent_mask_w0$28$d = ent_mask_w0$28$q;
+        ent_mask_w0$28$d$cmb = ent_mask_w0$28$q;
         ent_mask_w1$28$clock = clock;
-        ent_mask_w1$28$d = ent_mask_w1$28$q;
+        ent_mask_w1$28$d$cmb = ent_mask_w1$28$q;
         ent_index$28$clock = clock;
-        ent_index$28$d = ent_index$28$q;
+        ent_index$28$d$cmb = ent_index$28$q;
         ent_valid$29$clock = clock;
-        ent_valid$29$d = ent_valid$29$q;
+        ent_valid$29$d$cmb = ent_valid$29$q;
         ent_key_op$29$clock = clock;
-        ent_key_op$29$d = ent_key_op$29$q;
+        ent_key_op$29$d$cmb = ent_key_op$29$q;
         ent_key_func$29$clock = clock;
-        ent_key_func$29$d = ent_key_func$29$q;
+        ent_key_func$29$d$cmb = ent_key_func$29$q;
         ent_mask_op$29$clock = clock;
-        ent_mask_op$29$d = ent_mask_op$29$q;
+        ent_mask_op$29$d$cmb = ent_mask_op$29$q;
         ent_mask_func$29$clock = clock;
-        ent_mask_func$29$d = ent_mask_func$29$q;
+        ent_mask_func$29$d$cmb = ent_mask_func$29$q;
         ent_mask_w0$29$clock = clock;
-        ent_mask_w0$29$d = ent_mask_w0$29$q;
+        ent_mask_w0$29$d$cmb = ent_mask_w0$29$q;
         ent_mask_w1$29$clock = clock;
-        ent_mask_w1$29$d = ent_mask_w1$29$q;
+        ent_mask_w1$29$d$cmb = ent_mask_w1$29$q;
         ent_index$29$clock = clock;
-        ent_index$29$d = ent_index$29$q;
+        ent_index$29$d$cmb = ent_index$29$q;
         ent_valid$30$clock = clock;
-        ent_valid$30$d = ent_valid$30$q;
+        ent_valid$30$d$cmb = ent_valid$30$q;
         ent_key_op$30$clock = clock;
-        ent_key_op$30$d = ent_key_op$30$q;
+        ent_key_op$30$d$cmb = ent_key_op$30$q;
         ent_key_func$30$clock = clock;
-        ent_key_func$30$d = ent_key_func$30$q;
+        ent_key_func$30$d$cmb = ent_key_func$30$q;
         ent_mask_op$30$clock = clock;
-        ent_mask_op$30$d = ent_mask_op$30$q;
+        ent_mask_op$30$d$cmb = ent_mask_op$30$q;
         ent_mask_func$30$clock = clock;
-        ent_mask_func$30$d = ent_mask_func$30$q;
+        ent_mask_func$30$d$cmb = ent_mask_func$30$q;
         ent_mask_w0$30$clock = clock;
-        ent_mask_w0$30$d = ent_mask_w0$30$q;
+        ent_mask_w0$30$d$cmb = ent_mask_w0$30$q;
         ent_mask_w1$30$clock = clock;
-        ent_mask_w1$30$d = ent_mask_w1$30$q;
+        ent_mask_w1$30$d$cmb = ent_mask_w1$30$q;
         ent_index$30$clock = clock;
-        ent_index$30$d = ent_index$30$q;
+        ent_index$30$d$cmb = ent_index$30$q;
         ent_valid$31$clock = clock;
-        ent_valid$31$d = ent_valid$31$q;
+        ent_valid$31$d$cmb = ent_valid$31$q;
         ent_key_op$31$clock = clock;
-        ent_key_op$31$d = ent_key_op$31$q;
+        ent_key_op$31$d$cmb = ent_key_op$31$q;
         ent_key_func$31$clock = clock;
-        ent_key_func$31$d = ent_key_func$31$q;
+        ent_key_func$31$d$cmb = ent_key_func$31$q;
         ent_mask_op$31$clock = clock;
-        ent_mask_op$31$d = ent_mask_op$31$q;
+        ent_mask_op$31$d$cmb = ent_mask_op$31$q;
         ent_mask_func$31$clock = clock;
-        ent_mask_func$31$d = ent_mask_func$31$q;
+        ent_mask_func$31$d$cmb = ent_mask_func$31$q;
         ent_mask_w0$31$clock = clock;
-        ent_mask_w0$31$d = ent_mask_w0$31$q;
+        ent_mask_w0$31$d$cmb = ent_mask_w0$31$q;
         ent_mask_w1$31$clock = clock;
-        ent_mask_w1$31$d = ent_mask_w1$31$q;
+        ent_mask_w1$31$d$cmb = ent_mask_w1$31$q;
         ent_index$31$clock = clock;
-        ent_index$31$d = ent_index$31$q;
+        ent_index$31$d$cmb = ent_index$31$q;
         ent_valid$32$clock = clock;
-        ent_valid$32$d = ent_valid$32$q;
+        ent_valid$32$d$cmb = ent_valid$32$q;
         ent_key_op$32$clock = clock;
-        ent_key_op$32$d = ent_key_op$32$q;
+        ent_key_op$32$d$cmb = ent_key_op$32$q;
         ent_key_func$32$clock = clock;
-        ent_key_func$32$d = ent_key_func$32$q;
+        ent_key_func$32$d$cmb = ent_key_func$32$q;
         ent_mask_op$32$clock = clock;
-        ent_mask_op$32$d = ent_mask_op$32$q;
+        ent_mask_op$32$d$cmb = ent_mask_op$32$q;
         ent_mask_func$32$clock = clock;
-        ent_mask_func$32$d = ent_mask_func$32$q;
+        ent_mask_func$32$d$cmb = ent_mask_func$32$q;
         ent_mask_w0$32$clock = clock;
-        ent_mask_w0$32$d = ent_mask_w0$32$q;
+        ent_mask_w0$32$d$cmb = ent_mask_w0$32$q;
         ent_mask_w1$32$clock = clock;
-        ent_mask_w1$32$d = ent_mask_w1$32$q;
+        ent_mask_w1$32$d$cmb = ent_mask_w1$32$q;
         ent_index$32$clock = clock;
-        ent_index$32$d = ent_index$32$q;
+        ent_index$32$d$cmb = ent_index$32$q;
         ent_valid$33$clock = clock;
-        ent_valid$33$d = ent_valid$33$q;
+        ent_valid$33$d$cmb = ent_valid$33$q;
         ent_key_op$33$clock = clock;
-        ent_key_op$33$d = ent_key_op$33$q;
+        ent_key_op$33$d$cmb = ent_key_op$33$q;
         ent_key_func$33$clock = clock;
-        ent_key_func$33$d = ent_key_func$33$q;
+        ent_key_func$33$d$cmb = ent_key_func$33$q;
         ent_mask_op$33$clock = clock;
-        ent_mask_op$33$d = ent_mask_op$33$q;
+        ent_mask_op$33$d$cmb = ent_mask_op$33$q;
         ent_mask_func$33$clock = clock;
-        ent_mask_func$33$d = ent_mask_func$33$q;
+        ent_mask_func$33$d$cmb = ent_mask_func$33$q;
         ent_mask_w0$33$clock = clock;
-        ent_mask_w0$33$d = ent_mask_w0$33$q;
+        ent_mask_w0$33$d$cmb = ent_mask_w0$33$q;
         ent_mask_w1$33$clock = clock;
-        ent_mask_w1$33$d = ent_mask_w1$33$q;
+        ent_mask_w1$33$d$cmb = ent_mask_w1$33$q;
         ent_index$33$clock = clock;
-        ent_index$33$d = ent_index$33$q;
+        ent_index$33$d$cmb = ent_index$33$q;
         ent_valid$34$clock = clock;
-        ent_valid$34$d = ent_valid$34$q;
+        ent_valid$34$d$cmb = ent_valid$34$q;
         ent_key_op$34$clock = clock;
-        ent_key_op$34$d = ent_key_op$34$q;
+        ent_key_op$34$d$cmb = ent_key_op$34$q;
         ent_key_func$34$clock = clock;
-        ent_key_func$34$d = ent_key_func$34$q;
+        ent_key_func$34$d$cmb = ent_key_func$34$q;
         ent_mask_op$34$clock = clock;
-        ent_mask_op$34$d = ent_mask_op$34$q;
+        ent_mask_op$34$d$cmb = ent_mask_op$34$q;
         ent_mask_func$34$clock = clock;
-        ent_mask_func$34$d = ent_mask_func$34$q;
+        ent_mask_func$34$d$cmb = ent_mask_func$34$q;
         ent_mask_w0$34$clock = clock;
-        ent_mask_w0$34$d = ent_mask_w0$34$q;
+        ent_mask_w0$34$d$cmb = ent_mask_w0$34$q;
         ent_mask_w1$34$clock = clock;
-        ent_mask_w1$34$d = ent_mask_w1$34$q;
+        ent_mask_w1$34$d$cmb = ent_mask_w1$34$q;
         ent_index$34$clock = clock;
-        ent_index$34$d = ent_index$34$q;
+        ent_index$34$d$cmb = ent_index$34$q;
         ent_valid$35$clock = clock;
-        ent_valid$35$d = ent_valid$35$q;
+        ent_valid$35$d$cmb = ent_valid$35$q;
         ent_key_op$35$clock = clock;
-        ent_key_op$35$d = ent_key_op$35$q;
+        ent_key_op$35$d$cmb = ent_key_op$35$q;
         ent_key_func$35$clock = clock;
-        ent_key_func$35$d = ent_key_func$35$q;
+        ent_key_func$35$d$cmb = ent_key_func$35$q;
         ent_mask_op$35$clock = clock;
-        ent_mask_op$35$d = ent_mask_op$35$q;
+        ent_mask_op$35$d$cmb = ent_mask_op$35$q;
         ent_mask_func$35$clock = clock;
-        ent_mask_func$35$d = ent_mask_func$35$q;
+        ent_mask_func$35$d$cmb = ent_mask_func$35$q;
         ent_mask_w0$35$clock = clock;
-        ent_mask_w0$35$d = ent_mask_w0$35$q;
+        ent_mask_w0$35$d$cmb = ent_mask_w0$35$q;
         ent_mask_w1$35$clock = clock;
-        ent_mask_w1$35$d = ent_mask_w1$35$q;
+        ent_mask_w1$35$d$cmb = ent_mask_w1$35$q;
         ent_index$35$clock = clock;
-        ent_index$35$d = ent_index$35$q;
+        ent_index$35$d$cmb = ent_index$35$q;
         ent_valid$36$clock = clock;
-        ent_valid$36$d = ent_valid$36$q;
+        ent_valid$36$d$cmb = ent_valid$36$q;
         ent_key_op$36$clock = clock;
-        ent_key_op$36$d = ent_key_op$36$q;
+        ent_key_op$36$d$cmb = ent_key_op$36$q;
         ent_key_func$36$clock = clock;
-        ent_key_func$36$d = ent_key_func$36$q;
+        ent_key_func$36$d$cmb = ent_key_func$36$q;
         ent_mask_op$36$clock = clock;
-        ent_mask_op$36$d = ent_mask_op$36$q;
+        ent_mask_op$36$d$cmb = ent_mask_op$36$q;
         ent_mask_func$36$clock = clock;
-        ent_mask_func$36$d = ent_mask_func$36$q;
+        ent_mask_func$36$d$cmb = ent_mask_func$36$q;
         ent_mask_w0$36$clock = clock;
-        ent_mask_w0$36$d = ent_mask_w0$36$q;
+        ent_mask_w0$36$d$cmb = ent_mask_w0$36$q;
         ent_mask_w1$36$clock = clock;
-        ent_mask_w1$36$d = ent_mask_w1$36$q;
+        ent_mask_w1$36$d$cmb = ent_mask_w1$36$q;
         ent_index$36$clock = clock;
-        ent_index$36$d = ent_index$36$q;
+        ent_index$36$d$cmb = ent_index$36$q;
         ent_valid$37$clock = clock;
-        ent_valid$37$d = ent_valid$37$q;
+        ent_valid$37$d$cmb = ent_valid$37$q;
         ent_key_op$37$clock = clock;
-        ent_key_op$37$d = ent_key_op$37$q;
+        ent_key_op$37$d$cmb = ent_key_op$37$q;
         ent_key_func$37$clock = clock;
-        ent_key_func$37$d = ent_key_func$37$q;
+        ent_key_func$37$d$cmb = ent_key_func$37$q;
         ent_mask_op$37$clock = clock;
-        ent_mask_op$37$d = ent_mask_op$37$q;
+        ent_mask_op$37$d$cmb = ent_mask_op$37$q;
         ent_mask_func$37$clock = clock;
-        ent_mask_func$37$d = ent_mask_func$37$q;
+        ent_mask_func$37$d$cmb = ent_mask_func$37$q;
         ent_mask_w0$37$clock = clock;
-        ent_mask_w0$37$d = ent_mask_w0$37$q;
+        ent_mask_w0$37$d$cmb = ent_mask_w0$37$q;
         ent_mask_w1$37$clock = clock;
-        ent_mask_w1$37$d = ent_mask_w1$37$q;
+        ent_mask_w1$37$d$cmb = ent_mask_w1$37$q;
         ent_index$37$clock = clock;
-        ent_index$37$d = ent_index$37$q;
+        ent_index$37$d$cmb = ent_index$37$q;
         ent_valid$38$clock = clock;
-        ent_valid$38$d = ent_valid$38$q;
+        ent_valid$38$d$cmb = ent_valid$38$q;
         ent_key_op$38$clock = clock;
-        ent_key_op$38$d = ent_key_op$38$q;
+        ent_key_op$38$d$cmb = ent_key_op$38$q;
         ent_key_func$38$clock = clock;
-        ent_key_func$38$d = ent_key_func$38$q;
+        ent_key_func$38$d$cmb = ent_key_func$38$q;
         ent_mask_op$38$clock = clock;
-        ent_mask_op$38$d = ent_mask_op$38$q;
+        ent_mask_op$38$d$cmb = ent_mask_op$38$q;
         ent_mask_func$38$clock = clock;
-        ent_mask_func$38$d = ent_mask_func$38$q;
+        ent_mask_func$38$d$cmb = ent_mask_func$38$q;
         ent_mask_w0$38$clock = clock;
-        ent_mask_w0$38$d = ent_mask_w0$38$q;
+        ent_mask_w0$38$d$cmb = ent_mask_w0$38$q;
         ent_mask_w1$38$clock = clock;
-        ent_mask_w1$38$d = ent_mask_w1$38$q;
+        ent_mask_w1$38$d$cmb = ent_mask_w1$38$q;
         ent_index$38$clock = clock;
-        ent_index$38$d = ent_index$38$q;
+        ent_index$38$d$cmb = ent_index$38$q;
         ent_valid$39$clock = clock;
-        ent_valid$39$d = ent_valid$39$q;
+        ent_valid$39$d$cmb = ent_valid$39$q;
         ent_key_op$39$clock = clock;
-        ent_key_op$39$d = ent_key_op$39$q;
+        ent_key_op$39$d$cmb = ent_key_op$39$q;
         ent_key_func$39$clock = clock;
-        ent_key_func$39$d = ent_key_func$39$q;
+        ent_key_func$39$d$cmb = ent_key_func$39$q;
         ent_mask_op$39$clock = clock;
-        ent_mask_op$39$d = ent_mask_op$39$q;
+        ent_mask_op$39$d$cmb = ent_mask_op$39$q;
         ent_mask_func$39$clock = clock;
-        ent_mask_func$39$d = ent_mask_func$39$q;
+        ent_mask_func$39$d$cmb = ent_mask_func$39$q;
         ent_mask_w0$39$clock = clock;
-        ent_mask_w0$39$d = ent_mask_w0$39$q;
+        ent_mask_w0$39$d$cmb = ent_mask_w0$39$q;
         ent_mask_w1$39$clock = clock;
-        ent_mask_w1$39$d = ent_mask_w1$39$q;
+        ent_mask_w1$39$d$cmb = ent_mask_w1$39$q;
         ent_index$39$clock = clock;
-        ent_index$39$d = ent_index$39$q;
+        ent_index$39$d$cmb = ent_index$39$q;
         ent_valid$40$clock = clock;
-        ent_valid$40$d = ent_valid$40$q;
+        ent_valid$40$d$cmb = ent_valid$40$q;
         ent_key_op$40$clock = clock;
-        ent_key_op$40$d = ent_key_op$40$q;
+        ent_key_op$40$d$cmb = ent_key_op$40$q;
         ent_key_func$40$clock = clock;
-        ent_key_func$40$d = ent_key_func$40$q;
+        ent_key_func$40$d$cmb = ent_key_func$40$q;
         ent_mask_op$40$clock = clock;
-        ent_mask_op$40$d = ent_mask_op$40$q;
+        ent_mask_op$40$d$cmb = ent_mask_op$40$q;
         ent_mask_func$40$clock = clock;
-        ent_mask_func$40$d = ent_mask_func$40$q;
+        ent_mask_func$40$d$cmb = ent_mask_func$40$q;
         ent_mask_w0$40$clock = clock;
-        ent_mask_w0$40$d = ent_mask_w0$40$q;
+        ent_mask_w0$40$d$cmb = ent_mask_w0$40$q;
         ent_mask_w1$40$clock = clock;
-        ent_mask_w1$40$d = ent_mask_w1$40$q;
+        ent_mask_w1$40$d$cmb = ent_mask_w1$40$q;
         ent_index$40$clock = clock;
-        ent_index$40$d = ent_index$40$q;
+        ent_index$40$d$cmb = ent_index$40$q;
         ent_valid$41$clock = clock;
-        ent_valid$41$d = ent_valid$41$q;
+        ent_valid$41$d$cmb = ent_valid$41$q;
         ent_key_op$41$clock = clock;
-        ent_key_op$41$d = ent_key_op$41$q;
+        ent_key_op$41$d$cmb = ent_key_op$41$q;
         ent_key_func$41$clock = clock;
-        ent_key_func$41$d = ent_key_func$41$q;
+        ent_key_func$41$d$cmb = ent_key_func$41$q;
         ent_mask_op$41$clock = clock;
-        ent_mask_op$41$d = ent_mask_op$41$q;
+        ent_mask_op$41$d$cmb = ent_mask_op$41$q;
         ent_mask_func$41$clock = clock;
-        ent_mask_func$41$d = ent_mask_func$41$q;
+        ent_mask_func$41$d$cmb = ent_mask_func$41$q;
         ent_mask_w0$41$clock = clock;
-        ent_mask_w0$41$d = ent_mask_w0$41$q;
+        ent_mask_w0$41$d$cmb = ent_mask_w0$41$q;
         ent_mask_w1$41$clock = clock;
-        ent_mask_w1$41$d = ent_mask_w1$41$q;
+        ent_mask_w1$41$d$cmb = ent_mask_w1$41$q;
         ent_index$41$clock = clock;
-        ent_index$41$d = ent_index$41$q;
+        ent_index$41$d$cmb = ent_index$41$q;
         ent_valid$42$clock = clock;
-        ent_valid$42$d = ent_valid$42$q;
+        ent_valid$42$d$cmb = ent_valid$42$q;
         ent_key_op$42$clock = clock;
-        ent_key_op$42$d = ent_key_op$42$q;
+        ent_key_op$42$d$cmb = ent_key_op$42$q;
         ent_key_func$42$clock = clock;
-        ent_key_func$42$d = ent_key_func$42$q;
+        ent_key_func$42$d$cmb = ent_key_func$42$q;
         ent_mask_op$42$clock = clock;
-        ent_mask_op$42$d = ent_mask_op$42$q;
+        ent_mask_op$42$d$cmb = ent_mask_op$42$q;
         ent_mask_func$42$clock = clock;
-        ent_mask_func$42$d = ent_mask_func$42$q;
+        ent_mask_func$42$d$cmb = ent_mask_func$42$q;
         ent_mask_w0$42$clock = clock;
-        ent_mask_w0$42$d = ent_mask_w0$42$q;
+        ent_mask_w0$42$d$cmb = ent_mask_w0$42$q;
         ent_mask_w1$42$clock = clock;
-        ent_mask_w1$42$d = ent_mask_w1$42$q;
+        ent_mask_w1$42$d$cmb = ent_mask_w1$42$q;
         ent_index$42$clock = clock;
-        ent_index$42$d = ent_index$42$q;
+        ent_index$42$d$cmb = ent_index$42$q;
         ent_valid$43$clock = clock;
-        ent_valid$43$d = ent_valid$43$q;
+        ent_valid$43$d$cmb = ent_valid$43$q;
         ent_key_op$43$clock = clock;
-        ent_key_op$43$d = ent_key_op$43$q;
+        ent_key_op$43$d$cmb = ent_key_op$43$q;
         ent_key_func$43$clock = clock;
-        ent_key_func$43$d = ent_key_func$43$q;
+        ent_key_func$43$d$cmb = ent_key_func$43$q;
         ent_mask_op$43$clock = clock;
-        ent_mask_op$43$d = ent_mask_op$43$q;
+        ent_mask_op$43$d$cmb = ent_mask_op$43$q;
         ent_mask_func$43$clock = clock;
-        ent_mask_func$43$d = ent_mask_func$43$q;
+        ent_mask_func$43$d$cmb = ent_mask_func$43$q;
         ent_mask_w0$43$clock = clock;
-        ent_mask_w0$43$d = ent_mask_w0$43$q;
+        ent_mask_w0$43$d$cmb = ent_mask_w0$43$q;
         ent_mask_w1$43$clock = clock;
-        ent_mask_w1$43$d = ent_mask_w1$43$q;
+        ent_mask_w1$43$d$cmb = ent_mask_w1$43$q;
         ent_index$43$clock = clock;
-        ent_index$43$d = ent_index$43$q;
+        ent_index$43$d$cmb = ent_index$43$q;
         ent_valid$44$clock = clock;
-        ent_valid$44$d = ent_valid$44$q;
+        ent_valid$44$d$cmb = ent_valid$44$q;
         ent_key_op$44$clock = clock;
-        ent_key_op$44$d = ent_key_op$44$q;
+        ent_key_op$44$d$cmb = ent_key_op$44$q;
         ent_key_func$44$clock = clock;
-        ent_key_func$44$d = ent_key_func$44$q;
+        ent_key_func$44$d$cmb = ent_key_func$44$q;
         ent_mask_op$44$clock = clock;
-        ent_mask_op$44$d = ent_mask_op$44$q;
+        ent_mask_op$44$d$cmb = ent_mask_op$44$q;
         ent_mask_func$44$clock = clock;
-        ent_mask_func$44$d = ent_mask_func$44$q;
+        ent_mask_func$44$d$cmb = ent_mask_func$44$q;
         ent_mask_w0$44$clock = clock;
-        ent_mask_w0$44$d = ent_mask_w0$44$q;
+        ent_mask_w0$44$d$cmb = ent_mask_w0$44$q;
         ent_mask_w1$44$clock = clock;
-        ent_mask_w1$44$d = ent_mask_w1$44$q;
+        ent_mask_w1$44$d$cmb = ent_mask_w1$44$q;
         ent_index$44$clock = clock;
-        ent_index$44$d = ent_index$44$q;
+        ent_index$44$d$cmb = ent_index$44$q;
         ent_valid$45$clock = clock;
-        ent_valid$45$d = ent_valid$45$q;
+        ent_valid$45$d$cmb = ent_valid$45$q;
         ent_key_op$45$clock = clock;
-        ent_key_op$45$d = ent_key_op$45$q;
+        ent_key_op$45$d$cmb = ent_key_op$45$q;
         ent_key_func$45$clock = clock;
-        ent_key_func$45$d = ent_key_func$45$q;
+        ent_key_func$45$d$cmb = ent_key_func$45$q;
         ent_mask_op$45$clock = clock;
-        ent_mask_op$45$d = ent_mask_op$45$q;
+        ent_mask_op$45$d$cmb = ent_mask_op$45$q;
         ent_mask_func$45$clock = clock;
-        ent_mask_func$45$d = ent_mask_func$45$q;
+        ent_mask_func$45$d$cmb = ent_mask_func$45$q;
         ent_mask_w0$45$clock = clock;
-        ent_mask_w0$45$d = ent_mask_w0$45$q;
+        ent_mask_w0$45$d$cmb = ent_mask_w0$45$q;
         ent_mask_w1$45$clock = clock;
-        ent_mask_w1$45$d = ent_mask_w1$45$q;
+        ent_mask_w1$45$d$cmb = ent_mask_w1$45$q;
         ent_index$45$clock = clock;
-        ent_index$45$d = ent_index$45$q;
+        ent_index$45$d$cmb = ent_index$45$q;
         ent_valid$46$clock = clock;
-        ent_valid$46$d = ent_valid$46$q;
+        ent_valid$46$d$cmb = ent_valid$46$q;
         ent_key_op$46$clock = clock;
-        ent_key_op$46$d = ent_key_op$46$q;
+        ent_key_op$46$d$cmb = ent_key_op$46$q;
         ent_key_func$46$clock = clock;
-        ent_key_func$46$d = ent_key_func$46$q;
+        ent_key_func$46$d$cmb = ent_key_func$46$q;
         ent_mask_op$46$clock = clock;
-        ent_mask_op$46$d = ent_mask_op$46$q;
+        ent_mask_op$46$d$cmb = ent_mask_op$46$q;
         ent_mask_func$46$clock = clock;
-        ent_mask_func$46$d = ent_mask_func$46$q;
+        ent_mask_func$46$d$cmb = ent_mask_func$46$q;
         ent_mask_w0$46$clock = clock;
-        ent_mask_w0$46$d = ent_mask_w0$46$q;
+        ent_mask_w0$46$d$cmb = ent_mask_w0$46$q;
         ent_mask_w1$46$clock = clock;
-        ent_mask_w1$46$d = ent_mask_w1$46$q;
+        ent_mask_w1$46$d$cmb = ent_mask_w1$46$q;
         ent_index$46$clock = clock;
-        ent_index$46$d = ent_index$46$q;
+        ent_index$46$d$cmb = ent_index$46$q;
         fifo_hit_r$0$clock = clock;
-        fifo_hit_r$0$d = fifo_hit_r$0$q;
+        fifo_hit_r$0$d$cmb = fifo_hit_r$0$q;
         fifo_entry_r$0$clock = clock;
-        fifo_entry_r$0$d = fifo_entry_r$0$q;
+        fifo_entry_r$0$d$cmb = fifo_entry_r$0$q;
         fifo_index_r$0$clock = clock;
-        fifo_index_r$0$d = fifo_index_r$0$q;
+        fifo_index_r$0$d$cmb = fifo_index_r$0$q;
         fifo_handler_r$0$clock = clock;
-        fifo_handler_r$0$d = fifo_handler_r$0$q;
+        fifo_handler_r$0$d$cmb = fifo_handler_r$0$q;
         fifo_hit_r$1$clock = clock;
-        fifo_hit_r$1$d = fifo_hit_r$1$q;
+        fifo_hit_r$1$d$cmb = fifo_hit_r$1$q;
         fifo_entry_r$1$clock = clock;
-        fifo_entry_r$1$d = fifo_entry_r$1$q;
+        fifo_entry_r$1$d$cmb = fifo_entry_r$1$q;
         fifo_index_r$1$clock = clock;
-        fifo_index_r$1$d = fifo_index_r$1$q;
+        fifo_index_r$1$d$cmb = fifo_index_r$1$q;
         fifo_handler_r$1$clock = clock;
-        fifo_handler_r$1$d = fifo_handler_r$1$q;
+        fifo_handler_r$1$d$cmb = fifo_handler_r$1$q;
         fifo_hit_r$2$clock = clock;
-        fifo_hit_r$2$d = fifo_hit_r$2$q;
+        fifo_hit_r$2$d$cmb = fifo_hit_r$2$q;
         fifo_entry_r$2$clock = clock;
-        fifo_entry_r$2$d = fifo_entry_r$2$q;
+        fifo_entry_r$2$d$cmb = fifo_entry_r$2$q;
         fifo_index_r$2$clock = clock;
-        fifo_index_r$2$d = fifo_index_r$2$q;
+        fifo_index_r$2$d$cmb = fifo_index_r$2$q;
         fifo_handler_r$2$clock = clock;
-        fifo_handler_r$2$d = fifo_handler_r$2$q;
+        fifo_handler_r$2$d$cmb = fifo_handler_r$2$q;
         fifo_hit_r$3$clock = clock;
-        fifo_hit_r$3$d = fifo_hit_r$3$q;
+        fifo_hit_r$3$d$cmb = fifo_hit_r$3$q;
         fifo_entry_r$3$clock = clock;
-        fifo_entry_r$3$d = fifo_entry_r$3$q;
+        fifo_entry_r$3$d$cmb = fifo_entry_r$3$q;
         fifo_index_r$3$clock = clock;
-        fifo_index_r$3$d = fifo_index_r$3$q;
+        fifo_index_r$3$d$cmb = fifo_index_r$3$q;
         fifo_handler_r$3$clock = clock;
-        fifo_handler_r$3$d = fifo_handler_r$3$q;
+        fifo_handler_r$3$d$cmb = fifo_handler_r$3$q;
         handler_ram$read_clock = clock;
         handler_ram$write_clock = clock;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        handler_ram$write_enable = 1'b0;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        handler_ram$write_enable$cmb = 1'b0;
         handler_ram$write_address = req_addr[(32'h2)+:(11)];
         handler_ram$write_data = req_wdata;
-        miss_irq_q$d = 1'b0;
+        miss_irq_q$d$cmb = 1'b0;
         sel = 1'b0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
@@ -17939,27 +18862,27 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         sel_index = 32'h0;
         aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
-            rsp_err_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
+            rsp_err_q$d$cmb = 1'b1;
             if (aligned & (req_addr == 32'h3f0)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 if (req_write) begin
                     if (req_wdata[32'h0]) begin
-                        miss_q$d = 32'h0;
+                        miss_q$d$cmb = 32'h0;
                     end
                 end
                 else begin
-                    rsp_rdata_q$d = ((miss_q$q) & 32'hffffffff) | (((miss_op_q$q) & 32'hffffffff) << 32'h8) | (((miss_func_q$q) & 32'hffffffff) << 32'h10);
+                    rsp_rdata_q$d$cmb = ((miss_q$q) & 32'hffffffff) | (((miss_op_q$q) & 32'hffffffff) << 32'h8) | (((miss_func_q$q) & 32'hffffffff) << 32'h10);
                 end
             end
             if (aligned & ~(req_addr < table_base) & (req_addr < table_end)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 if (req_write) begin
-                    handler_ram$write_enable = 1'b1;
+                    handler_ram$write_enable$cmb = 1'b1;
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$0)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$0$q;
                 sel_key_op = ent_key_op$0$q;
@@ -17969,33 +18892,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$0$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$0$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$0$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$0$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$0$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$0$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$0$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$0$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$0$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$0$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$0$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$0$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$0$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$0$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$0$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$1)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$1$q;
                 sel_key_op = ent_key_op$1$q;
@@ -18005,33 +18928,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$1$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$1$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$1$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$1$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$1$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$1$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$1$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$1$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$1$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$1$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$1$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$1$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$1$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$1$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$1$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$2)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$2$q;
                 sel_key_op = ent_key_op$2$q;
@@ -18041,33 +18964,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$2$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$2$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$2$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$2$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$2$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$2$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$2$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$2$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$2$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$2$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$2$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$2$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$2$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$2$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$2$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$3)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$3$q;
                 sel_key_op = ent_key_op$3$q;
@@ -18077,33 +19000,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$3$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$3$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$3$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$3$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$3$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$3$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$3$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$3$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$3$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$3$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$3$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$3$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$3$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$3$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$3$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$4)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$4$q;
                 sel_key_op = ent_key_op$4$q;
@@ -18113,33 +19036,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$4$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$4$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$4$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$4$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$4$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$4$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$4$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$4$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$4$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$4$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$4$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$4$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$4$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$4$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$4$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$5)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$5$q;
                 sel_key_op = ent_key_op$5$q;
@@ -18149,33 +19072,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$5$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$5$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$5$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$5$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$5$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$5$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$5$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$5$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$5$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$5$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$5$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$5$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$5$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$5$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$5$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$6)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$6$q;
                 sel_key_op = ent_key_op$6$q;
@@ -18185,33 +19108,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$6$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$6$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$6$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$6$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$6$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$6$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$6$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$6$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$6$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$6$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$6$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$6$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$6$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$6$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$6$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$7)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$7$q;
                 sel_key_op = ent_key_op$7$q;
@@ -18221,33 +19144,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$7$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$7$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$7$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$7$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$7$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$7$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$7$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$7$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$7$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$7$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$7$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$7$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$7$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$7$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$7$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$8)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$8$q;
                 sel_key_op = ent_key_op$8$q;
@@ -18257,33 +19180,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$8$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$8$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$8$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$8$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$8$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$8$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$8$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$8$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$8$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$8$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$8$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$8$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$8$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$8$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$8$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$9)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$9$q;
                 sel_key_op = ent_key_op$9$q;
@@ -18293,33 +19216,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$9$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$9$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$9$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$9$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$9$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$9$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$9$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$9$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$9$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$9$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$9$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$9$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$9$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$9$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$9$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$10)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$10$q;
                 sel_key_op = ent_key_op$10$q;
@@ -18329,33 +19252,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$10$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$10$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$10$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$10$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$10$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$10$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$10$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$10$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$10$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$10$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$10$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$10$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$10$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$10$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$10$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$11)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$11$q;
                 sel_key_op = ent_key_op$11$q;
@@ -18365,33 +19288,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$11$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$11$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$11$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$11$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$11$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$11$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$11$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$11$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$11$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$11$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$11$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$11$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$11$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$11$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$11$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$12)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$12$q;
                 sel_key_op = ent_key_op$12$q;
@@ -18401,33 +19324,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$12$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$12$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$12$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$12$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$12$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$12$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$12$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$12$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$12$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$12$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$12$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$12$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$12$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$12$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$12$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$13)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$13$q;
                 sel_key_op = ent_key_op$13$q;
@@ -18437,33 +19360,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$13$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$13$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$13$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$13$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$13$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$13$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$13$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$13$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$13$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$13$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$13$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$13$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$13$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$13$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$13$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$14)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$14$q;
                 sel_key_op = ent_key_op$14$q;
@@ -18473,33 +19396,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$14$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$14$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$14$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$14$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$14$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$14$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$14$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$14$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$14$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$14$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$14$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$14$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$14$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$14$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$14$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$15)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$15$q;
                 sel_key_op = ent_key_op$15$q;
@@ -18509,33 +19432,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$15$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$15$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$15$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$15$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$15$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$15$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$15$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$15$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$15$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$15$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$15$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$15$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$15$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$15$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$15$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$16)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$16$q;
                 sel_key_op = ent_key_op$16$q;
@@ -18545,33 +19468,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$16$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$16$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$16$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$16$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$16$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$16$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$16$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$16$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$16$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$16$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$16$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$16$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$16$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$16$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$16$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$17)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$17$q;
                 sel_key_op = ent_key_op$17$q;
@@ -18581,33 +19504,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$17$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$17$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$17$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$17$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$17$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$17$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$17$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$17$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$17$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$17$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$17$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$17$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$17$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$17$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$17$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$18)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$18$q;
                 sel_key_op = ent_key_op$18$q;
@@ -18617,33 +19540,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$18$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$18$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$18$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$18$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$18$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$18$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$18$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$18$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$18$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$18$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$18$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$18$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$18$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$18$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$18$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$19)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$19$q;
                 sel_key_op = ent_key_op$19$q;
@@ -18653,33 +19576,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$19$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$19$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$19$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$19$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$19$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$19$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$19$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$19$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$19$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$19$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$19$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$19$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$19$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$19$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$19$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$20)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$20$q;
                 sel_key_op = ent_key_op$20$q;
@@ -18689,33 +19612,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$20$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$20$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$20$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$20$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$20$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$20$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$20$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$20$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$20$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$20$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$20$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$20$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$20$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$20$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$20$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$21)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$21$q;
                 sel_key_op = ent_key_op$21$q;
@@ -18725,33 +19648,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$21$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$21$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$21$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$21$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$21$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$21$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$21$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$21$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$21$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$21$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$21$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$21$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$21$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$21$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$21$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$22)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$22$q;
                 sel_key_op = ent_key_op$22$q;
@@ -18761,33 +19684,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$22$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$22$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$22$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$22$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$22$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$22$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$22$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$22$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$22$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$22$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$22$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$22$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$22$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$22$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$22$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$23)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$23$q;
                 sel_key_op = ent_key_op$23$q;
@@ -18797,33 +19720,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$23$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$23$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$23$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$23$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$23$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$23$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$23$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$23$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$23$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$23$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$23$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$23$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$23$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$23$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$23$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$24)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$24$q;
                 sel_key_op = ent_key_op$24$q;
@@ -18833,33 +19756,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$24$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$24$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$24$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$24$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$24$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$24$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$24$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$24$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$24$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$24$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$24$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$24$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$24$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$24$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$24$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$25)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$25$q;
                 sel_key_op = ent_key_op$25$q;
@@ -18869,33 +19792,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$25$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$25$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$25$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$25$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$25$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$25$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$25$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$25$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$25$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$25$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$25$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$25$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$25$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$25$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$25$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$26)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$26$q;
                 sel_key_op = ent_key_op$26$q;
@@ -18905,33 +19828,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$26$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$26$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$26$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$26$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$26$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$26$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$26$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$26$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$26$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$26$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$26$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$26$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$26$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$26$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$26$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$27)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$27$q;
                 sel_key_op = ent_key_op$27$q;
@@ -18941,33 +19864,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$27$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$27$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$27$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$27$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$27$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$27$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$27$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$27$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$27$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$27$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$27$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$27$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$27$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$27$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$27$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$28)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$28$q;
                 sel_key_op = ent_key_op$28$q;
@@ -18977,33 +19900,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$28$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$28$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$28$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$28$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$28$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$28$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$28$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$28$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$28$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$28$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$28$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$28$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$28$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$28$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$28$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$29)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$29$q;
                 sel_key_op = ent_key_op$29$q;
@@ -19013,33 +19936,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$29$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$29$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$29$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$29$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$29$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$29$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$29$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$29$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$29$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$29$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$29$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$29$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$29$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$29$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$29$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$30)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$30$q;
                 sel_key_op = ent_key_op$30$q;
@@ -19049,33 +19972,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$30$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$30$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$30$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$30$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$30$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$30$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$30$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$30$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$30$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$30$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$30$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$30$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$30$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$30$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$30$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$31)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$31$q;
                 sel_key_op = ent_key_op$31$q;
@@ -19085,33 +20008,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$31$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$31$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$31$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$31$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$31$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$31$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$31$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$31$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$31$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$31$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$31$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$31$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$31$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$31$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$31$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$32)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$32$q;
                 sel_key_op = ent_key_op$32$q;
@@ -19121,33 +20044,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$32$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$32$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$32$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$32$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$32$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$32$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$32$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$32$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$32$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$32$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$32$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$32$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$32$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$32$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$32$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$33)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$33$q;
                 sel_key_op = ent_key_op$33$q;
@@ -19157,33 +20080,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$33$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$33$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$33$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$33$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$33$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$33$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$33$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$33$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$33$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$33$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$33$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$33$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$33$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$33$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$33$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$34)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$34$q;
                 sel_key_op = ent_key_op$34$q;
@@ -19193,33 +20116,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$34$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$34$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$34$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$34$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$34$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$34$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$34$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$34$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$34$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$34$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$34$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$34$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$34$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$34$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$34$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$35)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$35$q;
                 sel_key_op = ent_key_op$35$q;
@@ -19229,33 +20152,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$35$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$35$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$35$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$35$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$35$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$35$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$35$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$35$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$35$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$35$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$35$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$35$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$35$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$35$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$35$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$36)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$36$q;
                 sel_key_op = ent_key_op$36$q;
@@ -19265,33 +20188,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$36$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$36$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$36$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$36$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$36$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$36$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$36$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$36$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$36$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$36$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$36$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$36$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$36$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$36$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$36$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$37)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$37$q;
                 sel_key_op = ent_key_op$37$q;
@@ -19301,33 +20224,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$37$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$37$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$37$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$37$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$37$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$37$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$37$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$37$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$37$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$37$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$37$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$37$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$37$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$37$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$37$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$38)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$38$q;
                 sel_key_op = ent_key_op$38$q;
@@ -19337,33 +20260,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$38$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$38$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$38$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$38$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$38$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$38$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$38$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$38$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$38$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$38$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$38$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$38$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$38$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$38$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$38$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$39)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$39$q;
                 sel_key_op = ent_key_op$39$q;
@@ -19373,33 +20296,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$39$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$39$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$39$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$39$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$39$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$39$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$39$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$39$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$39$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$39$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$39$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$39$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$39$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$39$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$39$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$40)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$40$q;
                 sel_key_op = ent_key_op$40$q;
@@ -19409,33 +20332,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$40$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$40$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$40$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$40$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$40$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$40$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$40$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$40$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$40$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$40$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$40$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$40$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$40$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$40$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$40$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$41)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$41$q;
                 sel_key_op = ent_key_op$41$q;
@@ -19445,33 +20368,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$41$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$41$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$41$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$41$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$41$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$41$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$41$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$41$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$41$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$41$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$41$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$41$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$41$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$41$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$41$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$42)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$42$q;
                 sel_key_op = ent_key_op$42$q;
@@ -19481,33 +20404,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$42$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$42$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$42$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$42$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$42$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$42$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$42$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$42$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$42$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$42$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$42$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$42$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$42$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$42$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$42$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$43)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$43$q;
                 sel_key_op = ent_key_op$43$q;
@@ -19517,33 +20440,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$43$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$43$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$43$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$43$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$43$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$43$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$43$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$43$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$43$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$43$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$43$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$43$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$43$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$43$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$43$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$44)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$44$q;
                 sel_key_op = ent_key_op$44$q;
@@ -19553,33 +20476,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$44$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$44$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$44$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$44$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$44$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$44$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$44$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$44$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$44$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$44$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$44$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$44$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$44$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$44$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$44$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$45)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$45$q;
                 sel_key_op = ent_key_op$45$q;
@@ -19589,33 +20512,33 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$45$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$45$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$45$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$45$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$45$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$45$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$45$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$45$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$45$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$45$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$45$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$45$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$45$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$45$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$45$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$46)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$46$q;
                 sel_key_op = ent_key_op$46$q;
@@ -19625,28 +20548,28 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
                 sel_index = ent_index$46$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$46$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$46$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$46$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$46$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$46$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$46$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$46$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$46$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$46$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$46$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$46$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$46$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$46$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$46$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
@@ -19654,10 +20577,10 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         sel_word = req_addr[(32'h2)+:(2)];
         if (req_valid & ~req_write & sel) begin
             if (sel_word == 32'h0) begin
-                rsp_rdata_q$d = ((sel_valid) & 32'hffffffff) | (((sel_key_op) & 32'hffffffff) << 32'h8) | (((sel_key_func) & 32'hffffffff) << 32'h10) | (((sel_mask_w0) & 32'hffffffff) << 32'h18);
+                rsp_rdata_q$d$cmb = ((sel_valid) & 32'hffffffff) | (((sel_key_op) & 32'hffffffff) << 32'h8) | (((sel_key_func) & 32'hffffffff) << 32'h10) | (((sel_mask_w0) & 32'hffffffff) << 32'h18);
             end
             if (sel_word == 32'h1) begin
-                rsp_rdata_q$d = ((sel_mask_w1) & 32'hffffffff) | (((sel_index) & 32'hffffffff) << 32'h10);
+                rsp_rdata_q$d$cmb = ((sel_mask_w1) & 32'hffffffff) | (((sel_index) & 32'hffffffff) << 32'h10);
             end
         end
         hit = 1'b0;
@@ -19901,97 +20824,97 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         lookup_ready = (fifo_count$q + ((l1_valid$q) & 3'h7)) != 32'h4;
         take = lookup_valid & lookup_ready;
         handler_ram$read_address = hit_index[(32'h0)+:(11)];
-        l1_valid$d = 32'h0;
+        l1_valid$d$cmb = 32'h0;
         if (take) begin
-            l1_valid$d = 32'h1;
+            l1_valid$d$cmb = 32'h1;
         end
-        l1_hit$d = hit;
-        l1_entry$d = hit_entry;
-        l1_index$d = hit_index;
+        l1_hit$d$cmb = hit;
+        l1_entry$d$cmb = hit_entry;
+        l1_index$d$cmb = hit_index;
         if (take & ~hit) begin
-            miss_q$d = 32'h1;
-            miss_irq_q$d = 1'b1;
-            miss_op_q$d = lookup_opcode;
-            miss_func_q$d = lookup_func;
+            miss_q$d$cmb = 32'h1;
+            miss_irq_q$d$cmb = 1'b1;
+            miss_op_q$d$cmb = lookup_opcode;
+            miss_func_q$d$cmb = lookup_func;
         end
         push = l1_valid$q == 32'h1;
         pop = fifo_pop & (fifo_count$q != 32'h0);
         if (push & (fifo_wr$q == 0)) begin
-            fifo_hit_r$0$d = l1_hit$q;
-            fifo_entry_r$0$d = l1_entry$q;
-            fifo_index_r$0$d = l1_index$q;
-            fifo_handler_r$0$d = handler_ram$read_data;
+            fifo_hit_r$0$d$cmb = l1_hit$q;
+            fifo_entry_r$0$d$cmb = l1_entry$q;
+            fifo_index_r$0$d$cmb = l1_index$q;
+            fifo_handler_r$0$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$0$d = 32'h0;
+                fifo_handler_r$0$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 1)) begin
-            fifo_hit_r$1$d = l1_hit$q;
-            fifo_entry_r$1$d = l1_entry$q;
-            fifo_index_r$1$d = l1_index$q;
-            fifo_handler_r$1$d = handler_ram$read_data;
+            fifo_hit_r$1$d$cmb = l1_hit$q;
+            fifo_entry_r$1$d$cmb = l1_entry$q;
+            fifo_index_r$1$d$cmb = l1_index$q;
+            fifo_handler_r$1$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$1$d = 32'h0;
+                fifo_handler_r$1$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 2)) begin
-            fifo_hit_r$2$d = l1_hit$q;
-            fifo_entry_r$2$d = l1_entry$q;
-            fifo_index_r$2$d = l1_index$q;
-            fifo_handler_r$2$d = handler_ram$read_data;
+            fifo_hit_r$2$d$cmb = l1_hit$q;
+            fifo_entry_r$2$d$cmb = l1_entry$q;
+            fifo_index_r$2$d$cmb = l1_index$q;
+            fifo_handler_r$2$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$2$d = 32'h0;
+                fifo_handler_r$2$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 3)) begin
-            fifo_hit_r$3$d = l1_hit$q;
-            fifo_entry_r$3$d = l1_entry$q;
-            fifo_index_r$3$d = l1_index$q;
-            fifo_handler_r$3$d = handler_ram$read_data;
+            fifo_hit_r$3$d$cmb = l1_hit$q;
+            fifo_entry_r$3$d$cmb = l1_entry$q;
+            fifo_index_r$3$d$cmb = l1_index$q;
+            fifo_handler_r$3$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$3$d = 32'h0;
+                fifo_handler_r$3$d$cmb = 32'h0;
             end
         end
         if (push) begin
-            fifo_wr$d = fifo_wr$q + 32'h1;
+            fifo_wr$d$cmb = fifo_wr$q + 32'h1;
         end
         if (pop) begin
-            fifo_rd$d = fifo_rd$q + 32'h1;
+            fifo_rd$d$cmb = fifo_rd$q + 32'h1;
         end
         if (push & ~pop) begin
-            fifo_count$d = fifo_count$q + 32'h1;
+            fifo_count$d$cmb = fifo_count$q + 32'h1;
         end
         if (~push & pop) begin
-            fifo_count$d = fifo_count$q - 32'h1;
+            fifo_count$d$cmb = fifo_count$q - 32'h1;
         end
         fifo_valid = fifo_count$q != 32'h0;
-        fifo_hit = 1'b0;
-        fifo_entry = 32'h0;
-        fifo_index = 32'h0;
-        fifo_handler = 32'h0;
+        fifo_hit$cmb = 1'b0;
+        fifo_entry$cmb = 32'h0;
+        fifo_index$cmb = 32'h0;
+        fifo_handler$cmb = 32'h0;
         if ((fifo_rd$q == 0) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$0$q;
-            fifo_entry = fifo_entry_r$0$q;
-            fifo_index = fifo_index_r$0$q;
-            fifo_handler = fifo_handler_r$0$q;
+            fifo_hit$cmb = fifo_hit_r$0$q;
+            fifo_entry$cmb = fifo_entry_r$0$q;
+            fifo_index$cmb = fifo_index_r$0$q;
+            fifo_handler$cmb = fifo_handler_r$0$q;
         end
         if ((fifo_rd$q == 1) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$1$q;
-            fifo_entry = fifo_entry_r$1$q;
-            fifo_index = fifo_index_r$1$q;
-            fifo_handler = fifo_handler_r$1$q;
+            fifo_hit$cmb = fifo_hit_r$1$q;
+            fifo_entry$cmb = fifo_entry_r$1$q;
+            fifo_index$cmb = fifo_index_r$1$q;
+            fifo_handler$cmb = fifo_handler_r$1$q;
         end
         if ((fifo_rd$q == 2) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$2$q;
-            fifo_entry = fifo_entry_r$2$q;
-            fifo_index = fifo_index_r$2$q;
-            fifo_handler = fifo_handler_r$2$q;
+            fifo_hit$cmb = fifo_hit_r$2$q;
+            fifo_entry$cmb = fifo_entry_r$2$q;
+            fifo_index$cmb = fifo_index_r$2$q;
+            fifo_handler$cmb = fifo_handler_r$2$q;
         end
         if ((fifo_rd$q == 3) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$3$q;
-            fifo_entry = fifo_entry_r$3$q;
-            fifo_index = fifo_index_r$3$q;
-            fifo_handler = fifo_handler_r$3$q;
+            fifo_hit$cmb = fifo_hit_r$3$q;
+            fifo_entry$cmb = fifo_entry_r$3$q;
+            fifo_index$cmb = fifo_index_r$3$q;
+            fifo_handler$cmb = fifo_handler_r$3$q;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -19999,61 +20922,472 @@ module cayman_tpb_top$hwd(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         miss = miss_q$q == 32'h1;
         miss_irq = miss_irq_q$q;
         if (reset) begin
-            ent_valid$0$d = 32'h0;
-            ent_valid$1$d = 32'h0;
-            ent_valid$2$d = 32'h0;
-            ent_valid$3$d = 32'h0;
-            ent_valid$4$d = 32'h0;
-            ent_valid$5$d = 32'h0;
-            ent_valid$6$d = 32'h0;
-            ent_valid$7$d = 32'h0;
-            ent_valid$8$d = 32'h0;
-            ent_valid$9$d = 32'h0;
-            ent_valid$10$d = 32'h0;
-            ent_valid$11$d = 32'h0;
-            ent_valid$12$d = 32'h0;
-            ent_valid$13$d = 32'h0;
-            ent_valid$14$d = 32'h0;
-            ent_valid$15$d = 32'h0;
-            ent_valid$16$d = 32'h0;
-            ent_valid$17$d = 32'h0;
-            ent_valid$18$d = 32'h0;
-            ent_valid$19$d = 32'h0;
-            ent_valid$20$d = 32'h0;
-            ent_valid$21$d = 32'h0;
-            ent_valid$22$d = 32'h0;
-            ent_valid$23$d = 32'h0;
-            ent_valid$24$d = 32'h0;
-            ent_valid$25$d = 32'h0;
-            ent_valid$26$d = 32'h0;
-            ent_valid$27$d = 32'h0;
-            ent_valid$28$d = 32'h0;
-            ent_valid$29$d = 32'h0;
-            ent_valid$30$d = 32'h0;
-            ent_valid$31$d = 32'h0;
-            ent_valid$32$d = 32'h0;
-            ent_valid$33$d = 32'h0;
-            ent_valid$34$d = 32'h0;
-            ent_valid$35$d = 32'h0;
-            ent_valid$36$d = 32'h0;
-            ent_valid$37$d = 32'h0;
-            ent_valid$38$d = 32'h0;
-            ent_valid$39$d = 32'h0;
-            ent_valid$40$d = 32'h0;
-            ent_valid$41$d = 32'h0;
-            ent_valid$42$d = 32'h0;
-            ent_valid$43$d = 32'h0;
-            ent_valid$44$d = 32'h0;
-            ent_valid$45$d = 32'h0;
-            ent_valid$46$d = 32'h0;
-            rsp_valid_q$d = 1'b0;
-            miss_q$d = 32'h0;
-            miss_irq_q$d = 1'b0;
-            l1_valid$d = 32'h0;
-            fifo_rd$d = 32'h0;
-            fifo_wr$d = 32'h0;
-            fifo_count$d = 32'h0;
+            ent_valid$0$d$cmb = 32'h0;
+            ent_valid$1$d$cmb = 32'h0;
+            ent_valid$2$d$cmb = 32'h0;
+            ent_valid$3$d$cmb = 32'h0;
+            ent_valid$4$d$cmb = 32'h0;
+            ent_valid$5$d$cmb = 32'h0;
+            ent_valid$6$d$cmb = 32'h0;
+            ent_valid$7$d$cmb = 32'h0;
+            ent_valid$8$d$cmb = 32'h0;
+            ent_valid$9$d$cmb = 32'h0;
+            ent_valid$10$d$cmb = 32'h0;
+            ent_valid$11$d$cmb = 32'h0;
+            ent_valid$12$d$cmb = 32'h0;
+            ent_valid$13$d$cmb = 32'h0;
+            ent_valid$14$d$cmb = 32'h0;
+            ent_valid$15$d$cmb = 32'h0;
+            ent_valid$16$d$cmb = 32'h0;
+            ent_valid$17$d$cmb = 32'h0;
+            ent_valid$18$d$cmb = 32'h0;
+            ent_valid$19$d$cmb = 32'h0;
+            ent_valid$20$d$cmb = 32'h0;
+            ent_valid$21$d$cmb = 32'h0;
+            ent_valid$22$d$cmb = 32'h0;
+            ent_valid$23$d$cmb = 32'h0;
+            ent_valid$24$d$cmb = 32'h0;
+            ent_valid$25$d$cmb = 32'h0;
+            ent_valid$26$d$cmb = 32'h0;
+            ent_valid$27$d$cmb = 32'h0;
+            ent_valid$28$d$cmb = 32'h0;
+            ent_valid$29$d$cmb = 32'h0;
+            ent_valid$30$d$cmb = 32'h0;
+            ent_valid$31$d$cmb = 32'h0;
+            ent_valid$32$d$cmb = 32'h0;
+            ent_valid$33$d$cmb = 32'h0;
+            ent_valid$34$d$cmb = 32'h0;
+            ent_valid$35$d$cmb = 32'h0;
+            ent_valid$36$d$cmb = 32'h0;
+            ent_valid$37$d$cmb = 32'h0;
+            ent_valid$38$d$cmb = 32'h0;
+            ent_valid$39$d$cmb = 32'h0;
+            ent_valid$40$d$cmb = 32'h0;
+            ent_valid$41$d$cmb = 32'h0;
+            ent_valid$42$d$cmb = 32'h0;
+            ent_valid$43$d$cmb = 32'h0;
+            ent_valid$44$d$cmb = 32'h0;
+            ent_valid$45$d$cmb = 32'h0;
+            ent_valid$46$d$cmb = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            miss_q$d$cmb = 32'h0;
+            miss_irq_q$d$cmb = 1'b0;
+            l1_valid$d$cmb = 32'h0;
+            fifo_rd$d$cmb = 32'h0;
+            fifo_wr$d$cmb = 32'h0;
+            fifo_count$d$cmb = 32'h0;
         end
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        miss_q$d = miss_q$d$cmb;
+        miss_op_q$d = miss_op_q$d$cmb;
+        miss_func_q$d = miss_func_q$d$cmb;
+        miss_irq_q$d = miss_irq_q$d$cmb;
+        l1_valid$d = l1_valid$d$cmb;
+        l1_hit$d = l1_hit$d$cmb;
+        l1_entry$d = l1_entry$d$cmb;
+        l1_index$d = l1_index$d$cmb;
+        fifo_rd$d = fifo_rd$d$cmb;
+        fifo_wr$d = fifo_wr$d$cmb;
+        fifo_count$d = fifo_count$d$cmb;
+        ent_valid$0$d = ent_valid$0$d$cmb;
+        ent_key_op$0$d = ent_key_op$0$d$cmb;
+        ent_key_func$0$d = ent_key_func$0$d$cmb;
+        ent_mask_op$0$d = ent_mask_op$0$d$cmb;
+        ent_mask_func$0$d = ent_mask_func$0$d$cmb;
+        ent_mask_w0$0$d = ent_mask_w0$0$d$cmb;
+        ent_mask_w1$0$d = ent_mask_w1$0$d$cmb;
+        ent_index$0$d = ent_index$0$d$cmb;
+        ent_valid$1$d = ent_valid$1$d$cmb;
+        ent_key_op$1$d = ent_key_op$1$d$cmb;
+        ent_key_func$1$d = ent_key_func$1$d$cmb;
+        ent_mask_op$1$d = ent_mask_op$1$d$cmb;
+        ent_mask_func$1$d = ent_mask_func$1$d$cmb;
+        ent_mask_w0$1$d = ent_mask_w0$1$d$cmb;
+        ent_mask_w1$1$d = ent_mask_w1$1$d$cmb;
+        ent_index$1$d = ent_index$1$d$cmb;
+        ent_valid$2$d = ent_valid$2$d$cmb;
+        ent_key_op$2$d = ent_key_op$2$d$cmb;
+        ent_key_func$2$d = ent_key_func$2$d$cmb;
+        ent_mask_op$2$d = ent_mask_op$2$d$cmb;
+        ent_mask_func$2$d = ent_mask_func$2$d$cmb;
+        ent_mask_w0$2$d = ent_mask_w0$2$d$cmb;
+        ent_mask_w1$2$d = ent_mask_w1$2$d$cmb;
+        ent_index$2$d = ent_index$2$d$cmb;
+        ent_valid$3$d = ent_valid$3$d$cmb;
+        ent_key_op$3$d = ent_key_op$3$d$cmb;
+        ent_key_func$3$d = ent_key_func$3$d$cmb;
+        ent_mask_op$3$d = ent_mask_op$3$d$cmb;
+        ent_mask_func$3$d = ent_mask_func$3$d$cmb;
+        ent_mask_w0$3$d = ent_mask_w0$3$d$cmb;
+        ent_mask_w1$3$d = ent_mask_w1$3$d$cmb;
+        ent_index$3$d = ent_index$3$d$cmb;
+        ent_valid$4$d = ent_valid$4$d$cmb;
+        ent_key_op$4$d = ent_key_op$4$d$cmb;
+        ent_key_func$4$d = ent_key_func$4$d$cmb;
+        ent_mask_op$4$d = ent_mask_op$4$d$cmb;
+        ent_mask_func$4$d = ent_mask_func$4$d$cmb;
+        ent_mask_w0$4$d = ent_mask_w0$4$d$cmb;
+        ent_mask_w1$4$d = ent_mask_w1$4$d$cmb;
+        ent_index$4$d = ent_index$4$d$cmb;
+        ent_valid$5$d = ent_valid$5$d$cmb;
+        ent_key_op$5$d = ent_key_op$5$d$cmb;
+        ent_key_func$5$d = ent_key_func$5$d$cmb;
+        ent_mask_op$5$d = ent_mask_op$5$d$cmb;
+        ent_mask_func$5$d = ent_mask_func$5$d$cmb;
+        ent_mask_w0$5$d = ent_mask_w0$5$d$cmb;
+        ent_mask_w1$5$d = ent_mask_w1$5$d$cmb;
+        ent_index$5$d = ent_index$5$d$cmb;
+        ent_valid$6$d = ent_valid$6$d$cmb;
+        ent_key_op$6$d = ent_key_op$6$d$cmb;
+        ent_key_func$6$d = ent_key_func$6$d$cmb;
+        ent_mask_op$6$d = ent_mask_op$6$d$cmb;
+        ent_mask_func$6$d = ent_mask_func$6$d$cmb;
+        ent_mask_w0$6$d = ent_mask_w0$6$d$cmb;
+        ent_mask_w1$6$d = ent_mask_w1$6$d$cmb;
+        ent_index$6$d = ent_index$6$d$cmb;
+        ent_valid$7$d = ent_valid$7$d$cmb;
+        ent_key_op$7$d = ent_key_op$7$d$cmb;
+        ent_key_func$7$d = ent_key_func$7$d$cmb;
+        ent_mask_op$7$d = ent_mask_op$7$d$cmb;
+        ent_mask_func$7$d = ent_mask_func$7$d$cmb;
+        ent_mask_w0$7$d = ent_mask_w0$7$d$cmb;
+        ent_mask_w1$7$d = ent_mask_w1$7$d$cmb;
+        ent_index$7$d = ent_index$7$d$cmb;
+        ent_valid$8$d = ent_valid$8$d$cmb;
+        ent_key_op$8$d = ent_key_op$8$d$cmb;
+        ent_key_func$8$d = ent_key_func$8$d$cmb;
+        ent_mask_op$8$d = ent_mask_op$8$d$cmb;
+        ent_mask_func$8$d = ent_mask_func$8$d$cmb;
+        ent_mask_w0$8$d = ent_mask_w0$8$d$cmb;
+        ent_mask_w1$8$d = ent_mask_w1$8$d$cmb;
+        ent_index$8$d = ent_index$8$d$cmb;
+        ent_valid$9$d = ent_valid$9$d$cmb;
+        ent_key_op$9$d = ent_key_op$9$d$cmb;
+        ent_key_func$9$d = ent_key_func$9$d$cmb;
+        ent_mask_op$9$d = ent_mask_op$9$d$cmb;
+        ent_mask_func$9$d = ent_mask_func$9$d$cmb;
+        ent_mask_w0$9$d = ent_mask_w0$9$d$cmb;
+        ent_mask_w1$9$d = ent_mask_w1$9$d$cmb;
+        ent_index$9$d = ent_index$9$d$cmb;
+        ent_valid$10$d = ent_valid$10$d$cmb;
+        ent_key_op$10$d = ent_key_op$10$d$cmb;
+        ent_key_func$10$d = ent_key_func$10$d$cmb;
+        ent_mask_op$10$d = ent_mask_op$10$d$cmb;
+        ent_mask_func$10$d = ent_mask_func$10$d$cmb;
+        ent_mask_w0$10$d = ent_mask_w0$10$d$cmb;
+        ent_mask_w1$10$d = ent_mask_w1$10$d$cmb;
+        ent_index$10$d = ent_index$10$d$cmb;
+        ent_valid$11$d = ent_valid$11$d$cmb;
+        ent_key_op$11$d = ent_key_op$11$d$cmb;
+        ent_key_func$11$d = ent_key_func$11$d$cmb;
+        ent_mask_op$11$d = ent_mask_op$11$d$cmb;
+        ent_mask_func$11$d = ent_mask_func$11$d$cmb;
+        ent_mask_w0$11$d = ent_mask_w0$11$d$cmb;
+        ent_mask_w1$11$d = ent_mask_w1$11$d$cmb;
+        ent_index$11$d = ent_index$11$d$cmb;
+        ent_valid$12$d = ent_valid$12$d$cmb;
+        ent_key_op$12$d = ent_key_op$12$d$cmb;
+        ent_key_func$12$d = ent_key_func$12$d$cmb;
+        ent_mask_op$12$d = ent_mask_op$12$d$cmb;
+        ent_mask_func$12$d = ent_mask_func$12$d$cmb;
+        ent_mask_w0$12$d = ent_mask_w0$12$d$cmb;
+        ent_mask_w1$12$d = ent_mask_w1$12$d$cmb;
+        ent_index$12$d = ent_index$12$d$cmb;
+        ent_valid$13$d = ent_valid$13$d$cmb;
+        ent_key_op$13$d = ent_key_op$13$d$cmb;
+        ent_key_func$13$d = ent_key_func$13$d$cmb;
+        ent_mask_op$13$d = ent_mask_op$13$d$cmb;
+        ent_mask_func$13$d = ent_mask_func$13$d$cmb;
+        ent_mask_w0$13$d = ent_mask_w0$13$d$cmb;
+        ent_mask_w1$13$d = ent_mask_w1$13$d$cmb;
+        ent_index$13$d = ent_index$13$d$cmb;
+        ent_valid$14$d = ent_valid$14$d$cmb;
+        ent_key_op$14$d = ent_key_op$14$d$cmb;
+        ent_key_func$14$d = ent_key_func$14$d$cmb;
+        ent_mask_op$14$d = ent_mask_op$14$d$cmb;
+        ent_mask_func$14$d = ent_mask_func$14$d$cmb;
+        ent_mask_w0$14$d = ent_mask_w0$14$d$cmb;
+        ent_mask_w1$14$d = ent_mask_w1$14$d$cmb;
+        ent_index$14$d = ent_index$14$d$cmb;
+        ent_valid$15$d = ent_valid$15$d$cmb;
+        ent_key_op$15$d = ent_key_op$15$d$cmb;
+        ent_key_func$15$d = ent_key_func$15$d$cmb;
+        ent_mask_op$15$d = ent_mask_op$15$d$cmb;
+        ent_mask_func$15$d = ent_mask_func$15$d$cmb;
+        ent_mask_w0$15$d = ent_mask_w0$15$d$cmb;
+        ent_mask_w1$15$d = ent_mask_w1$15$d$cmb;
+        ent_index$15$d = ent_index$15$d$cmb;
+        ent_valid$16$d = ent_valid$16$d$cmb;
+        ent_key_op$16$d = ent_key_op$16$d$cmb;
+        ent_key_func$16$d = ent_key_func$16$d$cmb;
+        ent_mask_op$16$d = ent_mask_op$16$d$cmb;
+        ent_mask_func$16$d = ent_mask_func$16$d$cmb;
+        ent_mask_w0$16$d = ent_mask_w0$16$d$cmb;
+        ent_mask_w1$16$d = ent_mask_w1$16$d$cmb;
+        ent_index$16$d = ent_index$16$d$cmb;
+        ent_valid$17$d = ent_valid$17$d$cmb;
+        ent_key_op$17$d = ent_key_op$17$d$cmb;
+        ent_key_func$17$d = ent_key_func$17$d$cmb;
+        ent_mask_op$17$d = ent_mask_op$17$d$cmb;
+        ent_mask_func$17$d = ent_mask_func$17$d$cmb;
+        ent_mask_w0$17$d = ent_mask_w0$17$d$cmb;
+        ent_mask_w1$17$d = ent_mask_w1$17$d$cmb;
+        ent_index$17$d = ent_index$17$d$cmb;
+        ent_valid$18$d = ent_valid$18$d$cmb;
+        ent_key_op$18$d = ent_key_op$18$d$cmb;
+        ent_key_func$18$d = ent_key_func$18$d$cmb;
+        ent_mask_op$18$d = ent_mask_op$18$d$cmb;
+        ent_mask_func$18$d = ent_mask_func$18$d$cmb;
+        ent_mask_w0$18$d = ent_mask_w0$18$d$cmb;
+        ent_mask_w1$18$d = ent_mask_w1$18$d$cmb;
+        ent_index$18$d = ent_index$18$d$cmb;
+        ent_valid$19$d = ent_valid$19$d$cmb;
+        ent_key_op$19$d = ent_key_op$19$d$cmb;
+        ent_key_func$19$d = ent_key_func$19$d$cmb;
+        ent_mask_op$19$d = ent_mask_op$19$d$cmb;
+        ent_mask_func$19$d = ent_mask_func$19$d$cmb;
+        ent_mask_w0$19$d = ent_mask_w0$19$d$cmb;
+        ent_mask_w1$19$d = ent_mask_w1$19$d$cmb;
+        ent_index$19$d = ent_index$19$d$cmb;
+        ent_valid$20$d = ent_valid$20$d$cmb;
+        ent_key_op$20$d = ent_key_op$20$d$cmb;
+        ent_key_func$20$d = ent_key_func$20$d$cmb;
+        ent_mask_op$20$d = ent_mask_op$20$d$cmb;
+        ent_mask_func$20$d = ent_mask_func$20$d$cmb;
+        ent_mask_w0$20$d = ent_mask_w0$20$d$cmb;
+        ent_mask_w1$20$d = ent_mask_w1$20$d$cmb;
+        ent_index$20$d = ent_index$20$d$cmb;
+        ent_valid$21$d = ent_valid$21$d$cmb;
+        ent_key_op$21$d = ent_key_op$21$d$cmb;
+        ent_key_func$21$d = ent_key_func$21$d$cmb;
+        ent_mask_op$21$d = ent_mask_op$21$d$cmb;
+        ent_mask_func$21$d = ent_mask_func$21$d$cmb;
+        ent_mask_w0$21$d = ent_mask_w0$21$d$cmb;
+        ent_mask_w1$21$d = ent_mask_w1$21$d$cmb;
+        ent_index$21$d = ent_index$21$d$cmb;
+        ent_valid$22$d = ent_valid$22$d$cmb;
+        ent_key_op$22$d = ent_key_op$22$d$cmb;
+        ent_key_func$22$d = ent_key_func$22$d$cmb;
+        ent_mask_op$22$d = ent_mask_op$22$d$cmb;
+        ent_mask_func$22$d = ent_mask_func$22$d$cmb;
+        ent_mask_w0$22$d = ent_mask_w0$22$d$cmb;
+        ent_mask_w1$22$d = ent_mask_w1$22$d$cmb;
+        ent_index$22$d = ent_index$22$d$cmb;
+        ent_valid$23$d = ent_valid$23$d$cmb;
+        ent_key_op$23$d = ent_key_op$23$d$cmb;
+        ent_key_func$23$d = ent_key_func$23$d$cmb;
+        ent_mask_op$23$d = ent_mask_op$23$d$cmb;
+        ent_mask_func$23$d = ent_mask_func$23$d$cmb;
+        ent_mask_w0$23$d = ent_mask_w0$23$d$cmb;
+        ent_mask_w1$23$d = ent_mask_w1$23$d$cmb;
+        ent_index$23$d = ent_index$23$d$cmb;
+        ent_valid$24$d = ent_valid$24$d$cmb;
+        ent_key_op$24$d = ent_key_op$24$d$cmb;
+        ent_key_func$24$d = ent_key_func$24$d$cmb;
+        ent_mask_op$24$d = ent_mask_op$24$d$cmb;
+        ent_mask_func$24$d = ent_mask_func$24$d$cmb;
+        ent_mask_w0$24$d = ent_mask_w0$24$d$cmb;
+        ent_mask_w1$24$d = ent_mask_w1$24$d$cmb;
+        ent_index$24$d = ent_index$24$d$cmb;
+        ent_valid$25$d = ent_valid$25$d$cmb;
+        ent_key_op$25$d = ent_key_op$25$d$cmb;
+        ent_key_func$25$d = ent_key_func$25$d$cmb;
+        ent_mask_op$25$d = ent_mask_op$25$d$cmb;
+        ent_mask_func$25$d = ent_mask_func$25$d$cmb;
+        ent_mask_w0$25$d = ent_mask_w0$25$d$cmb;
+        ent_mask_w1$25$d = ent_mask_w1$25$d$cmb;
+        ent_index$25$d = ent_index$25$d$cmb;
+        ent_valid$26$d = ent_valid$26$d$cmb;
+        ent_key_op$26$d = ent_key_op$26$d$cmb;
+        ent_key_func$26$d = ent_key_func$26$d$cmb;
+        ent_mask_op$26$d = ent_mask_op$26$d$cmb;
+        ent_mask_func$26$d = ent_mask_func$26$d$cmb;
+        ent_mask_w0$26$d = ent_mask_w0$26$d$cmb;
+        ent_mask_w1$26$d = ent_mask_w1$26$d$cmb;
+        ent_index$26$d = ent_index$26$d$cmb;
+        ent_valid$27$d = ent_valid$27$d$cmb;
+        ent_key_op$27$d = ent_key_op$27$d$cmb;
+        ent_key_func$27$d = ent_key_func$27$d$cmb;
+        ent_mask_op$27$d = ent_mask_op$27$d$cmb;
+        ent_mask_func$27$d = ent_mask_func$27$d$cmb;
+        ent_mask_w0$27$d = ent_mask_w0$27$d$cmb;
+        ent_mask_w1$27$d = ent_mask_w1$27$d$cmb;
+        ent_index$27$d = ent_index$27$d$cmb;
+        ent_valid$28$d = ent_valid$28$d$cmb;
+        ent_key_op$28$d = ent_key_op$28$d$cmb;
+        ent_key_func$28$d = ent_key_func$28$d$cmb;
+        ent_mask_op$28$d = ent_mask_op$28$d$cmb;
+        ent_mask_func$28$d = ent_mask_func$28$d$cmb;
+        ent_mask_w0$28$d = ent_mask_w0$28$d$cmb;
+        ent_mask_w1$28$d = ent_mask_w1$28$d$cmb;
+        ent_index$28$d = ent_index$28$d$cmb;
+        ent_valid$29$d = ent_valid$29$d$cmb;
+        ent_key_op$29$d = ent_key_op$29$d$cmb;
+        ent_key_func$29$d = ent_key_func$29$d$cmb;
+        ent_mask_op$29$d = ent_mask_op$29$d$cmb;
+        ent_mask_func$29$d = ent_mask_func$29$d$cmb;
+        ent_mask_w0$29$d = ent_mask_w0$29$d$cmb;
+        ent_mask_w1$29$d = ent_mask_w1$29$d$cmb;
+        ent_index$29$d = ent_index$29$d$cmb;
+        ent_valid$30$d = ent_valid$30$d$cmb;
+        ent_key_op$30$d = ent_key_op$30$d$cmb;
+        ent_key_func$30$d = ent_key_func$30$d$cmb;
+        ent_mask_op$30$d = ent_mask_op$30$d$cmb;
+        ent_mask_func$30$d = ent_mask_func$30$d$cmb;
+        ent_mask_w0$30$d = ent_mask_w0$30$d$cmb;
+        ent_mask_w1$30$d = ent_mask_w1$30$d$cmb;
+        ent_index$30$d = ent_index$30$d$cmb;
+        ent_valid$31$d = ent_valid$31$d$cmb;
+        ent_key_op$31$d = ent_key_op$31$d$cmb;
+        ent_key_func$31$d = ent_key_func$31$d$cmb;
+        ent_mask_op$31$d = ent_mask_op$31$d$cmb;
+        ent_mask_func$31$d = ent_mask_func$31$d$cmb;
+        ent_mask_w0$31$d = ent_mask_w0$31$d$cmb;
+        ent_mask_w1$31$d = ent_mask_w1$31$d$cmb;
+        ent_index$31$d = ent_index$31$d$cmb;
+        ent_valid$32$d = ent_valid$32$d$cmb;
+        ent_key_op$32$d = ent_key_op$32$d$cmb;
+        ent_key_func$32$d = ent_key_func$32$d$cmb;
+        ent_mask_op$32$d = ent_mask_op$32$d$cmb;
+        ent_mask_func$32$d = ent_mask_func$32$d$cmb;
+        ent_mask_w0$32$d = ent_mask_w0$32$d$cmb;
+        ent_mask_w1$32$d = ent_mask_w1$32$d$cmb;
+        ent_index$32$d = ent_index$32$d$cmb;
+        ent_valid$33$d = ent_valid$33$d$cmb;
+        ent_key_op$33$d = ent_key_op$33$d$cmb;
+        ent_key_func$33$d = ent_key_func$33$d$cmb;
+        ent_mask_op$33$d = ent_mask_op$33$d$cmb;
+        ent_mask_func$33$d = ent_mask_func$33$d$cmb;
+        ent_mask_w0$33$d = ent_mask_w0$33$d$cmb;
+        ent_mask_w1$33$d = ent_mask_w1$33$d$cmb;
+        ent_index$33$d = ent_index$33$d$cmb;
+        ent_valid$34$d = ent_valid$34$d$cmb;
+        ent_key_op$34$d = ent_key_op$34$d$cmb;
+        ent_key_func$34$d = ent_key_func$34$d$cmb;
+        ent_mask_op$34$d = ent_mask_op$34$d$cmb;
+        ent_mask_func$34$d = ent_mask_func$34$d$cmb;
+        ent_mask_w0$34$d = ent_mask_w0$34$d$cmb;
+        ent_mask_w1$34$d = ent_mask_w1$34$d$cmb;
+        ent_index$34$d = ent_index$34$d$cmb;
+        ent_valid$35$d = ent_valid$35$d$cmb;
+        ent_key_op$35$d = ent_key_op$35$d$cmb;
+        ent_key_func$35$d = ent_key_func$35$d$cmb;
+        ent_mask_op$35$d = ent_mask_op$35$d$cmb;
+        ent_mask_func$35$d = ent_mask_func$35$d$cmb;
+        ent_mask_w0$35$d = ent_mask_w0$35$d$cmb;
+        ent_mask_w1$35$d = ent_mask_w1$35$d$cmb;
+        ent_index$35$d = ent_index$35$d$cmb;
+        ent_valid$36$d = ent_valid$36$d$cmb;
+        ent_key_op$36$d = ent_key_op$36$d$cmb;
+        ent_key_func$36$d = ent_key_func$36$d$cmb;
+        ent_mask_op$36$d = ent_mask_op$36$d$cmb;
+        ent_mask_func$36$d = ent_mask_func$36$d$cmb;
+        ent_mask_w0$36$d = ent_mask_w0$36$d$cmb;
+        ent_mask_w1$36$d = ent_mask_w1$36$d$cmb;
+        ent_index$36$d = ent_index$36$d$cmb;
+        ent_valid$37$d = ent_valid$37$d$cmb;
+        ent_key_op$37$d = ent_key_op$37$d$cmb;
+        ent_key_func$37$d = ent_key_func$37$d$cmb;
+        ent_mask_op$37$d = ent_mask_op$37$d$cmb;
+        ent_mask_func$37$d = ent_mask_func$37$d$cmb;
+        ent_mask_w0$37$d = ent_mask_w0$37$d$cmb;
+        ent_mask_w1$37$d = ent_mask_w1$37$d$cmb;
+        ent_index$37$d = ent_index$37$d$cmb;
+        ent_valid$38$d = ent_valid$38$d$cmb;
+        ent_key_op$38$d = ent_key_op$38$d$cmb;
+        ent_key_func$38$d = ent_key_func$38$d$cmb;
+        ent_mask_op$38$d = ent_mask_op$38$d$cmb;
+        ent_mask_func$38$d = ent_mask_func$38$d$cmb;
+        ent_mask_w0$38$d = ent_mask_w0$38$d$cmb;
+        ent_mask_w1$38$d = ent_mask_w1$38$d$cmb;
+        ent_index$38$d = ent_index$38$d$cmb;
+        ent_valid$39$d = ent_valid$39$d$cmb;
+        ent_key_op$39$d = ent_key_op$39$d$cmb;
+        ent_key_func$39$d = ent_key_func$39$d$cmb;
+        ent_mask_op$39$d = ent_mask_op$39$d$cmb;
+        ent_mask_func$39$d = ent_mask_func$39$d$cmb;
+        ent_mask_w0$39$d = ent_mask_w0$39$d$cmb;
+        ent_mask_w1$39$d = ent_mask_w1$39$d$cmb;
+        ent_index$39$d = ent_index$39$d$cmb;
+        ent_valid$40$d = ent_valid$40$d$cmb;
+        ent_key_op$40$d = ent_key_op$40$d$cmb;
+        ent_key_func$40$d = ent_key_func$40$d$cmb;
+        ent_mask_op$40$d = ent_mask_op$40$d$cmb;
+        ent_mask_func$40$d = ent_mask_func$40$d$cmb;
+        ent_mask_w0$40$d = ent_mask_w0$40$d$cmb;
+        ent_mask_w1$40$d = ent_mask_w1$40$d$cmb;
+        ent_index$40$d = ent_index$40$d$cmb;
+        ent_valid$41$d = ent_valid$41$d$cmb;
+        ent_key_op$41$d = ent_key_op$41$d$cmb;
+        ent_key_func$41$d = ent_key_func$41$d$cmb;
+        ent_mask_op$41$d = ent_mask_op$41$d$cmb;
+        ent_mask_func$41$d = ent_mask_func$41$d$cmb;
+        ent_mask_w0$41$d = ent_mask_w0$41$d$cmb;
+        ent_mask_w1$41$d = ent_mask_w1$41$d$cmb;
+        ent_index$41$d = ent_index$41$d$cmb;
+        ent_valid$42$d = ent_valid$42$d$cmb;
+        ent_key_op$42$d = ent_key_op$42$d$cmb;
+        ent_key_func$42$d = ent_key_func$42$d$cmb;
+        ent_mask_op$42$d = ent_mask_op$42$d$cmb;
+        ent_mask_func$42$d = ent_mask_func$42$d$cmb;
+        ent_mask_w0$42$d = ent_mask_w0$42$d$cmb;
+        ent_mask_w1$42$d = ent_mask_w1$42$d$cmb;
+        ent_index$42$d = ent_index$42$d$cmb;
+        ent_valid$43$d = ent_valid$43$d$cmb;
+        ent_key_op$43$d = ent_key_op$43$d$cmb;
+        ent_key_func$43$d = ent_key_func$43$d$cmb;
+        ent_mask_op$43$d = ent_mask_op$43$d$cmb;
+        ent_mask_func$43$d = ent_mask_func$43$d$cmb;
+        ent_mask_w0$43$d = ent_mask_w0$43$d$cmb;
+        ent_mask_w1$43$d = ent_mask_w1$43$d$cmb;
+        ent_index$43$d = ent_index$43$d$cmb;
+        ent_valid$44$d = ent_valid$44$d$cmb;
+        ent_key_op$44$d = ent_key_op$44$d$cmb;
+        ent_key_func$44$d = ent_key_func$44$d$cmb;
+        ent_mask_op$44$d = ent_mask_op$44$d$cmb;
+        ent_mask_func$44$d = ent_mask_func$44$d$cmb;
+        ent_mask_w0$44$d = ent_mask_w0$44$d$cmb;
+        ent_mask_w1$44$d = ent_mask_w1$44$d$cmb;
+        ent_index$44$d = ent_index$44$d$cmb;
+        ent_valid$45$d = ent_valid$45$d$cmb;
+        ent_key_op$45$d = ent_key_op$45$d$cmb;
+        ent_key_func$45$d = ent_key_func$45$d$cmb;
+        ent_mask_op$45$d = ent_mask_op$45$d$cmb;
+        ent_mask_func$45$d = ent_mask_func$45$d$cmb;
+        ent_mask_w0$45$d = ent_mask_w0$45$d$cmb;
+        ent_mask_w1$45$d = ent_mask_w1$45$d$cmb;
+        ent_index$45$d = ent_index$45$d$cmb;
+        ent_valid$46$d = ent_valid$46$d$cmb;
+        ent_key_op$46$d = ent_key_op$46$d$cmb;
+        ent_key_func$46$d = ent_key_func$46$d$cmb;
+        ent_mask_op$46$d = ent_mask_op$46$d$cmb;
+        ent_mask_func$46$d = ent_mask_func$46$d$cmb;
+        ent_mask_w0$46$d = ent_mask_w0$46$d$cmb;
+        ent_mask_w1$46$d = ent_mask_w1$46$d$cmb;
+        ent_index$46$d = ent_index$46$d$cmb;
+        fifo_hit_r$0$d = fifo_hit_r$0$d$cmb;
+        fifo_entry_r$0$d = fifo_entry_r$0$d$cmb;
+        fifo_index_r$0$d = fifo_index_r$0$d$cmb;
+        fifo_handler_r$0$d = fifo_handler_r$0$d$cmb;
+        fifo_hit_r$1$d = fifo_hit_r$1$d$cmb;
+        fifo_entry_r$1$d = fifo_entry_r$1$d$cmb;
+        fifo_index_r$1$d = fifo_index_r$1$d$cmb;
+        fifo_handler_r$1$d = fifo_handler_r$1$d$cmb;
+        fifo_hit_r$2$d = fifo_hit_r$2$d$cmb;
+        fifo_entry_r$2$d = fifo_entry_r$2$d$cmb;
+        fifo_index_r$2$d = fifo_index_r$2$d$cmb;
+        fifo_handler_r$2$d = fifo_handler_r$2$d$cmb;
+        fifo_hit_r$3$d = fifo_hit_r$3$d$cmb;
+        fifo_entry_r$3$d = fifo_entry_r$3$d$cmb;
+        fifo_index_r$3$d = fifo_index_r$3$d$cmb;
+        fifo_handler_r$3$d = fifo_handler_r$3$d$cmb;
+        handler_ram$write_enable = handler_ram$write_enable$cmb;
+        fifo_hit = fifo_hit$cmb;
+        fifo_entry = fifo_entry$cmb;
+        fifo_index = fifo_index$cmb;
+        fifo_handler = fifo_handler$cmb;
     end
     
 endmodule // cayman_tpb_top$hwd
@@ -28081,6 +29415,37 @@ module cayman_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -28111,272 +29476,272 @@ module cayman_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -28407,6 +29772,35 @@ module cayman_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$0
@@ -29242,6 +30636,37 @@ module cayman_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -29272,272 +30697,272 @@ module cayman_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -29568,6 +30993,35 @@ module cayman_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$1
@@ -30403,6 +31857,37 @@ module cayman_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -30433,272 +31918,272 @@ module cayman_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -30729,6 +32214,35 @@ module cayman_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$2
@@ -31564,6 +33078,37 @@ module cayman_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -31594,272 +33139,272 @@ module cayman_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -31890,6 +33435,35 @@ module cayman_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$3
@@ -32725,6 +34299,37 @@ module cayman_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -32755,272 +34360,272 @@ module cayman_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -33051,6 +34656,35 @@ module cayman_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$4
@@ -33886,6 +35520,37 @@ module cayman_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -33916,272 +35581,272 @@ module cayman_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_q$clock = clock;
         mem_window2_hi_q$clock = clock;
         instr_dbg_ctrl_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -34212,6 +35877,35 @@ module cayman_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         mem_window2_lo_o = mem_window2_lo_q$q;
         mem_window2_hi_o = mem_window2_hi_q$q;
         instr_dbg_ctrl_o = instr_dbg_ctrl_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$nx$5
@@ -34942,6 +36636,23 @@ module cayman_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [7:0] release_run_stall_stall_q$d$cmb;
+    reg [7:0] start_ctrl_start_q$d$cmb;
+    reg start_ctrl_start_pulse_q$d$cmb;
+    reg [7:0] intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_0_info_q$d$cmb;
+    reg [31:0] intr_info_1_info_q$d$cmb;
+    reg [31:0] intr_info_2_info_q$d$cmb;
+    reg [31:0] intr_info_3_info_q$d$cmb;
+    reg [31:0] intr_info_4_info_q$d$cmb;
+    reg [31:0] intr_info_5_info_q$d$cmb;
+    reg [31:0] intr_info_6_info_q$d$cmb;
+    reg [31:0] intr_info_7_info_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -34958,50 +36669,50 @@ module cayman_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,
         intr_info_5_info_q$clock = clock;
         intr_info_6_info_q$clock = clock;
         intr_info_7_info_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        start_ctrl_start_q$d = start_ctrl_start_q$q;
-        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_0_info_q$d = intr_info_0_info_q$q;
-        intr_info_1_info_q$d = intr_info_1_info_q$q;
-        intr_info_2_info_q$d = intr_info_2_info_q$q;
-        intr_info_3_info_q$d = intr_info_3_info_q$q;
-        intr_info_4_info_q$d = intr_info_4_info_q$q;
-        intr_info_5_info_q$d = intr_info_5_info_q$q;
-        intr_info_6_info_q$d = intr_info_6_info_q$q;
-        intr_info_7_info_q$d = intr_info_7_info_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_start_pulse_q$d = 1'b0;
-        intr_info_0_info_q$d = intr_info_0_info_q$q | intr_info_0_info_set_i;
-        intr_info_1_info_q$d = intr_info_1_info_q$q | intr_info_1_info_set_i;
-        intr_info_2_info_q$d = intr_info_2_info_q$q | intr_info_2_info_set_i;
-        intr_info_3_info_q$d = intr_info_3_info_q$q | intr_info_3_info_set_i;
-        intr_info_4_info_q$d = intr_info_4_info_q$q | intr_info_4_info_set_i;
-        intr_info_5_info_q$d = intr_info_5_info_q$q | intr_info_5_info_set_i;
-        intr_info_6_info_q$d = intr_info_6_info_q$q | intr_info_6_info_set_i;
-        intr_info_7_info_q$d = intr_info_7_info_q$q | intr_info_7_info_set_i;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        start_ctrl_start_q$d$cmb = start_ctrl_start_q$q;
+        start_ctrl_start_pulse_q$d$cmb = start_ctrl_start_pulse_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_start_pulse_q$d$cmb = 1'b0;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q | intr_info_0_info_set_i;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q | intr_info_1_info_set_i;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q | intr_info_2_info_set_i;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q | intr_info_3_info_set_i;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q | intr_info_4_info_set_i;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q | intr_info_5_info_set_i;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q | intr_info_6_info_set_i;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q | intr_info_7_info_set_i;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h3000) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(8)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h3004) begin
                 if (req_write) begin
-                    start_ctrl_start_q$d = req_wdata[(32'h0)+:(8)];
-                    start_ctrl_start_pulse_q$d = 1'b1;
+                    start_ctrl_start_q$d$cmb = req_wdata[(32'h0)+:(8)];
+                    start_ctrl_start_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
@@ -35010,150 +36721,150 @@ module cayman_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h300c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3010) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3014) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3018) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h301c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3020) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3024) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3028) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(8)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h302c) begin
                 if (req_write) begin
-                    intr_info_0_info_q$d = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
+                    intr_info_0_info_q$d$cmb = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_0_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_0_info_q$q;
                 end
             end
             else if (req_addr == 32'h3030) begin
                 if (req_write) begin
-                    intr_info_1_info_q$d = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
+                    intr_info_1_info_q$d$cmb = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_1_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_1_info_q$q;
                 end
             end
             else if (req_addr == 32'h3034) begin
                 if (req_write) begin
-                    intr_info_2_info_q$d = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
+                    intr_info_2_info_q$d$cmb = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_2_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_2_info_q$q;
                 end
             end
             else if (req_addr == 32'h3038) begin
                 if (req_write) begin
-                    intr_info_3_info_q$d = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
+                    intr_info_3_info_q$d$cmb = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_3_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_3_info_q$q;
                 end
             end
             else if (req_addr == 32'h303c) begin
                 if (req_write) begin
-                    intr_info_4_info_q$d = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
+                    intr_info_4_info_q$d$cmb = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_4_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_4_info_q$q;
                 end
             end
             else if (req_addr == 32'h3040) begin
                 if (req_write) begin
-                    intr_info_5_info_q$d = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
+                    intr_info_5_info_q$d$cmb = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_5_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_5_info_q$q;
                 end
             end
             else if (req_addr == 32'h3044) begin
                 if (req_write) begin
-                    intr_info_6_info_q$d = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
+                    intr_info_6_info_q$d$cmb = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_6_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_6_info_q$q;
                 end
             end
             else if (req_addr == 32'h3048) begin
                 if (req_write) begin
-                    intr_info_7_info_q$d = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
+                    intr_info_7_info_q$d$cmb = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_7_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_7_info_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            release_run_stall_stall_q$d = 32'hff;
-            start_ctrl_start_q$d = 32'h0;
-            start_ctrl_start_pulse_q$d = 1'b0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_0_info_q$d = 32'h0;
-            intr_info_1_info_q$d = 32'h0;
-            intr_info_2_info_q$d = 32'h0;
-            intr_info_3_info_q$d = 32'h0;
-            intr_info_4_info_q$d = 32'h0;
-            intr_info_5_info_q$d = 32'h0;
-            intr_info_6_info_q$d = 32'h0;
-            intr_info_7_info_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            release_run_stall_stall_q$d$cmb = 32'hff;
+            start_ctrl_start_q$d$cmb = 32'h0;
+            start_ctrl_start_pulse_q$d$cmb = 1'b0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_0_info_q$d$cmb = 32'h0;
+            intr_info_1_info_q$d$cmb = 32'h0;
+            intr_info_2_info_q$d$cmb = 32'h0;
+            intr_info_3_info_q$d$cmb = 32'h0;
+            intr_info_4_info_q$d$cmb = 32'h0;
+            intr_info_5_info_q$d$cmb = 32'h0;
+            intr_info_6_info_q$d$cmb = 32'h0;
+            intr_info_7_info_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -35170,6 +36881,21 @@ module cayman_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,
         intr_info_5_info_o = intr_info_5_info_q$q;
         intr_info_6_info_o = intr_info_6_info_q$q;
         intr_info_7_info_o = intr_info_7_info_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        start_ctrl_start_q$d = start_ctrl_start_q$d$cmb;
+        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_0_info_q$d = intr_info_0_info_q$d$cmb;
+        intr_info_1_info_q$d = intr_info_1_info_q$d$cmb;
+        intr_info_2_info_q$d = intr_info_2_info_q$d$cmb;
+        intr_info_3_info_q$d = intr_info_3_info_q$d$cmb;
+        intr_info_4_info_q$d = intr_info_4_info_q$d$cmb;
+        intr_info_5_info_q$d = intr_info_5_info_q$d$cmb;
+        intr_info_6_info_q$d = intr_info_6_info_q$d$cmb;
+        intr_info_7_info_q$d = intr_info_7_info_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$q7regs
@@ -35633,6 +37359,28 @@ module cayman_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -35649,42 +37397,42 @@ module cayman_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -35715,43 +37463,63 @@ module cayman_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$0
@@ -36244,6 +38012,28 @@ module cayman_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -36260,42 +38050,42 @@ module cayman_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -36326,43 +38116,63 @@ module cayman_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$1
@@ -36855,6 +38665,28 @@ module cayman_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -36871,42 +38703,42 @@ module cayman_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -36937,43 +38769,63 @@ module cayman_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$2
@@ -37466,6 +39318,28 @@ module cayman_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -37482,42 +39356,42 @@ module cayman_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -37548,43 +39422,63 @@ module cayman_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$3
@@ -38077,6 +39971,28 @@ module cayman_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -38093,42 +40009,42 @@ module cayman_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -38159,43 +40075,63 @@ module cayman_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$4
@@ -38688,6 +40624,28 @@ module cayman_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -38704,42 +40662,42 @@ module cayman_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -38770,43 +40728,63 @@ module cayman_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$sem$5
@@ -39244,13 +41222,19 @@ module cayman_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -39286,20 +41270,24 @@ module cayman_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$seq_dram
@@ -39596,13 +41584,19 @@ module cayman_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -39638,20 +41632,24 @@ module cayman_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$seq_iram
@@ -39948,13 +41946,19 @@ module cayman_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wda
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -39990,20 +41994,24 @@ module cayman_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wda
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // cayman_tpb_top$slot_spad
@@ -40323,6 +42331,22 @@ module cayman_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] seq_instr_dbg_ctrl_q$d$cmb;
+    reg [15:0] notific_sw_queue_num0_queue_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_a_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+    reg [31:0] notific_ring_base_lo_q$d$cmb;
+    reg [31:0] notific_ring_base_hi_q$d$cmb;
+    reg [31:0] notific_ring_size_q$d$cmb;
+    reg notific_enable_error_q$d$cmb;
+    reg notific_enable_evt_sem_q$d$cmb;
+    reg notific_enable_inst_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -40338,100 +42362,100 @@ module cayman_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         notific_enable_error_q$clock = clock;
         notific_enable_evt_sem_q$clock = clock;
         notific_enable_inst_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$q;
-        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$q;
-        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$q;
-        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$q;
-        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$q;
-        notific_ring_base_lo_q$d = notific_ring_base_lo_q$q;
-        notific_ring_base_hi_q$d = notific_ring_base_hi_q$q;
-        notific_ring_size_q$d = notific_ring_size_q$q;
-        notific_enable_error_q$d = notific_enable_error_q$q;
-        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$q;
-        notific_enable_inst_q$d = notific_enable_inst_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        seq_instr_dbg_ctrl_q$d$cmb = seq_instr_dbg_ctrl_q$q;
+        notific_sw_queue_num0_queue_q$d$cmb = notific_sw_queue_num0_queue_q$q;
+        notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = notific_sw_queue_num0_engine_id_b_lo_q$q;
+        notific_sw_queue_num0_engine_id_a_q$d$cmb = notific_sw_queue_num0_engine_id_a_q$q;
+        notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = notific_sw_queue_num0_engine_id_b_hi_q$q;
+        notific_ring_base_lo_q$d$cmb = notific_ring_base_lo_q$q;
+        notific_ring_base_hi_q$d$cmb = notific_ring_base_hi_q$q;
+        notific_ring_size_q$d$cmb = notific_ring_size_q$q;
+        notific_enable_error_q$d$cmb = notific_enable_error_q$q;
+        notific_enable_evt_sem_q$d$cmb = notific_enable_evt_sem_q$q;
+        notific_enable_inst_q$d$cmb = notific_enable_inst_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h104) begin
                 if (req_write) begin
-                    seq_instr_dbg_ctrl_q$d = req_wdata;
+                    seq_instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = seq_instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = seq_instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'ha00) begin
                 if (req_write) begin
-                    notific_sw_queue_num0_queue_q$d = req_wdata[(32'h0)+:(16)];
-                    notific_sw_queue_num0_engine_id_b_lo_q$d = req_wdata[(32'h10)+:(4)];
-                    notific_sw_queue_num0_engine_id_a_q$d = req_wdata[(32'h14)+:(4)];
-                    notific_sw_queue_num0_engine_id_b_hi_q$d = req_wdata[(32'h18)+:(4)];
+                    notific_sw_queue_num0_queue_q$d$cmb = req_wdata[(32'h0)+:(16)];
+                    notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = req_wdata[(32'h10)+:(4)];
+                    notific_sw_queue_num0_engine_id_a_q$d$cmb = req_wdata[(32'h14)+:(4)];
+                    notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = req_wdata[(32'h18)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
+                    rsp_rdata_q$d$cmb = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
                 end
             end
             else if (req_addr == 32'ha10) begin
                 if (req_write) begin
-                    notific_ring_base_lo_q$d = req_wdata;
+                    notific_ring_base_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_lo_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_lo_q$q;
                 end
             end
             else if (req_addr == 32'ha14) begin
                 if (req_write) begin
-                    notific_ring_base_hi_q$d = req_wdata;
+                    notific_ring_base_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_hi_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_hi_q$q;
                 end
             end
             else if (req_addr == 32'ha18) begin
                 if (req_write) begin
-                    notific_ring_size_q$d = req_wdata;
+                    notific_ring_size_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_size_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_size_q$q;
                 end
             end
             else if (req_addr == 32'ha1c) begin
                 if (req_write) begin
-                    notific_enable_error_q$d = req_wdata[(32'h0)+:(1)];
-                    notific_enable_evt_sem_q$d = req_wdata[(32'h1)+:(1)];
-                    notific_enable_inst_q$d = req_wdata[(32'h2)+:(1)];
+                    notific_enable_error_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    notific_enable_evt_sem_q$d$cmb = req_wdata[(32'h1)+:(1)];
+                    notific_enable_inst_q$d$cmb = req_wdata[(32'h2)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
+                    rsp_rdata_q$d$cmb = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            seq_instr_dbg_ctrl_q$d = 32'h0;
-            notific_sw_queue_num0_queue_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_lo_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_a_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_hi_q$d = 32'h0;
-            notific_ring_base_lo_q$d = 32'h0;
-            notific_ring_base_hi_q$d = 32'h0;
-            notific_ring_size_q$d = 32'h0;
-            notific_enable_error_q$d = 32'h0;
-            notific_enable_evt_sem_q$d = 32'h0;
-            notific_enable_inst_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            seq_instr_dbg_ctrl_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_queue_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_a_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = 32'h0;
+            notific_ring_base_lo_q$d$cmb = 32'h0;
+            notific_ring_base_hi_q$d$cmb = 32'h0;
+            notific_ring_size_q$d$cmb = 32'h0;
+            notific_enable_error_q$d$cmb = 32'h0;
+            notific_enable_evt_sem_q$d$cmb = 32'h0;
+            notific_enable_inst_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -40447,6 +42471,20 @@ module cayman_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         notific_enable_error_o = notific_enable_error_q$q;
         notific_enable_evt_sem_o = notific_enable_evt_sem_q$q;
         notific_enable_inst_o = notific_enable_inst_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$d$cmb;
+        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+        notific_ring_base_lo_q$d = notific_ring_base_lo_q$d$cmb;
+        notific_ring_base_hi_q$d = notific_ring_base_hi_q$d$cmb;
+        notific_ring_size_q$d = notific_ring_size_q$d$cmb;
+        notific_enable_error_q$d = notific_enable_error_q$d$cmb;
+        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$d$cmb;
+        notific_enable_inst_q$d = notific_enable_inst_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$tpb
@@ -41336,6 +43374,75 @@ module cayman_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -41404,609 +43511,609 @@ module cayman_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -42075,6 +44182,73 @@ module cayman_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$0
@@ -43971,6 +46145,75 @@ module cayman_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -44039,609 +46282,609 @@ module cayman_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -44710,6 +46953,73 @@ module cayman_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$1
@@ -46606,6 +48916,75 @@ module cayman_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -46674,609 +49053,609 @@ module cayman_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -47345,6 +49724,73 @@ module cayman_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$2
@@ -49241,6 +51687,75 @@ module cayman_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -49309,609 +51824,609 @@ module cayman_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -49980,6 +52495,73 @@ module cayman_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$3
@@ -51876,6 +54458,75 @@ module cayman_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -51944,609 +54595,609 @@ module cayman_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -52615,6 +55266,73 @@ module cayman_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$4
@@ -54511,6 +57229,75 @@ module cayman_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -54579,609 +57366,609 @@ module cayman_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -55250,6 +58037,73 @@ module cayman_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_tpb_top$win$5

@@ -621,6 +621,75 @@ module cayman_windows_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -689,609 +758,609 @@ module cayman_windows_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -1360,6 +1429,73 @@ module cayman_windows_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // cayman_windows_regs

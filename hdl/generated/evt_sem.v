@@ -176,6 +176,28 @@ module evt_sem(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -192,42 +214,42 @@ module evt_sem(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -258,43 +280,63 @@ module evt_sem(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // evt_sem

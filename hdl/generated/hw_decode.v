@@ -3366,6 +3366,419 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg miss_q$d$cmb;
+    reg [7:0] miss_op_q$d$cmb;
+    reg [7:0] miss_func_q$d$cmb;
+    reg miss_irq_q$d$cmb;
+    reg l1_valid$d$cmb;
+    reg l1_hit$d$cmb;
+    reg [7:0] l1_entry$d$cmb;
+    reg [15:0] l1_index$d$cmb;
+    reg [1:0] fifo_rd$d$cmb;
+    reg [1:0] fifo_wr$d$cmb;
+    reg [2:0] fifo_count$d$cmb;
+    reg ent_valid$0$d$cmb;
+    reg [7:0] ent_key_op$0$d$cmb;
+    reg [7:0] ent_key_func$0$d$cmb;
+    reg [7:0] ent_mask_op$0$d$cmb;
+    reg [7:0] ent_mask_func$0$d$cmb;
+    reg [7:0] ent_mask_w0$0$d$cmb;
+    reg [7:0] ent_mask_w1$0$d$cmb;
+    reg [15:0] ent_index$0$d$cmb;
+    reg ent_valid$1$d$cmb;
+    reg [7:0] ent_key_op$1$d$cmb;
+    reg [7:0] ent_key_func$1$d$cmb;
+    reg [7:0] ent_mask_op$1$d$cmb;
+    reg [7:0] ent_mask_func$1$d$cmb;
+    reg [7:0] ent_mask_w0$1$d$cmb;
+    reg [7:0] ent_mask_w1$1$d$cmb;
+    reg [15:0] ent_index$1$d$cmb;
+    reg ent_valid$2$d$cmb;
+    reg [7:0] ent_key_op$2$d$cmb;
+    reg [7:0] ent_key_func$2$d$cmb;
+    reg [7:0] ent_mask_op$2$d$cmb;
+    reg [7:0] ent_mask_func$2$d$cmb;
+    reg [7:0] ent_mask_w0$2$d$cmb;
+    reg [7:0] ent_mask_w1$2$d$cmb;
+    reg [15:0] ent_index$2$d$cmb;
+    reg ent_valid$3$d$cmb;
+    reg [7:0] ent_key_op$3$d$cmb;
+    reg [7:0] ent_key_func$3$d$cmb;
+    reg [7:0] ent_mask_op$3$d$cmb;
+    reg [7:0] ent_mask_func$3$d$cmb;
+    reg [7:0] ent_mask_w0$3$d$cmb;
+    reg [7:0] ent_mask_w1$3$d$cmb;
+    reg [15:0] ent_index$3$d$cmb;
+    reg ent_valid$4$d$cmb;
+    reg [7:0] ent_key_op$4$d$cmb;
+    reg [7:0] ent_key_func$4$d$cmb;
+    reg [7:0] ent_mask_op$4$d$cmb;
+    reg [7:0] ent_mask_func$4$d$cmb;
+    reg [7:0] ent_mask_w0$4$d$cmb;
+    reg [7:0] ent_mask_w1$4$d$cmb;
+    reg [15:0] ent_index$4$d$cmb;
+    reg ent_valid$5$d$cmb;
+    reg [7:0] ent_key_op$5$d$cmb;
+    reg [7:0] ent_key_func$5$d$cmb;
+    reg [7:0] ent_mask_op$5$d$cmb;
+    reg [7:0] ent_mask_func$5$d$cmb;
+    reg [7:0] ent_mask_w0$5$d$cmb;
+    reg [7:0] ent_mask_w1$5$d$cmb;
+    reg [15:0] ent_index$5$d$cmb;
+    reg ent_valid$6$d$cmb;
+    reg [7:0] ent_key_op$6$d$cmb;
+    reg [7:0] ent_key_func$6$d$cmb;
+    reg [7:0] ent_mask_op$6$d$cmb;
+    reg [7:0] ent_mask_func$6$d$cmb;
+    reg [7:0] ent_mask_w0$6$d$cmb;
+    reg [7:0] ent_mask_w1$6$d$cmb;
+    reg [15:0] ent_index$6$d$cmb;
+    reg ent_valid$7$d$cmb;
+    reg [7:0] ent_key_op$7$d$cmb;
+    reg [7:0] ent_key_func$7$d$cmb;
+    reg [7:0] ent_mask_op$7$d$cmb;
+    reg [7:0] ent_mask_func$7$d$cmb;
+    reg [7:0] ent_mask_w0$7$d$cmb;
+    reg [7:0] ent_mask_w1$7$d$cmb;
+    reg [15:0] ent_index$7$d$cmb;
+    reg ent_valid$8$d$cmb;
+    reg [7:0] ent_key_op$8$d$cmb;
+    reg [7:0] ent_key_func$8$d$cmb;
+    reg [7:0] ent_mask_op$8$d$cmb;
+    reg [7:0] ent_mask_func$8$d$cmb;
+    reg [7:0] ent_mask_w0$8$d$cmb;
+    reg [7:0] ent_mask_w1$8$d$cmb;
+    reg [15:0] ent_index$8$d$cmb;
+    reg ent_valid$9$d$cmb;
+    reg [7:0] ent_key_op$9$d$cmb;
+    reg [7:0] ent_key_func$9$d$cmb;
+    reg [7:0] ent_mask_op$9$d$cmb;
+    reg [7:0] ent_mask_func$9$d$cmb;
+    reg [7:0] ent_mask_w0$9$d$cmb;
+    reg [7:0] ent_mask_w1$9$d$cmb;
+    reg [15:0] ent_index$9$d$cmb;
+    reg ent_valid$10$d$cmb;
+    reg [7:0] ent_key_op$10$d$cmb;
+    reg [7:0] ent_key_func$10$d$cmb;
+    reg [7:0] ent_mask_op$10$d$cmb;
+    reg [7:0] ent_mask_func$10$d$cmb;
+    reg [7:0] ent_mask_w0$10$d$cmb;
+    reg [7:0] ent_mask_w1$10$d$cmb;
+    reg [15:0] ent_index$10$d$cmb;
+    reg ent_valid$11$d$cmb;
+    reg [7:0] ent_key_op$11$d$cmb;
+    reg [7:0] ent_key_func$11$d$cmb;
+    reg [7:0] ent_mask_op$11$d$cmb;
+    reg [7:0] ent_mask_func$11$d$cmb;
+    reg [7:0] ent_mask_w0$11$d$cmb;
+    reg [7:0] ent_mask_w1$11$d$cmb;
+    reg [15:0] ent_index$11$d$cmb;
+    reg ent_valid$12$d$cmb;
+    reg [7:0] ent_key_op$12$d$cmb;
+    reg [7:0] ent_key_func$12$d$cmb;
+    reg [7:0] ent_mask_op$12$d$cmb;
+    reg [7:0] ent_mask_func$12$d$cmb;
+    reg [7:0] ent_mask_w0$12$d$cmb;
+    reg [7:0] ent_mask_w1$12$d$cmb;
+    reg [15:0] ent_index$12$d$cmb;
+    reg ent_valid$13$d$cmb;
+    reg [7:0] ent_key_op$13$d$cmb;
+    reg [7:0] ent_key_func$13$d$cmb;
+    reg [7:0] ent_mask_op$13$d$cmb;
+    reg [7:0] ent_mask_func$13$d$cmb;
+    reg [7:0] ent_mask_w0$13$d$cmb;
+    reg [7:0] ent_mask_w1$13$d$cmb;
+    reg [15:0] ent_index$13$d$cmb;
+    reg ent_valid$14$d$cmb;
+    reg [7:0] ent_key_op$14$d$cmb;
+    reg [7:0] ent_key_func$14$d$cmb;
+    reg [7:0] ent_mask_op$14$d$cmb;
+    reg [7:0] ent_mask_func$14$d$cmb;
+    reg [7:0] ent_mask_w0$14$d$cmb;
+    reg [7:0] ent_mask_w1$14$d$cmb;
+    reg [15:0] ent_index$14$d$cmb;
+    reg ent_valid$15$d$cmb;
+    reg [7:0] ent_key_op$15$d$cmb;
+    reg [7:0] ent_key_func$15$d$cmb;
+    reg [7:0] ent_mask_op$15$d$cmb;
+    reg [7:0] ent_mask_func$15$d$cmb;
+    reg [7:0] ent_mask_w0$15$d$cmb;
+    reg [7:0] ent_mask_w1$15$d$cmb;
+    reg [15:0] ent_index$15$d$cmb;
+    reg ent_valid$16$d$cmb;
+    reg [7:0] ent_key_op$16$d$cmb;
+    reg [7:0] ent_key_func$16$d$cmb;
+    reg [7:0] ent_mask_op$16$d$cmb;
+    reg [7:0] ent_mask_func$16$d$cmb;
+    reg [7:0] ent_mask_w0$16$d$cmb;
+    reg [7:0] ent_mask_w1$16$d$cmb;
+    reg [15:0] ent_index$16$d$cmb;
+    reg ent_valid$17$d$cmb;
+    reg [7:0] ent_key_op$17$d$cmb;
+    reg [7:0] ent_key_func$17$d$cmb;
+    reg [7:0] ent_mask_op$17$d$cmb;
+    reg [7:0] ent_mask_func$17$d$cmb;
+    reg [7:0] ent_mask_w0$17$d$cmb;
+    reg [7:0] ent_mask_w1$17$d$cmb;
+    reg [15:0] ent_index$17$d$cmb;
+    reg ent_valid$18$d$cmb;
+    reg [7:0] ent_key_op$18$d$cmb;
+    reg [7:0] ent_key_func$18$d$cmb;
+    reg [7:0] ent_mask_op$18$d$cmb;
+    reg [7:0] ent_mask_func$18$d$cmb;
+    reg [7:0] ent_mask_w0$18$d$cmb;
+    reg [7:0] ent_mask_w1$18$d$cmb;
+    reg [15:0] ent_index$18$d$cmb;
+    reg ent_valid$19$d$cmb;
+    reg [7:0] ent_key_op$19$d$cmb;
+    reg [7:0] ent_key_func$19$d$cmb;
+    reg [7:0] ent_mask_op$19$d$cmb;
+    reg [7:0] ent_mask_func$19$d$cmb;
+    reg [7:0] ent_mask_w0$19$d$cmb;
+    reg [7:0] ent_mask_w1$19$d$cmb;
+    reg [15:0] ent_index$19$d$cmb;
+    reg ent_valid$20$d$cmb;
+    reg [7:0] ent_key_op$20$d$cmb;
+    reg [7:0] ent_key_func$20$d$cmb;
+    reg [7:0] ent_mask_op$20$d$cmb;
+    reg [7:0] ent_mask_func$20$d$cmb;
+    reg [7:0] ent_mask_w0$20$d$cmb;
+    reg [7:0] ent_mask_w1$20$d$cmb;
+    reg [15:0] ent_index$20$d$cmb;
+    reg ent_valid$21$d$cmb;
+    reg [7:0] ent_key_op$21$d$cmb;
+    reg [7:0] ent_key_func$21$d$cmb;
+    reg [7:0] ent_mask_op$21$d$cmb;
+    reg [7:0] ent_mask_func$21$d$cmb;
+    reg [7:0] ent_mask_w0$21$d$cmb;
+    reg [7:0] ent_mask_w1$21$d$cmb;
+    reg [15:0] ent_index$21$d$cmb;
+    reg ent_valid$22$d$cmb;
+    reg [7:0] ent_key_op$22$d$cmb;
+    reg [7:0] ent_key_func$22$d$cmb;
+    reg [7:0] ent_mask_op$22$d$cmb;
+    reg [7:0] ent_mask_func$22$d$cmb;
+    reg [7:0] ent_mask_w0$22$d$cmb;
+    reg [7:0] ent_mask_w1$22$d$cmb;
+    reg [15:0] ent_index$22$d$cmb;
+    reg ent_valid$23$d$cmb;
+    reg [7:0] ent_key_op$23$d$cmb;
+    reg [7:0] ent_key_func$23$d$cmb;
+    reg [7:0] ent_mask_op$23$d$cmb;
+    reg [7:0] ent_mask_func$23$d$cmb;
+    reg [7:0] ent_mask_w0$23$d$cmb;
+    reg [7:0] ent_mask_w1$23$d$cmb;
+    reg [15:0] ent_index$23$d$cmb;
+    reg ent_valid$24$d$cmb;
+    reg [7:0] ent_key_op$24$d$cmb;
+    reg [7:0] ent_key_func$24$d$cmb;
+    reg [7:0] ent_mask_op$24$d$cmb;
+    reg [7:0] ent_mask_func$24$d$cmb;
+    reg [7:0] ent_mask_w0$24$d$cmb;
+    reg [7:0] ent_mask_w1$24$d$cmb;
+    reg [15:0] ent_index$24$d$cmb;
+    reg ent_valid$25$d$cmb;
+    reg [7:0] ent_key_op$25$d$cmb;
+    reg [7:0] ent_key_func$25$d$cmb;
+    reg [7:0] ent_mask_op$25$d$cmb;
+    reg [7:0] ent_mask_func$25$d$cmb;
+    reg [7:0] ent_mask_w0$25$d$cmb;
+    reg [7:0] ent_mask_w1$25$d$cmb;
+    reg [15:0] ent_index$25$d$cmb;
+    reg ent_valid$26$d$cmb;
+    reg [7:0] ent_key_op$26$d$cmb;
+    reg [7:0] ent_key_func$26$d$cmb;
+    reg [7:0] ent_mask_op$26$d$cmb;
+    reg [7:0] ent_mask_func$26$d$cmb;
+    reg [7:0] ent_mask_w0$26$d$cmb;
+    reg [7:0] ent_mask_w1$26$d$cmb;
+    reg [15:0] ent_index$26$d$cmb;
+    reg ent_valid$27$d$cmb;
+    reg [7:0] ent_key_op$27$d$cmb;
+    reg [7:0] ent_key_func$27$d$cmb;
+    reg [7:0] ent_mask_op$27$d$cmb;
+    reg [7:0] ent_mask_func$27$d$cmb;
+    reg [7:0] ent_mask_w0$27$d$cmb;
+    reg [7:0] ent_mask_w1$27$d$cmb;
+    reg [15:0] ent_index$27$d$cmb;
+    reg ent_valid$28$d$cmb;
+    reg [7:0] ent_key_op$28$d$cmb;
+    reg [7:0] ent_key_func$28$d$cmb;
+    reg [7:0] ent_mask_op$28$d$cmb;
+    reg [7:0] ent_mask_func$28$d$cmb;
+    reg [7:0] ent_mask_w0$28$d$cmb;
+    reg [7:0] ent_mask_w1$28$d$cmb;
+    reg [15:0] ent_index$28$d$cmb;
+    reg ent_valid$29$d$cmb;
+    reg [7:0] ent_key_op$29$d$cmb;
+    reg [7:0] ent_key_func$29$d$cmb;
+    reg [7:0] ent_mask_op$29$d$cmb;
+    reg [7:0] ent_mask_func$29$d$cmb;
+    reg [7:0] ent_mask_w0$29$d$cmb;
+    reg [7:0] ent_mask_w1$29$d$cmb;
+    reg [15:0] ent_index$29$d$cmb;
+    reg ent_valid$30$d$cmb;
+    reg [7:0] ent_key_op$30$d$cmb;
+    reg [7:0] ent_key_func$30$d$cmb;
+    reg [7:0] ent_mask_op$30$d$cmb;
+    reg [7:0] ent_mask_func$30$d$cmb;
+    reg [7:0] ent_mask_w0$30$d$cmb;
+    reg [7:0] ent_mask_w1$30$d$cmb;
+    reg [15:0] ent_index$30$d$cmb;
+    reg ent_valid$31$d$cmb;
+    reg [7:0] ent_key_op$31$d$cmb;
+    reg [7:0] ent_key_func$31$d$cmb;
+    reg [7:0] ent_mask_op$31$d$cmb;
+    reg [7:0] ent_mask_func$31$d$cmb;
+    reg [7:0] ent_mask_w0$31$d$cmb;
+    reg [7:0] ent_mask_w1$31$d$cmb;
+    reg [15:0] ent_index$31$d$cmb;
+    reg ent_valid$32$d$cmb;
+    reg [7:0] ent_key_op$32$d$cmb;
+    reg [7:0] ent_key_func$32$d$cmb;
+    reg [7:0] ent_mask_op$32$d$cmb;
+    reg [7:0] ent_mask_func$32$d$cmb;
+    reg [7:0] ent_mask_w0$32$d$cmb;
+    reg [7:0] ent_mask_w1$32$d$cmb;
+    reg [15:0] ent_index$32$d$cmb;
+    reg ent_valid$33$d$cmb;
+    reg [7:0] ent_key_op$33$d$cmb;
+    reg [7:0] ent_key_func$33$d$cmb;
+    reg [7:0] ent_mask_op$33$d$cmb;
+    reg [7:0] ent_mask_func$33$d$cmb;
+    reg [7:0] ent_mask_w0$33$d$cmb;
+    reg [7:0] ent_mask_w1$33$d$cmb;
+    reg [15:0] ent_index$33$d$cmb;
+    reg ent_valid$34$d$cmb;
+    reg [7:0] ent_key_op$34$d$cmb;
+    reg [7:0] ent_key_func$34$d$cmb;
+    reg [7:0] ent_mask_op$34$d$cmb;
+    reg [7:0] ent_mask_func$34$d$cmb;
+    reg [7:0] ent_mask_w0$34$d$cmb;
+    reg [7:0] ent_mask_w1$34$d$cmb;
+    reg [15:0] ent_index$34$d$cmb;
+    reg ent_valid$35$d$cmb;
+    reg [7:0] ent_key_op$35$d$cmb;
+    reg [7:0] ent_key_func$35$d$cmb;
+    reg [7:0] ent_mask_op$35$d$cmb;
+    reg [7:0] ent_mask_func$35$d$cmb;
+    reg [7:0] ent_mask_w0$35$d$cmb;
+    reg [7:0] ent_mask_w1$35$d$cmb;
+    reg [15:0] ent_index$35$d$cmb;
+    reg ent_valid$36$d$cmb;
+    reg [7:0] ent_key_op$36$d$cmb;
+    reg [7:0] ent_key_func$36$d$cmb;
+    reg [7:0] ent_mask_op$36$d$cmb;
+    reg [7:0] ent_mask_func$36$d$cmb;
+    reg [7:0] ent_mask_w0$36$d$cmb;
+    reg [7:0] ent_mask_w1$36$d$cmb;
+    reg [15:0] ent_index$36$d$cmb;
+    reg ent_valid$37$d$cmb;
+    reg [7:0] ent_key_op$37$d$cmb;
+    reg [7:0] ent_key_func$37$d$cmb;
+    reg [7:0] ent_mask_op$37$d$cmb;
+    reg [7:0] ent_mask_func$37$d$cmb;
+    reg [7:0] ent_mask_w0$37$d$cmb;
+    reg [7:0] ent_mask_w1$37$d$cmb;
+    reg [15:0] ent_index$37$d$cmb;
+    reg ent_valid$38$d$cmb;
+    reg [7:0] ent_key_op$38$d$cmb;
+    reg [7:0] ent_key_func$38$d$cmb;
+    reg [7:0] ent_mask_op$38$d$cmb;
+    reg [7:0] ent_mask_func$38$d$cmb;
+    reg [7:0] ent_mask_w0$38$d$cmb;
+    reg [7:0] ent_mask_w1$38$d$cmb;
+    reg [15:0] ent_index$38$d$cmb;
+    reg ent_valid$39$d$cmb;
+    reg [7:0] ent_key_op$39$d$cmb;
+    reg [7:0] ent_key_func$39$d$cmb;
+    reg [7:0] ent_mask_op$39$d$cmb;
+    reg [7:0] ent_mask_func$39$d$cmb;
+    reg [7:0] ent_mask_w0$39$d$cmb;
+    reg [7:0] ent_mask_w1$39$d$cmb;
+    reg [15:0] ent_index$39$d$cmb;
+    reg ent_valid$40$d$cmb;
+    reg [7:0] ent_key_op$40$d$cmb;
+    reg [7:0] ent_key_func$40$d$cmb;
+    reg [7:0] ent_mask_op$40$d$cmb;
+    reg [7:0] ent_mask_func$40$d$cmb;
+    reg [7:0] ent_mask_w0$40$d$cmb;
+    reg [7:0] ent_mask_w1$40$d$cmb;
+    reg [15:0] ent_index$40$d$cmb;
+    reg ent_valid$41$d$cmb;
+    reg [7:0] ent_key_op$41$d$cmb;
+    reg [7:0] ent_key_func$41$d$cmb;
+    reg [7:0] ent_mask_op$41$d$cmb;
+    reg [7:0] ent_mask_func$41$d$cmb;
+    reg [7:0] ent_mask_w0$41$d$cmb;
+    reg [7:0] ent_mask_w1$41$d$cmb;
+    reg [15:0] ent_index$41$d$cmb;
+    reg ent_valid$42$d$cmb;
+    reg [7:0] ent_key_op$42$d$cmb;
+    reg [7:0] ent_key_func$42$d$cmb;
+    reg [7:0] ent_mask_op$42$d$cmb;
+    reg [7:0] ent_mask_func$42$d$cmb;
+    reg [7:0] ent_mask_w0$42$d$cmb;
+    reg [7:0] ent_mask_w1$42$d$cmb;
+    reg [15:0] ent_index$42$d$cmb;
+    reg ent_valid$43$d$cmb;
+    reg [7:0] ent_key_op$43$d$cmb;
+    reg [7:0] ent_key_func$43$d$cmb;
+    reg [7:0] ent_mask_op$43$d$cmb;
+    reg [7:0] ent_mask_func$43$d$cmb;
+    reg [7:0] ent_mask_w0$43$d$cmb;
+    reg [7:0] ent_mask_w1$43$d$cmb;
+    reg [15:0] ent_index$43$d$cmb;
+    reg ent_valid$44$d$cmb;
+    reg [7:0] ent_key_op$44$d$cmb;
+    reg [7:0] ent_key_func$44$d$cmb;
+    reg [7:0] ent_mask_op$44$d$cmb;
+    reg [7:0] ent_mask_func$44$d$cmb;
+    reg [7:0] ent_mask_w0$44$d$cmb;
+    reg [7:0] ent_mask_w1$44$d$cmb;
+    reg [15:0] ent_index$44$d$cmb;
+    reg ent_valid$45$d$cmb;
+    reg [7:0] ent_key_op$45$d$cmb;
+    reg [7:0] ent_key_func$45$d$cmb;
+    reg [7:0] ent_mask_op$45$d$cmb;
+    reg [7:0] ent_mask_func$45$d$cmb;
+    reg [7:0] ent_mask_w0$45$d$cmb;
+    reg [7:0] ent_mask_w1$45$d$cmb;
+    reg [15:0] ent_index$45$d$cmb;
+    reg ent_valid$46$d$cmb;
+    reg [7:0] ent_key_op$46$d$cmb;
+    reg [7:0] ent_key_func$46$d$cmb;
+    reg [7:0] ent_mask_op$46$d$cmb;
+    reg [7:0] ent_mask_func$46$d$cmb;
+    reg [7:0] ent_mask_w0$46$d$cmb;
+    reg [7:0] ent_mask_w1$46$d$cmb;
+    reg [15:0] ent_index$46$d$cmb;
+    reg fifo_hit_r$0$d$cmb;
+    reg [7:0] fifo_entry_r$0$d$cmb;
+    reg [15:0] fifo_index_r$0$d$cmb;
+    reg [31:0] fifo_handler_r$0$d$cmb;
+    reg fifo_hit_r$1$d$cmb;
+    reg [7:0] fifo_entry_r$1$d$cmb;
+    reg [15:0] fifo_index_r$1$d$cmb;
+    reg [31:0] fifo_handler_r$1$d$cmb;
+    reg fifo_hit_r$2$d$cmb;
+    reg [7:0] fifo_entry_r$2$d$cmb;
+    reg [15:0] fifo_index_r$2$d$cmb;
+    reg [31:0] fifo_handler_r$2$d$cmb;
+    reg fifo_hit_r$3$d$cmb;
+    reg [7:0] fifo_entry_r$3$d$cmb;
+    reg [15:0] fifo_index_r$3$d$cmb;
+    reg [31:0] fifo_handler_r$3$d$cmb;
+    reg handler_ram$write_enable$cmb;
+    reg fifo_hit$cmb;
+    reg [7:0] fifo_entry$cmb;
+    reg [15:0] fifo_index$cmb;
+    reg [31:0] fifo_handler$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -3381,813 +3794,813 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         fifo_rd$clock = clock;
         fifo_wr$clock = clock;
         fifo_count$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        miss_q$d = miss_q$q;
-        miss_op_q$d = miss_op_q$q;
-        miss_func_q$d = miss_func_q$q;
-        miss_irq_q$d = miss_irq_q$q;
-        l1_valid$d = l1_valid$q;
-        l1_hit$d = l1_hit$q;
-        l1_entry$d = l1_entry$q;
-        l1_index$d = l1_index$q;
-        fifo_rd$d = fifo_rd$q;
-        fifo_wr$d = fifo_wr$q;
-        fifo_count$d = fifo_count$q;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        miss_q$d$cmb = miss_q$q;
+        miss_op_q$d$cmb = miss_op_q$q;
+        miss_func_q$d$cmb = miss_func_q$q;
+        miss_irq_q$d$cmb = miss_irq_q$q;
+        l1_valid$d$cmb = l1_valid$q;
+        l1_hit$d$cmb = l1_hit$q;
+        l1_entry$d$cmb = l1_entry$q;
+        l1_index$d$cmb = l1_index$q;
+        fifo_rd$d$cmb = fifo_rd$q;
+        fifo_wr$d$cmb = fifo_wr$q;
+        fifo_count$d$cmb = fifo_count$q;
         ent_valid$0$clock = clock;
-        ent_valid$0$d = ent_valid$0$q;
+        ent_valid$0$d$cmb = ent_valid$0$q;
         ent_key_op$0$clock = clock;
-        ent_key_op$0$d = ent_key_op$0$q;
+        ent_key_op$0$d$cmb = ent_key_op$0$q;
         ent_key_func$0$clock = clock;
-        ent_key_func$0$d = ent_key_func$0$q;
+        ent_key_func$0$d$cmb = ent_key_func$0$q;
         ent_mask_op$0$clock = clock;
-        ent_mask_op$0$d = ent_mask_op$0$q;
+        ent_mask_op$0$d$cmb = ent_mask_op$0$q;
         ent_mask_func$0$clock = clock;
-        ent_mask_func$0$d = ent_mask_func$0$q;
+        ent_mask_func$0$d$cmb = ent_mask_func$0$q;
         ent_mask_w0$0$clock = clock;
-        ent_mask_w0$0$d = ent_mask_w0$0$q;
+        ent_mask_w0$0$d$cmb = ent_mask_w0$0$q;
         ent_mask_w1$0$clock = clock;
-        ent_mask_w1$0$d = ent_mask_w1$0$q;
+        ent_mask_w1$0$d$cmb = ent_mask_w1$0$q;
         ent_index$0$clock = clock;
-        ent_index$0$d = ent_index$0$q;
+        ent_index$0$d$cmb = ent_index$0$q;
         ent_valid$1$clock = clock;
-        ent_valid$1$d = ent_valid$1$q;
+        ent_valid$1$d$cmb = ent_valid$1$q;
         ent_key_op$1$clock = clock;
-        ent_key_op$1$d = ent_key_op$1$q;
+        ent_key_op$1$d$cmb = ent_key_op$1$q;
         ent_key_func$1$clock = clock;
-        ent_key_func$1$d = ent_key_func$1$q;
+        ent_key_func$1$d$cmb = ent_key_func$1$q;
         ent_mask_op$1$clock = clock;
-        ent_mask_op$1$d = ent_mask_op$1$q;
+        ent_mask_op$1$d$cmb = ent_mask_op$1$q;
         ent_mask_func$1$clock = clock;
-        ent_mask_func$1$d = ent_mask_func$1$q;
+        ent_mask_func$1$d$cmb = ent_mask_func$1$q;
         ent_mask_w0$1$clock = clock;
-        ent_mask_w0$1$d = ent_mask_w0$1$q;
+        ent_mask_w0$1$d$cmb = ent_mask_w0$1$q;
         ent_mask_w1$1$clock = clock;
-        ent_mask_w1$1$d = ent_mask_w1$1$q;
+        ent_mask_w1$1$d$cmb = ent_mask_w1$1$q;
         ent_index$1$clock = clock;
-        ent_index$1$d = ent_index$1$q;
+        ent_index$1$d$cmb = ent_index$1$q;
         ent_valid$2$clock = clock;
-        ent_valid$2$d = ent_valid$2$q;
+        ent_valid$2$d$cmb = ent_valid$2$q;
         ent_key_op$2$clock = clock;
-        ent_key_op$2$d = ent_key_op$2$q;
+        ent_key_op$2$d$cmb = ent_key_op$2$q;
         ent_key_func$2$clock = clock;
-        ent_key_func$2$d = ent_key_func$2$q;
+        ent_key_func$2$d$cmb = ent_key_func$2$q;
         ent_mask_op$2$clock = clock;
-        ent_mask_op$2$d = ent_mask_op$2$q;
+        ent_mask_op$2$d$cmb = ent_mask_op$2$q;
         ent_mask_func$2$clock = clock;
-        ent_mask_func$2$d = ent_mask_func$2$q;
+        ent_mask_func$2$d$cmb = ent_mask_func$2$q;
         ent_mask_w0$2$clock = clock;
-        ent_mask_w0$2$d = ent_mask_w0$2$q;
+        ent_mask_w0$2$d$cmb = ent_mask_w0$2$q;
         ent_mask_w1$2$clock = clock;
-        ent_mask_w1$2$d = ent_mask_w1$2$q;
+        ent_mask_w1$2$d$cmb = ent_mask_w1$2$q;
         ent_index$2$clock = clock;
-        ent_index$2$d = ent_index$2$q;
+        ent_index$2$d$cmb = ent_index$2$q;
         ent_valid$3$clock = clock;
-        ent_valid$3$d = ent_valid$3$q;
+        ent_valid$3$d$cmb = ent_valid$3$q;
         ent_key_op$3$clock = clock;
-        ent_key_op$3$d = ent_key_op$3$q;
+        ent_key_op$3$d$cmb = ent_key_op$3$q;
         ent_key_func$3$clock = clock;
-        ent_key_func$3$d = ent_key_func$3$q;
+        ent_key_func$3$d$cmb = ent_key_func$3$q;
         ent_mask_op$3$clock = clock;
-        ent_mask_op$3$d = ent_mask_op$3$q;
+        ent_mask_op$3$d$cmb = ent_mask_op$3$q;
         ent_mask_func$3$clock = clock;
-        ent_mask_func$3$d = ent_mask_func$3$q;
+        ent_mask_func$3$d$cmb = ent_mask_func$3$q;
         ent_mask_w0$3$clock = clock;
-        ent_mask_w0$3$d = ent_mask_w0$3$q;
+        ent_mask_w0$3$d$cmb = ent_mask_w0$3$q;
         ent_mask_w1$3$clock = clock;
-        ent_mask_w1$3$d = ent_mask_w1$3$q;
+        ent_mask_w1$3$d$cmb = ent_mask_w1$3$q;
         ent_index$3$clock = clock;
-        ent_index$3$d = ent_index$3$q;
+        ent_index$3$d$cmb = ent_index$3$q;
         ent_valid$4$clock = clock;
-        ent_valid$4$d = ent_valid$4$q;
+        ent_valid$4$d$cmb = ent_valid$4$q;
         ent_key_op$4$clock = clock;
-        ent_key_op$4$d = ent_key_op$4$q;
+        ent_key_op$4$d$cmb = ent_key_op$4$q;
         ent_key_func$4$clock = clock;
-        ent_key_func$4$d = ent_key_func$4$q;
+        ent_key_func$4$d$cmb = ent_key_func$4$q;
         ent_mask_op$4$clock = clock;
-        ent_mask_op$4$d = ent_mask_op$4$q;
+        ent_mask_op$4$d$cmb = ent_mask_op$4$q;
         ent_mask_func$4$clock = clock;
-        ent_mask_func$4$d = ent_mask_func$4$q;
+        ent_mask_func$4$d$cmb = ent_mask_func$4$q;
         ent_mask_w0$4$clock = clock;
-        ent_mask_w0$4$d = ent_mask_w0$4$q;
+        ent_mask_w0$4$d$cmb = ent_mask_w0$4$q;
         ent_mask_w1$4$clock = clock;
-        ent_mask_w1$4$d = ent_mask_w1$4$q;
+        ent_mask_w1$4$d$cmb = ent_mask_w1$4$q;
         ent_index$4$clock = clock;
-        ent_index$4$d = ent_index$4$q;
+        ent_index$4$d$cmb = ent_index$4$q;
         ent_valid$5$clock = clock;
-        ent_valid$5$d = ent_valid$5$q;
+        ent_valid$5$d$cmb = ent_valid$5$q;
         ent_key_op$5$clock = clock;
-        ent_key_op$5$d = ent_key_op$5$q;
+        ent_key_op$5$d$cmb = ent_key_op$5$q;
         ent_key_func$5$clock = clock;
-        ent_key_func$5$d = ent_key_func$5$q;
+        ent_key_func$5$d$cmb = ent_key_func$5$q;
         ent_mask_op$5$clock = clock;
-        ent_mask_op$5$d = ent_mask_op$5$q;
+        ent_mask_op$5$d$cmb = ent_mask_op$5$q;
         ent_mask_func$5$clock = clock;
-        ent_mask_func$5$d = ent_mask_func$5$q;
+        ent_mask_func$5$d$cmb = ent_mask_func$5$q;
         ent_mask_w0$5$clock = clock;
-        ent_mask_w0$5$d = ent_mask_w0$5$q;
+        ent_mask_w0$5$d$cmb = ent_mask_w0$5$q;
         ent_mask_w1$5$clock = clock;
-        ent_mask_w1$5$d = ent_mask_w1$5$q;
+        ent_mask_w1$5$d$cmb = ent_mask_w1$5$q;
         ent_index$5$clock = clock;
-        ent_index$5$d = ent_index$5$q;
+        ent_index$5$d$cmb = ent_index$5$q;
         ent_valid$6$clock = clock;
-        ent_valid$6$d = ent_valid$6$q;
+        ent_valid$6$d$cmb = ent_valid$6$q;
         ent_key_op$6$clock = clock;
-        ent_key_op$6$d = ent_key_op$6$q;
+        ent_key_op$6$d$cmb = ent_key_op$6$q;
         ent_key_func$6$clock = clock;
-        ent_key_func$6$d = ent_key_func$6$q;
+        ent_key_func$6$d$cmb = ent_key_func$6$q;
         ent_mask_op$6$clock = clock;
-        ent_mask_op$6$d = ent_mask_op$6$q;
+        ent_mask_op$6$d$cmb = ent_mask_op$6$q;
         ent_mask_func$6$clock = clock;
-        ent_mask_func$6$d = ent_mask_func$6$q;
+        ent_mask_func$6$d$cmb = ent_mask_func$6$q;
         ent_mask_w0$6$clock = clock;
-        ent_mask_w0$6$d = ent_mask_w0$6$q;
+        ent_mask_w0$6$d$cmb = ent_mask_w0$6$q;
         ent_mask_w1$6$clock = clock;
-        ent_mask_w1$6$d = ent_mask_w1$6$q;
+        ent_mask_w1$6$d$cmb = ent_mask_w1$6$q;
         ent_index$6$clock = clock;
-        ent_index$6$d = ent_index$6$q;
+        ent_index$6$d$cmb = ent_index$6$q;
         ent_valid$7$clock = clock;
-        ent_valid$7$d = ent_valid$7$q;
+        ent_valid$7$d$cmb = ent_valid$7$q;
         ent_key_op$7$clock = clock;
-        ent_key_op$7$d = ent_key_op$7$q;
+        ent_key_op$7$d$cmb = ent_key_op$7$q;
         ent_key_func$7$clock = clock;
-        ent_key_func$7$d = ent_key_func$7$q;
+        ent_key_func$7$d$cmb = ent_key_func$7$q;
         ent_mask_op$7$clock = clock;
-        ent_mask_op$7$d = ent_mask_op$7$q;
+        ent_mask_op$7$d$cmb = ent_mask_op$7$q;
         ent_mask_func$7$clock = clock;
-        ent_mask_func$7$d = ent_mask_func$7$q;
+        ent_mask_func$7$d$cmb = ent_mask_func$7$q;
         ent_mask_w0$7$clock = clock;
-        ent_mask_w0$7$d = ent_mask_w0$7$q;
+        ent_mask_w0$7$d$cmb = ent_mask_w0$7$q;
         ent_mask_w1$7$clock = clock;
-        ent_mask_w1$7$d = ent_mask_w1$7$q;
+        ent_mask_w1$7$d$cmb = ent_mask_w1$7$q;
         ent_index$7$clock = clock;
-        ent_index$7$d = ent_index$7$q;
+        ent_index$7$d$cmb = ent_index$7$q;
         ent_valid$8$clock = clock;
-        ent_valid$8$d = ent_valid$8$q;
+        ent_valid$8$d$cmb = ent_valid$8$q;
         ent_key_op$8$clock = clock;
-        ent_key_op$8$d = ent_key_op$8$q;
+        ent_key_op$8$d$cmb = ent_key_op$8$q;
         ent_key_func$8$clock = clock;
-        ent_key_func$8$d = ent_key_func$8$q;
+        ent_key_func$8$d$cmb = ent_key_func$8$q;
         ent_mask_op$8$clock = clock;
-        ent_mask_op$8$d = ent_mask_op$8$q;
+        ent_mask_op$8$d$cmb = ent_mask_op$8$q;
         ent_mask_func$8$clock = clock;
-        ent_mask_func$8$d = ent_mask_func$8$q;
+        ent_mask_func$8$d$cmb = ent_mask_func$8$q;
         ent_mask_w0$8$clock = clock;
-        ent_mask_w0$8$d = ent_mask_w0$8$q;
+        ent_mask_w0$8$d$cmb = ent_mask_w0$8$q;
         ent_mask_w1$8$clock = clock;
-        ent_mask_w1$8$d = ent_mask_w1$8$q;
+        ent_mask_w1$8$d$cmb = ent_mask_w1$8$q;
         ent_index$8$clock = clock;
-        ent_index$8$d = ent_index$8$q;
+        ent_index$8$d$cmb = ent_index$8$q;
         ent_valid$9$clock = clock;
-        ent_valid$9$d = ent_valid$9$q;
+        ent_valid$9$d$cmb = ent_valid$9$q;
         ent_key_op$9$clock = clock;
-        ent_key_op$9$d = ent_key_op$9$q;
+        ent_key_op$9$d$cmb = ent_key_op$9$q;
         ent_key_func$9$clock = clock;
-        ent_key_func$9$d = ent_key_func$9$q;
+        ent_key_func$9$d$cmb = ent_key_func$9$q;
         ent_mask_op$9$clock = clock;
-        ent_mask_op$9$d = ent_mask_op$9$q;
+        ent_mask_op$9$d$cmb = ent_mask_op$9$q;
         ent_mask_func$9$clock = clock;
-        ent_mask_func$9$d = ent_mask_func$9$q;
+        ent_mask_func$9$d$cmb = ent_mask_func$9$q;
         ent_mask_w0$9$clock = clock;
-        ent_mask_w0$9$d = ent_mask_w0$9$q;
+        ent_mask_w0$9$d$cmb = ent_mask_w0$9$q;
         ent_mask_w1$9$clock = clock;
-        ent_mask_w1$9$d = ent_mask_w1$9$q;
+        ent_mask_w1$9$d$cmb = ent_mask_w1$9$q;
         ent_index$9$clock = clock;
-        ent_index$9$d = ent_index$9$q;
+        ent_index$9$d$cmb = ent_index$9$q;
         ent_valid$10$clock = clock;
-        ent_valid$10$d = ent_valid$10$q;
+        ent_valid$10$d$cmb = ent_valid$10$q;
         ent_key_op$10$clock = clock;
-        ent_key_op$10$d = ent_key_op$10$q;
+        ent_key_op$10$d$cmb = ent_key_op$10$q;
         ent_key_func$10$clock = clock;
-        ent_key_func$10$d = ent_key_func$10$q;
+        ent_key_func$10$d$cmb = ent_key_func$10$q;
         ent_mask_op$10$clock = clock;
-        ent_mask_op$10$d = ent_mask_op$10$q;
+        ent_mask_op$10$d$cmb = ent_mask_op$10$q;
         ent_mask_func$10$clock = clock;
-        ent_mask_func$10$d = ent_mask_func$10$q;
+        ent_mask_func$10$d$cmb = ent_mask_func$10$q;
         ent_mask_w0$10$clock = clock;
-        ent_mask_w0$10$d = ent_mask_w0$10$q;
+        ent_mask_w0$10$d$cmb = ent_mask_w0$10$q;
         ent_mask_w1$10$clock = clock;
-        ent_mask_w1$10$d = ent_mask_w1$10$q;
+        ent_mask_w1$10$d$cmb = ent_mask_w1$10$q;
         ent_index$10$clock = clock;
-        ent_index$10$d = ent_index$10$q;
+        ent_index$10$d$cmb = ent_index$10$q;
         ent_valid$11$clock = clock;
-        ent_valid$11$d = ent_valid$11$q;
+        ent_valid$11$d$cmb = ent_valid$11$q;
         ent_key_op$11$clock = clock;
-        ent_key_op$11$d = ent_key_op$11$q;
+        ent_key_op$11$d$cmb = ent_key_op$11$q;
         ent_key_func$11$clock = clock;
-        ent_key_func$11$d = ent_key_func$11$q;
+        ent_key_func$11$d$cmb = ent_key_func$11$q;
         ent_mask_op$11$clock = clock;
-        ent_mask_op$11$d = ent_mask_op$11$q;
+        ent_mask_op$11$d$cmb = ent_mask_op$11$q;
         ent_mask_func$11$clock = clock;
-        ent_mask_func$11$d = ent_mask_func$11$q;
+        ent_mask_func$11$d$cmb = ent_mask_func$11$q;
         ent_mask_w0$11$clock = clock;
-        ent_mask_w0$11$d = ent_mask_w0$11$q;
+        ent_mask_w0$11$d$cmb = ent_mask_w0$11$q;
         ent_mask_w1$11$clock = clock;
-        ent_mask_w1$11$d = ent_mask_w1$11$q;
+        ent_mask_w1$11$d$cmb = ent_mask_w1$11$q;
         ent_index$11$clock = clock;
-        ent_index$11$d = ent_index$11$q;
+        ent_index$11$d$cmb = ent_index$11$q;
         ent_valid$12$clock = clock;
-        ent_valid$12$d = ent_valid$12$q;
+        ent_valid$12$d$cmb = ent_valid$12$q;
         ent_key_op$12$clock = clock;
-        ent_key_op$12$d = ent_key_op$12$q;
+        ent_key_op$12$d$cmb = ent_key_op$12$q;
         ent_key_func$12$clock = clock;
-        ent_key_func$12$d = ent_key_func$12$q;
+        ent_key_func$12$d$cmb = ent_key_func$12$q;
         ent_mask_op$12$clock = clock;
-        ent_mask_op$12$d = ent_mask_op$12$q;
+        ent_mask_op$12$d$cmb = ent_mask_op$12$q;
         ent_mask_func$12$clock = clock;
-        ent_mask_func$12$d = ent_mask_func$12$q;
+        ent_mask_func$12$d$cmb = ent_mask_func$12$q;
         ent_mask_w0$12$clock = clock;
-        ent_mask_w0$12$d = ent_mask_w0$12$q;
+        ent_mask_w0$12$d$cmb = ent_mask_w0$12$q;
         ent_mask_w1$12$clock = clock;
-        ent_mask_w1$12$d = ent_mask_w1$12$q;
+        ent_mask_w1$12$d$cmb = ent_mask_w1$12$q;
         ent_index$12$clock = clock;
-        ent_index$12$d = ent_index$12$q;
+        ent_index$12$d$cmb = ent_index$12$q;
         ent_valid$13$clock = clock;
-        ent_valid$13$d = ent_valid$13$q;
+        ent_valid$13$d$cmb = ent_valid$13$q;
         ent_key_op$13$clock = clock;
-        ent_key_op$13$d = ent_key_op$13$q;
+        ent_key_op$13$d$cmb = ent_key_op$13$q;
         ent_key_func$13$clock = clock;
-        ent_key_func$13$d = ent_key_func$13$q;
+        ent_key_func$13$d$cmb = ent_key_func$13$q;
         ent_mask_op$13$clock = clock;
-        ent_mask_op$13$d = ent_mask_op$13$q;
+        ent_mask_op$13$d$cmb = ent_mask_op$13$q;
         ent_mask_func$13$clock = clock;
-        ent_mask_func$13$d = ent_mask_func$13$q;
+        ent_mask_func$13$d$cmb = ent_mask_func$13$q;
         ent_mask_w0$13$clock = clock;
-        ent_mask_w0$13$d = ent_mask_w0$13$q;
+        ent_mask_w0$13$d$cmb = ent_mask_w0$13$q;
         ent_mask_w1$13$clock = clock;
-        ent_mask_w1$13$d = ent_mask_w1$13$q;
+        ent_mask_w1$13$d$cmb = ent_mask_w1$13$q;
         ent_index$13$clock = clock;
-        ent_index$13$d = ent_index$13$q;
+        ent_index$13$d$cmb = ent_index$13$q;
         ent_valid$14$clock = clock;
-        ent_valid$14$d = ent_valid$14$q;
+        ent_valid$14$d$cmb = ent_valid$14$q;
         ent_key_op$14$clock = clock;
-        ent_key_op$14$d = ent_key_op$14$q;
+        ent_key_op$14$d$cmb = ent_key_op$14$q;
         ent_key_func$14$clock = clock;
-        ent_key_func$14$d = ent_key_func$14$q;
+        ent_key_func$14$d$cmb = ent_key_func$14$q;
         ent_mask_op$14$clock = clock;
-        ent_mask_op$14$d = ent_mask_op$14$q;
+        ent_mask_op$14$d$cmb = ent_mask_op$14$q;
         ent_mask_func$14$clock = clock;
-        ent_mask_func$14$d = ent_mask_func$14$q;
+        ent_mask_func$14$d$cmb = ent_mask_func$14$q;
         ent_mask_w0$14$clock = clock;
-        ent_mask_w0$14$d = ent_mask_w0$14$q;
+        ent_mask_w0$14$d$cmb = ent_mask_w0$14$q;
         ent_mask_w1$14$clock = clock;
-        ent_mask_w1$14$d = ent_mask_w1$14$q;
+        ent_mask_w1$14$d$cmb = ent_mask_w1$14$q;
         ent_index$14$clock = clock;
-        ent_index$14$d = ent_index$14$q;
+        ent_index$14$d$cmb = ent_index$14$q;
         ent_valid$15$clock = clock;
-        ent_valid$15$d = ent_valid$15$q;
+        ent_valid$15$d$cmb = ent_valid$15$q;
         ent_key_op$15$clock = clock;
-        ent_key_op$15$d = ent_key_op$15$q;
+        ent_key_op$15$d$cmb = ent_key_op$15$q;
         ent_key_func$15$clock = clock;
-        ent_key_func$15$d = ent_key_func$15$q;
+        ent_key_func$15$d$cmb = ent_key_func$15$q;
         ent_mask_op$15$clock = clock;
-        ent_mask_op$15$d = ent_mask_op$15$q;
+        ent_mask_op$15$d$cmb = ent_mask_op$15$q;
         ent_mask_func$15$clock = clock;
-        ent_mask_func$15$d = ent_mask_func$15$q;
+        ent_mask_func$15$d$cmb = ent_mask_func$15$q;
         ent_mask_w0$15$clock = clock;
-        ent_mask_w0$15$d = ent_mask_w0$15$q;
+        ent_mask_w0$15$d$cmb = ent_mask_w0$15$q;
         ent_mask_w1$15$clock = clock;
-        ent_mask_w1$15$d = ent_mask_w1$15$q;
+        ent_mask_w1$15$d$cmb = ent_mask_w1$15$q;
         ent_index$15$clock = clock;
-        ent_index$15$d = ent_index$15$q;
+        ent_index$15$d$cmb = ent_index$15$q;
         ent_valid$16$clock = clock;
-        ent_valid$16$d = ent_valid$16$q;
+        ent_valid$16$d$cmb = ent_valid$16$q;
         ent_key_op$16$clock = clock;
-        ent_key_op$16$d = ent_key_op$16$q;
+        ent_key_op$16$d$cmb = ent_key_op$16$q;
         ent_key_func$16$clock = clock;
-        ent_key_func$16$d = ent_key_func$16$q;
+        ent_key_func$16$d$cmb = ent_key_func$16$q;
         ent_mask_op$16$clock = clock;
-        ent_mask_op$16$d = ent_mask_op$16$q;
+        ent_mask_op$16$d$cmb = ent_mask_op$16$q;
         ent_mask_func$16$clock = clock;
-        ent_mask_func$16$d = ent_mask_func$16$q;
+        ent_mask_func$16$d$cmb = ent_mask_func$16$q;
         ent_mask_w0$16$clock = clock;
-        ent_mask_w0$16$d = ent_mask_w0$16$q;
+        ent_mask_w0$16$d$cmb = ent_mask_w0$16$q;
         ent_mask_w1$16$clock = clock;
-        ent_mask_w1$16$d = ent_mask_w1$16$q;
+        ent_mask_w1$16$d$cmb = ent_mask_w1$16$q;
         ent_index$16$clock = clock;
-        ent_index$16$d = ent_index$16$q;
+        ent_index$16$d$cmb = ent_index$16$q;
         ent_valid$17$clock = clock;
-        ent_valid$17$d = ent_valid$17$q;
+        ent_valid$17$d$cmb = ent_valid$17$q;
         ent_key_op$17$clock = clock;
-        ent_key_op$17$d = ent_key_op$17$q;
+        ent_key_op$17$d$cmb = ent_key_op$17$q;
         ent_key_func$17$clock = clock;
-        ent_key_func$17$d = ent_key_func$17$q;
+        ent_key_func$17$d$cmb = ent_key_func$17$q;
         ent_mask_op$17$clock = clock;
-        ent_mask_op$17$d = ent_mask_op$17$q;
+        ent_mask_op$17$d$cmb = ent_mask_op$17$q;
         ent_mask_func$17$clock = clock;
-        ent_mask_func$17$d = ent_mask_func$17$q;
+        ent_mask_func$17$d$cmb = ent_mask_func$17$q;
         ent_mask_w0$17$clock = clock;
-        ent_mask_w0$17$d = ent_mask_w0$17$q;
+        ent_mask_w0$17$d$cmb = ent_mask_w0$17$q;
         ent_mask_w1$17$clock = clock;
-        ent_mask_w1$17$d = ent_mask_w1$17$q;
+        ent_mask_w1$17$d$cmb = ent_mask_w1$17$q;
         ent_index$17$clock = clock;
-        ent_index$17$d = ent_index$17$q;
+        ent_index$17$d$cmb = ent_index$17$q;
         ent_valid$18$clock = clock;
-        ent_valid$18$d = ent_valid$18$q;
+        ent_valid$18$d$cmb = ent_valid$18$q;
         ent_key_op$18$clock = clock;
-        ent_key_op$18$d = ent_key_op$18$q;
+        ent_key_op$18$d$cmb = ent_key_op$18$q;
         ent_key_func$18$clock = clock;
-        ent_key_func$18$d = ent_key_func$18$q;
+        ent_key_func$18$d$cmb = ent_key_func$18$q;
         ent_mask_op$18$clock = clock;
-        ent_mask_op$18$d = ent_mask_op$18$q;
+        ent_mask_op$18$d$cmb = ent_mask_op$18$q;
         ent_mask_func$18$clock = clock;
-        ent_mask_func$18$d = ent_mask_func$18$q;
+        ent_mask_func$18$d$cmb = ent_mask_func$18$q;
         ent_mask_w0$18$clock = clock;
-        ent_mask_w0$18$d = ent_mask_w0$18$q;
+        ent_mask_w0$18$d$cmb = ent_mask_w0$18$q;
         ent_mask_w1$18$clock = clock;
-        ent_mask_w1$18$d = ent_mask_w1$18$q;
+        ent_mask_w1$18$d$cmb = ent_mask_w1$18$q;
         ent_index$18$clock = clock;
-        ent_index$18$d = ent_index$18$q;
+        ent_index$18$d$cmb = ent_index$18$q;
         ent_valid$19$clock = clock;
-        ent_valid$19$d = ent_valid$19$q;
+        ent_valid$19$d$cmb = ent_valid$19$q;
         ent_key_op$19$clock = clock;
-        ent_key_op$19$d = ent_key_op$19$q;
+        ent_key_op$19$d$cmb = ent_key_op$19$q;
         ent_key_func$19$clock = clock;
-        ent_key_func$19$d = ent_key_func$19$q;
+        ent_key_func$19$d$cmb = ent_key_func$19$q;
         ent_mask_op$19$clock = clock;
-        ent_mask_op$19$d = ent_mask_op$19$q;
+        ent_mask_op$19$d$cmb = ent_mask_op$19$q;
         ent_mask_func$19$clock = clock;
-        ent_mask_func$19$d = ent_mask_func$19$q;
+        ent_mask_func$19$d$cmb = ent_mask_func$19$q;
         ent_mask_w0$19$clock = clock;
-        ent_mask_w0$19$d = ent_mask_w0$19$q;
+        ent_mask_w0$19$d$cmb = ent_mask_w0$19$q;
         ent_mask_w1$19$clock = clock;
-        ent_mask_w1$19$d = ent_mask_w1$19$q;
+        ent_mask_w1$19$d$cmb = ent_mask_w1$19$q;
         ent_index$19$clock = clock;
-        ent_index$19$d = ent_index$19$q;
+        ent_index$19$d$cmb = ent_index$19$q;
         ent_valid$20$clock = clock;
-        ent_valid$20$d = ent_valid$20$q;
+        ent_valid$20$d$cmb = ent_valid$20$q;
         ent_key_op$20$clock = clock;
-        ent_key_op$20$d = ent_key_op$20$q;
+        ent_key_op$20$d$cmb = ent_key_op$20$q;
         ent_key_func$20$clock = clock;
-        ent_key_func$20$d = ent_key_func$20$q;
+        ent_key_func$20$d$cmb = ent_key_func$20$q;
         ent_mask_op$20$clock = clock;
-        ent_mask_op$20$d = ent_mask_op$20$q;
+        ent_mask_op$20$d$cmb = ent_mask_op$20$q;
         ent_mask_func$20$clock = clock;
-        ent_mask_func$20$d = ent_mask_func$20$q;
+        ent_mask_func$20$d$cmb = ent_mask_func$20$q;
         ent_mask_w0$20$clock = clock;
-        ent_mask_w0$20$d = ent_mask_w0$20$q;
+        ent_mask_w0$20$d$cmb = ent_mask_w0$20$q;
         ent_mask_w1$20$clock = clock;
-        ent_mask_w1$20$d = ent_mask_w1$20$q;
+        ent_mask_w1$20$d$cmb = ent_mask_w1$20$q;
         ent_index$20$clock = clock;
-        ent_index$20$d = ent_index$20$q;
+        ent_index$20$d$cmb = ent_index$20$q;
         ent_valid$21$clock = clock;
-        ent_valid$21$d = ent_valid$21$q;
+        ent_valid$21$d$cmb = ent_valid$21$q;
         ent_key_op$21$clock = clock;
-        ent_key_op$21$d = ent_key_op$21$q;
+        ent_key_op$21$d$cmb = ent_key_op$21$q;
         ent_key_func$21$clock = clock;
-        ent_key_func$21$d = ent_key_func$21$q;
+        ent_key_func$21$d$cmb = ent_key_func$21$q;
         ent_mask_op$21$clock = clock;
-        ent_mask_op$21$d = ent_mask_op$21$q;
+        ent_mask_op$21$d$cmb = ent_mask_op$21$q;
         ent_mask_func$21$clock = clock;
-        ent_mask_func$21$d = ent_mask_func$21$q;
+        ent_mask_func$21$d$cmb = ent_mask_func$21$q;
         ent_mask_w0$21$clock = clock;
-        ent_mask_w0$21$d = ent_mask_w0$21$q;
+        ent_mask_w0$21$d$cmb = ent_mask_w0$21$q;
         ent_mask_w1$21$clock = clock;
-        ent_mask_w1$21$d = ent_mask_w1$21$q;
+        ent_mask_w1$21$d$cmb = ent_mask_w1$21$q;
         ent_index$21$clock = clock;
-        ent_index$21$d = ent_index$21$q;
+        ent_index$21$d$cmb = ent_index$21$q;
         ent_valid$22$clock = clock;
-        ent_valid$22$d = ent_valid$22$q;
+        ent_valid$22$d$cmb = ent_valid$22$q;
         ent_key_op$22$clock = clock;
-        ent_key_op$22$d = ent_key_op$22$q;
+        ent_key_op$22$d$cmb = ent_key_op$22$q;
         ent_key_func$22$clock = clock;
-        ent_key_func$22$d = ent_key_func$22$q;
+        ent_key_func$22$d$cmb = ent_key_func$22$q;
         ent_mask_op$22$clock = clock;
-        ent_mask_op$22$d = ent_mask_op$22$q;
+        ent_mask_op$22$d$cmb = ent_mask_op$22$q;
         ent_mask_func$22$clock = clock;
-        ent_mask_func$22$d = ent_mask_func$22$q;
+        ent_mask_func$22$d$cmb = ent_mask_func$22$q;
         ent_mask_w0$22$clock = clock;
-        ent_mask_w0$22$d = ent_mask_w0$22$q;
+        ent_mask_w0$22$d$cmb = ent_mask_w0$22$q;
         ent_mask_w1$22$clock = clock;
-        ent_mask_w1$22$d = ent_mask_w1$22$q;
+        ent_mask_w1$22$d$cmb = ent_mask_w1$22$q;
         ent_index$22$clock = clock;
-        ent_index$22$d = ent_index$22$q;
+        ent_index$22$d$cmb = ent_index$22$q;
         ent_valid$23$clock = clock;
-        ent_valid$23$d = ent_valid$23$q;
+        ent_valid$23$d$cmb = ent_valid$23$q;
         ent_key_op$23$clock = clock;
-        ent_key_op$23$d = ent_key_op$23$q;
+        ent_key_op$23$d$cmb = ent_key_op$23$q;
         ent_key_func$23$clock = clock;
-        ent_key_func$23$d = ent_key_func$23$q;
+        ent_key_func$23$d$cmb = ent_key_func$23$q;
         ent_mask_op$23$clock = clock;
-        ent_mask_op$23$d = ent_mask_op$23$q;
+        ent_mask_op$23$d$cmb = ent_mask_op$23$q;
         ent_mask_func$23$clock = clock;
-        ent_mask_func$23$d = ent_mask_func$23$q;
+        ent_mask_func$23$d$cmb = ent_mask_func$23$q;
         ent_mask_w0$23$clock = clock;
-        ent_mask_w0$23$d = ent_mask_w0$23$q;
+        ent_mask_w0$23$d$cmb = ent_mask_w0$23$q;
         ent_mask_w1$23$clock = clock;
-        ent_mask_w1$23$d = ent_mask_w1$23$q;
+        ent_mask_w1$23$d$cmb = ent_mask_w1$23$q;
         ent_index$23$clock = clock;
-        ent_index$23$d = ent_index$23$q;
+        ent_index$23$d$cmb = ent_index$23$q;
         ent_valid$24$clock = clock;
-        ent_valid$24$d = ent_valid$24$q;
+        ent_valid$24$d$cmb = ent_valid$24$q;
         ent_key_op$24$clock = clock;
-        ent_key_op$24$d = ent_key_op$24$q;
+        ent_key_op$24$d$cmb = ent_key_op$24$q;
         ent_key_func$24$clock = clock;
-        ent_key_func$24$d = ent_key_func$24$q;
+        ent_key_func$24$d$cmb = ent_key_func$24$q;
         ent_mask_op$24$clock = clock;
-        ent_mask_op$24$d = ent_mask_op$24$q;
+        ent_mask_op$24$d$cmb = ent_mask_op$24$q;
         ent_mask_func$24$clock = clock;
-        ent_mask_func$24$d = ent_mask_func$24$q;
+        ent_mask_func$24$d$cmb = ent_mask_func$24$q;
         ent_mask_w0$24$clock = clock;
-        ent_mask_w0$24$d = ent_mask_w0$24$q;
+        ent_mask_w0$24$d$cmb = ent_mask_w0$24$q;
         ent_mask_w1$24$clock = clock;
-        ent_mask_w1$24$d = ent_mask_w1$24$q;
+        ent_mask_w1$24$d$cmb = ent_mask_w1$24$q;
         ent_index$24$clock = clock;
-        ent_index$24$d = ent_index$24$q;
+        ent_index$24$d$cmb = ent_index$24$q;
         ent_valid$25$clock = clock;
-        ent_valid$25$d = ent_valid$25$q;
+        ent_valid$25$d$cmb = ent_valid$25$q;
         ent_key_op$25$clock = clock;
-        ent_key_op$25$d = ent_key_op$25$q;
+        ent_key_op$25$d$cmb = ent_key_op$25$q;
         ent_key_func$25$clock = clock;
-        ent_key_func$25$d = ent_key_func$25$q;
+        ent_key_func$25$d$cmb = ent_key_func$25$q;
         ent_mask_op$25$clock = clock;
-        ent_mask_op$25$d = ent_mask_op$25$q;
+        ent_mask_op$25$d$cmb = ent_mask_op$25$q;
         ent_mask_func$25$clock = clock;
-        ent_mask_func$25$d = ent_mask_func$25$q;
+        ent_mask_func$25$d$cmb = ent_mask_func$25$q;
         ent_mask_w0$25$clock = clock;
-        ent_mask_w0$25$d = ent_mask_w0$25$q;
+        ent_mask_w0$25$d$cmb = ent_mask_w0$25$q;
         ent_mask_w1$25$clock = clock;
-        ent_mask_w1$25$d = ent_mask_w1$25$q;
+        ent_mask_w1$25$d$cmb = ent_mask_w1$25$q;
         ent_index$25$clock = clock;
-        ent_index$25$d = ent_index$25$q;
+        ent_index$25$d$cmb = ent_index$25$q;
         ent_valid$26$clock = clock;
-        ent_valid$26$d = ent_valid$26$q;
+        ent_valid$26$d$cmb = ent_valid$26$q;
         ent_key_op$26$clock = clock;
-        ent_key_op$26$d = ent_key_op$26$q;
+        ent_key_op$26$d$cmb = ent_key_op$26$q;
         ent_key_func$26$clock = clock;
-        ent_key_func$26$d = ent_key_func$26$q;
+        ent_key_func$26$d$cmb = ent_key_func$26$q;
         ent_mask_op$26$clock = clock;
-        ent_mask_op$26$d = ent_mask_op$26$q;
+        ent_mask_op$26$d$cmb = ent_mask_op$26$q;
         ent_mask_func$26$clock = clock;
-        ent_mask_func$26$d = ent_mask_func$26$q;
+        ent_mask_func$26$d$cmb = ent_mask_func$26$q;
         ent_mask_w0$26$clock = clock;
-        ent_mask_w0$26$d = ent_mask_w0$26$q;
+        ent_mask_w0$26$d$cmb = ent_mask_w0$26$q;
         ent_mask_w1$26$clock = clock;
-        ent_mask_w1$26$d = ent_mask_w1$26$q;
+        ent_mask_w1$26$d$cmb = ent_mask_w1$26$q;
         ent_index$26$clock = clock;
-        ent_index$26$d = ent_index$26$q;
+        ent_index$26$d$cmb = ent_index$26$q;
         ent_valid$27$clock = clock;
-        ent_valid$27$d = ent_valid$27$q;
+        ent_valid$27$d$cmb = ent_valid$27$q;
         ent_key_op$27$clock = clock;
-        ent_key_op$27$d = ent_key_op$27$q;
+        ent_key_op$27$d$cmb = ent_key_op$27$q;
         ent_key_func$27$clock = clock;
-        ent_key_func$27$d = ent_key_func$27$q;
+        ent_key_func$27$d$cmb = ent_key_func$27$q;
         ent_mask_op$27$clock = clock;
-        ent_mask_op$27$d = ent_mask_op$27$q;
+        ent_mask_op$27$d$cmb = ent_mask_op$27$q;
         ent_mask_func$27$clock = clock;
-        ent_mask_func$27$d = ent_mask_func$27$q;
+        ent_mask_func$27$d$cmb = ent_mask_func$27$q;
         ent_mask_w0$27$clock = clock;
-        ent_mask_w0$27$d = ent_mask_w0$27$q;
+        ent_mask_w0$27$d$cmb = ent_mask_w0$27$q;
         ent_mask_w1$27$clock = clock;
-        ent_mask_w1$27$d = ent_mask_w1$27$q;
+        ent_mask_w1$27$d$cmb = ent_mask_w1$27$q;
         ent_index$27$clock = clock;
-        ent_index$27$d = ent_index$27$q;
+        ent_index$27$d$cmb = ent_index$27$q;
         ent_valid$28$clock = clock;
-        ent_valid$28$d = ent_valid$28$q;
+        ent_valid$28$d$cmb = ent_valid$28$q;
         ent_key_op$28$clock = clock;
-        ent_key_op$28$d = ent_key_op$28$q;
+        ent_key_op$28$d$cmb = ent_key_op$28$q;
         ent_key_func$28$clock = clock;
-        ent_key_func$28$d = ent_key_func$28$q;
+        ent_key_func$28$d$cmb = ent_key_func$28$q;
         ent_mask_op$28$clock = clock;
-        ent_mask_op$28$d = ent_mask_op$28$q;
+        ent_mask_op$28$d$cmb = ent_mask_op$28$q;
         ent_mask_func$28$clock = clock;
-        ent_mask_func$28$d = ent_mask_func$28$q;
+        ent_mask_func$28$d$cmb = ent_mask_func$28$q;
         ent_mask_w0$28$clock = clock;
-        ent_mask_w0$28$d = ent_mask_w0$28$q;
+        ent_mask_w0$28$d$cmb = ent_mask_w0$28$q;
         ent_mask_w1$28$clock = clock;
-        ent_mask_w1$28$d = ent_mask_w1$28$q;
+        ent_mask_w1$28$d$cmb = ent_mask_w1$28$q;
         ent_index$28$clock = clock;
-        ent_index$28$d = ent_index$28$q;
+        ent_index$28$d$cmb = ent_index$28$q;
         ent_valid$29$clock = clock;
-        ent_valid$29$d = ent_valid$29$q;
+        ent_valid$29$d$cmb = ent_valid$29$q;
         ent_key_op$29$clock = clock;
-        ent_key_op$29$d = ent_key_op$29$q;
+        ent_key_op$29$d$cmb = ent_key_op$29$q;
         ent_key_func$29$clock = clock;
-        ent_key_func$29$d = ent_key_func$29$q;
+        ent_key_func$29$d$cmb = ent_key_func$29$q;
         ent_mask_op$29$clock = clock;
-        ent_mask_op$29$d = ent_mask_op$29$q;
+        ent_mask_op$29$d$cmb = ent_mask_op$29$q;
         ent_mask_func$29$clock = clock;
-        ent_mask_func$29$d = ent_mask_func$29$q;
+        ent_mask_func$29$d$cmb = ent_mask_func$29$q;
         ent_mask_w0$29$clock = clock;
-        ent_mask_w0$29$d = ent_mask_w0$29$q;
+        ent_mask_w0$29$d$cmb = ent_mask_w0$29$q;
         ent_mask_w1$29$clock = clock;
-        ent_mask_w1$29$d = ent_mask_w1$29$q;
+        ent_mask_w1$29$d$cmb = ent_mask_w1$29$q;
         ent_index$29$clock = clock;
-        ent_index$29$d = ent_index$29$q;
+        ent_index$29$d$cmb = ent_index$29$q;
         ent_valid$30$clock = clock;
-        ent_valid$30$d = ent_valid$30$q;
+        ent_valid$30$d$cmb = ent_valid$30$q;
         ent_key_op$30$clock = clock;
-        ent_key_op$30$d = ent_key_op$30$q;
+        ent_key_op$30$d$cmb = ent_key_op$30$q;
         ent_key_func$30$clock = clock;
-        ent_key_func$30$d = ent_key_func$30$q;
+        ent_key_func$30$d$cmb = ent_key_func$30$q;
         ent_mask_op$30$clock = clock;
-        ent_mask_op$30$d = ent_mask_op$30$q;
+        ent_mask_op$30$d$cmb = ent_mask_op$30$q;
         ent_mask_func$30$clock = clock;
-        ent_mask_func$30$d = ent_mask_func$30$q;
+        ent_mask_func$30$d$cmb = ent_mask_func$30$q;
         ent_mask_w0$30$clock = clock;
-        ent_mask_w0$30$d = ent_mask_w0$30$q;
+        ent_mask_w0$30$d$cmb = ent_mask_w0$30$q;
         ent_mask_w1$30$clock = clock;
-        ent_mask_w1$30$d = ent_mask_w1$30$q;
+        ent_mask_w1$30$d$cmb = ent_mask_w1$30$q;
         ent_index$30$clock = clock;
-        ent_index$30$d = ent_index$30$q;
+        ent_index$30$d$cmb = ent_index$30$q;
         ent_valid$31$clock = clock;
-        ent_valid$31$d = ent_valid$31$q;
+        ent_valid$31$d$cmb = ent_valid$31$q;
         ent_key_op$31$clock = clock;
-        ent_key_op$31$d = ent_key_op$31$q;
+        ent_key_op$31$d$cmb = ent_key_op$31$q;
         ent_key_func$31$clock = clock;
-        ent_key_func$31$d = ent_key_func$31$q;
+        ent_key_func$31$d$cmb = ent_key_func$31$q;
         ent_mask_op$31$clock = clock;
-        ent_mask_op$31$d = ent_mask_op$31$q;
+        ent_mask_op$31$d$cmb = ent_mask_op$31$q;
         ent_mask_func$31$clock = clock;
-        ent_mask_func$31$d = ent_mask_func$31$q;
+        ent_mask_func$31$d$cmb = ent_mask_func$31$q;
         ent_mask_w0$31$clock = clock;
-        ent_mask_w0$31$d = ent_mask_w0$31$q;
+        ent_mask_w0$31$d$cmb = ent_mask_w0$31$q;
         ent_mask_w1$31$clock = clock;
-        ent_mask_w1$31$d = ent_mask_w1$31$q;
+        ent_mask_w1$31$d$cmb = ent_mask_w1$31$q;
         ent_index$31$clock = clock;
-        ent_index$31$d = ent_index$31$q;
+        ent_index$31$d$cmb = ent_index$31$q;
         ent_valid$32$clock = clock;
-        ent_valid$32$d = ent_valid$32$q;
+        ent_valid$32$d$cmb = ent_valid$32$q;
         ent_key_op$32$clock = clock;
-        ent_key_op$32$d = ent_key_op$32$q;
+        ent_key_op$32$d$cmb = ent_key_op$32$q;
         ent_key_func$32$clock = clock;
-        ent_key_func$32$d = ent_key_func$32$q;
+        ent_key_func$32$d$cmb = ent_key_func$32$q;
         ent_mask_op$32$clock = clock;
-        ent_mask_op$32$d = ent_mask_op$32$q;
+        ent_mask_op$32$d$cmb = ent_mask_op$32$q;
         ent_mask_func$32$clock = clock;
-        ent_mask_func$32$d = ent_mask_func$32$q;
+        ent_mask_func$32$d$cmb = ent_mask_func$32$q;
         ent_mask_w0$32$clock = clock;
-        ent_mask_w0$32$d = ent_mask_w0$32$q;
+        ent_mask_w0$32$d$cmb = ent_mask_w0$32$q;
         ent_mask_w1$32$clock = clock;
-        ent_mask_w1$32$d = ent_mask_w1$32$q;
+        ent_mask_w1$32$d$cmb = ent_mask_w1$32$q;
         ent_index$32$clock = clock;
-        ent_index$32$d = ent_index$32$q;
+        ent_index$32$d$cmb = ent_index$32$q;
         ent_valid$33$clock = clock;
-        ent_valid$33$d = ent_valid$33$q;
+        ent_valid$33$d$cmb = ent_valid$33$q;
         ent_key_op$33$clock = clock;
-        ent_key_op$33$d = ent_key_op$33$q;
+        ent_key_op$33$d$cmb = ent_key_op$33$q;
         ent_key_func$33$clock = clock;
-        ent_key_func$33$d = ent_key_func$33$q;
+        ent_key_func$33$d$cmb = ent_key_func$33$q;
         ent_mask_op$33$clock = clock;
-        ent_mask_op$33$d = ent_mask_op$33$q;
+        ent_mask_op$33$d$cmb = ent_mask_op$33$q;
         ent_mask_func$33$clock = clock;
-        ent_mask_func$33$d = ent_mask_func$33$q;
+        ent_mask_func$33$d$cmb = ent_mask_func$33$q;
         ent_mask_w0$33$clock = clock;
-        ent_mask_w0$33$d = ent_mask_w0$33$q;
+        ent_mask_w0$33$d$cmb = ent_mask_w0$33$q;
         ent_mask_w1$33$clock = clock;
-        ent_mask_w1$33$d = ent_mask_w1$33$q;
+        ent_mask_w1$33$d$cmb = ent_mask_w1$33$q;
         ent_index$33$clock = clock;
-        ent_index$33$d = ent_index$33$q;
+        ent_index$33$d$cmb = ent_index$33$q;
         ent_valid$34$clock = clock;
-        ent_valid$34$d = ent_valid$34$q;
+        ent_valid$34$d$cmb = ent_valid$34$q;
         ent_key_op$34$clock = clock;
-        ent_key_op$34$d = ent_key_op$34$q;
+        ent_key_op$34$d$cmb = ent_key_op$34$q;
         ent_key_func$34$clock = clock;
-        ent_key_func$34$d = ent_key_func$34$q;
+        ent_key_func$34$d$cmb = ent_key_func$34$q;
         ent_mask_op$34$clock = clock;
-        ent_mask_op$34$d = ent_mask_op$34$q;
+        ent_mask_op$34$d$cmb = ent_mask_op$34$q;
         ent_mask_func$34$clock = clock;
-        ent_mask_func$34$d = ent_mask_func$34$q;
+        ent_mask_func$34$d$cmb = ent_mask_func$34$q;
         ent_mask_w0$34$clock = clock;
-        ent_mask_w0$34$d = ent_mask_w0$34$q;
+        ent_mask_w0$34$d$cmb = ent_mask_w0$34$q;
         ent_mask_w1$34$clock = clock;
-        ent_mask_w1$34$d = ent_mask_w1$34$q;
+        ent_mask_w1$34$d$cmb = ent_mask_w1$34$q;
         ent_index$34$clock = clock;
-        ent_index$34$d = ent_index$34$q;
+        ent_index$34$d$cmb = ent_index$34$q;
         ent_valid$35$clock = clock;
-        ent_valid$35$d = ent_valid$35$q;
+        ent_valid$35$d$cmb = ent_valid$35$q;
         ent_key_op$35$clock = clock;
-        ent_key_op$35$d = ent_key_op$35$q;
+        ent_key_op$35$d$cmb = ent_key_op$35$q;
         ent_key_func$35$clock = clock;
-        ent_key_func$35$d = ent_key_func$35$q;
+        ent_key_func$35$d$cmb = ent_key_func$35$q;
         ent_mask_op$35$clock = clock;
-        ent_mask_op$35$d = ent_mask_op$35$q;
+        ent_mask_op$35$d$cmb = ent_mask_op$35$q;
         ent_mask_func$35$clock = clock;
-        ent_mask_func$35$d = ent_mask_func$35$q;
+        ent_mask_func$35$d$cmb = ent_mask_func$35$q;
         ent_mask_w0$35$clock = clock;
-        ent_mask_w0$35$d = ent_mask_w0$35$q;
+        ent_mask_w0$35$d$cmb = ent_mask_w0$35$q;
         ent_mask_w1$35$clock = clock;
-        ent_mask_w1$35$d = ent_mask_w1$35$q;
+        ent_mask_w1$35$d$cmb = ent_mask_w1$35$q;
         ent_index$35$clock = clock;
-        ent_index$35$d = ent_index$35$q;
+        ent_index$35$d$cmb = ent_index$35$q;
         ent_valid$36$clock = clock;
-        ent_valid$36$d = ent_valid$36$q;
+        ent_valid$36$d$cmb = ent_valid$36$q;
         ent_key_op$36$clock = clock;
-        ent_key_op$36$d = ent_key_op$36$q;
+        ent_key_op$36$d$cmb = ent_key_op$36$q;
         ent_key_func$36$clock = clock;
-        ent_key_func$36$d = ent_key_func$36$q;
+        ent_key_func$36$d$cmb = ent_key_func$36$q;
         ent_mask_op$36$clock = clock;
-        ent_mask_op$36$d = ent_mask_op$36$q;
+        ent_mask_op$36$d$cmb = ent_mask_op$36$q;
         ent_mask_func$36$clock = clock;
-        ent_mask_func$36$d = ent_mask_func$36$q;
+        ent_mask_func$36$d$cmb = ent_mask_func$36$q;
         ent_mask_w0$36$clock = clock;
-        ent_mask_w0$36$d = ent_mask_w0$36$q;
+        ent_mask_w0$36$d$cmb = ent_mask_w0$36$q;
         ent_mask_w1$36$clock = clock;
-        ent_mask_w1$36$d = ent_mask_w1$36$q;
+        ent_mask_w1$36$d$cmb = ent_mask_w1$36$q;
         ent_index$36$clock = clock;
-        ent_index$36$d = ent_index$36$q;
+        ent_index$36$d$cmb = ent_index$36$q;
         ent_valid$37$clock = clock;
-        ent_valid$37$d = ent_valid$37$q;
+        ent_valid$37$d$cmb = ent_valid$37$q;
         ent_key_op$37$clock = clock;
-        ent_key_op$37$d = ent_key_op$37$q;
+        ent_key_op$37$d$cmb = ent_key_op$37$q;
         ent_key_func$37$clock = clock;
-        ent_key_func$37$d = ent_key_func$37$q;
+        ent_key_func$37$d$cmb = ent_key_func$37$q;
         ent_mask_op$37$clock = clock;
-        ent_mask_op$37$d = ent_mask_op$37$q;
+        ent_mask_op$37$d$cmb = ent_mask_op$37$q;
         ent_mask_func$37$clock = clock;
-        ent_mask_func$37$d = ent_mask_func$37$q;
+        ent_mask_func$37$d$cmb = ent_mask_func$37$q;
         ent_mask_w0$37$clock = clock;
-        ent_mask_w0$37$d = ent_mask_w0$37$q;
+        ent_mask_w0$37$d$cmb = ent_mask_w0$37$q;
         ent_mask_w1$37$clock = clock;
-        ent_mask_w1$37$d = ent_mask_w1$37$q;
+        ent_mask_w1$37$d$cmb = ent_mask_w1$37$q;
         ent_index$37$clock = clock;
-        ent_index$37$d = ent_index$37$q;
+        ent_index$37$d$cmb = ent_index$37$q;
         ent_valid$38$clock = clock;
-        ent_valid$38$d = ent_valid$38$q;
+        ent_valid$38$d$cmb = ent_valid$38$q;
         ent_key_op$38$clock = clock;
-        ent_key_op$38$d = ent_key_op$38$q;
+        ent_key_op$38$d$cmb = ent_key_op$38$q;
         ent_key_func$38$clock = clock;
-        ent_key_func$38$d = ent_key_func$38$q;
+        ent_key_func$38$d$cmb = ent_key_func$38$q;
         ent_mask_op$38$clock = clock;
-        ent_mask_op$38$d = ent_mask_op$38$q;
+        ent_mask_op$38$d$cmb = ent_mask_op$38$q;
         ent_mask_func$38$clock = clock;
-        ent_mask_func$38$d = ent_mask_func$38$q;
+        ent_mask_func$38$d$cmb = ent_mask_func$38$q;
         ent_mask_w0$38$clock = clock;
-        ent_mask_w0$38$d = ent_mask_w0$38$q;
+        ent_mask_w0$38$d$cmb = ent_mask_w0$38$q;
         ent_mask_w1$38$clock = clock;
-        ent_mask_w1$38$d = ent_mask_w1$38$q;
+        ent_mask_w1$38$d$cmb = ent_mask_w1$38$q;
         ent_index$38$clock = clock;
-        ent_index$38$d = ent_index$38$q;
+        ent_index$38$d$cmb = ent_index$38$q;
         ent_valid$39$clock = clock;
-        ent_valid$39$d = ent_valid$39$q;
+        ent_valid$39$d$cmb = ent_valid$39$q;
         ent_key_op$39$clock = clock;
-        ent_key_op$39$d = ent_key_op$39$q;
+        ent_key_op$39$d$cmb = ent_key_op$39$q;
         ent_key_func$39$clock = clock;
-        ent_key_func$39$d = ent_key_func$39$q;
+        ent_key_func$39$d$cmb = ent_key_func$39$q;
         ent_mask_op$39$clock = clock;
-        ent_mask_op$39$d = ent_mask_op$39$q;
+        ent_mask_op$39$d$cmb = ent_mask_op$39$q;
         ent_mask_func$39$clock = clock;
-        ent_mask_func$39$d = ent_mask_func$39$q;
+        ent_mask_func$39$d$cmb = ent_mask_func$39$q;
         ent_mask_w0$39$clock = clock;
-        ent_mask_w0$39$d = ent_mask_w0$39$q;
+        ent_mask_w0$39$d$cmb = ent_mask_w0$39$q;
         ent_mask_w1$39$clock = clock;
-        ent_mask_w1$39$d = ent_mask_w1$39$q;
+        ent_mask_w1$39$d$cmb = ent_mask_w1$39$q;
         ent_index$39$clock = clock;
-        ent_index$39$d = ent_index$39$q;
+        ent_index$39$d$cmb = ent_index$39$q;
         ent_valid$40$clock = clock;
-        ent_valid$40$d = ent_valid$40$q;
+        ent_valid$40$d$cmb = ent_valid$40$q;
         ent_key_op$40$clock = clock;
-        ent_key_op$40$d = ent_key_op$40$q;
+        ent_key_op$40$d$cmb = ent_key_op$40$q;
         ent_key_func$40$clock = clock;
-        ent_key_func$40$d = ent_key_func$40$q;
+        ent_key_func$40$d$cmb = ent_key_func$40$q;
         ent_mask_op$40$clock = clock;
-        ent_mask_op$40$d = ent_mask_op$40$q;
+        ent_mask_op$40$d$cmb = ent_mask_op$40$q;
         ent_mask_func$40$clock = clock;
-        ent_mask_func$40$d = ent_mask_func$40$q;
+        ent_mask_func$40$d$cmb = ent_mask_func$40$q;
         ent_mask_w0$40$clock = clock;
-        ent_mask_w0$40$d = ent_mask_w0$40$q;
+        ent_mask_w0$40$d$cmb = ent_mask_w0$40$q;
         ent_mask_w1$40$clock = clock;
-        ent_mask_w1$40$d = ent_mask_w1$40$q;
+        ent_mask_w1$40$d$cmb = ent_mask_w1$40$q;
         ent_index$40$clock = clock;
-        ent_index$40$d = ent_index$40$q;
+        ent_index$40$d$cmb = ent_index$40$q;
         ent_valid$41$clock = clock;
-        ent_valid$41$d = ent_valid$41$q;
+        ent_valid$41$d$cmb = ent_valid$41$q;
         ent_key_op$41$clock = clock;
-        ent_key_op$41$d = ent_key_op$41$q;
+        ent_key_op$41$d$cmb = ent_key_op$41$q;
         ent_key_func$41$clock = clock;
-        ent_key_func$41$d = ent_key_func$41$q;
+        ent_key_func$41$d$cmb = ent_key_func$41$q;
         ent_mask_op$41$clock = clock;
-        ent_mask_op$41$d = ent_mask_op$41$q;
+        ent_mask_op$41$d$cmb = ent_mask_op$41$q;
         ent_mask_func$41$clock = clock;
-        ent_mask_func$41$d = ent_mask_func$41$q;
+        ent_mask_func$41$d$cmb = ent_mask_func$41$q;
         ent_mask_w0$41$clock = clock;
-        ent_mask_w0$41$d = ent_mask_w0$41$q;
+        ent_mask_w0$41$d$cmb = ent_mask_w0$41$q;
         ent_mask_w1$41$clock = clock;
-        ent_mask_w1$41$d = ent_mask_w1$41$q;
+        ent_mask_w1$41$d$cmb = ent_mask_w1$41$q;
         ent_index$41$clock = clock;
-        ent_index$41$d = ent_index$41$q;
+        ent_index$41$d$cmb = ent_index$41$q;
         ent_valid$42$clock = clock;
-        ent_valid$42$d = ent_valid$42$q;
+        ent_valid$42$d$cmb = ent_valid$42$q;
         ent_key_op$42$clock = clock;
-        ent_key_op$42$d = ent_key_op$42$q;
+        ent_key_op$42$d$cmb = ent_key_op$42$q;
         ent_key_func$42$clock = clock;
-        ent_key_func$42$d = ent_key_func$42$q;
+        ent_key_func$42$d$cmb = ent_key_func$42$q;
         ent_mask_op$42$clock = clock;
-        ent_mask_op$42$d = ent_mask_op$42$q;
+        ent_mask_op$42$d$cmb = ent_mask_op$42$q;
         ent_mask_func$42$clock = clock;
-        ent_mask_func$42$d = ent_mask_func$42$q;
+        ent_mask_func$42$d$cmb = ent_mask_func$42$q;
         ent_mask_w0$42$clock = clock;
-        ent_mask_w0$42$d = ent_mask_w0$42$q;
+        ent_mask_w0$42$d$cmb = ent_mask_w0$42$q;
         ent_mask_w1$42$clock = clock;
-        ent_mask_w1$42$d = ent_mask_w1$42$q;
+        ent_mask_w1$42$d$cmb = ent_mask_w1$42$q;
         ent_index$42$clock = clock;
-        ent_index$42$d = ent_index$42$q;
+        ent_index$42$d$cmb = ent_index$42$q;
         ent_valid$43$clock = clock;
-        ent_valid$43$d = ent_valid$43$q;
+        ent_valid$43$d$cmb = ent_valid$43$q;
         ent_key_op$43$clock = clock;
-        ent_key_op$43$d = ent_key_op$43$q;
+        ent_key_op$43$d$cmb = ent_key_op$43$q;
         ent_key_func$43$clock = clock;
-        ent_key_func$43$d = ent_key_func$43$q;
+        ent_key_func$43$d$cmb = ent_key_func$43$q;
         ent_mask_op$43$clock = clock;
-        ent_mask_op$43$d = ent_mask_op$43$q;
+        ent_mask_op$43$d$cmb = ent_mask_op$43$q;
         ent_mask_func$43$clock = clock;
-        ent_mask_func$43$d = ent_mask_func$43$q;
+        ent_mask_func$43$d$cmb = ent_mask_func$43$q;
         ent_mask_w0$43$clock = clock;
-        ent_mask_w0$43$d = ent_mask_w0$43$q;
+        ent_mask_w0$43$d$cmb = ent_mask_w0$43$q;
         ent_mask_w1$43$clock = clock;
-        ent_mask_w1$43$d = ent_mask_w1$43$q;
+        ent_mask_w1$43$d$cmb = ent_mask_w1$43$q;
         ent_index$43$clock = clock;
-        ent_index$43$d = ent_index$43$q;
+        ent_index$43$d$cmb = ent_index$43$q;
         ent_valid$44$clock = clock;
-        ent_valid$44$d = ent_valid$44$q;
+        ent_valid$44$d$cmb = ent_valid$44$q;
         ent_key_op$44$clock = clock;
-        ent_key_op$44$d = ent_key_op$44$q;
+        ent_key_op$44$d$cmb = ent_key_op$44$q;
         ent_key_func$44$clock = clock;
-        ent_key_func$44$d = ent_key_func$44$q;
+        ent_key_func$44$d$cmb = ent_key_func$44$q;
         ent_mask_op$44$clock = clock;
-        ent_mask_op$44$d = ent_mask_op$44$q;
+        ent_mask_op$44$d$cmb = ent_mask_op$44$q;
         ent_mask_func$44$clock = clock;
-        ent_mask_func$44$d = ent_mask_func$44$q;
+        ent_mask_func$44$d$cmb = ent_mask_func$44$q;
         ent_mask_w0$44$clock = clock;
-        ent_mask_w0$44$d = ent_mask_w0$44$q;
+        ent_mask_w0$44$d$cmb = ent_mask_w0$44$q;
         ent_mask_w1$44$clock = clock;
-        ent_mask_w1$44$d = ent_mask_w1$44$q;
+        ent_mask_w1$44$d$cmb = ent_mask_w1$44$q;
         ent_index$44$clock = clock;
-        ent_index$44$d = ent_index$44$q;
+        ent_index$44$d$cmb = ent_index$44$q;
         ent_valid$45$clock = clock;
-        ent_valid$45$d = ent_valid$45$q;
+        ent_valid$45$d$cmb = ent_valid$45$q;
         ent_key_op$45$clock = clock;
-        ent_key_op$45$d = ent_key_op$45$q;
+        ent_key_op$45$d$cmb = ent_key_op$45$q;
         ent_key_func$45$clock = clock;
-        ent_key_func$45$d = ent_key_func$45$q;
+        ent_key_func$45$d$cmb = ent_key_func$45$q;
         ent_mask_op$45$clock = clock;
-        ent_mask_op$45$d = ent_mask_op$45$q;
+        ent_mask_op$45$d$cmb = ent_mask_op$45$q;
         ent_mask_func$45$clock = clock;
-        ent_mask_func$45$d = ent_mask_func$45$q;
+        ent_mask_func$45$d$cmb = ent_mask_func$45$q;
         ent_mask_w0$45$clock = clock;
-        ent_mask_w0$45$d = ent_mask_w0$45$q;
+        ent_mask_w0$45$d$cmb = ent_mask_w0$45$q;
         ent_mask_w1$45$clock = clock;
-        ent_mask_w1$45$d = ent_mask_w1$45$q;
+        ent_mask_w1$45$d$cmb = ent_mask_w1$45$q;
         ent_index$45$clock = clock;
-        ent_index$45$d = ent_index$45$q;
+        ent_index$45$d$cmb = ent_index$45$q;
         ent_valid$46$clock = clock;
-        ent_valid$46$d = ent_valid$46$q;
+        ent_valid$46$d$cmb = ent_valid$46$q;
         ent_key_op$46$clock = clock;
-        ent_key_op$46$d = ent_key_op$46$q;
+        ent_key_op$46$d$cmb = ent_key_op$46$q;
         ent_key_func$46$clock = clock;
-        ent_key_func$46$d = ent_key_func$46$q;
+        ent_key_func$46$d$cmb = ent_key_func$46$q;
         ent_mask_op$46$clock = clock;
-        ent_mask_op$46$d = ent_mask_op$46$q;
+        ent_mask_op$46$d$cmb = ent_mask_op$46$q;
         ent_mask_func$46$clock = clock;
-        ent_mask_func$46$d = ent_mask_func$46$q;
+        ent_mask_func$46$d$cmb = ent_mask_func$46$q;
         ent_mask_w0$46$clock = clock;
-        ent_mask_w0$46$d = ent_mask_w0$46$q;
+        ent_mask_w0$46$d$cmb = ent_mask_w0$46$q;
         ent_mask_w1$46$clock = clock;
-        ent_mask_w1$46$d = ent_mask_w1$46$q;
+        ent_mask_w1$46$d$cmb = ent_mask_w1$46$q;
         ent_index$46$clock = clock;
-        ent_index$46$d = ent_index$46$q;
+        ent_index$46$d$cmb = ent_index$46$q;
         fifo_hit_r$0$clock = clock;
-        fifo_hit_r$0$d = fifo_hit_r$0$q;
+        fifo_hit_r$0$d$cmb = fifo_hit_r$0$q;
         fifo_entry_r$0$clock = clock;
-        fifo_entry_r$0$d = fifo_entry_r$0$q;
+        fifo_entry_r$0$d$cmb = fifo_entry_r$0$q;
         fifo_index_r$0$clock = clock;
-        fifo_index_r$0$d = fifo_index_r$0$q;
+        fifo_index_r$0$d$cmb = fifo_index_r$0$q;
         fifo_handler_r$0$clock = clock;
-        fifo_handler_r$0$d = fifo_handler_r$0$q;
+        fifo_handler_r$0$d$cmb = fifo_handler_r$0$q;
         fifo_hit_r$1$clock = clock;
-        fifo_hit_r$1$d = fifo_hit_r$1$q;
+        fifo_hit_r$1$d$cmb = fifo_hit_r$1$q;
         fifo_entry_r$1$clock = clock;
-        fifo_entry_r$1$d = fifo_entry_r$1$q;
+        fifo_entry_r$1$d$cmb = fifo_entry_r$1$q;
         fifo_index_r$1$clock = clock;
-        fifo_index_r$1$d = fifo_index_r$1$q;
+        fifo_index_r$1$d$cmb = fifo_index_r$1$q;
         fifo_handler_r$1$clock = clock;
-        fifo_handler_r$1$d = fifo_handler_r$1$q;
+        fifo_handler_r$1$d$cmb = fifo_handler_r$1$q;
         fifo_hit_r$2$clock = clock;
-        fifo_hit_r$2$d = fifo_hit_r$2$q;
+        fifo_hit_r$2$d$cmb = fifo_hit_r$2$q;
         fifo_entry_r$2$clock = clock;
-        fifo_entry_r$2$d = fifo_entry_r$2$q;
+        fifo_entry_r$2$d$cmb = fifo_entry_r$2$q;
         fifo_index_r$2$clock = clock;
-        fifo_index_r$2$d = fifo_index_r$2$q;
+        fifo_index_r$2$d$cmb = fifo_index_r$2$q;
         fifo_handler_r$2$clock = clock;
-        fifo_handler_r$2$d = fifo_handler_r$2$q;
+        fifo_handler_r$2$d$cmb = fifo_handler_r$2$q;
         fifo_hit_r$3$clock = clock;
-        fifo_hit_r$3$d = fifo_hit_r$3$q;
+        fifo_hit_r$3$d$cmb = fifo_hit_r$3$q;
         fifo_entry_r$3$clock = clock;
-        fifo_entry_r$3$d = fifo_entry_r$3$q;
+        fifo_entry_r$3$d$cmb = fifo_entry_r$3$q;
         fifo_index_r$3$clock = clock;
-        fifo_index_r$3$d = fifo_index_r$3$q;
+        fifo_index_r$3$d$cmb = fifo_index_r$3$q;
         fifo_handler_r$3$clock = clock;
-        fifo_handler_r$3$d = fifo_handler_r$3$q;
+        fifo_handler_r$3$d$cmb = fifo_handler_r$3$q;
         handler_ram$read_clock = clock;
         handler_ram$write_clock = clock;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        handler_ram$write_enable = 1'b0;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        handler_ram$write_enable$cmb = 1'b0;
         handler_ram$write_address = req_addr[(32'h2)+:(11)];
         handler_ram$write_data = req_wdata;
-        miss_irq_q$d = 1'b0;
+        miss_irq_q$d$cmb = 1'b0;
         sel = 1'b0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
@@ -4197,27 +4610,27 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         sel_index = 32'h0;
         aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
-            rsp_err_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
+            rsp_err_q$d$cmb = 1'b1;
             if (aligned & (req_addr == 32'h3f0)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 if (req_write) begin
                     if (req_wdata[32'h0]) begin
-                        miss_q$d = 32'h0;
+                        miss_q$d$cmb = 32'h0;
                     end
                 end
                 else begin
-                    rsp_rdata_q$d = ((miss_q$q) & 32'hffffffff) | (((miss_op_q$q) & 32'hffffffff) << 32'h8) | (((miss_func_q$q) & 32'hffffffff) << 32'h10);
+                    rsp_rdata_q$d$cmb = ((miss_q$q) & 32'hffffffff) | (((miss_op_q$q) & 32'hffffffff) << 32'h8) | (((miss_func_q$q) & 32'hffffffff) << 32'h10);
                 end
             end
             if (aligned & ~(req_addr < table_base) & (req_addr < table_end)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 if (req_write) begin
-                    handler_ram$write_enable = 1'b1;
+                    handler_ram$write_enable$cmb = 1'b1;
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$0)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$0$q;
                 sel_key_op = ent_key_op$0$q;
@@ -4227,33 +4640,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$0$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$0$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$0$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$0$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$0$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$0$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$0$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$0$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$0$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$0$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$0$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$0$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$0$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$0$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$0$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$0$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$0$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$1)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$1$q;
                 sel_key_op = ent_key_op$1$q;
@@ -4263,33 +4676,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$1$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$1$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$1$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$1$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$1$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$1$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$1$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$1$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$1$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$1$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$1$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$1$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$1$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$1$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$1$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$1$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$1$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$2)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$2$q;
                 sel_key_op = ent_key_op$2$q;
@@ -4299,33 +4712,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$2$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$2$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$2$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$2$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$2$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$2$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$2$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$2$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$2$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$2$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$2$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$2$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$2$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$2$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$2$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$2$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$2$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$3)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$3$q;
                 sel_key_op = ent_key_op$3$q;
@@ -4335,33 +4748,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$3$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$3$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$3$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$3$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$3$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$3$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$3$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$3$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$3$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$3$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$3$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$3$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$3$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$3$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$3$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$3$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$3$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$4)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$4$q;
                 sel_key_op = ent_key_op$4$q;
@@ -4371,33 +4784,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$4$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$4$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$4$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$4$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$4$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$4$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$4$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$4$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$4$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$4$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$4$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$4$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$4$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$4$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$4$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$4$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$4$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$5)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$5$q;
                 sel_key_op = ent_key_op$5$q;
@@ -4407,33 +4820,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$5$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$5$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$5$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$5$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$5$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$5$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$5$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$5$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$5$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$5$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$5$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$5$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$5$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$5$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$5$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$5$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$5$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$6)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$6$q;
                 sel_key_op = ent_key_op$6$q;
@@ -4443,33 +4856,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$6$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$6$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$6$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$6$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$6$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$6$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$6$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$6$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$6$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$6$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$6$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$6$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$6$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$6$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$6$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$6$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$6$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$7)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$7$q;
                 sel_key_op = ent_key_op$7$q;
@@ -4479,33 +4892,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$7$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$7$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$7$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$7$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$7$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$7$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$7$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$7$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$7$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$7$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$7$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$7$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$7$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$7$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$7$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$7$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$7$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$8)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$8$q;
                 sel_key_op = ent_key_op$8$q;
@@ -4515,33 +4928,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$8$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$8$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$8$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$8$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$8$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$8$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$8$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$8$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$8$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$8$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$8$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$8$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$8$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$8$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$8$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$8$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$8$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$9)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$9$q;
                 sel_key_op = ent_key_op$9$q;
@@ -4551,33 +4964,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$9$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$9$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$9$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$9$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$9$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$9$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$9$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$9$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$9$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$9$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$9$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$9$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$9$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$9$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$9$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$9$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$9$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$10)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$10$q;
                 sel_key_op = ent_key_op$10$q;
@@ -4587,33 +5000,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$10$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$10$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$10$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$10$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$10$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$10$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$10$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$10$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$10$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$10$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$10$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$10$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$10$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$10$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$10$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$10$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$10$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$11)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$11$q;
                 sel_key_op = ent_key_op$11$q;
@@ -4623,33 +5036,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$11$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$11$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$11$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$11$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$11$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$11$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$11$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$11$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$11$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$11$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$11$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$11$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$11$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$11$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$11$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$11$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$11$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$12)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$12$q;
                 sel_key_op = ent_key_op$12$q;
@@ -4659,33 +5072,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$12$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$12$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$12$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$12$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$12$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$12$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$12$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$12$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$12$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$12$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$12$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$12$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$12$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$12$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$12$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$12$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$12$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$13)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$13$q;
                 sel_key_op = ent_key_op$13$q;
@@ -4695,33 +5108,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$13$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$13$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$13$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$13$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$13$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$13$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$13$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$13$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$13$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$13$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$13$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$13$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$13$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$13$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$13$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$13$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$13$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$14)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$14$q;
                 sel_key_op = ent_key_op$14$q;
@@ -4731,33 +5144,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$14$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$14$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$14$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$14$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$14$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$14$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$14$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$14$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$14$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$14$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$14$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$14$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$14$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$14$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$14$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$14$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$14$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$15)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$15$q;
                 sel_key_op = ent_key_op$15$q;
@@ -4767,33 +5180,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$15$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$15$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$15$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$15$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$15$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$15$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$15$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$15$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$15$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$15$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$15$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$15$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$15$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$15$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$15$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$15$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$15$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$16)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$16$q;
                 sel_key_op = ent_key_op$16$q;
@@ -4803,33 +5216,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$16$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$16$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$16$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$16$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$16$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$16$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$16$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$16$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$16$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$16$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$16$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$16$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$16$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$16$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$16$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$16$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$16$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$17)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$17$q;
                 sel_key_op = ent_key_op$17$q;
@@ -4839,33 +5252,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$17$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$17$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$17$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$17$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$17$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$17$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$17$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$17$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$17$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$17$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$17$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$17$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$17$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$17$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$17$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$17$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$17$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$18)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$18$q;
                 sel_key_op = ent_key_op$18$q;
@@ -4875,33 +5288,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$18$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$18$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$18$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$18$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$18$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$18$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$18$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$18$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$18$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$18$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$18$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$18$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$18$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$18$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$18$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$18$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$18$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$19)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$19$q;
                 sel_key_op = ent_key_op$19$q;
@@ -4911,33 +5324,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$19$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$19$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$19$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$19$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$19$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$19$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$19$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$19$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$19$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$19$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$19$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$19$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$19$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$19$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$19$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$19$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$19$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$20)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$20$q;
                 sel_key_op = ent_key_op$20$q;
@@ -4947,33 +5360,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$20$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$20$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$20$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$20$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$20$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$20$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$20$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$20$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$20$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$20$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$20$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$20$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$20$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$20$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$20$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$20$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$20$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$21)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$21$q;
                 sel_key_op = ent_key_op$21$q;
@@ -4983,33 +5396,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$21$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$21$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$21$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$21$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$21$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$21$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$21$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$21$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$21$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$21$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$21$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$21$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$21$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$21$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$21$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$21$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$21$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$22)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$22$q;
                 sel_key_op = ent_key_op$22$q;
@@ -5019,33 +5432,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$22$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$22$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$22$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$22$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$22$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$22$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$22$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$22$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$22$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$22$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$22$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$22$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$22$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$22$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$22$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$22$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$22$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$23)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$23$q;
                 sel_key_op = ent_key_op$23$q;
@@ -5055,33 +5468,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$23$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$23$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$23$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$23$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$23$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$23$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$23$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$23$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$23$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$23$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$23$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$23$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$23$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$23$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$23$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$23$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$23$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$24)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$24$q;
                 sel_key_op = ent_key_op$24$q;
@@ -5091,33 +5504,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$24$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$24$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$24$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$24$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$24$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$24$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$24$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$24$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$24$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$24$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$24$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$24$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$24$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$24$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$24$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$24$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$24$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$25)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$25$q;
                 sel_key_op = ent_key_op$25$q;
@@ -5127,33 +5540,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$25$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$25$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$25$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$25$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$25$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$25$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$25$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$25$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$25$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$25$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$25$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$25$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$25$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$25$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$25$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$25$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$25$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$26)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$26$q;
                 sel_key_op = ent_key_op$26$q;
@@ -5163,33 +5576,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$26$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$26$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$26$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$26$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$26$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$26$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$26$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$26$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$26$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$26$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$26$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$26$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$26$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$26$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$26$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$26$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$26$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$27)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$27$q;
                 sel_key_op = ent_key_op$27$q;
@@ -5199,33 +5612,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$27$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$27$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$27$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$27$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$27$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$27$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$27$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$27$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$27$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$27$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$27$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$27$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$27$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$27$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$27$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$27$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$27$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$28)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$28$q;
                 sel_key_op = ent_key_op$28$q;
@@ -5235,33 +5648,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$28$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$28$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$28$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$28$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$28$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$28$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$28$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$28$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$28$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$28$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$28$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$28$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$28$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$28$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$28$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$28$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$28$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$29)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$29$q;
                 sel_key_op = ent_key_op$29$q;
@@ -5271,33 +5684,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$29$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$29$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$29$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$29$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$29$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$29$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$29$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$29$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$29$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$29$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$29$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$29$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$29$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$29$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$29$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$29$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$29$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$30)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$30$q;
                 sel_key_op = ent_key_op$30$q;
@@ -5307,33 +5720,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$30$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$30$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$30$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$30$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$30$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$30$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$30$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$30$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$30$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$30$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$30$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$30$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$30$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$30$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$30$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$30$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$30$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$31)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$31$q;
                 sel_key_op = ent_key_op$31$q;
@@ -5343,33 +5756,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$31$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$31$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$31$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$31$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$31$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$31$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$31$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$31$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$31$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$31$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$31$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$31$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$31$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$31$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$31$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$31$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$31$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$32)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$32$q;
                 sel_key_op = ent_key_op$32$q;
@@ -5379,33 +5792,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$32$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$32$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$32$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$32$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$32$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$32$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$32$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$32$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$32$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$32$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$32$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$32$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$32$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$32$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$32$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$32$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$32$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$33)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$33$q;
                 sel_key_op = ent_key_op$33$q;
@@ -5415,33 +5828,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$33$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$33$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$33$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$33$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$33$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$33$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$33$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$33$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$33$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$33$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$33$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$33$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$33$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$33$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$33$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$33$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$33$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$34)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$34$q;
                 sel_key_op = ent_key_op$34$q;
@@ -5451,33 +5864,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$34$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$34$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$34$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$34$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$34$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$34$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$34$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$34$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$34$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$34$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$34$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$34$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$34$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$34$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$34$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$34$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$34$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$35)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$35$q;
                 sel_key_op = ent_key_op$35$q;
@@ -5487,33 +5900,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$35$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$35$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$35$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$35$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$35$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$35$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$35$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$35$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$35$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$35$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$35$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$35$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$35$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$35$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$35$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$35$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$35$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$36)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$36$q;
                 sel_key_op = ent_key_op$36$q;
@@ -5523,33 +5936,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$36$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$36$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$36$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$36$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$36$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$36$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$36$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$36$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$36$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$36$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$36$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$36$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$36$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$36$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$36$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$36$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$36$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$37)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$37$q;
                 sel_key_op = ent_key_op$37$q;
@@ -5559,33 +5972,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$37$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$37$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$37$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$37$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$37$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$37$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$37$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$37$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$37$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$37$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$37$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$37$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$37$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$37$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$37$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$37$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$37$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$38)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$38$q;
                 sel_key_op = ent_key_op$38$q;
@@ -5595,33 +6008,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$38$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$38$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$38$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$38$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$38$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$38$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$38$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$38$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$38$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$38$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$38$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$38$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$38$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$38$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$38$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$38$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$38$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$39)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$39$q;
                 sel_key_op = ent_key_op$39$q;
@@ -5631,33 +6044,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$39$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$39$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$39$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$39$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$39$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$39$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$39$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$39$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$39$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$39$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$39$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$39$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$39$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$39$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$39$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$39$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$39$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$40)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$40$q;
                 sel_key_op = ent_key_op$40$q;
@@ -5667,33 +6080,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$40$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$40$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$40$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$40$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$40$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$40$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$40$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$40$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$40$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$40$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$40$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$40$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$40$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$40$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$40$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$40$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$40$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$41)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$41$q;
                 sel_key_op = ent_key_op$41$q;
@@ -5703,33 +6116,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$41$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$41$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$41$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$41$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$41$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$41$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$41$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$41$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$41$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$41$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$41$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$41$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$41$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$41$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$41$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$41$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$41$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$42)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$42$q;
                 sel_key_op = ent_key_op$42$q;
@@ -5739,33 +6152,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$42$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$42$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$42$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$42$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$42$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$42$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$42$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$42$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$42$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$42$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$42$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$42$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$42$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$42$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$42$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$42$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$42$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$43)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$43$q;
                 sel_key_op = ent_key_op$43$q;
@@ -5775,33 +6188,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$43$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$43$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$43$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$43$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$43$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$43$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$43$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$43$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$43$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$43$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$43$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$43$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$43$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$43$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$43$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$43$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$43$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$44)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$44$q;
                 sel_key_op = ent_key_op$44$q;
@@ -5811,33 +6224,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$44$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$44$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$44$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$44$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$44$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$44$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$44$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$44$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$44$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$44$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$44$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$44$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$44$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$44$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$44$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$44$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$44$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$45)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$45$q;
                 sel_key_op = ent_key_op$45$q;
@@ -5847,33 +6260,33 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$45$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$45$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$45$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$45$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$45$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$45$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$45$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$45$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$45$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$45$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$45$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$45$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$45$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$45$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$45$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$45$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$45$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
             if (aligned & (req_addr[(32'hc)+:(20)] == 32'h0) & (req_addr[(32'h4)+:(8)] == ent_id$46)) begin
-                rsp_err_q$d = 1'b0;
+                rsp_err_q$d$cmb = 1'b0;
                 sel = 1'b1;
                 sel_valid = ent_valid$46$q;
                 sel_key_op = ent_key_op$46$q;
@@ -5883,28 +6296,28 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
                 sel_index = ent_index$46$q;
                 if (req_addr[(32'h2)+:(2)] == 32'h0) begin
                     if (req_write) begin
-                        ent_valid$46$d = req_wdata[(32'h0)+:(1)];
-                        ent_key_op$46$d = req_wdata[(32'h8)+:(8)];
-                        ent_key_func$46$d = req_wdata[(32'h10)+:(8)];
-                        ent_mask_w0$46$d = req_wdata[(32'h18)+:(8)];
+                        ent_valid$46$d$cmb = req_wdata[(32'h0)+:(1)];
+                        ent_key_op$46$d$cmb = req_wdata[(32'h8)+:(8)];
+                        ent_key_func$46$d$cmb = req_wdata[(32'h10)+:(8)];
+                        ent_mask_w0$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_func$46$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_func$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                         else begin
-                            ent_mask_op$46$d = req_wdata[(32'h18)+:(8)];
+                            ent_mask_op$46$d$cmb = req_wdata[(32'h18)+:(8)];
                         end
                     end
                 end
                 if (req_addr[(32'h2)+:(2)] == 32'h1) begin
                     if (req_write) begin
-                        ent_mask_w1$46$d = req_wdata[(32'h0)+:(8)];
+                        ent_mask_w1$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         if (sunda_mask_order) begin
-                            ent_mask_op$46$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_op$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
                         else begin
-                            ent_mask_func$46$d = req_wdata[(32'h0)+:(8)];
+                            ent_mask_func$46$d$cmb = req_wdata[(32'h0)+:(8)];
                         end
-                        ent_index$46$d = req_wdata[(32'h10)+:(16)];
+                        ent_index$46$d$cmb = req_wdata[(32'h10)+:(16)];
                     end
                 end
             end
@@ -5912,10 +6325,10 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         sel_word = req_addr[(32'h2)+:(2)];
         if (req_valid & ~req_write & sel) begin
             if (sel_word == 32'h0) begin
-                rsp_rdata_q$d = ((sel_valid) & 32'hffffffff) | (((sel_key_op) & 32'hffffffff) << 32'h8) | (((sel_key_func) & 32'hffffffff) << 32'h10) | (((sel_mask_w0) & 32'hffffffff) << 32'h18);
+                rsp_rdata_q$d$cmb = ((sel_valid) & 32'hffffffff) | (((sel_key_op) & 32'hffffffff) << 32'h8) | (((sel_key_func) & 32'hffffffff) << 32'h10) | (((sel_mask_w0) & 32'hffffffff) << 32'h18);
             end
             if (sel_word == 32'h1) begin
-                rsp_rdata_q$d = ((sel_mask_w1) & 32'hffffffff) | (((sel_index) & 32'hffffffff) << 32'h10);
+                rsp_rdata_q$d$cmb = ((sel_mask_w1) & 32'hffffffff) | (((sel_index) & 32'hffffffff) << 32'h10);
             end
         end
         hit = 1'b0;
@@ -6159,97 +6572,97 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         lookup_ready = (fifo_count$q + ((l1_valid$q) & 3'h7)) != 32'h4;
         take = lookup_valid & lookup_ready;
         handler_ram$read_address = hit_index[(32'h0)+:(11)];
-        l1_valid$d = 32'h0;
+        l1_valid$d$cmb = 32'h0;
         if (take) begin
-            l1_valid$d = 32'h1;
+            l1_valid$d$cmb = 32'h1;
         end
-        l1_hit$d = hit;
-        l1_entry$d = hit_entry;
-        l1_index$d = hit_index;
+        l1_hit$d$cmb = hit;
+        l1_entry$d$cmb = hit_entry;
+        l1_index$d$cmb = hit_index;
         if (take & ~hit) begin
-            miss_q$d = 32'h1;
-            miss_irq_q$d = 1'b1;
-            miss_op_q$d = lookup_opcode;
-            miss_func_q$d = lookup_func;
+            miss_q$d$cmb = 32'h1;
+            miss_irq_q$d$cmb = 1'b1;
+            miss_op_q$d$cmb = lookup_opcode;
+            miss_func_q$d$cmb = lookup_func;
         end
         push = l1_valid$q == 32'h1;
         pop = fifo_pop & (fifo_count$q != 32'h0);
         if (push & (fifo_wr$q == 0)) begin
-            fifo_hit_r$0$d = l1_hit$q;
-            fifo_entry_r$0$d = l1_entry$q;
-            fifo_index_r$0$d = l1_index$q;
-            fifo_handler_r$0$d = handler_ram$read_data;
+            fifo_hit_r$0$d$cmb = l1_hit$q;
+            fifo_entry_r$0$d$cmb = l1_entry$q;
+            fifo_index_r$0$d$cmb = l1_index$q;
+            fifo_handler_r$0$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$0$d = 32'h0;
+                fifo_handler_r$0$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 1)) begin
-            fifo_hit_r$1$d = l1_hit$q;
-            fifo_entry_r$1$d = l1_entry$q;
-            fifo_index_r$1$d = l1_index$q;
-            fifo_handler_r$1$d = handler_ram$read_data;
+            fifo_hit_r$1$d$cmb = l1_hit$q;
+            fifo_entry_r$1$d$cmb = l1_entry$q;
+            fifo_index_r$1$d$cmb = l1_index$q;
+            fifo_handler_r$1$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$1$d = 32'h0;
+                fifo_handler_r$1$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 2)) begin
-            fifo_hit_r$2$d = l1_hit$q;
-            fifo_entry_r$2$d = l1_entry$q;
-            fifo_index_r$2$d = l1_index$q;
-            fifo_handler_r$2$d = handler_ram$read_data;
+            fifo_hit_r$2$d$cmb = l1_hit$q;
+            fifo_entry_r$2$d$cmb = l1_entry$q;
+            fifo_index_r$2$d$cmb = l1_index$q;
+            fifo_handler_r$2$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$2$d = 32'h0;
+                fifo_handler_r$2$d$cmb = 32'h0;
             end
         end
         if (push & (fifo_wr$q == 3)) begin
-            fifo_hit_r$3$d = l1_hit$q;
-            fifo_entry_r$3$d = l1_entry$q;
-            fifo_index_r$3$d = l1_index$q;
-            fifo_handler_r$3$d = handler_ram$read_data;
+            fifo_hit_r$3$d$cmb = l1_hit$q;
+            fifo_entry_r$3$d$cmb = l1_entry$q;
+            fifo_index_r$3$d$cmb = l1_index$q;
+            fifo_handler_r$3$d$cmb = handler_ram$read_data;
             if (~l1_hit$q) begin
-                fifo_handler_r$3$d = 32'h0;
+                fifo_handler_r$3$d$cmb = 32'h0;
             end
         end
         if (push) begin
-            fifo_wr$d = fifo_wr$q + 32'h1;
+            fifo_wr$d$cmb = fifo_wr$q + 32'h1;
         end
         if (pop) begin
-            fifo_rd$d = fifo_rd$q + 32'h1;
+            fifo_rd$d$cmb = fifo_rd$q + 32'h1;
         end
         if (push & ~pop) begin
-            fifo_count$d = fifo_count$q + 32'h1;
+            fifo_count$d$cmb = fifo_count$q + 32'h1;
         end
         if (~push & pop) begin
-            fifo_count$d = fifo_count$q - 32'h1;
+            fifo_count$d$cmb = fifo_count$q - 32'h1;
         end
         fifo_valid = fifo_count$q != 32'h0;
-        fifo_hit = 1'b0;
-        fifo_entry = 32'h0;
-        fifo_index = 32'h0;
-        fifo_handler = 32'h0;
+        fifo_hit$cmb = 1'b0;
+        fifo_entry$cmb = 32'h0;
+        fifo_index$cmb = 32'h0;
+        fifo_handler$cmb = 32'h0;
         if ((fifo_rd$q == 0) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$0$q;
-            fifo_entry = fifo_entry_r$0$q;
-            fifo_index = fifo_index_r$0$q;
-            fifo_handler = fifo_handler_r$0$q;
+            fifo_hit$cmb = fifo_hit_r$0$q;
+            fifo_entry$cmb = fifo_entry_r$0$q;
+            fifo_index$cmb = fifo_index_r$0$q;
+            fifo_handler$cmb = fifo_handler_r$0$q;
         end
         if ((fifo_rd$q == 1) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$1$q;
-            fifo_entry = fifo_entry_r$1$q;
-            fifo_index = fifo_index_r$1$q;
-            fifo_handler = fifo_handler_r$1$q;
+            fifo_hit$cmb = fifo_hit_r$1$q;
+            fifo_entry$cmb = fifo_entry_r$1$q;
+            fifo_index$cmb = fifo_index_r$1$q;
+            fifo_handler$cmb = fifo_handler_r$1$q;
         end
         if ((fifo_rd$q == 2) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$2$q;
-            fifo_entry = fifo_entry_r$2$q;
-            fifo_index = fifo_index_r$2$q;
-            fifo_handler = fifo_handler_r$2$q;
+            fifo_hit$cmb = fifo_hit_r$2$q;
+            fifo_entry$cmb = fifo_entry_r$2$q;
+            fifo_index$cmb = fifo_index_r$2$q;
+            fifo_handler$cmb = fifo_handler_r$2$q;
         end
         if ((fifo_rd$q == 3) & (fifo_count$q != 32'h0)) begin
-            fifo_hit = fifo_hit_r$3$q;
-            fifo_entry = fifo_entry_r$3$q;
-            fifo_index = fifo_index_r$3$q;
-            fifo_handler = fifo_handler_r$3$q;
+            fifo_hit$cmb = fifo_hit_r$3$q;
+            fifo_entry$cmb = fifo_entry_r$3$q;
+            fifo_index$cmb = fifo_index_r$3$q;
+            fifo_handler$cmb = fifo_handler_r$3$q;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -6257,61 +6670,472 @@ module hw_decode(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rs
         miss = miss_q$q == 32'h1;
         miss_irq = miss_irq_q$q;
         if (reset) begin
-            ent_valid$0$d = 32'h0;
-            ent_valid$1$d = 32'h0;
-            ent_valid$2$d = 32'h0;
-            ent_valid$3$d = 32'h0;
-            ent_valid$4$d = 32'h0;
-            ent_valid$5$d = 32'h0;
-            ent_valid$6$d = 32'h0;
-            ent_valid$7$d = 32'h0;
-            ent_valid$8$d = 32'h0;
-            ent_valid$9$d = 32'h0;
-            ent_valid$10$d = 32'h0;
-            ent_valid$11$d = 32'h0;
-            ent_valid$12$d = 32'h0;
-            ent_valid$13$d = 32'h0;
-            ent_valid$14$d = 32'h0;
-            ent_valid$15$d = 32'h0;
-            ent_valid$16$d = 32'h0;
-            ent_valid$17$d = 32'h0;
-            ent_valid$18$d = 32'h0;
-            ent_valid$19$d = 32'h0;
-            ent_valid$20$d = 32'h0;
-            ent_valid$21$d = 32'h0;
-            ent_valid$22$d = 32'h0;
-            ent_valid$23$d = 32'h0;
-            ent_valid$24$d = 32'h0;
-            ent_valid$25$d = 32'h0;
-            ent_valid$26$d = 32'h0;
-            ent_valid$27$d = 32'h0;
-            ent_valid$28$d = 32'h0;
-            ent_valid$29$d = 32'h0;
-            ent_valid$30$d = 32'h0;
-            ent_valid$31$d = 32'h0;
-            ent_valid$32$d = 32'h0;
-            ent_valid$33$d = 32'h0;
-            ent_valid$34$d = 32'h0;
-            ent_valid$35$d = 32'h0;
-            ent_valid$36$d = 32'h0;
-            ent_valid$37$d = 32'h0;
-            ent_valid$38$d = 32'h0;
-            ent_valid$39$d = 32'h0;
-            ent_valid$40$d = 32'h0;
-            ent_valid$41$d = 32'h0;
-            ent_valid$42$d = 32'h0;
-            ent_valid$43$d = 32'h0;
-            ent_valid$44$d = 32'h0;
-            ent_valid$45$d = 32'h0;
-            ent_valid$46$d = 32'h0;
-            rsp_valid_q$d = 1'b0;
-            miss_q$d = 32'h0;
-            miss_irq_q$d = 1'b0;
-            l1_valid$d = 32'h0;
-            fifo_rd$d = 32'h0;
-            fifo_wr$d = 32'h0;
-            fifo_count$d = 32'h0;
+            ent_valid$0$d$cmb = 32'h0;
+            ent_valid$1$d$cmb = 32'h0;
+            ent_valid$2$d$cmb = 32'h0;
+            ent_valid$3$d$cmb = 32'h0;
+            ent_valid$4$d$cmb = 32'h0;
+            ent_valid$5$d$cmb = 32'h0;
+            ent_valid$6$d$cmb = 32'h0;
+            ent_valid$7$d$cmb = 32'h0;
+            ent_valid$8$d$cmb = 32'h0;
+            ent_valid$9$d$cmb = 32'h0;
+            ent_valid$10$d$cmb = 32'h0;
+            ent_valid$11$d$cmb = 32'h0;
+            ent_valid$12$d$cmb = 32'h0;
+            ent_valid$13$d$cmb = 32'h0;
+            ent_valid$14$d$cmb = 32'h0;
+            ent_valid$15$d$cmb = 32'h0;
+            ent_valid$16$d$cmb = 32'h0;
+            ent_valid$17$d$cmb = 32'h0;
+            ent_valid$18$d$cmb = 32'h0;
+            ent_valid$19$d$cmb = 32'h0;
+            ent_valid$20$d$cmb = 32'h0;
+            ent_valid$21$d$cmb = 32'h0;
+            ent_valid$22$d$cmb = 32'h0;
+            ent_valid$23$d$cmb = 32'h0;
+            ent_valid$24$d$cmb = 32'h0;
+            ent_valid$25$d$cmb = 32'h0;
+            ent_valid$26$d$cmb = 32'h0;
+            ent_valid$27$d$cmb = 32'h0;
+            ent_valid$28$d$cmb = 32'h0;
+            ent_valid$29$d$cmb = 32'h0;
+            ent_valid$30$d$cmb = 32'h0;
+            ent_valid$31$d$cmb = 32'h0;
+            ent_valid$32$d$cmb = 32'h0;
+            ent_valid$33$d$cmb = 32'h0;
+            ent_valid$34$d$cmb = 32'h0;
+            ent_valid$35$d$cmb = 32'h0;
+            ent_valid$36$d$cmb = 32'h0;
+            ent_valid$37$d$cmb = 32'h0;
+            ent_valid$38$d$cmb = 32'h0;
+            ent_valid$39$d$cmb = 32'h0;
+            ent_valid$40$d$cmb = 32'h0;
+            ent_valid$41$d$cmb = 32'h0;
+            ent_valid$42$d$cmb = 32'h0;
+            ent_valid$43$d$cmb = 32'h0;
+            ent_valid$44$d$cmb = 32'h0;
+            ent_valid$45$d$cmb = 32'h0;
+            ent_valid$46$d$cmb = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            miss_q$d$cmb = 32'h0;
+            miss_irq_q$d$cmb = 1'b0;
+            l1_valid$d$cmb = 32'h0;
+            fifo_rd$d$cmb = 32'h0;
+            fifo_wr$d$cmb = 32'h0;
+            fifo_count$d$cmb = 32'h0;
         end
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        miss_q$d = miss_q$d$cmb;
+        miss_op_q$d = miss_op_q$d$cmb;
+        miss_func_q$d = miss_func_q$d$cmb;
+        miss_irq_q$d = miss_irq_q$d$cmb;
+        l1_valid$d = l1_valid$d$cmb;
+        l1_hit$d = l1_hit$d$cmb;
+        l1_entry$d = l1_entry$d$cmb;
+        l1_index$d = l1_index$d$cmb;
+        fifo_rd$d = fifo_rd$d$cmb;
+        fifo_wr$d = fifo_wr$d$cmb;
+        fifo_count$d = fifo_count$d$cmb;
+        ent_valid$0$d = ent_valid$0$d$cmb;
+        ent_key_op$0$d = ent_key_op$0$d$cmb;
+        ent_key_func$0$d = ent_key_func$0$d$cmb;
+        ent_mask_op$0$d = ent_mask_op$0$d$cmb;
+        ent_mask_func$0$d = ent_mask_func$0$d$cmb;
+        ent_mask_w0$0$d = ent_mask_w0$0$d$cmb;
+        ent_mask_w1$0$d = ent_mask_w1$0$d$cmb;
+        ent_index$0$d = ent_index$0$d$cmb;
+        ent_valid$1$d = ent_valid$1$d$cmb;
+        ent_key_op$1$d = ent_key_op$1$d$cmb;
+        ent_key_func$1$d = ent_key_func$1$d$cmb;
+        ent_mask_op$1$d = ent_mask_op$1$d$cmb;
+        ent_mask_func$1$d = ent_mask_func$1$d$cmb;
+        ent_mask_w0$1$d = ent_mask_w0$1$d$cmb;
+        ent_mask_w1$1$d = ent_mask_w1$1$d$cmb;
+        ent_index$1$d = ent_index$1$d$cmb;
+        ent_valid$2$d = ent_valid$2$d$cmb;
+        ent_key_op$2$d = ent_key_op$2$d$cmb;
+        ent_key_func$2$d = ent_key_func$2$d$cmb;
+        ent_mask_op$2$d = ent_mask_op$2$d$cmb;
+        ent_mask_func$2$d = ent_mask_func$2$d$cmb;
+        ent_mask_w0$2$d = ent_mask_w0$2$d$cmb;
+        ent_mask_w1$2$d = ent_mask_w1$2$d$cmb;
+        ent_index$2$d = ent_index$2$d$cmb;
+        ent_valid$3$d = ent_valid$3$d$cmb;
+        ent_key_op$3$d = ent_key_op$3$d$cmb;
+        ent_key_func$3$d = ent_key_func$3$d$cmb;
+        ent_mask_op$3$d = ent_mask_op$3$d$cmb;
+        ent_mask_func$3$d = ent_mask_func$3$d$cmb;
+        ent_mask_w0$3$d = ent_mask_w0$3$d$cmb;
+        ent_mask_w1$3$d = ent_mask_w1$3$d$cmb;
+        ent_index$3$d = ent_index$3$d$cmb;
+        ent_valid$4$d = ent_valid$4$d$cmb;
+        ent_key_op$4$d = ent_key_op$4$d$cmb;
+        ent_key_func$4$d = ent_key_func$4$d$cmb;
+        ent_mask_op$4$d = ent_mask_op$4$d$cmb;
+        ent_mask_func$4$d = ent_mask_func$4$d$cmb;
+        ent_mask_w0$4$d = ent_mask_w0$4$d$cmb;
+        ent_mask_w1$4$d = ent_mask_w1$4$d$cmb;
+        ent_index$4$d = ent_index$4$d$cmb;
+        ent_valid$5$d = ent_valid$5$d$cmb;
+        ent_key_op$5$d = ent_key_op$5$d$cmb;
+        ent_key_func$5$d = ent_key_func$5$d$cmb;
+        ent_mask_op$5$d = ent_mask_op$5$d$cmb;
+        ent_mask_func$5$d = ent_mask_func$5$d$cmb;
+        ent_mask_w0$5$d = ent_mask_w0$5$d$cmb;
+        ent_mask_w1$5$d = ent_mask_w1$5$d$cmb;
+        ent_index$5$d = ent_index$5$d$cmb;
+        ent_valid$6$d = ent_valid$6$d$cmb;
+        ent_key_op$6$d = ent_key_op$6$d$cmb;
+        ent_key_func$6$d = ent_key_func$6$d$cmb;
+        ent_mask_op$6$d = ent_mask_op$6$d$cmb;
+        ent_mask_func$6$d = ent_mask_func$6$d$cmb;
+        ent_mask_w0$6$d = ent_mask_w0$6$d$cmb;
+        ent_mask_w1$6$d = ent_mask_w1$6$d$cmb;
+        ent_index$6$d = ent_index$6$d$cmb;
+        ent_valid$7$d = ent_valid$7$d$cmb;
+        ent_key_op$7$d = ent_key_op$7$d$cmb;
+        ent_key_func$7$d = ent_key_func$7$d$cmb;
+        ent_mask_op$7$d = ent_mask_op$7$d$cmb;
+        ent_mask_func$7$d = ent_mask_func$7$d$cmb;
+        ent_mask_w0$7$d = ent_mask_w0$7$d$cmb;
+        ent_mask_w1$7$d = ent_mask_w1$7$d$cmb;
+        ent_index$7$d = ent_index$7$d$cmb;
+        ent_valid$8$d = ent_valid$8$d$cmb;
+        ent_key_op$8$d = ent_key_op$8$d$cmb;
+        ent_key_func$8$d = ent_key_func$8$d$cmb;
+        ent_mask_op$8$d = ent_mask_op$8$d$cmb;
+        ent_mask_func$8$d = ent_mask_func$8$d$cmb;
+        ent_mask_w0$8$d = ent_mask_w0$8$d$cmb;
+        ent_mask_w1$8$d = ent_mask_w1$8$d$cmb;
+        ent_index$8$d = ent_index$8$d$cmb;
+        ent_valid$9$d = ent_valid$9$d$cmb;
+        ent_key_op$9$d = ent_key_op$9$d$cmb;
+        ent_key_func$9$d = ent_key_func$9$d$cmb;
+        ent_mask_op$9$d = ent_mask_op$9$d$cmb;
+        ent_mask_func$9$d = ent_mask_func$9$d$cmb;
+        ent_mask_w0$9$d = ent_mask_w0$9$d$cmb;
+        ent_mask_w1$9$d = ent_mask_w1$9$d$cmb;
+        ent_index$9$d = ent_index$9$d$cmb;
+        ent_valid$10$d = ent_valid$10$d$cmb;
+        ent_key_op$10$d = ent_key_op$10$d$cmb;
+        ent_key_func$10$d = ent_key_func$10$d$cmb;
+        ent_mask_op$10$d = ent_mask_op$10$d$cmb;
+        ent_mask_func$10$d = ent_mask_func$10$d$cmb;
+        ent_mask_w0$10$d = ent_mask_w0$10$d$cmb;
+        ent_mask_w1$10$d = ent_mask_w1$10$d$cmb;
+        ent_index$10$d = ent_index$10$d$cmb;
+        ent_valid$11$d = ent_valid$11$d$cmb;
+        ent_key_op$11$d = ent_key_op$11$d$cmb;
+        ent_key_func$11$d = ent_key_func$11$d$cmb;
+        ent_mask_op$11$d = ent_mask_op$11$d$cmb;
+        ent_mask_func$11$d = ent_mask_func$11$d$cmb;
+        ent_mask_w0$11$d = ent_mask_w0$11$d$cmb;
+        ent_mask_w1$11$d = ent_mask_w1$11$d$cmb;
+        ent_index$11$d = ent_index$11$d$cmb;
+        ent_valid$12$d = ent_valid$12$d$cmb;
+        ent_key_op$12$d = ent_key_op$12$d$cmb;
+        ent_key_func$12$d = ent_key_func$12$d$cmb;
+        ent_mask_op$12$d = ent_mask_op$12$d$cmb;
+        ent_mask_func$12$d = ent_mask_func$12$d$cmb;
+        ent_mask_w0$12$d = ent_mask_w0$12$d$cmb;
+        ent_mask_w1$12$d = ent_mask_w1$12$d$cmb;
+        ent_index$12$d = ent_index$12$d$cmb;
+        ent_valid$13$d = ent_valid$13$d$cmb;
+        ent_key_op$13$d = ent_key_op$13$d$cmb;
+        ent_key_func$13$d = ent_key_func$13$d$cmb;
+        ent_mask_op$13$d = ent_mask_op$13$d$cmb;
+        ent_mask_func$13$d = ent_mask_func$13$d$cmb;
+        ent_mask_w0$13$d = ent_mask_w0$13$d$cmb;
+        ent_mask_w1$13$d = ent_mask_w1$13$d$cmb;
+        ent_index$13$d = ent_index$13$d$cmb;
+        ent_valid$14$d = ent_valid$14$d$cmb;
+        ent_key_op$14$d = ent_key_op$14$d$cmb;
+        ent_key_func$14$d = ent_key_func$14$d$cmb;
+        ent_mask_op$14$d = ent_mask_op$14$d$cmb;
+        ent_mask_func$14$d = ent_mask_func$14$d$cmb;
+        ent_mask_w0$14$d = ent_mask_w0$14$d$cmb;
+        ent_mask_w1$14$d = ent_mask_w1$14$d$cmb;
+        ent_index$14$d = ent_index$14$d$cmb;
+        ent_valid$15$d = ent_valid$15$d$cmb;
+        ent_key_op$15$d = ent_key_op$15$d$cmb;
+        ent_key_func$15$d = ent_key_func$15$d$cmb;
+        ent_mask_op$15$d = ent_mask_op$15$d$cmb;
+        ent_mask_func$15$d = ent_mask_func$15$d$cmb;
+        ent_mask_w0$15$d = ent_mask_w0$15$d$cmb;
+        ent_mask_w1$15$d = ent_mask_w1$15$d$cmb;
+        ent_index$15$d = ent_index$15$d$cmb;
+        ent_valid$16$d = ent_valid$16$d$cmb;
+        ent_key_op$16$d = ent_key_op$16$d$cmb;
+        ent_key_func$16$d = ent_key_func$16$d$cmb;
+        ent_mask_op$16$d = ent_mask_op$16$d$cmb;
+        ent_mask_func$16$d = ent_mask_func$16$d$cmb;
+        ent_mask_w0$16$d = ent_mask_w0$16$d$cmb;
+        ent_mask_w1$16$d = ent_mask_w1$16$d$cmb;
+        ent_index$16$d = ent_index$16$d$cmb;
+        ent_valid$17$d = ent_valid$17$d$cmb;
+        ent_key_op$17$d = ent_key_op$17$d$cmb;
+        ent_key_func$17$d = ent_key_func$17$d$cmb;
+        ent_mask_op$17$d = ent_mask_op$17$d$cmb;
+        ent_mask_func$17$d = ent_mask_func$17$d$cmb;
+        ent_mask_w0$17$d = ent_mask_w0$17$d$cmb;
+        ent_mask_w1$17$d = ent_mask_w1$17$d$cmb;
+        ent_index$17$d = ent_index$17$d$cmb;
+        ent_valid$18$d = ent_valid$18$d$cmb;
+        ent_key_op$18$d = ent_key_op$18$d$cmb;
+        ent_key_func$18$d = ent_key_func$18$d$cmb;
+        ent_mask_op$18$d = ent_mask_op$18$d$cmb;
+        ent_mask_func$18$d = ent_mask_func$18$d$cmb;
+        ent_mask_w0$18$d = ent_mask_w0$18$d$cmb;
+        ent_mask_w1$18$d = ent_mask_w1$18$d$cmb;
+        ent_index$18$d = ent_index$18$d$cmb;
+        ent_valid$19$d = ent_valid$19$d$cmb;
+        ent_key_op$19$d = ent_key_op$19$d$cmb;
+        ent_key_func$19$d = ent_key_func$19$d$cmb;
+        ent_mask_op$19$d = ent_mask_op$19$d$cmb;
+        ent_mask_func$19$d = ent_mask_func$19$d$cmb;
+        ent_mask_w0$19$d = ent_mask_w0$19$d$cmb;
+        ent_mask_w1$19$d = ent_mask_w1$19$d$cmb;
+        ent_index$19$d = ent_index$19$d$cmb;
+        ent_valid$20$d = ent_valid$20$d$cmb;
+        ent_key_op$20$d = ent_key_op$20$d$cmb;
+        ent_key_func$20$d = ent_key_func$20$d$cmb;
+        ent_mask_op$20$d = ent_mask_op$20$d$cmb;
+        ent_mask_func$20$d = ent_mask_func$20$d$cmb;
+        ent_mask_w0$20$d = ent_mask_w0$20$d$cmb;
+        ent_mask_w1$20$d = ent_mask_w1$20$d$cmb;
+        ent_index$20$d = ent_index$20$d$cmb;
+        ent_valid$21$d = ent_valid$21$d$cmb;
+        ent_key_op$21$d = ent_key_op$21$d$cmb;
+        ent_key_func$21$d = ent_key_func$21$d$cmb;
+        ent_mask_op$21$d = ent_mask_op$21$d$cmb;
+        ent_mask_func$21$d = ent_mask_func$21$d$cmb;
+        ent_mask_w0$21$d = ent_mask_w0$21$d$cmb;
+        ent_mask_w1$21$d = ent_mask_w1$21$d$cmb;
+        ent_index$21$d = ent_index$21$d$cmb;
+        ent_valid$22$d = ent_valid$22$d$cmb;
+        ent_key_op$22$d = ent_key_op$22$d$cmb;
+        ent_key_func$22$d = ent_key_func$22$d$cmb;
+        ent_mask_op$22$d = ent_mask_op$22$d$cmb;
+        ent_mask_func$22$d = ent_mask_func$22$d$cmb;
+        ent_mask_w0$22$d = ent_mask_w0$22$d$cmb;
+        ent_mask_w1$22$d = ent_mask_w1$22$d$cmb;
+        ent_index$22$d = ent_index$22$d$cmb;
+        ent_valid$23$d = ent_valid$23$d$cmb;
+        ent_key_op$23$d = ent_key_op$23$d$cmb;
+        ent_key_func$23$d = ent_key_func$23$d$cmb;
+        ent_mask_op$23$d = ent_mask_op$23$d$cmb;
+        ent_mask_func$23$d = ent_mask_func$23$d$cmb;
+        ent_mask_w0$23$d = ent_mask_w0$23$d$cmb;
+        ent_mask_w1$23$d = ent_mask_w1$23$d$cmb;
+        ent_index$23$d = ent_index$23$d$cmb;
+        ent_valid$24$d = ent_valid$24$d$cmb;
+        ent_key_op$24$d = ent_key_op$24$d$cmb;
+        ent_key_func$24$d = ent_key_func$24$d$cmb;
+        ent_mask_op$24$d = ent_mask_op$24$d$cmb;
+        ent_mask_func$24$d = ent_mask_func$24$d$cmb;
+        ent_mask_w0$24$d = ent_mask_w0$24$d$cmb;
+        ent_mask_w1$24$d = ent_mask_w1$24$d$cmb;
+        ent_index$24$d = ent_index$24$d$cmb;
+        ent_valid$25$d = ent_valid$25$d$cmb;
+        ent_key_op$25$d = ent_key_op$25$d$cmb;
+        ent_key_func$25$d = ent_key_func$25$d$cmb;
+        ent_mask_op$25$d = ent_mask_op$25$d$cmb;
+        ent_mask_func$25$d = ent_mask_func$25$d$cmb;
+        ent_mask_w0$25$d = ent_mask_w0$25$d$cmb;
+        ent_mask_w1$25$d = ent_mask_w1$25$d$cmb;
+        ent_index$25$d = ent_index$25$d$cmb;
+        ent_valid$26$d = ent_valid$26$d$cmb;
+        ent_key_op$26$d = ent_key_op$26$d$cmb;
+        ent_key_func$26$d = ent_key_func$26$d$cmb;
+        ent_mask_op$26$d = ent_mask_op$26$d$cmb;
+        ent_mask_func$26$d = ent_mask_func$26$d$cmb;
+        ent_mask_w0$26$d = ent_mask_w0$26$d$cmb;
+        ent_mask_w1$26$d = ent_mask_w1$26$d$cmb;
+        ent_index$26$d = ent_index$26$d$cmb;
+        ent_valid$27$d = ent_valid$27$d$cmb;
+        ent_key_op$27$d = ent_key_op$27$d$cmb;
+        ent_key_func$27$d = ent_key_func$27$d$cmb;
+        ent_mask_op$27$d = ent_mask_op$27$d$cmb;
+        ent_mask_func$27$d = ent_mask_func$27$d$cmb;
+        ent_mask_w0$27$d = ent_mask_w0$27$d$cmb;
+        ent_mask_w1$27$d = ent_mask_w1$27$d$cmb;
+        ent_index$27$d = ent_index$27$d$cmb;
+        ent_valid$28$d = ent_valid$28$d$cmb;
+        ent_key_op$28$d = ent_key_op$28$d$cmb;
+        ent_key_func$28$d = ent_key_func$28$d$cmb;
+        ent_mask_op$28$d = ent_mask_op$28$d$cmb;
+        ent_mask_func$28$d = ent_mask_func$28$d$cmb;
+        ent_mask_w0$28$d = ent_mask_w0$28$d$cmb;
+        ent_mask_w1$28$d = ent_mask_w1$28$d$cmb;
+        ent_index$28$d = ent_index$28$d$cmb;
+        ent_valid$29$d = ent_valid$29$d$cmb;
+        ent_key_op$29$d = ent_key_op$29$d$cmb;
+        ent_key_func$29$d = ent_key_func$29$d$cmb;
+        ent_mask_op$29$d = ent_mask_op$29$d$cmb;
+        ent_mask_func$29$d = ent_mask_func$29$d$cmb;
+        ent_mask_w0$29$d = ent_mask_w0$29$d$cmb;
+        ent_mask_w1$29$d = ent_mask_w1$29$d$cmb;
+        ent_index$29$d = ent_index$29$d$cmb;
+        ent_valid$30$d = ent_valid$30$d$cmb;
+        ent_key_op$30$d = ent_key_op$30$d$cmb;
+        ent_key_func$30$d = ent_key_func$30$d$cmb;
+        ent_mask_op$30$d = ent_mask_op$30$d$cmb;
+        ent_mask_func$30$d = ent_mask_func$30$d$cmb;
+        ent_mask_w0$30$d = ent_mask_w0$30$d$cmb;
+        ent_mask_w1$30$d = ent_mask_w1$30$d$cmb;
+        ent_index$30$d = ent_index$30$d$cmb;
+        ent_valid$31$d = ent_valid$31$d$cmb;
+        ent_key_op$31$d = ent_key_op$31$d$cmb;
+        ent_key_func$31$d = ent_key_func$31$d$cmb;
+        ent_mask_op$31$d = ent_mask_op$31$d$cmb;
+        ent_mask_func$31$d = ent_mask_func$31$d$cmb;
+        ent_mask_w0$31$d = ent_mask_w0$31$d$cmb;
+        ent_mask_w1$31$d = ent_mask_w1$31$d$cmb;
+        ent_index$31$d = ent_index$31$d$cmb;
+        ent_valid$32$d = ent_valid$32$d$cmb;
+        ent_key_op$32$d = ent_key_op$32$d$cmb;
+        ent_key_func$32$d = ent_key_func$32$d$cmb;
+        ent_mask_op$32$d = ent_mask_op$32$d$cmb;
+        ent_mask_func$32$d = ent_mask_func$32$d$cmb;
+        ent_mask_w0$32$d = ent_mask_w0$32$d$cmb;
+        ent_mask_w1$32$d = ent_mask_w1$32$d$cmb;
+        ent_index$32$d = ent_index$32$d$cmb;
+        ent_valid$33$d = ent_valid$33$d$cmb;
+        ent_key_op$33$d = ent_key_op$33$d$cmb;
+        ent_key_func$33$d = ent_key_func$33$d$cmb;
+        ent_mask_op$33$d = ent_mask_op$33$d$cmb;
+        ent_mask_func$33$d = ent_mask_func$33$d$cmb;
+        ent_mask_w0$33$d = ent_mask_w0$33$d$cmb;
+        ent_mask_w1$33$d = ent_mask_w1$33$d$cmb;
+        ent_index$33$d = ent_index$33$d$cmb;
+        ent_valid$34$d = ent_valid$34$d$cmb;
+        ent_key_op$34$d = ent_key_op$34$d$cmb;
+        ent_key_func$34$d = ent_key_func$34$d$cmb;
+        ent_mask_op$34$d = ent_mask_op$34$d$cmb;
+        ent_mask_func$34$d = ent_mask_func$34$d$cmb;
+        ent_mask_w0$34$d = ent_mask_w0$34$d$cmb;
+        ent_mask_w1$34$d = ent_mask_w1$34$d$cmb;
+        ent_index$34$d = ent_index$34$d$cmb;
+        ent_valid$35$d = ent_valid$35$d$cmb;
+        ent_key_op$35$d = ent_key_op$35$d$cmb;
+        ent_key_func$35$d = ent_key_func$35$d$cmb;
+        ent_mask_op$35$d = ent_mask_op$35$d$cmb;
+        ent_mask_func$35$d = ent_mask_func$35$d$cmb;
+        ent_mask_w0$35$d = ent_mask_w0$35$d$cmb;
+        ent_mask_w1$35$d = ent_mask_w1$35$d$cmb;
+        ent_index$35$d = ent_index$35$d$cmb;
+        ent_valid$36$d = ent_valid$36$d$cmb;
+        ent_key_op$36$d = ent_key_op$36$d$cmb;
+        ent_key_func$36$d = ent_key_func$36$d$cmb;
+        ent_mask_op$36$d = ent_mask_op$36$d$cmb;
+        ent_mask_func$36$d = ent_mask_func$36$d$cmb;
+        ent_mask_w0$36$d = ent_mask_w0$36$d$cmb;
+        ent_mask_w1$36$d = ent_mask_w1$36$d$cmb;
+        ent_index$36$d = ent_index$36$d$cmb;
+        ent_valid$37$d = ent_valid$37$d$cmb;
+        ent_key_op$37$d = ent_key_op$37$d$cmb;
+        ent_key_func$37$d = ent_key_func$37$d$cmb;
+        ent_mask_op$37$d = ent_mask_op$37$d$cmb;
+        ent_mask_func$37$d = ent_mask_func$37$d$cmb;
+        ent_mask_w0$37$d = ent_mask_w0$37$d$cmb;
+        ent_mask_w1$37$d = ent_mask_w1$37$d$cmb;
+        ent_index$37$d = ent_index$37$d$cmb;
+        ent_valid$38$d = ent_valid$38$d$cmb;
+        ent_key_op$38$d = ent_key_op$38$d$cmb;
+        ent_key_func$38$d = ent_key_func$38$d$cmb;
+        ent_mask_op$38$d = ent_mask_op$38$d$cmb;
+        ent_mask_func$38$d = ent_mask_func$38$d$cmb;
+        ent_mask_w0$38$d = ent_mask_w0$38$d$cmb;
+        ent_mask_w1$38$d = ent_mask_w1$38$d$cmb;
+        ent_index$38$d = ent_index$38$d$cmb;
+        ent_valid$39$d = ent_valid$39$d$cmb;
+        ent_key_op$39$d = ent_key_op$39$d$cmb;
+        ent_key_func$39$d = ent_key_func$39$d$cmb;
+        ent_mask_op$39$d = ent_mask_op$39$d$cmb;
+        ent_mask_func$39$d = ent_mask_func$39$d$cmb;
+        ent_mask_w0$39$d = ent_mask_w0$39$d$cmb;
+        ent_mask_w1$39$d = ent_mask_w1$39$d$cmb;
+        ent_index$39$d = ent_index$39$d$cmb;
+        ent_valid$40$d = ent_valid$40$d$cmb;
+        ent_key_op$40$d = ent_key_op$40$d$cmb;
+        ent_key_func$40$d = ent_key_func$40$d$cmb;
+        ent_mask_op$40$d = ent_mask_op$40$d$cmb;
+        ent_mask_func$40$d = ent_mask_func$40$d$cmb;
+        ent_mask_w0$40$d = ent_mask_w0$40$d$cmb;
+        ent_mask_w1$40$d = ent_mask_w1$40$d$cmb;
+        ent_index$40$d = ent_index$40$d$cmb;
+        ent_valid$41$d = ent_valid$41$d$cmb;
+        ent_key_op$41$d = ent_key_op$41$d$cmb;
+        ent_key_func$41$d = ent_key_func$41$d$cmb;
+        ent_mask_op$41$d = ent_mask_op$41$d$cmb;
+        ent_mask_func$41$d = ent_mask_func$41$d$cmb;
+        ent_mask_w0$41$d = ent_mask_w0$41$d$cmb;
+        ent_mask_w1$41$d = ent_mask_w1$41$d$cmb;
+        ent_index$41$d = ent_index$41$d$cmb;
+        ent_valid$42$d = ent_valid$42$d$cmb;
+        ent_key_op$42$d = ent_key_op$42$d$cmb;
+        ent_key_func$42$d = ent_key_func$42$d$cmb;
+        ent_mask_op$42$d = ent_mask_op$42$d$cmb;
+        ent_mask_func$42$d = ent_mask_func$42$d$cmb;
+        ent_mask_w0$42$d = ent_mask_w0$42$d$cmb;
+        ent_mask_w1$42$d = ent_mask_w1$42$d$cmb;
+        ent_index$42$d = ent_index$42$d$cmb;
+        ent_valid$43$d = ent_valid$43$d$cmb;
+        ent_key_op$43$d = ent_key_op$43$d$cmb;
+        ent_key_func$43$d = ent_key_func$43$d$cmb;
+        ent_mask_op$43$d = ent_mask_op$43$d$cmb;
+        ent_mask_func$43$d = ent_mask_func$43$d$cmb;
+        ent_mask_w0$43$d = ent_mask_w0$43$d$cmb;
+        ent_mask_w1$43$d = ent_mask_w1$43$d$cmb;
+        ent_index$43$d = ent_index$43$d$cmb;
+        ent_valid$44$d = ent_valid$44$d$cmb;
+        ent_key_op$44$d = ent_key_op$44$d$cmb;
+        ent_key_func$44$d = ent_key_func$44$d$cmb;
+        ent_mask_op$44$d = ent_mask_op$44$d$cmb;
+        ent_mask_func$44$d = ent_mask_func$44$d$cmb;
+        ent_mask_w0$44$d = ent_mask_w0$44$d$cmb;
+        ent_mask_w1$44$d = ent_mask_w1$44$d$cmb;
+        ent_index$44$d = ent_index$44$d$cmb;
+        ent_valid$45$d = ent_valid$45$d$cmb;
+        ent_key_op$45$d = ent_key_op$45$d$cmb;
+        ent_key_func$45$d = ent_key_func$45$d$cmb;
+        ent_mask_op$45$d = ent_mask_op$45$d$cmb;
+        ent_mask_func$45$d = ent_mask_func$45$d$cmb;
+        ent_mask_w0$45$d = ent_mask_w0$45$d$cmb;
+        ent_mask_w1$45$d = ent_mask_w1$45$d$cmb;
+        ent_index$45$d = ent_index$45$d$cmb;
+        ent_valid$46$d = ent_valid$46$d$cmb;
+        ent_key_op$46$d = ent_key_op$46$d$cmb;
+        ent_key_func$46$d = ent_key_func$46$d$cmb;
+        ent_mask_op$46$d = ent_mask_op$46$d$cmb;
+        ent_mask_func$46$d = ent_mask_func$46$d$cmb;
+        ent_mask_w0$46$d = ent_mask_w0$46$d$cmb;
+        ent_mask_w1$46$d = ent_mask_w1$46$d$cmb;
+        ent_index$46$d = ent_index$46$d$cmb;
+        fifo_hit_r$0$d = fifo_hit_r$0$d$cmb;
+        fifo_entry_r$0$d = fifo_entry_r$0$d$cmb;
+        fifo_index_r$0$d = fifo_index_r$0$d$cmb;
+        fifo_handler_r$0$d = fifo_handler_r$0$d$cmb;
+        fifo_hit_r$1$d = fifo_hit_r$1$d$cmb;
+        fifo_entry_r$1$d = fifo_entry_r$1$d$cmb;
+        fifo_index_r$1$d = fifo_index_r$1$d$cmb;
+        fifo_handler_r$1$d = fifo_handler_r$1$d$cmb;
+        fifo_hit_r$2$d = fifo_hit_r$2$d$cmb;
+        fifo_entry_r$2$d = fifo_entry_r$2$d$cmb;
+        fifo_index_r$2$d = fifo_index_r$2$d$cmb;
+        fifo_handler_r$2$d = fifo_handler_r$2$d$cmb;
+        fifo_hit_r$3$d = fifo_hit_r$3$d$cmb;
+        fifo_entry_r$3$d = fifo_entry_r$3$d$cmb;
+        fifo_index_r$3$d = fifo_index_r$3$d$cmb;
+        fifo_handler_r$3$d = fifo_handler_r$3$d$cmb;
+        handler_ram$write_enable = handler_ram$write_enable$cmb;
+        fifo_hit = fifo_hit$cmb;
+        fifo_entry = fifo_entry$cmb;
+        fifo_index = fifo_index$cmb;
+        fifo_handler = fifo_handler$cmb;
     end
     
 endmodule // hw_decode

@@ -605,23 +605,36 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg err_q$d$cmb;
+    reg rsp_valid$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg core$0$pio_valid$cmb;
+    reg core$1$pio_valid$cmb;
+    reg core$2$pio_valid$cmb;
+    reg core$3$pio_valid$cmb;
+    reg core$4$pio_valid$cmb;
+    reg core$5$pio_valid$cmb;
+    reg core$6$pio_valid$cmb;
+    reg core$7$pio_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         err_q$clock = clock;
-        err_q$d = err_q$q;
+        err_q$d$cmb = err_q$q;
         off = req_addr & off_mask;
         in_iram = (off & iram_hi) == 32'h0;
         in_dram = (off & dram_hi) == dram_offset;
         hit = 1'b0;
         running = ~run_stall & ~halted;
-        rsp_valid = err_q$q;
+        rsp_valid$cmb = err_q$q;
         rsp_err = err_q$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         core$0$clock = clock;
         core$0$reset = reset;
         core$0$stall = run_stall[0] | reset;
-        core$0$pio_valid = 1'b0;
+        core$0$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$0) & (in_iram | in_dram)) begin
-            core$0$pio_valid = 1'b1;
+            core$0$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$0$pio_write = req_write;
@@ -630,8 +643,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$0$pio_dword = off[(32'h2)+:(8)];
         core$0$pio_wdata = req_wdata;
         if (core$0$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$0$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$0$pio_rdata;
         end
         core$0$if_valid = if_valid$0;
         core$0$if_addr = if_addr$0;
@@ -651,9 +664,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$1$clock = clock;
         core$1$reset = reset;
         core$1$stall = run_stall[1] | reset;
-        core$1$pio_valid = 1'b0;
+        core$1$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$1) & (in_iram | in_dram)) begin
-            core$1$pio_valid = 1'b1;
+            core$1$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$1$pio_write = req_write;
@@ -662,8 +675,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$1$pio_dword = off[(32'h2)+:(8)];
         core$1$pio_wdata = req_wdata;
         if (core$1$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$1$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$1$pio_rdata;
         end
         core$1$if_valid = if_valid$1;
         core$1$if_addr = if_addr$1;
@@ -683,9 +696,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$2$clock = clock;
         core$2$reset = reset;
         core$2$stall = run_stall[2] | reset;
-        core$2$pio_valid = 1'b0;
+        core$2$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$2) & (in_iram | in_dram)) begin
-            core$2$pio_valid = 1'b1;
+            core$2$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$2$pio_write = req_write;
@@ -694,8 +707,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$2$pio_dword = off[(32'h2)+:(8)];
         core$2$pio_wdata = req_wdata;
         if (core$2$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$2$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$2$pio_rdata;
         end
         core$2$if_valid = if_valid$2;
         core$2$if_addr = if_addr$2;
@@ -715,9 +728,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$3$clock = clock;
         core$3$reset = reset;
         core$3$stall = run_stall[3] | reset;
-        core$3$pio_valid = 1'b0;
+        core$3$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$3) & (in_iram | in_dram)) begin
-            core$3$pio_valid = 1'b1;
+            core$3$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$3$pio_write = req_write;
@@ -726,8 +739,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$3$pio_dword = off[(32'h2)+:(8)];
         core$3$pio_wdata = req_wdata;
         if (core$3$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$3$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$3$pio_rdata;
         end
         core$3$if_valid = if_valid$3;
         core$3$if_addr = if_addr$3;
@@ -747,9 +760,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$4$clock = clock;
         core$4$reset = reset;
         core$4$stall = run_stall[4] | reset;
-        core$4$pio_valid = 1'b0;
+        core$4$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$4) & (in_iram | in_dram)) begin
-            core$4$pio_valid = 1'b1;
+            core$4$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$4$pio_write = req_write;
@@ -758,8 +771,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$4$pio_dword = off[(32'h2)+:(8)];
         core$4$pio_wdata = req_wdata;
         if (core$4$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$4$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$4$pio_rdata;
         end
         core$4$if_valid = if_valid$4;
         core$4$if_addr = if_addr$4;
@@ -779,9 +792,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$5$clock = clock;
         core$5$reset = reset;
         core$5$stall = run_stall[5] | reset;
-        core$5$pio_valid = 1'b0;
+        core$5$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$5) & (in_iram | in_dram)) begin
-            core$5$pio_valid = 1'b1;
+            core$5$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$5$pio_write = req_write;
@@ -790,8 +803,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$5$pio_dword = off[(32'h2)+:(8)];
         core$5$pio_wdata = req_wdata;
         if (core$5$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$5$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$5$pio_rdata;
         end
         core$5$if_valid = if_valid$5;
         core$5$if_addr = if_addr$5;
@@ -811,9 +824,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$6$clock = clock;
         core$6$reset = reset;
         core$6$stall = run_stall[6] | reset;
-        core$6$pio_valid = 1'b0;
+        core$6$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$6) & (in_iram | in_dram)) begin
-            core$6$pio_valid = 1'b1;
+            core$6$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$6$pio_write = req_write;
@@ -822,8 +835,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$6$pio_dword = off[(32'h2)+:(8)];
         core$6$pio_wdata = req_wdata;
         if (core$6$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$6$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$6$pio_rdata;
         end
         core$6$if_valid = if_valid$6;
         core$6$if_addr = if_addr$6;
@@ -843,9 +856,9 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$7$clock = clock;
         core$7$reset = reset;
         core$7$stall = run_stall[7] | reset;
-        core$7$pio_valid = 1'b0;
+        core$7$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$7) & (in_iram | in_dram)) begin
-            core$7$pio_valid = 1'b1;
+            core$7$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$7$pio_write = req_write;
@@ -854,8 +867,8 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         core$7$pio_dword = off[(32'h2)+:(8)];
         core$7$pio_wdata = req_wdata;
         if (core$7$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$7$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$7$pio_rdata;
         end
         core$7$if_valid = if_valid$7;
         core$7$if_addr = if_addr$7;
@@ -872,10 +885,21 @@ module q7_cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,r
         ls_rvalid$7 = core$7$ls_rvalid;
         ls_rdata$7 = core$7$ls_rdata;
         ls_err$7 = core$7$ls_err;
-        err_q$d = req_valid & ~hit;
+        err_q$d$cmb = req_valid & ~hit;
         if (reset) begin
-            err_q$d = 1'b0;
+            err_q$d$cmb = 1'b0;
         end
+        err_q$d = err_q$d$cmb;
+        rsp_valid = rsp_valid$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        core$0$pio_valid = core$0$pio_valid$cmb;
+        core$1$pio_valid = core$1$pio_valid$cmb;
+        core$2$pio_valid = core$2$pio_valid$cmb;
+        core$3$pio_valid = core$3$pio_valid$cmb;
+        core$4$pio_valid = core$4$pio_valid$cmb;
+        core$5$pio_valid = core$5$pio_valid$cmb;
+        core$6$pio_valid = core$6$pio_valid$cmb;
+        core$7$pio_valid = core$7$pio_valid$cmb;
     end
     
 endmodule // q7_cluster
@@ -1016,13 +1040,24 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -1038,12 +1073,12 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -1052,14 +1087,14 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -1068,43 +1103,52 @@ module q7_cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$0
@@ -1228,13 +1272,19 @@ module q7_cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -1270,20 +1320,24 @@ module q7_cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$0$dram
@@ -1599,13 +1653,19 @@ module q7_cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -1641,20 +1701,24 @@ module q7_cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$0$iram
@@ -2006,13 +2070,24 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -2028,12 +2103,12 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -2042,14 +2117,14 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -2058,43 +2133,52 @@ module q7_cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$1
@@ -2218,13 +2302,19 @@ module q7_cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -2260,20 +2350,24 @@ module q7_cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$1$dram
@@ -2589,13 +2683,19 @@ module q7_cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -2631,20 +2731,24 @@ module q7_cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$1$iram
@@ -2996,13 +3100,24 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -3018,12 +3133,12 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -3032,14 +3147,14 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -3048,43 +3163,52 @@ module q7_cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$2
@@ -3208,13 +3332,19 @@ module q7_cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -3250,20 +3380,24 @@ module q7_cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$2$dram
@@ -3579,13 +3713,19 @@ module q7_cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -3621,20 +3761,24 @@ module q7_cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$2$iram
@@ -3986,13 +4130,24 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -4008,12 +4163,12 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -4022,14 +4177,14 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -4038,43 +4193,52 @@ module q7_cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$3
@@ -4198,13 +4362,19 @@ module q7_cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4240,20 +4410,24 @@ module q7_cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$3$dram
@@ -4569,13 +4743,19 @@ module q7_cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4611,20 +4791,24 @@ module q7_cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$3$iram
@@ -4976,13 +5160,24 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -4998,12 +5193,12 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -5012,14 +5207,14 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -5028,43 +5223,52 @@ module q7_cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$4
@@ -5188,13 +5392,19 @@ module q7_cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5230,20 +5440,24 @@ module q7_cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$4$dram
@@ -5559,13 +5773,19 @@ module q7_cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5601,20 +5821,24 @@ module q7_cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$4$iram
@@ -5966,13 +6190,24 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -5988,12 +6223,12 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -6002,14 +6237,14 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -6018,43 +6253,52 @@ module q7_cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$5
@@ -6178,13 +6422,19 @@ module q7_cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6220,20 +6470,24 @@ module q7_cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$5$dram
@@ -6549,13 +6803,19 @@ module q7_cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6591,20 +6851,24 @@ module q7_cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$5$iram
@@ -6956,13 +7220,24 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -6978,12 +7253,12 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -6992,14 +7267,14 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -7008,43 +7283,52 @@ module q7_cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$6
@@ -7168,13 +7452,19 @@ module q7_cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7210,20 +7500,24 @@ module q7_cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$6$dram
@@ -7539,13 +7833,19 @@ module q7_cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7581,20 +7881,24 @@ module q7_cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$6$iram
@@ -7946,13 +8250,24 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [7:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -7968,12 +8283,12 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -7982,14 +8297,14 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(8)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(8)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(8)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(8)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -7998,43 +8313,52 @@ module q7_cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dram,pio_iwor
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // q7_cluster$core$7
@@ -8158,13 +8482,19 @@ module q7_cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8200,20 +8530,24 @@ module q7_cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$7$dram
@@ -8529,13 +8863,19 @@ module q7_cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8571,20 +8911,24 @@ module q7_cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // q7_cluster$core$7$iram

@@ -250,6 +250,34 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg enable_q$d$cmb;
+    reg [31:0] rx_hw_head$d$cmb;
+    reg [31:0] rx_pending$d$cmb;
+    reg [31:0] rx_done$d$cmb;
+    reg [31:0] tx_hw_head$d$cmb;
+    reg [31:0] tx_pending$d$cmb;
+    reg [31:0] tx_done$d$cmb;
+    reg [2:0] error$d$cmb;
+    reg [2:0] state$d$cmb;
+    reg ring_tx$d$cmb;
+    reg [1:0] desc_k$d$cmb;
+    reg waiting$d$cmb;
+    reg [31:0] d_src$d$cmb;
+    reg [31:0] d_dst$d$cmb;
+    reg [15:0] d_len$d$cmb;
+    reg [31:0] d_done_addr$d$cmb;
+    reg [15:0] count$d$cmb;
+    reg [31:0] data$d$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg sram$a_valid$cmb;
+    reg sram$a_write$cmb;
+    reg [7:0] sram$a_word$cmb;
+    reg db_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_err_q$clock = clock;
@@ -272,27 +300,27 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
         d_done_addr$clock = clock;
         count$clock = clock;
         data$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        enable_q$d = enable_q$q;
-        rx_hw_head$d = rx_hw_head$q;
-        rx_pending$d = rx_pending$q;
-        rx_done$d = rx_done$q;
-        tx_hw_head$d = tx_hw_head$q;
-        tx_pending$d = tx_pending$q;
-        tx_done$d = tx_done$q;
-        error$d = error$q;
-        state$d = state$q;
-        ring_tx$d = ring_tx$q;
-        desc_k$d = desc_k$q;
-        waiting$d = waiting$q;
-        d_src$d = d_src$q;
-        d_dst$d = d_dst$q;
-        d_len$d = d_len$q;
-        d_done_addr$d = d_done_addr$q;
-        count$d = count$q;
-        data$d = data$q;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        enable_q$d$cmb = enable_q$q;
+        rx_hw_head$d$cmb = rx_hw_head$q;
+        rx_pending$d$cmb = rx_pending$q;
+        rx_done$d$cmb = rx_done$q;
+        tx_hw_head$d$cmb = tx_hw_head$q;
+        tx_pending$d$cmb = tx_pending$q;
+        tx_done$d$cmb = tx_done$q;
+        error$d$cmb = error$q;
+        state$d$cmb = state$q;
+        ring_tx$d$cmb = ring_tx$q;
+        desc_k$d$cmb = desc_k$q;
+        waiting$d$cmb = waiting$q;
+        d_src$d$cmb = d_src$q;
+        d_dst$d$cmb = d_dst$q;
+        d_len$d$cmb = d_len$q;
+        d_done_addr$d$cmb = d_done_addr$q;
+        count$d$cmb = count$q;
+        data$d$cmb = data$q;
         sram$clock = clock;
         sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
@@ -301,9 +329,9 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
         sram$pio_write = req_write;
         sram$pio_word = req_addr[(32'h2)+:(8)];
         sram$pio_wdata = req_wdata;
-        rsp_valid_q$d = req_valid;
-        rsp_err_q$d = req_valid & ~bus_sram & ~bus_status;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = req_valid;
+        rsp_err_q$d$cmb = req_valid & ~bus_sram & ~bus_status;
+        rsp_rdata_q$d$cmb = 32'h0;
         err_set = 32'h0;
         err_kept = error$q;
         if (bus_status) begin
@@ -312,39 +340,39 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
                     err_kept = error$q & ~req_wdata[(32'h0)+:(3)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((error$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((error$q) & 32'hffffffff);
                 end
             end
             else if (req_write) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h0) begin
-                rsp_rdata_q$d = rx_hw_head$q;
+                rsp_rdata_q$d$cmb = rx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h1) begin
-                rsp_rdata_q$d = rx_pending$q;
+                rsp_rdata_q$d$cmb = rx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h2) begin
-                rsp_rdata_q$d = rx_done$q;
+                rsp_rdata_q$d$cmb = rx_done$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h3) begin
-                rsp_rdata_q$d = tx_hw_head$q;
+                rsp_rdata_q$d$cmb = tx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h4) begin
-                rsp_rdata_q$d = tx_pending$q;
+                rsp_rdata_q$d$cmb = tx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h5) begin
-                rsp_rdata_q$d = tx_done$q;
+                rsp_rdata_q$d$cmb = tx_done$q;
             end
             else if (state$q != 32'h0) begin
-                rsp_rdata_q$d = 32'h1;
+                rsp_rdata_q$d$cmb = 32'h1;
             end
         end
         rsp_valid = rsp_valid_q$q;
         rsp_err = rsp_err_q$q;
-        rsp_rdata = rsp_rdata_q$q;
+        rsp_rdata$cmb = rsp_rdata_q$q;
         if (sram$pio_rvalid) begin
-            rsp_rdata = sram$rdata;
+            rsp_rdata$cmb = sram$rdata;
         end
         desc_addr = rx_base + (rx_hw_head$q << 32'h4) + (((desc_k$q) & 32'hffffffff) << 32'h2);
         if (ring_tx$q) begin
@@ -352,48 +380,48 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
         end
         src_addr = d_src$q + (((count$q) & 32'hffffffff) << 32'h2);
         dst_addr = d_dst$q + (((count$q) & 32'hffffffff) << 32'h2);
-        sram$a_valid = 1'b0;
-        sram$a_write = 1'b0;
-        sram$a_word = desc_addr[(32'h2)+:(8)];
+        sram$a_valid$cmb = 1'b0;
+        sram$a_write$cmb = 1'b0;
+        sram$a_word$cmb = desc_addr[(32'h2)+:(8)];
         sram$a_wdata = data$q;
         sram$a_wstrb = 32'hf;
-        db_valid = 1'b0;
+        db_valid$cmb = 1'b0;
         db_index = d_done_addr$q[(32'h2)+:(8)];
         db_amount = 32'h1;
         busy = state$q != 32'h0;
         retire = 1'b0;
         if (state$q == 32'h0) begin
             if (enable & (rx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b0;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b0;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
             else if (enable & (tx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b1;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b1;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
         end
         else if (state$q == 32'h1) begin
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    desc_k$d = desc_k$q + 32'h1;
+                    waiting$d$cmb = 1'b0;
+                    desc_k$d$cmb = desc_k$q + 32'h1;
                     if (desc_k$q == 32'h0) begin
-                        d_src$d = sram$rdata;
+                        d_src$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h1) begin
-                        d_dst$d = sram$rdata;
+                        d_dst$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h2) begin
-                        d_len$d = sram$rdata[(32'h0)+:(16)];
+                        d_len$d$cmb = sram$rdata[(32'h0)+:(16)];
                     end
                     else begin
-                        d_done_addr$d = sram$rdata;
-                        count$d = 32'h0;
-                        state$d = 32'h2;
+                        d_done_addr$d$cmb = sram$rdata;
+                        count$d$cmb = 32'h0;
+                        state$d$cmb = 32'h2;
                     end
                 end
             end
@@ -402,22 +430,22 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h2) begin
-            sram$a_word = src_addr[(32'h2)+:(8)];
+            sram$a_word$cmb = src_addr[(32'h2)+:(8)];
             if (count$q == d_len$q) begin
-                state$d = 32'h4;
+                state$d$cmb = 32'h4;
             end
             else if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    data$d = sram$rdata;
-                    state$d = 32'h3;
+                    waiting$d$cmb = 1'b0;
+                    data$d$cmb = sram$rdata;
+                    state$d$cmb = 32'h3;
                 end
             end
             else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
@@ -425,26 +453,26 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h3) begin
-            sram$a_word = dst_addr[(32'h2)+:(8)];
-            sram$a_write = 1'b1;
+            sram$a_word$cmb = dst_addr[(32'h2)+:(8)];
+            sram$a_write$cmb = 1'b1;
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    count$d = count$q + 32'h1;
-                    state$d = 32'h2;
+                    waiting$d$cmb = 1'b0;
+                    count$d$cmb = count$q + 32'h1;
+                    state$d$cmb = 32'h2;
                 end
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
@@ -453,7 +481,7 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
                 retire = 1'b1;
             end
             else if ((d_done_addr$q[(32'ha)+:(6)] == 32'h6) & ~d_done_addr$q[32'h0] & ~d_done_addr$q[32'h1]) begin
-                db_valid = 1'b1;
+                db_valid$cmb = 1'b1;
                 if (db_ready) begin
                     retire = 1'b1;
                 end
@@ -464,20 +492,20 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
             end
         end
         if (retire) begin
-            state$d = 32'h0;
+            state$d$cmb = 32'h0;
             if (ring_tx$q) begin
-                tx_hw_head$d = tx_hw_head$q + 32'h1;
+                tx_hw_head$d$cmb = tx_hw_head$q + 32'h1;
                 if ((tx_hw_head$q + 32'h1) == tx_length) begin
-                    tx_hw_head$d = 32'h0;
+                    tx_hw_head$d$cmb = 32'h0;
                 end
-                tx_done$d = tx_done$q + 32'h1;
+                tx_done$d$cmb = tx_done$q + 32'h1;
             end
             else begin
-                rx_hw_head$d = rx_hw_head$q + 32'h1;
+                rx_hw_head$d$cmb = rx_hw_head$q + 32'h1;
                 if ((rx_hw_head$q + 32'h1) == rx_length) begin
-                    rx_hw_head$d = 32'h0;
+                    rx_hw_head$d$cmb = 32'h0;
                 end
-                rx_done$d = rx_done$q + 32'h1;
+                rx_done$d$cmb = rx_done$q + 32'h1;
             end
         end
         rx_add = 32'h0;
@@ -498,42 +526,68 @@ module seq_dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_valid,rsp_
                 tx_add = tx_tail_inc;
             end
         end
-        rx_pending$d = rx_pending$q + rx_add;
-        tx_pending$d = tx_pending$q + tx_add;
+        rx_pending$d$cmb = rx_pending$q + rx_add;
+        tx_pending$d$cmb = tx_pending$q + tx_add;
         if (retire) begin
             if (ring_tx$q) begin
-                tx_pending$d = tx_pending$q + tx_add - 32'h1;
+                tx_pending$d$cmb = tx_pending$q + tx_add - 32'h1;
             end
             else begin
-                rx_pending$d = rx_pending$q + rx_add - 32'h1;
+                rx_pending$d$cmb = rx_pending$q + rx_add - 32'h1;
             end
         end
-        error$d = err_kept | err_set;
-        enable_q$d = enable;
+        error$d$cmb = err_kept | err_set;
+        enable_q$d$cmb = enable;
         if (enable & ~enable_q$q) begin
-            rx_hw_head$d = rx_head;
-            tx_hw_head$d = tx_head;
+            rx_hw_head$d$cmb = rx_head;
+            tx_hw_head$d$cmb = tx_head;
         end
         if (~enable) begin
-            rx_pending$d = 32'h0;
-            tx_pending$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rx_pending$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            enable_q$d = 1'b0;
-            rx_hw_head$d = 32'h0;
-            rx_pending$d = 32'h0;
-            rx_done$d = 32'h0;
-            tx_hw_head$d = 32'h0;
-            tx_pending$d = 32'h0;
-            tx_done$d = 32'h0;
-            error$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            enable_q$d$cmb = 1'b0;
+            rx_hw_head$d$cmb = 32'h0;
+            rx_pending$d$cmb = 32'h0;
+            rx_done$d$cmb = 32'h0;
+            tx_hw_head$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            tx_done$d$cmb = 32'h0;
+            error$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        enable_q$d = enable_q$d$cmb;
+        rx_hw_head$d = rx_hw_head$d$cmb;
+        rx_pending$d = rx_pending$d$cmb;
+        rx_done$d = rx_done$d$cmb;
+        tx_hw_head$d = tx_hw_head$d$cmb;
+        tx_pending$d = tx_pending$d$cmb;
+        tx_done$d = tx_done$d$cmb;
+        error$d = error$d$cmb;
+        state$d = state$d$cmb;
+        ring_tx$d = ring_tx$d$cmb;
+        desc_k$d = desc_k$d$cmb;
+        waiting$d = waiting$d$cmb;
+        d_src$d = d_src$d$cmb;
+        d_dst$d = d_dst$d$cmb;
+        d_len$d = d_len$d$cmb;
+        d_done_addr$d = d_done_addr$d$cmb;
+        count$d = count$d$cmb;
+        data$d = data$d$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        sram$a_valid = sram$a_valid$cmb;
+        sram$a_write = sram$a_write$cmb;
+        sram$a_word = sram$a_word$cmb;
+        db_valid = db_valid$cmb;
     end
     
 endmodule // seq_dma
@@ -961,13 +1015,19 @@ module seq_dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvali
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -1003,20 +1063,24 @@ module seq_dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata,pio_rvali
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // seq_dma$sram

@@ -318,6 +318,41 @@ module sunda_nx_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -352,312 +387,312 @@ module sunda_nx_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -692,6 +727,39 @@ module sunda_nx_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_nx_regs

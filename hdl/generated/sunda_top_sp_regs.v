@@ -81,6 +81,15 @@ module sunda_top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] host_trigger_q$d$cmb;
+    reg host_trigger_pulse_q$d$cmb;
+    reg [31:0] stop_q$d$cmb;
+    reg stop_pulse_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -89,51 +98,51 @@ module sunda_top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         host_trigger_pulse_q$clock = clock;
         stop_q$clock = clock;
         stop_pulse_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        host_trigger_q$d = host_trigger_q$q;
-        host_trigger_pulse_q$d = host_trigger_pulse_q$q;
-        stop_q$d = stop_q$q;
-        stop_pulse_q$d = stop_pulse_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        host_trigger_pulse_q$d = 1'b0;
-        stop_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        host_trigger_q$d$cmb = host_trigger_q$q;
+        host_trigger_pulse_q$d$cmb = host_trigger_pulse_q$q;
+        stop_q$d$cmb = stop_q$q;
+        stop_pulse_q$d$cmb = stop_pulse_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        host_trigger_pulse_q$d$cmb = 1'b0;
+        stop_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h848) begin
                 if (req_write) begin
-                    host_trigger_q$d = req_wdata;
-                    host_trigger_pulse_q$d = 1'b1;
+                    host_trigger_q$d$cmb = req_wdata;
+                    host_trigger_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h84c) begin
                 if (req_write) begin
-                    stop_q$d = req_wdata;
-                    stop_pulse_q$d = 1'b1;
+                    stop_q$d$cmb = req_wdata;
+                    stop_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            host_trigger_q$d = 32'h0;
-            host_trigger_pulse_q$d = 1'b0;
-            stop_q$d = 32'h0;
-            stop_pulse_q$d = 1'b0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            host_trigger_q$d$cmb = 32'h0;
+            host_trigger_pulse_q$d$cmb = 1'b0;
+            stop_q$d$cmb = 32'h0;
+            stop_pulse_q$d$cmb = 1'b0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -142,6 +151,13 @@ module sunda_top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         host_trigger_pulse_o = host_trigger_pulse_q$q;
         stop_o = stop_q$q;
         stop_pulse_o = stop_pulse_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        host_trigger_q$d = host_trigger_q$d$cmb;
+        host_trigger_pulse_q$d = host_trigger_pulse_q$d$cmb;
+        stop_q$d = stop_q$d$cmb;
+        stop_pulse_q$d = stop_pulse_q$d$cmb;
     end
     
 endmodule // sunda_top_sp_regs

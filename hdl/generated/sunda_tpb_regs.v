@@ -144,6 +144,22 @@ module sunda_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] seq_instr_dbg_ctrl_q$d$cmb;
+    reg [15:0] notific_sw_queue_num0_queue_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_a_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+    reg [31:0] notific_ring_base_lo_q$d$cmb;
+    reg [31:0] notific_ring_base_hi_q$d$cmb;
+    reg [31:0] notific_ring_size_q$d$cmb;
+    reg notific_enable_error_q$d$cmb;
+    reg notific_enable_evt_sem_q$d$cmb;
+    reg notific_enable_inst_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -159,100 +175,100 @@ module sunda_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         notific_enable_error_q$clock = clock;
         notific_enable_evt_sem_q$clock = clock;
         notific_enable_inst_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$q;
-        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$q;
-        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$q;
-        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$q;
-        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$q;
-        notific_ring_base_lo_q$d = notific_ring_base_lo_q$q;
-        notific_ring_base_hi_q$d = notific_ring_base_hi_q$q;
-        notific_ring_size_q$d = notific_ring_size_q$q;
-        notific_enable_error_q$d = notific_enable_error_q$q;
-        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$q;
-        notific_enable_inst_q$d = notific_enable_inst_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        seq_instr_dbg_ctrl_q$d$cmb = seq_instr_dbg_ctrl_q$q;
+        notific_sw_queue_num0_queue_q$d$cmb = notific_sw_queue_num0_queue_q$q;
+        notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = notific_sw_queue_num0_engine_id_b_lo_q$q;
+        notific_sw_queue_num0_engine_id_a_q$d$cmb = notific_sw_queue_num0_engine_id_a_q$q;
+        notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = notific_sw_queue_num0_engine_id_b_hi_q$q;
+        notific_ring_base_lo_q$d$cmb = notific_ring_base_lo_q$q;
+        notific_ring_base_hi_q$d$cmb = notific_ring_base_hi_q$q;
+        notific_ring_size_q$d$cmb = notific_ring_size_q$q;
+        notific_enable_error_q$d$cmb = notific_enable_error_q$q;
+        notific_enable_evt_sem_q$d$cmb = notific_enable_evt_sem_q$q;
+        notific_enable_inst_q$d$cmb = notific_enable_inst_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h104) begin
                 if (req_write) begin
-                    seq_instr_dbg_ctrl_q$d = req_wdata;
+                    seq_instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = seq_instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = seq_instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'ha00) begin
                 if (req_write) begin
-                    notific_sw_queue_num0_queue_q$d = req_wdata[(32'h0)+:(16)];
-                    notific_sw_queue_num0_engine_id_b_lo_q$d = req_wdata[(32'h10)+:(4)];
-                    notific_sw_queue_num0_engine_id_a_q$d = req_wdata[(32'h14)+:(4)];
-                    notific_sw_queue_num0_engine_id_b_hi_q$d = req_wdata[(32'h18)+:(4)];
+                    notific_sw_queue_num0_queue_q$d$cmb = req_wdata[(32'h0)+:(16)];
+                    notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = req_wdata[(32'h10)+:(4)];
+                    notific_sw_queue_num0_engine_id_a_q$d$cmb = req_wdata[(32'h14)+:(4)];
+                    notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = req_wdata[(32'h18)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
+                    rsp_rdata_q$d$cmb = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
                 end
             end
             else if (req_addr == 32'ha10) begin
                 if (req_write) begin
-                    notific_ring_base_lo_q$d = req_wdata;
+                    notific_ring_base_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_lo_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_lo_q$q;
                 end
             end
             else if (req_addr == 32'ha14) begin
                 if (req_write) begin
-                    notific_ring_base_hi_q$d = req_wdata;
+                    notific_ring_base_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_hi_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_hi_q$q;
                 end
             end
             else if (req_addr == 32'ha18) begin
                 if (req_write) begin
-                    notific_ring_size_q$d = req_wdata;
+                    notific_ring_size_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_size_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_size_q$q;
                 end
             end
             else if (req_addr == 32'ha1c) begin
                 if (req_write) begin
-                    notific_enable_error_q$d = req_wdata[(32'h0)+:(1)];
-                    notific_enable_evt_sem_q$d = req_wdata[(32'h1)+:(1)];
-                    notific_enable_inst_q$d = req_wdata[(32'h2)+:(1)];
+                    notific_enable_error_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    notific_enable_evt_sem_q$d$cmb = req_wdata[(32'h1)+:(1)];
+                    notific_enable_inst_q$d$cmb = req_wdata[(32'h2)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
+                    rsp_rdata_q$d$cmb = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            seq_instr_dbg_ctrl_q$d = 32'h0;
-            notific_sw_queue_num0_queue_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_lo_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_a_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_hi_q$d = 32'h0;
-            notific_ring_base_lo_q$d = 32'h0;
-            notific_ring_base_hi_q$d = 32'h0;
-            notific_ring_size_q$d = 32'h0;
-            notific_enable_error_q$d = 32'h0;
-            notific_enable_evt_sem_q$d = 32'h0;
-            notific_enable_inst_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            seq_instr_dbg_ctrl_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_queue_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_a_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = 32'h0;
+            notific_ring_base_lo_q$d$cmb = 32'h0;
+            notific_ring_base_hi_q$d$cmb = 32'h0;
+            notific_ring_size_q$d$cmb = 32'h0;
+            notific_enable_error_q$d$cmb = 32'h0;
+            notific_enable_evt_sem_q$d$cmb = 32'h0;
+            notific_enable_inst_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -268,6 +284,20 @@ module sunda_tpb_regs(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_val
         notific_enable_error_o = notific_enable_error_q$q;
         notific_enable_evt_sem_o = notific_enable_evt_sem_q$q;
         notific_enable_inst_o = notific_enable_inst_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$d$cmb;
+        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+        notific_ring_base_lo_q$d = notific_ring_base_lo_q$d$cmb;
+        notific_ring_base_hi_q$d = notific_ring_base_hi_q$d$cmb;
+        notific_ring_size_q$d = notific_ring_size_q$d$cmb;
+        notific_enable_error_q$d = notific_enable_error_q$d$cmb;
+        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$d$cmb;
+        notific_enable_inst_q$d = notific_enable_inst_q$d$cmb;
     end
     
 endmodule // sunda_tpb_regs

@@ -2425,31 +2425,79 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
     );
     
     // Update code
+    // verilator tracing_off
+    reg err_q$d$cmb;
+    reg rsp_valid$cmb;
+    reg rsp_err$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg dma$enable$cmb;
+    reg [31:0] dma$rx_base$cmb;
+    reg [31:0] dma$rx_length$cmb;
+    reg [31:0] dma$rx_head$cmb;
+    reg [31:0] dma$rx_tail_inc$cmb;
+    reg dma$rx_tail_inc_pulse$cmb;
+    reg [31:0] dma$tx_base$cmb;
+    reg [31:0] dma$tx_length$cmb;
+    reg [31:0] dma$tx_head$cmb;
+    reg [31:0] dma$tx_tail_inc$cmb;
+    reg dma$tx_tail_inc_pulse$cmb;
+    reg dma$db_ready$cmb;
+    reg nx$0$req_valid$cmb;
+    reg sem$0$req_valid$cmb;
+    reg win$0$req_valid$cmb;
+    reg sem$0$db_valid$cmb;
+    reg nx$1$req_valid$cmb;
+    reg sem$1$req_valid$cmb;
+    reg win$1$req_valid$cmb;
+    reg sem$1$db_valid$cmb;
+    reg nx$2$req_valid$cmb;
+    reg sem$2$req_valid$cmb;
+    reg win$2$req_valid$cmb;
+    reg sem$2$db_valid$cmb;
+    reg nx$3$req_valid$cmb;
+    reg sem$3$req_valid$cmb;
+    reg win$3$req_valid$cmb;
+    reg sem$3$db_valid$cmb;
+    reg nx$4$req_valid$cmb;
+    reg sem$4$req_valid$cmb;
+    reg win$4$req_valid$cmb;
+    reg sem$4$db_valid$cmb;
+    reg nx$5$req_valid$cmb;
+    reg sem$5$req_valid$cmb;
+    reg win$5$req_valid$cmb;
+    reg sem$5$db_valid$cmb;
+    reg q7regs$req_valid$cmb;
+    reg seq_iram$pio_valid$cmb;
+    reg seq_dram$pio_valid$cmb;
+    reg ctrl_spad$pio_valid$cmb;
+    reg slot_spad$pio_valid$cmb;
+    reg top_sp_regs$req_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         err_q$clock = clock;
-        err_q$d = err_q$q;
+        err_q$d$cmb = err_q$q;
         aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         lr_off = req_addr & ~lr_mask;
         req_go = req_valid & ~reset;
         hit = 1'b0;
-        rsp_valid = err_q$q;
-        rsp_err = err_q$q;
-        rsp_rdata = 32'h0;
+        rsp_valid$cmb = err_q$q;
+        rsp_err$cmb = err_q$q;
+        rsp_rdata$cmb = 32'h0;
         nx_stall = 32'h0;
         notif = 32'h0;
         notif_index = 32'h0;
-        dma$enable = 1'b0;
-        dma$rx_base = 32'h0;
-        dma$rx_length = 32'h0;
-        dma$rx_head = 32'h0;
-        dma$rx_tail_inc = 32'h0;
-        dma$rx_tail_inc_pulse = 1'b0;
-        dma$tx_base = 32'h0;
-        dma$tx_length = 32'h0;
-        dma$tx_head = 32'h0;
-        dma$tx_tail_inc = 32'h0;
-        dma$tx_tail_inc_pulse = 1'b0;
-        dma$db_ready = 1'b0;
+        dma$enable$cmb = 1'b0;
+        dma$rx_base$cmb = 32'h0;
+        dma$rx_length$cmb = 32'h0;
+        dma$rx_head$cmb = 32'h0;
+        dma$rx_tail_inc$cmb = 32'h0;
+        dma$rx_tail_inc_pulse$cmb = 1'b0;
+        dma$tx_base$cmb = 32'h0;
+        dma$tx_length$cmb = 32'h0;
+        dma$tx_head$cmb = 32'h0;
+        dma$tx_tail_inc$cmb = 32'h0;
+        dma$tx_tail_inc_pulse$cmb = 1'b0;
+        dma$db_ready$cmb = 1'b0;
         nx$0$clock = clock;
         nx$0$reset = reset;
         sem$0$clock = clock;
@@ -2465,37 +2513,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$0$req_write = req_write;
         win$0$req_addr = lr_off;
         win$0$req_wdata = req_wdata;
-        nx$0$req_valid = 1'b0;
-        sem$0$req_valid = 1'b0;
-        win$0$req_valid = 1'b0;
+        nx$0$req_valid$cmb = 1'b0;
+        sem$0$req_valid$cmb = 1'b0;
+        win$0$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$0$req_valid = 1'b1;
+                nx$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$0$req_valid = 1'b1;
+                sem$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$0$req_valid = 1'b1;
+                win$0$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$0$rsp_err;
-            rsp_rdata = nx$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$0$rsp_err;
+            rsp_rdata$cmb = nx$0$rsp_rdata;
         end
         if (sem$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$0$rsp_err;
-            rsp_rdata = sem$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$0$rsp_err;
+            rsp_rdata$cmb = sem$0$rsp_rdata;
         end
         if (win$0$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$0$rsp_err;
-            rsp_rdata = win$0$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$0$rsp_err;
+            rsp_rdata$cmb = win$0$rsp_rdata;
         end
         nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[(0)+:(1)];
         nx$0$run_state_halted_i = nx_halted[(0)+:(1)];
@@ -2503,28 +2551,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$0$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        sem$0$db_valid = 1'b0;
+        sem$0$db_valid$cmb = 1'b0;
         sem$0$db_index = dma$db_index;
         sem$0$db_amount = dma$db_amount;
         if (sem$0$notif_valid) begin
             notif = notif | eng_bit$0;
         end
         if (is_pool$0) begin
-            dma$enable = nx$0$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$0$dma_rx_ring_base_o;
-            dma$rx_length = nx$0$dma_rx_ring_length_o;
-            dma$rx_head = nx$0$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$0$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$0$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$0$dma_tx_ring_base_o;
-            dma$tx_length = nx$0$dma_tx_ring_length_o;
-            dma$tx_head = nx$0$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$0$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$0$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$0$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$0$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$0$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$0$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$0$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$0$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$0$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$0$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$0$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$0$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$0$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$0) begin
-            sem$0$db_valid = dma$db_valid;
-            dma$db_ready = sem$0$db_ready;
+            sem$0$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$0$db_ready;
         end
         nx$1$clock = clock;
         nx$1$reset = reset;
@@ -2541,37 +2589,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$1$req_write = req_write;
         win$1$req_addr = lr_off;
         win$1$req_wdata = req_wdata;
-        nx$1$req_valid = 1'b0;
-        sem$1$req_valid = 1'b0;
-        win$1$req_valid = 1'b0;
+        nx$1$req_valid$cmb = 1'b0;
+        sem$1$req_valid$cmb = 1'b0;
+        win$1$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$1$req_valid = 1'b1;
+                nx$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$1$req_valid = 1'b1;
+                sem$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$1$req_valid = 1'b1;
+                win$1$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$1$rsp_err;
-            rsp_rdata = nx$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$1$rsp_err;
+            rsp_rdata$cmb = nx$1$rsp_rdata;
         end
         if (sem$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$1$rsp_err;
-            rsp_rdata = sem$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$1$rsp_err;
+            rsp_rdata$cmb = sem$1$rsp_rdata;
         end
         if (win$1$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$1$rsp_err;
-            rsp_rdata = win$1$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$1$rsp_err;
+            rsp_rdata$cmb = win$1$rsp_rdata;
         end
         nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[(1)+:(1)];
         nx$1$run_state_halted_i = nx_halted[(1)+:(1)];
@@ -2579,28 +2627,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$1$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
         end
-        sem$1$db_valid = 1'b0;
+        sem$1$db_valid$cmb = 1'b0;
         sem$1$db_index = dma$db_index;
         sem$1$db_amount = dma$db_amount;
         if (sem$1$notif_valid) begin
             notif = notif | eng_bit$1;
         end
         if (is_pool$1) begin
-            dma$enable = nx$1$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$1$dma_rx_ring_base_o;
-            dma$rx_length = nx$1$dma_rx_ring_length_o;
-            dma$rx_head = nx$1$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$1$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$1$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$1$dma_tx_ring_base_o;
-            dma$tx_length = nx$1$dma_tx_ring_length_o;
-            dma$tx_head = nx$1$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$1$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$1$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$1$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$1$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$1$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$1$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$1$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$1$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$1$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$1$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$1$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$1$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$1$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$1) begin
-            sem$1$db_valid = dma$db_valid;
-            dma$db_ready = sem$1$db_ready;
+            sem$1$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$1$db_ready;
         end
         nx$2$clock = clock;
         nx$2$reset = reset;
@@ -2617,37 +2665,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$2$req_write = req_write;
         win$2$req_addr = lr_off;
         win$2$req_wdata = req_wdata;
-        nx$2$req_valid = 1'b0;
-        sem$2$req_valid = 1'b0;
-        win$2$req_valid = 1'b0;
+        nx$2$req_valid$cmb = 1'b0;
+        sem$2$req_valid$cmb = 1'b0;
+        win$2$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$2$req_valid = 1'b1;
+                nx$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$2$req_valid = 1'b1;
+                sem$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$2$req_valid = 1'b1;
+                win$2$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$2$rsp_err;
-            rsp_rdata = nx$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$2$rsp_err;
+            rsp_rdata$cmb = nx$2$rsp_rdata;
         end
         if (sem$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$2$rsp_err;
-            rsp_rdata = sem$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$2$rsp_err;
+            rsp_rdata$cmb = sem$2$rsp_rdata;
         end
         if (win$2$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$2$rsp_err;
-            rsp_rdata = win$2$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$2$rsp_err;
+            rsp_rdata$cmb = win$2$rsp_rdata;
         end
         nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[(2)+:(1)];
         nx$2$run_state_halted_i = nx_halted[(2)+:(1)];
@@ -2655,28 +2703,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$2$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$2;
         end
-        sem$2$db_valid = 1'b0;
+        sem$2$db_valid$cmb = 1'b0;
         sem$2$db_index = dma$db_index;
         sem$2$db_amount = dma$db_amount;
         if (sem$2$notif_valid) begin
             notif = notif | eng_bit$2;
         end
         if (is_pool$2) begin
-            dma$enable = nx$2$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$2$dma_rx_ring_base_o;
-            dma$rx_length = nx$2$dma_rx_ring_length_o;
-            dma$rx_head = nx$2$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$2$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$2$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$2$dma_tx_ring_base_o;
-            dma$tx_length = nx$2$dma_tx_ring_length_o;
-            dma$tx_head = nx$2$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$2$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$2$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$2$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$2$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$2$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$2$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$2$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$2$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$2$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$2$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$2$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$2$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$2$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$2) begin
-            sem$2$db_valid = dma$db_valid;
-            dma$db_ready = sem$2$db_ready;
+            sem$2$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$2$db_ready;
         end
         nx$3$clock = clock;
         nx$3$reset = reset;
@@ -2693,37 +2741,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$3$req_write = req_write;
         win$3$req_addr = lr_off;
         win$3$req_wdata = req_wdata;
-        nx$3$req_valid = 1'b0;
-        sem$3$req_valid = 1'b0;
-        win$3$req_valid = 1'b0;
+        nx$3$req_valid$cmb = 1'b0;
+        sem$3$req_valid$cmb = 1'b0;
+        win$3$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$3$req_valid = 1'b1;
+                nx$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$3$req_valid = 1'b1;
+                sem$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$3$req_valid = 1'b1;
+                win$3$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$3$rsp_err;
-            rsp_rdata = nx$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$3$rsp_err;
+            rsp_rdata$cmb = nx$3$rsp_rdata;
         end
         if (sem$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$3$rsp_err;
-            rsp_rdata = sem$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$3$rsp_err;
+            rsp_rdata$cmb = sem$3$rsp_rdata;
         end
         if (win$3$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$3$rsp_err;
-            rsp_rdata = win$3$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$3$rsp_err;
+            rsp_rdata$cmb = win$3$rsp_rdata;
         end
         nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[(3)+:(1)];
         nx$3$run_state_halted_i = nx_halted[(3)+:(1)];
@@ -2731,28 +2779,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$3$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$3;
         end
-        sem$3$db_valid = 1'b0;
+        sem$3$db_valid$cmb = 1'b0;
         sem$3$db_index = dma$db_index;
         sem$3$db_amount = dma$db_amount;
         if (sem$3$notif_valid) begin
             notif = notif | eng_bit$3;
         end
         if (is_pool$3) begin
-            dma$enable = nx$3$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$3$dma_rx_ring_base_o;
-            dma$rx_length = nx$3$dma_rx_ring_length_o;
-            dma$rx_head = nx$3$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$3$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$3$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$3$dma_tx_ring_base_o;
-            dma$tx_length = nx$3$dma_tx_ring_length_o;
-            dma$tx_head = nx$3$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$3$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$3$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$3$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$3$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$3$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$3$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$3$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$3$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$3$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$3$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$3$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$3$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$3$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$3) begin
-            sem$3$db_valid = dma$db_valid;
-            dma$db_ready = sem$3$db_ready;
+            sem$3$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$3$db_ready;
         end
         nx$4$clock = clock;
         nx$4$reset = reset;
@@ -2769,37 +2817,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$4$req_write = req_write;
         win$4$req_addr = lr_off;
         win$4$req_wdata = req_wdata;
-        nx$4$req_valid = 1'b0;
-        sem$4$req_valid = 1'b0;
-        win$4$req_valid = 1'b0;
+        nx$4$req_valid$cmb = 1'b0;
+        sem$4$req_valid$cmb = 1'b0;
+        win$4$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$4$req_valid = 1'b1;
+                nx$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$4$req_valid = 1'b1;
+                sem$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$4$req_valid = 1'b1;
+                win$4$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$4$rsp_err;
-            rsp_rdata = nx$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$4$rsp_err;
+            rsp_rdata$cmb = nx$4$rsp_rdata;
         end
         if (sem$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$4$rsp_err;
-            rsp_rdata = sem$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$4$rsp_err;
+            rsp_rdata$cmb = sem$4$rsp_rdata;
         end
         if (win$4$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$4$rsp_err;
-            rsp_rdata = win$4$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$4$rsp_err;
+            rsp_rdata$cmb = win$4$rsp_rdata;
         end
         nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[(4)+:(1)];
         nx$4$run_state_halted_i = nx_halted[(4)+:(1)];
@@ -2807,28 +2855,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$4$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$4;
         end
-        sem$4$db_valid = 1'b0;
+        sem$4$db_valid$cmb = 1'b0;
         sem$4$db_index = dma$db_index;
         sem$4$db_amount = dma$db_amount;
         if (sem$4$notif_valid) begin
             notif = notif | eng_bit$4;
         end
         if (is_pool$4) begin
-            dma$enable = nx$4$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$4$dma_rx_ring_base_o;
-            dma$rx_length = nx$4$dma_rx_ring_length_o;
-            dma$rx_head = nx$4$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$4$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$4$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$4$dma_tx_ring_base_o;
-            dma$tx_length = nx$4$dma_tx_ring_length_o;
-            dma$tx_head = nx$4$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$4$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$4$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$4$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$4$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$4$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$4$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$4$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$4$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$4$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$4$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$4$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$4$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$4$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$4) begin
-            sem$4$db_valid = dma$db_valid;
-            dma$db_ready = sem$4$db_ready;
+            sem$4$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$4$db_ready;
         end
         nx$5$clock = clock;
         nx$5$reset = reset;
@@ -2845,37 +2893,37 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         win$5$req_write = req_write;
         win$5$req_addr = lr_off;
         win$5$req_wdata = req_wdata;
-        nx$5$req_valid = 1'b0;
-        sem$5$req_valid = 1'b0;
-        win$5$req_valid = 1'b0;
+        nx$5$req_valid$cmb = 1'b0;
+        sem$5$req_valid$cmb = 1'b0;
+        win$5$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h0) begin
-                nx$5$req_valid = 1'b1;
+                nx$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h1) begin
-                sem$5$req_valid = 1'b1;
+                sem$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if (lr_off[(32'hc)+:(4)] == 32'h2) begin
-                win$5$req_valid = 1'b1;
+                win$5$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (nx$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = nx$5$rsp_err;
-            rsp_rdata = nx$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = nx$5$rsp_err;
+            rsp_rdata$cmb = nx$5$rsp_rdata;
         end
         if (sem$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = sem$5$rsp_err;
-            rsp_rdata = sem$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = sem$5$rsp_err;
+            rsp_rdata$cmb = sem$5$rsp_rdata;
         end
         if (win$5$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = win$5$rsp_err;
-            rsp_rdata = win$5$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = win$5$rsp_err;
+            rsp_rdata$cmb = win$5$rsp_rdata;
         end
         nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[(5)+:(1)];
         nx$5$run_state_halted_i = nx_halted[(5)+:(1)];
@@ -2883,28 +2931,28 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         if (nx$5$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$5;
         end
-        sem$5$db_valid = 1'b0;
+        sem$5$db_valid$cmb = 1'b0;
         sem$5$db_index = dma$db_index;
         sem$5$db_amount = dma$db_amount;
         if (sem$5$notif_valid) begin
             notif = notif | eng_bit$5;
         end
         if (is_pool$5) begin
-            dma$enable = nx$5$dma_ctrl_enable_o == 32'h1;
-            dma$rx_base = nx$5$dma_rx_ring_base_o;
-            dma$rx_length = nx$5$dma_rx_ring_length_o;
-            dma$rx_head = nx$5$dma_rx_ring_head_o;
-            dma$rx_tail_inc = nx$5$dma_rx_ring_tail_inc_o;
-            dma$rx_tail_inc_pulse = nx$5$dma_rx_ring_tail_inc_pulse_o;
-            dma$tx_base = nx$5$dma_tx_ring_base_o;
-            dma$tx_length = nx$5$dma_tx_ring_length_o;
-            dma$tx_head = nx$5$dma_tx_ring_head_o;
-            dma$tx_tail_inc = nx$5$dma_tx_ring_tail_inc_o;
-            dma$tx_tail_inc_pulse = nx$5$dma_tx_ring_tail_inc_pulse_o;
+            dma$enable$cmb = nx$5$dma_ctrl_enable_o == 32'h1;
+            dma$rx_base$cmb = nx$5$dma_rx_ring_base_o;
+            dma$rx_length$cmb = nx$5$dma_rx_ring_length_o;
+            dma$rx_head$cmb = nx$5$dma_rx_ring_head_o;
+            dma$rx_tail_inc$cmb = nx$5$dma_rx_ring_tail_inc_o;
+            dma$rx_tail_inc_pulse$cmb = nx$5$dma_rx_ring_tail_inc_pulse_o;
+            dma$tx_base$cmb = nx$5$dma_tx_ring_base_o;
+            dma$tx_length$cmb = nx$5$dma_tx_ring_length_o;
+            dma$tx_head$cmb = nx$5$dma_tx_ring_head_o;
+            dma$tx_tail_inc$cmb = nx$5$dma_tx_ring_tail_inc_o;
+            dma$tx_tail_inc_pulse$cmb = nx$5$dma_tx_ring_tail_inc_pulse_o;
         end
         if (is_top_sp$5) begin
-            sem$5$db_valid = dma$db_valid;
-            dma$db_ready = sem$5$db_ready;
+            sem$5$db_valid$cmb = dma$db_valid;
+            dma$db_ready$cmb = sem$5$db_ready;
         end
         notif_found = 1'b0;
         if (sem$0$notif_valid & ~notif_found) begin
@@ -2939,47 +2987,47 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         q7regs$req_write = req_write;
         q7regs$req_addr = lr_off;
         q7regs$req_wdata = req_wdata;
-        q7regs$req_valid = 1'b0;
+        q7regs$req_valid$cmb = 1'b0;
         if (is_pool$0 & req_go & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$1 & req_go & ((req_addr & lr_mask) == lr_base$1)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$2 & req_go & ((req_addr & lr_mask) == lr_base$2)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$3 & req_go & ((req_addr & lr_mask) == lr_base$3)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$4 & req_go & ((req_addr & lr_mask) == lr_base$4)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (is_pool$5 & req_go & ((req_addr & lr_mask) == lr_base$5)) begin
             if (lr_off[(32'hc)+:(4)] == 32'h3) begin
-                q7regs$req_valid = 1'b1;
+                q7regs$req_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (q7regs$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = q7regs$rsp_err;
-            rsp_rdata = q7regs$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = q7regs$rsp_err;
+            rsp_rdata$cmb = q7regs$rsp_rdata;
         end
         q7regs$run_state_0_running_i = cluster$running[(32'h0)+:(1)];
         q7regs$run_state_1_running_i = cluster$running[(32'h1)+:(1)];
@@ -3020,9 +3068,9 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
             hit = 1'b1;
         end
         if (cluster$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = cluster$rsp_err;
-            rsp_rdata = cluster$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = cluster$rsp_err;
+            rsp_rdata$cmb = cluster$rsp_rdata;
         end
         cluster$if_valid$0 = q7_if_valid$0;
         cluster$if_addr$0 = q7_if_addr$0;
@@ -3154,9 +3202,9 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
             hit = 1'b1;
         end
         if (tpb$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = tpb$rsp_err;
-            rsp_rdata = tpb$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = tpb$rsp_err;
+            rsp_rdata$cmb = tpb$rsp_rdata;
         end
         dma$clock = clock;
         dma$reset = reset;
@@ -3168,9 +3216,9 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
             hit = 1'b1;
         end
         if (dma$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = dma$rsp_err;
-            rsp_rdata = dma$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = dma$rsp_err;
+            rsp_rdata$cmb = dma$rsp_rdata;
         end
         dma_db_valid = dma$db_valid;
         dma_busy = dma$busy;
@@ -3182,30 +3230,30 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         seq_dram$reset = reset;
         ctrl_spad$reset = reset;
         slot_spad$reset = reset;
-        seq_iram$pio_valid = 1'b0;
-        seq_dram$pio_valid = 1'b0;
-        ctrl_spad$pio_valid = 1'b0;
-        slot_spad$pio_valid = 1'b0;
+        seq_iram$pio_valid$cmb = 1'b0;
+        seq_dram$pio_valid$cmb = 1'b0;
+        ctrl_spad$pio_valid$cmb = 1'b0;
+        slot_spad$pio_valid$cmb = 1'b0;
         mem_off = req_addr & ~seq_mask;
         if (req_go & aligned & ((mem_off & seq_built) == 32'h0)) begin
             if ((req_addr & seq_mask) == seq_iram_base) begin
-                seq_iram$pio_valid = 1'b1;
+                seq_iram$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
             if ((req_addr & seq_mask) == seq_dram_base) begin
-                seq_dram$pio_valid = 1'b1;
+                seq_dram$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (req_go & aligned & ((req_addr & ctrl_mask) == ctrl_base)) begin
             if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
-                ctrl_spad$pio_valid = 1'b1;
+                ctrl_spad$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
         if (req_go & aligned & ((req_addr & slot_mask) == slot_base)) begin
             if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
-                slot_spad$pio_valid = 1'b1;
+                slot_spad$pio_valid$cmb = 1'b1;
                 hit = 1'b1;
             end
         end
@@ -3242,60 +3290,106 @@ module sunda_tpb_top(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_vali
         ctrl_spad$a_wstrb = 32'h0;
         slot_spad$a_wstrb = 32'h0;
         if (seq_iram$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = seq_iram$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = seq_iram$rdata;
         end
         if (seq_dram$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = seq_dram$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = seq_dram$rdata;
         end
         if (ctrl_spad$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = ctrl_spad$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = ctrl_spad$rdata;
         end
         if (slot_spad$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = slot_spad$rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = slot_spad$rdata;
         end
         top_sp_regs$clock = clock;
         top_sp_regs$reset = reset;
         top_sp_regs$req_write = req_write;
         top_sp_regs$req_addr = lr_off;
         top_sp_regs$req_wdata = req_wdata;
-        top_sp_regs$req_valid = 1'b0;
+        top_sp_regs$req_valid$cmb = 1'b0;
         if (req_go & ((req_addr & tsr_mask) == tsr_base)) begin
-            top_sp_regs$req_valid = 1'b1;
+            top_sp_regs$req_valid$cmb = 1'b1;
             hit = 1'b1;
             if (is_top_sp$0) begin
-                nx$0$req_valid = 1'b0;
+                nx$0$req_valid$cmb = 1'b0;
             end
             if (is_top_sp$1) begin
-                nx$1$req_valid = 1'b0;
+                nx$1$req_valid$cmb = 1'b0;
             end
             if (is_top_sp$2) begin
-                nx$2$req_valid = 1'b0;
+                nx$2$req_valid$cmb = 1'b0;
             end
             if (is_top_sp$3) begin
-                nx$3$req_valid = 1'b0;
+                nx$3$req_valid$cmb = 1'b0;
             end
             if (is_top_sp$4) begin
-                nx$4$req_valid = 1'b0;
+                nx$4$req_valid$cmb = 1'b0;
             end
             if (is_top_sp$5) begin
-                nx$5$req_valid = 1'b0;
+                nx$5$req_valid$cmb = 1'b0;
             end
         end
         if (top_sp_regs$rsp_valid) begin
-            rsp_valid = 1'b1;
-            rsp_err = top_sp_regs$rsp_err;
-            rsp_rdata = top_sp_regs$rsp_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_err$cmb = top_sp_regs$rsp_err;
+            rsp_rdata$cmb = top_sp_regs$rsp_rdata;
         end
         host_trigger_pulse = top_sp_regs$host_trigger_pulse_o;
         stop_pulse = top_sp_regs$stop_pulse_o;
-        err_q$d = req_go & ~hit;
+        err_q$d$cmb = req_go & ~hit;
         if (reset) begin
-            err_q$d = 1'b0;
+            err_q$d$cmb = 1'b0;
         end
+        err_q$d = err_q$d$cmb;
+        rsp_valid = rsp_valid$cmb;
+        rsp_err = rsp_err$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        dma$enable = dma$enable$cmb;
+        dma$rx_base = dma$rx_base$cmb;
+        dma$rx_length = dma$rx_length$cmb;
+        dma$rx_head = dma$rx_head$cmb;
+        dma$rx_tail_inc = dma$rx_tail_inc$cmb;
+        dma$rx_tail_inc_pulse = dma$rx_tail_inc_pulse$cmb;
+        dma$tx_base = dma$tx_base$cmb;
+        dma$tx_length = dma$tx_length$cmb;
+        dma$tx_head = dma$tx_head$cmb;
+        dma$tx_tail_inc = dma$tx_tail_inc$cmb;
+        dma$tx_tail_inc_pulse = dma$tx_tail_inc_pulse$cmb;
+        dma$db_ready = dma$db_ready$cmb;
+        nx$0$req_valid = nx$0$req_valid$cmb;
+        sem$0$req_valid = sem$0$req_valid$cmb;
+        win$0$req_valid = win$0$req_valid$cmb;
+        sem$0$db_valid = sem$0$db_valid$cmb;
+        nx$1$req_valid = nx$1$req_valid$cmb;
+        sem$1$req_valid = sem$1$req_valid$cmb;
+        win$1$req_valid = win$1$req_valid$cmb;
+        sem$1$db_valid = sem$1$db_valid$cmb;
+        nx$2$req_valid = nx$2$req_valid$cmb;
+        sem$2$req_valid = sem$2$req_valid$cmb;
+        win$2$req_valid = win$2$req_valid$cmb;
+        sem$2$db_valid = sem$2$db_valid$cmb;
+        nx$3$req_valid = nx$3$req_valid$cmb;
+        sem$3$req_valid = sem$3$req_valid$cmb;
+        win$3$req_valid = win$3$req_valid$cmb;
+        sem$3$db_valid = sem$3$db_valid$cmb;
+        nx$4$req_valid = nx$4$req_valid$cmb;
+        sem$4$req_valid = sem$4$req_valid$cmb;
+        win$4$req_valid = win$4$req_valid$cmb;
+        sem$4$db_valid = sem$4$db_valid$cmb;
+        nx$5$req_valid = nx$5$req_valid$cmb;
+        sem$5$req_valid = sem$5$req_valid$cmb;
+        win$5$req_valid = win$5$req_valid$cmb;
+        sem$5$db_valid = sem$5$db_valid$cmb;
+        q7regs$req_valid = q7regs$req_valid$cmb;
+        seq_iram$pio_valid = seq_iram$pio_valid$cmb;
+        seq_dram$pio_valid = seq_dram$pio_valid$cmb;
+        ctrl_spad$pio_valid = ctrl_spad$pio_valid$cmb;
+        slot_spad$pio_valid = slot_spad$pio_valid$cmb;
+        top_sp_regs$req_valid = top_sp_regs$req_valid$cmb;
     end
     
 endmodule // sunda_tpb_top
@@ -3903,23 +3997,36 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
     );
     
     // Update code
+    // verilator tracing_off
+    reg err_q$d$cmb;
+    reg rsp_valid$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg core$0$pio_valid$cmb;
+    reg core$1$pio_valid$cmb;
+    reg core$2$pio_valid$cmb;
+    reg core$3$pio_valid$cmb;
+    reg core$4$pio_valid$cmb;
+    reg core$5$pio_valid$cmb;
+    reg core$6$pio_valid$cmb;
+    reg core$7$pio_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         err_q$clock = clock;
-        err_q$d = err_q$q;
+        err_q$d$cmb = err_q$q;
         off = req_addr & off_mask;
         in_iram = (off & iram_hi) == 32'h0;
         in_dram = (off & dram_hi) == dram_offset;
         hit = 1'b0;
         running = ~run_stall & ~halted;
-        rsp_valid = err_q$q;
+        rsp_valid$cmb = err_q$q;
         rsp_err = err_q$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         core$0$clock = clock;
         core$0$reset = reset;
         core$0$stall = run_stall[0] | reset;
-        core$0$pio_valid = 1'b0;
+        core$0$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$0) & (in_iram | in_dram)) begin
-            core$0$pio_valid = 1'b1;
+            core$0$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$0$pio_write = req_write;
@@ -3928,8 +4035,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$0$pio_dword = off[(32'h2)+:(14)];
         core$0$pio_wdata = req_wdata;
         if (core$0$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$0$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$0$pio_rdata;
         end
         core$0$if_valid = if_valid$0;
         core$0$if_addr = if_addr$0;
@@ -3949,9 +4056,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$1$clock = clock;
         core$1$reset = reset;
         core$1$stall = run_stall[1] | reset;
-        core$1$pio_valid = 1'b0;
+        core$1$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$1) & (in_iram | in_dram)) begin
-            core$1$pio_valid = 1'b1;
+            core$1$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$1$pio_write = req_write;
@@ -3960,8 +4067,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$1$pio_dword = off[(32'h2)+:(14)];
         core$1$pio_wdata = req_wdata;
         if (core$1$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$1$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$1$pio_rdata;
         end
         core$1$if_valid = if_valid$1;
         core$1$if_addr = if_addr$1;
@@ -3981,9 +4088,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$2$clock = clock;
         core$2$reset = reset;
         core$2$stall = run_stall[2] | reset;
-        core$2$pio_valid = 1'b0;
+        core$2$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$2) & (in_iram | in_dram)) begin
-            core$2$pio_valid = 1'b1;
+            core$2$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$2$pio_write = req_write;
@@ -3992,8 +4099,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$2$pio_dword = off[(32'h2)+:(14)];
         core$2$pio_wdata = req_wdata;
         if (core$2$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$2$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$2$pio_rdata;
         end
         core$2$if_valid = if_valid$2;
         core$2$if_addr = if_addr$2;
@@ -4013,9 +4120,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$3$clock = clock;
         core$3$reset = reset;
         core$3$stall = run_stall[3] | reset;
-        core$3$pio_valid = 1'b0;
+        core$3$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$3) & (in_iram | in_dram)) begin
-            core$3$pio_valid = 1'b1;
+            core$3$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$3$pio_write = req_write;
@@ -4024,8 +4131,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$3$pio_dword = off[(32'h2)+:(14)];
         core$3$pio_wdata = req_wdata;
         if (core$3$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$3$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$3$pio_rdata;
         end
         core$3$if_valid = if_valid$3;
         core$3$if_addr = if_addr$3;
@@ -4045,9 +4152,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$4$clock = clock;
         core$4$reset = reset;
         core$4$stall = run_stall[4] | reset;
-        core$4$pio_valid = 1'b0;
+        core$4$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$4) & (in_iram | in_dram)) begin
-            core$4$pio_valid = 1'b1;
+            core$4$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$4$pio_write = req_write;
@@ -4056,8 +4163,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$4$pio_dword = off[(32'h2)+:(14)];
         core$4$pio_wdata = req_wdata;
         if (core$4$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$4$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$4$pio_rdata;
         end
         core$4$if_valid = if_valid$4;
         core$4$if_addr = if_addr$4;
@@ -4077,9 +4184,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$5$clock = clock;
         core$5$reset = reset;
         core$5$stall = run_stall[5] | reset;
-        core$5$pio_valid = 1'b0;
+        core$5$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$5) & (in_iram | in_dram)) begin
-            core$5$pio_valid = 1'b1;
+            core$5$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$5$pio_write = req_write;
@@ -4088,8 +4195,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$5$pio_dword = off[(32'h2)+:(14)];
         core$5$pio_wdata = req_wdata;
         if (core$5$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$5$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$5$pio_rdata;
         end
         core$5$if_valid = if_valid$5;
         core$5$if_addr = if_addr$5;
@@ -4109,9 +4216,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$6$clock = clock;
         core$6$reset = reset;
         core$6$stall = run_stall[6] | reset;
-        core$6$pio_valid = 1'b0;
+        core$6$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$6) & (in_iram | in_dram)) begin
-            core$6$pio_valid = 1'b1;
+            core$6$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$6$pio_write = req_write;
@@ -4120,8 +4227,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$6$pio_dword = off[(32'h2)+:(14)];
         core$6$pio_wdata = req_wdata;
         if (core$6$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$6$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$6$pio_rdata;
         end
         core$6$if_valid = if_valid$6;
         core$6$if_addr = if_addr$6;
@@ -4141,9 +4248,9 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$7$clock = clock;
         core$7$reset = reset;
         core$7$stall = run_stall[7] | reset;
-        core$7$pio_valid = 1'b0;
+        core$7$pio_valid$cmb = 1'b0;
         if (req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & core_mask) == core_base$7) & (in_iram | in_dram)) begin
-            core$7$pio_valid = 1'b1;
+            core$7$pio_valid$cmb = 1'b1;
             hit = 1'b1;
         end
         core$7$pio_write = req_write;
@@ -4152,8 +4259,8 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         core$7$pio_dword = off[(32'h2)+:(14)];
         core$7$pio_wdata = req_wdata;
         if (core$7$pio_rvalid) begin
-            rsp_valid = 1'b1;
-            rsp_rdata = core$7$pio_rdata;
+            rsp_valid$cmb = 1'b1;
+            rsp_rdata$cmb = core$7$pio_rdata;
         end
         core$7$if_valid = if_valid$7;
         core$7$if_addr = if_addr$7;
@@ -4170,10 +4277,21 @@ module sunda_tpb_top$cluster(clock,reset,req_valid,req_write,req_addr,req_wdata,
         ls_rvalid$7 = core$7$ls_rvalid;
         ls_rdata$7 = core$7$ls_rdata;
         ls_err$7 = core$7$ls_err;
-        err_q$d = req_valid & ~hit;
+        err_q$d$cmb = req_valid & ~hit;
         if (reset) begin
-            err_q$d = 1'b0;
+            err_q$d$cmb = 1'b0;
         end
+        err_q$d = err_q$d$cmb;
+        rsp_valid = rsp_valid$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        core$0$pio_valid = core$0$pio_valid$cmb;
+        core$1$pio_valid = core$1$pio_valid$cmb;
+        core$2$pio_valid = core$2$pio_valid$cmb;
+        core$3$pio_valid = core$3$pio_valid$cmb;
+        core$4$pio_valid = core$4$pio_valid$cmb;
+        core$5$pio_valid = core$5$pio_valid$cmb;
+        core$6$pio_valid = core$6$pio_valid$cmb;
+        core$7$pio_valid = core$7$pio_valid$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster
@@ -4314,13 +4432,24 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -4336,12 +4465,12 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -4350,14 +4479,14 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -4366,43 +4495,52 @@ module sunda_tpb_top$cluster$core$0(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$0
@@ -4526,13 +4664,19 @@ module sunda_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4568,20 +4712,24 @@ module sunda_tpb_top$cluster$core$0$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$0$dram
@@ -4897,13 +5045,19 @@ module sunda_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -4939,20 +5093,24 @@ module sunda_tpb_top$cluster$core$0$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$0$iram
@@ -5304,13 +5462,24 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -5326,12 +5495,12 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -5340,14 +5509,14 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -5356,43 +5525,52 @@ module sunda_tpb_top$cluster$core$1(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$1
@@ -5516,13 +5694,19 @@ module sunda_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5558,20 +5742,24 @@ module sunda_tpb_top$cluster$core$1$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$1$dram
@@ -5887,13 +6075,19 @@ module sunda_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -5929,20 +6123,24 @@ module sunda_tpb_top$cluster$core$1$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$1$iram
@@ -6294,13 +6492,24 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -6316,12 +6525,12 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -6330,14 +6539,14 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -6346,43 +6555,52 @@ module sunda_tpb_top$cluster$core$2(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$2
@@ -6506,13 +6724,19 @@ module sunda_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6548,20 +6772,24 @@ module sunda_tpb_top$cluster$core$2$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$2$dram
@@ -6877,13 +7105,19 @@ module sunda_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -6919,20 +7153,24 @@ module sunda_tpb_top$cluster$core$2$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$2$iram
@@ -7284,13 +7522,24 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -7306,12 +7555,12 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -7320,14 +7569,14 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -7336,43 +7585,52 @@ module sunda_tpb_top$cluster$core$3(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$3
@@ -7496,13 +7754,19 @@ module sunda_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7538,20 +7802,24 @@ module sunda_tpb_top$cluster$core$3$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$3$dram
@@ -7867,13 +8135,19 @@ module sunda_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -7909,20 +8183,24 @@ module sunda_tpb_top$cluster$core$3$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$3$iram
@@ -8274,13 +8552,24 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -8296,12 +8585,12 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -8310,14 +8599,14 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -8326,43 +8615,52 @@ module sunda_tpb_top$cluster$core$4(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$4
@@ -8486,13 +8784,19 @@ module sunda_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8528,20 +8832,24 @@ module sunda_tpb_top$cluster$core$4$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$4$dram
@@ -8857,13 +9165,19 @@ module sunda_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -8899,20 +9213,24 @@ module sunda_tpb_top$cluster$core$4$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$4$iram
@@ -9264,13 +9582,24 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -9286,12 +9615,12 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -9300,14 +9629,14 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -9316,43 +9645,52 @@ module sunda_tpb_top$cluster$core$5(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$5
@@ -9476,13 +9814,19 @@ module sunda_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -9518,20 +9862,24 @@ module sunda_tpb_top$cluster$core$5$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$5$dram
@@ -9847,13 +10195,19 @@ module sunda_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -9889,20 +10243,24 @@ module sunda_tpb_top$cluster$core$5$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$5$iram
@@ -10254,13 +10612,24 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -10276,12 +10645,12 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -10290,14 +10659,14 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -10306,43 +10675,52 @@ module sunda_tpb_top$cluster$core$6(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$6
@@ -10466,13 +10844,19 @@ module sunda_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -10508,20 +10892,24 @@ module sunda_tpb_top$cluster$core$6$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$6$dram
@@ -10837,13 +11225,19 @@ module sunda_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -10879,20 +11273,24 @@ module sunda_tpb_top$cluster$core$6$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$6$iram
@@ -11244,13 +11642,24 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
     );
     
     // Update code
+    // verilator tracing_off
+    reg iram_if_q$d$cmb;
+    reg if_err_q$d$cmb;
+    reg ls_err_q$d$cmb;
+    reg [31:0] pio_rdata$cmb;
+    reg iram$a_write$cmb;
+    reg [13:0] iram$a_word$cmb;
+    reg ls_ready$cmb;
+    reg [31:0] if_rdata$cmb;
+    reg [31:0] ls_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         iram_if_q$clock = clock;
         if_err_q$clock = clock;
         ls_err_q$clock = clock;
-        iram_if_q$d = iram_if_q$q;
-        if_err_q$d = if_err_q$q;
-        ls_err_q$d = ls_err_q$q;
+        iram_if_q$d$cmb = iram_if_q$q;
+        if_err_q$d$cmb = if_err_q$q;
+        ls_err_q$d$cmb = ls_err_q$q;
         iram$clock = clock;
         dram$clock = clock;
         iram$reset = reset;
@@ -11266,12 +11675,12 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
         iram$pio_wdata = pio_wdata;
         dram$pio_wdata = pio_wdata;
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
-        pio_rdata = 32'h0;
+        pio_rdata$cmb = 32'h0;
         if (iram$pio_rvalid) begin
-            pio_rdata = iram$rdata;
+            pio_rdata$cmb = iram$rdata;
         end
         if (dram$pio_rvalid) begin
-            pio_rdata = dram$rdata;
+            pio_rdata$cmb = dram$rdata;
         end
         if_bad = ((if_addr & iram_hi) != 32'h0) | if_addr[32'h0] | if_addr[32'h1];
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
@@ -11280,14 +11689,14 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
         ls_go = ls_valid & ~stall;
         if_go = if_valid & ~stall;
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
-        iram$a_write = 1'b0;
-        iram$a_word = if_addr[(32'h2)+:(14)];
+        iram$a_write$cmb = 1'b0;
+        iram$a_word$cmb = if_addr[(32'h2)+:(14)];
         iram$a_wdata = ls_wdata;
         iram$a_wstrb = ls_wstrb;
         if_take = if_go & ~if_bad & ~iram_pio;
         if (ls_go & ls_iram) begin
-            iram$a_write = ls_write;
-            iram$a_word = ls_addr[(32'h2)+:(14)];
+            iram$a_write$cmb = ls_write;
+            iram$a_word$cmb = ls_addr[(32'h2)+:(14)];
             if_take = 1'b0;
         end
         dram$a_valid = ls_go & ls_dram;
@@ -11296,43 +11705,52 @@ module sunda_tpb_top$cluster$core$7(clock,reset,stall,pio_valid,pio_write,pio_dr
         dram$a_wdata = ls_wdata;
         dram$a_wstrb = ls_wstrb;
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
-        ls_ready = 1'b0;
+        ls_ready$cmb = 1'b0;
         if (~stall) begin
             if (ls_iram) begin
-                ls_ready = ~iram_pio;
+                ls_ready$cmb = ~iram_pio;
             end
             else if (ls_dram) begin
-                ls_ready = ~dram_pio;
+                ls_ready$cmb = ~dram_pio;
             end
             else begin
-                ls_ready = 1'b1;
+                ls_ready$cmb = 1'b1;
             end
         end
-        iram_if_q$d = if_take;
-        if_err_q$d = if_go & if_bad;
-        ls_err_q$d = ls_go & ~ls_iram & ~ls_dram;
+        iram_if_q$d$cmb = if_take;
+        if_err_q$d$cmb = if_go & if_bad;
+        ls_err_q$d$cmb = ls_go & ~ls_iram & ~ls_dram;
         if_rvalid = (iram$a_rvalid & iram_if_q$q) | if_err_q$q;
         if_err = if_err_q$q;
-        if_rdata = 32'h0;
+        if_rdata$cmb = 32'h0;
         ls_rvalid = (iram$a_rvalid & ~iram_if_q$q) | dram$a_rvalid | ls_err_q$q;
         ls_err = ls_err_q$q;
-        ls_rdata = 32'h0;
+        ls_rdata$cmb = 32'h0;
         if (iram$a_rvalid) begin
             if (iram_if_q$q) begin
-                if_rdata = iram$rdata;
+                if_rdata$cmb = iram$rdata;
             end
             else begin
-                ls_rdata = iram$rdata;
+                ls_rdata$cmb = iram$rdata;
             end
         end
         if (dram$a_rvalid) begin
-            ls_rdata = dram$rdata;
+            ls_rdata$cmb = dram$rdata;
         end
         if (reset) begin
-            iram_if_q$d = 1'b0;
-            if_err_q$d = 1'b0;
-            ls_err_q$d = 1'b0;
+            iram_if_q$d$cmb = 1'b0;
+            if_err_q$d$cmb = 1'b0;
+            ls_err_q$d$cmb = 1'b0;
         end
+        iram_if_q$d = iram_if_q$d$cmb;
+        if_err_q$d = if_err_q$d$cmb;
+        ls_err_q$d = ls_err_q$d$cmb;
+        pio_rdata = pio_rdata$cmb;
+        iram$a_write = iram$a_write$cmb;
+        iram$a_word = iram$a_word$cmb;
+        ls_ready = ls_ready$cmb;
+        if_rdata = if_rdata$cmb;
+        ls_rdata = ls_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$7
@@ -11456,13 +11874,19 @@ module sunda_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -11498,20 +11922,24 @@ module sunda_tpb_top$cluster$core$7$dram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$7$dram
@@ -11827,13 +12255,19 @@ module sunda_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_wor
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -11869,20 +12303,24 @@ module sunda_tpb_top$cluster$core$7$iram(clock,reset,pio_valid,pio_write,pio_wor
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$cluster$core$7$iram
@@ -12236,13 +12674,19 @@ module sunda_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -12278,20 +12722,24 @@ module sunda_tpb_top$ctrl_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$ctrl_spad
@@ -12717,6 +13165,34 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg enable_q$d$cmb;
+    reg [31:0] rx_hw_head$d$cmb;
+    reg [31:0] rx_pending$d$cmb;
+    reg [31:0] rx_done$d$cmb;
+    reg [31:0] tx_hw_head$d$cmb;
+    reg [31:0] tx_pending$d$cmb;
+    reg [31:0] tx_done$d$cmb;
+    reg [2:0] error$d$cmb;
+    reg [2:0] state$d$cmb;
+    reg ring_tx$d$cmb;
+    reg [1:0] desc_k$d$cmb;
+    reg waiting$d$cmb;
+    reg [31:0] d_src$d$cmb;
+    reg [31:0] d_dst$d$cmb;
+    reg [15:0] d_len$d$cmb;
+    reg [31:0] d_done_addr$d$cmb;
+    reg [15:0] count$d$cmb;
+    reg [31:0] data$d$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    reg sram$a_valid$cmb;
+    reg sram$a_write$cmb;
+    reg [7:0] sram$a_word$cmb;
+    reg db_valid$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_err_q$clock = clock;
@@ -12739,27 +13215,27 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         d_done_addr$clock = clock;
         count$clock = clock;
         data$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        enable_q$d = enable_q$q;
-        rx_hw_head$d = rx_hw_head$q;
-        rx_pending$d = rx_pending$q;
-        rx_done$d = rx_done$q;
-        tx_hw_head$d = tx_hw_head$q;
-        tx_pending$d = tx_pending$q;
-        tx_done$d = tx_done$q;
-        error$d = error$q;
-        state$d = state$q;
-        ring_tx$d = ring_tx$q;
-        desc_k$d = desc_k$q;
-        waiting$d = waiting$q;
-        d_src$d = d_src$q;
-        d_dst$d = d_dst$q;
-        d_len$d = d_len$q;
-        d_done_addr$d = d_done_addr$q;
-        count$d = count$q;
-        data$d = data$q;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        enable_q$d$cmb = enable_q$q;
+        rx_hw_head$d$cmb = rx_hw_head$q;
+        rx_pending$d$cmb = rx_pending$q;
+        rx_done$d$cmb = rx_done$q;
+        tx_hw_head$d$cmb = tx_hw_head$q;
+        tx_pending$d$cmb = tx_pending$q;
+        tx_done$d$cmb = tx_done$q;
+        error$d$cmb = error$q;
+        state$d$cmb = state$q;
+        ring_tx$d$cmb = ring_tx$q;
+        desc_k$d$cmb = desc_k$q;
+        waiting$d$cmb = waiting$q;
+        d_src$d$cmb = d_src$q;
+        d_dst$d$cmb = d_dst$q;
+        d_len$d$cmb = d_len$q;
+        d_done_addr$d$cmb = d_done_addr$q;
+        count$d$cmb = count$q;
+        data$d$cmb = data$q;
         sram$clock = clock;
         sram$reset = reset;
         bus_sram = req_valid & ~reset & ~req_addr[32'h0] & ~req_addr[32'h1] & ((req_addr & sram_hi) == 32'h0);
@@ -12768,9 +13244,9 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         sram$pio_write = req_write;
         sram$pio_word = req_addr[(32'h2)+:(8)];
         sram$pio_wdata = req_wdata;
-        rsp_valid_q$d = req_valid;
-        rsp_err_q$d = req_valid & ~bus_sram & ~bus_status;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = req_valid;
+        rsp_err_q$d$cmb = req_valid & ~bus_sram & ~bus_status;
+        rsp_rdata_q$d$cmb = 32'h0;
         err_set = 32'h0;
         err_kept = error$q;
         if (bus_status) begin
@@ -12779,39 +13255,39 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
                     err_kept = error$q & ~req_wdata[(32'h0)+:(3)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((error$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((error$q) & 32'hffffffff);
                 end
             end
             else if (req_write) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h0) begin
-                rsp_rdata_q$d = rx_hw_head$q;
+                rsp_rdata_q$d$cmb = rx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h1) begin
-                rsp_rdata_q$d = rx_pending$q;
+                rsp_rdata_q$d$cmb = rx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h2) begin
-                rsp_rdata_q$d = rx_done$q;
+                rsp_rdata_q$d$cmb = rx_done$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h3) begin
-                rsp_rdata_q$d = tx_hw_head$q;
+                rsp_rdata_q$d$cmb = tx_hw_head$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h4) begin
-                rsp_rdata_q$d = tx_pending$q;
+                rsp_rdata_q$d$cmb = tx_pending$q;
             end
             else if (req_addr[(32'h2)+:(3)] == 32'h5) begin
-                rsp_rdata_q$d = tx_done$q;
+                rsp_rdata_q$d$cmb = tx_done$q;
             end
             else if (state$q != 32'h0) begin
-                rsp_rdata_q$d = 32'h1;
+                rsp_rdata_q$d$cmb = 32'h1;
             end
         end
         rsp_valid = rsp_valid_q$q;
         rsp_err = rsp_err_q$q;
-        rsp_rdata = rsp_rdata_q$q;
+        rsp_rdata$cmb = rsp_rdata_q$q;
         if (sram$pio_rvalid) begin
-            rsp_rdata = sram$rdata;
+            rsp_rdata$cmb = sram$rdata;
         end
         desc_addr = rx_base + (rx_hw_head$q << 32'h4) + (((desc_k$q) & 32'hffffffff) << 32'h2);
         if (ring_tx$q) begin
@@ -12819,48 +13295,48 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         end
         src_addr = d_src$q + (((count$q) & 32'hffffffff) << 32'h2);
         dst_addr = d_dst$q + (((count$q) & 32'hffffffff) << 32'h2);
-        sram$a_valid = 1'b0;
-        sram$a_write = 1'b0;
-        sram$a_word = desc_addr[(32'h2)+:(8)];
+        sram$a_valid$cmb = 1'b0;
+        sram$a_write$cmb = 1'b0;
+        sram$a_word$cmb = desc_addr[(32'h2)+:(8)];
         sram$a_wdata = data$q;
         sram$a_wstrb = 32'hf;
-        db_valid = 1'b0;
+        db_valid$cmb = 1'b0;
         db_index = d_done_addr$q[(32'h2)+:(8)];
         db_amount = 32'h1;
         busy = state$q != 32'h0;
         retire = 1'b0;
         if (state$q == 32'h0) begin
             if (enable & (rx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b0;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b0;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
             else if (enable & (tx_pending$q != 32'h0)) begin
-                ring_tx$d = 1'b1;
-                state$d = 32'h1;
-                desc_k$d = 32'h0;
-                waiting$d = 1'b0;
+                ring_tx$d$cmb = 1'b1;
+                state$d$cmb = 32'h1;
+                desc_k$d$cmb = 32'h0;
+                waiting$d$cmb = 1'b0;
             end
         end
         else if (state$q == 32'h1) begin
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    desc_k$d = desc_k$q + 32'h1;
+                    waiting$d$cmb = 1'b0;
+                    desc_k$d$cmb = desc_k$q + 32'h1;
                     if (desc_k$q == 32'h0) begin
-                        d_src$d = sram$rdata;
+                        d_src$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h1) begin
-                        d_dst$d = sram$rdata;
+                        d_dst$d$cmb = sram$rdata;
                     end
                     else if (desc_k$q == 32'h2) begin
-                        d_len$d = sram$rdata[(32'h0)+:(16)];
+                        d_len$d$cmb = sram$rdata[(32'h0)+:(16)];
                     end
                     else begin
-                        d_done_addr$d = sram$rdata;
-                        count$d = 32'h0;
-                        state$d = 32'h2;
+                        d_done_addr$d$cmb = sram$rdata;
+                        count$d$cmb = 32'h0;
+                        state$d$cmb = 32'h2;
                     end
                 end
             end
@@ -12869,22 +13345,22 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h2) begin
-            sram$a_word = src_addr[(32'h2)+:(8)];
+            sram$a_word$cmb = src_addr[(32'h2)+:(8)];
             if (count$q == d_len$q) begin
-                state$d = 32'h4;
+                state$d$cmb = 32'h4;
             end
             else if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    data$d = sram$rdata;
-                    state$d = 32'h3;
+                    waiting$d$cmb = 1'b0;
+                    data$d$cmb = sram$rdata;
+                    state$d$cmb = 32'h3;
                 end
             end
             else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
@@ -12892,26 +13368,26 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
                 retire = 1'b1;
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
         else if (state$q == 32'h3) begin
-            sram$a_word = dst_addr[(32'h2)+:(8)];
-            sram$a_write = 1'b1;
+            sram$a_word$cmb = dst_addr[(32'h2)+:(8)];
+            sram$a_write$cmb = 1'b1;
             if (waiting$q) begin
                 if (sram$a_rvalid) begin
-                    waiting$d = 1'b0;
-                    count$d = count$q + 32'h1;
-                    state$d = 32'h2;
+                    waiting$d$cmb = 1'b0;
+                    count$d$cmb = count$q + 32'h1;
+                    state$d$cmb = 32'h2;
                 end
             end
             else begin
-                sram$a_valid = 1'b1;
+                sram$a_valid$cmb = 1'b1;
                 if (~bus_sram) begin
-                    waiting$d = 1'b1;
+                    waiting$d$cmb = 1'b1;
                 end
             end
         end
@@ -12920,7 +13396,7 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
                 retire = 1'b1;
             end
             else if ((d_done_addr$q[(32'ha)+:(6)] == 32'h6) & ~d_done_addr$q[32'h0] & ~d_done_addr$q[32'h1]) begin
-                db_valid = 1'b1;
+                db_valid$cmb = 1'b1;
                 if (db_ready) begin
                     retire = 1'b1;
                 end
@@ -12931,20 +13407,20 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
             end
         end
         if (retire) begin
-            state$d = 32'h0;
+            state$d$cmb = 32'h0;
             if (ring_tx$q) begin
-                tx_hw_head$d = tx_hw_head$q + 32'h1;
+                tx_hw_head$d$cmb = tx_hw_head$q + 32'h1;
                 if ((tx_hw_head$q + 32'h1) == tx_length) begin
-                    tx_hw_head$d = 32'h0;
+                    tx_hw_head$d$cmb = 32'h0;
                 end
-                tx_done$d = tx_done$q + 32'h1;
+                tx_done$d$cmb = tx_done$q + 32'h1;
             end
             else begin
-                rx_hw_head$d = rx_hw_head$q + 32'h1;
+                rx_hw_head$d$cmb = rx_hw_head$q + 32'h1;
                 if ((rx_hw_head$q + 32'h1) == rx_length) begin
-                    rx_hw_head$d = 32'h0;
+                    rx_hw_head$d$cmb = 32'h0;
                 end
-                rx_done$d = rx_done$q + 32'h1;
+                rx_done$d$cmb = rx_done$q + 32'h1;
             end
         end
         rx_add = 32'h0;
@@ -12965,42 +13441,68 @@ module sunda_tpb_top$dma(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
                 tx_add = tx_tail_inc;
             end
         end
-        rx_pending$d = rx_pending$q + rx_add;
-        tx_pending$d = tx_pending$q + tx_add;
+        rx_pending$d$cmb = rx_pending$q + rx_add;
+        tx_pending$d$cmb = tx_pending$q + tx_add;
         if (retire) begin
             if (ring_tx$q) begin
-                tx_pending$d = tx_pending$q + tx_add - 32'h1;
+                tx_pending$d$cmb = tx_pending$q + tx_add - 32'h1;
             end
             else begin
-                rx_pending$d = rx_pending$q + rx_add - 32'h1;
+                rx_pending$d$cmb = rx_pending$q + rx_add - 32'h1;
             end
         end
-        error$d = err_kept | err_set;
-        enable_q$d = enable;
+        error$d$cmb = err_kept | err_set;
+        enable_q$d$cmb = enable;
         if (enable & ~enable_q$q) begin
-            rx_hw_head$d = rx_head;
-            tx_hw_head$d = tx_head;
+            rx_hw_head$d$cmb = rx_head;
+            tx_hw_head$d$cmb = tx_head;
         end
         if (~enable) begin
-            rx_pending$d = 32'h0;
-            tx_pending$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rx_pending$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            enable_q$d = 1'b0;
-            rx_hw_head$d = 32'h0;
-            rx_pending$d = 32'h0;
-            rx_done$d = 32'h0;
-            tx_hw_head$d = 32'h0;
-            tx_pending$d = 32'h0;
-            tx_done$d = 32'h0;
-            error$d = 32'h0;
-            state$d = 32'h0;
-            waiting$d = 1'b0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            enable_q$d$cmb = 1'b0;
+            rx_hw_head$d$cmb = 32'h0;
+            rx_pending$d$cmb = 32'h0;
+            rx_done$d$cmb = 32'h0;
+            tx_hw_head$d$cmb = 32'h0;
+            tx_pending$d$cmb = 32'h0;
+            tx_done$d$cmb = 32'h0;
+            error$d$cmb = 32'h0;
+            state$d$cmb = 32'h0;
+            waiting$d$cmb = 1'b0;
         end
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        enable_q$d = enable_q$d$cmb;
+        rx_hw_head$d = rx_hw_head$d$cmb;
+        rx_pending$d = rx_pending$d$cmb;
+        rx_done$d = rx_done$d$cmb;
+        tx_hw_head$d = tx_hw_head$d$cmb;
+        tx_pending$d = tx_pending$d$cmb;
+        tx_done$d = tx_done$d$cmb;
+        error$d = error$d$cmb;
+        state$d = state$d$cmb;
+        ring_tx$d = ring_tx$d$cmb;
+        desc_k$d = desc_k$d$cmb;
+        waiting$d = waiting$d$cmb;
+        d_src$d = d_src$d$cmb;
+        d_dst$d = d_dst$d$cmb;
+        d_len$d = d_len$d$cmb;
+        d_done_addr$d = d_done_addr$d$cmb;
+        count$d = count$d$cmb;
+        data$d = data$d$cmb;
+        rsp_rdata = rsp_rdata$cmb;
+        sram$a_valid = sram$a_valid$cmb;
+        sram$a_write = sram$a_write$cmb;
+        sram$a_word = sram$a_word$cmb;
+        db_valid = db_valid$cmb;
     end
     
 endmodule // sunda_tpb_top$dma
@@ -13428,13 +13930,19 @@ module sunda_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -13470,20 +13978,24 @@ module sunda_tpb_top$dma$sram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$dma$sram
@@ -14091,6 +14603,41 @@ module sunda_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -14125,312 +14672,312 @@ module sunda_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -14465,6 +15012,39 @@ module sunda_tpb_top$nx$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$0
@@ -15412,6 +15992,41 @@ module sunda_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -15446,312 +16061,312 @@ module sunda_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -15786,6 +16401,39 @@ module sunda_tpb_top$nx$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$1
@@ -16733,6 +17381,41 @@ module sunda_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -16767,312 +17450,312 @@ module sunda_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -17107,6 +17790,39 @@ module sunda_tpb_top$nx$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$2
@@ -18054,6 +18770,41 @@ module sunda_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -18088,312 +18839,312 @@ module sunda_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -18428,6 +19179,39 @@ module sunda_tpb_top$nx$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$3
@@ -19375,6 +20159,41 @@ module sunda_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -19409,312 +20228,312 @@ module sunda_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -19749,6 +20568,39 @@ module sunda_tpb_top$nx$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$4
@@ -20696,6 +21548,41 @@ module sunda_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg start_ctrl_ctrl_q$d$cmb;
+    reg start_ctrl_ctrl_pulse_q$d$cmb;
+    reg release_run_stall_stall_q$d$cmb;
+    reg instr_halt_ctrl_halt_q$d$cmb;
+    reg [31:0] dma_rx_base_q$d$cmb;
+    reg [31:0] dma_tx_base_q$d$cmb;
+    reg intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_info_q$d$cmb;
+    reg [31:0] engine_base_address_lo_q$d$cmb;
+    reg [31:0] engine_base_address_hi_q$d$cmb;
+    reg dma_ctrl_enable_q$d$cmb;
+    reg [31:0] dma_rx_ring_base_q$d$cmb;
+    reg [31:0] dma_rx_ring_length_q$d$cmb;
+    reg [31:0] dma_rx_ring_head_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_q$d$cmb;
+    reg [31:0] dma_rx_ring_tail_inc_q$d$cmb;
+    reg dma_rx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] dma_tx_ring_base_q$d$cmb;
+    reg [31:0] dma_tx_ring_length_q$d$cmb;
+    reg [31:0] dma_tx_ring_head_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_q$d$cmb;
+    reg [31:0] dma_tx_ring_tail_inc_q$d$cmb;
+    reg dma_tx_ring_tail_inc_pulse_q$d$cmb;
+    reg [31:0] mem_window2_lo_q$d$cmb;
+    reg [31:0] mem_window2_hi_q$d$cmb;
+    reg [31:0] instr_dbg_ctrl_q$d$cmb;
+    reg [31:0] q7_intr_info_q$d$cmb;
+    reg [31:0] nx_rsvd_space0_q$d$cmb;
+    reg [31:0] nx_rsvd_space1_q$d$cmb;
+    reg [31:0] nx_rsvd_space2_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -20730,312 +21617,312 @@ module sunda_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_q$clock = clock;
         nx_rsvd_space1_q$clock = clock;
         nx_rsvd_space2_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$q;
-        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$q;
-        dma_rx_base_q$d = dma_rx_base_q$q;
-        dma_tx_base_q$d = dma_tx_base_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_info_q$d = intr_info_info_q$q;
-        engine_base_address_lo_q$d = engine_base_address_lo_q$q;
-        engine_base_address_hi_q$d = engine_base_address_hi_q$q;
-        dma_ctrl_enable_q$d = dma_ctrl_enable_q$q;
-        dma_rx_ring_base_q$d = dma_rx_ring_base_q$q;
-        dma_rx_ring_length_q$d = dma_rx_ring_length_q$q;
-        dma_rx_ring_head_q$d = dma_rx_ring_head_q$q;
-        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$q;
-        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$q;
-        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$q;
-        dma_tx_ring_base_q$d = dma_tx_ring_base_q$q;
-        dma_tx_ring_length_q$d = dma_tx_ring_length_q$q;
-        dma_tx_ring_head_q$d = dma_tx_ring_head_q$q;
-        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$q;
-        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$q;
-        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$q;
-        mem_window2_lo_q$d = mem_window2_lo_q$q;
-        mem_window2_hi_q$d = mem_window2_hi_q$q;
-        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$q;
-        q7_intr_info_q$d = q7_intr_info_q$q;
-        nx_rsvd_space0_q$d = nx_rsvd_space0_q$q;
-        nx_rsvd_space1_q$d = nx_rsvd_space1_q$q;
-        nx_rsvd_space2_q$d = nx_rsvd_space2_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_ctrl_pulse_q$d = 1'b0;
-        intr_info_info_q$d = intr_info_info_q$q | intr_info_info_set_i;
-        dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-        dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        start_ctrl_ctrl_q$d$cmb = start_ctrl_ctrl_q$q;
+        start_ctrl_ctrl_pulse_q$d$cmb = start_ctrl_ctrl_pulse_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        instr_halt_ctrl_halt_q$d$cmb = instr_halt_ctrl_halt_q$q;
+        dma_rx_base_q$d$cmb = dma_rx_base_q$q;
+        dma_tx_base_q$d$cmb = dma_tx_base_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_info_q$d$cmb = intr_info_info_q$q;
+        engine_base_address_lo_q$d$cmb = engine_base_address_lo_q$q;
+        engine_base_address_hi_q$d$cmb = engine_base_address_hi_q$q;
+        dma_ctrl_enable_q$d$cmb = dma_ctrl_enable_q$q;
+        dma_rx_ring_base_q$d$cmb = dma_rx_ring_base_q$q;
+        dma_rx_ring_length_q$d$cmb = dma_rx_ring_length_q$q;
+        dma_rx_ring_head_q$d$cmb = dma_rx_ring_head_q$q;
+        dma_rx_ring_tail_q$d$cmb = dma_rx_ring_tail_q$q;
+        dma_rx_ring_tail_inc_q$d$cmb = dma_rx_ring_tail_inc_q$q;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = dma_rx_ring_tail_inc_pulse_q$q;
+        dma_tx_ring_base_q$d$cmb = dma_tx_ring_base_q$q;
+        dma_tx_ring_length_q$d$cmb = dma_tx_ring_length_q$q;
+        dma_tx_ring_head_q$d$cmb = dma_tx_ring_head_q$q;
+        dma_tx_ring_tail_q$d$cmb = dma_tx_ring_tail_q$q;
+        dma_tx_ring_tail_inc_q$d$cmb = dma_tx_ring_tail_inc_q$q;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = dma_tx_ring_tail_inc_pulse_q$q;
+        mem_window2_lo_q$d$cmb = mem_window2_lo_q$q;
+        mem_window2_hi_q$d$cmb = mem_window2_hi_q$q;
+        instr_dbg_ctrl_q$d$cmb = instr_dbg_ctrl_q$q;
+        q7_intr_info_q$d$cmb = q7_intr_info_q$q;
+        nx_rsvd_space0_q$d$cmb = nx_rsvd_space0_q$q;
+        nx_rsvd_space1_q$d$cmb = nx_rsvd_space1_q$q;
+        nx_rsvd_space2_q$d$cmb = nx_rsvd_space2_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+        intr_info_info_q$d$cmb = intr_info_info_q$q | intr_info_info_set_i;
+        dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+        dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h0) begin
                 if (req_write) begin
-                    start_ctrl_ctrl_q$d = req_wdata[(32'h0)+:(1)];
-                    start_ctrl_ctrl_pulse_q$d = 1'b1;
+                    start_ctrl_ctrl_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    start_ctrl_ctrl_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h4) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(1)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h8) begin
                 if (req_write) begin
-                    instr_halt_ctrl_halt_q$d = req_wdata[(32'h0)+:(1)];
+                    instr_halt_ctrl_halt_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((instr_halt_ctrl_halt_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'hc) begin
                 if (req_write) begin
-                    dma_rx_base_q$d = req_wdata;
+                    dma_rx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_base_q$q;
                 end
             end
             else if (req_addr == 32'h10) begin
                 if (req_write) begin
-                    dma_tx_base_q$d = req_wdata;
+                    dma_tx_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_base_q$q;
                 end
             end
             else if (req_addr == 32'h14) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_running_i) & 32'hffffffff) | (((run_state_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h18) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h1c) begin
                 if (req_write) begin
-                    intr_info_info_q$d = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
+                    intr_info_info_q$d$cmb = (intr_info_info_q$q & ~req_wdata) | intr_info_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_info_q$q;
                 end
             end
             else if (req_addr == 32'h28) begin
                 if (req_write) begin
-                    engine_base_address_lo_q$d = req_wdata;
+                    engine_base_address_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_lo_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2c) begin
                 if (req_write) begin
-                    engine_base_address_hi_q$d = req_wdata;
+                    engine_base_address_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = engine_base_address_hi_q$q;
+                    rsp_rdata_q$d$cmb = engine_base_address_hi_q$q;
                 end
             end
             else if (req_addr == 32'h40) begin
                 if (req_write) begin
-                    dma_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
+                    dma_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((dma_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((dma_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h50) begin
                 if (req_write) begin
-                    dma_rx_ring_base_q$d = req_wdata;
+                    dma_rx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h54) begin
                 if (req_write) begin
-                    dma_rx_ring_length_q$d = req_wdata;
+                    dma_rx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h58) begin
                 if (req_write) begin
-                    dma_rx_ring_head_q$d = req_wdata;
+                    dma_rx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h5c) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_q$d = req_wdata;
+                    dma_rx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_rx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_rx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h60) begin
                 if (req_write) begin
-                    dma_rx_ring_tail_inc_q$d = req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_rx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h70) begin
                 if (req_write) begin
-                    dma_tx_ring_base_q$d = req_wdata;
+                    dma_tx_ring_base_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_base_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_base_q$q;
                 end
             end
             else if (req_addr == 32'h74) begin
                 if (req_write) begin
-                    dma_tx_ring_length_q$d = req_wdata;
+                    dma_tx_ring_length_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_length_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_length_q$q;
                 end
             end
             else if (req_addr == 32'h78) begin
                 if (req_write) begin
-                    dma_tx_ring_head_q$d = req_wdata;
+                    dma_tx_ring_head_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_head_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_head_q$q;
                 end
             end
             else if (req_addr == 32'h7c) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_q$d = req_wdata;
+                    dma_tx_ring_tail_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = dma_tx_ring_tail_q$q;
+                    rsp_rdata_q$d$cmb = dma_tx_ring_tail_q$q;
                 end
             end
             else if (req_addr == 32'h80) begin
                 if (req_write) begin
-                    dma_tx_ring_tail_inc_q$d = req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q$d = 1'b1;
+                    dma_tx_ring_tail_inc_q$d$cmb = req_wdata;
+                    dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h210) begin
                 if (req_write) begin
-                    mem_window2_lo_q$d = req_wdata;
+                    mem_window2_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_lo_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_lo_q$q;
                 end
             end
             else if (req_addr == 32'h214) begin
                 if (req_write) begin
-                    mem_window2_hi_q$d = req_wdata;
+                    mem_window2_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = mem_window2_hi_q$q;
+                    rsp_rdata_q$d$cmb = mem_window2_hi_q$q;
                 end
             end
             else if (req_addr == 32'h804) begin
                 if (req_write) begin
-                    instr_dbg_ctrl_q$d = req_wdata;
+                    instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'h838) begin
                 if (req_write) begin
-                    q7_intr_info_q$d = req_wdata;
+                    q7_intr_info_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = q7_intr_info_q$q;
+                    rsp_rdata_q$d$cmb = q7_intr_info_q$q;
                 end
             end
             else if (req_addr == 32'h83c) begin
                 if (req_write) begin
-                    nx_rsvd_space0_q$d = req_wdata;
+                    nx_rsvd_space0_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space0_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space0_q$q;
                 end
             end
             else if (req_addr == 32'h840) begin
                 if (req_write) begin
-                    nx_rsvd_space1_q$d = req_wdata;
+                    nx_rsvd_space1_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space1_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space1_q$q;
                 end
             end
             else if (req_addr == 32'h844) begin
                 if (req_write) begin
-                    nx_rsvd_space2_q$d = req_wdata;
+                    nx_rsvd_space2_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = nx_rsvd_space2_q$q;
+                    rsp_rdata_q$d$cmb = nx_rsvd_space2_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            start_ctrl_ctrl_q$d = 32'h0;
-            start_ctrl_ctrl_pulse_q$d = 1'b0;
-            release_run_stall_stall_q$d = 32'h1;
-            instr_halt_ctrl_halt_q$d = 32'h0;
-            dma_rx_base_q$d = 32'h0;
-            dma_tx_base_q$d = 32'h0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_info_q$d = 32'h0;
-            engine_base_address_lo_q$d = 32'h0;
-            engine_base_address_hi_q$d = 32'h0;
-            dma_ctrl_enable_q$d = 32'h0;
-            dma_rx_ring_base_q$d = 32'h0;
-            dma_rx_ring_length_q$d = 32'h0;
-            dma_rx_ring_head_q$d = 32'h0;
-            dma_rx_ring_tail_q$d = 32'h0;
-            dma_rx_ring_tail_inc_q$d = 32'h0;
-            dma_rx_ring_tail_inc_pulse_q$d = 1'b0;
-            dma_tx_ring_base_q$d = 32'h0;
-            dma_tx_ring_length_q$d = 32'h0;
-            dma_tx_ring_head_q$d = 32'h0;
-            dma_tx_ring_tail_q$d = 32'h0;
-            dma_tx_ring_tail_inc_q$d = 32'h0;
-            dma_tx_ring_tail_inc_pulse_q$d = 1'b0;
-            mem_window2_lo_q$d = 32'h0;
-            mem_window2_hi_q$d = 32'h0;
-            instr_dbg_ctrl_q$d = 32'h0;
-            q7_intr_info_q$d = 32'h0;
-            nx_rsvd_space0_q$d = 32'h0;
-            nx_rsvd_space1_q$d = 32'h0;
-            nx_rsvd_space2_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_q$d$cmb = 32'h0;
+            start_ctrl_ctrl_pulse_q$d$cmb = 1'b0;
+            release_run_stall_stall_q$d$cmb = 32'h1;
+            instr_halt_ctrl_halt_q$d$cmb = 32'h0;
+            dma_rx_base_q$d$cmb = 32'h0;
+            dma_tx_base_q$d$cmb = 32'h0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_info_q$d$cmb = 32'h0;
+            engine_base_address_lo_q$d$cmb = 32'h0;
+            engine_base_address_hi_q$d$cmb = 32'h0;
+            dma_ctrl_enable_q$d$cmb = 32'h0;
+            dma_rx_ring_base_q$d$cmb = 32'h0;
+            dma_rx_ring_length_q$d$cmb = 32'h0;
+            dma_rx_ring_head_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_rx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            dma_tx_ring_base_q$d$cmb = 32'h0;
+            dma_tx_ring_length_q$d$cmb = 32'h0;
+            dma_tx_ring_head_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_q$d$cmb = 32'h0;
+            dma_tx_ring_tail_inc_pulse_q$d$cmb = 1'b0;
+            mem_window2_lo_q$d$cmb = 32'h0;
+            mem_window2_hi_q$d$cmb = 32'h0;
+            instr_dbg_ctrl_q$d$cmb = 32'h0;
+            q7_intr_info_q$d$cmb = 32'h0;
+            nx_rsvd_space0_q$d$cmb = 32'h0;
+            nx_rsvd_space1_q$d$cmb = 32'h0;
+            nx_rsvd_space2_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -21070,6 +21957,39 @@ module sunda_tpb_top$nx$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp
         nx_rsvd_space0_o = nx_rsvd_space0_q$q;
         nx_rsvd_space1_o = nx_rsvd_space1_q$q;
         nx_rsvd_space2_o = nx_rsvd_space2_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        start_ctrl_ctrl_q$d = start_ctrl_ctrl_q$d$cmb;
+        start_ctrl_ctrl_pulse_q$d = start_ctrl_ctrl_pulse_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        instr_halt_ctrl_halt_q$d = instr_halt_ctrl_halt_q$d$cmb;
+        dma_rx_base_q$d = dma_rx_base_q$d$cmb;
+        dma_tx_base_q$d = dma_tx_base_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_info_q$d = intr_info_info_q$d$cmb;
+        engine_base_address_lo_q$d = engine_base_address_lo_q$d$cmb;
+        engine_base_address_hi_q$d = engine_base_address_hi_q$d$cmb;
+        dma_ctrl_enable_q$d = dma_ctrl_enable_q$d$cmb;
+        dma_rx_ring_base_q$d = dma_rx_ring_base_q$d$cmb;
+        dma_rx_ring_length_q$d = dma_rx_ring_length_q$d$cmb;
+        dma_rx_ring_head_q$d = dma_rx_ring_head_q$d$cmb;
+        dma_rx_ring_tail_q$d = dma_rx_ring_tail_q$d$cmb;
+        dma_rx_ring_tail_inc_q$d = dma_rx_ring_tail_inc_q$d$cmb;
+        dma_rx_ring_tail_inc_pulse_q$d = dma_rx_ring_tail_inc_pulse_q$d$cmb;
+        dma_tx_ring_base_q$d = dma_tx_ring_base_q$d$cmb;
+        dma_tx_ring_length_q$d = dma_tx_ring_length_q$d$cmb;
+        dma_tx_ring_head_q$d = dma_tx_ring_head_q$d$cmb;
+        dma_tx_ring_tail_q$d = dma_tx_ring_tail_q$d$cmb;
+        dma_tx_ring_tail_inc_q$d = dma_tx_ring_tail_inc_q$d$cmb;
+        dma_tx_ring_tail_inc_pulse_q$d = dma_tx_ring_tail_inc_pulse_q$d$cmb;
+        mem_window2_lo_q$d = mem_window2_lo_q$d$cmb;
+        mem_window2_hi_q$d = mem_window2_hi_q$d$cmb;
+        instr_dbg_ctrl_q$d = instr_dbg_ctrl_q$d$cmb;
+        q7_intr_info_q$d = q7_intr_info_q$d$cmb;
+        nx_rsvd_space0_q$d = nx_rsvd_space0_q$d$cmb;
+        nx_rsvd_space1_q$d = nx_rsvd_space1_q$d$cmb;
+        nx_rsvd_space2_q$d = nx_rsvd_space2_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$nx$5
@@ -21876,6 +22796,23 @@ module sunda_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,r
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [7:0] release_run_stall_stall_q$d$cmb;
+    reg [7:0] start_ctrl_start_q$d$cmb;
+    reg start_ctrl_start_pulse_q$d$cmb;
+    reg [7:0] intr_ctrl_enable_q$d$cmb;
+    reg [31:0] intr_info_0_info_q$d$cmb;
+    reg [31:0] intr_info_1_info_q$d$cmb;
+    reg [31:0] intr_info_2_info_q$d$cmb;
+    reg [31:0] intr_info_3_info_q$d$cmb;
+    reg [31:0] intr_info_4_info_q$d$cmb;
+    reg [31:0] intr_info_5_info_q$d$cmb;
+    reg [31:0] intr_info_6_info_q$d$cmb;
+    reg [31:0] intr_info_7_info_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -21892,50 +22829,50 @@ module sunda_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         intr_info_5_info_q$clock = clock;
         intr_info_6_info_q$clock = clock;
         intr_info_7_info_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        release_run_stall_stall_q$d = release_run_stall_stall_q$q;
-        start_ctrl_start_q$d = start_ctrl_start_q$q;
-        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$q;
-        intr_ctrl_enable_q$d = intr_ctrl_enable_q$q;
-        intr_info_0_info_q$d = intr_info_0_info_q$q;
-        intr_info_1_info_q$d = intr_info_1_info_q$q;
-        intr_info_2_info_q$d = intr_info_2_info_q$q;
-        intr_info_3_info_q$d = intr_info_3_info_q$q;
-        intr_info_4_info_q$d = intr_info_4_info_q$q;
-        intr_info_5_info_q$d = intr_info_5_info_q$q;
-        intr_info_6_info_q$d = intr_info_6_info_q$q;
-        intr_info_7_info_q$d = intr_info_7_info_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        start_ctrl_start_pulse_q$d = 1'b0;
-        intr_info_0_info_q$d = intr_info_0_info_q$q | intr_info_0_info_set_i;
-        intr_info_1_info_q$d = intr_info_1_info_q$q | intr_info_1_info_set_i;
-        intr_info_2_info_q$d = intr_info_2_info_q$q | intr_info_2_info_set_i;
-        intr_info_3_info_q$d = intr_info_3_info_q$q | intr_info_3_info_set_i;
-        intr_info_4_info_q$d = intr_info_4_info_q$q | intr_info_4_info_set_i;
-        intr_info_5_info_q$d = intr_info_5_info_q$q | intr_info_5_info_set_i;
-        intr_info_6_info_q$d = intr_info_6_info_q$q | intr_info_6_info_set_i;
-        intr_info_7_info_q$d = intr_info_7_info_q$q | intr_info_7_info_set_i;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        release_run_stall_stall_q$d$cmb = release_run_stall_stall_q$q;
+        start_ctrl_start_q$d$cmb = start_ctrl_start_q$q;
+        start_ctrl_start_pulse_q$d$cmb = start_ctrl_start_pulse_q$q;
+        intr_ctrl_enable_q$d$cmb = intr_ctrl_enable_q$q;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        start_ctrl_start_pulse_q$d$cmb = 1'b0;
+        intr_info_0_info_q$d$cmb = intr_info_0_info_q$q | intr_info_0_info_set_i;
+        intr_info_1_info_q$d$cmb = intr_info_1_info_q$q | intr_info_1_info_set_i;
+        intr_info_2_info_q$d$cmb = intr_info_2_info_q$q | intr_info_2_info_set_i;
+        intr_info_3_info_q$d$cmb = intr_info_3_info_q$q | intr_info_3_info_set_i;
+        intr_info_4_info_q$d$cmb = intr_info_4_info_q$q | intr_info_4_info_set_i;
+        intr_info_5_info_q$d$cmb = intr_info_5_info_q$q | intr_info_5_info_set_i;
+        intr_info_6_info_q$d$cmb = intr_info_6_info_q$q | intr_info_6_info_set_i;
+        intr_info_7_info_q$d$cmb = intr_info_7_info_q$q | intr_info_7_info_set_i;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h3000) begin
                 if (req_write) begin
-                    release_run_stall_stall_q$d = req_wdata[(32'h0)+:(8)];
+                    release_run_stall_stall_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((release_run_stall_stall_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((release_run_stall_stall_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h3004) begin
                 if (req_write) begin
-                    start_ctrl_start_q$d = req_wdata[(32'h0)+:(8)];
-                    start_ctrl_start_pulse_q$d = 1'b1;
+                    start_ctrl_start_q$d$cmb = req_wdata[(32'h0)+:(8)];
+                    start_ctrl_start_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
@@ -21944,150 +22881,150 @@ module sunda_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,r
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_0_running_i) & 32'hffffffff) | (((run_state_0_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h300c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_1_running_i) & 32'hffffffff) | (((run_state_1_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3010) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_2_running_i) & 32'hffffffff) | (((run_state_2_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3014) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_3_running_i) & 32'hffffffff) | (((run_state_3_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3018) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_4_running_i) & 32'hffffffff) | (((run_state_4_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h301c) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_5_running_i) & 32'hffffffff) | (((run_state_5_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3020) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_6_running_i) & 32'hffffffff) | (((run_state_6_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3024) begin
                 if (req_write) begin
                 end
                 else begin
-                    rsp_rdata_q$d = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
+                    rsp_rdata_q$d$cmb = ((run_state_7_running_i) & 32'hffffffff) | (((run_state_7_halted_i) & 32'hffffffff) << 32'h1);
                 end
             end
             else if (req_addr == 32'h3028) begin
                 if (req_write) begin
-                    intr_ctrl_enable_q$d = req_wdata[(32'h0)+:(8)];
+                    intr_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(8)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((intr_ctrl_enable_q$q) & 32'hffffffff);
+                    rsp_rdata_q$d$cmb = ((intr_ctrl_enable_q$q) & 32'hffffffff);
                 end
             end
             else if (req_addr == 32'h302c) begin
                 if (req_write) begin
-                    intr_info_0_info_q$d = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
+                    intr_info_0_info_q$d$cmb = (intr_info_0_info_q$q & ~req_wdata) | intr_info_0_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_0_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_0_info_q$q;
                 end
             end
             else if (req_addr == 32'h3030) begin
                 if (req_write) begin
-                    intr_info_1_info_q$d = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
+                    intr_info_1_info_q$d$cmb = (intr_info_1_info_q$q & ~req_wdata) | intr_info_1_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_1_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_1_info_q$q;
                 end
             end
             else if (req_addr == 32'h3034) begin
                 if (req_write) begin
-                    intr_info_2_info_q$d = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
+                    intr_info_2_info_q$d$cmb = (intr_info_2_info_q$q & ~req_wdata) | intr_info_2_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_2_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_2_info_q$q;
                 end
             end
             else if (req_addr == 32'h3038) begin
                 if (req_write) begin
-                    intr_info_3_info_q$d = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
+                    intr_info_3_info_q$d$cmb = (intr_info_3_info_q$q & ~req_wdata) | intr_info_3_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_3_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_3_info_q$q;
                 end
             end
             else if (req_addr == 32'h303c) begin
                 if (req_write) begin
-                    intr_info_4_info_q$d = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
+                    intr_info_4_info_q$d$cmb = (intr_info_4_info_q$q & ~req_wdata) | intr_info_4_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_4_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_4_info_q$q;
                 end
             end
             else if (req_addr == 32'h3040) begin
                 if (req_write) begin
-                    intr_info_5_info_q$d = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
+                    intr_info_5_info_q$d$cmb = (intr_info_5_info_q$q & ~req_wdata) | intr_info_5_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_5_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_5_info_q$q;
                 end
             end
             else if (req_addr == 32'h3044) begin
                 if (req_write) begin
-                    intr_info_6_info_q$d = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
+                    intr_info_6_info_q$d$cmb = (intr_info_6_info_q$q & ~req_wdata) | intr_info_6_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_6_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_6_info_q$q;
                 end
             end
             else if (req_addr == 32'h3048) begin
                 if (req_write) begin
-                    intr_info_7_info_q$d = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
+                    intr_info_7_info_q$d$cmb = (intr_info_7_info_q$q & ~req_wdata) | intr_info_7_info_set_i;
                 end
                 else begin
-                    rsp_rdata_q$d = intr_info_7_info_q$q;
+                    rsp_rdata_q$d$cmb = intr_info_7_info_q$q;
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            release_run_stall_stall_q$d = 32'hff;
-            start_ctrl_start_q$d = 32'h0;
-            start_ctrl_start_pulse_q$d = 1'b0;
-            intr_ctrl_enable_q$d = 32'h0;
-            intr_info_0_info_q$d = 32'h0;
-            intr_info_1_info_q$d = 32'h0;
-            intr_info_2_info_q$d = 32'h0;
-            intr_info_3_info_q$d = 32'h0;
-            intr_info_4_info_q$d = 32'h0;
-            intr_info_5_info_q$d = 32'h0;
-            intr_info_6_info_q$d = 32'h0;
-            intr_info_7_info_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            release_run_stall_stall_q$d$cmb = 32'hff;
+            start_ctrl_start_q$d$cmb = 32'h0;
+            start_ctrl_start_pulse_q$d$cmb = 1'b0;
+            intr_ctrl_enable_q$d$cmb = 32'h0;
+            intr_info_0_info_q$d$cmb = 32'h0;
+            intr_info_1_info_q$d$cmb = 32'h0;
+            intr_info_2_info_q$d$cmb = 32'h0;
+            intr_info_3_info_q$d$cmb = 32'h0;
+            intr_info_4_info_q$d$cmb = 32'h0;
+            intr_info_5_info_q$d$cmb = 32'h0;
+            intr_info_6_info_q$d$cmb = 32'h0;
+            intr_info_7_info_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -22104,6 +23041,21 @@ module sunda_tpb_top$q7regs(clock,reset,req_valid,req_write,req_addr,req_wdata,r
         intr_info_5_info_o = intr_info_5_info_q$q;
         intr_info_6_info_o = intr_info_6_info_q$q;
         intr_info_7_info_o = intr_info_7_info_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        release_run_stall_stall_q$d = release_run_stall_stall_q$d$cmb;
+        start_ctrl_start_q$d = start_ctrl_start_q$d$cmb;
+        start_ctrl_start_pulse_q$d = start_ctrl_start_pulse_q$d$cmb;
+        intr_ctrl_enable_q$d = intr_ctrl_enable_q$d$cmb;
+        intr_info_0_info_q$d = intr_info_0_info_q$d$cmb;
+        intr_info_1_info_q$d = intr_info_1_info_q$d$cmb;
+        intr_info_2_info_q$d = intr_info_2_info_q$d$cmb;
+        intr_info_3_info_q$d = intr_info_3_info_q$d$cmb;
+        intr_info_4_info_q$d = intr_info_4_info_q$d$cmb;
+        intr_info_5_info_q$d = intr_info_5_info_q$d$cmb;
+        intr_info_6_info_q$d = intr_info_6_info_q$d$cmb;
+        intr_info_7_info_q$d = intr_info_7_info_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$q7regs
@@ -22567,6 +23519,28 @@ module sunda_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -22583,42 +23557,42 @@ module sunda_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -22649,43 +23623,63 @@ module sunda_tpb_top$sem$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$0
@@ -23178,6 +24172,28 @@ module sunda_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -23194,42 +24210,42 @@ module sunda_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -23260,43 +24276,63 @@ module sunda_tpb_top$sem$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$1
@@ -23789,6 +24825,28 @@ module sunda_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -23805,42 +24863,42 @@ module sunda_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -23871,43 +24929,63 @@ module sunda_tpb_top$sem$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$2
@@ -24400,6 +25478,28 @@ module sunda_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -24416,42 +25516,42 @@ module sunda_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -24482,43 +25582,63 @@ module sunda_tpb_top$sem$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$3
@@ -25011,6 +26131,28 @@ module sunda_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -25027,42 +26169,42 @@ module sunda_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -25093,43 +26235,63 @@ module sunda_tpb_top$sem$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$4
@@ -25622,6 +26784,28 @@ module sunda_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg s1_valid$d$cmb;
+    reg s1_err$d$cmb;
+    reg s1_write$d$cmb;
+    reg [1:0] s1_op$d$cmb;
+    reg [7:0] s1_idx$d$cmb;
+    reg [31:0] s1_wdata$d$cmb;
+    reg s1_db$d$cmb;
+    reg [31:0] s1_db_amount$d$cmb;
+    reg fw_valid$d$cmb;
+    reg [7:0] fw_idx$d$cmb;
+    reg [31:0] fw_value$d$cmb;
+    reg clearing$d$cmb;
+    reg [7:0] clear_idx$d$cmb;
+    reg notif_valid_q$d$cmb;
+    reg [7:0] notif_index_q$d$cmb;
+    reg [7:0] ram$read_address$cmb;
+    reg ram$write_enable$cmb;
+    reg [7:0] ram$write_address$cmb;
+    reg [31:0] ram$write_data$cmb;
+    reg [31:0] rsp_rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         s1_valid$clock = clock;
         s1_err$clock = clock;
@@ -25638,42 +26822,42 @@ module sunda_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         clear_idx$clock = clock;
         notif_valid_q$clock = clock;
         notif_index_q$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_err$d = s1_err$q;
-        s1_write$d = s1_write$q;
-        s1_op$d = s1_op$q;
-        s1_idx$d = s1_idx$q;
-        s1_wdata$d = s1_wdata$q;
-        s1_db$d = s1_db$q;
-        s1_db_amount$d = s1_db_amount$q;
-        fw_valid$d = fw_valid$q;
-        fw_idx$d = fw_idx$q;
-        fw_value$d = fw_value$q;
-        clearing$d = clearing$q;
-        clear_idx$d = clear_idx$q;
-        notif_valid_q$d = notif_valid_q$q;
-        notif_index_q$d = notif_index_q$q;
+        s1_valid$d$cmb = s1_valid$q;
+        s1_err$d$cmb = s1_err$q;
+        s1_write$d$cmb = s1_write$q;
+        s1_op$d$cmb = s1_op$q;
+        s1_idx$d$cmb = s1_idx$q;
+        s1_wdata$d$cmb = s1_wdata$q;
+        s1_db$d$cmb = s1_db$q;
+        s1_db_amount$d$cmb = s1_db_amount$q;
+        fw_valid$d$cmb = fw_valid$q;
+        fw_idx$d$cmb = fw_idx$q;
+        fw_value$d$cmb = fw_value$q;
+        clearing$d$cmb = clearing$q;
+        clear_idx$d$cmb = clear_idx$q;
+        notif_valid_q$d$cmb = notif_valid_q$q;
+        notif_index_q$d$cmb = notif_index_q$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         bus_ok = req_valid & ~clearing$q & (req_addr[(32'hc)+:(20)] == 32'h1) & ~req_addr[32'h0] & ~req_addr[32'h1];
         bus_idx = req_addr[(32'h2)+:(8)];
         db_take = db_valid & ~clearing$q & (~bus_ok | (bus_idx == db_index));
         db_ready = ~clearing$q & (~bus_ok | (bus_idx == db_index));
-        ram$read_address = db_index;
+        ram$read_address$cmb = db_index;
         if (bus_ok) begin
-            ram$read_address = bus_idx;
+            ram$read_address$cmb = bus_idx;
         end
-        s1_valid$d = req_valid;
-        s1_err$d = req_valid & ~bus_ok;
-        s1_write$d = req_write;
-        s1_op$d = req_addr[(32'ha)+:(2)];
-        s1_idx$d = db_index;
+        s1_valid$d$cmb = req_valid;
+        s1_err$d$cmb = req_valid & ~bus_ok;
+        s1_write$d$cmb = req_write;
+        s1_op$d$cmb = req_addr[(32'ha)+:(2)];
+        s1_idx$d$cmb = db_index;
         if (bus_ok) begin
-            s1_idx$d = bus_idx;
+            s1_idx$d$cmb = bus_idx;
         end
-        s1_wdata$d = req_wdata;
-        s1_db$d = db_take;
-        s1_db_amount$d = db_amount;
+        s1_wdata$d$cmb = req_wdata;
+        s1_db$d$cmb = db_take;
+        s1_db_amount$d$cmb = db_amount;
         old = ram$read_data;
         if (fw_valid$q & (fw_idx$q == s1_idx$q)) begin
             old = fw_value$q;
@@ -25704,43 +26888,63 @@ module sunda_tpb_top$sem$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
             end
         end
         changes = (s1_valid$q & ~s1_err$q & s1_write$q & (s1_op$q != 32'h0)) | s1_db$q;
-        ram$write_enable = changes;
-        ram$write_address = s1_idx$q;
-        ram$write_data = new_value;
-        fw_valid$d = changes;
-        fw_idx$d = s1_idx$q;
-        fw_value$d = new_value;
-        notif_valid_q$d = changes;
-        notif_index_q$d = s1_idx$q;
+        ram$write_enable$cmb = changes;
+        ram$write_address$cmb = s1_idx$q;
+        ram$write_data$cmb = new_value;
+        fw_valid$d$cmb = changes;
+        fw_idx$d$cmb = s1_idx$q;
+        fw_value$d$cmb = new_value;
+        notif_valid_q$d$cmb = changes;
+        notif_index_q$d$cmb = s1_idx$q;
         rsp_valid = s1_valid$q;
         rsp_err = s1_err$q;
-        rsp_rdata = 32'h0;
+        rsp_rdata$cmb = 32'h0;
         if (s1_valid$q & ~s1_err$q & ~s1_write$q) begin
-            rsp_rdata = old;
+            rsp_rdata$cmb = old;
         end
         notif_valid = notif_valid_q$q;
         notif_index = notif_index_q$q;
         ready = ~clearing$q;
         if (clearing$q) begin
-            ram$write_enable = 1'b1;
-            ram$write_address = clear_idx$q;
-            ram$write_data = 32'h0;
-            clear_idx$d = clear_idx$q + 32'h1;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            ram$write_enable$cmb = 1'b1;
+            ram$write_address$cmb = clear_idx$q;
+            ram$write_data$cmb = 32'h0;
+            clear_idx$d$cmb = clear_idx$q + 32'h1;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
             if (clear_idx$q == 32'hff) begin
-                clearing$d = 1'b0;
+                clearing$d$cmb = 1'b0;
             end
         end
         if (reset) begin
-            clearing$d = 1'b1;
-            clear_idx$d = 32'h0;
-            s1_valid$d = 1'b0;
-            s1_err$d = 1'b0;
-            s1_db$d = 1'b0;
-            fw_valid$d = 1'b0;
-            notif_valid_q$d = 1'b0;
+            clearing$d$cmb = 1'b1;
+            clear_idx$d$cmb = 32'h0;
+            s1_valid$d$cmb = 1'b0;
+            s1_err$d$cmb = 1'b0;
+            s1_db$d$cmb = 1'b0;
+            fw_valid$d$cmb = 1'b0;
+            notif_valid_q$d$cmb = 1'b0;
         end
+        s1_valid$d = s1_valid$d$cmb;
+        s1_err$d = s1_err$d$cmb;
+        s1_write$d = s1_write$d$cmb;
+        s1_op$d = s1_op$d$cmb;
+        s1_idx$d = s1_idx$d$cmb;
+        s1_wdata$d = s1_wdata$d$cmb;
+        s1_db$d = s1_db$d$cmb;
+        s1_db_amount$d = s1_db_amount$d$cmb;
+        fw_valid$d = fw_valid$d$cmb;
+        fw_idx$d = fw_idx$d$cmb;
+        fw_value$d = fw_value$d$cmb;
+        clearing$d = clearing$d$cmb;
+        clear_idx$d = clear_idx$d$cmb;
+        notif_valid_q$d = notif_valid_q$d$cmb;
+        notif_index_q$d = notif_index_q$d$cmb;
+        ram$read_address = ram$read_address$cmb;
+        ram$write_enable = ram$write_enable$cmb;
+        ram$write_address = ram$write_address$cmb;
+        ram$write_data = ram$write_data$cmb;
+        rsp_rdata = rsp_rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$sem$5
@@ -26178,13 +27382,19 @@ module sunda_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -26220,20 +27430,24 @@ module sunda_tpb_top$seq_dram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$seq_dram
@@ -26530,13 +27744,19 @@ module sunda_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -26572,20 +27792,24 @@ module sunda_tpb_top$seq_iram(clock,reset,pio_valid,pio_write,pio_word,pio_wdata
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$seq_iram
@@ -26882,13 +28106,19 @@ module sunda_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
     );
     
     // Update code
+    // verilator tracing_off
+    reg pio_rvalid_q$d$cmb;
+    reg a_rvalid_q$d$cmb;
+    reg read_q$d$cmb;
+    reg [31:0] rdata$cmb;
+    // verilator tracing_on
     always @(*) begin
         pio_rvalid_q$clock = clock;
         a_rvalid_q$clock = clock;
         read_q$clock = clock;
-        pio_rvalid_q$d = pio_rvalid_q$q;
-        a_rvalid_q$d = a_rvalid_q$q;
-        read_q$d = read_q$q;
+        pio_rvalid_q$d$cmb = pio_rvalid_q$q;
+        a_rvalid_q$d$cmb = a_rvalid_q$q;
+        read_q$d$cmb = read_q$q;
         lane0$read_clock = clock;
         lane0$write_clock = clock;
         lane1$read_clock = clock;
@@ -26924,20 +28154,24 @@ module sunda_tpb_top$slot_spad(clock,reset,pio_valid,pio_write,pio_word,pio_wdat
         lane1$write_enable = we & wstrb[32'h1];
         lane2$write_enable = we & wstrb[32'h2];
         lane3$write_enable = we & wstrb[32'h3];
-        pio_rvalid_q$d = pio_valid;
-        a_rvalid_q$d = a_take;
-        read_q$d = (pio_valid | a_take) & ~we;
+        pio_rvalid_q$d$cmb = pio_valid;
+        a_rvalid_q$d$cmb = a_take;
+        read_q$d$cmb = (pio_valid | a_take) & ~we;
         if (reset) begin
-            pio_rvalid_q$d = 1'b0;
-            a_rvalid_q$d = 1'b0;
-            read_q$d = 1'b0;
+            pio_rvalid_q$d$cmb = 1'b0;
+            a_rvalid_q$d$cmb = 1'b0;
+            read_q$d$cmb = 1'b0;
         end
         pio_rvalid = pio_rvalid_q$q;
         a_rvalid = a_rvalid_q$q;
-        rdata = 32'h0;
+        rdata$cmb = 32'h0;
         if (read_q$q) begin
-            rdata = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
+            rdata$cmb = ((lane0$read_data) & 32'hffffffff) | (((lane1$read_data) & 32'hffffffff) << 32'h8) | (((lane2$read_data) & 32'hffffffff) << 32'h10) | (((lane3$read_data) & 32'hffffffff) << 32'h18);
         end
+        pio_rvalid_q$d = pio_rvalid_q$d$cmb;
+        a_rvalid_q$d = a_rvalid_q$d$cmb;
+        read_q$d = read_q$d$cmb;
+        rdata = rdata$cmb;
     end
     
 endmodule // sunda_tpb_top$slot_spad
@@ -27194,6 +28428,15 @@ module sunda_tpb_top$top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wd
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] host_trigger_q$d$cmb;
+    reg host_trigger_pulse_q$d$cmb;
+    reg [31:0] stop_q$d$cmb;
+    reg stop_pulse_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -27202,51 +28445,51 @@ module sunda_tpb_top$top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wd
         host_trigger_pulse_q$clock = clock;
         stop_q$clock = clock;
         stop_pulse_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        host_trigger_q$d = host_trigger_q$q;
-        host_trigger_pulse_q$d = host_trigger_pulse_q$q;
-        stop_q$d = stop_q$q;
-        stop_pulse_q$d = stop_pulse_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
-        host_trigger_pulse_q$d = 1'b0;
-        stop_pulse_q$d = 1'b0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        host_trigger_q$d$cmb = host_trigger_q$q;
+        host_trigger_pulse_q$d$cmb = host_trigger_pulse_q$q;
+        stop_q$d$cmb = stop_q$q;
+        stop_pulse_q$d$cmb = stop_pulse_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
+        host_trigger_pulse_q$d$cmb = 1'b0;
+        stop_pulse_q$d$cmb = 1'b0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h848) begin
                 if (req_write) begin
-                    host_trigger_q$d = req_wdata;
-                    host_trigger_pulse_q$d = 1'b1;
+                    host_trigger_q$d$cmb = req_wdata;
+                    host_trigger_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else if (req_addr == 32'h84c) begin
                 if (req_write) begin
-                    stop_q$d = req_wdata;
-                    stop_pulse_q$d = 1'b1;
+                    stop_q$d$cmb = req_wdata;
+                    stop_pulse_q$d$cmb = 1'b1;
                 end
                 else begin
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            host_trigger_q$d = 32'h0;
-            host_trigger_pulse_q$d = 1'b0;
-            stop_q$d = 32'h0;
-            stop_pulse_q$d = 1'b0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            host_trigger_q$d$cmb = 32'h0;
+            host_trigger_pulse_q$d$cmb = 1'b0;
+            stop_q$d$cmb = 32'h0;
+            stop_pulse_q$d$cmb = 1'b0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -27255,6 +28498,13 @@ module sunda_tpb_top$top_sp_regs(clock,reset,req_valid,req_write,req_addr,req_wd
         host_trigger_pulse_o = host_trigger_pulse_q$q;
         stop_o = stop_q$q;
         stop_pulse_o = stop_pulse_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        host_trigger_q$d = host_trigger_q$d$cmb;
+        host_trigger_pulse_q$d = host_trigger_pulse_q$d$cmb;
+        stop_q$d = stop_q$d$cmb;
+        stop_pulse_q$d = stop_pulse_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$top_sp_regs
@@ -27534,6 +28784,22 @@ module sunda_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] seq_instr_dbg_ctrl_q$d$cmb;
+    reg [15:0] notific_sw_queue_num0_queue_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_a_q$d$cmb;
+    reg [3:0] notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+    reg [31:0] notific_ring_base_lo_q$d$cmb;
+    reg [31:0] notific_ring_base_hi_q$d$cmb;
+    reg [31:0] notific_ring_size_q$d$cmb;
+    reg notific_enable_error_q$d$cmb;
+    reg notific_enable_evt_sem_q$d$cmb;
+    reg notific_enable_inst_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -27549,100 +28815,100 @@ module sunda_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         notific_enable_error_q$clock = clock;
         notific_enable_evt_sem_q$clock = clock;
         notific_enable_inst_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$q;
-        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$q;
-        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$q;
-        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$q;
-        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$q;
-        notific_ring_base_lo_q$d = notific_ring_base_lo_q$q;
-        notific_ring_base_hi_q$d = notific_ring_base_hi_q$q;
-        notific_ring_size_q$d = notific_ring_size_q$q;
-        notific_enable_error_q$d = notific_enable_error_q$q;
-        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$q;
-        notific_enable_inst_q$d = notific_enable_inst_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        seq_instr_dbg_ctrl_q$d$cmb = seq_instr_dbg_ctrl_q$q;
+        notific_sw_queue_num0_queue_q$d$cmb = notific_sw_queue_num0_queue_q$q;
+        notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = notific_sw_queue_num0_engine_id_b_lo_q$q;
+        notific_sw_queue_num0_engine_id_a_q$d$cmb = notific_sw_queue_num0_engine_id_a_q$q;
+        notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = notific_sw_queue_num0_engine_id_b_hi_q$q;
+        notific_ring_base_lo_q$d$cmb = notific_ring_base_lo_q$q;
+        notific_ring_base_hi_q$d$cmb = notific_ring_base_hi_q$q;
+        notific_ring_size_q$d$cmb = notific_ring_size_q$q;
+        notific_enable_error_q$d$cmb = notific_enable_error_q$q;
+        notific_enable_evt_sem_q$d$cmb = notific_enable_evt_sem_q$q;
+        notific_enable_inst_q$d$cmb = notific_enable_inst_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h104) begin
                 if (req_write) begin
-                    seq_instr_dbg_ctrl_q$d = req_wdata;
+                    seq_instr_dbg_ctrl_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = seq_instr_dbg_ctrl_q$q;
+                    rsp_rdata_q$d$cmb = seq_instr_dbg_ctrl_q$q;
                 end
             end
             else if (req_addr == 32'ha00) begin
                 if (req_write) begin
-                    notific_sw_queue_num0_queue_q$d = req_wdata[(32'h0)+:(16)];
-                    notific_sw_queue_num0_engine_id_b_lo_q$d = req_wdata[(32'h10)+:(4)];
-                    notific_sw_queue_num0_engine_id_a_q$d = req_wdata[(32'h14)+:(4)];
-                    notific_sw_queue_num0_engine_id_b_hi_q$d = req_wdata[(32'h18)+:(4)];
+                    notific_sw_queue_num0_queue_q$d$cmb = req_wdata[(32'h0)+:(16)];
+                    notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = req_wdata[(32'h10)+:(4)];
+                    notific_sw_queue_num0_engine_id_a_q$d$cmb = req_wdata[(32'h14)+:(4)];
+                    notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = req_wdata[(32'h18)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
+                    rsp_rdata_q$d$cmb = ((notific_sw_queue_num0_queue_q$q) & 32'hffffffff) | (((notific_sw_queue_num0_engine_id_b_lo_q$q) & 32'hffffffff) << 32'h10) | (((notific_sw_queue_num0_engine_id_a_q$q) & 32'hffffffff) << 32'h14) | (((notific_sw_queue_num0_engine_id_b_hi_q$q) & 32'hffffffff) << 32'h18);
                 end
             end
             else if (req_addr == 32'ha10) begin
                 if (req_write) begin
-                    notific_ring_base_lo_q$d = req_wdata;
+                    notific_ring_base_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_lo_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_lo_q$q;
                 end
             end
             else if (req_addr == 32'ha14) begin
                 if (req_write) begin
-                    notific_ring_base_hi_q$d = req_wdata;
+                    notific_ring_base_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_base_hi_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_base_hi_q$q;
                 end
             end
             else if (req_addr == 32'ha18) begin
                 if (req_write) begin
-                    notific_ring_size_q$d = req_wdata;
+                    notific_ring_size_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = notific_ring_size_q$q;
+                    rsp_rdata_q$d$cmb = notific_ring_size_q$q;
                 end
             end
             else if (req_addr == 32'ha1c) begin
                 if (req_write) begin
-                    notific_enable_error_q$d = req_wdata[(32'h0)+:(1)];
-                    notific_enable_evt_sem_q$d = req_wdata[(32'h1)+:(1)];
-                    notific_enable_inst_q$d = req_wdata[(32'h2)+:(1)];
+                    notific_enable_error_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    notific_enable_evt_sem_q$d$cmb = req_wdata[(32'h1)+:(1)];
+                    notific_enable_inst_q$d$cmb = req_wdata[(32'h2)+:(1)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
+                    rsp_rdata_q$d$cmb = ((notific_enable_error_q$q) & 32'hffffffff) | (((notific_enable_evt_sem_q$q) & 32'hffffffff) << 32'h1) | (((notific_enable_inst_q$q) & 32'hffffffff) << 32'h2);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            seq_instr_dbg_ctrl_q$d = 32'h0;
-            notific_sw_queue_num0_queue_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_lo_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_a_q$d = 32'h0;
-            notific_sw_queue_num0_engine_id_b_hi_q$d = 32'h0;
-            notific_ring_base_lo_q$d = 32'h0;
-            notific_ring_base_hi_q$d = 32'h0;
-            notific_ring_size_q$d = 32'h0;
-            notific_enable_error_q$d = 32'h0;
-            notific_enable_evt_sem_q$d = 32'h0;
-            notific_enable_inst_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            seq_instr_dbg_ctrl_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_queue_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_lo_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_a_q$d$cmb = 32'h0;
+            notific_sw_queue_num0_engine_id_b_hi_q$d$cmb = 32'h0;
+            notific_ring_base_lo_q$d$cmb = 32'h0;
+            notific_ring_base_hi_q$d$cmb = 32'h0;
+            notific_ring_size_q$d$cmb = 32'h0;
+            notific_enable_error_q$d$cmb = 32'h0;
+            notific_enable_evt_sem_q$d$cmb = 32'h0;
+            notific_enable_inst_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -27658,6 +28924,20 @@ module sunda_tpb_top$tpb(clock,reset,req_valid,req_write,req_addr,req_wdata,rsp_
         notific_enable_error_o = notific_enable_error_q$q;
         notific_enable_evt_sem_o = notific_enable_evt_sem_q$q;
         notific_enable_inst_o = notific_enable_inst_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        seq_instr_dbg_ctrl_q$d = seq_instr_dbg_ctrl_q$d$cmb;
+        notific_sw_queue_num0_queue_q$d = notific_sw_queue_num0_queue_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_lo_q$d = notific_sw_queue_num0_engine_id_b_lo_q$d$cmb;
+        notific_sw_queue_num0_engine_id_a_q$d = notific_sw_queue_num0_engine_id_a_q$d$cmb;
+        notific_sw_queue_num0_engine_id_b_hi_q$d = notific_sw_queue_num0_engine_id_b_hi_q$d$cmb;
+        notific_ring_base_lo_q$d = notific_ring_base_lo_q$d$cmb;
+        notific_ring_base_hi_q$d = notific_ring_base_hi_q$d$cmb;
+        notific_ring_size_q$d = notific_ring_size_q$d$cmb;
+        notific_enable_error_q$d = notific_enable_error_q$d$cmb;
+        notific_enable_evt_sem_q$d = notific_enable_evt_sem_q$d$cmb;
+        notific_enable_inst_q$d = notific_enable_inst_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$tpb
@@ -28547,6 +29827,75 @@ module sunda_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -28615,609 +29964,609 @@ module sunda_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -29286,6 +30635,73 @@ module sunda_tpb_top$win$0(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$0
@@ -31182,6 +32598,75 @@ module sunda_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -31250,609 +32735,609 @@ module sunda_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -31921,6 +33406,73 @@ module sunda_tpb_top$win$1(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$1
@@ -33817,6 +35369,75 @@ module sunda_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -33885,609 +35506,609 @@ module sunda_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -34556,6 +36177,73 @@ module sunda_tpb_top$win$2(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$2
@@ -36452,6 +38140,75 @@ module sunda_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -36520,609 +38277,609 @@ module sunda_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -37191,6 +38948,73 @@ module sunda_tpb_top$win$3(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$3
@@ -39087,6 +40911,75 @@ module sunda_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -39155,609 +41048,609 @@ module sunda_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -39826,6 +41719,73 @@ module sunda_tpb_top$win$4(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$4
@@ -41722,6 +43682,75 @@ module sunda_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
     );
     
     // Update code
+    // verilator tracing_off
+    reg rsp_valid_q$d$cmb;
+    reg [31:0] rsp_rdata_q$d$cmb;
+    reg rsp_err_q$d$cmb;
+    reg [31:0] window0_src_lo_q$d$cmb;
+    reg [31:0] window1_src_lo_q$d$cmb;
+    reg [31:0] window2_src_lo_q$d$cmb;
+    reg [31:0] window3_src_lo_q$d$cmb;
+    reg [31:0] window4_src_lo_q$d$cmb;
+    reg [31:0] window5_src_lo_q$d$cmb;
+    reg [31:0] window6_src_lo_q$d$cmb;
+    reg [31:0] window7_src_lo_q$d$cmb;
+    reg [31:0] window0_src_hi_q$d$cmb;
+    reg [31:0] window1_src_hi_q$d$cmb;
+    reg [31:0] window2_src_hi_q$d$cmb;
+    reg [31:0] window3_src_hi_q$d$cmb;
+    reg [31:0] window4_src_hi_q$d$cmb;
+    reg [31:0] window5_src_hi_q$d$cmb;
+    reg [31:0] window6_src_hi_q$d$cmb;
+    reg [31:0] window7_src_hi_q$d$cmb;
+    reg [31:0] window0_size_lo_q$d$cmb;
+    reg [31:0] window1_size_lo_q$d$cmb;
+    reg [31:0] window2_size_lo_q$d$cmb;
+    reg [31:0] window3_size_lo_q$d$cmb;
+    reg [31:0] window4_size_lo_q$d$cmb;
+    reg [31:0] window5_size_lo_q$d$cmb;
+    reg [31:0] window6_size_lo_q$d$cmb;
+    reg [31:0] window7_size_lo_q$d$cmb;
+    reg [31:0] window0_size_hi_q$d$cmb;
+    reg [31:0] window1_size_hi_q$d$cmb;
+    reg [31:0] window2_size_hi_q$d$cmb;
+    reg [31:0] window3_size_hi_q$d$cmb;
+    reg [31:0] window4_size_hi_q$d$cmb;
+    reg [31:0] window5_size_hi_q$d$cmb;
+    reg [31:0] window6_size_hi_q$d$cmb;
+    reg [31:0] window7_size_hi_q$d$cmb;
+    reg [31:0] window0_dst_lo_q$d$cmb;
+    reg [31:0] window1_dst_lo_q$d$cmb;
+    reg [31:0] window2_dst_lo_q$d$cmb;
+    reg [31:0] window3_dst_lo_q$d$cmb;
+    reg [31:0] window4_dst_lo_q$d$cmb;
+    reg [31:0] window5_dst_lo_q$d$cmb;
+    reg [31:0] window6_dst_lo_q$d$cmb;
+    reg [31:0] window7_dst_lo_q$d$cmb;
+    reg [31:0] window0_dst_hi_q$d$cmb;
+    reg [31:0] window1_dst_hi_q$d$cmb;
+    reg [31:0] window2_dst_hi_q$d$cmb;
+    reg [31:0] window3_dst_hi_q$d$cmb;
+    reg [31:0] window4_dst_hi_q$d$cmb;
+    reg [31:0] window5_dst_hi_q$d$cmb;
+    reg [31:0] window6_dst_hi_q$d$cmb;
+    reg [31:0] window7_dst_hi_q$d$cmb;
+    reg window0_ctrl_enable_q$d$cmb;
+    reg [3:0] window0_ctrl_requester_q$d$cmb;
+    reg window1_ctrl_enable_q$d$cmb;
+    reg [3:0] window1_ctrl_requester_q$d$cmb;
+    reg window2_ctrl_enable_q$d$cmb;
+    reg [3:0] window2_ctrl_requester_q$d$cmb;
+    reg window3_ctrl_enable_q$d$cmb;
+    reg [3:0] window3_ctrl_requester_q$d$cmb;
+    reg window4_ctrl_enable_q$d$cmb;
+    reg [3:0] window4_ctrl_requester_q$d$cmb;
+    reg window5_ctrl_enable_q$d$cmb;
+    reg [3:0] window5_ctrl_requester_q$d$cmb;
+    reg window6_ctrl_enable_q$d$cmb;
+    reg [3:0] window6_ctrl_requester_q$d$cmb;
+    reg window7_ctrl_enable_q$d$cmb;
+    reg [3:0] window7_ctrl_requester_q$d$cmb;
+    // verilator tracing_on
     always @(*) begin
         rsp_valid_q$clock = clock;
         rsp_rdata_q$clock = clock;
@@ -41790,609 +43819,609 @@ module sunda_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_q$clock = clock;
         window7_ctrl_enable_q$clock = clock;
         window7_ctrl_requester_q$clock = clock;
-        rsp_valid_q$d = rsp_valid_q$q;
-        rsp_rdata_q$d = rsp_rdata_q$q;
-        rsp_err_q$d = rsp_err_q$q;
-        window0_src_lo_q$d = window0_src_lo_q$q;
-        window1_src_lo_q$d = window1_src_lo_q$q;
-        window2_src_lo_q$d = window2_src_lo_q$q;
-        window3_src_lo_q$d = window3_src_lo_q$q;
-        window4_src_lo_q$d = window4_src_lo_q$q;
-        window5_src_lo_q$d = window5_src_lo_q$q;
-        window6_src_lo_q$d = window6_src_lo_q$q;
-        window7_src_lo_q$d = window7_src_lo_q$q;
-        window0_src_hi_q$d = window0_src_hi_q$q;
-        window1_src_hi_q$d = window1_src_hi_q$q;
-        window2_src_hi_q$d = window2_src_hi_q$q;
-        window3_src_hi_q$d = window3_src_hi_q$q;
-        window4_src_hi_q$d = window4_src_hi_q$q;
-        window5_src_hi_q$d = window5_src_hi_q$q;
-        window6_src_hi_q$d = window6_src_hi_q$q;
-        window7_src_hi_q$d = window7_src_hi_q$q;
-        window0_size_lo_q$d = window0_size_lo_q$q;
-        window1_size_lo_q$d = window1_size_lo_q$q;
-        window2_size_lo_q$d = window2_size_lo_q$q;
-        window3_size_lo_q$d = window3_size_lo_q$q;
-        window4_size_lo_q$d = window4_size_lo_q$q;
-        window5_size_lo_q$d = window5_size_lo_q$q;
-        window6_size_lo_q$d = window6_size_lo_q$q;
-        window7_size_lo_q$d = window7_size_lo_q$q;
-        window0_size_hi_q$d = window0_size_hi_q$q;
-        window1_size_hi_q$d = window1_size_hi_q$q;
-        window2_size_hi_q$d = window2_size_hi_q$q;
-        window3_size_hi_q$d = window3_size_hi_q$q;
-        window4_size_hi_q$d = window4_size_hi_q$q;
-        window5_size_hi_q$d = window5_size_hi_q$q;
-        window6_size_hi_q$d = window6_size_hi_q$q;
-        window7_size_hi_q$d = window7_size_hi_q$q;
-        window0_dst_lo_q$d = window0_dst_lo_q$q;
-        window1_dst_lo_q$d = window1_dst_lo_q$q;
-        window2_dst_lo_q$d = window2_dst_lo_q$q;
-        window3_dst_lo_q$d = window3_dst_lo_q$q;
-        window4_dst_lo_q$d = window4_dst_lo_q$q;
-        window5_dst_lo_q$d = window5_dst_lo_q$q;
-        window6_dst_lo_q$d = window6_dst_lo_q$q;
-        window7_dst_lo_q$d = window7_dst_lo_q$q;
-        window0_dst_hi_q$d = window0_dst_hi_q$q;
-        window1_dst_hi_q$d = window1_dst_hi_q$q;
-        window2_dst_hi_q$d = window2_dst_hi_q$q;
-        window3_dst_hi_q$d = window3_dst_hi_q$q;
-        window4_dst_hi_q$d = window4_dst_hi_q$q;
-        window5_dst_hi_q$d = window5_dst_hi_q$q;
-        window6_dst_hi_q$d = window6_dst_hi_q$q;
-        window7_dst_hi_q$d = window7_dst_hi_q$q;
-        window0_ctrl_enable_q$d = window0_ctrl_enable_q$q;
-        window0_ctrl_requester_q$d = window0_ctrl_requester_q$q;
-        window1_ctrl_enable_q$d = window1_ctrl_enable_q$q;
-        window1_ctrl_requester_q$d = window1_ctrl_requester_q$q;
-        window2_ctrl_enable_q$d = window2_ctrl_enable_q$q;
-        window2_ctrl_requester_q$d = window2_ctrl_requester_q$q;
-        window3_ctrl_enable_q$d = window3_ctrl_enable_q$q;
-        window3_ctrl_requester_q$d = window3_ctrl_requester_q$q;
-        window4_ctrl_enable_q$d = window4_ctrl_enable_q$q;
-        window4_ctrl_requester_q$d = window4_ctrl_requester_q$q;
-        window5_ctrl_enable_q$d = window5_ctrl_enable_q$q;
-        window5_ctrl_requester_q$d = window5_ctrl_requester_q$q;
-        window6_ctrl_enable_q$d = window6_ctrl_enable_q$q;
-        window6_ctrl_requester_q$d = window6_ctrl_requester_q$q;
-        window7_ctrl_enable_q$d = window7_ctrl_enable_q$q;
-        window7_ctrl_requester_q$d = window7_ctrl_requester_q$q;
-        rsp_valid_q$d = 1'b0;
-        rsp_err_q$d = 1'b0;
-        rsp_rdata_q$d = 32'h0;
+        rsp_valid_q$d$cmb = rsp_valid_q$q;
+        rsp_rdata_q$d$cmb = rsp_rdata_q$q;
+        rsp_err_q$d$cmb = rsp_err_q$q;
+        window0_src_lo_q$d$cmb = window0_src_lo_q$q;
+        window1_src_lo_q$d$cmb = window1_src_lo_q$q;
+        window2_src_lo_q$d$cmb = window2_src_lo_q$q;
+        window3_src_lo_q$d$cmb = window3_src_lo_q$q;
+        window4_src_lo_q$d$cmb = window4_src_lo_q$q;
+        window5_src_lo_q$d$cmb = window5_src_lo_q$q;
+        window6_src_lo_q$d$cmb = window6_src_lo_q$q;
+        window7_src_lo_q$d$cmb = window7_src_lo_q$q;
+        window0_src_hi_q$d$cmb = window0_src_hi_q$q;
+        window1_src_hi_q$d$cmb = window1_src_hi_q$q;
+        window2_src_hi_q$d$cmb = window2_src_hi_q$q;
+        window3_src_hi_q$d$cmb = window3_src_hi_q$q;
+        window4_src_hi_q$d$cmb = window4_src_hi_q$q;
+        window5_src_hi_q$d$cmb = window5_src_hi_q$q;
+        window6_src_hi_q$d$cmb = window6_src_hi_q$q;
+        window7_src_hi_q$d$cmb = window7_src_hi_q$q;
+        window0_size_lo_q$d$cmb = window0_size_lo_q$q;
+        window1_size_lo_q$d$cmb = window1_size_lo_q$q;
+        window2_size_lo_q$d$cmb = window2_size_lo_q$q;
+        window3_size_lo_q$d$cmb = window3_size_lo_q$q;
+        window4_size_lo_q$d$cmb = window4_size_lo_q$q;
+        window5_size_lo_q$d$cmb = window5_size_lo_q$q;
+        window6_size_lo_q$d$cmb = window6_size_lo_q$q;
+        window7_size_lo_q$d$cmb = window7_size_lo_q$q;
+        window0_size_hi_q$d$cmb = window0_size_hi_q$q;
+        window1_size_hi_q$d$cmb = window1_size_hi_q$q;
+        window2_size_hi_q$d$cmb = window2_size_hi_q$q;
+        window3_size_hi_q$d$cmb = window3_size_hi_q$q;
+        window4_size_hi_q$d$cmb = window4_size_hi_q$q;
+        window5_size_hi_q$d$cmb = window5_size_hi_q$q;
+        window6_size_hi_q$d$cmb = window6_size_hi_q$q;
+        window7_size_hi_q$d$cmb = window7_size_hi_q$q;
+        window0_dst_lo_q$d$cmb = window0_dst_lo_q$q;
+        window1_dst_lo_q$d$cmb = window1_dst_lo_q$q;
+        window2_dst_lo_q$d$cmb = window2_dst_lo_q$q;
+        window3_dst_lo_q$d$cmb = window3_dst_lo_q$q;
+        window4_dst_lo_q$d$cmb = window4_dst_lo_q$q;
+        window5_dst_lo_q$d$cmb = window5_dst_lo_q$q;
+        window6_dst_lo_q$d$cmb = window6_dst_lo_q$q;
+        window7_dst_lo_q$d$cmb = window7_dst_lo_q$q;
+        window0_dst_hi_q$d$cmb = window0_dst_hi_q$q;
+        window1_dst_hi_q$d$cmb = window1_dst_hi_q$q;
+        window2_dst_hi_q$d$cmb = window2_dst_hi_q$q;
+        window3_dst_hi_q$d$cmb = window3_dst_hi_q$q;
+        window4_dst_hi_q$d$cmb = window4_dst_hi_q$q;
+        window5_dst_hi_q$d$cmb = window5_dst_hi_q$q;
+        window6_dst_hi_q$d$cmb = window6_dst_hi_q$q;
+        window7_dst_hi_q$d$cmb = window7_dst_hi_q$q;
+        window0_ctrl_enable_q$d$cmb = window0_ctrl_enable_q$q;
+        window0_ctrl_requester_q$d$cmb = window0_ctrl_requester_q$q;
+        window1_ctrl_enable_q$d$cmb = window1_ctrl_enable_q$q;
+        window1_ctrl_requester_q$d$cmb = window1_ctrl_requester_q$q;
+        window2_ctrl_enable_q$d$cmb = window2_ctrl_enable_q$q;
+        window2_ctrl_requester_q$d$cmb = window2_ctrl_requester_q$q;
+        window3_ctrl_enable_q$d$cmb = window3_ctrl_enable_q$q;
+        window3_ctrl_requester_q$d$cmb = window3_ctrl_requester_q$q;
+        window4_ctrl_enable_q$d$cmb = window4_ctrl_enable_q$q;
+        window4_ctrl_requester_q$d$cmb = window4_ctrl_requester_q$q;
+        window5_ctrl_enable_q$d$cmb = window5_ctrl_enable_q$q;
+        window5_ctrl_requester_q$d$cmb = window5_ctrl_requester_q$q;
+        window6_ctrl_enable_q$d$cmb = window6_ctrl_enable_q$q;
+        window6_ctrl_requester_q$d$cmb = window6_ctrl_requester_q$q;
+        window7_ctrl_enable_q$d$cmb = window7_ctrl_enable_q$q;
+        window7_ctrl_requester_q$d$cmb = window7_ctrl_requester_q$q;
+        rsp_valid_q$d$cmb = 1'b0;
+        rsp_err_q$d$cmb = 1'b0;
+        rsp_rdata_q$d$cmb = 32'h0;
         if (req_valid) begin
-            rsp_valid_q$d = 1'b1;
+            rsp_valid_q$d$cmb = 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
             else if (req_addr == 32'h2000) begin
                 if (req_write) begin
-                    window0_src_lo_q$d = req_wdata;
+                    window0_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h201c) begin
                 if (req_write) begin
-                    window1_src_lo_q$d = req_wdata;
+                    window1_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2038) begin
                 if (req_write) begin
-                    window2_src_lo_q$d = req_wdata;
+                    window2_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2054) begin
                 if (req_write) begin
-                    window3_src_lo_q$d = req_wdata;
+                    window3_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2070) begin
                 if (req_write) begin
-                    window4_src_lo_q$d = req_wdata;
+                    window4_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h208c) begin
                 if (req_write) begin
-                    window5_src_lo_q$d = req_wdata;
+                    window5_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20a8) begin
                 if (req_write) begin
-                    window6_src_lo_q$d = req_wdata;
+                    window6_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20c4) begin
                 if (req_write) begin
-                    window7_src_lo_q$d = req_wdata;
+                    window7_src_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2004) begin
                 if (req_write) begin
-                    window0_src_hi_q$d = req_wdata;
+                    window0_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2020) begin
                 if (req_write) begin
-                    window1_src_hi_q$d = req_wdata;
+                    window1_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h203c) begin
                 if (req_write) begin
-                    window2_src_hi_q$d = req_wdata;
+                    window2_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2058) begin
                 if (req_write) begin
-                    window3_src_hi_q$d = req_wdata;
+                    window3_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2074) begin
                 if (req_write) begin
-                    window4_src_hi_q$d = req_wdata;
+                    window4_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2090) begin
                 if (req_write) begin
-                    window5_src_hi_q$d = req_wdata;
+                    window5_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20ac) begin
                 if (req_write) begin
-                    window6_src_hi_q$d = req_wdata;
+                    window6_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20c8) begin
                 if (req_write) begin
-                    window7_src_hi_q$d = req_wdata;
+                    window7_src_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_src_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_src_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2008) begin
                 if (req_write) begin
-                    window0_size_lo_q$d = req_wdata;
+                    window0_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2024) begin
                 if (req_write) begin
-                    window1_size_lo_q$d = req_wdata;
+                    window1_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2040) begin
                 if (req_write) begin
-                    window2_size_lo_q$d = req_wdata;
+                    window2_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h205c) begin
                 if (req_write) begin
-                    window3_size_lo_q$d = req_wdata;
+                    window3_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2078) begin
                 if (req_write) begin
-                    window4_size_lo_q$d = req_wdata;
+                    window4_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2094) begin
                 if (req_write) begin
-                    window5_size_lo_q$d = req_wdata;
+                    window5_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b0) begin
                 if (req_write) begin
-                    window6_size_lo_q$d = req_wdata;
+                    window6_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20cc) begin
                 if (req_write) begin
-                    window7_size_lo_q$d = req_wdata;
+                    window7_size_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_lo_q$q;
                 end
             end
             else if (req_addr == 32'h200c) begin
                 if (req_write) begin
-                    window0_size_hi_q$d = req_wdata;
+                    window0_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2028) begin
                 if (req_write) begin
-                    window1_size_hi_q$d = req_wdata;
+                    window1_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2044) begin
                 if (req_write) begin
-                    window2_size_hi_q$d = req_wdata;
+                    window2_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2060) begin
                 if (req_write) begin
-                    window3_size_hi_q$d = req_wdata;
+                    window3_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h207c) begin
                 if (req_write) begin
-                    window4_size_hi_q$d = req_wdata;
+                    window4_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2098) begin
                 if (req_write) begin
-                    window5_size_hi_q$d = req_wdata;
+                    window5_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20b4) begin
                 if (req_write) begin
-                    window6_size_hi_q$d = req_wdata;
+                    window6_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d0) begin
                 if (req_write) begin
-                    window7_size_hi_q$d = req_wdata;
+                    window7_size_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_size_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_size_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2010) begin
                 if (req_write) begin
-                    window0_dst_lo_q$d = req_wdata;
+                    window0_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h202c) begin
                 if (req_write) begin
-                    window1_dst_lo_q$d = req_wdata;
+                    window1_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2048) begin
                 if (req_write) begin
-                    window2_dst_lo_q$d = req_wdata;
+                    window2_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2064) begin
                 if (req_write) begin
-                    window3_dst_lo_q$d = req_wdata;
+                    window3_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2080) begin
                 if (req_write) begin
-                    window4_dst_lo_q$d = req_wdata;
+                    window4_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h209c) begin
                 if (req_write) begin
-                    window5_dst_lo_q$d = req_wdata;
+                    window5_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20b8) begin
                 if (req_write) begin
-                    window6_dst_lo_q$d = req_wdata;
+                    window6_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h20d4) begin
                 if (req_write) begin
-                    window7_dst_lo_q$d = req_wdata;
+                    window7_dst_lo_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_lo_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_lo_q$q;
                 end
             end
             else if (req_addr == 32'h2014) begin
                 if (req_write) begin
-                    window0_dst_hi_q$d = req_wdata;
+                    window0_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window0_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window0_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2030) begin
                 if (req_write) begin
-                    window1_dst_hi_q$d = req_wdata;
+                    window1_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window1_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window1_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h204c) begin
                 if (req_write) begin
-                    window2_dst_hi_q$d = req_wdata;
+                    window2_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window2_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window2_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2068) begin
                 if (req_write) begin
-                    window3_dst_hi_q$d = req_wdata;
+                    window3_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window3_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window3_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2084) begin
                 if (req_write) begin
-                    window4_dst_hi_q$d = req_wdata;
+                    window4_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window4_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window4_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20a0) begin
                 if (req_write) begin
-                    window5_dst_hi_q$d = req_wdata;
+                    window5_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window5_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window5_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20bc) begin
                 if (req_write) begin
-                    window6_dst_hi_q$d = req_wdata;
+                    window6_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window6_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window6_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h20d8) begin
                 if (req_write) begin
-                    window7_dst_hi_q$d = req_wdata;
+                    window7_dst_hi_q$d$cmb = req_wdata;
                 end
                 else begin
-                    rsp_rdata_q$d = window7_dst_hi_q$q;
+                    rsp_rdata_q$d$cmb = window7_dst_hi_q$q;
                 end
             end
             else if (req_addr == 32'h2018) begin
                 if (req_write) begin
-                    window0_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window0_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window0_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window0_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window0_ctrl_enable_q$q) & 32'hffffffff) | (((window0_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2034) begin
                 if (req_write) begin
-                    window1_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window1_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window1_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window1_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window1_ctrl_enable_q$q) & 32'hffffffff) | (((window1_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2050) begin
                 if (req_write) begin
-                    window2_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window2_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window2_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window2_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window2_ctrl_enable_q$q) & 32'hffffffff) | (((window2_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h206c) begin
                 if (req_write) begin
-                    window3_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window3_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window3_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window3_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window3_ctrl_enable_q$q) & 32'hffffffff) | (((window3_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h2088) begin
                 if (req_write) begin
-                    window4_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window4_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window4_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window4_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window4_ctrl_enable_q$q) & 32'hffffffff) | (((window4_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20a4) begin
                 if (req_write) begin
-                    window5_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window5_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window5_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window5_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window5_ctrl_enable_q$q) & 32'hffffffff) | (((window5_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20c0) begin
                 if (req_write) begin
-                    window6_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window6_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window6_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window6_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window6_ctrl_enable_q$q) & 32'hffffffff) | (((window6_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else if (req_addr == 32'h20dc) begin
                 if (req_write) begin
-                    window7_ctrl_enable_q$d = req_wdata[(32'h0)+:(1)];
-                    window7_ctrl_requester_q$d = req_wdata[(32'h4)+:(4)];
+                    window7_ctrl_enable_q$d$cmb = req_wdata[(32'h0)+:(1)];
+                    window7_ctrl_requester_q$d$cmb = req_wdata[(32'h4)+:(4)];
                 end
                 else begin
-                    rsp_rdata_q$d = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
+                    rsp_rdata_q$d$cmb = ((window7_ctrl_enable_q$q) & 32'hffffffff) | (((window7_ctrl_requester_q$q) & 32'hffffffff) << 32'h4);
                 end
             end
             else begin
-                rsp_err_q$d = 1'b1;
+                rsp_err_q$d$cmb = 1'b1;
             end
         end
         if (reset) begin
-            rsp_valid_q$d = 1'b0;
-            rsp_err_q$d = 1'b0;
-            rsp_rdata_q$d = 32'h0;
-            window0_src_lo_q$d = 32'h0;
-            window1_src_lo_q$d = 32'h0;
-            window2_src_lo_q$d = 32'h0;
-            window3_src_lo_q$d = 32'h0;
-            window4_src_lo_q$d = 32'h0;
-            window5_src_lo_q$d = 32'h0;
-            window6_src_lo_q$d = 32'h0;
-            window7_src_lo_q$d = 32'h0;
-            window0_src_hi_q$d = 32'h0;
-            window1_src_hi_q$d = 32'h0;
-            window2_src_hi_q$d = 32'h0;
-            window3_src_hi_q$d = 32'h0;
-            window4_src_hi_q$d = 32'h0;
-            window5_src_hi_q$d = 32'h0;
-            window6_src_hi_q$d = 32'h0;
-            window7_src_hi_q$d = 32'h0;
-            window0_size_lo_q$d = 32'h0;
-            window1_size_lo_q$d = 32'h0;
-            window2_size_lo_q$d = 32'h0;
-            window3_size_lo_q$d = 32'h0;
-            window4_size_lo_q$d = 32'h0;
-            window5_size_lo_q$d = 32'h0;
-            window6_size_lo_q$d = 32'h0;
-            window7_size_lo_q$d = 32'h0;
-            window0_size_hi_q$d = 32'h0;
-            window1_size_hi_q$d = 32'h0;
-            window2_size_hi_q$d = 32'h0;
-            window3_size_hi_q$d = 32'h0;
-            window4_size_hi_q$d = 32'h0;
-            window5_size_hi_q$d = 32'h0;
-            window6_size_hi_q$d = 32'h0;
-            window7_size_hi_q$d = 32'h0;
-            window0_dst_lo_q$d = 32'h0;
-            window1_dst_lo_q$d = 32'h0;
-            window2_dst_lo_q$d = 32'h0;
-            window3_dst_lo_q$d = 32'h0;
-            window4_dst_lo_q$d = 32'h0;
-            window5_dst_lo_q$d = 32'h0;
-            window6_dst_lo_q$d = 32'h0;
-            window7_dst_lo_q$d = 32'h0;
-            window0_dst_hi_q$d = 32'h0;
-            window1_dst_hi_q$d = 32'h0;
-            window2_dst_hi_q$d = 32'h0;
-            window3_dst_hi_q$d = 32'h0;
-            window4_dst_hi_q$d = 32'h0;
-            window5_dst_hi_q$d = 32'h0;
-            window6_dst_hi_q$d = 32'h0;
-            window7_dst_hi_q$d = 32'h0;
-            window0_ctrl_enable_q$d = 32'h0;
-            window0_ctrl_requester_q$d = 32'h0;
-            window1_ctrl_enable_q$d = 32'h0;
-            window1_ctrl_requester_q$d = 32'h0;
-            window2_ctrl_enable_q$d = 32'h0;
-            window2_ctrl_requester_q$d = 32'h0;
-            window3_ctrl_enable_q$d = 32'h0;
-            window3_ctrl_requester_q$d = 32'h0;
-            window4_ctrl_enable_q$d = 32'h0;
-            window4_ctrl_requester_q$d = 32'h0;
-            window5_ctrl_enable_q$d = 32'h0;
-            window5_ctrl_requester_q$d = 32'h0;
-            window6_ctrl_enable_q$d = 32'h0;
-            window6_ctrl_requester_q$d = 32'h0;
-            window7_ctrl_enable_q$d = 32'h0;
-            window7_ctrl_requester_q$d = 32'h0;
+            rsp_valid_q$d$cmb = 1'b0;
+            rsp_err_q$d$cmb = 1'b0;
+            rsp_rdata_q$d$cmb = 32'h0;
+            window0_src_lo_q$d$cmb = 32'h0;
+            window1_src_lo_q$d$cmb = 32'h0;
+            window2_src_lo_q$d$cmb = 32'h0;
+            window3_src_lo_q$d$cmb = 32'h0;
+            window4_src_lo_q$d$cmb = 32'h0;
+            window5_src_lo_q$d$cmb = 32'h0;
+            window6_src_lo_q$d$cmb = 32'h0;
+            window7_src_lo_q$d$cmb = 32'h0;
+            window0_src_hi_q$d$cmb = 32'h0;
+            window1_src_hi_q$d$cmb = 32'h0;
+            window2_src_hi_q$d$cmb = 32'h0;
+            window3_src_hi_q$d$cmb = 32'h0;
+            window4_src_hi_q$d$cmb = 32'h0;
+            window5_src_hi_q$d$cmb = 32'h0;
+            window6_src_hi_q$d$cmb = 32'h0;
+            window7_src_hi_q$d$cmb = 32'h0;
+            window0_size_lo_q$d$cmb = 32'h0;
+            window1_size_lo_q$d$cmb = 32'h0;
+            window2_size_lo_q$d$cmb = 32'h0;
+            window3_size_lo_q$d$cmb = 32'h0;
+            window4_size_lo_q$d$cmb = 32'h0;
+            window5_size_lo_q$d$cmb = 32'h0;
+            window6_size_lo_q$d$cmb = 32'h0;
+            window7_size_lo_q$d$cmb = 32'h0;
+            window0_size_hi_q$d$cmb = 32'h0;
+            window1_size_hi_q$d$cmb = 32'h0;
+            window2_size_hi_q$d$cmb = 32'h0;
+            window3_size_hi_q$d$cmb = 32'h0;
+            window4_size_hi_q$d$cmb = 32'h0;
+            window5_size_hi_q$d$cmb = 32'h0;
+            window6_size_hi_q$d$cmb = 32'h0;
+            window7_size_hi_q$d$cmb = 32'h0;
+            window0_dst_lo_q$d$cmb = 32'h0;
+            window1_dst_lo_q$d$cmb = 32'h0;
+            window2_dst_lo_q$d$cmb = 32'h0;
+            window3_dst_lo_q$d$cmb = 32'h0;
+            window4_dst_lo_q$d$cmb = 32'h0;
+            window5_dst_lo_q$d$cmb = 32'h0;
+            window6_dst_lo_q$d$cmb = 32'h0;
+            window7_dst_lo_q$d$cmb = 32'h0;
+            window0_dst_hi_q$d$cmb = 32'h0;
+            window1_dst_hi_q$d$cmb = 32'h0;
+            window2_dst_hi_q$d$cmb = 32'h0;
+            window3_dst_hi_q$d$cmb = 32'h0;
+            window4_dst_hi_q$d$cmb = 32'h0;
+            window5_dst_hi_q$d$cmb = 32'h0;
+            window6_dst_hi_q$d$cmb = 32'h0;
+            window7_dst_hi_q$d$cmb = 32'h0;
+            window0_ctrl_enable_q$d$cmb = 32'h0;
+            window0_ctrl_requester_q$d$cmb = 32'h0;
+            window1_ctrl_enable_q$d$cmb = 32'h0;
+            window1_ctrl_requester_q$d$cmb = 32'h0;
+            window2_ctrl_enable_q$d$cmb = 32'h0;
+            window2_ctrl_requester_q$d$cmb = 32'h0;
+            window3_ctrl_enable_q$d$cmb = 32'h0;
+            window3_ctrl_requester_q$d$cmb = 32'h0;
+            window4_ctrl_enable_q$d$cmb = 32'h0;
+            window4_ctrl_requester_q$d$cmb = 32'h0;
+            window5_ctrl_enable_q$d$cmb = 32'h0;
+            window5_ctrl_requester_q$d$cmb = 32'h0;
+            window6_ctrl_enable_q$d$cmb = 32'h0;
+            window6_ctrl_requester_q$d$cmb = 32'h0;
+            window7_ctrl_enable_q$d$cmb = 32'h0;
+            window7_ctrl_requester_q$d$cmb = 32'h0;
         end
         rsp_valid = rsp_valid_q$q;
         rsp_rdata = rsp_rdata_q$q;
@@ -42461,6 +44490,73 @@ module sunda_tpb_top$win$5(clock,reset,req_valid,req_write,req_addr,req_wdata,rs
         window6_ctrl_requester_o = window6_ctrl_requester_q$q;
         window7_ctrl_enable_o = window7_ctrl_enable_q$q;
         window7_ctrl_requester_o = window7_ctrl_requester_q$q;
+        rsp_valid_q$d = rsp_valid_q$d$cmb;
+        rsp_rdata_q$d = rsp_rdata_q$d$cmb;
+        rsp_err_q$d = rsp_err_q$d$cmb;
+        window0_src_lo_q$d = window0_src_lo_q$d$cmb;
+        window1_src_lo_q$d = window1_src_lo_q$d$cmb;
+        window2_src_lo_q$d = window2_src_lo_q$d$cmb;
+        window3_src_lo_q$d = window3_src_lo_q$d$cmb;
+        window4_src_lo_q$d = window4_src_lo_q$d$cmb;
+        window5_src_lo_q$d = window5_src_lo_q$d$cmb;
+        window6_src_lo_q$d = window6_src_lo_q$d$cmb;
+        window7_src_lo_q$d = window7_src_lo_q$d$cmb;
+        window0_src_hi_q$d = window0_src_hi_q$d$cmb;
+        window1_src_hi_q$d = window1_src_hi_q$d$cmb;
+        window2_src_hi_q$d = window2_src_hi_q$d$cmb;
+        window3_src_hi_q$d = window3_src_hi_q$d$cmb;
+        window4_src_hi_q$d = window4_src_hi_q$d$cmb;
+        window5_src_hi_q$d = window5_src_hi_q$d$cmb;
+        window6_src_hi_q$d = window6_src_hi_q$d$cmb;
+        window7_src_hi_q$d = window7_src_hi_q$d$cmb;
+        window0_size_lo_q$d = window0_size_lo_q$d$cmb;
+        window1_size_lo_q$d = window1_size_lo_q$d$cmb;
+        window2_size_lo_q$d = window2_size_lo_q$d$cmb;
+        window3_size_lo_q$d = window3_size_lo_q$d$cmb;
+        window4_size_lo_q$d = window4_size_lo_q$d$cmb;
+        window5_size_lo_q$d = window5_size_lo_q$d$cmb;
+        window6_size_lo_q$d = window6_size_lo_q$d$cmb;
+        window7_size_lo_q$d = window7_size_lo_q$d$cmb;
+        window0_size_hi_q$d = window0_size_hi_q$d$cmb;
+        window1_size_hi_q$d = window1_size_hi_q$d$cmb;
+        window2_size_hi_q$d = window2_size_hi_q$d$cmb;
+        window3_size_hi_q$d = window3_size_hi_q$d$cmb;
+        window4_size_hi_q$d = window4_size_hi_q$d$cmb;
+        window5_size_hi_q$d = window5_size_hi_q$d$cmb;
+        window6_size_hi_q$d = window6_size_hi_q$d$cmb;
+        window7_size_hi_q$d = window7_size_hi_q$d$cmb;
+        window0_dst_lo_q$d = window0_dst_lo_q$d$cmb;
+        window1_dst_lo_q$d = window1_dst_lo_q$d$cmb;
+        window2_dst_lo_q$d = window2_dst_lo_q$d$cmb;
+        window3_dst_lo_q$d = window3_dst_lo_q$d$cmb;
+        window4_dst_lo_q$d = window4_dst_lo_q$d$cmb;
+        window5_dst_lo_q$d = window5_dst_lo_q$d$cmb;
+        window6_dst_lo_q$d = window6_dst_lo_q$d$cmb;
+        window7_dst_lo_q$d = window7_dst_lo_q$d$cmb;
+        window0_dst_hi_q$d = window0_dst_hi_q$d$cmb;
+        window1_dst_hi_q$d = window1_dst_hi_q$d$cmb;
+        window2_dst_hi_q$d = window2_dst_hi_q$d$cmb;
+        window3_dst_hi_q$d = window3_dst_hi_q$d$cmb;
+        window4_dst_hi_q$d = window4_dst_hi_q$d$cmb;
+        window5_dst_hi_q$d = window5_dst_hi_q$d$cmb;
+        window6_dst_hi_q$d = window6_dst_hi_q$d$cmb;
+        window7_dst_hi_q$d = window7_dst_hi_q$d$cmb;
+        window0_ctrl_enable_q$d = window0_ctrl_enable_q$d$cmb;
+        window0_ctrl_requester_q$d = window0_ctrl_requester_q$d$cmb;
+        window1_ctrl_enable_q$d = window1_ctrl_enable_q$d$cmb;
+        window1_ctrl_requester_q$d = window1_ctrl_requester_q$d$cmb;
+        window2_ctrl_enable_q$d = window2_ctrl_enable_q$d$cmb;
+        window2_ctrl_requester_q$d = window2_ctrl_requester_q$d$cmb;
+        window3_ctrl_enable_q$d = window3_ctrl_enable_q$d$cmb;
+        window3_ctrl_requester_q$d = window3_ctrl_requester_q$d$cmb;
+        window4_ctrl_enable_q$d = window4_ctrl_enable_q$d$cmb;
+        window4_ctrl_requester_q$d = window4_ctrl_requester_q$d$cmb;
+        window5_ctrl_enable_q$d = window5_ctrl_enable_q$d$cmb;
+        window5_ctrl_requester_q$d = window5_ctrl_requester_q$d$cmb;
+        window6_ctrl_enable_q$d = window6_ctrl_enable_q$d$cmb;
+        window6_ctrl_requester_q$d = window6_ctrl_requester_q$d$cmb;
+        window7_ctrl_enable_q$d = window7_ctrl_enable_q$d$cmb;
+        window7_ctrl_requester_q$d = window7_ctrl_requester_q$d$cmb;
     end
     
 endmodule // sunda_tpb_top$win$5

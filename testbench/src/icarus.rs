@@ -184,9 +184,37 @@ impl Recording {
         let compile_s = t0.elapsed().as_secs_f64();
         let t1 = std::time::Instant::now();
         let exe = crate::tools::require("vvp")?;
-        let o = std::process::Command::new(exe).arg("-n").arg("tb.vvp").current_dir(dir).output().map_err(|e| format!("vvp: {e}"))?;
-        if !o.status.success() {
-            return Err(format!("vvp failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)));
+        let log = std::fs::File::create(dir.join("vvp.log")).map_err(|e| e.to_string())?;
+        let mut child = std::process::Command::new(exe)
+            .arg("-n")
+            .arg("tb.vvp")
+            .current_dir(dir)
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("vvp: {e}"))?;
+        // A zero-delay loop never ends a time step; give up with a message
+        // naming the last cycle printed instead of hanging the suite.
+        let limit = VVP_LIMIT_S_PER_KCYCLE * (1 + self.cycles.len() as u64 / 1000);
+        let status = loop {
+            if let Some(s) = child.try_wait().map_err(|e| format!("vvp: {e}"))? {
+                break s;
+            }
+            if t1.elapsed().as_secs() >= limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                let done = std::fs::read_to_string(dir.join("out.txt")).map(|t| t.lines().count()).unwrap_or(0);
+                return Err(format!(
+                    "vvp did not finish {} cycles within {limit} s: stuck in cycle {done} (a zero-delay loop between always blocks?); \
+                     rerun `vvp tb.vvp` in {} and press Ctrl-C, then `step`, to see the scopes that keep waking",
+                    self.cycles.len(),
+                    dir.display()
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        if !status.success() {
+            return Err(format!("vvp failed ({status}):\n{}", std::fs::read_to_string(dir.join("vvp.log")).unwrap_or_default()));
         }
         let run_s = t1.elapsed().as_secs_f64();
         let got = std::fs::read_to_string(dir.join("out.txt")).map_err(|e| format!("out.txt: {e}"))?;
@@ -208,6 +236,10 @@ impl Recording {
         Ok(Report { cycles: lines.len(), compared_values: compared, zeroed_memories: mems.len(), compile_s, run_s })
     }
 }
+
+/// Wall-clock seconds vvp gets per 1000 cycles (plus one 1000) before
+/// [`Recording::cross_check`] calls it stuck; a top runs ~1000 cycles/s.
+pub const VVP_LIMIT_S_PER_KCYCLE: u64 = 60;
 
 /// Record `cycles` of stimulus on a TPB top under Verilator: every input
 /// port (as driven) and every output port, each cycle.
