@@ -1053,3 +1053,23 @@ pub fn full_mem_bits(arch: Arch) -> tpb_models::golden::top::MemBits {
     };
     tpb_models::golden::top::MemBits { q7_iram, q7_dram, seq: 14, ctrl_spad: 10, slot_spad: 13, dma: DMA_AW }
 }
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use tpb_models::regmap::{builtin, Arch};
+
+    #[test]
+    fn parameters_no_top_can_decode_are_named_errors() {
+        let p = builtin(Arch::Cayman).unwrap().params;
+        assert!(TopLayout::of(&p).is_ok());
+        let mut bad = p.clone();
+        bad.bar0.local_reg_size = 0x3000; // not a power of two
+        let e = TopLayout::of(&bad).unwrap_err().to_string();
+        assert!(e.contains("pe.local_reg") && e.contains("power of two"), "{e}");
+        let mut bad = p.clone();
+        bad.bar0.tpb_base = 0xffff_f000; // regions past the 32-bit port
+        let e = TopLayout::of(&bad).unwrap_err().to_string();
+        assert!(e.contains("beyond the 32-bit BAR0 port") || e.contains("power of two"), "{e}");
+    }
+}

@@ -40,8 +40,14 @@ fn rate(sim: &mut dyn TopSim, cycles: &[Cycle]) -> f64 {
     cycles.len() as f64 / t.elapsed().as_secs_f64()
 }
 
+/// Largest (max / min - 1) of any column's 3 runs: the noise of this run.
+static SPREAD: std::sync::Mutex<f64> = std::sync::Mutex::new(0.0);
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let spread = v[v.len() - 1] / v[0] - 1.0;
+    let mut s = SPREAD.lock().unwrap();
+    *s = s.max(spread);
     v[v.len() / 2]
 }
 
@@ -99,5 +105,6 @@ fn main() {
             vl / fst
         );
     }
+    println!("noise: the 3 runs behind any figure differ by at most {:.0} % (max / min - 1)", *SPREAD.lock().unwrap() * 100.0);
     let _ = std::fs::remove_dir_all(&dir);
 }

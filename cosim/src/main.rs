@@ -1,3 +1,0 @@
-fn main() {
-    std::process::exit(tpb_cosim::cli::main());
-}
