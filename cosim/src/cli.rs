@@ -1,4 +1,5 @@
-//! The `tpb` command line.
+//! The `tpb` command line's commands (the binary is in `testbench/`, which
+//! adds `tpb test`).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -165,25 +166,6 @@ pub enum Command {
         #[arg(long)]
         seq_dram: Option<PathBuf>,
     },
-}
-
-/// Run the command line; returns the process exit code.
-pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
-    };
-    match run(cli) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("tpb: error: {e}");
-            1
-        }
-    }
 }
 
 /// Errors of the command line.

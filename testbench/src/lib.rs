@@ -1,7 +1,8 @@
 //! # tpb-testbench
 //!
-//! Register-level testbench support and the project's cross-check tests
-//! (`tests/`). Today: a bus driver over the generated register blocks in the
+//! Register-level testbenches ([`tb`]: the `Tb` API by register name, the
+//! TOML testbench files, the generated CSR checks and the reports of
+//! `tpb test`) and the project's cross-check tests (`tests/`). Also: a bus driver over the generated register blocks in the
 //! rust-hdl simulator ([`rhdl`]), random top-level traffic ([`traffic`]),
 //! the Icarus cross-simulation ([`icarus`]) and the external-tool helpers
 //! ([`tools`]).
@@ -9,5 +10,6 @@
 pub mod icarus;
 pub mod qemu;
 pub mod rhdl;
+pub mod tb;
 pub mod tools;
 pub mod traffic;

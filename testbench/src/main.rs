@@ -1,0 +1,50 @@
+//! The `tpb` command line: the commands of `tpb_cosim::cli` plus `tpb test`
+//! (register-level testbenches), which lives here because it needs the
+//! testbench library (dependencies point cosim ← testbench).
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "tpb", version, about = "tpbsim: register maps, Verilog, testbenches and co-simulation of the TPB control plane")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run register-level testbench files (TOML) and/or the CSR checks
+    /// generated from the register maps; prints a pass/fail table.
+    Test(tpb_testbench::tb::cli::TestArgs),
+    #[command(flatten)]
+    Core(tpb_cosim::cli::Command),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let code = match cli.command {
+        Cmd::Test(args) => match tpb_testbench::tb::cli::run(&args) {
+            Ok(true) => 0,
+            Ok(false) => 1,
+            Err(e) => {
+                eprintln!("tpb: error: {e}");
+                2
+            }
+        },
+        Cmd::Core(command) => match tpb_cosim::cli::run(tpb_cosim::cli::Cli { command }) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("tpb: error: {e}");
+                1
+            }
+        },
+    };
+    std::process::exit(code);
+}

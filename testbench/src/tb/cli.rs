@@ -1,0 +1,117 @@
+//! `tpb test`: run testbench files (and the generated CSR checks), print the
+//! pass/fail table, write VCDs of failing runs and JUnit XML.
+
+use super::file::{self, FileError, RunOpts, TbFile};
+use super::report::{self, Skip};
+use super::EngineKind;
+use std::path::PathBuf;
+use tpb_models::regmap::Arch;
+
+/// Arguments of `tpb test`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TestArgs {
+    /// Testbench files (TOML; see `testbench/examples/`).
+    pub files: Vec<PathBuf>,
+    /// Generations to run on (repeatable); default: those each file lists.
+    #[arg(long, value_enum)]
+    pub arch: Vec<tpb_cosim::cli::ArchArg>,
+    /// Simulator running the top.
+    #[arg(long, value_enum, default_value = "verilator")]
+    pub engine: EngineArg,
+    /// Write a VCD of each failing run into DIR (`<testbench>.<arch>.vcd`).
+    #[arg(long, value_name = "DIR")]
+    pub vcd: Option<PathBuf>,
+    /// With --vcd: keep the VCDs of passing runs too.
+    #[arg(long, requires = "vcd")]
+    pub vcd_all: bool,
+    /// Write JUnit XML here.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Also run the CSR checks generated from the register maps.
+    #[arg(long)]
+    pub generated: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    Verilator,
+    RustHdl,
+}
+
+impl From<EngineArg> for EngineKind {
+    fn from(e: EngineArg) -> EngineKind {
+        match e {
+            EngineArg::Verilator => EngineKind::Verilator,
+            EngineArg::RustHdl => EngineKind::RustHdl,
+        }
+    }
+}
+
+/// Why `tpb test` could not run at all (a failing testbench is not an error here).
+#[derive(Debug, thiserror::Error)]
+pub enum TestCmdError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("nothing to run: give testbench files or --generated")]
+    Nothing,
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+/// Run `tpb test`; Ok(true) when every testbench passed.
+pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
+    if args.files.is_empty() && !args.generated {
+        return Err(TestCmdError::Nothing);
+    }
+    // Parse everything first: a mistake in the third file stops before the first runs.
+    let files: Vec<TbFile> = args.files.iter().map(|p| TbFile::load(p)).collect::<Result<_, _>>()?;
+    let wanted: Vec<Arch> = args.arch.iter().map(|a| (*a).into()).collect();
+    let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None };
+    let mut outcomes = Vec::new();
+    let mut skips = Vec::new();
+    for f in &files {
+        let archs: Vec<Arch> = if wanted.is_empty() { f.archs.clone() } else { wanted.clone() };
+        for a in archs {
+            if !f.archs.contains(&a) {
+                skips.push(Skip { name: f.name.clone(), arch: a, why: format!("the file lists {}", f.archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")) });
+                continue;
+            }
+            let o = file::run(f, a, &opts);
+            for r in &o.reads {
+                println!("{} [{}]: read {r}", o.name, a.name());
+            }
+            outcomes.push(o);
+        }
+    }
+    if args.generated {
+        let archs = if wanted.is_empty() { Arch::ALL.to_vec() } else { wanted.clone() };
+        for a in archs {
+            let t0 = std::time::Instant::now();
+            let (tbs, cov) = super::csr::generated(a);
+            let first = outcomes.len();
+            for f in &tbs {
+                outcomes.push(file::run(f, a, &opts));
+            }
+            let failed = outcomes[first..].iter().filter(|o| o.result.is_err()).count();
+            println!(
+                "generated CSR checks [{}]: {} testbenches, {} registers, {} fields, {} checks; {} failed; {:.1} s",
+                a.name(),
+                cov.testbenches,
+                cov.registers,
+                cov.fields,
+                cov.checks,
+                failed,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    print!("{}", report::table(&outcomes, &skips));
+    if let Some(p) = &args.junit {
+        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d).map_err(|source| TestCmdError::Io { path: d.into(), source })?;
+        }
+        std::fs::write(p, report::junit(&outcomes, &skips)).map_err(|source| TestCmdError::Io { path: p.clone(), source })?;
+        println!("JUnit XML: {}", p.display());
+    }
+    Ok(outcomes.iter().all(|o| o.result.is_ok()))
+}

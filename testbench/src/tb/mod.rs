@@ -1,0 +1,544 @@
+//! `Tb`: a register-level testbench over one TPB top, by register name.
+//!
+//! ```no_run
+//! use tpb_testbench::tb::{Tb, EngineKind};
+//! use tpb_models::regmap::Arch;
+//! let mut tb = Tb::new(Arch::Cayman, EngineKind::Verilator)?;
+//! tb.write("pool.q7.release_run_stall", 0x00)?;          // release all 8 Q7 cores
+//! tb.poll("pool.q7.run_state[3].running", 1, 100)?;       // wait for core 3 to run
+//! tb.expect("port.q7_run_stall", 0)?;                     // the top's output agrees
+//! # Ok::<(), tpb_testbench::tb::TbError>(())
+//! ```
+//!
+//! Names come from the register maps ([`names`]); a typo is an error that
+//! lists the nearest names. Every verb advances the clock through the top's
+//! BAR0 port only (no internal state is poked), and a bus error is a value
+//! ([`Tb::try_write`], [`Tb::expect_bus_error`]) or a [`TbError::Bus`].
+//!
+//! Two engines run the same top: Verilator (the default, fast, can trace
+//! VCD) and the rust-hdl simulator (slow, no trace; a second opinion).
+
+pub mod cli;
+pub mod csr;
+pub mod file;
+pub mod names;
+pub mod report;
+
+use names::{NameError, Names, Target};
+use std::path::{Path, PathBuf};
+use tpb_cosim::dut::Dut;
+use tpb_cosim::verilator::Tracing;
+use tpb_hdl::top::TopSim;
+use tpb_models::csr::{Req, Rsp};
+use tpb_models::golden::top::{Outputs, Pins};
+use tpb_models::regmap::{builtin, Access, Arch, RegMap};
+
+/// Which simulator runs the top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineKind {
+    /// The Verilated top (`cosim::dut::Dut`), VCD build.
+    #[default]
+    Verilator,
+    /// The rust-hdl simulator on the same design (no tracing).
+    RustHdl,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Verilator => "verilator",
+            EngineKind::RustHdl => "rust-hdl",
+        }
+    }
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "verilator" => Some(EngineKind::Verilator),
+            "rust-hdl" | "rusthdl" => Some(EngineKind::RustHdl),
+            _ => None,
+        }
+    }
+}
+
+/// Cycles a bus access may wait for its response before [`TbError::NoResponse`].
+pub const BUS_TIMEOUT: u64 = 16;
+/// Cycles reset is held by [`Tb::reset`].
+pub const RESET_CYCLES: u64 = 4;
+/// Cycles after a doorbell write in which its pulse must appear.
+pub const PULSE_WINDOW: u64 = 4;
+
+/// Why a testbench step failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TbError {
+    #[error(transparent)]
+    Name(#[from] NameError),
+    #[error("{name}: value {value:#x} does not fit (largest {max:#x})")]
+    Value { name: String, value: u64, max: u64 },
+    #[error("{name}: {what}")]
+    Usage { name: String, what: String },
+    #[error("bus error on {} {name} ({addr:#010x}) at cycle {cycle}", if *.write { "write to" } else { "read of" })]
+    Bus { name: String, addr: u32, write: bool, cycle: u64 },
+    #[error("no bus response to the {} {name} ({addr:#010x}) within {BUS_TIMEOUT} cycles (cycle {cycle})", if *.write { "write to" } else { "read of" })]
+    NoResponse { name: String, addr: u32, write: bool, cycle: u64 },
+    #[error("expected a bus error on {} {name} ({addr:#010x}) at cycle {cycle}, got a response (rdata {rdata:#x})", if *.write { "write to" } else { "read of" })]
+    NoBusError { name: String, addr: u32, write: bool, rdata: u32, cycle: u64 },
+    #[error("{name}: expected {expected:#x}, got {got:#x} at cycle {cycle}{detail}")]
+    Mismatch { name: String, expected: u64, got: u64, cycle: u64, detail: String },
+    #[error("{name}: still {last:#x} after {cycles} cycles of polling for {expected:#x} (cycle {cycle})")]
+    Timeout { name: String, expected: u64, last: u64, cycles: u64, cycle: u64 },
+    #[error("doorbell {name}: {what} (cycle {cycle})")]
+    Doorbell { name: String, what: String, cycle: u64 },
+    #[error("{0}")]
+    Engine(String),
+}
+
+/// A register-level testbench over one TPB top.
+pub struct Tb {
+    names: Names,
+    engine: EngineKind,
+    sim: Sim,
+    cycle: u64,
+    pins: Pins,
+    tracing: Option<PathBuf>,
+}
+
+enum Sim {
+    Vl(Box<Dut>),
+    Rhdl(Box<dyn TopSim + Send>),
+}
+
+impl Sim {
+    fn top(&mut self) -> &mut dyn TopSim {
+        match self {
+            Sim::Vl(d) => &mut **d,
+            Sim::Rhdl(s) => &mut **s,
+        }
+    }
+}
+
+impl Tb {
+    /// A top of `arch` under `engine`, reset and ready (the EVT_SEM
+    /// post-reset clear has finished).
+    pub fn new(arch: Arch, engine: EngineKind) -> Result<Tb, TbError> {
+        let map = builtin(arch).map_err(|e| TbError::Engine(e.to_string()))?;
+        Tb::with_map(map, engine)
+    }
+
+    /// As [`Tb::new`] with an explicit register map (it must be the map the
+    /// top was generated from; names and addresses come from it).
+    pub fn with_map(map: RegMap, engine: EngineKind) -> Result<Tb, TbError> {
+        let sim = match engine {
+            EngineKind::Verilator => Sim::Vl(Box::new(Dut::new(map.arch, Tracing::Vcd).map_err(|e| TbError::Engine(e.to_string()))?)),
+            EngineKind::RustHdl => Sim::Rhdl(tpb_hdl::top::simulator(&map, false).map_err(|e| TbError::Engine(e.to_string()))?),
+        };
+        let mut tb = Tb { names: Names::new(&map), engine, sim, cycle: 0, pins: Pins::default(), tracing: None };
+        tb.reset();
+        Ok(tb)
+    }
+
+    pub fn arch(&self) -> Arch {
+        self.names.map().arch
+    }
+    pub fn engine(&self) -> EngineKind {
+        self.engine
+    }
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+    /// Cycles run since construction.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Resolve a name (see [`names`]).
+    pub fn resolve(&self, name: &str) -> Result<Target, TbError> {
+        Ok(self.names.resolve(name)?)
+    }
+
+    /// One cycle: drive `req` (and the pins), sample the outputs, clock edge.
+    fn step(&mut self, reset: bool, req: Option<Req>) -> Outputs {
+        let pins = self.pins;
+        let top = self.sim.top();
+        top.drive(reset, req, &pins);
+        let o = top.outputs();
+        top.tick();
+        self.cycle += 1;
+        o
+    }
+
+    /// Outputs of the current cycle with idle inputs (no clock edge).
+    fn sample(&mut self) -> Outputs {
+        let pins = self.pins;
+        let top = self.sim.top();
+        top.drive(false, None, &pins);
+        top.outputs()
+    }
+
+    /// Hold reset for [`RESET_CYCLES`], then run the EVT_SEM post-reset
+    /// clear to its end (writes to semaphores before that are lost).
+    pub fn reset(&mut self) {
+        for _ in 0..RESET_CYCLES {
+            self.step(true, None);
+        }
+        self.wait(u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + 2);
+    }
+
+    /// Run `n` idle cycles.
+    pub fn wait(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step(false, None);
+        }
+    }
+
+    /// Drive an input pin of the top for the following cycles:
+    /// `nx_halted` (6 bits, one per engine) or `q7_halted` (8 bits).
+    pub fn set_pin(&mut self, name: &str, value: u64) -> Result<(), TbError> {
+        let bad = |max: u64| TbError::Value { name: name.into(), value, max };
+        match name {
+            "nx_halted" if value <= 0x3f => self.pins.nx_halted = value as u8,
+            "q7_halted" if value <= 0xff => self.pins.q7_halted = value as u8,
+            "nx_halted" => return Err(bad(0x3f)),
+            "q7_halted" => return Err(bad(0xff)),
+            _ => return Err(TbError::Usage { name: name.into(), what: "not an input pin the testbench drives: nx_halted, q7_halted".into() }),
+        }
+        Ok(())
+    }
+
+    /// HW-decode lookup of an instruction header (CAYMAN/MARIANA): drive
+    /// `lookup_valid` with `opcode`/`func` until the CAM takes it (at most
+    /// [`BUS_TIMEOUT`] cycles). The result is at the FIFO head
+    /// (`port.hwd_fifo_*`) from the cycle after next.
+    pub fn hwd_lookup(&mut self, opcode: u8, func: u8) -> Result<(), TbError> {
+        if self.names.map().params.hw_decode.present {
+            for _ in 0..BUS_TIMEOUT {
+                let ready = self.sample().hwd.is_some_and(|h| h.lookup_ready);
+                self.pins.hwd_lookup = Some((opcode, func));
+                self.step(false, None);
+                self.pins.hwd_lookup = None;
+                if ready {
+                    return Ok(());
+                }
+            }
+            return Err(TbError::Usage { name: "hwd_lookup".into(), what: format!("lookup_ready stayed low for {BUS_TIMEOUT} cycles (FIFO full? pop it)") });
+        }
+        Err(TbError::Usage { name: "hwd_lookup".into(), what: format!("{} has no HW-decode CAM", self.arch().name()) })
+    }
+
+    /// Pop the HW-decode FIFO head (one cycle of `fifo_pop`).
+    pub fn hwd_pop(&mut self) {
+        self.pins.hwd_pop = true;
+        self.step(false, None);
+        self.pins.hwd_pop = false;
+    }
+
+    /// One bus access; the response (with its error bit) as a value.
+    pub fn access(&mut self, name: &str, req: Req) -> Result<Rsp, TbError> {
+        self.step(false, Some(req));
+        for _ in 0..BUS_TIMEOUT {
+            let o = self.step(false, None);
+            if o.rsp.valid {
+                return Ok(o.rsp);
+            }
+        }
+        Err(TbError::NoResponse { name: name.into(), addr: req.addr, write: req.write, cycle: self.cycle })
+    }
+
+    fn bus_target(&self, name: &str) -> Result<(Target, u32), TbError> {
+        let t = self.resolve(name)?;
+        let addr = t.addr().ok_or_else(|| TbError::Usage { name: t.name().into(), what: "an output port is sampled, not accessed over the bus".into() })?;
+        Ok((t, addr))
+    }
+
+    /// Write `value` to a register, field (read-modify-write of the other
+    /// read/write fields; write-1 and doorbell fields are written 0) or
+    /// array element. A bus error is [`TbError::Bus`].
+    pub fn write(&mut self, name: &str, value: u64) -> Result<(), TbError> {
+        let rsp = self.try_write(name, value)?;
+        if rsp.err {
+            let (t, addr) = self.bus_target(name)?;
+            return Err(TbError::Bus { name: t.name().into(), addr, write: true, cycle: self.cycle });
+        }
+        Ok(())
+    }
+
+    /// As [`Tb::write`], returning the bus response (a bus error is a value).
+    pub fn try_write(&mut self, name: &str, value: u64) -> Result<Rsp, TbError> {
+        let (t, addr) = self.bus_target(name)?;
+        if value > t.max() {
+            return Err(TbError::Value { name: t.name().into(), value, max: t.max() });
+        }
+        let word = match &t {
+            Target::Reg { reg, field: Some(f), .. } => {
+                let keep: u32 = reg.fields.iter().filter(|o| o.name != f.name && o.access == Access::Rw).map(|o| o.mask()).fold(0, |a, m| a | m);
+                let cur = if keep != 0 {
+                    let r = self.access(t.name(), Req { write: false, addr, wdata: 0 })?;
+                    if r.err {
+                        return Ok(r);
+                    }
+                    r.rdata
+                } else {
+                    0
+                };
+                (cur & keep) | ((value as u32) << f.lsb)
+            }
+            _ => value as u32,
+        };
+        self.access(t.name(), Req { write: true, addr, wdata: word })
+    }
+
+    /// Read a register, field, array element or output port.
+    pub fn read(&mut self, name: &str) -> Result<u64, TbError> {
+        let t = self.resolve(name)?;
+        self.read_target(&t)
+    }
+
+    fn read_target(&mut self, t: &Target) -> Result<u64, TbError> {
+        let Some(addr) = t.addr() else {
+            let o = self.sample();
+            return Ok(port_value(&o, t.name().trim_start_matches("port.")));
+        };
+        let r = self.access(t.name(), Req { write: false, addr, wdata: 0 })?;
+        if r.err {
+            return Err(TbError::Bus { name: t.name().into(), addr, write: false, cycle: self.cycle });
+        }
+        Ok(match t {
+            Target::Reg { field: Some(f), .. } => u64::from((r.rdata & f.mask()) >> f.lsb),
+            _ => u64::from(r.rdata),
+        })
+    }
+
+    /// As [`Tb::read`] for a bus target, returning the response (a bus error is a value).
+    pub fn try_read(&mut self, name: &str) -> Result<Rsp, TbError> {
+        let (t, addr) = self.bus_target(name)?;
+        self.access(t.name(), Req { write: false, addr, wdata: 0 })
+    }
+
+    /// Read and compare; the error names register, field, expected, got and
+    /// cycle, and for a whole register every field that differs.
+    pub fn expect(&mut self, name: &str, expected: u64) -> Result<(), TbError> {
+        let t = self.resolve(name)?;
+        let got = self.read_target(&t)?;
+        if got == expected {
+            return Ok(());
+        }
+        Err(TbError::Mismatch { name: t.name().into(), expected, got, cycle: self.cycle, detail: field_diff(&t, expected, got) })
+    }
+
+    /// Read until the value equals `expected`, at most `timeout` cycles;
+    /// returns the cycles it took.
+    pub fn poll(&mut self, name: &str, expected: u64, timeout: u64) -> Result<u64, TbError> {
+        let t = self.resolve(name)?;
+        let start = self.cycle;
+        loop {
+            let got = self.read_target(&t)?;
+            if got == expected {
+                return Ok(self.cycle - start);
+            }
+            if self.cycle - start >= timeout {
+                return Err(TbError::Timeout { name: t.name().into(), expected, last: got, cycles: self.cycle - start, cycle: self.cycle });
+            }
+            if t.addr().is_none() {
+                self.step(false, None);
+            }
+        }
+    }
+
+    /// A write of all ones to a read-only register or field changes nothing
+    /// a read shows.
+    pub fn expect_write_ignored(&mut self, name: &str) -> Result<(), TbError> {
+        let t = self.resolve(name)?;
+        let before = self.read_target(&t)?;
+        self.write(name, t.max())?;
+        let after = self.read_target(&t)?;
+        if after != before {
+            return Err(TbError::Mismatch {
+                name: t.name().into(),
+                expected: before,
+                got: after,
+                cycle: self.cycle,
+                detail: format!(" (read-only: a write of {:#x} changed it)", t.max()),
+            });
+        }
+        Ok(())
+    }
+
+    /// The access must answer with a bus error (an unmapped or unaligned
+    /// address, say). `name` may be a raw address (`0x…`).
+    pub fn expect_bus_error(&mut self, name: &str, write: bool) -> Result<(), TbError> {
+        let (label, addr) = match names::parse_u32(name) {
+            Some(a) => (format!("{a:#010x}"), a),
+            None => {
+                let (t, a) = self.bus_target(name)?;
+                (t.name().to_string(), a)
+            }
+        };
+        let r = self.access(&label, Req { write, addr, wdata: 0 })?;
+        if r.err {
+            Ok(())
+        } else {
+            Err(TbError::NoBusError { name: label, addr, write, rdata: r.rdata, cycle: self.cycle })
+        }
+    }
+
+    /// Raw bus write to a BAR0 address (memories, tables); a bus error is a value.
+    pub fn write_addr(&mut self, addr: u32, value: u32) -> Result<Rsp, TbError> {
+        self.access(&format!("{addr:#010x}"), Req { write: true, addr, wdata: value })
+    }
+    /// Raw bus read of a BAR0 address; a bus error is a value.
+    pub fn read_addr(&mut self, addr: u32) -> Result<Rsp, TbError> {
+        self.access(&format!("{addr:#010x}"), Req { write: false, addr, wdata: 0 })
+    }
+
+    /// Ring a doorbell: write `value`, then check it. Where the top brings
+    /// the doorbell's pulse out to a port (SUNDA's TOP_SP host_trigger and
+    /// stop), the port must be high for exactly one cycle within
+    /// [`PULSE_WINDOW`] cycles; the register must read back 0 (a doorbell
+    /// holds no bus-visible state). Returns the cycle the pulse was seen.
+    pub fn doorbell(&mut self, name: &str, value: u64) -> Result<Option<u64>, TbError> {
+        let t = self.resolve(name)?;
+        if !t.is_doorbell() {
+            return Err(TbError::Usage { name: t.name().into(), what: "not a doorbell register (use write)".into() });
+        }
+        let addr = t.addr().expect("registers have addresses");
+        let port = pulse_port(&t);
+        let word = match &t {
+            Target::Reg { field: Some(f), .. } => (value as u32) << f.lsb,
+            _ => value as u32,
+        };
+        if value > t.max() {
+            return Err(TbError::Value { name: t.name().into(), value, max: t.max() });
+        }
+        // The write, watching the port every cycle from the request on.
+        let mut seen: Vec<u64> = Vec::new();
+        let mut watch = |tb: &mut Tb, o: &Outputs| {
+            if let Some(p) = port {
+                if port_value(o, p) != 0 {
+                    seen.push(tb.cycle - 1);
+                }
+            }
+        };
+        let o = self.step(false, Some(Req { write: true, addr, wdata: word }));
+        watch(self, &o);
+        let mut rsp = None;
+        for _ in 0..BUS_TIMEOUT.max(PULSE_WINDOW) {
+            let o = self.step(false, None);
+            watch(self, &o);
+            if rsp.is_none() && o.rsp.valid {
+                rsp = Some(o.rsp);
+            }
+        }
+        let fail = |tb: &Tb, what: String| TbError::Doorbell { name: t.name().into(), what, cycle: tb.cycle };
+        match rsp {
+            None => return Err(TbError::NoResponse { name: t.name().into(), addr, write: true, cycle: self.cycle }),
+            Some(r) if r.err => return Err(TbError::Bus { name: t.name().into(), addr, write: true, cycle: self.cycle }),
+            _ => {}
+        }
+        let pulse = match (port, seen.as_slice()) {
+            (None, _) => None,
+            (Some(p), [c]) => {
+                let _ = p;
+                Some(*c)
+            }
+            (Some(p), []) => return Err(fail(self, format!("port {p} never pulsed"))),
+            (Some(p), cs) => return Err(fail(self, format!("port {p} high for {} cycles ({cs:?}), not one", cs.len()))),
+        };
+        let back = self.read_target(&t)?;
+        if back != 0 {
+            return Err(fail(self, format!("reads back {back:#x}, a doorbell reads 0")));
+        }
+        Ok(pulse)
+    }
+
+    /// Start tracing to a VCD file (Verilator engine only). Time in the
+    /// file is `2 × cycle` (see `cosim::dut`).
+    pub fn trace_start(&mut self, path: &Path) -> Result<(), TbError> {
+        match &mut self.sim {
+            Sim::Vl(d) => {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| TbError::Engine(format!("{}: {e}", dir.display())))?;
+                }
+                d.trace_open(path).map_err(|e| TbError::Engine(e.to_string()))?;
+                self.tracing = Some(path.to_path_buf());
+                Ok(())
+            }
+            Sim::Rhdl(_) => Err(TbError::Engine("tracing needs the verilator engine (--engine verilator)".into())),
+        }
+    }
+
+    /// Stop tracing; returns the file written, if any.
+    pub fn trace_stop(&mut self) -> Option<PathBuf> {
+        if let Sim::Vl(d) = &mut self.sim {
+            d.trace_close();
+        }
+        self.tracing.take()
+    }
+
+    /// The file being traced to, if any.
+    pub fn tracing(&self) -> Option<&Path> {
+        self.tracing.as_deref()
+    }
+}
+
+/// The top's output `port` in `o` (see [`names::PORTS`]).
+fn port_value(o: &Outputs, port: &str) -> u64 {
+    match port {
+        "rsp_valid" => o.rsp.valid as u64,
+        "rsp_err" => o.rsp.err as u64,
+        "rsp_rdata" => o.rsp.rdata as u64,
+        "nx_run_stall" => o.nx_run_stall as u64,
+        "q7_run_stall" => o.q7_run_stall as u64,
+        "sem_notif_valid" => o.sem_notif_valid as u64,
+        "sem_notif_index" => o.sem_notif_index as u64,
+        "dma_db_valid" => o.dma_db_valid as u64,
+        "dma_busy" => o.dma_busy as u64,
+        "host_trigger_pulse" => o.host_trigger_pulse as u64,
+        "stop_pulse" => o.stop_pulse as u64,
+        p if p.starts_with("hwd_") => {
+            let Some(h) = o.hwd else { return 0 };
+            match p {
+                "hwd_lookup_ready" => h.lookup_ready as u64,
+                "hwd_fifo_valid" => h.fifo_valid as u64,
+                "hwd_fifo_hit" => h.head.hit as u64,
+                "hwd_fifo_entry" => h.head.entry as u64,
+                "hwd_fifo_index" => h.head.index as u64,
+                "hwd_fifo_handler" => h.head.handler as u64,
+                "hwd_miss" => h.miss as u64,
+                "hwd_miss_irq" => h.miss_irq as u64,
+                _ => 0,
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// The top port a doorbell's pulse reaches, if any.
+fn pulse_port(t: &Target) -> Option<&'static str> {
+    let name = t.name();
+    if name.starts_with("top_sp.top_sp.") {
+        if name.ends_with(".host_trigger") {
+            return Some("host_trigger_pulse");
+        }
+        if name.ends_with(".stop") {
+            return Some("stop_pulse");
+        }
+    }
+    None
+}
+
+/// For a whole-register mismatch: each field that differs.
+fn field_diff(t: &Target, expected: u64, got: u64) -> String {
+    let Target::Reg { reg, field: None, .. } = t else { return String::new() };
+    let diffs: Vec<String> = reg
+        .fields
+        .iter()
+        .filter(|f| ((expected as u32 ^ got as u32) & f.mask()) != 0)
+        .map(|f| {
+            let v = |w: u64| (w as u32 & f.mask()) >> f.lsb;
+            format!("{} expected {:#x} got {:#x}", f.name, v(expected), v(got))
+        })
+        .collect();
+    if diffs.is_empty() {
+        String::new()
+    } else {
+        format!(" (fields: {})", diffs.join(", "))
+    }
+}
