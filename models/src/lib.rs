@@ -14,7 +14,3 @@ pub mod regs;
 pub mod xtensa;
 pub mod spec;
 
-/// The README's Rust examples run as doc tests, so the README stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

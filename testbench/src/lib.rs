@@ -13,3 +13,9 @@ pub mod rhdl;
 pub mod tb;
 pub mod tools;
 pub mod traffic;
+
+/// The README's Rust examples run as doc tests here (the crate that sees
+/// every other), so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
