@@ -2,9 +2,13 @@
 //!
 //! The co-simulation side of tpbsim: the Verilator bridge ([`verilator`],
 //! built by `build.rs` from `hdl/generated/`), a TPB top under Verilator
-//! ([`dut::Dut`]) and the `tpb` command line ([`cli`]).
+//! ([`dut::Dut`]), the co-simulation scheduler that puts the behavioural Q7
+//! cores and the host HAL on its ports ([`sched`]), and the commands of the
+//! `tpb` command line ([`cli`]).
 
 pub mod cli;
 pub mod dut;
 pub mod regen;
+pub mod scenario;
+pub mod sched;
 pub mod verilator;

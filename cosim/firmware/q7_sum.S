@@ -1,0 +1,26 @@
+# Q7 kernel for the bring-up scenario (assembled by the project's assembler;
+# `{RESET_JUMP}` is the generation's Q7 reset jump target, DIGEST §1).
+# Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
+# sum in DRAM[1] and the done marker 0x600d in DRAM[2], then halts.
+    .org 0
+    j main
+    .org {RESET_JUMP}
+main:
+    const16 a2, 0x1000          # a2 = DRAM base 0x10000000
+    const16 a2, 0
+    l32i    a3, a2, 0           # n from the HAL's DRAM image
+    rsr.prid a7
+    add     a3, a3, a7
+    movi    a4, 0               # sum
+    movi    a5, 1               # i
+loop:
+    add     a4, a4, a5
+    addi    a5, a5, 1
+    bge     a3, a5, loop        # while n >= i
+    s32i    a4, a2, 4
+    movi    a6, 0x600
+    slli    a6, a6, 4
+    addi    a6, a6, 0xd         # 0x600d
+    s32i    a6, a2, 8
+    memw
+    halt    0
