@@ -71,7 +71,61 @@ pub enum Format {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum WavesCmd {
+    /// Draw a timing diagram (SVG) of a signal group.
+    Render {
+        /// The VCD or FST.
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// bar0, run_stall, q7_core0 or doorbell.
+        #[arg(long, default_value = "run_stall")]
+        signals: String,
+        /// First cycle.
+        #[arg(long, default_value = "0")]
+        from: u64,
+        /// Last cycle.
+        #[arg(long, default_value = "100")]
+        to: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write a GTKWave save file (.gtkw) grouping the signals of every group.
+    Gtkw {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run a co-simulation scenario (the Verilated top, the behavioural
+    /// cores and the host HAL on one clock) and print its summary.
+    Sim {
+        /// A built-in scenario (`tpb scenarios`) or a scenario .toml file.
+        scenario: String,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Write a VCD of the whole run here.
+        #[arg(long, conflicts_with = "fst")]
+        vcd: Option<PathBuf>,
+        /// Write an FST of the whole run here.
+        #[arg(long)]
+        fst: Option<PathBuf>,
+        /// Override the scenario's cycle limit.
+        #[arg(long)]
+        cycles: Option<u64>,
+    },
+    /// List the built-in co-simulation scenarios.
+    Scenarios,
+    /// Look at a VCD/FST a run wrote: timing diagrams and GTKWave save files.
+    Waves {
+        #[command(subcommand)]
+        what: WavesCmd,
+    },
     /// Print a generation's register map in one of the generated formats.
     Regmap {
         #[arg(long, value_enum)]
@@ -168,9 +222,84 @@ pub enum Command {
     },
 }
 
+/// A .gtkw for `dump` (widths read from the dump itself).
+pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path) -> Result<(), CliError> {
+    let names: Vec<String> = crate::waves::groups(arch).into_iter().flat_map(|g| g.signals).collect();
+    let read = crate::waves::read(dump, &names)?;
+    let widths: std::collections::HashMap<String, u32> = names.iter().cloned().zip(read.iter().map(|(w, _)| *w)).collect();
+    let abs = std::fs::canonicalize(dump).unwrap_or_else(|_| dump.to_path_buf());
+    write(out, &crate::waves::gtkw(arch, &abs, &|n| widths.get(n).copied()))
+}
+
+/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
+fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>) -> Result<(), CliError> {
+    use crate::scenario::{bringup, Kind, ScenarioFile};
+    use crate::verilator::Tracing;
+    let f = ScenarioFile::find(name)?;
+    if !f.applies(arch) {
+        return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
+    }
+    let tracing = if fst.is_some() { Tracing::Fst } else { Tracing::Vcd };
+    let mut c = crate::sched::Cosim::with_tracing(arch, tracing).map_err(crate::scenario::ScenarioError::from)?;
+    let trace = vcd.or(fst);
+    if let Some(p) = trace {
+        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
+        }
+        c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?;
+    }
+    let t0 = std::time::Instant::now();
+    let c0 = c.stats.cycles;
+    let limit = cycles.unwrap_or(f.cycles);
+    let (checks, result) = match f.kind {
+        Kind::Bringup => match bringup(&mut c, f.n, limit) {
+            Ok(r) => (r.checks, Ok(())),
+            Err(e) => (0, Err(e)),
+        },
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    c.dut.trace_close();
+    let s = c.stats;
+    println!("scenario   arch     result  cycles   wall     cycles/s  transactions  elided pad  instructions  stalls released  checks");
+    println!(
+        "{:<10} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<11} {:<13} {:<16} {}",
+        f.name,
+        arch.name(),
+        if result.is_ok() { "PASS" } else { "FAIL" },
+        s.cycles,
+        format!("{wall:.2}s"),
+        (s.cycles - c0) as f64 / wall,
+        s.transactions,
+        s.elided,
+        s.retired,
+        s.stalls_released,
+        checks
+    );
+    if let Some(p) = trace {
+        let g = p.with_extension("gtkw");
+        write_gtkw(p, arch, &g)?;
+        println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
+        // The run-stall release and what core 0 did right after it, as timing diagrams.
+        if let Some(r) = s.first_release {
+            for (group, from, to) in [("run_stall", r.saturating_sub(24), r + 16), ("q7_core0", r, r + 40)] {
+                let svg = p.with_extension(format!("{group}.svg"));
+                write(&svg, &crate::waves::render(p, arch, group, from, to)?)?;
+                println!("diagram: {} (cycles {from}..{to})", svg.display());
+            }
+        }
+    }
+    result.map_err(CliError::from)
+}
+
 /// Errors of the command line.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
+    #[error(transparent)]
+    Scenario(#[from] crate::scenario::ScenarioError),
+    #[error("{0}")]
+    Sim(String),
+    #[error(transparent)]
+    Waves(#[from] crate::waves::WavesError),
     #[error(transparent)]
     Regmap(#[from] regmap::RegmapError),
     #[error(transparent)]
@@ -365,6 +494,25 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             for l in tpb_models::xtensa::disasm::listing(&read_file(&input)?, base, &cfg.options) {
                 let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
                 println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
+            }
+            Ok(())
+        }
+        Command::Sim { scenario, arch, vcd, fst, cycles } => sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles),
+        Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, out } } => {
+            let svg = crate::waves::render(&file, arch.into(), &signals, from, to)?;
+            write(&out, &svg)?;
+            println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
+            Ok(())
+        }
+        Command::Waves { what: WavesCmd::Gtkw { file, arch, out } } => {
+            write_gtkw(&file, arch.into(), &out)?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+        Command::Scenarios => {
+            for (file, text) in crate::scenario::BUILTIN {
+                let f = crate::scenario::ScenarioFile::parse(file, text)?;
+                println!("{:<10} {:<18} {}", f.name, f.archs.join(","), f.description);
             }
             Ok(())
         }

@@ -4,7 +4,8 @@
 //! built by `build.rs` from `hdl/generated/`), a TPB top under Verilator
 //! ([`dut::Dut`]), the co-simulation scheduler that puts the behavioural Q7
 //! cores and the host HAL on its ports ([`sched`]), and the commands of the
-//! `tpb` command line ([`cli`]).
+//! `tpb` command line ([`cli`]), and waveform inspection ([`waves`]: signal
+//! groups, GTKWave save files, SVG timing diagrams).
 
 pub mod cli;
 pub mod dut;
@@ -12,3 +13,4 @@ pub mod regen;
 pub mod scenario;
 pub mod sched;
 pub mod verilator;
+pub mod waves;

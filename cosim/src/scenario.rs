@@ -16,6 +16,72 @@ use tpb_models::regmap::{Arch, Engine};
 use tpb_models::xtensa::asm::assemble;
 use tpb_models::xtensa::config::Options;
 
+/// A scenario file (`cosim/scenarios/*.toml`, or a user's).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    pub description: String,
+    /// What runs: `bringup`.
+    pub kind: Kind,
+    pub archs: Vec<String>,
+    /// Kernel input (bringup).
+    #[serde(default = "default_n")]
+    pub n: u32,
+    /// Cycle limit for the ending.
+    pub cycles: u64,
+}
+
+fn default_n() -> u32 {
+    20
+}
+
+/// Scenario kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Bringup,
+}
+
+/// The built-in scenarios: (file name, text).
+pub const BUILTIN: &[(&str, &str)] = &[("bringup.toml", include_str!("../scenarios/bringup.toml"))];
+
+impl ScenarioFile {
+    /// Parse a scenario file; errors name `path:line:column`.
+    pub fn parse(path: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+        let f: ScenarioFile = toml::from_str(text).map_err(|e| {
+            let (line, col) = e.span().map_or((0, 0), |s| {
+                let before = &text[..s.start.min(text.len())];
+                (before.matches('\n').count() + 1, before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1)
+            });
+            ScenarioError::File(format!("{path}:{line}:{col}: {}", e.message()))
+        })?;
+        for a in &f.archs {
+            Arch::parse(a).map_err(|_| ScenarioError::File(format!("{path}: archs: '{a}' is not a generation (sunda, cayman, mariana)")))?;
+        }
+        Ok(f)
+    }
+
+    /// A built-in scenario by name, or a scenario file by path.
+    pub fn find(name_or_path: &str) -> Result<ScenarioFile, ScenarioError> {
+        if let Some((file, text)) = BUILTIN.iter().find(|(f, _)| f.trim_end_matches(".toml") == name_or_path) {
+            return ScenarioFile::parse(&format!("cosim/scenarios/{file}"), text);
+        }
+        let p = std::path::Path::new(name_or_path);
+        if p.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(p).map_err(|e| ScenarioError::File(format!("{name_or_path}: {e}")))?;
+            return ScenarioFile::parse(name_or_path, &text);
+        }
+        let known: Vec<&str> = BUILTIN.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect();
+        Err(ScenarioError::File(format!("no scenario '{name_or_path}' (built in: {}; or give a .toml file)", known.join(", "))))
+    }
+
+    /// Does it apply to `arch`?
+    pub fn applies(&self, arch: Arch) -> bool {
+        self.archs.iter().any(|a| a == arch.name())
+    }
+}
+
 /// The Q7 kernel's source (see the file for what it does).
 pub const Q7_SUM_SRC: &str = include_str!("../firmware/q7_sum.S");
 /// Done marker the kernel stores in DRAM[2].
@@ -28,6 +94,8 @@ pub enum ScenarioError {
     Cosim(#[from] CosimError),
     #[error("HAL: {0}")]
     Hal(#[from] HalError),
+    #[error("{0}")]
+    File(String),
     #[error("firmware: {0}")]
     Firmware(String),
     #[error("{scenario} does not apply to {arch}: {why}")]

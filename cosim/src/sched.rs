@@ -37,6 +37,7 @@ pub const BAR0_TIMEOUT: u64 = 64;
 /// What the scheduler counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Cycles since power-on (the trace's time is 2 × this).
     pub cycles: u64,
     /// BAR0 transactions the host made (reads + writes).
     pub transactions: u64,
@@ -48,6 +49,8 @@ pub struct Stats {
     pub bus_waits: u64,
     /// Q7 cores whose run-stall went from held to released.
     pub stalls_released: u64,
+    /// Cycle of the first such release.
+    pub first_release: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,10 +107,12 @@ impl PortBus {
 }
 
 impl PortBus {
-    /// The core finished an instruction (or took an exception): the
-    /// fetched words are used up.
-    fn end_instruction(&mut self) {
-        self.answers.retain(|a| a.kind != Kind::Fetch);
+    /// The core finished an instruction (or took an exception) and goes on
+    /// at `pc`: fetched words that hold the next instruction stay (a
+    /// two-word fetch buffer), the others are used up.
+    fn end_instruction(&mut self, pc: u32) {
+        let w = pc & !3;
+        self.answers.retain(|a| a.kind != Kind::Fetch || a.addr == w || a.addr == w.wrapping_add(4));
     }
 }
 
@@ -195,8 +200,13 @@ impl Cosim {
     /// A top of `arch` (VCD build, so a trace can be opened), reset, with
     /// 8 Q7 cores in their reset state (run-stalled by the top).
     pub fn new(arch: Arch) -> Result<Cosim, CosimError> {
+        Cosim::with_tracing(arch, Tracing::Vcd)
+    }
+
+    /// As [`Cosim::new`] on the build for `tracing` (FST needs `Tracing::Fst`).
+    pub fn with_tracing(arch: Arch, tracing: Tracing) -> Result<Cosim, CosimError> {
         let map = builtin(arch)?;
-        let dut = Dut::new(arch, Tracing::Vcd)?;
+        let dut = Dut::new(arch, tracing)?;
         let q7 = (0..CORES as u32).map(|n| Q7 { core: Core::new(CoreConfig::q7(&map.params, n)), bus: PortBus::default(), last: None }).collect();
         let mut c = Cosim { dut, map, q7, stats: Stats::default(), written: HashSet::new(), stalled: 0xff, out: Outputs::default() };
         for q in &mut c.q7 {
@@ -217,11 +227,13 @@ impl Cosim {
             self.cycle(true, None);
         }
         self.run(u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + 2);
-        self.stats = Stats::default();
+        // Counters start here; `cycles` keeps counting from power-on so it
+        // matches the trace's time base (time = 2 × cycle).
+        self.stats = Stats { cycles: self.stats.cycles, ..Stats::default() };
         self.stalled = self.out.q7_run_stall;
     }
 
-    /// Trace the run into a VCD from now on.
+    /// Trace the run into a VCD (or FST, on an FST build) from now on.
     pub fn trace(&mut self, path: &Path) -> Result<(), VlError> {
         self.dut.trace_open(path)
     }
@@ -257,7 +269,7 @@ impl Cosim {
                     _ => {}
                 }
                 if s != Step::BusWait {
-                    q.bus.end_instruction();
+                    q.bus.end_instruction(q.core.pc);
                 }
                 q.last = Some(s);
             } else if q.bus.pending.is_some() {
@@ -280,7 +292,11 @@ impl Cosim {
         self.dut.tick();
         self.stats.cycles += 1;
         let now = o.q7_run_stall;
-        self.stats.stalls_released += u64::from((self.stalled & !now).count_ones());
+        let released = u64::from((self.stalled & !now).count_ones());
+        if released > 0 && self.stats.first_release.is_none() {
+            self.stats.first_release = Some(self.stats.cycles - 1);
+        }
+        self.stats.stalls_released += released;
         self.stalled = now;
         for (n, q) in self.q7.iter_mut().enumerate() {
             q.core.set_run_stall(now >> n & 1 != 0);
