@@ -118,6 +118,15 @@ pub enum Command {
         /// Override the scenario's cycle limit.
         #[arg(long)]
         cycles: Option<u64>,
+        /// Trace only a window that opens on a trigger: `write:ADDR`,
+        /// `access:ADDR` or `cycle:N`; ADDR is a number or
+        /// `<engine>.<block>.<register>` (`write:pool.q7.release_run_stall`).
+        /// Needs --vcd or --fst.
+        #[arg(long, value_name = "TRIGGER")]
+        window: Option<String>,
+        /// Cycles the window stays open.
+        #[arg(long, default_value = "200", requires = "window")]
+        window_cycles: u64,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,
@@ -232,7 +241,37 @@ pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path) -> 
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>) -> Result<(), CliError> {
+/// A `--window` trigger: `write:X`, `access:X` or `cycle:N`, X an address
+/// or `<engine>.<block>.<register>` of `map`.
+pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Trigger, CliError> {
+    use crate::dut::Trigger;
+    let bad = |why: String| CliError::Sim(format!("--window {spec}: {why}"));
+    let (kind, what) = spec.split_once(':').ok_or_else(|| bad("write:ADDR, access:ADDR or cycle:N".into()))?;
+    let num = |t: &str| parse_u32(t).ok();
+    let addr = |t: &str| -> Result<u32, CliError> {
+        if let Some(a) = num(t) {
+            return Ok(a);
+        }
+        let parts: Vec<&str> = t.split('.').collect();
+        let [e, b, r] = parts.as_slice() else { return Err(bad(format!("'{t}' is neither an address nor <engine>.<block>.<register>"))) };
+        let engine = [regmap::Engine::Pe, regmap::Engine::Act, regmap::Engine::Pool, regmap::Engine::Dve, regmap::Engine::TpbSp, regmap::Engine::TopSp]
+            .into_iter()
+            .find(|x| x.name() == *e)
+            .ok_or_else(|| bad(format!("'{e}' is not an engine")))?;
+        let base = map.params.local_reg_base(engine).ok_or_else(|| bad(format!("{e} has no local-register aperture")))?;
+        let block = map.block(b).filter(|bl| bl.engines.contains(&engine)).ok_or_else(|| bad(format!("no block '{b}' in {e}")))?;
+        let reg = block.register(r).ok_or_else(|| bad(format!("no register '{r}' in {e}.{b}")))?;
+        Ok((base + u64::from(reg.offset)) as u32)
+    };
+    match kind {
+        "write" => Ok(Trigger::Write(addr(what)?)),
+        "access" => Ok(Trigger::Access(addr(what)?)),
+        "cycle" => what.parse().map(Trigger::Cycle).map_err(|_| bad(format!("'{what}' is not a cycle number"))),
+        _ => Err(bad(format!("'{kind}' is not write, access or cycle"))),
+    }
+}
+
+fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
     use crate::scenario::{bringup, Kind, ScenarioFile};
     use crate::verilator::Tracing;
     let f = ScenarioFile::find(name)?;
@@ -246,7 +285,15 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
         if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
         }
-        c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?;
+        match &window {
+            None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
+            Some((spec, n)) => {
+                let t = parse_trigger(c.map(), spec)?;
+                c.dut.trace_window(p, t, crate::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
+            }
+        }
+    } else if window.is_some() {
+        return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
     }
     let t0 = std::time::Instant::now();
     let c0 = c.stats.cycles;
@@ -279,8 +326,11 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
         let g = p.with_extension("gtkw");
         write_gtkw(p, arch, &g)?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
+        if window.is_some() {
+            println!("window: {:?}", c.dut.window());
+        }
         // The run-stall release and what core 0 did right after it, as timing diagrams.
-        if let Some(r) = s.first_release {
+        if let (Some(r), None) = (s.first_release, &window) {
             for (group, from, to) in [("run_stall", r.saturating_sub(24), r + 16), ("q7_core0", r, r + 40)] {
                 let svg = p.with_extension(format!("{group}.svg"));
                 write(&svg, &crate::waves::render(p, arch, group, from, to)?)?;
@@ -497,7 +547,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles } => sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles),
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles } => {
+            let window = window.map(|w| (w, window_cycles));
+            sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window)
+        }
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, out } } => {
             let svg = crate::waves::render(&file, arch.into(), &signals, from, to)?;
             write(&out, &svg)?;

@@ -114,3 +114,24 @@ fn readme_diagrams_are_fresh() {
         assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim bringup --arch cayman --vcd waves/bringup.cayman.vcd && cp waves/bringup.cayman.{g}.svg docs/waves/");
     }
 }
+
+/// `--window write:<register>`: the trace holds only the cycles from the
+/// host's write to release_run_stall on, and that write is in it.
+#[test]
+fn tpb_sim_window_opens_on_the_release_write() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-window");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("w.vcd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, out, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.release_run_stall", "--window-cycles", "40"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = out.lines().find(|l| l.starts_with("window: Done")).unwrap_or_else(|| panic!("{out}"));
+    let from: u64 = line.split("from: ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    let read = tpb_cosim::waves::read(&vcd, &["req_write".into(), "q7_run_stall".into()]).unwrap();
+    let times: Vec<u64> = read[1].1.iter().map(|(t, _)| *t).collect();
+    assert!(times[0] >= 2 * from && *times.last().unwrap() <= 2 * (from + 40), "{times:?} for window from {from}");
+    assert!(read[1].1.iter().any(|(_, v)| *v == Some(0)), "the release is inside the window");
+    let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no register 'nosuch' in pool.q7"), "{err}");
+}
