@@ -79,3 +79,10 @@ pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
+
+/// Run the program `exe` (e.g. `env!("CARGO_BIN_EXE_tpb")` in a test) with
+/// `args` from the repository root: (exit code, stdout, stderr).
+pub fn run_in_root(exe: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(exe).args(args).current_dir(repo_root()).output().unwrap_or_else(|e| panic!("{exe}: {e}"));
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}

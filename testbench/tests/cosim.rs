@@ -41,8 +41,7 @@ fn bringup_refuses_sunda_and_a_wrong_sum_is_caught() {
 }
 
 fn tpb(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).current_dir(tpb_testbench::tools::repo_root()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    tpb_testbench::tools::run_in_root(env!("CARGO_BIN_EXE_tpb"), args)
 }
 
 /// `tpb sim` as the README's main command runs it: summary table, VCD,

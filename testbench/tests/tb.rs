@@ -3,15 +3,13 @@
 //! (table, exit code, VCD of a failing run, JUnit XML parsed back).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use tpb_models::regmap::Arch;
 use tpb_testbench::tb::file::{self, RunOpts, TbFile};
 use tpb_testbench::tb::{EngineKind, Tb, TbError};
 use tpb_testbench::tools::repo_root;
 
 fn tpb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).current_dir(repo_root()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    tpb_testbench::tools::run_in_root(env!("CARGO_BIN_EXE_tpb"), args)
 }
 
 fn scratch(name: &str) -> PathBuf {
