@@ -1,10 +1,10 @@
 # Q7 kernel for the bring-up scenario (assembled by the project's assembler;
-# `{RESET_JUMP}` is the generation's Q7 reset jump target, DIGEST §1).
+# RESET_JUMP (.equ) is the generation's Q7 reset jump target, DIGEST §1).
 # Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
 # sum in DRAM[1] and the done marker 0x600d in DRAM[2], then halts.
     .org 0
     j main
-    .org {RESET_JUMP}
+    .org RESET_JUMP
 main:
     const16 a2, 0x1000          # a2 = DRAM base 0x10000000
     const16 a2, 0

@@ -272,73 +272,118 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Tri
 }
 
 fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
-    use crate::scenario::{bringup, Kind, ScenarioFile};
+    use crate::scenario::{self as sc, Kind, Report, ScenarioFile};
     use crate::verilator::Tracing;
     let f = ScenarioFile::find(name)?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
     }
     let tracing = if fst.is_some() { Tracing::Fst } else { Tracing::Vcd };
-    let mut c = crate::sched::Cosim::with_tracing(arch, tracing).map_err(crate::scenario::ScenarioError::from)?;
     let trace = vcd.or(fst);
-    if let Some(p) = trace {
-        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
-        }
-        match &window {
-            None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
-            Some((spec, n)) => {
-                let t = parse_trigger(c.map(), spec)?;
-                c.dut.trace_window(p, t, crate::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
-            }
-        }
-    } else if window.is_some() {
+    if let Some(d) = trace.and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
+    }
+    if window.is_some() && trace.is_none() {
         return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
     }
-    let t0 = std::time::Instant::now();
-    let c0 = c.stats.cycles;
+    if window.is_some() && f.kind == Kind::Mesh {
+        return Err(CliError::Sim("--window: not for the mesh scenario (it traces every die whole)".into()));
+    }
     let limit = cycles.unwrap_or(f.cycles);
-    let (checks, result) = match f.kind {
-        Kind::Bringup => match bringup(&mut c, f.n, limit) {
-            Ok(r) => (r.checks, Ok(())),
-            Err(e) => (0, Err(e)),
-        },
+    let bar = indicatif::ProgressBar::new(limit);
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} cycle {pos} of at most {len} per phase [{elapsed}]").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()));
+    bar.set_message(format!("{} on {}", f.name, arch.name()));
+    let t0 = std::time::Instant::now();
+    let mut c0 = 0;
+    let mut traces: Vec<std::path::PathBuf> = Vec::new();
+    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if f.kind == Kind::Mesh {
+        let m = f.mesh.as_ref().expect("checked by parse");
+        if let Some(p) = trace {
+            traces = (0..2).map(|k| sc::die_path(p, k)).collect();
+        }
+        (sc::mesh(arch, m, limit, tracing, trace).map(|(r, _)| r), None)
+    } else {
+        let mut c = crate::sched::Cosim::with_tracing(arch, tracing).map_err(sc::ScenarioError::from)?;
+        if let Some(p) = trace {
+            traces.push(p.to_path_buf());
+            match &window {
+                None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
+                Some((spec, n)) => {
+                    let t = parse_trigger(c.map(), spec)?;
+                    c.dut.trace_window(p, t, crate::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
+                }
+            }
+        }
+        c.progress = Some(bar.clone());
+        c0 = c.stats.cycles;
+        let r = match f.kind {
+            Kind::Bringup => sc::bringup(&mut c, f.n, limit),
+            Kind::Doorbell => sc::doorbell(&mut c, f.doorbell.as_ref().expect("checked by parse"), limit),
+            Kind::Barrier => sc::barrier(&mut c, f.barrier.as_ref().expect("checked by parse"), limit),
+            Kind::Mesh => unreachable!(),
+        };
+        c.dut.trace_close();
+        let w = window.as_ref().map(|_| format!("{:?}", c.dut.window()));
+        (r, w)
     };
+    bar.finish_and_clear();
     let wall = t0.elapsed().as_secs_f64();
-    c.dut.trace_close();
-    let s = c.stats;
-    println!("scenario   arch     result  cycles   wall     cycles/s  transactions  elided pad  instructions  stalls released  checks");
+    let (s, checks) = match &result {
+        Ok(r) => (r.stats, r.checks.len()),
+        Err(_) => (Default::default(), 0),
+    };
+    println!("scenario   arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks");
     println!(
-        "{:<10} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<11} {:<13} {:<16} {}",
+        "{:<10} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
         f.name,
         arch.name(),
         if result.is_ok() { "PASS" } else { "FAIL" },
         s.cycles,
         format!("{wall:.2}s"),
-        (s.cycles - c0) as f64 / wall,
+        s.cycles.saturating_sub(c0) as f64 / wall,
         s.transactions,
-        s.elided,
+        s.core_transactions,
+        s.doorbells,
         s.retired,
         s.stalls_released,
         checks
     );
-    if let Some(p) = trace {
+    if let Ok(r) = &result {
+        for (cy, what) in &r.events {
+            println!("  cycle {cy:>7}  {what}");
+        }
+    }
+    for p in &traces {
         let g = p.with_extension("gtkw");
         write_gtkw(p, arch, &g)?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
-        if window.is_some() {
-            println!("window: {:?}", c.dut.window());
-        }
-        // The run-stall release and what core 0 did right after it, as timing diagrams.
-        if let (Some(r), None) = (s.first_release, &window) {
-            for (group, from, to) in [("run_stall", r.saturating_sub(24), r + 16), ("q7_core0", r, r + 40)] {
-                let svg = p.with_extension(format!("{group}.svg"));
-                write(&svg, &crate::waves::render(p, arch, group, from, to)?)?;
-                println!("diagram: {} (cycles {from}..{to})", svg.display());
+    }
+    if let Some(w) = window_seen {
+        println!("window: {w}");
+    }
+    // Timing diagrams of what people look at, drawn from the trace.
+    if let (Some(p), None, Ok(r)) = (trace, &window, &result) {
+        let mut d: Vec<(&str, u64, u64)> = Vec::new();
+        if let Some(rel) = s.first_release {
+            d.push(("run_stall", rel.saturating_sub(24), rel + 16));
+            if f.kind != Kind::Mesh {
+                d.push(("q7_core0", rel, rel + 40));
             }
         }
+        if f.kind == Kind::Doorbell {
+            let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+            if let (Some(a), Some(b)) = (at("first tail-pointer write"), at("first DMA doorbell")) {
+                d.push(("doorbell", a.saturating_sub(8), b + 48));
+            }
+        }
+        let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };
+        for (group, from, to) in d {
+            let svg = p.with_extension(format!("{group}.svg"));
+            write(&svg, &crate::waves::render(&p, arch, group, from, to)?)?;
+            println!("diagram: {} (cycles {from}..{to})", svg.display());
+        }
     }
-    result.map_err(CliError::from)
+    result.map(|_| ()).map_err(CliError::from)
 }
 
 /// Errors of the command line.
@@ -565,7 +610,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Scenarios => {
             for (file, text) in crate::scenario::BUILTIN {
                 let f = crate::scenario::ScenarioFile::parse(file, text)?;
-                println!("{:<10} {:<18} {}", f.name, f.archs.join(","), f.description);
+                println!("{:<10} {:<21} {}", f.name, f.archs.join(","), f.description);
             }
             Ok(())
         }

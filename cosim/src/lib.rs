@@ -9,6 +9,8 @@
 
 pub mod cli;
 pub mod dut;
+pub mod firmware;
+pub mod mesh;
 pub mod regen;
 pub mod scenario;
 pub mod sched;

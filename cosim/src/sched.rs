@@ -1,16 +1,42 @@
 //! The co-simulation scheduler: one clock for a Verilated TPB top, the
-//! behavioural Q7 cores on its memory ports, and the host HAL on its BAR0
-//! port.
+//! behavioural cores (8 Q7 cores, the POOL SEQ and the TOP_SP NX
+//! sequencers) and the host HAL.
 //!
-//! Each cycle: the HAL's bus transaction in flight (if any) is driven on
-//! BAR0; every Q7 core that is not run-stalled and has nothing in flight
-//! steps once through its [`PortBus`] (an instruction whose fetch, load or
-//! store is not yet answered returns `BusWait` and changes nothing; the
-//! request goes out on the core's `if_*`/`ls_*` port and the core retries
-//! once `*_rvalid` brought the answer: the RTL's wait states are the core's
-//! wait states); the top evaluates; the clock ticks. The top's
-//! `q7_run_stall` output drives each core's RunStall pin and each core's
-//! HALT/WAITI state drives the top's `q7_halted` input.
+//! Each cycle: every core that is not run-stalled and has nothing in flight
+//! steps once (an instruction whose fetch, load or store is not yet answered
+//! returns `BusWait` and changes nothing; the core retries once the answer
+//! came: the RTL's wait states are the core's wait states); one BAR0
+//! request is granted; the top evaluates; the clock ticks. The top's
+//! `q7_run_stall` / `nx_run_stall` outputs drive each core's RunStall pin and
+//! each core's HALT/WAITI state drives `q7_halted` / `nx_halted`.
+//!
+//! ## Where a core's accesses go (`[D]`, [`CoreBus`])
+//! | core address | Q7 core | SEQ (POOL NX) | TOP_SP |
+//! |---|---|---|---|
+//! | IRAM `0..` | its RTL port `if_*`/`ls_*` | BAR0 `seq_iram` | core-local ROM image |
+//! | DRAM [`DRAM_BASE`]`..` | its RTL port `ls_*` | BAR0 `seq_dram` | core-local RAM |
+//! | [`SYSTEM_WINDOW`]` + a` | BAR0 address `a` | BAR0 `a` | BAR0 `a` |
+//! | [`SOC_PORT`] `+0/+4/+8` | SoC address low / high / data | same | same |
+//!
+//! The RTL gives the NX sequencers no memory port of their own, so they
+//! reach their memories and every register through the top's BAR0 port, the
+//! one system port of this model. The SEQ's IRAM/DRAM are the top's SEQ
+//! memories the HAL installs (`ucode_seq_init`); nothing in the seeds loads
+//! TOP_SP firmware, so its image is core-local (a ROM the scenario gives).
+//! BAR0 is word-only: a sub-word store through it faults.
+//!
+//! **BAR0 arbitration `[D]`**: one request in flight at a time; the host
+//! first, then requests that came from another die ([`crate::mesh`]), then
+//! the cores round-robin. A request's response is awaited up to
+//! [`BAR0_TIMEOUT`] cycles.
+//!
+//! **The SoC port `[D]`** (DIGEST §7 routing): a core writes a 64-bit SoC
+//! address as two words, then stores (or loads) the data word. The address
+//! is decoded as DIGEST §7 folds it (bit 47 die, bits 53:48 chip id when bit
+//! 54 says valid); the local part must fall in this die's TOP_SP instance
+//! (`sp_base` of `arch.toml`, instance span `1 << instance_shift`) and is
+//! routed to that TOP_SP's local-register aperture: on this die through BAR0,
+//! on another die through [`crate::mesh::Mesh`].
 //!
 //! The HAL runs against [`Cosim`] through the [`Mmio`] trait: every access
 //! it makes advances the whole system until the top answers, so the HAL's
@@ -19,20 +45,90 @@
 
 use crate::dut::Dut;
 use crate::verilator::{Tracing, VlError};
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::q7_cluster::{PortIn, PortOut, CORES};
 use tpb_models::golden::top::{Outputs, Pins};
 use tpb_models::hal::{check_buf, Mmio, MmioError};
-use tpb_models::regmap::{builtin, Arch, RegMap};
+use tpb_models::ncfw::mesh::ChipAddr;
+use tpb_models::regmap::{builtin, Arch, Engine, RegMap};
 use tpb_models::xtensa::bus::{Bus, BusError, Size};
-use tpb_models::xtensa::config::CoreConfig;
+use tpb_models::xtensa::config::{CoreConfig, DRAM_BASE};
 use tpb_models::xtensa::core::{Core, Step};
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;
+/// `[D]` Core-local window onto BAR0: core address `SYSTEM_WINDOW + a` is BAR0 address `a`.
+pub const SYSTEM_WINDOW: u32 = 0x2000_0000;
+/// `[D]` Size of [`SYSTEM_WINDOW`] (every BAR0 map of the three generations fits).
+pub const SYSTEM_WINDOW_SIZE: u32 = 0x1000_0000;
+/// `[D]` The SoC port: `+0` address low word, `+4` high word, `+8` data.
+pub const SOC_PORT: u32 = 0x3fff_0000;
+/// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
+pub const LOG_LIMIT: usize = 1 << 20;
+
+/// A behavioural core of the co-simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CoreId {
+    /// Q7 core `n` of the POOL cluster.
+    Q7(u8),
+    /// The POOL engine's NX sequencer.
+    Seq,
+    /// The TOP_SP collective sequencer.
+    TopSp,
+}
+
+impl CoreId {
+    pub fn name(self) -> String {
+        match self {
+            CoreId::Q7(n) => format!("q7[{n}]"),
+            CoreId::Seq => "seq".into(),
+            CoreId::TopSp => "top_sp".into(),
+        }
+    }
+    /// Bit of the top's `nx_run_stall`/`nx_halted` (engine ISA order) or `q7_*`.
+    fn pin(self) -> (bool, u32) {
+        match self {
+            CoreId::Q7(n) => (false, u32::from(n)),
+            CoreId::Seq => (true, Engine::Pool.isa_id().unwrap_or(2)),
+            CoreId::TopSp => (true, Engine::TopSp.isa_id().unwrap_or(5)),
+        }
+    }
+}
+
+/// Who drove a BAR0 request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Master {
+    Host,
+    Core(CoreId),
+    /// A core of another die, through the SoC port.
+    Remote { die: u32, core: CoreId },
+}
+
+impl std::fmt::Display for Master {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Master::Host => write!(f, "host"),
+            Master::Core(c) => write!(f, "{}", c.name()),
+            Master::Remote { die, core } => write!(f, "die{die}.{}", core.name()),
+        }
+    }
+}
+
+/// One BAR0 transaction (instruction fetches are not logged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Txn {
+    /// Cycle the request was driven.
+    pub cycle: u64,
+    pub master: Master,
+    pub write: bool,
+    pub addr: u32,
+    /// Write data, or the read data once answered.
+    pub data: u32,
+    pub err: bool,
+}
 
 /// What the scheduler counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,16 +137,20 @@ pub struct Stats {
     pub cycles: u64,
     /// BAR0 transactions the host made (reads + writes).
     pub transactions: u64,
+    /// BAR0 transactions the cores made (fetches included).
+    pub core_transactions: u64,
     /// Zero words of `write_buf` padding not sent (the memories reset to 0).
     pub elided: u64,
-    /// Instructions the Q7 cores retired.
+    /// Instructions the cores retired.
     pub retired: u64,
-    /// Core-cycles spent waiting on the memory ports.
+    /// Core-cycles spent waiting on memory (RTL ports and BAR0).
     pub bus_waits: u64,
-    /// Q7 cores whose run-stall went from held to released.
+    /// Cores whose run-stall went from held to released.
     pub stalls_released: u64,
-    /// Cycle of the first such release.
+    /// Cycle of the first Q7 core's release.
     pub first_release: Option<u64>,
+    /// DMA completion doorbells (rising edges of `dma_db_valid`).
+    pub doorbells: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,12 +160,26 @@ enum Kind {
     Store { wdata: u32, wstrb: u8 },
 }
 
-/// One request of a core's port: driven until `ready`, then awaiting `rvalid`.
+/// Where a request goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// The core's RTL memory port.
+    Port,
+    /// BAR0 at this address.
+    Bar0(u32),
+    /// A SoC address (resolved by the scheduler).
+    Soc(u64),
+    /// Forwarded to another die, waiting for its answer.
+    Remote,
+}
+
+/// One request: driven until taken, then awaiting its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pending {
     kind: Kind,
-    /// Word address.
+    /// Core word address.
     addr: u32,
+    via: Via,
     accepted: bool,
 }
 
@@ -78,35 +192,115 @@ struct Answer {
     err: bool,
 }
 
-/// A core's view of its RTL memory port: answers from what the port
-/// returned, otherwise issues the request and says `Pending`.
-#[derive(Debug, Default)]
-pub struct PortBus {
+/// One of a core's two memories.
+#[derive(Debug, Clone)]
+pub enum Mem {
+    /// The core's RTL memory port (Q7).
+    Port,
+    /// BAR0 from this base (the SEQ's memories in the top).
+    Bar0 { base: u32 },
+    /// Core-local storage (TOP_SP).
+    Local(Vec<u8>),
+}
+
+enum Route {
+    Via(Via),
+    Iram(u32),
+    Dram(u32),
+    SocReg(u32),
+    Fault,
+}
+
+/// A core's view of memory (see the module's table): answers from what came
+/// back, otherwise issues the request and says `Pending`.
+#[derive(Debug)]
+pub struct CoreBus {
+    iram: Mem,
+    iram_size: u32,
+    dram: Mem,
+    dram_size: u32,
+    soc_addr: u64,
     pending: Option<Pending>,
     answers: Vec<Answer>,
 }
 
-impl PortBus {
+impl CoreBus {
+    pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
+        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, pending: None, answers: Vec::new() }
+    }
+
+    fn route(&self, addr: u32) -> Route {
+        let mem = |m: &Mem, off: u32, local: fn(u32) -> Route| match m {
+            Mem::Port => Route::Via(Via::Port),
+            Mem::Bar0 { base } => Route::Via(Via::Bar0(base + off)),
+            Mem::Local(_) => local(off),
+        };
+        if addr < self.iram_size {
+            mem(&self.iram, addr, Route::Iram)
+        } else if (DRAM_BASE..DRAM_BASE.saturating_add(self.dram_size)).contains(&addr) {
+            mem(&self.dram, addr - DRAM_BASE, Route::Dram)
+        } else if (SYSTEM_WINDOW..SYSTEM_WINDOW + SYSTEM_WINDOW_SIZE).contains(&addr) {
+            Route::Via(Via::Bar0(addr - SYSTEM_WINDOW))
+        } else if (SOC_PORT..SOC_PORT + 12).contains(&addr) {
+            Route::SocReg(addr - SOC_PORT)
+        } else if matches!(self.iram, Mem::Port) {
+            // The Q7 port decodes (and refuses) the rest itself.
+            Route::Via(Via::Port)
+        } else {
+            Route::Fault
+        }
+    }
+
+    fn local(&mut self, iram: bool) -> &mut Vec<u8> {
+        match if iram { &mut self.iram } else { &mut self.dram } {
+            Mem::Local(v) => v,
+            _ => unreachable!("route() gives Iram/Dram only for local memories"),
+        }
+    }
+
+    fn local_word(&mut self, iram: bool, off: u32) -> u32 {
+        let v = self.local(iram);
+        let o = (off & !3) as usize;
+        v.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
     fn take(&mut self, kind: Kind, addr: u32) -> Option<Answer> {
         let i = self.answers.iter().position(|a| a.kind == kind && a.addr == addr)?;
         Some(self.answers.remove(i))
     }
-    fn ask(&mut self, kind: Kind, addr: u32) -> BusError {
+
+    fn ask(&mut self, kind: Kind, addr: u32, via: Via) -> BusError {
         if self.pending.is_none() {
-            self.pending = Some(Pending { kind, addr, accepted: false });
+            self.pending = Some(Pending { kind, addr, via, accepted: false });
         }
         BusError::Pending
     }
-    fn word(&mut self, kind: Kind, addr: u32) -> Result<u32, BusError> {
+
+    fn word(&mut self, kind: Kind, addr: u32, via: Via) -> Result<u32, BusError> {
         match self.take(kind, addr) {
             Some(a) if a.err => Err(BusError::Fault { addr }),
             Some(a) => Ok(a.data),
-            None => Err(self.ask(kind, addr)),
+            None => Err(self.ask(kind, addr, via)),
         }
     }
-}
 
-impl PortBus {
+    /// A fetch word if it is here (kept until the instruction completes).
+    fn fetch_word(&mut self, w: u32) -> Option<Result<u32, BusError>> {
+        match self.route(w) {
+            Route::Iram(o) => Some(Ok(self.local_word(true, o))),
+            Route::Dram(o) => Some(Ok(self.local_word(false, o))),
+            Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
+                Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
+                Some(a) => Some(Ok(a.data)),
+                None => {
+                    self.ask(Kind::Fetch, w, via);
+                    None
+                }
+            },
+            Route::SocReg(_) | Route::Fault => Some(Err(BusError::Fault { addr: w })),
+        }
+    }
+
     /// The core finished an instruction (or took an exception) and goes on
     /// at `pc`: fetched words that hold the next instruction stay (a
     /// two-word fetch buffer), the others are used up.
@@ -116,29 +310,23 @@ impl PortBus {
     }
 }
 
-impl Bus for PortBus {
+impl Bus for CoreBus {
     fn fetch(&mut self, addr: u32, buf: &mut [u8; 3]) -> Result<usize, BusError> {
         let w0 = addr & !3;
         let two = (addr & 3) > 1;
-        // Both words must be here before either is consumed.
-        let have = |b: &PortBus, a: u32| b.answers.iter().any(|x| x.kind == Kind::Fetch && x.addr == a);
-        if !have(self, w0) {
-            return Err(self.ask(Kind::Fetch, w0));
-        }
-        if two && !have(self, w0 + 4) {
-            return Err(self.ask(Kind::Fetch, w0 + 4));
-        }
-        // Kept (not consumed) until the instruction completes: a load or
-        // store that still waits makes the core fetch again.
-        let get = |b: &PortBus, a: u32| b.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == a).copied().unwrap();
-        let (a0, a1) = (get(self, w0), if two { Some(get(self, w0 + 4)) } else { None });
-        if a0.err {
-            return Err(BusError::Fault { addr: w0 });
-        }
-        if let Some(a) = a1.filter(|a| a.err) {
-            return Err(BusError::Fault { addr: a.addr });
-        }
-        let (lo, hi) = (a0.data, a1.map_or(0, |a| a.data));
+        // Both words must be here before either is used.
+        let lo = match self.fetch_word(w0) {
+            None => return Err(BusError::Pending),
+            Some(r) => r?,
+        };
+        let hi = if two {
+            match self.fetch_word(w0 + 4) {
+                None => return Err(BusError::Pending),
+                Some(r) => r?,
+            }
+        } else {
+            0
+        };
         let bytes = (u64::from(hi) << 32 | u64::from(lo)).to_le_bytes();
         let off = (addr & 3) as usize;
         buf.copy_from_slice(&bytes[off..off + 3]);
@@ -146,24 +334,49 @@ impl Bus for PortBus {
     }
 
     fn load(&mut self, addr: u32, size: Size) -> Result<u32, BusError> {
-        let w = self.word(Kind::Load, addr & !3)?;
+        let w = match self.route(addr & !3) {
+            Route::Iram(o) => self.local_word(true, o),
+            Route::Dram(o) => self.local_word(false, o),
+            Route::SocReg(0) => self.soc_addr as u32,
+            Route::SocReg(4) => (self.soc_addr >> 32) as u32,
+            Route::SocReg(_) => self.word(Kind::Load, addr & !3, Via::Soc(self.soc_addr))?,
+            Route::Via(via) => self.word(Kind::Load, addr & !3, via)?,
+            Route::Fault => return Err(BusError::Fault { addr }),
+        };
         let sh = 8 * (addr & 3);
-        let n = size_bytes(size);
+        let n = size as u32;
         Ok(if n == 4 { w } else { (w >> sh) & ((1u32 << (8 * n)) - 1) })
     }
 
     fn store(&mut self, addr: u32, size: Size, value: u32) -> Result<(), BusError> {
-        let n = size_bytes(size);
+        let n = size as u32;
         let sh = 8 * (addr & 3);
         let wstrb = (((1u32 << n) - 1) << (addr & 3)) as u8;
         let wdata = if n == 4 { value } else { (value & ((1u32 << (8 * n)) - 1)) << sh };
         let kind = Kind::Store { wdata, wstrb };
-        self.word(kind, addr & !3).map(|_| ())
+        match self.route(addr & !3) {
+            Route::Iram(o) | Route::Dram(o) => {
+                let iram = matches!(self.route(addr & !3), Route::Iram(_));
+                let v = self.local(iram);
+                for k in 0..n as usize {
+                    if let Some(b) = v.get_mut(o as usize + (addr & 3) as usize + k) {
+                        *b = (value >> (8 * k)) as u8;
+                    }
+                }
+                Ok(())
+            }
+            Route::SocReg(r @ (0 | 4)) if wstrb == 0xf => {
+                let (lo, hi) = (self.soc_addr as u32, (self.soc_addr >> 32) as u32);
+                self.soc_addr = if r == 0 { u64::from(hi) << 32 | u64::from(value) } else { u64::from(value) << 32 | u64::from(lo) };
+                Ok(())
+            }
+            Route::SocReg(8) if wstrb == 0xf => self.word(kind, addr & !3, Via::Soc(self.soc_addr)).map(|_| ()),
+            // BAR0 and the SoC port move whole words.
+            Route::Via(Via::Bar0(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
+            Route::Via(via) => self.word(kind, addr & !3, via).map(|_| ()),
+            Route::SocReg(_) | Route::Fault => Err(BusError::Fault { addr }),
+        }
     }
-}
-
-fn size_bytes(s: Size) -> u32 {
-    s as u32
 }
 
 /// Why a co-simulation cannot start.
@@ -173,32 +386,81 @@ pub enum CosimError {
     Verilator(#[from] VlError),
     #[error(transparent)]
     Map(#[from] tpb_models::regmap::RegmapError),
+    #[error("{0}")]
+    Setup(String),
 }
 
-/// A Q7 core on its port.
-pub struct Q7 {
+/// A behavioural core and its bus.
+pub struct Slot {
+    pub id: CoreId,
     pub core: Core,
-    pub bus: PortBus,
+    pub bus: CoreBus,
+    /// Stepped at all (the TOP_SP only once it has firmware).
+    pub attached: bool,
     /// The last step's result (for probes and summaries).
     pub last: Option<Step>,
 }
 
-/// A TPB top with its Q7 cores and the host on BAR0.
+impl Slot {
+    /// HALT, or WAITI.
+    pub fn idle(&self) -> bool {
+        self.core.halted() || matches!(self.last, Some(Step::Waiting))
+    }
+}
+
+/// A request from another die, and where its answer goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoteReq {
+    pub from_die: u32,
+    pub core: CoreId,
+    pub req: Req,
+}
+
+/// A TPB top with its cores and the host on BAR0.
 pub struct Cosim {
     pub dut: Dut,
     map: RegMap,
-    pub q7: Vec<Q7>,
+    /// Q7 cores 0..8, then the SEQ, then the TOP_SP.
+    pub cores: Vec<Slot>,
     pub stats: Stats,
+    /// BAR0 transactions other than instruction fetches, oldest first.
+    pub log: VecDeque<Txn>,
+    /// Cycle of each DMA completion doorbell (rising `dma_db_valid`).
+    pub doorbell_cycles: Vec<u64>,
+    /// This die's number in a mesh (0 alone).
+    pub die: u32,
+    /// Requests from other dies waiting for BAR0 (filled by the mesh).
+    pub inbound: VecDeque<RemoteReq>,
+    /// Requests for other dies (taken by the mesh): (target die, request).
+    pub outbound: Vec<(u32, RemoteReq)>,
+    /// Answers to inbound requests (taken by the mesh).
+    pub replies: Vec<(RemoteReq, Rsp)>,
+    host_req: Option<Req>,
+    host_rsp: Option<Result<Rsp, String>>,
+    /// The request in flight on BAR0, its log index, and cycles waited.
+    inflight: Option<(Master, Req, Option<usize>, u64)>,
+    rr: usize,
     /// BAR0 word addresses written (a zero pad word over one of them is sent).
     written: HashSet<u64>,
-    stalled: u8,
+    stalled: u16,
     /// The outputs of the last cycle.
     pub out: Outputs,
+    /// Advanced every 4096 cycles (`tpb sim`'s progress bar).
+    pub progress: Option<indicatif::ProgressBar>,
+}
+
+/// The index of core `id` in [`Cosim::cores`].
+pub fn slot_index(id: CoreId) -> usize {
+    match id {
+        CoreId::Q7(n) => usize::from(n),
+        CoreId::Seq => CORES,
+        CoreId::TopSp => CORES + 1,
+    }
 }
 
 impl Cosim {
-    /// A top of `arch` (VCD build, so a trace can be opened), reset, with
-    /// 8 Q7 cores in their reset state (run-stalled by the top).
+    /// A top of `arch` (VCD build, so a trace can be opened), reset, with its
+    /// cores in their reset state (run-stalled by the top).
     pub fn new(arch: Arch) -> Result<Cosim, CosimError> {
         Cosim::with_tracing(arch, Tracing::Vcd)
     }
@@ -207,11 +469,41 @@ impl Cosim {
     pub fn with_tracing(arch: Arch, tracing: Tracing) -> Result<Cosim, CosimError> {
         let map = builtin(arch)?;
         let dut = Dut::new(arch, tracing)?;
-        let q7 = (0..CORES as u32).map(|n| Q7 { core: Core::new(CoreConfig::q7(&map.params, n)), bus: PortBus::default(), last: None }).collect();
-        let mut c = Cosim { dut, map, q7, stats: Stats::default(), written: HashSet::new(), stalled: 0xff, out: Outputs::default() };
-        for q in &mut c.q7 {
-            q.core.set_run_stall(true);
+        let p = &map.params;
+        let mut cores: Vec<Slot> = (0..CORES as u8)
+            .map(|n| {
+                let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
+                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None }
+            })
+            .collect();
+        let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
+        let seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
+        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None });
+        let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
+        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None });
+        for s in &mut cores {
+            s.core.set_run_stall(true);
         }
+        let mut c = Cosim {
+            dut,
+            map,
+            cores,
+            stats: Stats::default(),
+            log: VecDeque::new(),
+            doorbell_cycles: Vec::new(),
+            die: 0,
+            inbound: VecDeque::new(),
+            outbound: Vec::new(),
+            replies: Vec::new(),
+            host_req: None,
+            host_rsp: None,
+            inflight: None,
+            rr: 0,
+            written: HashSet::new(),
+            stalled: 0xffff,
+            out: Outputs::default(),
+            progress: None,
+        };
         c.reset();
         Ok(c)
     }
@@ -220,17 +512,55 @@ impl Cosim {
         &self.map
     }
 
+    pub fn core(&self, id: CoreId) -> &Slot {
+        &self.cores[slot_index(id)]
+    }
+
+    /// The 8 Q7 cores.
+    pub fn q7(&self) -> &[Slot] {
+        &self.cores[..CORES]
+    }
+
+    /// Give the TOP_SP its firmware (IRAM image at 0, DRAM image at
+    /// [`DRAM_BASE`]) and let the scheduler step it.
+    pub fn load_top_sp(&mut self, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
+        let s = &mut self.cores[slot_index(CoreId::TopSp)];
+        for (what, img, mem) in [("IRAM", iram, &mut s.bus.iram), ("DRAM", dram, &mut s.bus.dram)] {
+            let Mem::Local(v) = mem else { return Err(CosimError::Setup("the TOP_SP's memories are not core-local".into())) };
+            if img.len() > v.len() {
+                return Err(CosimError::Setup(format!("TOP_SP {what} image of {} bytes does not fit its {} bytes", img.len(), v.len())));
+            }
+        }
+        for (img, mem) in [(iram, &mut s.bus.iram), (dram, &mut s.bus.dram)] {
+            if let Mem::Local(v) = mem {
+                v[..img.len()].copy_from_slice(img);
+            }
+        }
+        s.attached = true;
+        Ok(())
+    }
+
+    /// A word of the TOP_SP's core-local DRAM (offset from [`DRAM_BASE`]).
+    pub fn top_sp_dram(&self, off: u32) -> Option<u32> {
+        match &self.core(CoreId::TopSp).bus.dram {
+            Mem::Local(v) => v.get(off as usize..off as usize + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => None,
+        }
+    }
+
     /// Hold reset for 4 cycles, then run the EVT_SEM post-reset clear.
     /// [`Stats`] count from the end of this.
     pub fn reset(&mut self) {
         for _ in 0..4 {
-            self.cycle(true, None);
+            self.cycle(true);
         }
         self.run(u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + 2);
         // Counters start here; `cycles` keeps counting from power-on so it
         // matches the trace's time base (time = 2 × cycle).
         self.stats = Stats { cycles: self.stats.cycles, ..Stats::default() };
-        self.stalled = self.out.q7_run_stall;
+        self.log.clear();
+        self.doorbell_cycles.clear();
+        self.stalled = self.stall_bits(&self.out.clone());
     }
 
     /// Trace the run into a VCD (or FST, on an FST build) from now on.
@@ -238,10 +568,10 @@ impl Cosim {
         self.dut.trace_open(path)
     }
 
-    /// Run `n` cycles with BAR0 idle.
+    /// Run `n` cycles with the host idle.
     pub fn run(&mut self, n: u64) {
         for _ in 0..n {
-            self.cycle(false, None);
+            self.cycle(false);
         }
     }
 
@@ -251,71 +581,247 @@ impl Cosim {
             if done(self) {
                 return true;
             }
-            self.cycle(false, None);
+            self.cycle(false);
         }
         done(self)
     }
 
+    /// Each core's stall bit: Q7 n at bit n, the NX cores at 8 + slot.
+    fn stall_bits(&self, o: &Outputs) -> u16 {
+        let mut v = 0u16;
+        for (i, s) in self.cores.iter().enumerate() {
+            let (nx, b) = s.id.pin();
+            let on = if nx { o.nx_run_stall >> b & 1 } else { o.q7_run_stall >> b & 1 } != 0;
+            v |= u16::from(on) << i;
+        }
+        v
+    }
+
+    /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
+    pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), String> {
+        let c = ChipAddr::decode(addr).map_err(|e| e.to_string())?;
+        let die = if c.id_valid { u32::from(c.chip_id) * 2 } else { 0 } + u32::from(c.die);
+        let t = &self.map.params.top_sp;
+        let span = 1u64 << t.instance_shift;
+        let strip = (1u64 << t.die_bit) - 1;
+        let base = t.sp_base.first().map(|b| b & strip).ok_or("no sp_base table for this generation")?;
+        let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local));
+        match k {
+            Some(_) if (base..base + span).contains(&c.local) => {}
+            Some(k) => return Err(format!("{addr:#x}: TOP_SP instance {k} is not modelled (one TOP_SP per die, instance 0)")),
+            None => return Err(format!("{addr:#x}: local part {:#x} is in no TOP_SP's sp_base range", c.local)),
+        }
+        let off = c.local - base;
+        let size = self.map.params.bar0.local_reg_size;
+        if off >= size {
+            return Err(format!("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture"));
+        }
+        let top = self.map.params.local_reg_base(Engine::TopSp).ok_or("no TOP_SP local-register base")?;
+        Ok((die, (top + off) as u32))
+    }
+
+    /// Log a transaction; its index.
+    fn log_txn(&mut self, t: Txn) -> usize {
+        if self.log.len() >= LOG_LIMIT {
+            self.log.pop_front();
+        }
+        self.log.push_back(t);
+        self.log.len() - 1
+    }
+
+    /// Pick this cycle's BAR0 request.
+    fn grant(&mut self) -> Option<(Master, Req)> {
+        if let Some(r) = self.host_req.take() {
+            return Some((Master::Host, r));
+        }
+        if let Some(r) = self.inbound.pop_front() {
+            return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
+        }
+        let n = self.cores.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            let s = &mut self.cores[i];
+            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
+            let Via::Bar0(a) = p.via else { continue };
+            s.bus.pending = Some(Pending { accepted: true, ..p });
+            self.rr = (i + 1) % n;
+            let req = match p.kind {
+                Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
+                _ => Req { write: false, addr: a, wdata: 0 },
+            };
+            return Some((Master::Core(s.id), req));
+        }
+        None
+    }
+
+    /// Resolve the cores' SoC-port requests: this die's go to BAR0, other
+    /// dies' to [`Cosim::outbound`], unroutable ones fault.
+    fn resolve_soc(&mut self) {
+        for i in 0..self.cores.len() {
+            let Some(p) = self.cores[i].bus.pending else { continue };
+            let Via::Soc(addr) = p.via else { continue };
+            let via = match self.soc_route(addr) {
+                Ok((die, a)) if die == self.die => Via::Bar0(a),
+                Ok((die, a)) => {
+                    let req = match p.kind {
+                        Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
+                        _ => Req { write: false, addr: a, wdata: 0 },
+                    };
+                    self.outbound.push((die, RemoteReq { from_die: self.die, core: self.cores[i].id, req }));
+                    Via::Remote
+                }
+                Err(_) => {
+                    let b = &mut self.cores[i].bus;
+                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: 0, err: true });
+                    b.pending = None;
+                    continue;
+                }
+            };
+            let accepted = via == Via::Remote;
+            self.cores[i].bus.pending = Some(Pending { via, accepted, ..p });
+        }
+    }
+
+    /// The answer to a request this core sent to another die.
+    pub fn remote_answer(&mut self, core: CoreId, rsp: Rsp) {
+        let b = &mut self.cores[slot_index(core)].bus;
+        if let Some(p) = b.pending.filter(|p| p.via == Via::Remote) {
+            b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err });
+            b.pending = None;
+        }
+    }
+
     /// One clock cycle of the whole system; the outputs seen during it.
-    pub fn cycle(&mut self, reset: bool, req: Option<Req>) -> Outputs {
+    pub fn cycle(&mut self, reset: bool) -> Outputs {
         // 1. Cores that can, step (at most one instruction each).
         let mut pins = Pins::default();
-        for (n, q) in self.q7.iter_mut().enumerate() {
-            if q.bus.pending.is_none() && !reset {
-                let s = q.core.step(&mut q.bus);
-                match s {
+        for (i, s) in self.cores.iter_mut().enumerate() {
+            if !s.attached {
+                continue;
+            }
+            if s.bus.pending.is_none() && !reset {
+                let st = s.core.step(&mut s.bus);
+                match st {
                     Step::Retired(_) => self.stats.retired += 1,
                     Step::BusWait => self.stats.bus_waits += 1,
                     _ => {}
                 }
-                if s != Step::BusWait {
-                    q.bus.end_instruction(q.core.pc);
+                if st != Step::BusWait {
+                    s.bus.end_instruction(s.core.pc);
                 }
-                q.last = Some(s);
-            } else if q.bus.pending.is_some() {
+                s.last = Some(st);
+            } else if s.bus.pending.is_some() {
                 self.stats.bus_waits += 1;
             }
-            if q.core.halted() || matches!(q.last, Some(Step::Waiting)) {
-                pins.q7_halted |= 1 << n;
+            let (nx, b) = s.id.pin();
+            if s.idle() {
+                if nx {
+                    pins.nx_halted |= 1 << b;
+                } else {
+                    pins.q7_halted |= 1 << b;
+                }
             }
-            if let Some(p) = q.bus.pending.filter(|p| !p.accepted) {
-                pins.q7[n] = port_in(p);
+            if let Some(p) = s.bus.pending.filter(|p| !p.accepted && p.via == Via::Port) {
+                pins.q7[i] = port_in(p);
             }
         }
-        // 2. The top evaluates with these inputs.
-        self.dut.drive(reset, req, &pins);
+        self.resolve_soc();
+        // 2. One BAR0 request.
+        let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
+        // 3. The top evaluates with these inputs.
+        self.dut.drive(reset, granted.map(|g| g.1), &pins);
         let o = self.dut.outputs();
-        for (q, po) in self.q7.iter_mut().zip(o.q7.iter()) {
-            take_port(&mut q.bus, po);
+        for (s, po) in self.cores.iter_mut().zip(o.q7.iter()) {
+            take_port(&mut s.bus, po);
         }
-        // 3. Clock edge; RunStall follows the top's output.
+        if let Some((m, req, li, waited)) = self.inflight.take() {
+            if o.rsp.valid || waited >= BAR0_TIMEOUT {
+                let rsp = if o.rsp.valid { o.rsp } else { Rsp { valid: false, rdata: 0, err: true } };
+                if let Some(t) = li.and_then(|i| self.log.get_mut(i)) {
+                    t.err = rsp.err;
+                    if !t.write {
+                        t.data = rsp.rdata;
+                    }
+                }
+                self.deliver(m, req, rsp, o.rsp.valid);
+            } else {
+                self.inflight = Some((m, req, li, waited + 1));
+            }
+        }
+        if let Some((m, req)) = granted {
+            let fetch = matches!(m, Master::Core(c) if self.cores[slot_index(c)].bus.pending.is_some_and(|p| p.kind == Kind::Fetch));
+            if matches!(m, Master::Core(_)) {
+                self.stats.core_transactions += 1;
+            }
+            let li = (!fetch).then(|| self.log_txn(Txn { cycle: self.stats.cycles, master: m, write: req.write, addr: req.addr, data: req.wdata, err: false }));
+            self.inflight = Some((m, req, li, 0));
+        }
+        // 4. Clock edge; RunStall follows the top's outputs.
         self.dut.tick();
         self.stats.cycles += 1;
-        let now = o.q7_run_stall;
-        let released = u64::from((self.stalled & !now).count_ones());
-        if released > 0 && self.stats.first_release.is_none() {
+        if self.stats.cycles % 4096 == 0 {
+            if let Some(p) = &self.progress {
+                p.set_position(self.stats.cycles);
+            }
+        }
+        if o.dma_db_valid && !self.out.dma_db_valid {
+            self.stats.doorbells += 1;
+            if self.doorbell_cycles.len() < LOG_LIMIT {
+                self.doorbell_cycles.push(self.stats.cycles - 1);
+            }
+        }
+        let now = self.stall_bits(&o);
+        let released_mask = self.stalled & !now & self.attached_mask();
+        let released = u64::from(released_mask.count_ones());
+        if released_mask & 0xff != 0 && self.stats.first_release.is_none() {
             self.stats.first_release = Some(self.stats.cycles - 1);
         }
         self.stats.stalls_released += released;
         self.stalled = now;
-        for (n, q) in self.q7.iter_mut().enumerate() {
-            q.core.set_run_stall(now >> n & 1 != 0);
+        for (i, s) in self.cores.iter_mut().enumerate() {
+            s.core.set_run_stall(now >> i & 1 != 0);
         }
         self.out = o;
         o
     }
 
-    /// One BAR0 access, the whole system running until the answer.
-    pub fn access(&mut self, req: Req) -> Result<Rsp, MmioError> {
-        self.stats.transactions += 1;
-        self.cycle(false, Some(req));
-        for _ in 0..BAR0_TIMEOUT {
-            let o = self.cycle(false, None);
-            if o.rsp.valid {
-                return Ok(o.rsp);
+    fn attached_mask(&self) -> u16 {
+        self.cores.iter().enumerate().filter(|(_, s)| s.attached).fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    fn deliver(&mut self, m: Master, req: Req, rsp: Rsp, answered: bool) {
+        match m {
+            Master::Host => {
+                self.host_rsp = Some(if answered { Ok(rsp) } else { Err(format!("no response within {BAR0_TIMEOUT} cycles")) });
+            }
+            Master::Core(c) => {
+                let b = &mut self.cores[slot_index(c)].bus;
+                if let Some(p) = b.pending.filter(|p| p.accepted) {
+                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err || !answered });
+                    b.pending = None;
+                }
+            }
+            Master::Remote { die, core } => {
+                let r = Rsp { err: rsp.err || !answered, ..rsp };
+                self.replies.push((RemoteReq { from_die: die, core, req }, r));
             }
         }
-        Err(MmioError::BusError { addr: req.addr.into(), what: format!("no response within {BAR0_TIMEOUT} cycles") })
+    }
+
+    /// One BAR0 access of the host, the whole system running until the answer.
+    pub fn access(&mut self, req: Req) -> Result<Rsp, MmioError> {
+        self.stats.transactions += 1;
+        self.host_req = Some(req);
+        self.host_rsp = None;
+        // The bus may be busy with a core's request: allow for it.
+        for _ in 0..2 * BAR0_TIMEOUT + 4 {
+            self.cycle(false);
+            if let Some(r) = self.host_rsp.take() {
+                return r.map_err(|what| MmioError::BusError { addr: req.addr.into(), what });
+            }
+        }
+        self.host_req = None;
+        Err(MmioError::BusError { addr: req.addr.into(), what: "the request was never granted".into() })
     }
 }
 
@@ -328,8 +834,8 @@ fn port_in(p: Pending) -> PortIn {
 }
 
 /// Note acceptance (`ready` while driven) and answers (`rvalid`).
-fn take_port(bus: &mut PortBus, o: &PortOut) {
-    let Some(p) = bus.pending else { return };
+fn take_port(bus: &mut CoreBus, o: &PortOut) {
+    let Some(p) = bus.pending.filter(|p| p.via == Via::Port) else { return };
     let fetch = p.kind == Kind::Fetch;
     if p.accepted {
         let (rvalid, rdata, err) = if fetch { (o.if_rvalid, o.if_rdata, o.if_err) } else { (o.ls_rvalid, o.ls_rdata, o.ls_err) };

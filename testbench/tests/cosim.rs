@@ -1,49 +1,130 @@
-//! End-to-end co-simulation (issue 7, in progress): the host HAL, the
-//! Verilated top and the 8 behavioural Q7 cores on one clock.
+//! End-to-end co-simulation: the host HAL, the Verilated top, the 8
+//! behavioural Q7 cores, the SEQ and the TOP_SP on one clock; every scenario
+//! on every generation it applies to, with its checked ending.
 
-use tpb_cosim::scenario::{bringup, ScenarioError};
-use tpb_cosim::sched::Cosim;
+use tpb_cosim::scenario::{self, ScenarioError, ScenarioFile};
+use tpb_cosim::sched::{CoreId, Cosim, SOC_PORT, SYSTEM_WINDOW};
+use tpb_cosim::verilator::Tracing;
+use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
+const ALL: [Arch; 3] = [Arch::Sunda, Arch::Cayman, Arch::Mariana];
+
+fn file(name: &str) -> ScenarioFile {
+    ScenarioFile::find(name).unwrap()
+}
+
 #[test]
-fn bringup_installs_releases_and_runs_the_q7_kernel_on_every_core() {
-    for arch in [Arch::Cayman, Arch::Mariana] {
+fn bringup_on_every_generation_boots_the_seq_and_runs_the_q7_kernel() {
+    for arch in ALL {
         let mut c = Cosim::new(arch).unwrap();
         let t0 = std::time::Instant::now();
-        let r = bringup(&mut c, 20, 50_000).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
-        assert_eq!(r.sums.len(), 8);
-        assert_eq!(r.sums[0], (20, 210));
-        assert_eq!(r.sums[7], (27, 378));
-        assert_eq!(r.stats.stalls_released, 8, "{arch:?}: every core released once");
-        assert!(r.stats.retired > 8 * 20 * 3, "{arch:?}: {} instructions", r.stats.retired);
-        assert!(r.stats.bus_waits > r.stats.retired, "the RTL ports' wait states are the cores' wait states");
-        println!(
-            "{arch:?}: stpb_init done at cycle {}, all 8 cores halted at {}; {} BAR0 transactions ({} pad words elided), {} instructions, {} checks; {:.0} cycles/s",
-            r.init_done,
-            r.all_halted,
-            r.stats.transactions,
-            r.stats.elided,
-            r.stats.retired,
-            r.checks,
-            r.stats.cycles as f64 / t0.elapsed().as_secs_f64()
-        );
+        let r = scenario::bringup(&mut c, 20, 50_000).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!((r.get("q7[0].n"), r.get("q7[0].sum")), (20, 210));
+        assert_eq!((r.get("q7[7].n"), r.get("q7[7].sum")), (27, 378));
+        // 8 Q7 cores + the SEQ, each released once.
+        assert_eq!(r.stats.stalls_released, 9, "{arch:?}");
+        assert!(r.stats.bus_waits > r.stats.retired / 2, "the RTL ports' wait states are the cores' wait states");
+        assert!(r.checks.iter().any(|c| c.contains(if arch == Arch::Sunda { "released by the seq" } else { "released by the host" })), "{arch:?}: {:?}", r.checks);
+        println!("{arch:?}: {} checks, init done at {}, all halted at {}, {} host + {} core BAR0 transactions, {} instructions; {:.0} cycles/s", r.checks.len(), r.get("init_done"), r.get("all_halted"), r.stats.transactions, r.stats.core_transactions, r.stats.retired, r.stats.cycles as f64 / t0.elapsed().as_secs_f64());
     }
 }
 
 #[test]
-fn bringup_refuses_sunda_and_a_wrong_sum_is_caught() {
-    let mut c = Cosim::new(Arch::Sunda).unwrap();
-    assert!(matches!(bringup(&mut c, 5, 1000), Err(ScenarioError::NotApplicable { .. })));
+fn a_wrong_ending_is_caught_with_what_and_when() {
     // Too few cycles: the cores cannot finish, and the check says which.
     let mut c = Cosim::new(Arch::Cayman).unwrap();
-    let e = bringup(&mut c, 2000, 500).unwrap_err().to_string();
-    assert!(e.contains("not halted after 500 cycles"), "{e}");
+    let e = scenario::bringup(&mut c, 2000, 500).unwrap_err().to_string();
+    assert!(e.starts_with("check failed at cycle") && e.contains("not halted after 500 cycles"), "{e}");
+    let mut c = Cosim::new(Arch::Sunda).unwrap();
+    let d = file("doorbell").doorbell.unwrap();
+    assert!(matches!(scenario::doorbell(&mut c, &d, 1000), Err(ScenarioError::NotApplicable { .. })));
+}
+
+#[test]
+fn doorbell_walks_the_cc_op_program_and_the_host_sees_completion() {
+    let f = file("doorbell");
+    let d = f.doorbell.as_ref().unwrap();
+    for arch in [Arch::Cayman, Arch::Mariana] {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::doorbell(&mut c, d, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        // [[2,1,1],[1,0,2]] + [[1,1,1]]: 3 + 2 + 2 = 7 descriptors.
+        assert_eq!(r.get("descriptors"), 7);
+        assert_eq!(r.stats.doorbells, 7);
+        assert_eq!(r.get("tail_pointer_writes"), 6, "one per non-zero m2s/s2m per repeat: 2 + 2 + 2");
+        assert_eq!(r.events.len(), 6);
+        println!("{arch:?}: {} checks; events {:?}", r.checks.len(), r.events);
+    }
+}
+
+#[test]
+fn barrier_passes_only_after_the_last_arrival_on_every_generation() {
+    let f = file("barrier");
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::barrier(&mut c, f.barrier.as_ref().unwrap(), f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        // Core 7 does 8x core 0's work: it arrives last.
+        assert!(r.get("q7[7].arrived") > r.get("q7[0].arrived"), "{arch:?}");
+        assert_eq!(r.get("last_arrival"), r.get("q7[7].arrived"));
+        println!("{arch:?}: {} checks, last arrival at {}", r.checks.len(), r.get("last_arrival"));
+    }
+}
+
+#[test]
+fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
+    let f = file("mesh");
+    for arch in [Arch::Cayman, Arch::Mariana] {
+        let (r, m) = scenario::mesh(arch, f.mesh.as_ref().unwrap(), f.cycles, Tracing::Vcd, None).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!((r.get("die0.event_index"), r.get("die1.event_index")), (4, 4));
+        // Per die: the SIGNALs of e0 and e2 cross (the e2 local SIGNAL does not).
+        assert_eq!(m.remote, 4, "{arch:?}");
+        println!("{arch:?}: {} checks; {:?}", r.checks.len(), r.events);
+    }
+}
+
+/// The system window reaches BAR0 word by word; a sub-word store through
+/// it faults (BAR0 is word-only); an unroutable SoC address faults; the
+/// TOP_SP's image must fit its memory.
+#[test]
+fn core_bus_routes_and_refuses_what_bar0_cannot_do() {
+    use tpb_models::xtensa::asm::assemble;
+    use tpb_models::xtensa::config::Options;
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let scratch = c.map().params.bar0_regions().iter().find(|r| r.name == "seq.dram").unwrap().region.base as u32;
+    let src = format!(
+        "const16 a2, {hi}\n const16 a2, {lo}\n movi a3, 0x5a\n s32i a3, a2, 0\n l32i a4, a2, 0\n s32i a4, a2, 4\n const16 a5, {shi}\n const16 a5, {slo}\n movi a6, -1\n s32i a6, a5, 0\n s32i a6, a5, 4\n s32i a3, a5, 8\n s8i a3, a2, 9\n halt 0\n",
+        hi = (SYSTEM_WINDOW + scratch) >> 16,
+        lo = (SYSTEM_WINDOW + scratch) & 0xffff,
+        shi = SOC_PORT >> 16,
+        slo = SOC_PORT & 0xffff
+    );
+    let p = assemble(&src, 0, &Options::tpb()).unwrap();
+    let big = vec![0u8; c.map().params.bar0.seq_iram.size as usize + 4];
+    let e = c.load_top_sp(&big, &[]).unwrap_err().to_string();
+    assert!(e.contains("TOP_SP IRAM image") && e.contains("does not fit"), "{e}");
+    c.load_top_sp(&p.bytes, &[]).unwrap();
+    let a = tpb_cosim::firmware::Addrs::new(c.map(), "t").reg(tpb_models::regmap::Engine::TopSp, "nx", "release_run_stall").unwrap();
+    c.write32(a.into(), 0).unwrap();
+    c.run(400);
+    let top = c.core(CoreId::TopSp);
+    assert!(!top.core.halted(), "the sub-word store faulted instead of halting");
+    assert_eq!(c.read32(scratch.into()).unwrap(), 0x5a, "stored through the system window");
+    assert_eq!(c.read32(u64::from(scratch) + 4).unwrap(), 0x5a, "loaded back and stored again");
+    // The SoC store to 0xffffffff_ffffffff was refused (bad fold) and faulted
+    // the core before the byte store: nothing else was written.
+    assert_eq!(c.read32(u64::from(scratch) + 8).unwrap(), 0);
+    let v = c.soc_route(0xffff_ffff_ffff_ffff);
+    assert!(v.is_err(), "{v:?}");
+    let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
+    assert_eq!(c.soc_route(hal.get_trigger_addr(0, 5).unwrap()).unwrap(), (0, 0x60000 + 0x1800 + 20));
+    assert_eq!(c.soc_route(hal.get_trigger_addr(8, 5).unwrap()).unwrap(), (1, 0x60000 + 0x1800 + 20));
+    let e = c.soc_route(hal.get_trigger_addr(3, 5).unwrap()).unwrap_err();
+    assert!(e.contains("instance 3 is not modelled"), "{e}");
 }
 
 fn tpb(args: &[&str]) -> (i32, String, String) {
     tpb_testbench::tools::run_in_root(env!("CARGO_BIN_EXE_tpb"), args)
 }
-
 /// `tpb sim` as the README's main command runs it: summary table, VCD,
 /// a GTKWave save file whose every signal is in the VCD, and the two
 /// timing diagrams drawn from the VCD.
@@ -55,7 +136,7 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
     let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let row = out.lines().find(|l| l.starts_with("bringup ")).unwrap_or_else(|| panic!("{out}"));
-    assert!(row.contains(" PASS ") && row.trim_end().ends_with(" 26"), "{row}");
+    assert!(row.contains(" PASS ") && row.trim_end().ends_with(" 32"), "{row}");
     let gtkw = std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap();
     let names: Vec<String> = gtkw.lines().filter_map(|l| l.strip_prefix("TOP.")).map(|l| l.split('[').next().unwrap().to_string()).collect();
     assert!(names.len() >= 20 && names.iter().any(|n| n == "q7_run_stall"), "{gtkw}");
@@ -77,9 +158,9 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
 
 #[test]
 fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
-    let (code, _, err) = tpb(&["sim", "bringup", "--arch", "sunda"]);
+    let (code, _, err) = tpb(&["sim", "doorbell", "--arch", "sunda"]);
     assert_eq!(code, 1);
-    assert!(err.contains("scenario 'bringup' is for cayman, mariana, not sunda"), "{err}");
+    assert!(err.contains("scenario 'doorbell' is for cayman, mariana, not sunda"), "{err}");
     let (code, _, err) = tpb(&["sim", "nosuch"]);
     assert_eq!(code, 1);
     assert!(err.contains("no scenario 'nosuch' (built in: bringup"), "{err}");
@@ -90,13 +171,19 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("bad.toml:5:1: unknown field `cycels`"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"barrier\"\narchs = [\"cayman\"]\ncycles = 5\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
     let (code, out, _) = tpb(&["scenarios"]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("bringup"), "{out}");
+    for n in ["bringup", "doorbell", "barrier", "mesh"] {
+        assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
+    }
 }
 
 /// The diagrams the README shows (docs/waves/) are what `tpb sim bringup`
-/// draws today (everything but the banner line, which names the VCD path).
+/// and `tpb sim doorbell` draw today (everything but the banner line, which names the VCD path).
 #[test]
 fn readme_diagrams_are_fresh() {
     let root = tpb_testbench::tools::repo_root();
@@ -106,11 +193,14 @@ fn readme_diagrams_are_fresh() {
     let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    for g in ["run_stall", "q7_core0"] {
-        let name = format!("bringup.cayman.{g}.svg");
+    let vcd = dir.join("doorbell.cayman.vcd");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell")] {
+        let name = format!("{s}.cayman.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());
-        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim bringup --arch cayman --vcd waves/bringup.cayman.vcd && cp waves/bringup.cayman.{g}.svg docs/waves/");
+        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch cayman --vcd waves/{s}.cayman.vcd && cp waves/{name} docs/waves/");
     }
 }
 

@@ -1,0 +1,114 @@
+# TOP_SP firmware for the mesh scenario: the NCFW mesh event-tape stepper
+# (DIGEST §7). The tape is algo_configs' mesh array of 80-byte events in this
+# core's DRAM (at DRAM + ALGO_CONFIGS + MESH_OFFSET); the runtime context is
+# one u16 event_index at algo_ctx + 0x204. Per event:
+#   wait_event (+0x4f):  WAIT until the u64 event_wait_sema (+0x40) >= wait_val (+0x48);
+#   dma_trigger (+0x4d): fire both dma_apb_bcast legs (+0x00, +0x14): a
+#                        non-zero m2s/s2m tail pointer is a this-die BAR0
+#                        address (low word) that gets a tail increment of 1 [D];
+#   direct_trigger (+0x4e): SIGNAL each non-zero direct_trigger_sema (+0x28, 3 x u64);
+#   event_index++.
+# Semaphore addresses are SoC addresses (u64), reached through the SoC
+# port, which routes them by the die/chip bits. The primitives are the
+# seeds' memw-fenced WAIT (memw; l32i.n; bgeu) and SIGNAL (memw; s32i.n; memw).
+# Constants: ENTER_RUN; EVENTS (tape length), TAPE (core address of event 0),
+# CTX_200 (core address of algo_ctx + 0x200), SIGNAL_VALUE (1 << sema_shift_offset),
+# SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI.
+# DRAM out [D]: CTX + 0x208 = 0x7a9e when the tape completed.
+    .org 0
+    j boot
+    .org 6
+    j park
+    .org ENTER_RUN
+enter_run:
+    j main
+    .org 0x1dc
+boot:
+    const16 a0, 0
+    const16 a0, ENTER_RUN
+    jx a0
+    .org 0x1e8
+park:
+    halt 0
+    .org 0x200
+main:
+    const16 a10, SOC_PORT_HI
+    const16 a10, SOC_PORT_LO    # a10 = SoC port
+    const16 a12, TAPE_HI
+    const16 a12, TAPE_LO        # a12 = event
+    const16 a13, CTX_200_HI
+    const16 a13, CTX_200_LO     # a13 = algo_ctx + 0x200
+    movi a15, 0                 # event_index
+    movi a4, SIGNAL_VALUE
+event:
+    movi a7, EVENTS
+    bltu a15, a7, step
+    j tape_done
+step:
+    l8ui a6, a12, 0x4f          # wait_event
+    beqz a6, no_wait
+    l32i a6, a12, 0x40
+    s32i a6, a10, 0
+    l32i a6, a12, 0x44
+    s32i a6, a10, 4             # SoC address of event_wait_sema
+    l32i a3, a12, 0x48
+    addi a3, a3, -1             # a3 = wait_val - 1
+wait:
+    memw
+    l32i a2, a10, 8
+    bgeu a3, a2, wait           # WAIT: until sema >= wait_val
+no_wait:
+    l8ui a6, a12, 0x4d          # dma_trigger
+    beqz a6, no_dma
+    movi a9, 1
+    l32i a6, a12, 0x00          # leg 0 m2s
+    call0 fire
+    l32i a6, a12, 0x08          # leg 0 s2m
+    call0 fire
+    l32i a6, a12, 0x14          # leg 1 m2s
+    call0 fire
+    l32i a6, a12, 0x1c          # leg 1 s2m
+    call0 fire
+no_dma:
+    l8ui a6, a12, 0x4e          # direct_trigger
+    beqz a6, next
+    addi a11, a12, 0x28
+    movi a8, 3
+signal_loop:
+    l32i a6, a11, 0
+    l32i a7, a11, 4
+    or a5, a6, a7
+    beqz a5, signal_next
+    s32i a6, a10, 0
+    s32i a7, a10, 4
+    memw
+    s32i a4, a10, 8             # SIGNAL
+    memw
+signal_next:
+    addi a11, a11, 8
+    addi a8, a8, -1
+    bnez a8, signal_loop
+next:
+    addi a15, a15, 1
+    s16i a15, a13, 4          # event_index
+    memw
+    addi a12, a12, 80
+    j event
+tape_done:
+    const16 a6, 0
+    const16 a6, 0x7a9e
+    s32i a6, a13, 8
+    memw
+    halt 0
+    .align 4
+# a6 = this-die BAR0 address of a tail-pointer register (0: none); a9 = 1.
+fire:
+    beqz a6, fire_ret
+    const16 a7, SYSTEM_WINDOW_HI
+    const16 a7, 0
+    add a6, a6, a7
+    memw
+    s32i a9, a6, 0
+    memw
+fire_ret:
+    ret

@@ -1,0 +1,236 @@
+//! Firmware of the behavioural cores, kept as assembly source in
+//! `cosim/firmware/` and assembled with the project's assembler
+//! ([`tpb_models::xtensa::asm`]). Every address a program needs comes from
+//! the generation's register map through a prelude of `.equ` constants (each
+//! 32-bit value also as `NAME_HI` / `NAME_LO` halves for `const16`), so the
+//! sources hold no generation's numbers.
+//!
+//! | source | core | what it does |
+//! |---|---|---|
+//! | `nx_boot.S` | POOL SEQ | DIGEST §1 trampoline, enter_run; SUNDA: releases the Q7 cores |
+//! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
+//! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
+//! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
+//! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
+
+use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
+use tpb_models::golden::evt_sem;
+use tpb_models::regmap::{Engine, RegMap};
+use tpb_models::xtensa::asm::{assemble, Program};
+use tpb_models::xtensa::config::{Options, DRAM_BASE};
+
+pub const NX_BOOT: &str = include_str!("../firmware/nx_boot.S");
+pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
+pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
+pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
+pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
+
+/// Value the SEQ stores in its DRAM[0] on reaching enter_run.
+pub const SEQ_MARK: u32 = 0x5e90_e7e2;
+/// Done markers: `q7_sum.S`, `q7_barrier.S`, `top_sp_ccop.S`, `mesh_tape.S`.
+pub const SUM_DONE: u32 = 0x600d;
+pub const BARRIER_DONE: u32 = 0xba77;
+pub const CCOP_DONE: u32 = 0xd0e;
+pub const CCOP_BAD: u32 = 0xbad;
+pub const TAPE_DONE: u32 = 0x7a9e;
+
+/// `[D]` Where the mesh stepper finds algo_configs and algo_ctx (core-local DRAM offsets).
+pub const ALGO_CONFIGS: u32 = 0x0000;
+pub const ALGO_CTX: u32 = 0x8000;
+
+/// A firmware source that did not assemble, or a constant the map lacks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct FirmwareError {
+    pub file: &'static str,
+    pub message: String,
+}
+
+/// `.equ` constants for a program.
+#[derive(Debug, Clone, Default)]
+pub struct Consts(Vec<(String, i64)>);
+
+impl Consts {
+    /// A constant, with `_HI`/`_LO` halves for `const16`.
+    pub fn set(&mut self, name: &str, v: u32) -> &mut Self {
+        self.0.push((name.into(), i64::from(v)));
+        self.0.push((format!("{name}_HI"), i64::from(v >> 16)));
+        self.0.push((format!("{name}_LO"), i64::from(v & 0xffff)));
+        self
+    }
+    fn prelude(&self) -> String {
+        self.0.iter().map(|(n, v)| format!(".equ {n}, {v:#x}\n")).collect()
+    }
+}
+
+/// Assemble `src` (named `file`) at 0 with `consts`; errors give the source's own line.
+pub fn build(file: &'static str, src: &str, consts: &Consts) -> Result<Program, FirmwareError> {
+    let pre = consts.prelude();
+    let skip = pre.lines().count();
+    assemble(&format!("{pre}{src}"), 0, &Options::tpb()).map_err(|e| {
+        let line = if e.line > skip { format!("line {}", e.line - skip) } else { format!("prelude line {}", e.line) };
+        FirmwareError { file, message: format!("{line}: {}", e.message) }
+    })
+}
+
+fn err(file: &'static str, m: String) -> FirmwareError {
+    FirmwareError { file, message: m }
+}
+
+/// The register map's numbers every program may use.
+pub struct Addrs<'a> {
+    map: &'a RegMap,
+    file: &'static str,
+}
+
+impl<'a> Addrs<'a> {
+    pub fn new(map: &'a RegMap, file: &'static str) -> Self {
+        Addrs { map, file }
+    }
+    pub fn base(&self, e: Engine) -> Result<u32, FirmwareError> {
+        self.map.params.local_reg_base(e).map(|b| b as u32).ok_or_else(|| err(self.file, format!("no local-register base for {}", e.name())))
+    }
+    /// BAR0 address of `block.register` of engine `e` (its RTL offset).
+    pub fn reg(&self, e: Engine, block: &str, reg: &str) -> Result<u32, FirmwareError> {
+        let r = self.map.block(block).and_then(|b| b.register(reg)).ok_or_else(|| err(self.file, format!("no register {block}.{reg} in the {} map", self.map.arch.name())))?;
+        Ok(self.base(e)? + r.offset)
+    }
+    /// BAR0 address of semaphore `idx`'s `window` (an `evt_sem` window offset) of engine `e`.
+    pub fn sem(&self, e: Engine, window: u32, idx: u32) -> Result<u32, FirmwareError> {
+        if idx >= evt_sem::COUNT as u32 {
+            return Err(err(self.file, format!("semaphore {idx} is past the {} of EVT_SEM", evt_sem::COUNT)));
+        }
+        Ok(self.base(e)? + window + 4 * idx)
+    }
+    pub fn region(&self, name: &str) -> Result<u32, FirmwareError> {
+        self.map.params.bar0_regions().iter().find(|r| r.name == name).map(|r| r.region.base as u32).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
+    }
+    fn enter_run(&self) -> u32 {
+        self.map.params.boot.nx_enter_run.unwrap_or(0x90) as u32
+    }
+}
+
+/// A BAR0 address as a core sees it (through the system window).
+pub fn sys(a: u32) -> u32 {
+    SYSTEM_WINDOW + a
+}
+
+/// `nx_boot.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
+pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "nx_boot.S");
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
+    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    build("nx_boot.S", NX_BOOT, &c)
+}
+
+fn q7_consts(map: &RegMap) -> Consts {
+    let mut c = Consts::default();
+    c.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap_or(0x200) as u32);
+    c
+}
+
+/// `q7_sum.S`.
+pub fn q7_sum(map: &RegMap) -> Result<Program, FirmwareError> {
+    build("q7_sum.S", Q7_SUM, &q7_consts(map))
+}
+
+/// `q7_barrier.S` on the POOL EVT_SEM semaphores `arrive`, `depart` for `cores` cores.
+pub fn q7_barrier(map: &RegMap, arrive: u32, depart: u32, cores: u32) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "q7_barrier.S");
+    let mut c = q7_consts(map);
+    for (name, idx) in [("ARRIVE", arrive), ("DEPART", depart)] {
+        c.set(&format!("{name}_INC"), sys(a.sem(Engine::Pool, evt_sem::INC, idx)?));
+        c.set(&format!("{name}_READ"), sys(a.sem(Engine::Pool, evt_sem::READ, idx)?));
+        c.set(&format!("{name}_DEC"), sys(a.sem(Engine::Pool, evt_sem::DEC, idx)?));
+    }
+    c.set("CORES", cores);
+    build("q7_barrier.S", Q7_BARRIER, &c)
+}
+
+/// The TOP_SP's host_trigger semaphore (the `host_trigger` alias of `top_sp.toml`).
+pub fn host_trigger_index(map: &RegMap) -> Result<u32, FirmwareError> {
+    map.block("top_sp")
+        .and_then(|b| b.aliases.iter().find(|x| x.name == "host_trigger"))
+        .map(|x| x.index)
+        .ok_or_else(|| err("top_sp_ccop.S", format!("the {} map has no host_trigger semaphore alias (SUNDA's host_trigger is a pulse register)", map.arch.name())))
+}
+
+/// `top_sp_ccop.S`, waiting on semaphore `step_sem` of the TOP_SP's EVT_SEM.
+pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError> {
+    let f = "top_sp_ccop.S";
+    let a = Addrs::new(map, f);
+    let trig = host_trigger_index(map)?;
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run());
+    c.set("TRIGGER_READ", sys(a.sem(Engine::TopSp, evt_sem::READ, trig)?));
+    c.set("TRIGGER_DEC", sys(a.sem(Engine::TopSp, evt_sem::DEC, trig)?));
+    c.set("CTRL", sys(a.region("top_sp.ctrl_spad")?));
+    c.set("SLOT", sys(a.region("top_sp.slot_spad")?));
+    c.set("RX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?));
+    c.set("TX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?));
+    c.set("STEP_READ", sys(a.sem(Engine::TopSp, evt_sem::READ, step_sem)?));
+    c.set("SOC_PORT", SOC_PORT);
+    build(f, TOP_SP_CCOP, &c)
+}
+
+/// `mesh_tape.S` for a tape of `events` events.
+pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program, FirmwareError> {
+    let f = "mesh_tape.S";
+    let a = Addrs::new(map, f);
+    let cap = map.params.mesh_events_capacity;
+    if events > cap {
+        return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
+    }
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("EVENTS", events).set("SIGNAL_VALUE", signal_value);
+    c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
+    c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
+    c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
+    build(f, MESH_TAPE, &c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpb_models::regmap::{builtin, Arch};
+
+    /// DIGEST §1: the trampoline's bytes, exactly (SUNDA enter_run 0x94, CAYMAN 0x90).
+    #[test]
+    fn the_nx_trampoline_is_the_digest_bytes() {
+        for (arch, er) in [(Arch::Sunda, 0x94u8), (Arch::Cayman, 0x90), (Arch::Mariana, 0x90)] {
+            let p = nx_boot(&builtin(arch).unwrap(), arch == Arch::Sunda).unwrap();
+            let b = &p.bytes;
+            assert_eq!(&b[0..3], &[0x06, 0x76, 0x00], "{arch:?}: j 0x1dc");
+            assert_eq!(&b[6..9], &[0x86, 0x77, 0x00], "{arch:?}: j 0x1e8");
+            assert_eq!(&b[0x1dc..0x1e5], &[0x04, 0x00, 0x00, 0x04, er, 0x00, 0xa0, 0x00, 0x00], "{arch:?}: const16 a0,0; const16 a0,{er:#x}; jx a0");
+            assert_eq!(&b[0x1e8..0x1eb], &[0x00, 0x52, 0x00], "{arch:?}: halt 0");
+            assert_eq!(p.labels["enter_run"], u32::from(er));
+        }
+    }
+
+    #[test]
+    fn every_firmware_assembles_for_every_generation_it_serves() {
+        for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+            let m = builtin(arch).unwrap();
+            q7_sum(&m).unwrap();
+            q7_barrier(&m, 0, 1, 8).unwrap();
+            mesh_tape(&m, 4, 1).unwrap();
+            let top = top_sp_ccop(&m, 8);
+            assert_eq!(top.is_ok(), arch != Arch::Sunda, "{arch:?}: {top:?}");
+        }
+        let e = top_sp_ccop(&builtin(Arch::Sunda).unwrap(), 8).unwrap_err().to_string();
+        assert!(e.contains("host_trigger") && e.contains("pulse register"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_its_own_line_and_bad_constants() {
+        let mut c = Consts::default();
+        c.set("X", 1);
+        let e = build("t.S", "nop\n movi a2, NOPE\n", &c).unwrap_err().to_string();
+        assert!(e.starts_with("t.S: line 2: ") && e.contains("NOPE"), "{e}");
+        let m = builtin(Arch::Cayman).unwrap();
+        assert!(q7_barrier(&m, 256, 1, 8).unwrap_err().to_string().contains("semaphore 256"));
+        assert!(mesh_tape(&m, 109, 1).unwrap_err().to_string().contains("capacity of 108"));
+    }
+}
