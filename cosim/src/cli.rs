@@ -374,6 +374,7 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
             if let (Some(a), Some(b)) = (at("first tail-pointer write"), at("first DMA doorbell")) {
                 d.push(("doorbell", a.saturating_sub(8), b + 48));
+                d.push(("cores", a.saturating_sub(8), b + 48));
             }
         }
         let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };

@@ -69,6 +69,44 @@ struct Ix {
     cores: Vec<Core>,
     hwd: Option<Hwd>,
     pulses: Option<(usize, usize)>,
+    probes: Option<Probes>,
+}
+
+/// The sim-only wrapper's probe inputs (traced builds, see `build.rs`).
+struct Probes {
+    hal_txn: usize,
+    hal_kind: usize,
+    /// Per probed core: pc, insn, state.
+    cores: Vec<(usize, usize, usize)>,
+}
+
+/// The cores the traced builds have probes for, in `build.rs`'s order.
+pub const PROBED_CORES: [&str; 10] = ["q7_0", "q7_1", "q7_2", "q7_3", "q7_4", "q7_5", "q7_6", "q7_7", "seq", "top_sp"];
+
+/// What a probed core is doing (`probe_<core>_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CoreState {
+    /// Not stepped (no firmware) or in reset.
+    Off = 0,
+    Running = 1,
+    Stalled = 2,
+    /// Waiting for memory (an RTL port or BAR0).
+    BusWait = 3,
+    /// WAITI.
+    Waiting = 4,
+    Halted = 5,
+    /// Took an exception this cycle.
+    Exception = 6,
+}
+
+/// What the host's BAR0 port is doing (`probe_hal_kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum HalKind {
+    Idle = 0,
+    Read = 1,
+    Write = 2,
 }
 
 /// What opens or closes a trace window.
@@ -204,6 +242,17 @@ impl Dut {
             cores: (0..CORES).map(core).collect::<Result<_, _>>()?,
             hwd,
             pulses,
+            probes: match m.port("probe_hal_txn") {
+                Ok(hal_txn) => Some(Probes {
+                    hal_txn,
+                    hal_kind: p("probe_hal_kind")?,
+                    cores: PROBED_CORES
+                        .iter()
+                        .map(|c| Ok((p(&format!("probe_{c}_pc"))?, p(&format!("probe_{c}_insn"))?, p(&format!("probe_{c}_state"))?)))
+                        .collect::<Result<_, VlError>>()?,
+                }),
+                Err(_) => None,
+            },
         };
         let mut d = Dut { arch, m, ix, cycle: 0, armed: None, window: Window::Idle };
         d.m.eval();
@@ -212,6 +261,31 @@ impl Dut {
 
     pub fn arch(&self) -> Arch {
         self.arch
+    }
+
+    /// Has this build the probe wrapper (the traced builds)?
+    pub fn has_probes(&self) -> bool {
+        self.ix.probes.is_some()
+    }
+
+    /// Drive core `k`'s probes ([`PROBED_CORES`] order): its PC, the
+    /// instruction word there (up to 3 bytes, little-endian) and its state.
+    /// A no-op on a build without probes.
+    pub fn probe_core(&mut self, k: usize, pc: u32, insn: u32, state: CoreState) {
+        if let Some((a, b, c)) = self.ix.probes.as_ref().and_then(|p| p.cores.get(k)).copied() {
+            self.m.set_unchecked(a, pc.into());
+            self.m.set_unchecked(b, u64::from(insn & 0xff_ffff));
+            self.m.set_unchecked(c, state as u64);
+        }
+    }
+
+    /// Drive the host's probes: its BAR0 transaction number and what it does.
+    pub fn probe_hal(&mut self, txn: u32, kind: HalKind) {
+        if let Some(p) = &self.ix.probes {
+            let (a, b) = (p.hal_txn, p.hal_kind);
+            self.m.set_unchecked(a, txn.into());
+            self.m.set_unchecked(b, kind as u64);
+        }
     }
 
     /// Clock edges since construction.

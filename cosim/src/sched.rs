@@ -43,7 +43,7 @@
 //! accesses, the cores and the RTL share one time base (the VCD's).
 //! Deterministic: no threads, no wall clock.
 
-use crate::dut::Dut;
+use crate::dut::{CoreState, Dut, HalKind};
 use crate::verilator::{Tracing, VlError};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -399,9 +399,27 @@ pub struct Slot {
     pub attached: bool,
     /// The last step's result (for probes and summaries).
     pub last: Option<Step>,
+    /// The last instruction retired: (pc, instruction word), for the probes.
+    pub shown: (u32, u32),
 }
 
 impl Slot {
+    /// What the probes show for this core this cycle.
+    fn probe(&self, reset: bool) -> (u32, u32, CoreState) {
+        let state = match self.last {
+            _ if !self.attached || reset => CoreState::Off,
+            _ if self.core.halted() => CoreState::Halted,
+            _ if self.bus.pending.is_some() => CoreState::BusWait,
+            Some(Step::Retired(_)) => CoreState::Running,
+            Some(Step::Stalled) | None => CoreState::Stalled,
+            Some(Step::BusWait) => CoreState::BusWait,
+            Some(Step::Waiting) => CoreState::Waiting,
+            Some(Step::Exception { .. }) => CoreState::Exception,
+            Some(_) => CoreState::Halted,
+        };
+        (self.shown.0, self.shown.1, state)
+    }
+
     /// HALT, or WAITI.
     pub fn idle(&self) -> bool {
         self.core.halted() || matches!(self.last, Some(Step::Waiting))
@@ -447,6 +465,8 @@ pub struct Cosim {
     pub out: Outputs,
     /// Advanced every 4096 cycles (`tpb sim`'s progress bar).
     pub progress: Option<indicatif::ProgressBar>,
+    /// The host's probe: its transaction number and what it does.
+    hal_probe: (u32, HalKind),
 }
 
 /// The index of core `id` in [`Cosim::cores`].
@@ -473,14 +493,14 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None }
+                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0) }
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
         let seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
-        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None });
+        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0) });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None });
+        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0) });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -503,6 +523,7 @@ impl Cosim {
             stalled: 0xffff,
             out: Outputs::default(),
             progress: None,
+            hal_probe: (0, HalKind::Idle),
         };
         c.reset();
         Ok(c)
@@ -709,6 +730,9 @@ impl Cosim {
                 if st != Step::BusWait {
                     s.bus.end_instruction(s.core.pc);
                 }
+                if let Step::Retired(r) = st {
+                    s.shown = (r.pc, r.insn.word & ((1u32 << (8 * u32::from(r.insn.len.min(3)))) - 1));
+                }
                 s.last = Some(st);
             } else if s.bus.pending.is_some() {
                 self.stats.bus_waits += 1;
@@ -728,6 +752,16 @@ impl Cosim {
         self.resolve_soc();
         // 2. One BAR0 request.
         let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
+        if let Some((Master::Host, r)) = granted {
+            self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read });
+        }
+        if self.dut.has_probes() {
+            for k in 0..self.cores.len() {
+                let (pc, insn, st) = self.cores[k].probe(reset);
+                self.dut.probe_core(k, pc, insn, st);
+            }
+            self.dut.probe_hal(self.hal_probe.0, self.hal_probe.1);
+        }
         // 3. The top evaluates with these inputs.
         self.dut.drive(reset, granted.map(|g| g.1), &pins);
         let o = self.dut.outputs();
@@ -792,6 +826,7 @@ impl Cosim {
     fn deliver(&mut self, m: Master, req: Req, rsp: Rsp, answered: bool) {
         match m {
             Master::Host => {
+                self.hal_probe.1 = HalKind::Idle;
                 self.host_rsp = Some(if answered { Ok(rsp) } else { Err(format!("no response within {BAR0_TIMEOUT} cycles")) });
             }
             Master::Core(c) => {

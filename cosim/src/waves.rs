@@ -1,5 +1,7 @@
 //! Waveform inspection: the signal groups people look at (BAR0, run-stall,
-//! a Q7 core's ports, doorbells), a GTKWave save file that shows them with
+//! a Q7 core's ports, doorbells, the cores' and host's probes: state
+//! 0 off, 1 running, 2 stalled, 3 bus wait, 4 WAITI, 5 halted, 6 exception;
+//! host kind 0 idle, 1 read, 2 write), a GTKWave save file that shows them with
 //! readable names, and a timing diagram (SVG) of a group drawn from a real
 //! VCD/FST read back with `wellen`.
 //!
@@ -34,6 +36,22 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             signals: s(&["q7_run_stall", "q7_if_valid$0", "q7_if_addr$0", "q7_if_ready$0", "q7_if_rvalid$0", "q7_if_rdata$0", "q7_ls_valid$0", "q7_ls_write$0", "q7_ls_addr$0", "q7_ls_rvalid$0", "q7_ls_rdata$0"]),
         },
         Group { name: "doorbell", title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
+        Group {
+            name: "cores",
+            title: "Cores and host (probes)",
+            signals: s(&[
+                "probe_hal_kind",
+                "probe_hal_txn",
+                "probe_seq_state",
+                "probe_seq_pc",
+                "probe_top_sp_state",
+                "probe_top_sp_pc",
+                "probe_top_sp_insn",
+                "probe_q7_0_state",
+                "probe_q7_0_pc",
+                "probe_q7_0_insn",
+            ]),
+        },
     ]
 }
 
@@ -42,7 +60,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
 pub enum WavesError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
-    #[error("no signal group '{0}' (groups: bar0, run_stall, q7_core0, doorbell)")]
+    #[error("no signal group '{0}' (groups: bar0, run_stall, q7_core0, doorbell, cores)")]
     NoGroup(String),
     #[error("{path}: no signal TOP.{name}")]
     NoSignal { path: String, name: String },

@@ -196,7 +196,7 @@ fn readme_diagrams_are_fresh() {
     let vcd = dir.join("doorbell.cayman.vcd");
     let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
-    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell")] {
+    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores")] {
         let name = format!("{s}.cayman.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());
@@ -223,4 +223,33 @@ fn tpb_sim_window_opens_on_the_release_write() {
     let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
     assert_eq!(code, 1);
     assert!(err.contains("no register 'nosuch' in pool.q7"), "{err}");
+}
+
+/// The probe wrapper puts the cores and the host on the RTL's time base:
+/// in the doorbell VCD the TOP_SP's PC visits its wait-GE loop (the label's
+/// address from the assembled firmware), its state alternates running / bus
+/// wait, and the host's probe shows its writes (kind 2) and reads (kind 1)
+/// with a growing transaction number.
+#[test]
+fn doorbell_waves_show_the_cores_and_the_host_through_the_probes() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-probes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("doorbell.mariana.vcd");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "mariana", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let names: Vec<String> = ["probe_top_sp_pc", "probe_top_sp_state", "probe_hal_kind", "probe_hal_txn", "probe_seq_pc"].iter().map(|s| s.to_string()).collect();
+    let r = tpb_cosim::waves::read(&vcd, &names).unwrap();
+    let vals = |k: usize| -> Vec<u64> { r[k].1.iter().filter_map(|(_, v)| *v).collect() };
+    let fw = tpb_cosim::firmware::top_sp_ccop(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), 8).unwrap();
+    let (wait, trig) = (u64::from(fw.labels["wait_step"]), u64::from(fw.labels["wait_trigger"]));
+    let pcs = vals(0);
+    assert!(pcs.contains(&wait) && pcs.contains(&trig), "TOP_SP PCs {pcs:?} miss wait_step {wait:#x} / wait_trigger {trig:#x}");
+    let st = vals(1);
+    assert!(st.contains(&1) && st.contains(&3) && st.last() == Some(&5), "TOP_SP states {st:?}: running, bus wait, halted at the end");
+    let kinds = vals(2);
+    assert!(kinds.contains(&1) && kinds.contains(&2), "host kinds {kinds:?}");
+    let txn = vals(3);
+    assert!(txn.windows(2).all(|w| w[0] <= w[1]) && txn.last().copied().unwrap_or(0) > 300, "host transaction numbers {:?}..", &txn[..txn.len().min(8)]);
+    let seq = tpb_cosim::firmware::nx_boot(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), false).unwrap();
+    assert!(vals(4).contains(&u64::from(seq.labels["boot"])), "the SEQ's PC passes the trampoline's boot label");
 }

@@ -170,8 +170,27 @@ fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
     for f in [&vcd, &fst, &conv] {
         let w = wellen::simple::read(f).unwrap_or_else(|e| panic!("wellen cannot read {}: {e:?}", f.display()));
         let s = scopes(&w);
-        for want in ["TOP", "TOP.cayman_tpb_top", "TOP.cayman_tpb_top.cluster.core$7.iram", "TOP.cayman_tpb_top.dma", "TOP.cayman_tpb_top.hwd", "TOP.cayman_tpb_top.sem$5", "TOP.cayman_tpb_top.nx$0", "TOP.cayman_tpb_top.q7regs"] {
+        // The traced builds wrap the top (instance `tpb`) in the sim-only
+        // probe wrapper: one scope per core and one for the host.
+        for want in [
+            "TOP",
+            "TOP.cayman_sim_top.tpb",
+            "TOP.cayman_sim_top.tpb.cluster.core$7.iram",
+            "TOP.cayman_sim_top.tpb.dma",
+            "TOP.cayman_sim_top.tpb.hwd",
+            "TOP.cayman_sim_top.tpb.sem$5",
+            "TOP.cayman_sim_top.tpb.nx$0",
+            "TOP.cayman_sim_top.tpb.q7regs",
+            "TOP.cayman_sim_top.q7_0",
+            "TOP.cayman_sim_top.seq",
+            "TOP.cayman_sim_top.top_sp",
+            "TOP.cayman_sim_top.hal",
+        ] {
             assert!(s.iter().any(|x| x == want), "{}: no scope {want} in {:?}", f.display(), &s[..s.len().min(40)]);
+        }
+        // The probe scopes hold their signals (not optimized away).
+        for (scope, var) in [("top_sp", "pc"), ("q7_7", "insn"), ("seq", "state"), ("hal", "txn")] {
+            assert!(w.hierarchy().lookup_var(&["TOP", "cayman_sim_top", scope], var).is_some(), "{}: no {scope}.{var}", f.display());
         }
         // Every cycle is there: two time steps per clock cycle.
         let times = w.time_table();
