@@ -21,6 +21,13 @@ enum Cmd {
 }
 
 fn main() {
+    // Rust ignores SIGPIPE, so writing to a closed pipe (`tpb regmap | head`)
+    // would panic in println!; a command-line tool should just stop, as
+    // every Unix filter does.
+    // SAFETY: called once, first thing, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -168,3 +168,29 @@ fn gen_verilog_fpga_writes_the_small_top_beside_the_full_one() {
     assert!(fpga.contains("mem[255:0]") && !fpga.contains("mem[16383:0]"));
     assert!(full.contains("mem[16383:0]"));
 }
+
+/// `tpb run … | head -1`: the reader goes away after one line of a 1.6 MB
+/// trace (far past any pipe buffer); tpb stops quietly (SIGPIPE), no panic
+/// message about a broken pipe.
+#[test]
+fn a_closed_pipe_stops_tpb_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tpb_testbench::tools::repo_root().join("target/cli-pipe");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("loop.S");
+    std::fs::write(&src, "loop: j loop\n").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args(["run", src.to_str().unwrap(), "--steps", "100000"])
+        .current_dir(tpb_testbench::tools::repo_root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(!first.is_empty());
+    // The reader is dropped here: the rest of the output hits a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+}
