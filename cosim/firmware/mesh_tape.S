@@ -1,4 +1,4 @@
-# TOP_SP firmware for the mesh scenario: the NCFW mesh event-tape stepper
+# TOP_SP firmware for the mesh scenario (behind nx_trampoline.S): the NCFW mesh event-tape stepper
 # (DIGEST §7). The tape is algo_configs' mesh array of 80-byte events in this
 # core's DRAM (at DRAM + ALGO_CONFIGS + MESH_OFFSET); the runtime context is
 # one u16 event_index at algo_ctx + 0x204. Per event:
@@ -15,22 +15,6 @@
 # CTX_200 (core address of algo_ctx + 0x200), SIGNAL_VALUE (1 << sema_shift_offset),
 # SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI.
 # DRAM out [D]: CTX + 0x208 = 0x7a9e when the tape completed.
-    .org 0
-    j boot
-    .org 6
-    j park
-    .org ENTER_RUN
-enter_run:
-    j main
-    .org 0x1dc
-boot:
-    const16 a0, 0
-    const16 a0, ENTER_RUN
-    jx a0
-    .org 0x1e8
-park:
-    halt 0
-    .org 0x200
 main:
     const16 a10, SOC_PORT_HI
     const16 a10, SOC_PORT_LO    # a10 = SoC port

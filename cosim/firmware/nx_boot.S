@@ -1,6 +1,6 @@
-# NX sequencer firmware (the POOL SEQ): the boot trampoline of DIGEST §1,
-# byte for byte, and an enter_run loop. The HAL installs it as the SEQ IRAM
-# image (ucode_seq_init); the core fetches it through BAR0.
+# NX sequencer firmware (the POOL SEQ), behind nx_trampoline.S: the enter_run
+# loop. The HAL installs it as the SEQ IRAM image (ucode_seq_init); the core
+# fetches it through BAR0.
 #
 # Constants (.equ, from the register map; see cosim/src/firmware.rs):
 #   ENTER_RUN          enter_run address (0x94 SUNDA, 0x90 CAYMAN/MARIANA)
@@ -11,22 +11,6 @@
 # SEQ DRAM mailbox [D] (DRAM at 0x10000000, the SEQ DRAM of BAR0):
 #   +0 mark (written here), +4 stop request (the host writes non-zero),
 #   +8 polls made before the stop (written here)
-    .org 0
-    j boot                      # 06 76 00  primary reset -> boot
-    .org 6
-    j park                      # 86 77 00  secondary -> halt
-    .org ENTER_RUN
-enter_run:
-    j main
-    .org 0x1dc
-boot:
-    const16 a0, 0
-    const16 a0, ENTER_RUN       # a0 = enter_run
-    jx a0
-    .org 0x1e8
-park:
-    halt 0
-    .org 0x200
 main:
     const16 a2, 0x1000
     const16 a2, 0               # a2 = DRAM

@@ -1,5 +1,5 @@
-# TOP_SP firmware: the SPAD cc_op walker (DIGEST §5, §6). Boots through the
-# NX trampoline, waits for the host_trigger doorbell (a SET of its EVT_SEM
+# TOP_SP firmware: the SPAD cc_op walker (DIGEST §5, §6). Behind
+# nx_trampoline.S: waits for the host_trigger doorbell (a SET of its EVT_SEM
 # semaphore, DIGEST §3 choice (a)), then walks the CTRL SPAD entries and
 # their SLOT SPAD words:
 #   STEP {repeat, m2s, s2m}: per repeat, m2s DMA tail-pointer increments on
@@ -16,22 +16,6 @@
 # step semaphore's read window); SOC_PORT. All as _HI/_LO halves.
 # DRAM out [D]: [0] entries walked, [1] descriptors waited for, [2] 0xd0e
 # when the program ended, 0xbad with [3] = the unknown word kind.
-    .org 0
-    j boot                      # the NX trampoline, DIGEST §1
-    .org 6
-    j park
-    .org ENTER_RUN
-enter_run:
-    j main
-    .org 0x1dc
-boot:
-    const16 a0, 0
-    const16 a0, ENTER_RUN
-    jx a0
-    .org 0x1e8
-park:
-    halt 0
-    .org 0x200
 main:
     const16 a2, TRIGGER_READ_HI
     const16 a2, TRIGGER_READ_LO

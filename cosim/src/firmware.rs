@@ -7,7 +7,8 @@
 //!
 //! | source | core | what it does |
 //! |---|---|---|
-//! | `nx_boot.S` | POOL SEQ | DIGEST §1 trampoline, enter_run; SUNDA: releases the Q7 cores |
+//! | `nx_trampoline.S` | every NX program | DIGEST §1 boot trampoline, put in front of the three below |
+//! | `nx_boot.S` | POOL SEQ | enter_run mailbox loop; SUNDA: releases the Q7 cores |
 //! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
@@ -19,6 +20,7 @@ use tpb_models::regmap::{Engine, RegMap};
 use tpb_models::xtensa::asm::{assemble, Program};
 use tpb_models::xtensa::config::{Options, DRAM_BASE};
 
+pub const NX_TRAMPOLINE: &str = include_str!("../firmware/nx_trampoline.S");
 pub const NX_BOOT: &str = include_str!("../firmware/nx_boot.S");
 pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
 pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
@@ -65,11 +67,29 @@ impl Consts {
 
 /// Assemble `src` (named `file`) at 0 with `consts`; errors give the source's own line.
 pub fn build(file: &'static str, src: &str, consts: &Consts) -> Result<Program, FirmwareError> {
-    let pre = consts.prelude();
-    let skip = pre.lines().count();
-    assemble(&format!("{pre}{src}"), 0, &Options::tpb()).map_err(|e| {
-        let line = if e.line > skip { format!("line {}", e.line - skip) } else { format!("prelude line {}", e.line) };
-        FirmwareError { file, message: format!("{line}: {}", e.message) }
+    build_parts(file, &[("prelude", &consts.prelude()), (file, src)])
+}
+
+/// An NX sequencer program: [`NX_TRAMPOLINE`] in front of `src` (which starts at `main`).
+pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Program, FirmwareError> {
+    build_parts(file, &[("prelude", &consts.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (file, src)])
+}
+
+/// Assemble the concatenation of `parts`; an error names the part and its own line.
+fn build_parts(file: &'static str, parts: &[(&str, &str)]) -> Result<Program, FirmwareError> {
+    let text: String = parts.iter().map(|(_, t)| if t.ends_with('\n') { t.to_string() } else { format!("{t}\n") }).collect();
+    assemble(&text, 0, &Options::tpb()).map_err(|e| {
+        let mut line = e.line;
+        let mut at = format!("line {line}");
+        for (name, t) in parts {
+            let n = t.lines().count();
+            if line <= n {
+                at = if *name == file { format!("line {line}") } else { format!("{name} line {line}") };
+                break;
+            }
+            line -= n;
+        }
+        FirmwareError { file, message: format!("{at}: {}", e.message) }
     })
 }
 
@@ -121,7 +141,7 @@ pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError>
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
     c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
-    build("nx_boot.S", NX_BOOT, &c)
+    build_nx("nx_boot.S", NX_BOOT, &c)
 }
 
 fn q7_consts(map: &RegMap) -> Consts {
@@ -171,7 +191,7 @@ pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError
     c.set("TX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?));
     c.set("STEP_READ", sys(a.sem(Engine::TopSp, evt_sem::READ, step_sem)?));
     c.set("SOC_PORT", SOC_PORT);
-    build(f, TOP_SP_CCOP, &c)
+    build_nx(f, TOP_SP_CCOP, &c)
 }
 
 /// `mesh_tape.S` for a tape of `events` events.
@@ -187,7 +207,7 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
-    build(f, MESH_TAPE, &c)
+    build_nx(f, MESH_TAPE, &c)
 }
 
 #[cfg(test)]
@@ -229,6 +249,12 @@ mod tests {
         c.set("X", 1);
         let e = build("t.S", "nop\n movi a2, NOPE\n", &c).unwrap_err().to_string();
         assert!(e.starts_with("t.S: line 2: ") && e.contains("NOPE"), "{e}");
+        // Behind the trampoline, the line is still the program's own.
+        c.set("ENTER_RUN", 0x90);
+        let e = build_nx("t.S", "main:\n nop\n movi a2, NOPE\n", &c).unwrap_err().to_string();
+        assert!(e.starts_with("t.S: line 3: ") && e.contains("NOPE"), "{e}");
+        let e = build_nx("t.S", "nop\n", &c).unwrap_err().to_string();
+        assert!(e.contains("nx_trampoline.S line") && e.contains("main"), "a program without main: {e}");
         let m = builtin(Arch::Cayman).unwrap();
         assert!(q7_barrier(&m, 256, 1, 8).unwrap_err().to_string().contains("semaphore 256"));
         assert!(mesh_tape(&m, 109, 1).unwrap_err().to_string().contains("capacity of 108"));
