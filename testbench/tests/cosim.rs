@@ -82,37 +82,61 @@ fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     }
 }
 
-/// The system window reaches BAR0 word by word; a sub-word store through
-/// it faults (BAR0 is word-only); an unroutable SoC address faults; the
-/// TOP_SP's image must fit its memory.
-#[test]
-fn core_bus_routes_and_refuses_what_bar0_cannot_do() {
+/// The TOP_SP runs `body` (with `a2` = the SEQ DRAM through the system
+/// window, `a5` = the SoC port, `a3` = 0x5a) for 400 cycles; the Cosim and
+/// the SEQ DRAM's BAR0 address. Every exception vector (VECBASE 0x400)
+/// halts, so EXCCAUSE/EXCVADDR keep the first exception.
+fn top_sp_runs(body: &str) -> (Cosim, u64) {
     use tpb_models::xtensa::asm::assemble;
     use tpb_models::xtensa::config::Options;
     let mut c = Cosim::new(Arch::Cayman).unwrap();
     let scratch = c.map().params.bar0_regions().iter().find(|r| r.name == "seq.dram").unwrap().region.base as u32;
     let src = format!(
-        "const16 a2, {hi}\n const16 a2, {lo}\n movi a3, 0x5a\n s32i a3, a2, 0\n l32i a4, a2, 0\n s32i a4, a2, 4\n const16 a5, {shi}\n const16 a5, {slo}\n movi a6, -1\n s32i a6, a5, 0\n s32i a6, a5, 4\n s32i a3, a5, 8\n s8i a3, a2, 9\n halt 0\n",
+        "const16 a2, {hi}\n const16 a2, {lo}\n const16 a5, {shi}\n const16 a5, {slo}\n movi a3, 0x5a\n{body}\n halt 0\n .org 0x700\n halt 0\n .org 0x740\n halt 0\n .org 0x7c0\n halt 0\n",
         hi = (SYSTEM_WINDOW + scratch) >> 16,
         lo = (SYSTEM_WINDOW + scratch) & 0xffff,
         shi = SOC_PORT >> 16,
         slo = SOC_PORT & 0xffff
     );
     let p = assemble(&src, 0, &Options::tpb()).unwrap();
-    let big = vec![0u8; c.map().params.bar0.seq_iram.size as usize + 4];
-    let e = c.load_top_sp(&big, &[]).unwrap_err().to_string();
-    assert!(e.contains("TOP_SP IRAM image") && e.contains("does not fit"), "{e}");
     c.load_top_sp(&p.bytes, &[]).unwrap();
     let a = tpb_cosim::firmware::Addrs::new(c.map(), "t").reg(tpb_models::regmap::Engine::TopSp, "nx", "release_run_stall").unwrap();
     c.write32(a.into(), 0).unwrap();
     c.run(400);
-    let top = c.core(CoreId::TopSp);
-    assert!(!top.core.halted(), "the sub-word store faulted instead of halting");
-    assert_eq!(c.read32(scratch.into()).unwrap(), 0x5a, "stored through the system window");
-    assert_eq!(c.read32(u64::from(scratch) + 4).unwrap(), 0x5a, "loaded back and stored again");
-    // The SoC store to 0xffffffff_ffffffff was refused (bad fold) and faulted
-    // the core before the byte store: nothing else was written.
-    assert_eq!(c.read32(u64::from(scratch) + 8).unwrap(), 0);
+    (c, scratch.into())
+}
+
+/// The system window reaches BAR0 word by word; a sub-word store through
+/// it faults (BAR0 is word-only) and writes nothing; an unroutable SoC
+/// address faults; the TOP_SP's image must fit its memory.
+#[test]
+fn core_bus_routes_and_refuses_what_bar0_cannot_do() {
+    use tpb_models::xtensa::config::sr;
+    use tpb_models::xtensa::core::cause::LOAD_STORE_ERROR;
+    let exc = |c: &Cosim| {
+        let k = &c.core(CoreId::TopSp).core;
+        (k.sreg(sr::EXCCAUSE), k.sreg(sr::EXCVADDR))
+    };
+    // Word store, load back, store again: through BAR0, then HALT, no exception.
+    let (mut c, scratch) = top_sp_runs(" s32i a3, a2, 0\n l32i a4, a2, 0\n s32i a4, a2, 4");
+    assert!(c.core(CoreId::TopSp).core.halted());
+    assert_eq!(exc(&c), (0, 0));
+    assert_eq!(c.read32(scratch).unwrap(), 0x5a, "stored through the system window");
+    assert_eq!(c.read32(scratch + 4).unwrap(), 0x5a, "loaded back and stored again");
+    // A byte store through BAR0: LoadStoreError at its address, nothing
+    // written, the word store after it never runs.
+    let (mut c, scratch) = top_sp_runs(" s8i a3, a2, 9\n s32i a3, a2, 12");
+    assert_eq!(exc(&c), (LOAD_STORE_ERROR, SYSTEM_WINDOW + scratch as u32 + 9));
+    assert_eq!((c.read32(scratch + 8).unwrap(), c.read32(scratch + 12).unwrap()), (0, 0));
+    // A SoC store to an address no die decodes: LoadStoreError at the data word.
+    let (mut c, scratch) = top_sp_runs(" movi a6, -1\n s32i a6, a5, 0\n s32i a6, a5, 4\n s32i a3, a5, 8\n s32i a3, a2, 12");
+    assert_eq!(exc(&c), (LOAD_STORE_ERROR, SOC_PORT + 8));
+    assert_eq!(c.read32(scratch + 12).unwrap(), 0);
+    // An image larger than the TOP_SP's IRAM is refused whole.
+    let big = vec![0u8; c.map().params.bar0.seq_iram.size as usize + 4];
+    let e = c.load_top_sp(&big, &[]).unwrap_err().to_string();
+    assert!(e.contains("TOP_SP IRAM image") && e.contains("does not fit"), "{e}");
+    // The DIGEST §7 fold: sp_base[0] is die 0, sp_base[8] die 1; other instances are not modelled.
     let v = c.soc_route(0xffff_ffff_ffff_ffff);
     assert!(v.is_err(), "{v:?}");
     let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
@@ -175,6 +199,10 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
     let (code, out, _) = tpb(&["scenarios"]);
     assert_eq!(code, 0);
     for n in ["bringup", "doorbell", "barrier", "mesh"] {
