@@ -123,11 +123,16 @@ impl<'a> Addrs<'a> {
         Ok(self.base(e)? + window + 4 * idx)
     }
     pub fn region(&self, name: &str) -> Result<u32, FirmwareError> {
-        self.map.params.bar0_regions().iter().find(|r| r.name == name).map(|r| r.region.base as u32).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
+        bar0_region(self.map, name).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
     }
     fn enter_run(&self) -> u32 {
         self.map.params.boot.nx_enter_run.unwrap_or(0x90) as u32
     }
+}
+
+/// Base of the BAR0 region `name` (`seq.dram`, `q7[3].dram`, `top_sp.ctrl_spad`, ...).
+pub fn bar0_region(map: &RegMap, name: &str) -> Option<u32> {
+    map.params.bar0_regions().iter().find(|r| r.name == name).map(|r| r.region.base as u32)
 }
 
 /// A BAR0 address as a core sees it (through the system window).

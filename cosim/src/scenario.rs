@@ -217,7 +217,7 @@ const DATA: u32 = 0x100;
 pub const DATA_WORDS: u32 = 4;
 
 fn region(c: &Cosim, name: &str) -> Result<u64, ScenarioError> {
-    c.map().params.bar0_regions().iter().find(|r| r.name == name).map(|r| r.region.base).ok_or_else(|| ScenarioError::File(format!("no BAR0 region '{name}' in {}", c.map().arch.name())))
+    firmware::bar0_region(c.map(), name).map(u64::from).ok_or_else(|| ScenarioError::File(format!("no BAR0 region '{name}' in {}", c.map().arch.name())))
 }
 
 /// The bring-up every scenario starts from: `stpb_init` with the SEQ boot
