@@ -233,11 +233,13 @@ pub enum Command {
 
 /// A .gtkw for `dump` (widths read from the dump itself).
 pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path) -> Result<(), CliError> {
-    let names: Vec<String> = crate::waves::groups(arch).into_iter().flat_map(|g| g.signals).collect();
-    let read = crate::waves::read(dump, &names)?;
-    let widths: std::collections::HashMap<String, u32> = names.iter().cloned().zip(read.iter().map(|(w, _)| *w)).collect();
-    let abs = std::fs::canonicalize(dump).unwrap_or_else(|_| dump.to_path_buf());
-    write(out, &crate::waves::gtkw(arch, &abs, &|n| widths.get(n).copied()))
+    write_gtkw_from(&crate::waves::Dump::load_groups(dump, arch)?, arch, out)
+}
+
+/// A .gtkw for a dump already read.
+fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::path::Path) -> Result<(), CliError> {
+    let abs = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
+    write(out, &crate::waves::gtkw(arch, &abs, &|n| d.width(n)))
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
@@ -273,12 +275,10 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Tri
 
 fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
     use crate::scenario::{self as sc, Kind, Report, ScenarioFile};
-    use crate::verilator::Tracing;
     let f = ScenarioFile::find(name)?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
     }
-    let tracing = if fst.is_some() { Tracing::Fst } else { Tracing::Vcd };
     let trace = vcd.or(fst);
     if let Some(d) = trace.and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
@@ -301,9 +301,9 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
         if let Some(p) = trace {
             traces = (0..2).map(|k| sc::die_path(p, k)).collect();
         }
-        (sc::mesh(arch, m, limit, tracing, trace).map(|(r, _)| r), None)
+        (sc::mesh(arch, m, limit, trace).map(|(r, _)| r), None)
     } else {
-        let mut c = crate::sched::Cosim::with_tracing(arch, tracing).map_err(sc::ScenarioError::from)?;
+        let mut c = crate::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {
             traces.push(p.to_path_buf());
             match &window {
@@ -322,7 +322,8 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             Kind::Barrier => sc::barrier(&mut c, f.barrier.as_ref().expect("checked by parse"), limit),
             Kind::Mesh => unreachable!(),
         };
-        c.dut.trace_close();
+        let closed = c.dut.trace_close();
+        let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
         let w = window.as_ref().map(|_| format!("{:?}", c.dut.window()));
         (r, w)
     };
@@ -353,10 +354,14 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             println!("  cycle {cy:>7}  {what}");
         }
     }
+    // Each trace is read once: its .gtkw and its diagrams come from that read.
+    let mut dumps = Vec::new();
     for p in &traces {
         let g = p.with_extension("gtkw");
-        write_gtkw(p, arch, &g)?;
+        let d = crate::waves::Dump::load_groups(p, arch)?;
+        write_gtkw_from(&d, arch, &g)?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
+        dumps.push(d);
     }
     if let Some(w) = window_seen {
         println!("window: {w}");
@@ -378,9 +383,10 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             }
         }
         let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };
+        let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
         for (group, from, to) in d {
             let svg = p.with_extension(format!("{group}.svg"));
-            write(&svg, &crate::waves::render(&p, arch, group, from, to)?)?;
+            write(&svg, &crate::waves::render_dump(dump, arch, group, from, to)?)?;
             println!("diagram: {} (cycles {from}..{to})", svg.display());
         }
     }

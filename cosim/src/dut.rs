@@ -2,11 +2,12 @@
 //! transactions, VCD or FST tracing switched on and off at run time, and a
 //! trace window that a bus access or a cycle count opens and closes. Time in
 //! the trace: cycle `c`'s inputs at `2c` (clock low), its rising edge at
-//! `2c + 1`. It implements the same
+//! `2c + 1`. Two evaluations per cycle: the inputs are driven together with
+//! the clock-low evaluation, then the rising edge. It implements the same
 //! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
 //! one golden model serve both engines.
 
-use crate::verilator::{Model, Tracing, VlError};
+use crate::verilator::{Model, TraceFormat, VlError};
 use std::path::{Path, PathBuf};
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
@@ -80,8 +81,8 @@ struct Probes {
     cores: Vec<(usize, usize, usize)>,
 }
 
-/// The cores the traced builds have probes for, in `build.rs`'s order.
-pub const PROBED_CORES: [&str; 10] = ["q7_0", "q7_1", "q7_2", "q7_3", "q7_4", "q7_5", "q7_6", "q7_7", "seq", "top_sp"];
+/// The cores the model has probes for, in `build.rs`'s order.
+pub use crate::vlgen::PROBED_CORES;
 
 /// What a probed core is doing (`probe_<core>_state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,13 +173,22 @@ pub struct Dut {
     cycle: u64,
     armed: Option<Armed>,
     window: Window,
+    /// The model has evaluated with the clock low since the last rising
+    /// edge (a rising edge needs it: Verilator sees an edge only between two
+    /// evaluations).
+    low: bool,
 }
 
 impl Dut {
-    /// A top of `arch` in the build for `tracing` (the trace itself is off
-    /// until [`Dut::trace_open`] or a [`Dut::trace_window`] trigger).
-    pub fn new(arch: Arch, tracing: Tracing) -> Result<Dut, VlError> {
-        let m = Model::new(arch, tracing);
+    /// A top of `arch` (its trace is off until [`Dut::trace_open`] or a
+    /// [`Dut::trace_window`] trigger).
+    pub fn new(arch: Arch) -> Result<Dut, VlError> {
+        Dut::with_model(arch, Model::new(arch))
+    }
+
+    /// A top of `arch` on a given model (e.g. one built at run time by
+    /// `tpb bench --before`); its ports must be those of the generation's top.
+    pub fn with_model(arch: Arch, m: Model) -> Result<Dut, VlError> {
         let p = |n: &str| m.port(n);
         let core = |k: usize| -> Result<Core, VlError> {
             let q = |n: &str| m.port(&format!("q7_{n}${k}"));
@@ -254,8 +264,9 @@ impl Dut {
                 Err(_) => None,
             },
         };
-        let mut d = Dut { arch, m, ix, cycle: 0, armed: None, window: Window::Idle };
+        let mut d = Dut { arch, m, ix, cycle: 0, armed: None, window: Window::Idle, low: false };
         d.m.eval();
+        d.low = true;
         Ok(d)
     }
 
@@ -263,9 +274,14 @@ impl Dut {
         self.arch
     }
 
-    /// Has this build the probe wrapper (the traced builds)?
+    /// Has this model the probe wrapper?
     pub fn has_probes(&self) -> bool {
         self.ix.probes.is_some()
+    }
+
+    /// Is a trace open, or a trace window armed (so this cycle may be traced)?
+    pub fn trace_wanted(&self) -> bool {
+        self.m.tracing() || self.window == Window::Armed
     }
 
     /// Drive core `k`'s probes ([`PROBED_CORES`] order): its PC, the
@@ -305,22 +321,23 @@ impl Dut {
         TopSim::drive(self, false, None, &Pins::default());
     }
 
-    /// Start a trace at `path` now (`.vcd` or `.fst`, as the build; time
-    /// unit: half a clock cycle).
+    /// Start a trace at `path` now (`.vcd`, or `.fst` converted from a VCD
+    /// when it closes; time unit: half a clock cycle).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
         self.m.trace_open(path)
     }
 
     /// Write the current values and close the trace (and any open window).
-    pub fn trace_close(&mut self) {
+    pub fn trace_close(&mut self) -> Result<(), VlError> {
         if self.m.tracing() {
             self.m.trace_dump(2 * self.cycle);
         }
-        self.m.trace_close();
+        let r = self.m.trace_close();
         if let Window::Open { from } = self.window {
             self.window = Window::Done { from, to: self.cycle };
         }
         self.armed = None;
+        r
     }
 
     /// Arm a trace window: the trace to `path` opens in the cycle whose
@@ -329,11 +346,11 @@ impl Dut {
     /// rather than a silent missing trace later.
     pub fn trace_window(&mut self, path: &Path, start: Trigger, end: WindowEnd) -> Result<(), VlError> {
         let model = self.m.name();
-        let Some(ext) = self.m.tracing_build().extension() else {
+        if !self.m.traced() {
             return Err(VlError::NotTraced { model });
-        };
-        if Tracing::for_path(path) != Some(self.m.tracing_build()) {
-            return Err(VlError::WrongFormat { model, built: self.m.tracing_build(), path: path.display().to_string(), ext });
+        }
+        if TraceFormat::for_path(path).is_none() {
+            return Err(VlError::TraceExtension { model, path: path.display().to_string() });
         }
         if self.m.tracing() || self.armed.is_some() {
             return Err(VlError::TraceOpen { model });
@@ -384,7 +401,9 @@ impl Dut {
             WindowEnd::Close => false,
         };
         if done {
-            self.trace_close();
+            if let Err(e) = self.trace_close() {
+                self.window = Window::Failed(e);
+            }
         }
     }
 
@@ -428,7 +447,10 @@ impl TopSim for Dut {
             m.set_unchecked(h.lookup_func, func as u64);
             m.set_unchecked(h.fifo_pop, pins.hwd_pop as u64);
         }
+        // The clock goes low with the inputs: one evaluation for both.
+        m.set_unchecked(ix.clock, 0);
         m.eval();
+        self.low = true;
         if self.armed.is_some() {
             self.window_step(req);
         }
@@ -436,12 +458,16 @@ impl TopSim for Dut {
 
     fn tick(&mut self) {
         let c = self.ix.clock;
+        if !self.low {
+            // Two edges without inputs driven between them.
+            self.m.set_unchecked(c, 0);
+            self.m.eval();
+        }
         self.m.trace_dump(2 * self.cycle);
         self.m.set_unchecked(c, 1);
         self.m.eval();
+        self.low = false;
         self.m.trace_dump(2 * self.cycle + 1);
-        self.m.set_unchecked(c, 0);
-        self.m.eval();
         self.cycle += 1;
         if self.armed.is_some() {
             self.window_after_tick();

@@ -15,4 +15,5 @@ pub mod regen;
 pub mod scenario;
 pub mod sched;
 pub mod verilator;
+pub mod vlgen;
 pub mod waves;

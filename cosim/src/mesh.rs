@@ -10,7 +10,6 @@
 //! an error.
 
 use crate::sched::{Cosim, CosimError};
-use crate::verilator::Tracing;
 use tpb_models::csr::Rsp;
 use tpb_models::regmap::Arch;
 
@@ -23,10 +22,10 @@ pub struct Mesh {
 
 impl Mesh {
     /// `n` dies of `arch`, die k numbered k.
-    pub fn new(arch: Arch, n: usize, tracing: Tracing) -> Result<Mesh, CosimError> {
+    pub fn new(arch: Arch, n: usize) -> Result<Mesh, CosimError> {
         let mut dies = Vec::with_capacity(n);
         for k in 0..n {
-            let mut c = Cosim::with_tracing(arch, tracing)?;
+            let mut c = Cosim::new(arch)?;
             c.die = k as u32;
             dies.push(c);
         }

@@ -13,7 +13,6 @@
 use crate::firmware::{self, Addrs, FirmwareError};
 use crate::mesh::Mesh;
 use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
-use crate::verilator::Tracing;
 use std::path::Path;
 use tpb_models::golden::evt_sem;
 use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, PoolingConfig, RingConfig, StpbConfig, UcodeImages};
@@ -509,8 +508,8 @@ pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEve
 }
 
 /// `mesh` on two dies of `arch`; with `trace`, die k writes `trace` with `.die<k>` before its extension.
-pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, tracing: Tracing, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
-    let mut mesh = Mesh::new(arch, 2, tracing)?;
+pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
+    let mut mesh = Mesh::new(arch, 2)?;
     if let Some(p) = trace {
         for (k, c) in mesh.dies.iter_mut().enumerate() {
             c.trace(&die_path(p, k)).map_err(CosimError::from)?;
@@ -589,6 +588,11 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, tracing: Tracing, trace: Option
         r.stats.first_release = r.stats.first_release.or(s.first_release);
     }
     r.value("remote_transactions", mesh.remote);
+    if trace.is_some() {
+        for c in &mut mesh.dies {
+            c.dut.trace_close().map_err(CosimError::from)?;
+        }
+    }
     Ok((r, mesh))
 }
 

@@ -44,8 +44,8 @@
 //! Deterministic: no threads, no wall clock.
 
 use crate::dut::{CoreState, Dut, HalKind};
-use crate::verilator::{Tracing, VlError};
-use std::collections::{HashSet, VecDeque};
+use crate::verilator::VlError;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
@@ -390,6 +390,41 @@ pub enum CosimError {
     Setup(String),
 }
 
+/// The BAR0 words written so far, as disjoint ranges `[start, end)` of
+/// byte addresses (installs write long runs: a range each, not a word each).
+#[derive(Debug, Default, Clone)]
+pub struct Written(BTreeMap<u64, u64>);
+
+impl Written {
+    /// Record the word at `addr`.
+    pub fn insert(&mut self, addr: u64) {
+        let end = addr + 4;
+        // A range ending at `addr` grows; one starting at `end` joins it.
+        let (mut start, mut stop) = (addr, end);
+        if let Some((&s, &e)) = self.0.range(..=addr).next_back() {
+            if e >= addr {
+                start = s;
+                stop = stop.max(e);
+            }
+        }
+        if let Some(&e) = self.0.get(&stop) {
+            self.0.remove(&stop);
+            stop = e;
+        }
+        self.0.insert(start, stop);
+    }
+
+    /// Was the word at `addr` written?
+    pub fn contains(&self, addr: u64) -> bool {
+        self.0.range(..=addr).next_back().is_some_and(|(_, &e)| addr < e)
+    }
+
+    /// Was any word in `[lo, hi)` written?
+    pub fn any_in(&self, lo: u64, hi: u64) -> bool {
+        self.0.range(..hi).next_back().is_some_and(|(_, &e)| e > lo)
+    }
+}
+
 /// A behavioural core and its bus.
 pub struct Slot {
     pub id: CoreId,
@@ -459,7 +494,7 @@ pub struct Cosim {
     inflight: Option<(Master, Req, Option<usize>, u64)>,
     rr: usize,
     /// BAR0 word addresses written (a zero pad word over one of them is sent).
-    written: HashSet<u64>,
+    written: Written,
     stalled: u16,
     /// The outputs of the last cycle.
     pub out: Outputs,
@@ -479,16 +514,16 @@ pub fn slot_index(id: CoreId) -> usize {
 }
 
 impl Cosim {
-    /// A top of `arch` (VCD build, so a trace can be opened), reset, with its
-    /// cores in their reset state (run-stalled by the top).
+    /// A top of `arch`, reset, with its cores in their reset state
+    /// (run-stalled by the top); a trace can be opened at any time.
     pub fn new(arch: Arch) -> Result<Cosim, CosimError> {
-        Cosim::with_tracing(arch, Tracing::Vcd)
+        Cosim::on(Dut::new(arch)?)
     }
 
-    /// As [`Cosim::new`] on the build for `tracing` (FST needs `Tracing::Fst`).
-    pub fn with_tracing(arch: Arch, tracing: Tracing) -> Result<Cosim, CosimError> {
+    /// As [`Cosim::new`] on a given top (e.g. a model built at run time).
+    pub fn on(dut: Dut) -> Result<Cosim, CosimError> {
+        let arch = dut.arch();
         let map = builtin(arch)?;
-        let dut = Dut::new(arch, tracing)?;
         let p = &map.params;
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
@@ -519,7 +554,7 @@ impl Cosim {
             host_rsp: None,
             inflight: None,
             rr: 0,
-            written: HashSet::new(),
+            written: Written::default(),
             stalled: 0xffff,
             out: Outputs::default(),
             progress: None,
@@ -755,7 +790,8 @@ impl Cosim {
         if let Some((Master::Host, r)) = granted {
             self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read });
         }
-        if self.dut.has_probes() {
+        // The probes exist only to be traced: untraced runs skip them.
+        if self.dut.has_probes() && self.dut.trace_wanted() {
             for k in 0..self.cores.len() {
                 let (pc, insn, st) = self.cores[k].probe(reset);
                 self.dut.probe_core(k, pc, insn, st);
@@ -913,14 +949,39 @@ impl Mmio for Cosim {
     /// (every memory of the top resets to 0), and counted in `Stats::elided`.
     fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
         check_buf(addr, data.len())?;
+        // One look-up for a buffer that overlaps nothing written (the usual
+        // ucode install), else one per zero word.
+        let fresh = !self.written.any_in(addr, addr + data.len() as u64);
         for (i, w) in data.chunks_exact(4).enumerate() {
             let (a, v) = (addr + 4 * i as u64, u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            if v == 0 && !self.written.contains(&a) {
+            if v == 0 && (fresh || !self.written.contains(a)) {
                 self.stats.elided += 1;
                 continue;
             }
             self.write32(a, v)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Written;
+
+    #[test]
+    fn written_words_merge_into_ranges() {
+        let mut w = Written::default();
+        for a in [0, 4, 8, 16] {
+            w.insert(a);
+        }
+        assert_eq!(w.0.len(), 2, "{:?}", w.0);
+        w.insert(12);
+        assert_eq!(w.0.iter().map(|(a, b)| (*a, *b)).collect::<Vec<_>>(), vec![(0, 20)]);
+        w.insert(8);
+        assert_eq!(w.0.len(), 1, "a word written twice changes nothing");
+        assert!(w.contains(0) && w.contains(16) && !w.contains(20));
+        assert!(w.any_in(19, 100) && !w.any_in(20, 100) && !w.any_in(0, 0));
+        w.insert(0x1000);
+        assert!(!w.any_in(0x20, 0x1000) && w.any_in(0x20, 0x1004) && w.contains(0x1000));
     }
 }

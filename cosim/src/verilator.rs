@@ -1,9 +1,10 @@
 //! The Verilator bridge: one Verilated TPB top as a Rust value.
 //!
-//! `build.rs` verilates `hdl/generated/<arch>_tpb_top.v` three times
-//! (untraced, `--trace` for VCD, `--trace-fst` for FST: Verilator fixes the
-//! format when it generates a model) and compiles each with a small C shim,
-//! plus the bridge's fixture `wide_ports`; this module holds the
+//! `build.rs` verilates `hdl/generated/<arch>_tpb_top.v` once, in its
+//! sim-only probe wrapper, with tracing compiled in and off until a trace is
+//! opened (a VCD; an FST is converted from it by GTKWave's `vcd2fst` when the
+//! trace closes), and compiles it with a small C shim, plus the bridge's
+//! fixture `wide_ports`; this module holds the
 //! shim's entry points and the port table read from the model's header. A
 //! port access is a plain memory access through a pointer the shim hands
 //! out once; only `eval` and the trace calls cross the FFI boundary. Every
@@ -22,32 +23,22 @@ pub struct PortInfo {
     pub width: u32,
 }
 
-/// Which trace writer a model was built with.
+/// The format of a trace file, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tracing {
-    /// No tracing code at all: the fastest build.
-    Off,
-    /// `--trace`: Value Change Dump.
+pub enum TraceFormat {
+    /// `.vcd`: Value Change Dump, written as the model runs.
     Vcd,
-    /// `--trace-fst`: GTKWave's compressed Fast Signal Trace.
+    /// `.fst`: GTKWave's compressed Fast Signal Trace, converted from a
+    /// VCD by `vcd2fst` when the trace closes.
     Fst,
 }
 
-impl Tracing {
-    /// The file extension of the format (None when untraced).
-    pub fn extension(self) -> Option<&'static str> {
-        match self {
-            Tracing::Off => None,
-            Tracing::Vcd => Some("vcd"),
-            Tracing::Fst => Some("fst"),
-        }
-    }
-
-    /// The build a trace file needs, from its extension (`.vcd` / `.fst`).
-    pub fn for_path(path: &Path) -> Option<Tracing> {
+impl TraceFormat {
+    /// The format a trace file asks for (`.vcd` / `.fst`), if any.
+    pub fn for_path(path: &Path) -> Option<TraceFormat> {
         match path.extension().and_then(|e| e.to_str()) {
-            Some("vcd") => Some(Tracing::Vcd),
-            Some("fst") => Some(Tracing::Fst),
+            Some("vcd") => Some(TraceFormat::Vcd),
+            Some("fst") => Some(TraceFormat::Fst),
             _ => None,
         }
     }
@@ -57,14 +48,15 @@ impl Tracing {
 pub(crate) struct ModelFns {
     pub name: &'static str,
     pub design: &'static str,
-    pub tracing: Tracing,
-    new: unsafe extern "C" fn() -> *mut c_void,
-    delete: unsafe extern "C" fn(*mut c_void),
-    eval: unsafe extern "C" fn(*mut c_void),
-    ports_fn: unsafe extern "C" fn(*mut c_void, *mut *mut c_void),
-    trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
-    trace_dump: unsafe extern "C" fn(*mut c_void, u64),
-    trace_close: unsafe extern "C" fn(*mut c_void),
+    /// Built with tracing compiled in.
+    pub traced: bool,
+    pub(crate) new: unsafe extern "C" fn() -> *mut c_void,
+    pub(crate) delete: unsafe extern "C" fn(*mut c_void),
+    pub(crate) eval: unsafe extern "C" fn(*mut c_void),
+    pub(crate) ports_fn: unsafe extern "C" fn(*mut c_void, *mut *mut c_void),
+    pub(crate) trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    pub(crate) trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    pub(crate) trace_close: unsafe extern "C" fn(*mut c_void),
     pub ports: &'static [PortInfo],
 }
 
@@ -79,10 +71,12 @@ pub enum VlError {
     NotAnInput { model: &'static str, name: String },
     #[error("{model}: value {value:#x} does not fit port '{name}' ({width} bits)")]
     TooWide { model: &'static str, name: String, width: u32, value: u64 },
-    #[error("{model}: tracing needs a traced build of the model (Tracing::Vcd or Tracing::Fst)")]
+    #[error("{model}: built without tracing, so it cannot write a trace")]
     NotTraced { model: &'static str },
-    #[error("{model}: built for {built:?} tracing, so it cannot write '{path}' (the extension must be .{ext})")]
-    WrongFormat { model: &'static str, built: Tracing, path: String, ext: &'static str },
+    #[error("{model}: cannot tell the trace format of '{path}': the extension must be .vcd or .fst")]
+    TraceExtension { model: &'static str, path: String },
+    #[error("{model}: converting {vcd} to {fst} with vcd2fst failed: {msg} (vcd2fst comes with GTKWave: `bash scripts/setup`, or apt-get install gtkwave)")]
+    FstConvert { model: &'static str, vcd: String, fst: String, msg: String },
     #[error("no Verilated model named '{name}' (built: {known})")]
     NoSuchModel { name: String, known: String },
     #[error("{model}: port '{name}' is {width} bits; {words} words given, {need} needed")]
@@ -99,25 +93,24 @@ pub struct Model {
     handle: *mut c_void,
     ptrs: Vec<*mut c_void>,
     tracing: bool,
+    /// The FST to convert the open VCD into when the trace closes: (vcd, fst).
+    fst: Option<(std::path::PathBuf, std::path::PathBuf)>,
 }
 
 // The model is owned by one Rust value and never shared; Verilator's
 // context is per model.
 unsafe impl Send for Model {}
 
-/// The names of every compiled model (`V<design>[_trace|_fst]`).
+/// The names of every compiled model (`V<design>`).
 pub fn model_names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
 impl Model {
-    /// A fresh model of the generation's top (inputs 0) in the build for
-    /// `tracing` (the trace itself is off until [`Model::trace_open`]).
-    pub fn new(arch: Arch, tracing: Tracing) -> Model {
-        let fns = MODELS
-            .iter()
-            .find(|m| m.design == arch.name() && m.tracing == tracing)
-            .expect("build.rs compiles every top in every tracing build");
+    /// A fresh model of the generation's top (inputs 0); its trace is off
+    /// until [`Model::trace_open`].
+    pub fn new(arch: Arch) -> Model {
+        let fns = MODELS.iter().find(|m| m.design == arch.name()).expect("build.rs compiles every top");
         Model::from_fns(fns)
     }
 
@@ -130,14 +123,14 @@ impl Model {
         }
     }
 
-    fn from_fns(fns: &'static ModelFns) -> Model {
+    pub(crate) fn from_fns(fns: &'static ModelFns) -> Model {
         // SAFETY: the shim's constructor returns an owned model; `ports_fn`
         // writes exactly `fns.ports.len()` pointers into the model's port fields.
         unsafe {
             let handle = (fns.new)();
             let mut ptrs = vec![std::ptr::null_mut(); fns.ports.len()];
             (fns.ports_fn)(handle, ptrs.as_mut_ptr());
-            Model { fns, handle, ptrs, tracing: false }
+            Model { fns, handle, ptrs, tracing: false, fst: None }
         }
     }
 
@@ -145,9 +138,9 @@ impl Model {
         self.fns.name
     }
 
-    /// The trace writer this build carries.
-    pub fn tracing_build(&self) -> Tracing {
-        self.fns.tracing
+    /// Was this model built with tracing?
+    pub fn traced(&self) -> bool {
+        self.fns.traced
     }
 
     pub fn ports(&self) -> &'static [PortInfo] {
@@ -263,25 +256,31 @@ impl Model {
         unsafe { (self.fns.eval)(self.handle) }
     }
 
-    /// Start writing a trace (a traced build only; the file's extension
-    /// must name the build's format).
+    /// Start writing a trace to `path`: `.vcd`, or `.fst` (a VCD next to
+    /// it, converted when the trace closes).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
-        let Some(ext) = self.fns.tracing.extension() else {
-            return Err(VlError::NotTraced { model: self.fns.name });
+        let model = self.fns.name;
+        if !self.fns.traced {
+            return Err(VlError::NotTraced { model });
+        }
+        let Some(format) = TraceFormat::for_path(path) else {
+            return Err(VlError::TraceExtension { model, path: path.display().to_string() });
         };
-        if Tracing::for_path(path) != Some(self.fns.tracing) {
-            return Err(VlError::WrongFormat { model: self.fns.name, built: self.fns.tracing, path: path.display().to_string(), ext });
-        }
         if self.tracing {
-            return Err(VlError::TraceOpen { model: self.fns.name });
+            return Err(VlError::TraceOpen { model });
         }
-        let c = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| VlError::TraceFile { model: self.fns.name, path: path.display().to_string() })?;
+        let vcd = match format {
+            TraceFormat::Vcd => path.to_path_buf(),
+            TraceFormat::Fst => path.with_extension("fst.vcd"),
+        };
+        let c = CString::new(vcd.to_string_lossy().as_bytes()).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
         // SAFETY: a live model and a NUL-terminated path.
         let rc = unsafe { (self.fns.trace_open)(self.handle, c.as_ptr()) };
         if rc != 0 {
-            return Err(VlError::TraceFile { model: self.fns.name, path: path.display().to_string() });
+            return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
         }
         self.tracing = true;
+        self.fst = (format == TraceFormat::Fst).then(|| (vcd, path.to_path_buf()));
         Ok(())
     }
 
@@ -298,16 +297,34 @@ impl Model {
         }
     }
 
-    /// Flush and close the trace.
-    pub fn trace_close(&mut self) {
+    /// Flush and close the trace (converting it to FST if one was asked for).
+    pub fn trace_close(&mut self) -> Result<(), VlError> {
         // SAFETY: a live model; closing without an open trace is a no-op in the shim.
         unsafe { (self.fns.trace_close)(self.handle) }
         self.tracing = false;
+        match self.fst.take() {
+            Some((vcd, fst)) => vcd_to_fst(self.fns.name, &vcd, &fst),
+            None => Ok(()),
+        }
     }
+}
+
+/// Convert a closed VCD into an FST with GTKWave's `vcd2fst`, then remove the VCD.
+fn vcd_to_fst(model: &'static str, vcd: &Path, fst: &Path) -> Result<(), VlError> {
+    let err = |msg: String| VlError::FstConvert { model, vcd: vcd.display().to_string(), fst: fst.display().to_string(), msg };
+    let out = std::process::Command::new("vcd2fst").arg(vcd).arg(fst).output().map_err(|e| err(e.to_string()))?;
+    if !out.status.success() {
+        return Err(err(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    std::fs::remove_file(vcd).map_err(|e| err(format!("removing the VCD: {e}")))
 }
 
 impl Drop for Model {
     fn drop(&mut self) {
+        if self.tracing {
+            // The file was asked for: write it even if nobody closed it (an error has no one to go to).
+            let _ = self.trace_close();
+        }
         // SAFETY: the handle came from `new` and is freed exactly once.
         unsafe { (self.fns.delete)(self.handle) }
     }

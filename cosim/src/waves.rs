@@ -95,6 +95,39 @@ pub fn gtkw(arch: tpb_models::regmap::Arch, dump: &Path, widths: &dyn Fn(&str) -
 /// One signal's value changes as (time, value or None for X/Z).
 pub type Trace = Vec<(u64, Option<u64>)>;
 
+/// Signals of one waveform file, read once: the `.gtkw` and every diagram
+/// of a run are drawn from the same read.
+#[derive(Debug, Clone)]
+pub struct Dump {
+    pub path: std::path::PathBuf,
+    signals: std::collections::HashMap<String, (u32, Trace)>,
+}
+
+impl Dump {
+    /// Read `signals` (under `TOP`) from a VCD or FST.
+    pub fn load(path: &Path, signals: &[String]) -> Result<Dump, WavesError> {
+        let data = read(path, signals)?;
+        Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect() })
+    }
+
+    /// Read every signal of every group of `arch`.
+    pub fn load_groups(path: &Path, arch: tpb_models::regmap::Arch) -> Result<Dump, WavesError> {
+        let mut names: Vec<String> = groups(arch).into_iter().flat_map(|g| g.signals).collect();
+        names.sort();
+        names.dedup();
+        Dump::load(path, &names)
+    }
+
+    /// A signal's width, if it was read.
+    pub fn width(&self, name: &str) -> Option<u32> {
+        self.signals.get(name).map(|s| s.0)
+    }
+
+    fn signal(&self, name: &str) -> Result<&(u32, Trace), WavesError> {
+        self.signals.get(name).ok_or_else(|| WavesError::NoSignal { path: self.path.display().to_string(), name: name.into() })
+    }
+}
+
 /// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes.
 pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
     let p = path.display().to_string();
@@ -128,13 +161,21 @@ fn at(tr: &Trace, t: u64) -> Option<u64> {
     tr.iter().take_while(|(tt, _)| *tt <= t).last().and_then(|(_, v)| *v)
 }
 
-/// An SVG timing diagram of `group` from `from` to `to` (cycles).
+/// An SVG timing diagram of `group` from `from` to `to` (cycles), reading
+/// only that group's signals from `path`.
 pub fn render(path: &Path, arch: tpb_models::regmap::Arch, group: &str, from: u64, to: u64) -> Result<String, WavesError> {
+    let g = groups(arch).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.into()))?;
+    render_dump(&Dump::load(path, &g.signals)?, arch, group, from, to)
+}
+
+/// An SVG timing diagram of `group` from `from` to `to` (cycles), from signals already read.
+pub fn render_dump(dump: &Dump, arch: tpb_models::regmap::Arch, group: &str, from: u64, to: u64) -> Result<String, WavesError> {
     let g = groups(arch).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.into()))?;
     if to <= from {
         return Err(WavesError::Range { from, to });
     }
-    let data = read(path, &g.signals)?;
+    let path = &dump.path;
+    let data = g.signals.iter().map(|n| dump.signal(n)).collect::<Result<Vec<_>, _>>()?;
     let (t0, t1) = (2 * from, 2 * to);
     let (label_w, row_h, px) = (170.0, 28.0, (1400.0f64 / (t1 - t0) as f64).max(1.0));
     let width = label_w + (t1 - t0) as f64 * px + 20.0;
@@ -156,7 +197,7 @@ pub fn render(path: &Path, arch: tpb_models::regmap::Arch, group: &str, from: u6
         let _ = writeln!(s, "<text x=\"{xx:.1}\" y=\"{:.0}\" text-anchor=\"middle\" fill=\"#777\">{c}</text>", height - 10.0);
         c += step;
     }
-    for (k, (name, (w, tr))) in g.signals.iter().zip(&data).enumerate() {
+    for (k, (name, (w, tr))) in g.signals.iter().zip(data.iter().map(|d| (d.0, &d.1))).enumerate() {
         let y = 40.0 + row_h * k as f64;
         let (hi, lo) = (y + 4.0, y + row_h - 8.0);
         let _ = writeln!(s, "<text x=\"8\" y=\"{:.1}\">{}</text>", y + row_h / 2.0, esc(name));
@@ -164,7 +205,7 @@ pub fn render(path: &Path, arch: tpb_models::regmap::Arch, group: &str, from: u6
         let mut pts = vec![(t0, at(tr, t0))];
         pts.extend(tr.iter().filter(|(t, _)| *t > t0 && *t < t1).copied());
         pts.push((t1, None));
-        if *w == 1 {
+        if w == 1 {
             let mut d = String::new();
             for win in pts.windows(2) {
                 let (ta, va) = win[0];

@@ -340,17 +340,22 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
             }
         }
         // ---- lookup: lowest matching entry wins (the last assignment: positions hold entries in descending order) ----
+        // The entries are compared only for a lookup that is asked for: an
+        // idle cycle costs a simulator one test, and the l1 stage loads only
+        // when a lookup is taken.
         self.hit.next = false;
         self.hit_entry.next = 0.into();
         self.hit_index.next = 0.into();
-        for i in 0..N {
-            if (self.ent_valid[i].q.val() == 1)
-                & (((self.lookup_opcode.val() ^ self.ent_key_op[i].q.val()) & self.ent_mask_op[i].q.val()) == 0)
-                & (((self.lookup_func.val() ^ self.ent_key_func[i].q.val()) & self.ent_mask_func[i].q.val()) == 0)
-            {
-                self.hit.next = true;
-                self.hit_entry.next = self.ent_id[i].val();
-                self.hit_index.next = self.ent_index[i].q.val();
+        if self.lookup_valid.val() {
+            for i in 0..N {
+                if (self.ent_valid[i].q.val() == 1)
+                    & (((self.lookup_opcode.val() ^ self.ent_key_op[i].q.val()) & self.ent_mask_op[i].q.val()) == 0)
+                    & (((self.lookup_func.val() ^ self.ent_key_func[i].q.val()) & self.ent_mask_func[i].q.val()) == 0)
+                {
+                    self.hit.next = true;
+                    self.hit_entry.next = self.ent_id[i].val();
+                    self.hit_index.next = self.ent_index[i].q.val();
+                }
             }
         }
         self.lookup_ready.next = (self.fifo_count.q.val() + bit_cast::<3, 1>(self.l1_valid.q.val())) != 4;
@@ -359,10 +364,10 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
         self.l1_valid.d.next = 0.into();
         if self.take.val() {
             self.l1_valid.d.next = 1.into();
+            self.l1_hit.d.next = self.hit.val();
+            self.l1_entry.d.next = self.hit_entry.val();
+            self.l1_index.d.next = self.hit_index.val();
         }
-        self.l1_hit.d.next = self.hit.val();
-        self.l1_entry.d.next = self.hit_entry.val();
-        self.l1_index.d.next = self.hit_index.val();
         if self.take.val() & !self.hit.val() {
             self.miss_q.d.next = 1.into();
             self.miss_irq_q.d.next = true;

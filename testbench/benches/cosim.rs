@@ -11,7 +11,6 @@ use std::time::Instant;
 use tpb_cosim::dut::Dut;
 use tpb_cosim::scenario::{self, ScenarioFile};
 use tpb_cosim::sched::Cosim;
-use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::TopSim;
 use tpb_models::golden::top::MemBits;
 use tpb_models::regmap::{builtin, Arch};
@@ -27,7 +26,7 @@ fn scenario(name: &str, arch: Arch, vcd: Option<&std::path::Path>) -> f64 {
     let f = ScenarioFile::find(name).unwrap();
     let t = Instant::now();
     let cycles = if name == "mesh" {
-        let (r, _) = scenario::mesh(arch, f.mesh.as_ref().unwrap(), f.cycles, Tracing::Vcd, vcd).unwrap();
+        let (r, _) = scenario::mesh(arch, f.mesh.as_ref().unwrap(), f.cycles, vcd).unwrap();
         // Two tops: count top-cycles.
         2 * r.stats.cycles
     } else {
@@ -49,7 +48,7 @@ fn scenario(name: &str, arch: Arch, vcd: Option<&std::path::Path>) -> f64 {
 }
 
 fn bare(arch: Arch, cycles: &[Cycle]) -> f64 {
-    let mut d = Dut::new(arch, Tracing::Off).unwrap();
+    let mut d = Dut::new(arch).unwrap();
     let t = Instant::now();
     for c in cycles {
         d.drive(c.reset, c.req, &c.pins);

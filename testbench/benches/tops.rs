@@ -1,6 +1,6 @@
 //! Benchmark: cycles per second of each generation's TPB top under random
 //! BAR0 + Q7-port traffic (`tpb_testbench::traffic`), side by side in one
-//! run: Verilator untraced, Verilator traced (VCD, FST, to a file), the
+//! run: Verilator (trace off), Verilator tracing to a VCD / an FST, the
 //! rust-hdl simulator on the same design, and Icarus Verilog (`vvp`) on the
 //! same generated Verilog, replaying the same stimulus from a file and
 //! printing every output each cycle, as in the cross-check; its start-up
@@ -12,7 +12,6 @@
 
 use std::time::Instant;
 use tpb_cosim::dut::Dut;
-use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::{simulator, TopSim};
 use tpb_models::golden::top::MemBits;
 use tpb_models::regmap::{builtin, Arch};
@@ -74,21 +73,22 @@ fn main() {
         let map = builtin(arch).unwrap();
         let long = stimulus(arch, 200_000);
         let short = stimulus(arch, 3_000);
-        let vl = median((0..3).map(|_| rate(&mut Dut::new(arch, Tracing::Off).unwrap(), &long)).collect());
-        let traced = |tracing: Tracing| {
+        let vl = median((0..3).map(|_| rate(&mut Dut::new(arch).unwrap(), &long)).collect());
+        let traced = |ext: &str| {
             median(
                 (0..3)
                     .map(|k| {
-                        let mut d = Dut::new(arch, tracing).unwrap();
-                        d.trace_open(&dir.join(format!("{}-{k}.{}", arch.name(), tracing.extension().unwrap()))).unwrap();
-                        let r = rate(&mut d, &long[..20_000]);
-                        d.trace_close();
-                        r
+                        let mut d = Dut::new(arch).unwrap();
+                        d.trace_open(&dir.join(format!("{}-{k}.{ext}", arch.name()))).unwrap();
+                        let t = Instant::now();
+                        rate(&mut d, &long[..20_000]);
+                        d.trace_close().unwrap();
+                        20_000.0 / t.elapsed().as_secs_f64()
                     })
                     .collect(),
             )
         };
-        let (vcd, fst) = (traced(Tracing::Vcd), traced(Tracing::Fst));
+        let (vcd, fst) = (traced("vcd"), traced("fst"));
         let rhdl = median((0..3).map(|_| rate(&mut *simulator(&map, false).unwrap(), &short)).collect());
         let icarus = median((0..3).map(|_| icarus_rate(arch, &long, 3_000)).collect());
         println!(

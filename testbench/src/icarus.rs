@@ -7,9 +7,9 @@
 //! output as `%h`, and [`Recording::compare`] reads that back line by line.
 //! An `x` or `z` digit from Icarus is a mismatch like any other.
 //!
-//! Four-state start-up: rust-hdl's registers carry an `initial` value, but
-//! its RAMs do not, so Icarus would start them at X where Verilator and the
-//! golden models start at 0. The testbench zeroes every RAM at time 0, found
+//! Four-state start-up: the emitted registers carry an `initial` value, but
+//! memories do not, so Icarus would start them at X where Verilator and the
+//! golden models start at 0. The testbench zeroes every memory at time 0, found
 //! by walking the instance tree of the design ([`memories`]); that is the
 //! one documented assumption ([D] simulation memories power up zero).
 
@@ -61,11 +61,12 @@ fn bin(words: &[u32], width: u32) -> String {
     s[s.len() - width as usize..].to_string()
 }
 
-/// The RAMs of a rust-hdl design: `(hierarchical path below the top, depth)`
-/// for every instance of a module that declares `reg[..] mem[N-1:0]`.
+/// The memories of an emitted design: `(hierarchical path below the top,
+/// depth)` for every memory array (`reg [7:0] lane0 [0:1023];`) of every
+/// module instance.
 pub fn memories(verilog: &str, top: &str) -> Vec<(String, u64)> {
-    // module name -> (its mem depth, its instances (module, instance name))
-    let mut modules: HashMap<String, (Option<u64>, Vec<(String, String)>)> = HashMap::new();
+    // module name -> (its memories (name, depth), its instances (module, instance name))
+    let mut modules: HashMap<String, (Vec<(String, u64)>, Vec<(String, String)>)> = HashMap::new();
     let mut current: Option<String> = None;
     for line in verilog.lines() {
         let t = line.trim();
@@ -80,14 +81,13 @@ pub fn memories(verilog: &str, top: &str) -> Vec<(String, u64)> {
             continue;
         }
         let Some(m) = &current else { continue };
-        if let Some(rest) = t.strip_prefix("reg[").or_else(|| t.strip_prefix("reg [")) {
-            // reg[7:0] mem[65535:0];
-            if let Some((_, decl)) = rest.split_once(']') {
-                let decl = decl.trim();
-                if let Some(idx) = decl.strip_prefix("mem[") {
-                    if let Some(hi) = idx.split(':').next().and_then(|h| h.trim().parse::<u64>().ok()) {
-                        modules.get_mut(m).unwrap().0 = Some(hi + 1);
-                    }
+        if let Some(rest) = t.strip_prefix("reg ") {
+            // reg [7:0] lane0 [0:1023];
+            let rest = rest.trim_start();
+            let rest = if rest.starts_with('[') { rest.split_once(']').map_or("", |x| x.1).trim() } else { rest };
+            if let Some((name, idx)) = rest.trim_end_matches(';').split_once(" [0:") {
+                if let Some(hi) = idx.strip_suffix(']').and_then(|h| h.trim().parse::<u64>().ok()) {
+                    modules.get_mut(m).unwrap().0.push((name.trim().to_string(), hi + 1));
                 }
             }
             continue;
@@ -104,9 +104,9 @@ pub fn memories(verilog: &str, top: &str) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let mut stack = vec![(top.to_string(), String::new())];
     while let Some((m, path)) = stack.pop() {
-        let Some((depth, insts)) = modules.get(&m) else { continue };
-        if let Some(d) = depth {
-            out.push((path.clone(), *d));
+        let Some((mems, insts)) = modules.get(&m) else { continue };
+        for (name, d) in mems {
+            out.push((if path.is_empty() { name.clone() } else { format!("{path}.{name}") }, *d));
         }
         for (ty, inst) in insts {
             let p = if path.is_empty() { inst.clone() } else { format!("{path}.{inst}") };
@@ -139,7 +139,7 @@ impl Recording {
         let _ = writeln!(s, "  {top} dut({});", conns.join(", "));
         s += "  initial begin\n";
         for (path, depth) in mems {
-            let _ = writeln!(s, "    for (i = 0; i < {depth}; i = i + 1) dut.{path}.mem[i] = 0;");
+            let _ = writeln!(s, "    for (i = 0; i < {depth}; i = i + 1) dut.{path}[i] = 0;");
         }
         let _ = writeln!(s, "    $readmemb(\"stim.mem\", stim);\n    f = $fopen(\"out.txt\", \"w\");\n    {} = 0;", self.clock);
         let ins: Vec<&str> = self.inputs.iter().map(|p| p.name.as_str()).collect();
@@ -242,16 +242,17 @@ impl Recording {
 pub const VVP_LIMIT_S_PER_KCYCLE: u64 = 60;
 
 /// Record `cycles` of stimulus on a TPB top under Verilator: every input
-/// port (as driven) and every output port, each cycle.
+/// port (as driven) and every output port of the top, each cycle (the
+/// sim-only probe wrapper's own ports are not the top's).
 pub fn record_top(arch: tpb_models::regmap::Arch, cycles: &[crate::traffic::Cycle]) -> Result<Recording, String> {
     use tpb_hdl::top::TopSim;
-    let mut dut = tpb_cosim::dut::Dut::new(arch, tpb_cosim::verilator::Tracing::Off).map_err(|e| e.to_string())?;
+    let mut dut = tpb_cosim::dut::Dut::new(arch).map_err(|e| e.to_string())?;
     let ports = dut.model().ports();
     let pick = |input: bool| -> Vec<(usize, Port)> {
         ports
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.input == input && p.name != "clock")
+            .filter(|(_, p)| p.input == input && p.name != "clock" && !p.name.starts_with("probe_"))
             .map(|(i, p)| (i, Port { name: p.name.to_string(), width: p.width }))
             .collect()
     };
@@ -288,7 +289,7 @@ mod tests {
 
     #[test]
     fn finds_memories_through_the_instance_tree() {
-        let v = "module t(a);\n    t$x x(\n    );\nendmodule\nmodule t$x(b);\n    t$x$ram ram0(\n    );\n    t$x$ram ram1(\n    );\nendmodule\nmodule t$x$ram(c);\n    reg[7:0] mem[255:0];\nendmodule\n";
-        assert_eq!(memories(v, "t"), vec![("x.ram0".to_string(), 256), ("x.ram1".to_string(), 256)]);
+        let v = "module t(\n    input wire a\n);\n    reg [3:0] top_mem [0:15];\n    t__x x$0 (\n    );\n    t__x x$1 (\n    );\nendmodule\nmodule t__x(\n    input wire b\n);\n    reg [7:0] lane0 [0:255];\n    reg [7:0] lane0$read_data;\n    reg k;\nendmodule\n";
+        assert_eq!(memories(v, "t"), vec![("top_mem".to_string(), 16), ("x$0.lane0".to_string(), 256), ("x$1.lane0".to_string(), 256)]);
     }
 }

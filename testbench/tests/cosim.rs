@@ -4,7 +4,6 @@
 
 use tpb_cosim::scenario::{self, ScenarioError, ScenarioFile};
 use tpb_cosim::sched::{CoreId, Cosim, SOC_PORT, SYSTEM_WINDOW};
-use tpb_cosim::verilator::Tracing;
 use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
@@ -74,7 +73,7 @@ fn barrier_passes_only_after_the_last_arrival_on_every_generation() {
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
     for arch in [Arch::Cayman, Arch::Mariana] {
-        let (r, m) = scenario::mesh(arch, f.mesh.as_ref().unwrap(), f.cycles, Tracing::Vcd, None).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let (r, m) = scenario::mesh(arch, f.mesh.as_ref().unwrap(), f.cycles, None).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         assert_eq!((r.get("die0.event_index"), r.get("die1.event_index")), (4, 4));
         // Per die: the SIGNALs of e0 and e2 cross (the e2 local SIGNAL does not).
         assert_eq!(m.remote, 4, "{arch:?}");

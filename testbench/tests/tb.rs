@@ -84,7 +84,7 @@ fn a_sunda_doorbell_pulses_its_port_for_one_cycle_inside_a_trace_window() {
     let vcd = dir.join("host_trigger.vcd");
     tb.trace_start(&vcd).unwrap();
     let at = tb.doorbell("top_sp.top_sp.host_trigger", 1).unwrap();
-    assert_eq!(tb.trace_stop(), Some(vcd.clone()));
+    assert_eq!(tb.trace_stop().unwrap(), Some(vcd.clone()));
     assert!(at.is_some(), "the pulse was seen");
     assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
     let e = tb.doorbell("top_sp.evt_sem.set[3]", 1).unwrap_err().to_string();

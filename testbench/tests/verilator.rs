@@ -4,7 +4,6 @@
 //! and byte-identical VCD for identical stimulus.
 
 use tpb_cosim::dut::Dut;
-use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::{simulator, TopSim};
 use tpb_models::golden::top::{MemBits, TopModel};
 use tpb_models::regmap::{builtin, Arch};
@@ -29,7 +28,7 @@ fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn FnMut(&Cycle) -> tpb_mod
 
 fn against_golden(arch: Arch, seed: u64, n: usize) {
     let map = builtin(arch).unwrap();
-    let mut dut = Dut::new(arch, Tracing::Off).unwrap();
+    let mut dut = Dut::new(arch).unwrap();
     let mut gold = TopModel::new(&map, MemBits::full(&map.params));
     let start = std::time::Instant::now();
     let r = lockstep(arch, &mut dut, &mut |c| {
@@ -61,7 +60,7 @@ fn mariana_verilator_matches_golden_for_a_million_cycles() {
 fn verilator_matches_rust_hdl_every_cycle() {
     for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
         let map = builtin(arch).unwrap();
-        let mut dut = Dut::new(arch, Tracing::Off).unwrap();
+        let mut dut = Dut::new(arch).unwrap();
         let mut rhdl = simulator(&map, false).unwrap();
         lockstep(arch, &mut dut, &mut |c| {
             rhdl.drive(c.reset, c.req, &c.pins);
@@ -79,7 +78,7 @@ fn verilator_matches_rust_hdl_every_cycle() {
 #[test]
 fn two_models_in_one_process_do_not_interfere() {
     let map = builtin(Arch::Cayman).unwrap();
-    let (mut a, mut b) = (Dut::new(Arch::Cayman, Tracing::Off).unwrap(), Dut::new(Arch::Cayman, Tracing::Vcd).unwrap());
+    let (mut a, mut b) = (Dut::new(Arch::Cayman).unwrap(), Dut::new(Arch::Cayman).unwrap());
     let (mut ga, mut gb) = (TopModel::new(&map, MemBits::full(&map.params)), TopModel::new(&map, MemBits::full(&map.params)));
     let (mut ta, mut tb) = (Traffic::new(&map, MemBits::full(&map.params), 1), Traffic::new(&map, MemBits::full(&map.params), 2));
     for i in 0..20_000 {
@@ -102,7 +101,7 @@ fn vcd_is_deterministic() {
     let run = |name: &str| -> Vec<u8> {
         let map = builtin(Arch::Cayman).unwrap();
         let path = dir.join(name);
-        let mut d = Dut::new(Arch::Cayman, Tracing::Vcd).unwrap();
+        let mut d = Dut::new(Arch::Cayman).unwrap();
         d.trace_open(&path).unwrap();
         let mut t = Traffic::new(&map, MemBits::full(&map.params), 9);
         d.reset();
@@ -111,7 +110,7 @@ fn vcd_is_deterministic() {
             d.drive(c.reset, c.req, &c.pins);
             d.tick();
         }
-        d.trace_close();
+        d.trace_close().unwrap();
         std::fs::read(&path).unwrap()
     };
     let (x, y) = (run("a.vcd"), run("b.vcd"));
@@ -121,10 +120,11 @@ fn vcd_is_deterministic() {
 }
 
 #[test]
-fn untraced_model_refuses_a_trace_and_bad_ports_are_errors() {
-    let mut d = Dut::new(Arch::Sunda, Tracing::Off).unwrap();
-    let e = d.trace_open(std::path::Path::new("/tmp/x.vcd")).unwrap_err();
-    assert!(e.to_string().contains("traced build"), "{e}");
+fn a_model_without_tracing_refuses_a_trace_and_bad_ports_are_errors() {
+    let mut w = tpb_cosim::verilator::Model::named("Vwide_ports").unwrap();
+    let e = w.trace_open(std::path::Path::new("/tmp/x.vcd")).unwrap_err();
+    assert!(e.to_string().contains("built without tracing"), "{e}");
+    let mut d = Dut::new(Arch::Sunda).unwrap();
     let m = d.model();
     assert!(m.port("no_such_port").unwrap_err().to_string().contains("no port named 'no_such_port'"));
     let i = m.input("req_write").unwrap();
@@ -132,10 +132,10 @@ fn untraced_model_refuses_a_trace_and_bad_ports_are_errors() {
     assert!(m.input("rsp_valid").is_err(), "outputs are not inputs");
 }
 
-/// A run of `n` random cycles on a traced CAYMAN top into `path`.
-fn traced_run(tracing: Tracing, path: &std::path::Path, n: usize) {
+/// A run of `n` random cycles on a CAYMAN top, traced into `path` (`.vcd` or `.fst`).
+fn traced_run(path: &std::path::Path, n: usize) {
     let map = builtin(Arch::Cayman).unwrap();
-    let mut d = Dut::new(Arch::Cayman, tracing).unwrap();
+    let mut d = Dut::new(Arch::Cayman).unwrap();
     d.trace_open(path).unwrap();
     let mut t = Traffic::new(&map, MemBits::full(&map.params), 11);
     d.reset();
@@ -144,7 +144,7 @@ fn traced_run(tracing: Tracing, path: &std::path::Path, n: usize) {
         d.drive(c.reset, c.req, &c.pins);
         d.tick();
     }
-    d.trace_close();
+    d.trace_close().unwrap();
 }
 
 /// The scopes of a waveform file, as full dotted names.
@@ -154,15 +154,16 @@ fn scopes(w: &wellen::simple::Waveform) -> Vec<String> {
 }
 
 /// Our VCD opens in GTKWave's converter (`vcd2fst`) and in `wellen`, with
-/// one scope per block under the top; the FST build writes a file `wellen`
-/// reads with the same hierarchy.
+/// one scope per block under the top; a trace asked for as `.fst` is an FST
+/// `wellen` reads with the same hierarchy (and its temporary VCD is gone).
 #[test]
 fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
     let dir = tpb_testbench::tools::repo_root().join("target/wave-readers");
     std::fs::create_dir_all(&dir).unwrap();
     let (vcd, fst, conv) = (dir.join("run.vcd"), dir.join("run.fst"), dir.join("converted.fst"));
-    traced_run(Tracing::Vcd, &vcd, 500);
-    traced_run(Tracing::Fst, &fst, 500);
+    traced_run(&vcd, 500);
+    traced_run(&fst, 500);
+    assert!(!fst.with_extension("fst.vcd").exists(), "the VCD behind the FST was removed");
     let _ = std::fs::remove_file(&conv);
     let o = tpb_testbench::tools::run("vcd2fst", &["-v", vcd.to_str().unwrap(), "-f", conv.to_str().unwrap()]).unwrap_or_else(|e| panic!("{e}"));
     assert!(o.status.success() && conv.exists(), "vcd2fst failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -197,7 +198,7 @@ fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
         assert!(times.len() >= 1000, "{}: {} time steps", f.display(), times.len());
         seen.push((s.len(), times.len()));
     }
-    assert_eq!(seen[0], seen[1], "the VCD and FST builds trace the same scopes and times");
+    assert_eq!(seen[0], seen[1], "the VCD and the FST trace the same scopes and times");
     assert_eq!(seen[0], seen[2], "vcd2fst keeps every scope and time");
     println!("VCD, FST and vcd2fst's FST: {} scopes, {} time steps each", seen[0].0, seen[0].1);
 }
@@ -231,7 +232,7 @@ fn trace_window_opens_on_a_doorbell_write() {
     let dir = tpb_testbench::tools::repo_root().join("target/trace-window");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("after.vcd");
-    let mut d = Dut::new(Arch::Cayman, Tracing::Vcd).unwrap();
+    let mut d = Dut::new(Arch::Cayman).unwrap();
     d.reset();
     // The semaphores clear themselves after reset; increments wait for that.
     for _ in 0..tpb_models::golden::evt_sem::CLEAR_CYCLES + 2 {
@@ -273,14 +274,11 @@ fn trace_window_opens_on_a_doorbell_write() {
 #[test]
 fn trace_window_mistakes_are_errors_at_arm_time() {
     use tpb_cosim::dut::{Trigger, WindowEnd};
-    let mut d = Dut::new(Arch::Sunda, Tracing::Off).unwrap();
-    let e = d.trace_window(std::path::Path::new("/tmp/x.vcd"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
-    assert!(e.to_string().contains("needs a traced build"), "{e}");
-    let mut d = Dut::new(Arch::Sunda, Tracing::Fst).unwrap();
-    let e = d.trace_window(std::path::Path::new("/tmp/x.vcd"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
-    assert!(e.to_string().contains("built for Fst tracing, so it cannot write '/tmp/x.vcd' (the extension must be .fst)"), "{e}");
+    let mut d = Dut::new(Arch::Sunda).unwrap();
+    let e = d.trace_window(std::path::Path::new("/tmp/x.txt"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
+    assert!(e.to_string().contains("cannot tell the trace format of '/tmp/x.txt': the extension must be .vcd or .fst"), "{e}");
     let e = d.trace_window(std::path::Path::new("/no/such/dir/x.fst"), Trigger::Cycle(3), WindowEnd::Close).unwrap_err();
     assert!(e.to_string().contains("cannot open trace file /no/such/dir/x.fst"), "{e}");
-    let e = d.trace_open(std::path::Path::new("/tmp/x.vcd")).unwrap_err();
-    assert!(e.to_string().contains("extension must be .fst"), "{e}");
+    let e = d.trace_open(std::path::Path::new("/tmp/x")).unwrap_err();
+    assert!(e.to_string().contains("extension must be .vcd or .fst"), "{e}");
 }

@@ -460,7 +460,15 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     out.reads = std::mem::take(&mut ctx.reads);
     out.cycles = tb.cycle() - start;
     out.result = r;
-    let traced = tb.trace_stop();
+    let traced = match tb.trace_stop() {
+        Ok(t) => t,
+        Err(e) => {
+            if out.result.is_ok() {
+                out.result = Err(setup_fail(Loc::default(), "trace", e.to_string()));
+            }
+            None
+        }
+    };
     if let (Some(p), Some(_)) = (vcd, traced) {
         if out.result.is_ok() && !opts.vcd_all {
             let _ = std::fs::remove_file(&p);
@@ -561,7 +569,7 @@ impl RunCtx<'_> {
                 tb.trace_start(&p)?;
             }
             Verb::TraceStop => {
-                tb.trace_stop();
+                tb.trace_stop()?;
             }
             Verb::Repeat { count, steps } => {
                 for _ in 0..*count {

@@ -27,7 +27,6 @@ pub mod report;
 use names::{NameError, Names, Target};
 use std::path::{Path, PathBuf};
 use tpb_cosim::dut::Dut;
-use tpb_cosim::verilator::Tracing;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::top::{Outputs, Pins};
@@ -127,7 +126,7 @@ impl Tb {
     /// top was generated from; names and addresses come from it).
     pub fn with_map(map: RegMap, engine: EngineKind) -> Result<Tb, TbError> {
         let sim = match engine {
-            EngineKind::Verilator => Sim::Vl(Box::new(Dut::new(map.arch, Tracing::Vcd).map_err(|e| TbError::Engine(e.to_string()))?)),
+            EngineKind::Verilator => Sim::Vl(Box::new(Dut::new(map.arch).map_err(|e| TbError::Engine(e.to_string()))?)),
             EngineKind::RustHdl => Sim::Rhdl(tpb_hdl::top::simulator(&map, false).map_err(|e| TbError::Engine(e.to_string()))?),
         };
         let mut tb = Tb { names: Names::new(&map), engine, sim, cycle: 0, pins: Pins::default(), tracing: None };
@@ -465,11 +464,11 @@ impl Tb {
     }
 
     /// Stop tracing; returns the file written, if any.
-    pub fn trace_stop(&mut self) -> Option<PathBuf> {
+    pub fn trace_stop(&mut self) -> Result<Option<PathBuf>, TbError> {
         if let Sim::Vl(d) = &mut self.sim {
-            d.trace_close();
+            d.trace_close().map_err(|e| TbError::Engine(e.to_string()))?;
         }
-        self.tracing.take()
+        Ok(self.tracing.take())
     }
 
     /// The file being traced to, if any.
