@@ -130,7 +130,8 @@ impl Recording {
         for p in &self.outputs {
             let _ = writeln!(s, "  wire [{}:0] {};", p.width - 1, p.name);
         }
-        let _ = writeln!(s, "  reg [{}:0] stim [0:{}];\n  integer c, i, f;", total - 1, n - 1);
+        // The testbench's own names carry a `tb_` prefix: a port may be called `c` or `i`.
+        let _ = writeln!(s, "  reg [{}:0] tb_stim [0:{}];\n  integer tb_c, tb_i, tb_f;", total - 1, n - 1);
         let conns: Vec<String> = std::iter::once(&self.clock)
             .chain(self.inputs.iter().map(|p| &p.name))
             .chain(self.outputs.iter().map(|p| &p.name))
@@ -139,15 +140,15 @@ impl Recording {
         let _ = writeln!(s, "  {top} dut({});", conns.join(", "));
         s += "  initial begin\n";
         for (path, depth) in mems {
-            let _ = writeln!(s, "    for (i = 0; i < {depth}; i = i + 1) dut.{path}[i] = 0;");
+            let _ = writeln!(s, "    for (tb_i = 0; tb_i < {depth}; tb_i = tb_i + 1) dut.{path}[tb_i] = 0;");
         }
-        let _ = writeln!(s, "    $readmemb(\"stim.mem\", stim);\n    f = $fopen(\"out.txt\", \"w\");\n    {} = 0;", self.clock);
+        let _ = writeln!(s, "    $readmemb(\"stim.mem\", tb_stim);\n    tb_f = $fopen(\"out.txt\", \"w\");\n    {} = 0;", self.clock);
         let ins: Vec<&str> = self.inputs.iter().map(|p| p.name.as_str()).collect();
         let fmt: Vec<&str> = self.outputs.iter().map(|_| "%h").collect();
         let outs: Vec<&str> = self.outputs.iter().map(|p| p.name.as_str()).collect();
         let _ = writeln!(
             s,
-            "    for (c = 0; c < {n}; c = c + 1) begin\n      {{{}}} = stim[c];\n      #1;\n      $fwrite(f, \"{}\\n\", {});\n      {clk} = 1;\n      #1;\n      {clk} = 0;\n    end\n    $fclose(f);\n    $finish;\n  end\nendmodule",
+            "    for (tb_c = 0; tb_c < {n}; tb_c = tb_c + 1) begin\n      {{{}}} = tb_stim[tb_c];\n      #1;\n      $fwrite(tb_f, \"{}\\n\", {});\n      {clk} = 1;\n      #1;\n      {clk} = 0;\n    end\n    $fclose(tb_f);\n    $finish;\n  end\nendmodule",
             ins.join(", "),
             fmt.join(" "),
             outs.join(", "),

@@ -49,6 +49,8 @@ pub enum LowerError {
     Latch { block: String, signal: String },
     #[error("{block}: `{signal}` is assigned a bit slice and several times; the emitter needs whole assignments there")]
     Slice { block: String, signal: String },
+    #[error("{block}: the emitter would assign `{signal}` {count:?} times on some path instead of once (a bug of the emitter)")]
+    NotOnce { block: String, signal: String, count: Option<usize> },
     #[error("{block}: HDL kind not supported by the emitter ({kind})")]
     Kind { block: String, kind: &'static str },
 }
@@ -651,6 +653,12 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
             trees.insert(t.clone(), v);
         }
     }
+    // Nothing may read a register's next value: it is not a signal any more.
+    let mut all_reads = Vec::new();
+    comb_reads(&body, &mut all_reads);
+    if let Some((r, _)) = all_reads.iter().find(|(r, _)| ctx.role(r) == Some(Role::DffD)) {
+        return Err(LowerError::ReadsNext { block: path.into(), read: r.clone() });
+    }
     // A tree stands after the top-level statement holding its signal's last
     // assignment: nothing in the combinational process may read it before.
     let mut reads = Vec::new();
@@ -667,8 +675,6 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
     let comb_stmts = comb(&ctx, &body, &trees, true);
     // ---- direct child connections: a child input that is just another port, a constant or a register ----
     let mut direct: BTreeMap<String, String> = BTreeMap::new();
-    let mut all_reads = Vec::new();
-    comb_reads(&body, &mut all_reads);
     let read_names: BTreeSet<&String> = all_reads.iter().map(|(s, _)| s).collect();
     for s in &comb_stmts {
         if let Stmt::Assign { target, slice: None, value: Expr::Sig(src), .. } = s {
@@ -680,6 +686,18 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
         }
     }
     let comb_stmts: Vec<Stmt> = comb_stmts.into_iter().filter(|s| !matches!(s, Stmt::Assign { target, .. } if direct.contains_key(target))).collect();
+    // The promise this form makes to event-driven simulators, checked on
+    // what is about to be written: every signal another module reads is
+    // assigned exactly once on every path (a failure here is a bug of the
+    // emitter, reported rather than written).
+    for (name, g) in &ctx.sigs {
+        if matches!(g.role, Role::Out | Role::ChildIn) && !direct.contains_key(name) && ctx.assigns.contains_key(name) {
+            match assignments_per_path(&comb_stmts, name) {
+                Some(1) => {}
+                n => return Err(LowerError::NotOnce { block: path.into(), signal: name.clone(), count: n }),
+            }
+        }
+    }
 
     // ---- text ----
     let mut o = String::new();
@@ -797,6 +815,30 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
 
 fn ctx_clock(clocks: &BTreeMap<String, String>, key: &str) -> Option<String> {
     clocks.get(key).cloned()
+}
+
+/// How many times `x` is assigned along every path through `stmts`, if
+/// that number is the same on all paths (`None` when paths differ).
+pub(crate) fn assignments_per_path(stmts: &[Stmt], x: &str) -> Option<usize> {
+    let mut n = 0;
+    for s in stmts {
+        n += match s {
+            Stmt::Assign { target, .. } => usize::from(target == x),
+            Stmt::If { then, els, .. } => {
+                let (t, e) = (assignments_per_path(then, x)?, assignments_per_path(els, x)?);
+                (t == e).then_some(t)?
+            }
+            Stmt::Case { arms, .. } => {
+                let mut counts: Vec<usize> = arms.iter().map(|(_, b)| assignments_per_path(b, x)).collect::<Option<_>>()?;
+                if !arms.iter().any(|(l, _)| l == "default") {
+                    counts.push(0);
+                }
+                let first = *counts.first()?;
+                counts.iter().all(|&c| c == first).then_some(first)?
+            }
+        };
+    }
+    Some(n)
 }
 
 /// `stmts` keeping only assignments to `targets`.
