@@ -15,5 +15,6 @@ pub mod regen;
 pub mod scenario;
 pub mod sched;
 pub mod verilator;
+pub mod vlbuild;
 pub mod vlgen;
 pub mod waves;

@@ -107,33 +107,117 @@ module cayman_nx_regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         start_ctrl_ctrl_o = start_ctrl_ctrl_q;
+    end
+
+    always @(*) begin
         start_ctrl_ctrl_pulse_o = start_ctrl_ctrl_pulse_q;
+    end
+
+    always @(*) begin
         release_run_stall_stall_o = release_run_stall_stall_q;
+    end
+
+    always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
         dma_rx_base_o = dma_rx_base_q;
+    end
+
+    always @(*) begin
         dma_tx_base_o = dma_tx_base_q;
+    end
+
+    always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
         intr_info_info_o = intr_info_info_q;
+    end
+
+    always @(*) begin
         engine_base_address_lo_o = engine_base_address_lo_q;
+    end
+
+    always @(*) begin
         engine_base_address_hi_o = engine_base_address_hi_q;
+    end
+
+    always @(*) begin
         dma_ctrl_enable_o = dma_ctrl_enable_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_base_o = dma_rx_ring_base_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_length_o = dma_rx_ring_length_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_head_o = dma_rx_ring_head_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_o = dma_rx_ring_tail_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_inc_o = dma_rx_ring_tail_inc_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_inc_pulse_o = dma_rx_ring_tail_inc_pulse_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_base_o = dma_tx_ring_base_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_length_o = dma_tx_ring_length_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_head_o = dma_tx_ring_head_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_o = dma_tx_ring_tail_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_inc_o = dma_tx_ring_tail_inc_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_inc_pulse_o = dma_tx_ring_tail_inc_pulse_q;
+    end
+
+    always @(*) begin
         mem_window2_lo_o = mem_window2_lo_q;
+    end
+
+    always @(*) begin
         mem_window2_hi_o = mem_window2_hi_q;
+    end
+
+    always @(*) begin
         instr_dbg_ctrl_o = instr_dbg_ctrl_q;
     end
 

@@ -59,18 +59,57 @@ module cayman_tpb_regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         seq_instr_dbg_ctrl_o = seq_instr_dbg_ctrl_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_queue_o = notific_sw_queue_num0_queue_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_b_lo_o = notific_sw_queue_num0_engine_id_b_lo_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_a_o = notific_sw_queue_num0_engine_id_a_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_b_hi_o = notific_sw_queue_num0_engine_id_b_hi_q;
+    end
+
+    always @(*) begin
         notific_ring_base_lo_o = notific_ring_base_lo_q;
+    end
+
+    always @(*) begin
         notific_ring_base_hi_o = notific_ring_base_hi_q;
+    end
+
+    always @(*) begin
         notific_ring_size_o = notific_ring_size_q;
+    end
+
+    always @(*) begin
         notific_enable_error_o = notific_enable_error_q;
+    end
+
+    always @(*) begin
         notific_enable_evt_sem_o = notific_enable_evt_sem_q;
+    end
+
+    always @(*) begin
         notific_enable_inst_o = notific_enable_inst_q;
     end
 

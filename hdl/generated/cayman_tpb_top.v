@@ -162,24 +162,24 @@ module cayman_tpb_top(
     localparam lr_base$4 = 32'h40000;
     localparam lr_base$5 = 32'h60000;
     localparam lr_mask = 32'hffff0000;
-    localparam is_pool$0 = 1'b0;
-    localparam is_pool$1 = 1'b0;
+    // is_pool$0 = 1'b0 (decided at generation)
+    // is_pool$1 = 1'b0 (decided at generation)
     localparam is_pool$2 = 1'b1;
-    localparam is_pool$3 = 1'b0;
-    localparam is_pool$4 = 1'b0;
-    localparam is_pool$5 = 1'b0;
+    // is_pool$3 = 1'b0 (decided at generation)
+    // is_pool$4 = 1'b0 (decided at generation)
+    // is_pool$5 = 1'b0 (decided at generation)
     localparam eng_bit$0 = 6'b1;
     localparam eng_bit$1 = 6'b10;
     localparam eng_bit$2 = 6'b100;
     localparam eng_bit$3 = 6'b1000;
     localparam eng_bit$4 = 6'b10000;
     localparam eng_bit$5 = 6'b100000;
-    localparam is_top_sp$0 = 1'b0;
-    localparam is_top_sp$1 = 1'b0;
-    localparam is_top_sp$2 = 1'b0;
-    localparam is_top_sp$3 = 1'b0;
-    localparam is_top_sp$4 = 1'b0;
-    localparam is_top_sp$5 = 1'b1;
+    // is_top_sp$0 = 1'b0 (decided at generation)
+    // is_top_sp$1 = 1'b0 (decided at generation)
+    // is_top_sp$2 = 1'b0 (decided at generation)
+    // is_top_sp$3 = 1'b0 (decided at generation)
+    // is_top_sp$4 = 1'b0 (decided at generation)
+    // is_top_sp$5 = 1'b1 (decided at generation)
     localparam tpb_base = 32'h70000;
     localparam tpb_mask = 32'hfffff000;
     localparam seq_iram_base = 32'h800000;
@@ -2215,523 +2215,207 @@ module cayman_tpb_top(
     );
 
     always @(*) begin
-        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
-        lr_off = req_addr & ~lr_mask;
-        req_go = req_valid & ~reset;
-        hit = 1'b0;
-        nx_stall = 32'h0;
-        notif = 32'h0;
-        notif_index = 32'h0;
-        nx$0$req_addr = lr_off;
-        sem$0$req_addr = lr_off;
-        win$0$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$0$req_valid = 1'b1;
-            end else begin
-                nx$0$req_valid = 1'b0;
-            end
-        end else begin
-            nx$0$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$0$req_valid = 1'b1;
-            end else begin
-                sem$0$req_valid = 1'b0;
-            end
-        end else begin
-            sem$0$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$0$req_valid = 1'b1;
-            end else begin
-                win$0$req_valid = 1'b0;
-            end
-        end else begin
-            win$0$req_valid = 1'b0;
-        end
-        nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1];
-        nx$0$run_state_halted_i = nx_halted[0 +: 1];
         nx$0$intr_info_info_set_i = 32'h0;
+        sem$0$db_valid = 1'b0;
+        nx$1$intr_info_info_set_i = 32'h0;
+        sem$1$db_valid = 1'b0;
+        nx$2$intr_info_info_set_i = 32'h0;
+        sem$2$db_valid = 1'b0;
+        nx$3$intr_info_info_set_i = 32'h0;
+        sem$3$db_valid = 1'b0;
+        nx$4$intr_info_info_set_i = 32'h0;
+        sem$4$db_valid = 1'b0;
+        nx$5$intr_info_info_set_i = 32'h0;
+        q7regs$intr_info_0_info_set_i = 32'h0;
+        q7regs$intr_info_1_info_set_i = 32'h0;
+        q7regs$intr_info_2_info_set_i = 32'h0;
+        q7regs$intr_info_3_info_set_i = 32'h0;
+        q7regs$intr_info_4_info_set_i = 32'h0;
+        q7regs$intr_info_5_info_set_i = 32'h0;
+        q7regs$intr_info_6_info_set_i = 32'h0;
+        q7regs$intr_info_7_info_set_i = 32'h0;
+        seq_iram$a_valid = 1'b0;
+        seq_dram$a_valid = 1'b0;
+        ctrl_spad$a_valid = 1'b0;
+        slot_spad$a_valid = 1'b0;
+        seq_iram$a_write = 1'b0;
+        seq_dram$a_write = 1'b0;
+        ctrl_spad$a_write = 1'b0;
+        slot_spad$a_write = 1'b0;
+        seq_iram$a_word = 32'h0;
+        seq_dram$a_word = 32'h0;
+        ctrl_spad$a_word = 32'h0;
+        slot_spad$a_word = 32'h0;
+        seq_iram$a_wdata = 32'h0;
+        seq_dram$a_wdata = 32'h0;
+        ctrl_spad$a_wdata = 32'h0;
+        slot_spad$a_wdata = 32'h0;
+        seq_iram$a_wstrb = 32'h0;
+        seq_dram$a_wstrb = 32'h0;
+        ctrl_spad$a_wstrb = 32'h0;
+        slot_spad$a_wstrb = 32'h0;
+        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
+    end
+
+    always @(*) begin
+        lr_off = req_addr & ~lr_mask;
+    end
+
+    always @(*) begin
+        req_go = req_valid & ~reset;
+    end
+
+    always @(*) begin
+        hit = 1'b0;
+        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                hit = 1'b1;
+            end
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                hit = 1'b1;
+            end
+        end
+        if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
+            if (lr_off[32'hc +: 4] == 32'h3) begin
+                hit = 1'b1;
+            end
+        end
+        if (q7_sel) begin
+            hit = 1'b1;
+        end
+        if (req_go & ((req_addr & tpb_mask) == tpb_base)) begin
+            hit = 1'b1;
+        end
+        if (req_go & ((req_addr & dma_mask) == dma_base)) begin
+            hit = 1'b1;
+        end
+        if ((req_go & aligned) & ((mem_off & seq_built) == 32'h0)) begin
+            if ((req_addr & seq_mask) == seq_iram_base) begin
+                hit = 1'b1;
+            end
+            if ((req_addr & seq_mask) == seq_dram_base) begin
+                hit = 1'b1;
+            end
+        end
+        if ((req_go & aligned) & ((req_addr & ctrl_mask) == ctrl_base)) begin
+            if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
+                hit = 1'b1;
+            end
+        end
+        if ((req_go & aligned) & ((req_addr & slot_mask) == slot_base)) begin
+            if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
+                hit = 1'b1;
+            end
+        end
+        if (req_go & ((req_addr & hwd_mask) == hwd_base)) begin
+            hit = 1'b1;
+        end
+    end
+
+    always @(*) begin
+        nx_stall = 32'h0;
         if (nx$0$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        if (sem$0$notif_valid) begin
-            notif = notif | eng_bit$0;
-        end
-        if (is_top_sp$0) begin
-            sem$0$db_valid = dma$db_valid;
-        end else begin
-            sem$0$db_valid = 1'b0;
-        end
-        nx$1$req_addr = lr_off;
-        sem$1$req_addr = lr_off;
-        win$1$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$1$req_valid = 1'b1;
-            end else begin
-                nx$1$req_valid = 1'b0;
-            end
-        end else begin
-            nx$1$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$1$req_valid = 1'b1;
-            end else begin
-                sem$1$req_valid = 1'b0;
-            end
-        end else begin
-            sem$1$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$1$req_valid = 1'b1;
-            end else begin
-                win$1$req_valid = 1'b0;
-            end
-        end else begin
-            win$1$req_valid = 1'b0;
-        end
-        nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1];
-        nx$1$run_state_halted_i = nx_halted[1 +: 1];
-        nx$1$intr_info_info_set_i = 32'h0;
         if (nx$1$release_run_stall_stall_o == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
+        end
+        if (nx$2$release_run_stall_stall_o == 32'h1) begin
+            nx_stall = nx_stall | eng_bit$2;
+        end
+        if (nx$3$release_run_stall_stall_o == 32'h1) begin
+            nx_stall = nx_stall | eng_bit$3;
+        end
+        if (nx$4$release_run_stall_stall_o == 32'h1) begin
+            nx_stall = nx_stall | eng_bit$4;
+        end
+        if (nx$5$release_run_stall_stall_o == 32'h1) begin
+            nx_stall = nx_stall | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        notif = 32'h0;
+        if (sem$0$notif_valid) begin
+            notif = notif | eng_bit$0;
         end
         if (sem$1$notif_valid) begin
             notif = notif | eng_bit$1;
         end
-        if (is_top_sp$1) begin
-            sem$1$db_valid = dma$db_valid;
-        end else begin
-            sem$1$db_valid = 1'b0;
-        end
-        nx$2$req_addr = lr_off;
-        sem$2$req_addr = lr_off;
-        win$2$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$2$req_valid = 1'b1;
-            end else begin
-                nx$2$req_valid = 1'b0;
-            end
-        end else begin
-            nx$2$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$2$req_valid = 1'b1;
-            end else begin
-                sem$2$req_valid = 1'b0;
-            end
-        end else begin
-            sem$2$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$2$req_valid = 1'b1;
-            end else begin
-                win$2$req_valid = 1'b0;
-            end
-        end else begin
-            win$2$req_valid = 1'b0;
-        end
-        nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1];
-        nx$2$run_state_halted_i = nx_halted[2 +: 1];
-        nx$2$intr_info_info_set_i = 32'h0;
-        if (nx$2$release_run_stall_stall_o == 32'h1) begin
-            nx_stall = nx_stall | eng_bit$2;
-        end
         if (sem$2$notif_valid) begin
             notif = notif | eng_bit$2;
-        end
-        if (is_top_sp$2) begin
-            sem$2$db_valid = dma$db_valid;
-        end else begin
-            sem$2$db_valid = 1'b0;
-        end
-        nx$3$req_addr = lr_off;
-        sem$3$req_addr = lr_off;
-        win$3$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$3$req_valid = 1'b1;
-            end else begin
-                nx$3$req_valid = 1'b0;
-            end
-        end else begin
-            nx$3$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$3$req_valid = 1'b1;
-            end else begin
-                sem$3$req_valid = 1'b0;
-            end
-        end else begin
-            sem$3$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$3$req_valid = 1'b1;
-            end else begin
-                win$3$req_valid = 1'b0;
-            end
-        end else begin
-            win$3$req_valid = 1'b0;
-        end
-        nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1];
-        nx$3$run_state_halted_i = nx_halted[3 +: 1];
-        nx$3$intr_info_info_set_i = 32'h0;
-        if (nx$3$release_run_stall_stall_o == 32'h1) begin
-            nx_stall = nx_stall | eng_bit$3;
         end
         if (sem$3$notif_valid) begin
             notif = notif | eng_bit$3;
         end
-        if (is_top_sp$3) begin
-            sem$3$db_valid = dma$db_valid;
-        end else begin
-            sem$3$db_valid = 1'b0;
-        end
-        nx$4$req_addr = lr_off;
-        sem$4$req_addr = lr_off;
-        win$4$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$4$req_valid = 1'b1;
-            end else begin
-                nx$4$req_valid = 1'b0;
-            end
-        end else begin
-            nx$4$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$4$req_valid = 1'b1;
-            end else begin
-                sem$4$req_valid = 1'b0;
-            end
-        end else begin
-            sem$4$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$4$req_valid = 1'b1;
-            end else begin
-                win$4$req_valid = 1'b0;
-            end
-        end else begin
-            win$4$req_valid = 1'b0;
-        end
-        nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1];
-        nx$4$run_state_halted_i = nx_halted[4 +: 1];
-        nx$4$intr_info_info_set_i = 32'h0;
-        if (nx$4$release_run_stall_stall_o == 32'h1) begin
-            nx_stall = nx_stall | eng_bit$4;
-        end
         if (sem$4$notif_valid) begin
             notif = notif | eng_bit$4;
-        end
-        if (is_top_sp$4) begin
-            sem$4$db_valid = dma$db_valid;
-        end else begin
-            sem$4$db_valid = 1'b0;
-        end
-        nx$5$req_addr = lr_off;
-        sem$5$req_addr = lr_off;
-        win$5$req_addr = lr_off;
-        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                hit = 1'b1;
-            end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                hit = 1'b1;
-            end
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
-                nx$5$req_valid = 1'b1;
-            end else begin
-                nx$5$req_valid = 1'b0;
-            end
-        end else begin
-            nx$5$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
-                sem$5$req_valid = 1'b1;
-            end else begin
-                sem$5$req_valid = 1'b0;
-            end
-        end else begin
-            sem$5$req_valid = 1'b0;
-        end
-        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
-                win$5$req_valid = 1'b1;
-            end else begin
-                win$5$req_valid = 1'b0;
-            end
-        end else begin
-            win$5$req_valid = 1'b0;
-        end
-        nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1];
-        nx$5$run_state_halted_i = nx_halted[5 +: 1];
-        nx$5$intr_info_info_set_i = 32'h0;
-        if (nx$5$release_run_stall_stall_o == 32'h1) begin
-            nx_stall = nx_stall | eng_bit$5;
         end
         if (sem$5$notif_valid) begin
             notif = notif | eng_bit$5;
         end
-        if (is_pool$5) begin
-            dma$enable = nx$5$dma_ctrl_enable_o == 32'h1;
-        end else if (is_pool$4) begin
-            dma$enable = nx$4$dma_ctrl_enable_o == 32'h1;
-        end else if (is_pool$3) begin
-            dma$enable = nx$3$dma_ctrl_enable_o == 32'h1;
-        end else if (is_pool$2) begin
-            dma$enable = nx$2$dma_ctrl_enable_o == 32'h1;
-        end else if (is_pool$1) begin
-            dma$enable = nx$1$dma_ctrl_enable_o == 32'h1;
-        end else if (is_pool$0) begin
-            dma$enable = nx$0$dma_ctrl_enable_o == 32'h1;
-        end else begin
-            dma$enable = 1'b0;
-        end
-        if (is_pool$5) begin
-            dma$rx_base = nx$5$dma_rx_ring_base_o;
-        end else if (is_pool$4) begin
-            dma$rx_base = nx$4$dma_rx_ring_base_o;
-        end else if (is_pool$3) begin
-            dma$rx_base = nx$3$dma_rx_ring_base_o;
-        end else if (is_pool$2) begin
-            dma$rx_base = nx$2$dma_rx_ring_base_o;
-        end else if (is_pool$1) begin
-            dma$rx_base = nx$1$dma_rx_ring_base_o;
-        end else if (is_pool$0) begin
-            dma$rx_base = nx$0$dma_rx_ring_base_o;
-        end else begin
-            dma$rx_base = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$rx_length = nx$5$dma_rx_ring_length_o;
-        end else if (is_pool$4) begin
-            dma$rx_length = nx$4$dma_rx_ring_length_o;
-        end else if (is_pool$3) begin
-            dma$rx_length = nx$3$dma_rx_ring_length_o;
-        end else if (is_pool$2) begin
-            dma$rx_length = nx$2$dma_rx_ring_length_o;
-        end else if (is_pool$1) begin
-            dma$rx_length = nx$1$dma_rx_ring_length_o;
-        end else if (is_pool$0) begin
-            dma$rx_length = nx$0$dma_rx_ring_length_o;
-        end else begin
-            dma$rx_length = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$rx_head = nx$5$dma_rx_ring_head_o;
-        end else if (is_pool$4) begin
-            dma$rx_head = nx$4$dma_rx_ring_head_o;
-        end else if (is_pool$3) begin
-            dma$rx_head = nx$3$dma_rx_ring_head_o;
-        end else if (is_pool$2) begin
-            dma$rx_head = nx$2$dma_rx_ring_head_o;
-        end else if (is_pool$1) begin
-            dma$rx_head = nx$1$dma_rx_ring_head_o;
-        end else if (is_pool$0) begin
-            dma$rx_head = nx$0$dma_rx_ring_head_o;
-        end else begin
-            dma$rx_head = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$rx_tail_inc = nx$5$dma_rx_ring_tail_inc_o;
-        end else if (is_pool$4) begin
-            dma$rx_tail_inc = nx$4$dma_rx_ring_tail_inc_o;
-        end else if (is_pool$3) begin
-            dma$rx_tail_inc = nx$3$dma_rx_ring_tail_inc_o;
-        end else if (is_pool$2) begin
-            dma$rx_tail_inc = nx$2$dma_rx_ring_tail_inc_o;
-        end else if (is_pool$1) begin
-            dma$rx_tail_inc = nx$1$dma_rx_ring_tail_inc_o;
-        end else if (is_pool$0) begin
-            dma$rx_tail_inc = nx$0$dma_rx_ring_tail_inc_o;
-        end else begin
-            dma$rx_tail_inc = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$rx_tail_inc_pulse = nx$5$dma_rx_ring_tail_inc_pulse_o;
-        end else if (is_pool$4) begin
-            dma$rx_tail_inc_pulse = nx$4$dma_rx_ring_tail_inc_pulse_o;
-        end else if (is_pool$3) begin
-            dma$rx_tail_inc_pulse = nx$3$dma_rx_ring_tail_inc_pulse_o;
-        end else if (is_pool$2) begin
-            dma$rx_tail_inc_pulse = nx$2$dma_rx_ring_tail_inc_pulse_o;
-        end else if (is_pool$1) begin
-            dma$rx_tail_inc_pulse = nx$1$dma_rx_ring_tail_inc_pulse_o;
-        end else if (is_pool$0) begin
-            dma$rx_tail_inc_pulse = nx$0$dma_rx_ring_tail_inc_pulse_o;
-        end else begin
-            dma$rx_tail_inc_pulse = 1'b0;
-        end
-        if (is_pool$5) begin
-            dma$tx_base = nx$5$dma_tx_ring_base_o;
-        end else if (is_pool$4) begin
-            dma$tx_base = nx$4$dma_tx_ring_base_o;
-        end else if (is_pool$3) begin
-            dma$tx_base = nx$3$dma_tx_ring_base_o;
-        end else if (is_pool$2) begin
-            dma$tx_base = nx$2$dma_tx_ring_base_o;
-        end else if (is_pool$1) begin
-            dma$tx_base = nx$1$dma_tx_ring_base_o;
-        end else if (is_pool$0) begin
-            dma$tx_base = nx$0$dma_tx_ring_base_o;
-        end else begin
-            dma$tx_base = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$tx_length = nx$5$dma_tx_ring_length_o;
-        end else if (is_pool$4) begin
-            dma$tx_length = nx$4$dma_tx_ring_length_o;
-        end else if (is_pool$3) begin
-            dma$tx_length = nx$3$dma_tx_ring_length_o;
-        end else if (is_pool$2) begin
-            dma$tx_length = nx$2$dma_tx_ring_length_o;
-        end else if (is_pool$1) begin
-            dma$tx_length = nx$1$dma_tx_ring_length_o;
-        end else if (is_pool$0) begin
-            dma$tx_length = nx$0$dma_tx_ring_length_o;
-        end else begin
-            dma$tx_length = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$tx_head = nx$5$dma_tx_ring_head_o;
-        end else if (is_pool$4) begin
-            dma$tx_head = nx$4$dma_tx_ring_head_o;
-        end else if (is_pool$3) begin
-            dma$tx_head = nx$3$dma_tx_ring_head_o;
-        end else if (is_pool$2) begin
-            dma$tx_head = nx$2$dma_tx_ring_head_o;
-        end else if (is_pool$1) begin
-            dma$tx_head = nx$1$dma_tx_ring_head_o;
-        end else if (is_pool$0) begin
-            dma$tx_head = nx$0$dma_tx_ring_head_o;
-        end else begin
-            dma$tx_head = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$tx_tail_inc = nx$5$dma_tx_ring_tail_inc_o;
-        end else if (is_pool$4) begin
-            dma$tx_tail_inc = nx$4$dma_tx_ring_tail_inc_o;
-        end else if (is_pool$3) begin
-            dma$tx_tail_inc = nx$3$dma_tx_ring_tail_inc_o;
-        end else if (is_pool$2) begin
-            dma$tx_tail_inc = nx$2$dma_tx_ring_tail_inc_o;
-        end else if (is_pool$1) begin
-            dma$tx_tail_inc = nx$1$dma_tx_ring_tail_inc_o;
-        end else if (is_pool$0) begin
-            dma$tx_tail_inc = nx$0$dma_tx_ring_tail_inc_o;
-        end else begin
-            dma$tx_tail_inc = 32'h0;
-        end
-        if (is_pool$5) begin
-            dma$tx_tail_inc_pulse = nx$5$dma_tx_ring_tail_inc_pulse_o;
-        end else if (is_pool$4) begin
-            dma$tx_tail_inc_pulse = nx$4$dma_tx_ring_tail_inc_pulse_o;
-        end else if (is_pool$3) begin
-            dma$tx_tail_inc_pulse = nx$3$dma_tx_ring_tail_inc_pulse_o;
-        end else if (is_pool$2) begin
-            dma$tx_tail_inc_pulse = nx$2$dma_tx_ring_tail_inc_pulse_o;
-        end else if (is_pool$1) begin
-            dma$tx_tail_inc_pulse = nx$1$dma_tx_ring_tail_inc_pulse_o;
-        end else if (is_pool$0) begin
-            dma$tx_tail_inc_pulse = nx$0$dma_tx_ring_tail_inc_pulse_o;
-        end else begin
-            dma$tx_tail_inc_pulse = 1'b0;
-        end
-        if (is_top_sp$5) begin
-            sem$5$db_valid = dma$db_valid;
-        end else begin
-            sem$5$db_valid = 1'b0;
-        end
-        if (is_top_sp$5) begin
-            dma$db_ready = sem$5$db_ready;
-        end else if (is_top_sp$4) begin
-            dma$db_ready = sem$4$db_ready;
-        end else if (is_top_sp$3) begin
-            dma$db_ready = sem$3$db_ready;
-        end else if (is_top_sp$2) begin
-            dma$db_ready = sem$2$db_ready;
-        end else if (is_top_sp$1) begin
-            dma$db_ready = sem$1$db_ready;
-        end else if (is_top_sp$0) begin
-            dma$db_ready = sem$0$db_ready;
-        end else begin
-            dma$db_ready = 1'b0;
-        end
+    end
+
+    always @(*) begin
+        notif_index = 32'h0;
         notif_found = 1'b0;
         if (sem$0$notif_valid & ~notif_found) begin
             notif_index = sem$0$notif_index;
@@ -2757,51 +2441,414 @@ module cayman_tpb_top(
             notif_index = sem$5$notif_index;
             notif_found = 1'b1;
         end
+    end
+
+    always @(*) begin
+        nx$0$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$0$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$0$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$0$req_valid = 1'b1;
+            end else begin
+                nx$0$req_valid = 1'b0;
+            end
+        end else begin
+            nx$0$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$0$req_valid = 1'b1;
+            end else begin
+                sem$0$req_valid = 1'b0;
+            end
+        end else begin
+            sem$0$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$0$req_valid = 1'b1;
+            end else begin
+                win$0$req_valid = 1'b0;
+            end
+        end else begin
+            win$0$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1];
+    end
+
+    always @(*) begin
+        nx$0$run_state_halted_i = nx_halted[0 +: 1];
+    end
+
+    always @(*) begin
+        nx$1$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$1$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$1$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$1$req_valid = 1'b1;
+            end else begin
+                nx$1$req_valid = 1'b0;
+            end
+        end else begin
+            nx$1$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$1$req_valid = 1'b1;
+            end else begin
+                sem$1$req_valid = 1'b0;
+            end
+        end else begin
+            sem$1$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$1$req_valid = 1'b1;
+            end else begin
+                win$1$req_valid = 1'b0;
+            end
+        end else begin
+            win$1$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1];
+    end
+
+    always @(*) begin
+        nx$1$run_state_halted_i = nx_halted[1 +: 1];
+    end
+
+    always @(*) begin
+        nx$2$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$2$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$2$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$2$req_valid = 1'b1;
+            end else begin
+                nx$2$req_valid = 1'b0;
+            end
+        end else begin
+            nx$2$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$2$req_valid = 1'b1;
+            end else begin
+                sem$2$req_valid = 1'b0;
+            end
+        end else begin
+            sem$2$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$2$req_valid = 1'b1;
+            end else begin
+                win$2$req_valid = 1'b0;
+            end
+        end else begin
+            win$2$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1];
+    end
+
+    always @(*) begin
+        nx$2$run_state_halted_i = nx_halted[2 +: 1];
+    end
+
+    always @(*) begin
+        dma$enable = nx$2$dma_ctrl_enable_o == 32'h1;
+    end
+
+    always @(*) begin
+        dma$rx_base = nx$2$dma_rx_ring_base_o;
+    end
+
+    always @(*) begin
+        dma$rx_length = nx$2$dma_rx_ring_length_o;
+    end
+
+    always @(*) begin
+        dma$rx_head = nx$2$dma_rx_ring_head_o;
+    end
+
+    always @(*) begin
+        dma$rx_tail_inc = nx$2$dma_rx_ring_tail_inc_o;
+    end
+
+    always @(*) begin
+        dma$rx_tail_inc_pulse = nx$2$dma_rx_ring_tail_inc_pulse_o;
+    end
+
+    always @(*) begin
+        dma$tx_base = nx$2$dma_tx_ring_base_o;
+    end
+
+    always @(*) begin
+        dma$tx_length = nx$2$dma_tx_ring_length_o;
+    end
+
+    always @(*) begin
+        dma$tx_head = nx$2$dma_tx_ring_head_o;
+    end
+
+    always @(*) begin
+        dma$tx_tail_inc = nx$2$dma_tx_ring_tail_inc_o;
+    end
+
+    always @(*) begin
+        dma$tx_tail_inc_pulse = nx$2$dma_tx_ring_tail_inc_pulse_o;
+    end
+
+    always @(*) begin
+        nx$3$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$3$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$3$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$3$req_valid = 1'b1;
+            end else begin
+                nx$3$req_valid = 1'b0;
+            end
+        end else begin
+            nx$3$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$3$req_valid = 1'b1;
+            end else begin
+                sem$3$req_valid = 1'b0;
+            end
+        end else begin
+            sem$3$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$3$req_valid = 1'b1;
+            end else begin
+                win$3$req_valid = 1'b0;
+            end
+        end else begin
+            win$3$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1];
+    end
+
+    always @(*) begin
+        nx$3$run_state_halted_i = nx_halted[3 +: 1];
+    end
+
+    always @(*) begin
+        nx$4$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$4$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$4$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$4$req_valid = 1'b1;
+            end else begin
+                nx$4$req_valid = 1'b0;
+            end
+        end else begin
+            nx$4$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$4$req_valid = 1'b1;
+            end else begin
+                sem$4$req_valid = 1'b0;
+            end
+        end else begin
+            sem$4$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$4$req_valid = 1'b1;
+            end else begin
+                win$4$req_valid = 1'b0;
+            end
+        end else begin
+            win$4$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1];
+    end
+
+    always @(*) begin
+        nx$4$run_state_halted_i = nx_halted[4 +: 1];
+    end
+
+    always @(*) begin
+        nx$5$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        sem$5$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        win$5$req_addr = lr_off;
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
+            if (lr_off[32'hc +: 4] == 32'h0) begin
+                nx$5$req_valid = 1'b1;
+            end else begin
+                nx$5$req_valid = 1'b0;
+            end
+        end else begin
+            nx$5$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
+            if (lr_off[32'hc +: 4] == 32'h1) begin
+                sem$5$req_valid = 1'b1;
+            end else begin
+                sem$5$req_valid = 1'b0;
+            end
+        end else begin
+            sem$5$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
+            if (lr_off[32'hc +: 4] == 32'h2) begin
+                win$5$req_valid = 1'b1;
+            end else begin
+                win$5$req_valid = 1'b0;
+            end
+        end else begin
+            win$5$req_valid = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1];
+    end
+
+    always @(*) begin
+        nx$5$run_state_halted_i = nx_halted[5 +: 1];
+    end
+
+    always @(*) begin
+        sem$5$db_valid = dma$db_valid;
+    end
+
+    always @(*) begin
+        dma$db_ready = sem$5$db_ready;
+    end
+
+    always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
         sem_notif_valid = notif;
+    end
+
+    always @(*) begin
         sem_notif_index = notif_index;
+    end
+
+    always @(*) begin
         q7regs$req_addr = lr_off;
-        if ((is_pool$0 & req_go) & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
-        if ((is_pool$1 & req_go) & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
+    end
+
+    always @(*) begin
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
-        if ((is_pool$3 & req_go) & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
-        if ((is_pool$4 & req_go) & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
-        if ((is_pool$5 & req_go) & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
-                hit = 1'b1;
-            end
-        end
-        if (((is_pool$5 & req_go) & ((req_addr & lr_mask) == lr_base$5)) && (lr_off[32'hc +: 4] == 32'h3)) begin
-            q7regs$req_valid = 1'b1;
-        end else if (((is_pool$4 & req_go) & ((req_addr & lr_mask) == lr_base$4)) && (lr_off[32'hc +: 4] == 32'h3)) begin
-            q7regs$req_valid = 1'b1;
-        end else if (((is_pool$3 & req_go) & ((req_addr & lr_mask) == lr_base$3)) && (lr_off[32'hc +: 4] == 32'h3)) begin
-            q7regs$req_valid = 1'b1;
-        end else if (((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) && (lr_off[32'hc +: 4] == 32'h3)) begin
-            q7regs$req_valid = 1'b1;
-        end else if (((is_pool$1 & req_go) & ((req_addr & lr_mask) == lr_base$1)) && (lr_off[32'hc +: 4] == 32'h3)) begin
-            q7regs$req_valid = 1'b1;
-        end else if ((is_pool$0 & req_go) & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[32'hc +: 4] == 32'h3) begin
                 q7regs$req_valid = 1'b1;
             end else begin
@@ -2810,123 +2857,377 @@ module cayman_tpb_top(
         end else begin
             q7regs$req_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         q7regs$run_state_0_running_i = cluster$running[32'h0 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_1_running_i = cluster$running[32'h1 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_2_running_i = cluster$running[32'h2 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_3_running_i = cluster$running[32'h3 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_4_running_i = cluster$running[32'h4 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_5_running_i = cluster$running[32'h5 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_6_running_i = cluster$running[32'h6 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_7_running_i = cluster$running[32'h7 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_0_halted_i = q7_halted[32'h0 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_1_halted_i = q7_halted[32'h1 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_2_halted_i = q7_halted[32'h2 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_3_halted_i = q7_halted[32'h3 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_4_halted_i = q7_halted[32'h4 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_5_halted_i = q7_halted[32'h5 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_6_halted_i = q7_halted[32'h6 +: 1];
+    end
+
+    always @(*) begin
         q7regs$run_state_7_halted_i = q7_halted[32'h7 +: 1];
-        q7regs$intr_info_0_info_set_i = 32'h0;
-        q7regs$intr_info_1_info_set_i = 32'h0;
-        q7regs$intr_info_2_info_set_i = 32'h0;
-        q7regs$intr_info_3_info_set_i = 32'h0;
-        q7regs$intr_info_4_info_set_i = 32'h0;
-        q7regs$intr_info_5_info_set_i = 32'h0;
-        q7regs$intr_info_6_info_set_i = 32'h0;
-        q7regs$intr_info_7_info_set_i = 32'h0;
+    end
+
+    always @(*) begin
         q7_run_stall = q7regs$release_run_stall_stall_o;
+    end
+
+    always @(*) begin
         q7_off = req_addr - q7_base;
+    end
+
+    always @(*) begin
         q7_sel = req_go & (q7_off < q7_size);
+    end
+
+    always @(*) begin
         cluster$req_valid = q7_sel;
+    end
+
+    always @(*) begin
         cluster$req_addr = q7_off;
-        if (q7_sel) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         q7_if_ready$0 = cluster$if_ready$0;
+    end
+
+    always @(*) begin
         q7_if_rvalid$0 = cluster$if_rvalid$0;
+    end
+
+    always @(*) begin
         q7_if_rdata$0 = cluster$if_rdata$0;
+    end
+
+    always @(*) begin
         q7_if_err$0 = cluster$if_err$0;
+    end
+
+    always @(*) begin
         q7_ls_ready$0 = cluster$ls_ready$0;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$0 = cluster$ls_rvalid$0;
+    end
+
+    always @(*) begin
         q7_ls_rdata$0 = cluster$ls_rdata$0;
+    end
+
+    always @(*) begin
         q7_ls_err$0 = cluster$ls_err$0;
+    end
+
+    always @(*) begin
         q7_if_ready$1 = cluster$if_ready$1;
+    end
+
+    always @(*) begin
         q7_if_rvalid$1 = cluster$if_rvalid$1;
+    end
+
+    always @(*) begin
         q7_if_rdata$1 = cluster$if_rdata$1;
+    end
+
+    always @(*) begin
         q7_if_err$1 = cluster$if_err$1;
+    end
+
+    always @(*) begin
         q7_ls_ready$1 = cluster$ls_ready$1;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$1 = cluster$ls_rvalid$1;
+    end
+
+    always @(*) begin
         q7_ls_rdata$1 = cluster$ls_rdata$1;
+    end
+
+    always @(*) begin
         q7_ls_err$1 = cluster$ls_err$1;
+    end
+
+    always @(*) begin
         q7_if_ready$2 = cluster$if_ready$2;
+    end
+
+    always @(*) begin
         q7_if_rvalid$2 = cluster$if_rvalid$2;
+    end
+
+    always @(*) begin
         q7_if_rdata$2 = cluster$if_rdata$2;
+    end
+
+    always @(*) begin
         q7_if_err$2 = cluster$if_err$2;
+    end
+
+    always @(*) begin
         q7_ls_ready$2 = cluster$ls_ready$2;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$2 = cluster$ls_rvalid$2;
+    end
+
+    always @(*) begin
         q7_ls_rdata$2 = cluster$ls_rdata$2;
+    end
+
+    always @(*) begin
         q7_ls_err$2 = cluster$ls_err$2;
+    end
+
+    always @(*) begin
         q7_if_ready$3 = cluster$if_ready$3;
+    end
+
+    always @(*) begin
         q7_if_rvalid$3 = cluster$if_rvalid$3;
+    end
+
+    always @(*) begin
         q7_if_rdata$3 = cluster$if_rdata$3;
+    end
+
+    always @(*) begin
         q7_if_err$3 = cluster$if_err$3;
+    end
+
+    always @(*) begin
         q7_ls_ready$3 = cluster$ls_ready$3;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$3 = cluster$ls_rvalid$3;
+    end
+
+    always @(*) begin
         q7_ls_rdata$3 = cluster$ls_rdata$3;
+    end
+
+    always @(*) begin
         q7_ls_err$3 = cluster$ls_err$3;
+    end
+
+    always @(*) begin
         q7_if_ready$4 = cluster$if_ready$4;
+    end
+
+    always @(*) begin
         q7_if_rvalid$4 = cluster$if_rvalid$4;
+    end
+
+    always @(*) begin
         q7_if_rdata$4 = cluster$if_rdata$4;
+    end
+
+    always @(*) begin
         q7_if_err$4 = cluster$if_err$4;
+    end
+
+    always @(*) begin
         q7_ls_ready$4 = cluster$ls_ready$4;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$4 = cluster$ls_rvalid$4;
+    end
+
+    always @(*) begin
         q7_ls_rdata$4 = cluster$ls_rdata$4;
+    end
+
+    always @(*) begin
         q7_ls_err$4 = cluster$ls_err$4;
+    end
+
+    always @(*) begin
         q7_if_ready$5 = cluster$if_ready$5;
+    end
+
+    always @(*) begin
         q7_if_rvalid$5 = cluster$if_rvalid$5;
+    end
+
+    always @(*) begin
         q7_if_rdata$5 = cluster$if_rdata$5;
+    end
+
+    always @(*) begin
         q7_if_err$5 = cluster$if_err$5;
+    end
+
+    always @(*) begin
         q7_ls_ready$5 = cluster$ls_ready$5;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$5 = cluster$ls_rvalid$5;
+    end
+
+    always @(*) begin
         q7_ls_rdata$5 = cluster$ls_rdata$5;
+    end
+
+    always @(*) begin
         q7_ls_err$5 = cluster$ls_err$5;
+    end
+
+    always @(*) begin
         q7_if_ready$6 = cluster$if_ready$6;
+    end
+
+    always @(*) begin
         q7_if_rvalid$6 = cluster$if_rvalid$6;
+    end
+
+    always @(*) begin
         q7_if_rdata$6 = cluster$if_rdata$6;
+    end
+
+    always @(*) begin
         q7_if_err$6 = cluster$if_err$6;
+    end
+
+    always @(*) begin
         q7_ls_ready$6 = cluster$ls_ready$6;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$6 = cluster$ls_rvalid$6;
+    end
+
+    always @(*) begin
         q7_ls_rdata$6 = cluster$ls_rdata$6;
+    end
+
+    always @(*) begin
         q7_ls_err$6 = cluster$ls_err$6;
+    end
+
+    always @(*) begin
         q7_if_ready$7 = cluster$if_ready$7;
+    end
+
+    always @(*) begin
         q7_if_rvalid$7 = cluster$if_rvalid$7;
+    end
+
+    always @(*) begin
         q7_if_rdata$7 = cluster$if_rdata$7;
+    end
+
+    always @(*) begin
         q7_if_err$7 = cluster$if_err$7;
+    end
+
+    always @(*) begin
         q7_ls_ready$7 = cluster$ls_ready$7;
+    end
+
+    always @(*) begin
         q7_ls_rvalid$7 = cluster$ls_rvalid$7;
+    end
+
+    always @(*) begin
         q7_ls_rdata$7 = cluster$ls_rdata$7;
+    end
+
+    always @(*) begin
         q7_ls_err$7 = cluster$ls_err$7;
+    end
+
+    always @(*) begin
         tpb$req_valid = req_go & ((req_addr & tpb_mask) == tpb_base);
+    end
+
+    always @(*) begin
         tpb$req_addr = req_addr & ~tpb_mask;
-        if (req_go & ((req_addr & tpb_mask) == tpb_base)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         dma$req_valid = req_go & ((req_addr & dma_mask) == dma_base);
+    end
+
+    always @(*) begin
         dma$req_addr = req_addr & ~dma_mask;
-        if (req_go & ((req_addr & dma_mask) == dma_base)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         dma_db_valid = dma$db_valid;
+    end
+
+    always @(*) begin
         dma_busy = dma$busy;
+    end
+
+    always @(*) begin
         mem_off = req_addr & ~seq_mask;
-        if ((req_go & aligned) & ((mem_off & seq_built) == 32'h0)) begin
-            if ((req_addr & seq_mask) == seq_iram_base) begin
-                hit = 1'b1;
-            end
-            if ((req_addr & seq_mask) == seq_dram_base) begin
-                hit = 1'b1;
-            end
-        end
+    end
+
+    always @(*) begin
         if ((req_go & aligned) & ((mem_off & seq_built) == 32'h0)) begin
             if ((req_addr & seq_mask) == seq_iram_base) begin
                 seq_iram$pio_valid = 1'b1;
@@ -2936,6 +3237,9 @@ module cayman_tpb_top(
         end else begin
             seq_iram$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         if ((req_go & aligned) & ((mem_off & seq_built) == 32'h0)) begin
             if ((req_addr & seq_mask) == seq_dram_base) begin
                 seq_dram$pio_valid = 1'b1;
@@ -2945,11 +3249,9 @@ module cayman_tpb_top(
         end else begin
             seq_dram$pio_valid = 1'b0;
         end
-        if ((req_go & aligned) & ((req_addr & ctrl_mask) == ctrl_base)) begin
-            if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
-                hit = 1'b1;
-            end
-        end
+    end
+
+    always @(*) begin
         if ((req_go & aligned) & ((req_addr & ctrl_mask) == ctrl_base)) begin
             if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
                 ctrl_spad$pio_valid = 1'b1;
@@ -2959,11 +3261,9 @@ module cayman_tpb_top(
         end else begin
             ctrl_spad$pio_valid = 1'b0;
         end
-        if ((req_go & aligned) & ((req_addr & slot_mask) == slot_base)) begin
-            if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
-                hit = 1'b1;
-            end
-        end
+    end
+
+    always @(*) begin
         if ((req_go & aligned) & ((req_addr & slot_mask) == slot_base)) begin
             if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
                 slot_spad$pio_valid = 1'b1;
@@ -2973,35 +3273,33 @@ module cayman_tpb_top(
         end else begin
             slot_spad$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         seq_iram$pio_word = req_addr[32'h2 +: 14];
+    end
+
+    always @(*) begin
         seq_dram$pio_word = req_addr[32'h2 +: 14];
+    end
+
+    always @(*) begin
         ctrl_spad$pio_word = req_addr[32'h2 +: 10];
+    end
+
+    always @(*) begin
         slot_spad$pio_word = req_addr[32'h2 +: 13];
-        seq_iram$a_valid = 1'b0;
-        seq_dram$a_valid = 1'b0;
-        ctrl_spad$a_valid = 1'b0;
-        slot_spad$a_valid = 1'b0;
-        seq_iram$a_write = 1'b0;
-        seq_dram$a_write = 1'b0;
-        ctrl_spad$a_write = 1'b0;
-        slot_spad$a_write = 1'b0;
-        seq_iram$a_word = 32'h0;
-        seq_dram$a_word = 32'h0;
-        ctrl_spad$a_word = 32'h0;
-        slot_spad$a_word = 32'h0;
-        seq_iram$a_wdata = 32'h0;
-        seq_dram$a_wdata = 32'h0;
-        ctrl_spad$a_wdata = 32'h0;
-        slot_spad$a_wdata = 32'h0;
-        seq_iram$a_wstrb = 32'h0;
-        seq_dram$a_wstrb = 32'h0;
-        ctrl_spad$a_wstrb = 32'h0;
-        slot_spad$a_wstrb = 32'h0;
+    end
+
+    always @(*) begin
         hwd$req_valid = req_go & ((req_addr & hwd_mask) == hwd_base);
+    end
+
+    always @(*) begin
         hwd$req_addr = req_addr & ~hwd_mask;
-        if (req_go & ((req_addr & hwd_mask) == hwd_base)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (hwd$rsp_valid) begin
             rsp_valid = 1'b1;
         end else if (slot_spad$pio_rvalid) begin
@@ -3059,6 +3357,9 @@ module cayman_tpb_top(
         end else begin
             rsp_valid = err_q;
         end
+    end
+
+    always @(*) begin
         if (hwd$rsp_valid) begin
             rsp_err = hwd$rsp_err;
         end else if (dma$rsp_valid) begin
@@ -3108,6 +3409,9 @@ module cayman_tpb_top(
         end else begin
             rsp_err = err_q;
         end
+    end
+
+    always @(*) begin
         if (hwd$rsp_valid) begin
             rsp_rdata = hwd$rsp_rdata;
         end else if (slot_spad$pio_rvalid) begin
@@ -3165,13 +3469,37 @@ module cayman_tpb_top(
         end else begin
             rsp_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         hwd_lookup_ready = hwd$lookup_ready;
+    end
+
+    always @(*) begin
         hwd_fifo_valid = hwd$fifo_valid;
+    end
+
+    always @(*) begin
         hwd_fifo_hit = hwd$fifo_hit;
+    end
+
+    always @(*) begin
         hwd_fifo_entry = hwd$fifo_entry;
+    end
+
+    always @(*) begin
         hwd_fifo_index = hwd$fifo_index;
+    end
+
+    always @(*) begin
         hwd_fifo_handler = hwd$fifo_handler;
+    end
+
+    always @(*) begin
         hwd_miss = hwd$miss;
+    end
+
+    always @(*) begin
         hwd_miss_irq = hwd$miss_irq;
     end
 
@@ -3209,7 +3537,7 @@ module cayman_tpb_top__hwd(
 );
 
     // Constants
-    localparam sunda_mask_order = 1'b0;
+    // sunda_mask_order = 1'b0 (decided at generation)
     localparam ent_id$0 = 8'h2e;
     localparam ent_id$1 = 8'h2d;
     localparam ent_id$2 = 8'h2c;
@@ -4103,8 +4431,6 @@ module cayman_tpb_top__hwd(
 
     always @(*) begin
         handler_ram$write_enable = 1'b0;
-        handler_ram$write_address = req_addr[32'h2 +: 11];
-        handler_ram$write_data = req_wdata;
         sel = 1'b0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
@@ -4112,7 +4438,6 @@ module cayman_tpb_top__hwd(
         sel_mask_w0 = 32'h0;
         sel_mask_w1 = 32'h0;
         sel_index = 32'h0;
-        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         if (req_valid) begin
             if ((aligned & ~(req_addr < table_base)) & (req_addr < table_end)) begin
                 if (req_write) begin
@@ -4543,7 +4868,25 @@ module cayman_tpb_top__hwd(
                 sel_index = ent_index$46;
             end
         end
+    end
+
+    always @(*) begin
+        handler_ram$write_address = req_addr[32'h2 +: 11];
+    end
+
+    always @(*) begin
+        handler_ram$write_data = req_wdata;
+    end
+
+    always @(*) begin
+        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
+    end
+
+    always @(*) begin
         sel_word = req_addr[32'h2 +: 2];
+    end
+
+    always @(*) begin
         hit = 1'b0;
         hit_entry = 32'h0;
         hit_index = 32'h0;
@@ -4784,12 +5127,33 @@ module cayman_tpb_top__hwd(
                 hit_index = ent_index$46;
             end
         end
+    end
+
+    always @(*) begin
         lookup_ready = (fifo_count + (l1_valid & 3'h7)) != 32'h4;
+    end
+
+    always @(*) begin
         take = lookup_valid & lookup_ready;
+    end
+
+    always @(*) begin
         handler_ram$read_address = hit_index[32'h0 +: 11];
+    end
+
+    always @(*) begin
         push = l1_valid == 32'h1;
+    end
+
+    always @(*) begin
         pop = fifo_pop & (fifo_count != 32'h0);
+    end
+
+    always @(*) begin
         fifo_valid = fifo_count != 32'h0;
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_hit = fifo_hit_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -4801,6 +5165,9 @@ module cayman_tpb_top__hwd(
         end else begin
             fifo_hit = 1'b0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_entry = fifo_entry_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -4812,6 +5179,9 @@ module cayman_tpb_top__hwd(
         end else begin
             fifo_entry = 32'h0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_index = fifo_index_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -4823,6 +5193,9 @@ module cayman_tpb_top__hwd(
         end else begin
             fifo_index = 32'h0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_handler = fifo_handler_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -4834,10 +5207,25 @@ module cayman_tpb_top__hwd(
         end else begin
             fifo_handler = 32'h0;
         end
+    end
+
+    always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         miss = miss_q == 32'h1;
+    end
+
+    always @(*) begin
         miss_irq = miss_irq_q;
     end
 
@@ -4870,21 +5258,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$0 <= req_wdata[32'h8 +: 8];
                         ent_key_func$0 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$0 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$0 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$0 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$0 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$0 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$0 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$0 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$0 <= req_wdata[32'h0 +: 8];
                         ent_index$0 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -4897,21 +5277,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$1 <= req_wdata[32'h8 +: 8];
                         ent_key_func$1 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$1 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$1 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$1 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$1 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$1 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$1 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$1 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$1 <= req_wdata[32'h0 +: 8];
                         ent_index$1 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -4924,21 +5296,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$2 <= req_wdata[32'h8 +: 8];
                         ent_key_func$2 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$2 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$2 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$2 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$2 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$2 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$2 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$2 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$2 <= req_wdata[32'h0 +: 8];
                         ent_index$2 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -4951,21 +5315,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$3 <= req_wdata[32'h8 +: 8];
                         ent_key_func$3 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$3 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$3 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$3 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$3 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$3 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$3 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$3 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$3 <= req_wdata[32'h0 +: 8];
                         ent_index$3 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -4978,21 +5334,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$4 <= req_wdata[32'h8 +: 8];
                         ent_key_func$4 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$4 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$4 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$4 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$4 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$4 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$4 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$4 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$4 <= req_wdata[32'h0 +: 8];
                         ent_index$4 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5005,21 +5353,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$5 <= req_wdata[32'h8 +: 8];
                         ent_key_func$5 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$5 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$5 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$5 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$5 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$5 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$5 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$5 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$5 <= req_wdata[32'h0 +: 8];
                         ent_index$5 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5032,21 +5372,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$6 <= req_wdata[32'h8 +: 8];
                         ent_key_func$6 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$6 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$6 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$6 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$6 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$6 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$6 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$6 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$6 <= req_wdata[32'h0 +: 8];
                         ent_index$6 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5059,21 +5391,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$7 <= req_wdata[32'h8 +: 8];
                         ent_key_func$7 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$7 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$7 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$7 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$7 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$7 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$7 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$7 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$7 <= req_wdata[32'h0 +: 8];
                         ent_index$7 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5086,21 +5410,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$8 <= req_wdata[32'h8 +: 8];
                         ent_key_func$8 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$8 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$8 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$8 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$8 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$8 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$8 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$8 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$8 <= req_wdata[32'h0 +: 8];
                         ent_index$8 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5113,21 +5429,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$9 <= req_wdata[32'h8 +: 8];
                         ent_key_func$9 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$9 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$9 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$9 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$9 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$9 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$9 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$9 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$9 <= req_wdata[32'h0 +: 8];
                         ent_index$9 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5140,21 +5448,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$10 <= req_wdata[32'h8 +: 8];
                         ent_key_func$10 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$10 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$10 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$10 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$10 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$10 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$10 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$10 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$10 <= req_wdata[32'h0 +: 8];
                         ent_index$10 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5167,21 +5467,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$11 <= req_wdata[32'h8 +: 8];
                         ent_key_func$11 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$11 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$11 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$11 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$11 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$11 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$11 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$11 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$11 <= req_wdata[32'h0 +: 8];
                         ent_index$11 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5194,21 +5486,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$12 <= req_wdata[32'h8 +: 8];
                         ent_key_func$12 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$12 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$12 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$12 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$12 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$12 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$12 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$12 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$12 <= req_wdata[32'h0 +: 8];
                         ent_index$12 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5221,21 +5505,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$13 <= req_wdata[32'h8 +: 8];
                         ent_key_func$13 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$13 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$13 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$13 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$13 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$13 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$13 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$13 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$13 <= req_wdata[32'h0 +: 8];
                         ent_index$13 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5248,21 +5524,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$14 <= req_wdata[32'h8 +: 8];
                         ent_key_func$14 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$14 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$14 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$14 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$14 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$14 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$14 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$14 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$14 <= req_wdata[32'h0 +: 8];
                         ent_index$14 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5275,21 +5543,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$15 <= req_wdata[32'h8 +: 8];
                         ent_key_func$15 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$15 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$15 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$15 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$15 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$15 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$15 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$15 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$15 <= req_wdata[32'h0 +: 8];
                         ent_index$15 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5302,21 +5562,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$16 <= req_wdata[32'h8 +: 8];
                         ent_key_func$16 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$16 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$16 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$16 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$16 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$16 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$16 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$16 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$16 <= req_wdata[32'h0 +: 8];
                         ent_index$16 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5329,21 +5581,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$17 <= req_wdata[32'h8 +: 8];
                         ent_key_func$17 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$17 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$17 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$17 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$17 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$17 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$17 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$17 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$17 <= req_wdata[32'h0 +: 8];
                         ent_index$17 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5356,21 +5600,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$18 <= req_wdata[32'h8 +: 8];
                         ent_key_func$18 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$18 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$18 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$18 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$18 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$18 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$18 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$18 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$18 <= req_wdata[32'h0 +: 8];
                         ent_index$18 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5383,21 +5619,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$19 <= req_wdata[32'h8 +: 8];
                         ent_key_func$19 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$19 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$19 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$19 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$19 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$19 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$19 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$19 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$19 <= req_wdata[32'h0 +: 8];
                         ent_index$19 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5410,21 +5638,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$20 <= req_wdata[32'h8 +: 8];
                         ent_key_func$20 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$20 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$20 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$20 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$20 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$20 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$20 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$20 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$20 <= req_wdata[32'h0 +: 8];
                         ent_index$20 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5437,21 +5657,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$21 <= req_wdata[32'h8 +: 8];
                         ent_key_func$21 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$21 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$21 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$21 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$21 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$21 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$21 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$21 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$21 <= req_wdata[32'h0 +: 8];
                         ent_index$21 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5464,21 +5676,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$22 <= req_wdata[32'h8 +: 8];
                         ent_key_func$22 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$22 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$22 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$22 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$22 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$22 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$22 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$22 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$22 <= req_wdata[32'h0 +: 8];
                         ent_index$22 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5491,21 +5695,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$23 <= req_wdata[32'h8 +: 8];
                         ent_key_func$23 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$23 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$23 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$23 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$23 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$23 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$23 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$23 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$23 <= req_wdata[32'h0 +: 8];
                         ent_index$23 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5518,21 +5714,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$24 <= req_wdata[32'h8 +: 8];
                         ent_key_func$24 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$24 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$24 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$24 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$24 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$24 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$24 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$24 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$24 <= req_wdata[32'h0 +: 8];
                         ent_index$24 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5545,21 +5733,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$25 <= req_wdata[32'h8 +: 8];
                         ent_key_func$25 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$25 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$25 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$25 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$25 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$25 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$25 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$25 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$25 <= req_wdata[32'h0 +: 8];
                         ent_index$25 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5572,21 +5752,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$26 <= req_wdata[32'h8 +: 8];
                         ent_key_func$26 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$26 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$26 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$26 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$26 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$26 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$26 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$26 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$26 <= req_wdata[32'h0 +: 8];
                         ent_index$26 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5599,21 +5771,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$27 <= req_wdata[32'h8 +: 8];
                         ent_key_func$27 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$27 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$27 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$27 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$27 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$27 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$27 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$27 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$27 <= req_wdata[32'h0 +: 8];
                         ent_index$27 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5626,21 +5790,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$28 <= req_wdata[32'h8 +: 8];
                         ent_key_func$28 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$28 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$28 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$28 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$28 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$28 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$28 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$28 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$28 <= req_wdata[32'h0 +: 8];
                         ent_index$28 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5653,21 +5809,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$29 <= req_wdata[32'h8 +: 8];
                         ent_key_func$29 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$29 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$29 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$29 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$29 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$29 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$29 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$29 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$29 <= req_wdata[32'h0 +: 8];
                         ent_index$29 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5680,21 +5828,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$30 <= req_wdata[32'h8 +: 8];
                         ent_key_func$30 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$30 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$30 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$30 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$30 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$30 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$30 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$30 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$30 <= req_wdata[32'h0 +: 8];
                         ent_index$30 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5707,21 +5847,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$31 <= req_wdata[32'h8 +: 8];
                         ent_key_func$31 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$31 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$31 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$31 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$31 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$31 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$31 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$31 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$31 <= req_wdata[32'h0 +: 8];
                         ent_index$31 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5734,21 +5866,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$32 <= req_wdata[32'h8 +: 8];
                         ent_key_func$32 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$32 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$32 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$32 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$32 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$32 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$32 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$32 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$32 <= req_wdata[32'h0 +: 8];
                         ent_index$32 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5761,21 +5885,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$33 <= req_wdata[32'h8 +: 8];
                         ent_key_func$33 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$33 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$33 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$33 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$33 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$33 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$33 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$33 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$33 <= req_wdata[32'h0 +: 8];
                         ent_index$33 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5788,21 +5904,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$34 <= req_wdata[32'h8 +: 8];
                         ent_key_func$34 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$34 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$34 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$34 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$34 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$34 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$34 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$34 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$34 <= req_wdata[32'h0 +: 8];
                         ent_index$34 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5815,21 +5923,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$35 <= req_wdata[32'h8 +: 8];
                         ent_key_func$35 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$35 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$35 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$35 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$35 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$35 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$35 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$35 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$35 <= req_wdata[32'h0 +: 8];
                         ent_index$35 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5842,21 +5942,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$36 <= req_wdata[32'h8 +: 8];
                         ent_key_func$36 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$36 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$36 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$36 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$36 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$36 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$36 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$36 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$36 <= req_wdata[32'h0 +: 8];
                         ent_index$36 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5869,21 +5961,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$37 <= req_wdata[32'h8 +: 8];
                         ent_key_func$37 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$37 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$37 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$37 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$37 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$37 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$37 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$37 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$37 <= req_wdata[32'h0 +: 8];
                         ent_index$37 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5896,21 +5980,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$38 <= req_wdata[32'h8 +: 8];
                         ent_key_func$38 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$38 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$38 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$38 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$38 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$38 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$38 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$38 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$38 <= req_wdata[32'h0 +: 8];
                         ent_index$38 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5923,21 +5999,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$39 <= req_wdata[32'h8 +: 8];
                         ent_key_func$39 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$39 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$39 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$39 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$39 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$39 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$39 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$39 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$39 <= req_wdata[32'h0 +: 8];
                         ent_index$39 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5950,21 +6018,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$40 <= req_wdata[32'h8 +: 8];
                         ent_key_func$40 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$40 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$40 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$40 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$40 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$40 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$40 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$40 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$40 <= req_wdata[32'h0 +: 8];
                         ent_index$40 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -5977,21 +6037,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$41 <= req_wdata[32'h8 +: 8];
                         ent_key_func$41 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$41 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$41 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$41 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$41 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$41 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$41 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$41 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$41 <= req_wdata[32'h0 +: 8];
                         ent_index$41 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6004,21 +6056,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$42 <= req_wdata[32'h8 +: 8];
                         ent_key_func$42 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$42 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$42 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$42 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$42 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$42 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$42 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$42 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$42 <= req_wdata[32'h0 +: 8];
                         ent_index$42 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6031,21 +6075,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$43 <= req_wdata[32'h8 +: 8];
                         ent_key_func$43 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$43 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$43 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$43 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$43 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$43 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$43 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$43 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$43 <= req_wdata[32'h0 +: 8];
                         ent_index$43 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6058,21 +6094,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$44 <= req_wdata[32'h8 +: 8];
                         ent_key_func$44 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$44 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$44 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$44 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$44 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$44 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$44 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$44 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$44 <= req_wdata[32'h0 +: 8];
                         ent_index$44 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6085,21 +6113,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$45 <= req_wdata[32'h8 +: 8];
                         ent_key_func$45 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$45 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$45 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$45 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$45 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$45 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$45 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$45 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$45 <= req_wdata[32'h0 +: 8];
                         ent_index$45 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6112,21 +6132,13 @@ module cayman_tpb_top__hwd(
                         ent_key_op$46 <= req_wdata[32'h8 +: 8];
                         ent_key_func$46 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$46 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$46 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$46 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$46 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$46 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$46 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$46 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$46 <= req_wdata[32'h0 +: 8];
                         ent_index$46 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -6385,36 +6397,25 @@ module cayman_tpb_top__dma(
     );
 
     always @(*) begin
-        bus_sram = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & sram_hi) == 32'h0);
-        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
-        sram$pio_valid = bus_sram;
-        sram$pio_word = req_addr[32'h2 +: 8];
-        err_set = 32'h0;
-        err_kept = error;
-        if (bus_status) begin
-            if (req_addr[32'h2 +: 3] == 32'h6) begin
-                if (req_write) begin
-                    err_kept = error & ~req_wdata[32'h0 +: 3];
-                end
-            end
-        end
-        rsp_valid = rsp_valid_q;
-        rsp_err = rsp_err_q;
-        if (sram$pio_rvalid) begin
-            rsp_rdata = sram$rdata;
-        end else begin
-            rsp_rdata = rsp_rdata_q;
-        end
-        desc_addr = (rx_base + (rx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
-        if (ring_tx) begin
-            desc_addr = (tx_base + (tx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
-        end
-        src_addr = d_src + ((count & 32'hffffffff) << 32'h2);
-        dst_addr = d_dst + ((count & 32'hffffffff) << 32'h2);
         sram$a_wstrb = 32'hf;
-        db_index = d_done_addr[32'h2 +: 8];
         db_amount = 32'h1;
-        busy = state != 32'h0;
+        bus_sram = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & sram_hi) == 32'h0);
+    end
+
+    always @(*) begin
+        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
+    end
+
+    always @(*) begin
+        sram$pio_valid = bus_sram;
+    end
+
+    always @(*) begin
+        sram$pio_word = req_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
+        err_set = 32'h0;
         retire = 1'b0;
         if (state == 32'h0) begin
         end else if (state == 32'h1) begin
@@ -6441,6 +6442,75 @@ module cayman_tpb_top__dma(
             err_set = 32'h1;
             retire = 1'b1;
         end
+        rx_add = 32'h0;
+        tx_add = 32'h0;
+        if (enable & rx_tail_inc_pulse) begin
+            if (rx_length == 32'h0) begin
+                err_set = err_set | 32'h4;
+            end else begin
+                rx_add = rx_tail_inc;
+            end
+        end
+        if (enable & tx_tail_inc_pulse) begin
+            if (tx_length == 32'h0) begin
+                err_set = err_set | 32'h4;
+            end else begin
+                tx_add = tx_tail_inc;
+            end
+        end
+    end
+
+    always @(*) begin
+        err_kept = error;
+        if (bus_status) begin
+            if (req_addr[32'h2 +: 3] == 32'h6) begin
+                if (req_write) begin
+                    err_kept = error & ~req_wdata[32'h0 +: 3];
+                end
+            end
+        end
+    end
+
+    always @(*) begin
+        rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
+        rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
+        if (sram$pio_rvalid) begin
+            rsp_rdata = sram$rdata;
+        end else begin
+            rsp_rdata = rsp_rdata_q;
+        end
+    end
+
+    always @(*) begin
+        desc_addr = (rx_base + (rx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+        if (ring_tx) begin
+            desc_addr = (tx_base + (tx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+        end
+    end
+
+    always @(*) begin
+        src_addr = d_src + ((count & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        dst_addr = d_dst + ((count & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        db_index = d_done_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
+        busy = state != 32'h0;
+    end
+
+    always @(*) begin
         if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || (state == 32'h3)))) begin
             if (state == 32'h2) begin
                 sram$a_word = src_addr[32'h2 +: 8];
@@ -6450,6 +6520,9 @@ module cayman_tpb_top__dma(
         end else begin
             sram$a_word = desc_addr[32'h2 +: 8];
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             sram$a_write = 1'b0;
         end else if (state == 32'h1) begin
@@ -6461,6 +6534,9 @@ module cayman_tpb_top__dma(
         end else begin
             sram$a_write = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             sram$a_valid = 1'b0;
         end else if (state == 32'h1) begin
@@ -6490,6 +6566,9 @@ module cayman_tpb_top__dma(
         end else begin
             sram$a_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             db_valid = 1'b0;
         end else if (state == 32'h1) begin
@@ -6504,22 +6583,6 @@ module cayman_tpb_top__dma(
             db_valid = 1'b1;
         end else begin
             db_valid = 1'b0;
-        end
-        rx_add = 32'h0;
-        tx_add = 32'h0;
-        if (enable & rx_tail_inc_pulse) begin
-            if (rx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                rx_add = rx_tail_inc;
-            end
-        end
-        if (enable & tx_tail_inc_pulse) begin
-            if (tx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                tx_add = tx_tail_inc;
-            end
         end
     end
 
@@ -6691,14 +6754,8 @@ module cayman_tpb_top__dma__sram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:255];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:255];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:255];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:255];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:255];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -6706,25 +6763,17 @@ module cayman_tpb_top__dma__sram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [7:0] lane0$read_address;
-    reg [7:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [7:0] lane1$read_address;
-    reg [7:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [7:0] lane2$read_address;
-    reg [7:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [7:0] lane3$read_address;
-    reg [7:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [7:0] mem$read_address;
+    reg mem$read_enable;
+    reg [7:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -6735,26 +6784,42 @@ module cayman_tpb_top__dma__sram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -6772,30 +6837,20 @@ module cayman_tpb_top__dma__sram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -6829,14 +6884,8 @@ module cayman_tpb_top__slot_spad(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:8191];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:8191];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:8191];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:8191];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:8191];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -6844,25 +6893,17 @@ module cayman_tpb_top__slot_spad(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [12:0] lane0$read_address;
-    reg [12:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [12:0] lane1$read_address;
-    reg [12:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [12:0] lane2$read_address;
-    reg [12:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [12:0] lane3$read_address;
-    reg [12:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [12:0] mem$read_address;
+    reg mem$read_enable;
+    reg [12:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -6873,26 +6914,42 @@ module cayman_tpb_top__slot_spad(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -6910,30 +6967,20 @@ module cayman_tpb_top__slot_spad(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -6967,14 +7014,8 @@ module cayman_tpb_top__ctrl_spad(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:1023];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:1023];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:1023];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:1023];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:1023];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -6982,25 +7023,17 @@ module cayman_tpb_top__ctrl_spad(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [9:0] lane0$read_address;
-    reg [9:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [9:0] lane1$read_address;
-    reg [9:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [9:0] lane2$read_address;
-    reg [9:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [9:0] lane3$read_address;
-    reg [9:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [9:0] mem$read_address;
+    reg mem$read_enable;
+    reg [9:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -7011,26 +7044,42 @@ module cayman_tpb_top__ctrl_spad(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -7048,30 +7097,20 @@ module cayman_tpb_top__ctrl_spad(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -7105,14 +7144,8 @@ module cayman_tpb_top__seq_iram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:16383];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:16383];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:16383];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:16383];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:16383];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -7120,25 +7153,17 @@ module cayman_tpb_top__seq_iram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [13:0] lane0$read_address;
-    reg [13:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [13:0] lane1$read_address;
-    reg [13:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [13:0] lane2$read_address;
-    reg [13:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [13:0] lane3$read_address;
-    reg [13:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [13:0] mem$read_address;
+    reg mem$read_enable;
+    reg [13:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -7149,26 +7174,42 @@ module cayman_tpb_top__seq_iram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -7186,30 +7227,20 @@ module cayman_tpb_top__seq_iram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -7725,163 +7756,469 @@ module cayman_tpb_top__cluster(
 
     always @(*) begin
         off = req_addr & off_mask;
+    end
+
+    always @(*) begin
         in_iram = (off & iram_hi) == 32'h0;
+    end
+
+    always @(*) begin
         in_dram = (off & dram_hi) == dram_offset;
+    end
+
+    always @(*) begin
         hit = 1'b0;
-        running = ~run_stall & ~halted;
-        rsp_err = err_q;
-        core$0$stall = run_stall[0] | reset;
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+    end
+
+    always @(*) begin
+        running = ~run_stall & ~halted;
+    end
+
+    always @(*) begin
+        rsp_err = err_q;
+    end
+
+    always @(*) begin
+        core$0$stall = run_stall[0] | reset;
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
             core$0$pio_valid = 1'b1;
         end else begin
             core$0$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$0$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$0$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$0$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$0 = core$0$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$0 = core$0$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$0 = core$0$if_rdata;
+    end
+
+    always @(*) begin
         if_err$0 = core$0$if_err;
+    end
+
+    always @(*) begin
         ls_ready$0 = core$0$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$0 = core$0$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$0 = core$0$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$0 = core$0$ls_err;
+    end
+
+    always @(*) begin
         core$1$stall = run_stall[1] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
             core$1$pio_valid = 1'b1;
         end else begin
             core$1$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$1$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$1$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$1$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$1 = core$1$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$1 = core$1$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$1 = core$1$if_rdata;
+    end
+
+    always @(*) begin
         if_err$1 = core$1$if_err;
+    end
+
+    always @(*) begin
         ls_ready$1 = core$1$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$1 = core$1$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$1 = core$1$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$1 = core$1$ls_err;
+    end
+
+    always @(*) begin
         core$2$stall = run_stall[2] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
             core$2$pio_valid = 1'b1;
         end else begin
             core$2$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$2$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$2$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$2$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$2 = core$2$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$2 = core$2$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$2 = core$2$if_rdata;
+    end
+
+    always @(*) begin
         if_err$2 = core$2$if_err;
+    end
+
+    always @(*) begin
         ls_ready$2 = core$2$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$2 = core$2$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$2 = core$2$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$2 = core$2$ls_err;
+    end
+
+    always @(*) begin
         core$3$stall = run_stall[3] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
             core$3$pio_valid = 1'b1;
         end else begin
             core$3$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$3$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$3$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$3$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$3 = core$3$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$3 = core$3$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$3 = core$3$if_rdata;
+    end
+
+    always @(*) begin
         if_err$3 = core$3$if_err;
+    end
+
+    always @(*) begin
         ls_ready$3 = core$3$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$3 = core$3$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$3 = core$3$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$3 = core$3$ls_err;
+    end
+
+    always @(*) begin
         core$4$stall = run_stall[4] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
             core$4$pio_valid = 1'b1;
         end else begin
             core$4$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$4$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$4$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$4$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$4 = core$4$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$4 = core$4$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$4 = core$4$if_rdata;
+    end
+
+    always @(*) begin
         if_err$4 = core$4$if_err;
+    end
+
+    always @(*) begin
         ls_ready$4 = core$4$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$4 = core$4$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$4 = core$4$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$4 = core$4$ls_err;
+    end
+
+    always @(*) begin
         core$5$stall = run_stall[5] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
             core$5$pio_valid = 1'b1;
         end else begin
             core$5$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$5$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$5$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$5$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$5 = core$5$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$5 = core$5$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$5 = core$5$if_rdata;
+    end
+
+    always @(*) begin
         if_err$5 = core$5$if_err;
+    end
+
+    always @(*) begin
         ls_ready$5 = core$5$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$5 = core$5$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$5 = core$5$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$5 = core$5$ls_err;
+    end
+
+    always @(*) begin
         core$6$stall = run_stall[6] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
             core$6$pio_valid = 1'b1;
         end else begin
             core$6$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$6$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$6$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$6$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready$6 = core$6$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$6 = core$6$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$6 = core$6$if_rdata;
+    end
+
+    always @(*) begin
         if_err$6 = core$6$if_err;
+    end
+
+    always @(*) begin
         ls_ready$6 = core$6$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$6 = core$6$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$6 = core$6$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$6 = core$6$ls_err;
+    end
+
+    always @(*) begin
         core$7$stall = run_stall[7] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
             core$7$pio_valid = 1'b1;
         end else begin
             core$7$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$7$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$7$pio_iword = off[32'h2 +: 15];
+    end
+
+    always @(*) begin
         core$7$pio_dword = off[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if (core$7$pio_rvalid) begin
             rsp_valid = 1'b1;
         end else if (core$6$pio_rvalid) begin
@@ -7901,6 +8238,9 @@ module cayman_tpb_top__cluster(
         end else begin
             rsp_valid = err_q;
         end
+    end
+
+    always @(*) begin
         if (core$7$pio_rvalid) begin
             rsp_rdata = core$7$pio_rdata;
         end else if (core$6$pio_rvalid) begin
@@ -7920,13 +8260,37 @@ module cayman_tpb_top__cluster(
         end else begin
             rsp_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if_ready$7 = core$7$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$7 = core$7$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$7 = core$7$if_rdata;
+    end
+
+    always @(*) begin
         if_err$7 = core$7$if_err;
+    end
+
+    always @(*) begin
         ls_ready$7 = core$7$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$7 = core$7$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$7 = core$7$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$7 = core$7$ls_err;
     end
 
@@ -8043,10 +8407,25 @@ module cayman_tpb_top__cluster__core(
 
     always @(*) begin
         iram_pio = pio_valid & ~pio_dram;
+    end
+
+    always @(*) begin
         dram_pio = pio_valid & pio_dram;
+    end
+
+    always @(*) begin
         iram$pio_valid = iram_pio;
+    end
+
+    always @(*) begin
         dram$pio_valid = dram_pio;
+    end
+
+    always @(*) begin
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
+    end
+
+    always @(*) begin
         if (dram$pio_rvalid) begin
             pio_rdata = dram$rdata;
         end else if (iram$pio_rvalid) begin
@@ -8054,30 +8433,72 @@ module cayman_tpb_top__cluster__core(
         end else begin
             pio_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if_bad = (((if_addr & iram_hi) != 32'h0) | if_addr[32'h0]) | if_addr[32'h1];
+    end
+
+    always @(*) begin
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
+    end
+
+    always @(*) begin
         ls_iram = ls_aligned & ((ls_addr & iram_hi) == 32'h0);
+    end
+
+    always @(*) begin
         ls_dram = ls_aligned & ((ls_addr & dram_hi) == dram_base);
+    end
+
+    always @(*) begin
         ls_go = ls_valid & ~stall;
+    end
+
+    always @(*) begin
         if_go = if_valid & ~stall;
+    end
+
+    always @(*) begin
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
+    end
+
+    always @(*) begin
         if_take = (if_go & ~if_bad) & ~iram_pio;
         if (ls_go & ls_iram) begin
             if_take = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (ls_go & ls_iram) begin
             iram$a_write = ls_write;
         end else begin
             iram$a_write = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (ls_go & ls_iram) begin
             iram$a_word = ls_addr[32'h2 +: 15];
         end else begin
             iram$a_word = if_addr[32'h2 +: 15];
         end
+    end
+
+    always @(*) begin
         dram$a_valid = ls_go & ls_dram;
+    end
+
+    always @(*) begin
         dram$a_word = ls_addr[32'h2 +: 16];
+    end
+
+    always @(*) begin
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
+    end
+
+    always @(*) begin
         if (~stall) begin
             if (ls_iram) begin
                 ls_ready = ~iram_pio;
@@ -8089,10 +8510,25 @@ module cayman_tpb_top__cluster__core(
         end else begin
             ls_ready = 1'b0;
         end
+    end
+
+    always @(*) begin
         if_rvalid = (iram$a_rvalid & iram_if_q) | if_err_q;
+    end
+
+    always @(*) begin
         if_err = if_err_q;
+    end
+
+    always @(*) begin
         ls_rvalid = ((iram$a_rvalid & ~iram_if_q) | dram$a_rvalid) | ls_err_q;
+    end
+
+    always @(*) begin
         ls_err = ls_err_q;
+    end
+
+    always @(*) begin
         if (iram$a_rvalid) begin
             if (iram_if_q) begin
                 if_rdata = iram$rdata;
@@ -8102,6 +8538,9 @@ module cayman_tpb_top__cluster__core(
         end else begin
             if_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if (dram$a_rvalid) begin
             ls_rdata = dram$rdata;
         end else if (iram$a_rvalid) begin
@@ -8156,14 +8595,8 @@ module cayman_tpb_top__cluster__core__dram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:65535];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:65535];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:65535];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:65535];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:65535];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -8171,25 +8604,17 @@ module cayman_tpb_top__cluster__core__dram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [15:0] lane0$read_address;
-    reg [15:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [15:0] lane1$read_address;
-    reg [15:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [15:0] lane2$read_address;
-    reg [15:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [15:0] lane3$read_address;
-    reg [15:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [15:0] mem$read_address;
+    reg mem$read_enable;
+    reg [15:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -8200,26 +8625,42 @@ module cayman_tpb_top__cluster__core__dram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -8237,30 +8678,20 @@ module cayman_tpb_top__cluster__core__dram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -8294,14 +8725,8 @@ module cayman_tpb_top__cluster__core__iram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:32767];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:32767];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:32767];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:32767];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:32767];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -8309,25 +8734,17 @@ module cayman_tpb_top__cluster__core__iram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [14:0] lane0$read_address;
-    reg [14:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [14:0] lane1$read_address;
-    reg [14:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [14:0] lane2$read_address;
-    reg [14:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [14:0] lane3$read_address;
-    reg [14:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [14:0] mem$read_address;
+    reg mem$read_enable;
+    reg [14:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -8338,26 +8755,42 @@ module cayman_tpb_top__cluster__core__iram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -8375,30 +8808,20 @@ module cayman_tpb_top__cluster__core__iram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 
@@ -8461,18 +8884,57 @@ module cayman_tpb_top__tpb(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         seq_instr_dbg_ctrl_o = seq_instr_dbg_ctrl_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_queue_o = notific_sw_queue_num0_queue_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_b_lo_o = notific_sw_queue_num0_engine_id_b_lo_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_a_o = notific_sw_queue_num0_engine_id_a_q;
+    end
+
+    always @(*) begin
         notific_sw_queue_num0_engine_id_b_hi_o = notific_sw_queue_num0_engine_id_b_hi_q;
+    end
+
+    always @(*) begin
         notific_ring_base_lo_o = notific_ring_base_lo_q;
+    end
+
+    always @(*) begin
         notific_ring_base_hi_o = notific_ring_base_hi_q;
+    end
+
+    always @(*) begin
         notific_ring_size_o = notific_ring_size_q;
+    end
+
+    always @(*) begin
         notific_enable_error_o = notific_enable_error_q;
+    end
+
+    always @(*) begin
         notific_enable_evt_sem_o = notific_enable_evt_sem_q;
+    end
+
+    always @(*) begin
         notific_enable_inst_o = notific_enable_inst_q;
     end
 
@@ -8633,19 +9095,61 @@ module cayman_tpb_top__q7regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         release_run_stall_stall_o = release_run_stall_stall_q;
+    end
+
+    always @(*) begin
         start_ctrl_start_o = start_ctrl_start_q;
+    end
+
+    always @(*) begin
         start_ctrl_start_pulse_o = start_ctrl_start_pulse_q;
+    end
+
+    always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
         intr_info_0_info_o = intr_info_0_info_q;
+    end
+
+    always @(*) begin
         intr_info_1_info_o = intr_info_1_info_q;
+    end
+
+    always @(*) begin
         intr_info_2_info_o = intr_info_2_info_q;
+    end
+
+    always @(*) begin
         intr_info_3_info_o = intr_info_3_info_q;
+    end
+
+    always @(*) begin
         intr_info_4_info_o = intr_info_4_info_q;
+    end
+
+    always @(*) begin
         intr_info_5_info_o = intr_info_5_info_q;
+    end
+
+    always @(*) begin
         intr_info_6_info_o = intr_info_6_info_q;
+    end
+
+    always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
     end
 
@@ -9012,71 +9516,269 @@ module cayman_tpb_top__win(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         window0_src_lo_o = window0_src_lo_q;
+    end
+
+    always @(*) begin
         window1_src_lo_o = window1_src_lo_q;
+    end
+
+    always @(*) begin
         window2_src_lo_o = window2_src_lo_q;
+    end
+
+    always @(*) begin
         window3_src_lo_o = window3_src_lo_q;
+    end
+
+    always @(*) begin
         window4_src_lo_o = window4_src_lo_q;
+    end
+
+    always @(*) begin
         window5_src_lo_o = window5_src_lo_q;
+    end
+
+    always @(*) begin
         window6_src_lo_o = window6_src_lo_q;
+    end
+
+    always @(*) begin
         window7_src_lo_o = window7_src_lo_q;
+    end
+
+    always @(*) begin
         window0_src_hi_o = window0_src_hi_q;
+    end
+
+    always @(*) begin
         window1_src_hi_o = window1_src_hi_q;
+    end
+
+    always @(*) begin
         window2_src_hi_o = window2_src_hi_q;
+    end
+
+    always @(*) begin
         window3_src_hi_o = window3_src_hi_q;
+    end
+
+    always @(*) begin
         window4_src_hi_o = window4_src_hi_q;
+    end
+
+    always @(*) begin
         window5_src_hi_o = window5_src_hi_q;
+    end
+
+    always @(*) begin
         window6_src_hi_o = window6_src_hi_q;
+    end
+
+    always @(*) begin
         window7_src_hi_o = window7_src_hi_q;
+    end
+
+    always @(*) begin
         window0_size_lo_o = window0_size_lo_q;
+    end
+
+    always @(*) begin
         window1_size_lo_o = window1_size_lo_q;
+    end
+
+    always @(*) begin
         window2_size_lo_o = window2_size_lo_q;
+    end
+
+    always @(*) begin
         window3_size_lo_o = window3_size_lo_q;
+    end
+
+    always @(*) begin
         window4_size_lo_o = window4_size_lo_q;
+    end
+
+    always @(*) begin
         window5_size_lo_o = window5_size_lo_q;
+    end
+
+    always @(*) begin
         window6_size_lo_o = window6_size_lo_q;
+    end
+
+    always @(*) begin
         window7_size_lo_o = window7_size_lo_q;
+    end
+
+    always @(*) begin
         window0_size_hi_o = window0_size_hi_q;
+    end
+
+    always @(*) begin
         window1_size_hi_o = window1_size_hi_q;
+    end
+
+    always @(*) begin
         window2_size_hi_o = window2_size_hi_q;
+    end
+
+    always @(*) begin
         window3_size_hi_o = window3_size_hi_q;
+    end
+
+    always @(*) begin
         window4_size_hi_o = window4_size_hi_q;
+    end
+
+    always @(*) begin
         window5_size_hi_o = window5_size_hi_q;
+    end
+
+    always @(*) begin
         window6_size_hi_o = window6_size_hi_q;
+    end
+
+    always @(*) begin
         window7_size_hi_o = window7_size_hi_q;
+    end
+
+    always @(*) begin
         window0_dst_lo_o = window0_dst_lo_q;
+    end
+
+    always @(*) begin
         window1_dst_lo_o = window1_dst_lo_q;
+    end
+
+    always @(*) begin
         window2_dst_lo_o = window2_dst_lo_q;
+    end
+
+    always @(*) begin
         window3_dst_lo_o = window3_dst_lo_q;
+    end
+
+    always @(*) begin
         window4_dst_lo_o = window4_dst_lo_q;
+    end
+
+    always @(*) begin
         window5_dst_lo_o = window5_dst_lo_q;
+    end
+
+    always @(*) begin
         window6_dst_lo_o = window6_dst_lo_q;
+    end
+
+    always @(*) begin
         window7_dst_lo_o = window7_dst_lo_q;
+    end
+
+    always @(*) begin
         window0_dst_hi_o = window0_dst_hi_q;
+    end
+
+    always @(*) begin
         window1_dst_hi_o = window1_dst_hi_q;
+    end
+
+    always @(*) begin
         window2_dst_hi_o = window2_dst_hi_q;
+    end
+
+    always @(*) begin
         window3_dst_hi_o = window3_dst_hi_q;
+    end
+
+    always @(*) begin
         window4_dst_hi_o = window4_dst_hi_q;
+    end
+
+    always @(*) begin
         window5_dst_hi_o = window5_dst_hi_q;
+    end
+
+    always @(*) begin
         window6_dst_hi_o = window6_dst_hi_q;
+    end
+
+    always @(*) begin
         window7_dst_hi_o = window7_dst_hi_q;
+    end
+
+    always @(*) begin
         window0_ctrl_enable_o = window0_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window0_ctrl_requester_o = window0_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window1_ctrl_enable_o = window1_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window1_ctrl_requester_o = window1_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window2_ctrl_enable_o = window2_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window2_ctrl_requester_o = window2_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window3_ctrl_enable_o = window3_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window3_ctrl_requester_o = window3_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window4_ctrl_enable_o = window4_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window4_ctrl_requester_o = window4_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window5_ctrl_enable_o = window5_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window5_ctrl_requester_o = window5_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window6_ctrl_enable_o = window6_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window6_ctrl_requester_o = window6_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window7_ctrl_enable_o = window7_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window7_ctrl_requester_o = window7_ctrl_requester_q;
     end
 
@@ -9529,7 +10231,7 @@ module cayman_tpb_top__sem(
 );
 
     // Constants
-    localparam saturate = 1'b0;
+    // saturate = 1'b0 (decided at generation)
 
     // Registers
     reg s1_valid;
@@ -9584,59 +10286,95 @@ module cayman_tpb_top__sem(
 
     always @(*) begin
         bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+    end
+
+    always @(*) begin
         bus_idx = req_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
         db_take = (db_valid & ~clearing) & (~bus_ok | (bus_idx == db_index));
+    end
+
+    always @(*) begin
         db_ready = ~clearing & (~bus_ok | (bus_idx == db_index));
+    end
+
+    always @(*) begin
         ram$read_address = db_index;
         if (bus_ok) begin
             ram$read_address = bus_idx;
         end
+    end
+
+    always @(*) begin
         old = ram$read_data;
         if (fw_valid & (fw_idx == s1_idx)) begin
             old = fw_value;
         end
+    end
+
+    always @(*) begin
         after_bus = old;
         if ((s1_valid & ~s1_err) & s1_write) begin
             if (s1_op == 32'h1) begin
                 after_bus = s1_wdata;
             end else if (s1_op == 32'h2) begin
                 after_bus = old + s1_wdata;
-                if (saturate & ((old + s1_wdata) < old)) begin
-                    after_bus = 64'hffffffff;
-                end
             end else if (s1_op == 32'h3) begin
                 after_bus = old - s1_wdata;
-                if (saturate & (old < s1_wdata)) begin
-                    after_bus = 32'h0;
-                end
             end
         end
+    end
+
+    always @(*) begin
         new_value = after_bus;
         if (s1_db) begin
             new_value = after_bus + s1_db_amount;
-            if (saturate & ((after_bus + s1_db_amount) < after_bus)) begin
-                new_value = 64'hffffffff;
-            end
         end
+    end
+
+    always @(*) begin
         changes = (((s1_valid & ~s1_err) & s1_write) & (s1_op != 32'h0)) | s1_db;
+    end
+
+    always @(*) begin
         ram$write_enable = changes;
         ram$write_address = s1_idx;
         ram$write_data = new_value;
-        rsp_valid = s1_valid;
-        rsp_err = s1_err;
-        if ((s1_valid & ~s1_err) & ~s1_write) begin
-            rsp_rdata = old;
-        end else begin
-            rsp_rdata = 32'h0;
-        end
-        notif_valid = notif_valid_q;
-        notif_index = notif_index_q;
-        ready = ~clearing;
         if (clearing) begin
             ram$write_enable = 1'b1;
             ram$write_address = clear_idx;
             ram$write_data = 32'h0;
         end
+    end
+
+    always @(*) begin
+        rsp_valid = s1_valid;
+    end
+
+    always @(*) begin
+        rsp_err = s1_err;
+    end
+
+    always @(*) begin
+        if ((s1_valid & ~s1_err) & ~s1_write) begin
+            rsp_rdata = old;
+        end else begin
+            rsp_rdata = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        notif_valid = notif_valid_q;
+    end
+
+    always @(*) begin
+        notif_index = notif_index_q;
+    end
+
+    always @(*) begin
+        ready = ~clearing;
     end
 
     always @(posedge clock) begin
@@ -9789,33 +10527,117 @@ module cayman_tpb_top__nx(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         start_ctrl_ctrl_o = start_ctrl_ctrl_q;
+    end
+
+    always @(*) begin
         start_ctrl_ctrl_pulse_o = start_ctrl_ctrl_pulse_q;
+    end
+
+    always @(*) begin
         release_run_stall_stall_o = release_run_stall_stall_q;
+    end
+
+    always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
         dma_rx_base_o = dma_rx_base_q;
+    end
+
+    always @(*) begin
         dma_tx_base_o = dma_tx_base_q;
+    end
+
+    always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
         intr_info_info_o = intr_info_info_q;
+    end
+
+    always @(*) begin
         engine_base_address_lo_o = engine_base_address_lo_q;
+    end
+
+    always @(*) begin
         engine_base_address_hi_o = engine_base_address_hi_q;
+    end
+
+    always @(*) begin
         dma_ctrl_enable_o = dma_ctrl_enable_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_base_o = dma_rx_ring_base_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_length_o = dma_rx_ring_length_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_head_o = dma_rx_ring_head_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_o = dma_rx_ring_tail_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_inc_o = dma_rx_ring_tail_inc_q;
+    end
+
+    always @(*) begin
         dma_rx_ring_tail_inc_pulse_o = dma_rx_ring_tail_inc_pulse_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_base_o = dma_tx_ring_base_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_length_o = dma_tx_ring_length_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_head_o = dma_tx_ring_head_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_o = dma_tx_ring_tail_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_inc_o = dma_tx_ring_tail_inc_q;
+    end
+
+    always @(*) begin
         dma_tx_ring_tail_inc_pulse_o = dma_tx_ring_tail_inc_pulse_q;
+    end
+
+    always @(*) begin
         mem_window2_lo_o = mem_window2_lo_q;
+    end
+
+    always @(*) begin
         mem_window2_hi_o = mem_window2_hi_q;
+    end
+
+    always @(*) begin
         instr_dbg_ctrl_o = instr_dbg_ctrl_q;
     end
 

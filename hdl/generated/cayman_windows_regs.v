@@ -218,71 +218,269 @@ module cayman_windows_regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         window0_src_lo_o = window0_src_lo_q;
+    end
+
+    always @(*) begin
         window1_src_lo_o = window1_src_lo_q;
+    end
+
+    always @(*) begin
         window2_src_lo_o = window2_src_lo_q;
+    end
+
+    always @(*) begin
         window3_src_lo_o = window3_src_lo_q;
+    end
+
+    always @(*) begin
         window4_src_lo_o = window4_src_lo_q;
+    end
+
+    always @(*) begin
         window5_src_lo_o = window5_src_lo_q;
+    end
+
+    always @(*) begin
         window6_src_lo_o = window6_src_lo_q;
+    end
+
+    always @(*) begin
         window7_src_lo_o = window7_src_lo_q;
+    end
+
+    always @(*) begin
         window0_src_hi_o = window0_src_hi_q;
+    end
+
+    always @(*) begin
         window1_src_hi_o = window1_src_hi_q;
+    end
+
+    always @(*) begin
         window2_src_hi_o = window2_src_hi_q;
+    end
+
+    always @(*) begin
         window3_src_hi_o = window3_src_hi_q;
+    end
+
+    always @(*) begin
         window4_src_hi_o = window4_src_hi_q;
+    end
+
+    always @(*) begin
         window5_src_hi_o = window5_src_hi_q;
+    end
+
+    always @(*) begin
         window6_src_hi_o = window6_src_hi_q;
+    end
+
+    always @(*) begin
         window7_src_hi_o = window7_src_hi_q;
+    end
+
+    always @(*) begin
         window0_size_lo_o = window0_size_lo_q;
+    end
+
+    always @(*) begin
         window1_size_lo_o = window1_size_lo_q;
+    end
+
+    always @(*) begin
         window2_size_lo_o = window2_size_lo_q;
+    end
+
+    always @(*) begin
         window3_size_lo_o = window3_size_lo_q;
+    end
+
+    always @(*) begin
         window4_size_lo_o = window4_size_lo_q;
+    end
+
+    always @(*) begin
         window5_size_lo_o = window5_size_lo_q;
+    end
+
+    always @(*) begin
         window6_size_lo_o = window6_size_lo_q;
+    end
+
+    always @(*) begin
         window7_size_lo_o = window7_size_lo_q;
+    end
+
+    always @(*) begin
         window0_size_hi_o = window0_size_hi_q;
+    end
+
+    always @(*) begin
         window1_size_hi_o = window1_size_hi_q;
+    end
+
+    always @(*) begin
         window2_size_hi_o = window2_size_hi_q;
+    end
+
+    always @(*) begin
         window3_size_hi_o = window3_size_hi_q;
+    end
+
+    always @(*) begin
         window4_size_hi_o = window4_size_hi_q;
+    end
+
+    always @(*) begin
         window5_size_hi_o = window5_size_hi_q;
+    end
+
+    always @(*) begin
         window6_size_hi_o = window6_size_hi_q;
+    end
+
+    always @(*) begin
         window7_size_hi_o = window7_size_hi_q;
+    end
+
+    always @(*) begin
         window0_dst_lo_o = window0_dst_lo_q;
+    end
+
+    always @(*) begin
         window1_dst_lo_o = window1_dst_lo_q;
+    end
+
+    always @(*) begin
         window2_dst_lo_o = window2_dst_lo_q;
+    end
+
+    always @(*) begin
         window3_dst_lo_o = window3_dst_lo_q;
+    end
+
+    always @(*) begin
         window4_dst_lo_o = window4_dst_lo_q;
+    end
+
+    always @(*) begin
         window5_dst_lo_o = window5_dst_lo_q;
+    end
+
+    always @(*) begin
         window6_dst_lo_o = window6_dst_lo_q;
+    end
+
+    always @(*) begin
         window7_dst_lo_o = window7_dst_lo_q;
+    end
+
+    always @(*) begin
         window0_dst_hi_o = window0_dst_hi_q;
+    end
+
+    always @(*) begin
         window1_dst_hi_o = window1_dst_hi_q;
+    end
+
+    always @(*) begin
         window2_dst_hi_o = window2_dst_hi_q;
+    end
+
+    always @(*) begin
         window3_dst_hi_o = window3_dst_hi_q;
+    end
+
+    always @(*) begin
         window4_dst_hi_o = window4_dst_hi_q;
+    end
+
+    always @(*) begin
         window5_dst_hi_o = window5_dst_hi_q;
+    end
+
+    always @(*) begin
         window6_dst_hi_o = window6_dst_hi_q;
+    end
+
+    always @(*) begin
         window7_dst_hi_o = window7_dst_hi_q;
+    end
+
+    always @(*) begin
         window0_ctrl_enable_o = window0_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window0_ctrl_requester_o = window0_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window1_ctrl_enable_o = window1_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window1_ctrl_requester_o = window1_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window2_ctrl_enable_o = window2_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window2_ctrl_requester_o = window2_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window3_ctrl_enable_o = window3_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window3_ctrl_requester_o = window3_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window4_ctrl_enable_o = window4_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window4_ctrl_requester_o = window4_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window5_ctrl_enable_o = window5_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window5_ctrl_requester_o = window5_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window6_ctrl_enable_o = window6_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window6_ctrl_requester_o = window6_ctrl_requester_q;
+    end
+
+    always @(*) begin
         window7_ctrl_enable_o = window7_ctrl_enable_q;
+    end
+
+    always @(*) begin
         window7_ctrl_requester_o = window7_ctrl_requester_q;
     end
 

@@ -22,7 +22,7 @@ module evt_sem(
 );
 
     // Constants
-    localparam saturate = 1'b0;
+    // saturate = 1'b0 (decided at generation)
 
     // Registers
     reg s1_valid;
@@ -77,59 +77,95 @@ module evt_sem(
 
     always @(*) begin
         bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+    end
+
+    always @(*) begin
         bus_idx = req_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
         db_take = (db_valid & ~clearing) & (~bus_ok | (bus_idx == db_index));
+    end
+
+    always @(*) begin
         db_ready = ~clearing & (~bus_ok | (bus_idx == db_index));
+    end
+
+    always @(*) begin
         ram$read_address = db_index;
         if (bus_ok) begin
             ram$read_address = bus_idx;
         end
+    end
+
+    always @(*) begin
         old = ram$read_data;
         if (fw_valid & (fw_idx == s1_idx)) begin
             old = fw_value;
         end
+    end
+
+    always @(*) begin
         after_bus = old;
         if ((s1_valid & ~s1_err) & s1_write) begin
             if (s1_op == 32'h1) begin
                 after_bus = s1_wdata;
             end else if (s1_op == 32'h2) begin
                 after_bus = old + s1_wdata;
-                if (saturate & ((old + s1_wdata) < old)) begin
-                    after_bus = 64'hffffffff;
-                end
             end else if (s1_op == 32'h3) begin
                 after_bus = old - s1_wdata;
-                if (saturate & (old < s1_wdata)) begin
-                    after_bus = 32'h0;
-                end
             end
         end
+    end
+
+    always @(*) begin
         new_value = after_bus;
         if (s1_db) begin
             new_value = after_bus + s1_db_amount;
-            if (saturate & ((after_bus + s1_db_amount) < after_bus)) begin
-                new_value = 64'hffffffff;
-            end
         end
+    end
+
+    always @(*) begin
         changes = (((s1_valid & ~s1_err) & s1_write) & (s1_op != 32'h0)) | s1_db;
+    end
+
+    always @(*) begin
         ram$write_enable = changes;
         ram$write_address = s1_idx;
         ram$write_data = new_value;
-        rsp_valid = s1_valid;
-        rsp_err = s1_err;
-        if ((s1_valid & ~s1_err) & ~s1_write) begin
-            rsp_rdata = old;
-        end else begin
-            rsp_rdata = 32'h0;
-        end
-        notif_valid = notif_valid_q;
-        notif_index = notif_index_q;
-        ready = ~clearing;
         if (clearing) begin
             ram$write_enable = 1'b1;
             ram$write_address = clear_idx;
             ram$write_data = 32'h0;
         end
+    end
+
+    always @(*) begin
+        rsp_valid = s1_valid;
+    end
+
+    always @(*) begin
+        rsp_err = s1_err;
+    end
+
+    always @(*) begin
+        if ((s1_valid & ~s1_err) & ~s1_write) begin
+            rsp_rdata = old;
+        end else begin
+            rsp_rdata = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        notif_valid = notif_valid_q;
+    end
+
+    always @(*) begin
+        notif_index = notif_index_q;
+    end
+
+    always @(*) begin
+        ready = ~clearing;
     end
 
     always @(posedge clock) begin

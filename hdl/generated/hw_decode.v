@@ -27,7 +27,7 @@ module hw_decode(
 );
 
     // Constants
-    localparam sunda_mask_order = 1'b0;
+    // sunda_mask_order = 1'b0 (decided at generation)
     localparam ent_id$0 = 8'h2e;
     localparam ent_id$1 = 8'h2d;
     localparam ent_id$2 = 8'h2c;
@@ -921,8 +921,6 @@ module hw_decode(
 
     always @(*) begin
         handler_ram$write_enable = 1'b0;
-        handler_ram$write_address = req_addr[32'h2 +: 11];
-        handler_ram$write_data = req_wdata;
         sel = 1'b0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
@@ -930,7 +928,6 @@ module hw_decode(
         sel_mask_w0 = 32'h0;
         sel_mask_w1 = 32'h0;
         sel_index = 32'h0;
-        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
         if (req_valid) begin
             if ((aligned & ~(req_addr < table_base)) & (req_addr < table_end)) begin
                 if (req_write) begin
@@ -1361,7 +1358,25 @@ module hw_decode(
                 sel_index = ent_index$46;
             end
         end
+    end
+
+    always @(*) begin
+        handler_ram$write_address = req_addr[32'h2 +: 11];
+    end
+
+    always @(*) begin
+        handler_ram$write_data = req_wdata;
+    end
+
+    always @(*) begin
+        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
+    end
+
+    always @(*) begin
         sel_word = req_addr[32'h2 +: 2];
+    end
+
+    always @(*) begin
         hit = 1'b0;
         hit_entry = 32'h0;
         hit_index = 32'h0;
@@ -1602,12 +1617,33 @@ module hw_decode(
                 hit_index = ent_index$46;
             end
         end
+    end
+
+    always @(*) begin
         lookup_ready = (fifo_count + (l1_valid & 3'h7)) != 32'h4;
+    end
+
+    always @(*) begin
         take = lookup_valid & lookup_ready;
+    end
+
+    always @(*) begin
         handler_ram$read_address = hit_index[32'h0 +: 11];
+    end
+
+    always @(*) begin
         push = l1_valid == 32'h1;
+    end
+
+    always @(*) begin
         pop = fifo_pop & (fifo_count != 32'h0);
+    end
+
+    always @(*) begin
         fifo_valid = fifo_count != 32'h0;
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_hit = fifo_hit_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -1619,6 +1655,9 @@ module hw_decode(
         end else begin
             fifo_hit = 1'b0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_entry = fifo_entry_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -1630,6 +1669,9 @@ module hw_decode(
         end else begin
             fifo_entry = 32'h0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_index = fifo_index_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -1641,6 +1683,9 @@ module hw_decode(
         end else begin
             fifo_index = 32'h0;
         end
+    end
+
+    always @(*) begin
         if ((fifo_rd == 3) & (fifo_count != 32'h0)) begin
             fifo_handler = fifo_handler_r$3;
         end else if ((fifo_rd == 2) & (fifo_count != 32'h0)) begin
@@ -1652,10 +1697,25 @@ module hw_decode(
         end else begin
             fifo_handler = 32'h0;
         end
+    end
+
+    always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         miss = miss_q == 32'h1;
+    end
+
+    always @(*) begin
         miss_irq = miss_irq_q;
     end
 
@@ -1688,21 +1748,13 @@ module hw_decode(
                         ent_key_op$0 <= req_wdata[32'h8 +: 8];
                         ent_key_func$0 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$0 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$0 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$0 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$0 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$0 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$0 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$0 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$0 <= req_wdata[32'h0 +: 8];
                         ent_index$0 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1715,21 +1767,13 @@ module hw_decode(
                         ent_key_op$1 <= req_wdata[32'h8 +: 8];
                         ent_key_func$1 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$1 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$1 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$1 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$1 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$1 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$1 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$1 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$1 <= req_wdata[32'h0 +: 8];
                         ent_index$1 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1742,21 +1786,13 @@ module hw_decode(
                         ent_key_op$2 <= req_wdata[32'h8 +: 8];
                         ent_key_func$2 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$2 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$2 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$2 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$2 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$2 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$2 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$2 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$2 <= req_wdata[32'h0 +: 8];
                         ent_index$2 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1769,21 +1805,13 @@ module hw_decode(
                         ent_key_op$3 <= req_wdata[32'h8 +: 8];
                         ent_key_func$3 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$3 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$3 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$3 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$3 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$3 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$3 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$3 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$3 <= req_wdata[32'h0 +: 8];
                         ent_index$3 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1796,21 +1824,13 @@ module hw_decode(
                         ent_key_op$4 <= req_wdata[32'h8 +: 8];
                         ent_key_func$4 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$4 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$4 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$4 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$4 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$4 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$4 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$4 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$4 <= req_wdata[32'h0 +: 8];
                         ent_index$4 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1823,21 +1843,13 @@ module hw_decode(
                         ent_key_op$5 <= req_wdata[32'h8 +: 8];
                         ent_key_func$5 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$5 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$5 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$5 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$5 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$5 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$5 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$5 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$5 <= req_wdata[32'h0 +: 8];
                         ent_index$5 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1850,21 +1862,13 @@ module hw_decode(
                         ent_key_op$6 <= req_wdata[32'h8 +: 8];
                         ent_key_func$6 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$6 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$6 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$6 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$6 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$6 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$6 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$6 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$6 <= req_wdata[32'h0 +: 8];
                         ent_index$6 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1877,21 +1881,13 @@ module hw_decode(
                         ent_key_op$7 <= req_wdata[32'h8 +: 8];
                         ent_key_func$7 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$7 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$7 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$7 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$7 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$7 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$7 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$7 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$7 <= req_wdata[32'h0 +: 8];
                         ent_index$7 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1904,21 +1900,13 @@ module hw_decode(
                         ent_key_op$8 <= req_wdata[32'h8 +: 8];
                         ent_key_func$8 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$8 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$8 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$8 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$8 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$8 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$8 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$8 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$8 <= req_wdata[32'h0 +: 8];
                         ent_index$8 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1931,21 +1919,13 @@ module hw_decode(
                         ent_key_op$9 <= req_wdata[32'h8 +: 8];
                         ent_key_func$9 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$9 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$9 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$9 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$9 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$9 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$9 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$9 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$9 <= req_wdata[32'h0 +: 8];
                         ent_index$9 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1958,21 +1938,13 @@ module hw_decode(
                         ent_key_op$10 <= req_wdata[32'h8 +: 8];
                         ent_key_func$10 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$10 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$10 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$10 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$10 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$10 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$10 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$10 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$10 <= req_wdata[32'h0 +: 8];
                         ent_index$10 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -1985,21 +1957,13 @@ module hw_decode(
                         ent_key_op$11 <= req_wdata[32'h8 +: 8];
                         ent_key_func$11 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$11 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$11 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$11 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$11 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$11 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$11 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$11 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$11 <= req_wdata[32'h0 +: 8];
                         ent_index$11 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2012,21 +1976,13 @@ module hw_decode(
                         ent_key_op$12 <= req_wdata[32'h8 +: 8];
                         ent_key_func$12 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$12 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$12 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$12 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$12 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$12 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$12 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$12 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$12 <= req_wdata[32'h0 +: 8];
                         ent_index$12 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2039,21 +1995,13 @@ module hw_decode(
                         ent_key_op$13 <= req_wdata[32'h8 +: 8];
                         ent_key_func$13 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$13 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$13 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$13 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$13 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$13 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$13 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$13 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$13 <= req_wdata[32'h0 +: 8];
                         ent_index$13 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2066,21 +2014,13 @@ module hw_decode(
                         ent_key_op$14 <= req_wdata[32'h8 +: 8];
                         ent_key_func$14 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$14 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$14 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$14 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$14 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$14 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$14 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$14 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$14 <= req_wdata[32'h0 +: 8];
                         ent_index$14 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2093,21 +2033,13 @@ module hw_decode(
                         ent_key_op$15 <= req_wdata[32'h8 +: 8];
                         ent_key_func$15 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$15 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$15 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$15 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$15 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$15 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$15 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$15 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$15 <= req_wdata[32'h0 +: 8];
                         ent_index$15 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2120,21 +2052,13 @@ module hw_decode(
                         ent_key_op$16 <= req_wdata[32'h8 +: 8];
                         ent_key_func$16 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$16 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$16 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$16 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$16 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$16 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$16 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$16 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$16 <= req_wdata[32'h0 +: 8];
                         ent_index$16 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2147,21 +2071,13 @@ module hw_decode(
                         ent_key_op$17 <= req_wdata[32'h8 +: 8];
                         ent_key_func$17 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$17 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$17 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$17 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$17 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$17 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$17 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$17 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$17 <= req_wdata[32'h0 +: 8];
                         ent_index$17 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2174,21 +2090,13 @@ module hw_decode(
                         ent_key_op$18 <= req_wdata[32'h8 +: 8];
                         ent_key_func$18 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$18 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$18 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$18 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$18 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$18 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$18 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$18 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$18 <= req_wdata[32'h0 +: 8];
                         ent_index$18 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2201,21 +2109,13 @@ module hw_decode(
                         ent_key_op$19 <= req_wdata[32'h8 +: 8];
                         ent_key_func$19 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$19 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$19 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$19 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$19 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$19 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$19 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$19 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$19 <= req_wdata[32'h0 +: 8];
                         ent_index$19 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2228,21 +2128,13 @@ module hw_decode(
                         ent_key_op$20 <= req_wdata[32'h8 +: 8];
                         ent_key_func$20 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$20 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$20 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$20 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$20 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$20 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$20 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$20 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$20 <= req_wdata[32'h0 +: 8];
                         ent_index$20 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2255,21 +2147,13 @@ module hw_decode(
                         ent_key_op$21 <= req_wdata[32'h8 +: 8];
                         ent_key_func$21 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$21 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$21 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$21 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$21 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$21 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$21 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$21 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$21 <= req_wdata[32'h0 +: 8];
                         ent_index$21 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2282,21 +2166,13 @@ module hw_decode(
                         ent_key_op$22 <= req_wdata[32'h8 +: 8];
                         ent_key_func$22 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$22 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$22 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$22 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$22 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$22 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$22 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$22 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$22 <= req_wdata[32'h0 +: 8];
                         ent_index$22 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2309,21 +2185,13 @@ module hw_decode(
                         ent_key_op$23 <= req_wdata[32'h8 +: 8];
                         ent_key_func$23 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$23 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$23 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$23 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$23 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$23 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$23 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$23 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$23 <= req_wdata[32'h0 +: 8];
                         ent_index$23 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2336,21 +2204,13 @@ module hw_decode(
                         ent_key_op$24 <= req_wdata[32'h8 +: 8];
                         ent_key_func$24 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$24 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$24 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$24 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$24 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$24 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$24 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$24 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$24 <= req_wdata[32'h0 +: 8];
                         ent_index$24 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2363,21 +2223,13 @@ module hw_decode(
                         ent_key_op$25 <= req_wdata[32'h8 +: 8];
                         ent_key_func$25 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$25 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$25 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$25 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$25 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$25 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$25 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$25 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$25 <= req_wdata[32'h0 +: 8];
                         ent_index$25 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2390,21 +2242,13 @@ module hw_decode(
                         ent_key_op$26 <= req_wdata[32'h8 +: 8];
                         ent_key_func$26 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$26 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$26 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$26 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$26 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$26 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$26 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$26 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$26 <= req_wdata[32'h0 +: 8];
                         ent_index$26 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2417,21 +2261,13 @@ module hw_decode(
                         ent_key_op$27 <= req_wdata[32'h8 +: 8];
                         ent_key_func$27 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$27 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$27 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$27 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$27 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$27 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$27 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$27 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$27 <= req_wdata[32'h0 +: 8];
                         ent_index$27 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2444,21 +2280,13 @@ module hw_decode(
                         ent_key_op$28 <= req_wdata[32'h8 +: 8];
                         ent_key_func$28 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$28 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$28 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$28 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$28 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$28 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$28 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$28 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$28 <= req_wdata[32'h0 +: 8];
                         ent_index$28 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2471,21 +2299,13 @@ module hw_decode(
                         ent_key_op$29 <= req_wdata[32'h8 +: 8];
                         ent_key_func$29 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$29 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$29 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$29 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$29 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$29 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$29 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$29 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$29 <= req_wdata[32'h0 +: 8];
                         ent_index$29 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2498,21 +2318,13 @@ module hw_decode(
                         ent_key_op$30 <= req_wdata[32'h8 +: 8];
                         ent_key_func$30 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$30 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$30 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$30 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$30 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$30 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$30 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$30 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$30 <= req_wdata[32'h0 +: 8];
                         ent_index$30 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2525,21 +2337,13 @@ module hw_decode(
                         ent_key_op$31 <= req_wdata[32'h8 +: 8];
                         ent_key_func$31 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$31 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$31 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$31 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$31 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$31 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$31 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$31 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$31 <= req_wdata[32'h0 +: 8];
                         ent_index$31 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2552,21 +2356,13 @@ module hw_decode(
                         ent_key_op$32 <= req_wdata[32'h8 +: 8];
                         ent_key_func$32 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$32 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$32 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$32 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$32 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$32 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$32 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$32 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$32 <= req_wdata[32'h0 +: 8];
                         ent_index$32 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2579,21 +2375,13 @@ module hw_decode(
                         ent_key_op$33 <= req_wdata[32'h8 +: 8];
                         ent_key_func$33 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$33 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$33 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$33 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$33 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$33 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$33 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$33 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$33 <= req_wdata[32'h0 +: 8];
                         ent_index$33 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2606,21 +2394,13 @@ module hw_decode(
                         ent_key_op$34 <= req_wdata[32'h8 +: 8];
                         ent_key_func$34 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$34 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$34 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$34 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$34 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$34 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$34 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$34 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$34 <= req_wdata[32'h0 +: 8];
                         ent_index$34 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2633,21 +2413,13 @@ module hw_decode(
                         ent_key_op$35 <= req_wdata[32'h8 +: 8];
                         ent_key_func$35 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$35 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$35 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$35 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$35 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$35 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$35 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$35 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$35 <= req_wdata[32'h0 +: 8];
                         ent_index$35 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2660,21 +2432,13 @@ module hw_decode(
                         ent_key_op$36 <= req_wdata[32'h8 +: 8];
                         ent_key_func$36 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$36 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$36 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$36 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$36 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$36 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$36 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$36 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$36 <= req_wdata[32'h0 +: 8];
                         ent_index$36 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2687,21 +2451,13 @@ module hw_decode(
                         ent_key_op$37 <= req_wdata[32'h8 +: 8];
                         ent_key_func$37 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$37 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$37 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$37 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$37 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$37 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$37 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$37 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$37 <= req_wdata[32'h0 +: 8];
                         ent_index$37 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2714,21 +2470,13 @@ module hw_decode(
                         ent_key_op$38 <= req_wdata[32'h8 +: 8];
                         ent_key_func$38 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$38 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$38 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$38 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$38 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$38 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$38 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$38 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$38 <= req_wdata[32'h0 +: 8];
                         ent_index$38 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2741,21 +2489,13 @@ module hw_decode(
                         ent_key_op$39 <= req_wdata[32'h8 +: 8];
                         ent_key_func$39 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$39 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$39 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$39 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$39 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$39 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$39 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$39 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$39 <= req_wdata[32'h0 +: 8];
                         ent_index$39 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2768,21 +2508,13 @@ module hw_decode(
                         ent_key_op$40 <= req_wdata[32'h8 +: 8];
                         ent_key_func$40 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$40 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$40 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$40 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$40 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$40 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$40 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$40 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$40 <= req_wdata[32'h0 +: 8];
                         ent_index$40 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2795,21 +2527,13 @@ module hw_decode(
                         ent_key_op$41 <= req_wdata[32'h8 +: 8];
                         ent_key_func$41 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$41 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$41 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$41 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$41 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$41 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$41 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$41 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$41 <= req_wdata[32'h0 +: 8];
                         ent_index$41 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2822,21 +2546,13 @@ module hw_decode(
                         ent_key_op$42 <= req_wdata[32'h8 +: 8];
                         ent_key_func$42 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$42 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$42 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$42 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$42 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$42 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$42 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$42 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$42 <= req_wdata[32'h0 +: 8];
                         ent_index$42 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2849,21 +2565,13 @@ module hw_decode(
                         ent_key_op$43 <= req_wdata[32'h8 +: 8];
                         ent_key_func$43 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$43 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$43 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$43 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$43 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$43 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$43 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$43 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$43 <= req_wdata[32'h0 +: 8];
                         ent_index$43 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2876,21 +2584,13 @@ module hw_decode(
                         ent_key_op$44 <= req_wdata[32'h8 +: 8];
                         ent_key_func$44 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$44 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$44 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$44 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$44 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$44 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$44 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$44 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$44 <= req_wdata[32'h0 +: 8];
                         ent_index$44 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2903,21 +2603,13 @@ module hw_decode(
                         ent_key_op$45 <= req_wdata[32'h8 +: 8];
                         ent_key_func$45 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$45 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$45 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$45 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$45 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$45 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$45 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$45 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$45 <= req_wdata[32'h0 +: 8];
                         ent_index$45 <= req_wdata[32'h10 +: 16];
                     end
                 end
@@ -2930,21 +2622,13 @@ module hw_decode(
                         ent_key_op$46 <= req_wdata[32'h8 +: 8];
                         ent_key_func$46 <= req_wdata[32'h10 +: 8];
                         ent_mask_w0$46 <= req_wdata[32'h18 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_func$46 <= req_wdata[32'h18 +: 8];
-                        end else begin
-                            ent_mask_op$46 <= req_wdata[32'h18 +: 8];
-                        end
+                        ent_mask_op$46 <= req_wdata[32'h18 +: 8];
                     end
                 end
                 if (req_addr[32'h2 +: 2] == 32'h1) begin
                     if (req_write) begin
                         ent_mask_w1$46 <= req_wdata[32'h0 +: 8];
-                        if (sunda_mask_order) begin
-                            ent_mask_op$46 <= req_wdata[32'h0 +: 8];
-                        end else begin
-                            ent_mask_func$46 <= req_wdata[32'h0 +: 8];
-                        end
+                        ent_mask_func$46 <= req_wdata[32'h0 +: 8];
                         ent_index$46 <= req_wdata[32'h10 +: 16];
                     end
                 end

@@ -512,163 +512,469 @@ module q7_cluster(
 
     always @(*) begin
         off = req_addr & off_mask;
+    end
+
+    always @(*) begin
         in_iram = (off & iram_hi) == 32'h0;
+    end
+
+    always @(*) begin
         in_dram = (off & dram_hi) == dram_offset;
+    end
+
+    always @(*) begin
         hit = 1'b0;
-        running = ~run_stall & ~halted;
-        rsp_err = err_q;
-        core$0$stall = run_stall[0] | reset;
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+    end
+
+    always @(*) begin
+        running = ~run_stall & ~halted;
+    end
+
+    always @(*) begin
+        rsp_err = err_q;
+    end
+
+    always @(*) begin
+        core$0$stall = run_stall[0] | reset;
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
             core$0$pio_valid = 1'b1;
         end else begin
             core$0$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$0$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$0$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$0$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$0 = core$0$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$0 = core$0$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$0 = core$0$if_rdata;
+    end
+
+    always @(*) begin
         if_err$0 = core$0$if_err;
+    end
+
+    always @(*) begin
         ls_ready$0 = core$0$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$0 = core$0$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$0 = core$0$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$0 = core$0$ls_err;
+    end
+
+    always @(*) begin
         core$1$stall = run_stall[1] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
             core$1$pio_valid = 1'b1;
         end else begin
             core$1$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$1$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$1$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$1$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$1 = core$1$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$1 = core$1$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$1 = core$1$if_rdata;
+    end
+
+    always @(*) begin
         if_err$1 = core$1$if_err;
+    end
+
+    always @(*) begin
         ls_ready$1 = core$1$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$1 = core$1$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$1 = core$1$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$1 = core$1$ls_err;
+    end
+
+    always @(*) begin
         core$2$stall = run_stall[2] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
             core$2$pio_valid = 1'b1;
         end else begin
             core$2$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$2$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$2$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$2$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$2 = core$2$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$2 = core$2$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$2 = core$2$if_rdata;
+    end
+
+    always @(*) begin
         if_err$2 = core$2$if_err;
+    end
+
+    always @(*) begin
         ls_ready$2 = core$2$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$2 = core$2$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$2 = core$2$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$2 = core$2$ls_err;
+    end
+
+    always @(*) begin
         core$3$stall = run_stall[3] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
             core$3$pio_valid = 1'b1;
         end else begin
             core$3$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$3$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$3$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$3$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$3 = core$3$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$3 = core$3$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$3 = core$3$if_rdata;
+    end
+
+    always @(*) begin
         if_err$3 = core$3$if_err;
+    end
+
+    always @(*) begin
         ls_ready$3 = core$3$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$3 = core$3$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$3 = core$3$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$3 = core$3$ls_err;
+    end
+
+    always @(*) begin
         core$4$stall = run_stall[4] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
             core$4$pio_valid = 1'b1;
         end else begin
             core$4$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$4$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$4$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$4$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$4 = core$4$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$4 = core$4$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$4 = core$4$if_rdata;
+    end
+
+    always @(*) begin
         if_err$4 = core$4$if_err;
+    end
+
+    always @(*) begin
         ls_ready$4 = core$4$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$4 = core$4$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$4 = core$4$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$4 = core$4$ls_err;
+    end
+
+    always @(*) begin
         core$5$stall = run_stall[5] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
             core$5$pio_valid = 1'b1;
         end else begin
             core$5$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$5$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$5$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$5$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$5 = core$5$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$5 = core$5$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$5 = core$5$if_rdata;
+    end
+
+    always @(*) begin
         if_err$5 = core$5$if_err;
+    end
+
+    always @(*) begin
         ls_ready$5 = core$5$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$5 = core$5$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$5 = core$5$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$5 = core$5$ls_err;
+    end
+
+    always @(*) begin
         core$6$stall = run_stall[6] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
             core$6$pio_valid = 1'b1;
         end else begin
             core$6$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$6$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$6$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$6$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready$6 = core$6$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$6 = core$6$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$6 = core$6$if_rdata;
+    end
+
+    always @(*) begin
         if_err$6 = core$6$if_err;
+    end
+
+    always @(*) begin
         ls_ready$6 = core$6$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$6 = core$6$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$6 = core$6$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$6 = core$6$ls_err;
+    end
+
+    always @(*) begin
         core$7$stall = run_stall[7] | reset;
-        if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
-            hit = 1'b1;
-        end
+    end
+
+    always @(*) begin
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
             core$7$pio_valid = 1'b1;
         end else begin
             core$7$pio_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         core$7$pio_dram = in_dram;
+    end
+
+    always @(*) begin
         core$7$pio_iword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         core$7$pio_dword = off[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if (core$7$pio_rvalid) begin
             rsp_valid = 1'b1;
         end else if (core$6$pio_rvalid) begin
@@ -688,6 +994,9 @@ module q7_cluster(
         end else begin
             rsp_valid = err_q;
         end
+    end
+
+    always @(*) begin
         if (core$7$pio_rvalid) begin
             rsp_rdata = core$7$pio_rdata;
         end else if (core$6$pio_rvalid) begin
@@ -707,13 +1016,37 @@ module q7_cluster(
         end else begin
             rsp_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if_ready$7 = core$7$if_ready;
+    end
+
+    always @(*) begin
         if_rvalid$7 = core$7$if_rvalid;
+    end
+
+    always @(*) begin
         if_rdata$7 = core$7$if_rdata;
+    end
+
+    always @(*) begin
         if_err$7 = core$7$if_err;
+    end
+
+    always @(*) begin
         ls_ready$7 = core$7$ls_ready;
+    end
+
+    always @(*) begin
         ls_rvalid$7 = core$7$ls_rvalid;
+    end
+
+    always @(*) begin
         ls_rdata$7 = core$7$ls_rdata;
+    end
+
+    always @(*) begin
         ls_err$7 = core$7$ls_err;
     end
 
@@ -830,10 +1163,25 @@ module q7_cluster__core(
 
     always @(*) begin
         iram_pio = pio_valid & ~pio_dram;
+    end
+
+    always @(*) begin
         dram_pio = pio_valid & pio_dram;
+    end
+
+    always @(*) begin
         iram$pio_valid = iram_pio;
+    end
+
+    always @(*) begin
         dram$pio_valid = dram_pio;
+    end
+
+    always @(*) begin
         pio_rvalid = iram$pio_rvalid | dram$pio_rvalid;
+    end
+
+    always @(*) begin
         if (dram$pio_rvalid) begin
             pio_rdata = dram$rdata;
         end else if (iram$pio_rvalid) begin
@@ -841,30 +1189,72 @@ module q7_cluster__core(
         end else begin
             pio_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if_bad = (((if_addr & iram_hi) != 32'h0) | if_addr[32'h0]) | if_addr[32'h1];
+    end
+
+    always @(*) begin
         ls_aligned = ~ls_addr[32'h0] & ~ls_addr[32'h1];
+    end
+
+    always @(*) begin
         ls_iram = ls_aligned & ((ls_addr & iram_hi) == 32'h0);
+    end
+
+    always @(*) begin
         ls_dram = ls_aligned & ((ls_addr & dram_hi) == dram_base);
+    end
+
+    always @(*) begin
         ls_go = ls_valid & ~stall;
+    end
+
+    always @(*) begin
         if_go = if_valid & ~stall;
+    end
+
+    always @(*) begin
         iram$a_valid = (ls_go & ls_iram) | (if_go & ~if_bad);
+    end
+
+    always @(*) begin
         if_take = (if_go & ~if_bad) & ~iram_pio;
         if (ls_go & ls_iram) begin
             if_take = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (ls_go & ls_iram) begin
             iram$a_write = ls_write;
         end else begin
             iram$a_write = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (ls_go & ls_iram) begin
             iram$a_word = ls_addr[32'h2 +: 8];
         end else begin
             iram$a_word = if_addr[32'h2 +: 8];
         end
+    end
+
+    always @(*) begin
         dram$a_valid = ls_go & ls_dram;
+    end
+
+    always @(*) begin
         dram$a_word = ls_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
         if_ready = ~stall & (if_bad | (~iram_pio & ~(ls_valid & ls_iram)));
+    end
+
+    always @(*) begin
         if (~stall) begin
             if (ls_iram) begin
                 ls_ready = ~iram_pio;
@@ -876,10 +1266,25 @@ module q7_cluster__core(
         end else begin
             ls_ready = 1'b0;
         end
+    end
+
+    always @(*) begin
         if_rvalid = (iram$a_rvalid & iram_if_q) | if_err_q;
+    end
+
+    always @(*) begin
         if_err = if_err_q;
+    end
+
+    always @(*) begin
         ls_rvalid = ((iram$a_rvalid & ~iram_if_q) | dram$a_rvalid) | ls_err_q;
+    end
+
+    always @(*) begin
         ls_err = ls_err_q;
+    end
+
+    always @(*) begin
         if (iram$a_rvalid) begin
             if (iram_if_q) begin
                 if_rdata = iram$rdata;
@@ -889,6 +1294,9 @@ module q7_cluster__core(
         end else begin
             if_rdata = 32'h0;
         end
+    end
+
+    always @(*) begin
         if (dram$a_rvalid) begin
             ls_rdata = dram$rdata;
         end else if (iram$a_rvalid) begin
@@ -943,14 +1351,8 @@ module q7_cluster__core__iram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:255];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:255];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:255];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:255];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:255];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -958,25 +1360,17 @@ module q7_cluster__core__iram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [7:0] lane0$read_address;
-    reg [7:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [7:0] lane1$read_address;
-    reg [7:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [7:0] lane2$read_address;
-    reg [7:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [7:0] lane3$read_address;
-    reg [7:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [7:0] mem$read_address;
+    reg mem$read_enable;
+    reg [7:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -987,26 +1381,42 @@ module q7_cluster__core__iram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -1024,30 +1434,20 @@ module q7_cluster__core__iram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 

@@ -119,36 +119,25 @@ module seq_dma(
     );
 
     always @(*) begin
-        bus_sram = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & sram_hi) == 32'h0);
-        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
-        sram$pio_valid = bus_sram;
-        sram$pio_word = req_addr[32'h2 +: 8];
-        err_set = 32'h0;
-        err_kept = error;
-        if (bus_status) begin
-            if (req_addr[32'h2 +: 3] == 32'h6) begin
-                if (req_write) begin
-                    err_kept = error & ~req_wdata[32'h0 +: 3];
-                end
-            end
-        end
-        rsp_valid = rsp_valid_q;
-        rsp_err = rsp_err_q;
-        if (sram$pio_rvalid) begin
-            rsp_rdata = sram$rdata;
-        end else begin
-            rsp_rdata = rsp_rdata_q;
-        end
-        desc_addr = (rx_base + (rx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
-        if (ring_tx) begin
-            desc_addr = (tx_base + (tx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
-        end
-        src_addr = d_src + ((count & 32'hffffffff) << 32'h2);
-        dst_addr = d_dst + ((count & 32'hffffffff) << 32'h2);
         sram$a_wstrb = 32'hf;
-        db_index = d_done_addr[32'h2 +: 8];
         db_amount = 32'h1;
-        busy = state != 32'h0;
+        bus_sram = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & sram_hi) == 32'h0);
+    end
+
+    always @(*) begin
+        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
+    end
+
+    always @(*) begin
+        sram$pio_valid = bus_sram;
+    end
+
+    always @(*) begin
+        sram$pio_word = req_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
+        err_set = 32'h0;
         retire = 1'b0;
         if (state == 32'h0) begin
         end else if (state == 32'h1) begin
@@ -175,6 +164,75 @@ module seq_dma(
             err_set = 32'h1;
             retire = 1'b1;
         end
+        rx_add = 32'h0;
+        tx_add = 32'h0;
+        if (enable & rx_tail_inc_pulse) begin
+            if (rx_length == 32'h0) begin
+                err_set = err_set | 32'h4;
+            end else begin
+                rx_add = rx_tail_inc;
+            end
+        end
+        if (enable & tx_tail_inc_pulse) begin
+            if (tx_length == 32'h0) begin
+                err_set = err_set | 32'h4;
+            end else begin
+                tx_add = tx_tail_inc;
+            end
+        end
+    end
+
+    always @(*) begin
+        err_kept = error;
+        if (bus_status) begin
+            if (req_addr[32'h2 +: 3] == 32'h6) begin
+                if (req_write) begin
+                    err_kept = error & ~req_wdata[32'h0 +: 3];
+                end
+            end
+        end
+    end
+
+    always @(*) begin
+        rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
+        rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
+        if (sram$pio_rvalid) begin
+            rsp_rdata = sram$rdata;
+        end else begin
+            rsp_rdata = rsp_rdata_q;
+        end
+    end
+
+    always @(*) begin
+        desc_addr = (rx_base + (rx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+        if (ring_tx) begin
+            desc_addr = (tx_base + (tx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+        end
+    end
+
+    always @(*) begin
+        src_addr = d_src + ((count & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        dst_addr = d_dst + ((count & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        db_index = d_done_addr[32'h2 +: 8];
+    end
+
+    always @(*) begin
+        busy = state != 32'h0;
+    end
+
+    always @(*) begin
         if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || (state == 32'h3)))) begin
             if (state == 32'h2) begin
                 sram$a_word = src_addr[32'h2 +: 8];
@@ -184,6 +242,9 @@ module seq_dma(
         end else begin
             sram$a_word = desc_addr[32'h2 +: 8];
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             sram$a_write = 1'b0;
         end else if (state == 32'h1) begin
@@ -195,6 +256,9 @@ module seq_dma(
         end else begin
             sram$a_write = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             sram$a_valid = 1'b0;
         end else if (state == 32'h1) begin
@@ -224,6 +288,9 @@ module seq_dma(
         end else begin
             sram$a_valid = 1'b0;
         end
+    end
+
+    always @(*) begin
         if (state == 32'h0) begin
             db_valid = 1'b0;
         end else if (state == 32'h1) begin
@@ -238,22 +305,6 @@ module seq_dma(
             db_valid = 1'b1;
         end else begin
             db_valid = 1'b0;
-        end
-        rx_add = 32'h0;
-        tx_add = 32'h0;
-        if (enable & rx_tail_inc_pulse) begin
-            if (rx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                rx_add = rx_tail_inc;
-            end
-        end
-        if (enable & tx_tail_inc_pulse) begin
-            if (tx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                tx_add = tx_tail_inc;
-            end
         end
     end
 
@@ -425,14 +476,8 @@ module seq_dma__sram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [7:0] lane0 [0:255];
-    reg [7:0] lane0$read_data;
-    reg [7:0] lane1 [0:255];
-    reg [7:0] lane1$read_data;
-    reg [7:0] lane2 [0:255];
-    reg [7:0] lane2$read_data;
-    reg [7:0] lane3 [0:255];
-    reg [7:0] lane3$read_data;
+    reg [31:0] mem [0:255];
+    reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
@@ -440,25 +485,17 @@ module seq_dma__sram(
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [7:0] lane0$read_address;
-    reg [7:0] lane0$write_address;
-    reg [7:0] lane0$write_data;
-    reg lane0$write_enable;
-    reg [7:0] lane1$read_address;
-    reg [7:0] lane1$write_address;
-    reg [7:0] lane1$write_data;
-    reg lane1$write_enable;
-    reg [7:0] lane2$read_address;
-    reg [7:0] lane2$write_address;
-    reg [7:0] lane2$write_data;
-    reg lane2$write_enable;
-    reg [7:0] lane3$read_address;
-    reg [7:0] lane3$write_address;
-    reg [7:0] lane3$write_data;
-    reg lane3$write_enable;
+    reg [7:0] mem$read_address;
+    reg mem$read_enable;
+    reg [7:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
 
     always @(*) begin
         a_take = a_valid & ~pio_valid;
+    end
+
+    always @(*) begin
         word = a_word;
         we = a_take & a_write;
         wdata = a_wdata;
@@ -469,26 +506,42 @@ module seq_dma__sram(
             wdata = pio_wdata;
             wstrb = 32'hf;
         end
-        lane0$read_address = word;
-        lane1$read_address = word;
-        lane2$read_address = word;
-        lane3$read_address = word;
-        lane0$write_address = word;
-        lane1$write_address = word;
-        lane2$write_address = word;
-        lane3$write_address = word;
-        lane0$write_data = wdata[32'h0 +: 8];
-        lane1$write_data = wdata[32'h8 +: 8];
-        lane2$write_data = wdata[32'h10 +: 8];
-        lane3$write_data = wdata[32'h18 +: 8];
-        lane0$write_enable = we & wstrb[32'h0];
-        lane1$write_enable = we & wstrb[32'h1];
-        lane2$write_enable = we & wstrb[32'h2];
-        lane3$write_enable = we & wstrb[32'h3];
+    end
+
+    always @(*) begin
+        mem$read_enable = (pio_valid | a_take) & ~we;
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = wdata;
+    end
+
+    always @(*) begin
+        mem$write_strobe = 32'h0;
+        if (we) begin
+            mem$write_strobe = wstrb;
+        end
+    end
+
+    always @(*) begin
         pio_rvalid = pio_rvalid_q;
+    end
+
+    always @(*) begin
         a_rvalid = a_rvalid_q;
+    end
+
+    always @(*) begin
         if (read_q) begin
-            rdata = (((lane0$read_data & 32'hffffffff) | ((lane1$read_data & 32'hffffffff) << 32'h8)) | ((lane2$read_data & 32'hffffffff) << 32'h10)) | ((lane3$read_data & 32'hffffffff) << 32'h18);
+            rdata = mem$read_data;
         end else begin
             rdata = 32'h0;
         end
@@ -506,30 +559,20 @@ module seq_dma__sram(
     end
 
     always @(posedge clock) begin
-        lane0$read_data <= lane0[lane0$read_address];
-        if (lane0$write_enable) begin
-            lane0[lane0$write_address] <= lane0$write_data;
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
         end
-    end
-
-    always @(posedge clock) begin
-        lane1$read_data <= lane1[lane1$read_address];
-        if (lane1$write_enable) begin
-            lane1[lane1$write_address] <= lane1$write_data;
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
         end
-    end
-
-    always @(posedge clock) begin
-        lane2$read_data <= lane2[lane2$read_address];
-        if (lane2$write_enable) begin
-            lane2[lane2$write_address] <= lane2$write_data;
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
         end
-    end
-
-    always @(posedge clock) begin
-        lane3$read_data <= lane3[lane3$read_address];
-        if (lane3$write_enable) begin
-            lane3[lane3$write_address] <= lane3$write_data;
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 

@@ -86,19 +86,61 @@ module sunda_q7_regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         release_run_stall_stall_o = release_run_stall_stall_q;
+    end
+
+    always @(*) begin
         start_ctrl_start_o = start_ctrl_start_q;
+    end
+
+    always @(*) begin
         start_ctrl_start_pulse_o = start_ctrl_start_pulse_q;
+    end
+
+    always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
         intr_info_0_info_o = intr_info_0_info_q;
+    end
+
+    always @(*) begin
         intr_info_1_info_o = intr_info_1_info_q;
+    end
+
+    always @(*) begin
         intr_info_2_info_o = intr_info_2_info_q;
+    end
+
+    always @(*) begin
         intr_info_3_info_o = intr_info_3_info_q;
+    end
+
+    always @(*) begin
         intr_info_4_info_o = intr_info_4_info_q;
+    end
+
+    always @(*) begin
         intr_info_5_info_o = intr_info_5_info_q;
+    end
+
+    always @(*) begin
         intr_info_6_info_o = intr_info_6_info_q;
+    end
+
+    always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
     end
 

@@ -38,11 +38,29 @@ module sunda_top_sp_regs(
 
     always @(*) begin
         rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
         rsp_rdata = rsp_rdata_q;
+    end
+
+    always @(*) begin
         rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
         host_trigger_o = host_trigger_q;
+    end
+
+    always @(*) begin
         host_trigger_pulse_o = host_trigger_pulse_q;
+    end
+
+    always @(*) begin
         stop_o = stop_q;
+    end
+
+    always @(*) begin
         stop_pulse_o = stop_pulse_q;
     end
 

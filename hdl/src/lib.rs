@@ -11,6 +11,7 @@ pub mod evt_sem;
 pub mod generated;
 pub mod hw_decode;
 pub mod q7_cluster;
+pub mod ram;
 pub mod regblock;
 pub mod regblocks;
 pub mod seq_dma;

@@ -1,8 +1,9 @@
 //! # TCM: a core's tightly-coupled memory (IRAM, DRAM, SPAD) with two ports
 //!
-//! One memory of `2^AW` 32-bit words, stored as four byte lanes so a core
-//! can store bytes and halfwords in one cycle (each lane is one synchronous
-//! RAM: block RAM on FPGAs). Used for every Q7 IRAM/DRAM (DIGEST §2.3, §5),
+//! One memory of `2^AW` 32-bit words with byte write strobes, so a core
+//! can store bytes and halfwords in one cycle ([`WordRam`]: block RAM with a
+//! byte mask on FPGAs), read only when a read is asked for. Used for every
+//! Q7 IRAM/DRAM (DIGEST §2.3, §5),
 //! the SEQ IRAM/DRAM and the TOP_SP SPADs of the TPB top.
 //!
 //! ## Ports (all sampled on a rising edge of `clock`)
@@ -30,6 +31,7 @@
 //! assert!(v.contains("module tcm"));
 //! ```
 
+use crate::ram::WordRam;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -48,10 +50,7 @@ pub struct Tcm<const AW: usize> {
     pub a_wstrb: Signal<In, Bits<4>>,
     pub a_rvalid: Signal<Out, Bit>,
     pub rdata: Signal<Out, Bits<32>>,
-    lane0: RAM<Bits<8>, AW>,
-    lane1: RAM<Bits<8>, AW>,
-    lane2: RAM<Bits<8>, AW>,
-    lane3: RAM<Bits<8>, AW>,
+    mem: WordRam<AW>,
     pio_rvalid_q: DFF<Bit>,
     a_rvalid_q: DFF<Bit>,
     read_q: DFF<Bit>,
@@ -66,14 +65,7 @@ impl<const AW: usize> Logic for Tcm<AW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, pio_rvalid_q, a_rvalid_q, read_q);
-        self.lane0.read_clock.next = self.clock.val();
-        self.lane0.write_clock.next = self.clock.val();
-        self.lane1.read_clock.next = self.clock.val();
-        self.lane1.write_clock.next = self.clock.val();
-        self.lane2.read_clock.next = self.clock.val();
-        self.lane2.write_clock.next = self.clock.val();
-        self.lane3.read_clock.next = self.clock.val();
-        self.lane3.write_clock.next = self.clock.val();
+        self.mem.clock.next = self.clock.val();
         // ---- arbitration: PIO > A ----
         self.a_take.next = self.a_valid.val() & !self.pio_valid.val();
         self.word.next = self.a_word.val();
@@ -86,22 +78,14 @@ impl<const AW: usize> Logic for Tcm<AW> {
             self.wdata.next = self.pio_wdata.val();
             self.wstrb.next = 15.into();
         }
-        self.lane0.read_address.next = self.word.val();
-        self.lane1.read_address.next = self.word.val();
-        self.lane2.read_address.next = self.word.val();
-        self.lane3.read_address.next = self.word.val();
-        self.lane0.write_address.next = self.word.val();
-        self.lane1.write_address.next = self.word.val();
-        self.lane2.write_address.next = self.word.val();
-        self.lane3.write_address.next = self.word.val();
-        self.lane0.write_data.next = self.wdata.val().get_bits::<8>(0);
-        self.lane1.write_data.next = self.wdata.val().get_bits::<8>(8);
-        self.lane2.write_data.next = self.wdata.val().get_bits::<8>(16);
-        self.lane3.write_data.next = self.wdata.val().get_bits::<8>(24);
-        self.lane0.write_enable.next = self.we.val() & self.wstrb.val().get_bit(0);
-        self.lane1.write_enable.next = self.we.val() & self.wstrb.val().get_bit(1);
-        self.lane2.write_enable.next = self.we.val() & self.wstrb.val().get_bit(2);
-        self.lane3.write_enable.next = self.we.val() & self.wstrb.val().get_bit(3);
+        self.mem.read_enable.next = (self.pio_valid.val() | self.a_take.val()) & !self.we.val();
+        self.mem.read_address.next = self.word.val();
+        self.mem.write_address.next = self.word.val();
+        self.mem.write_data.next = self.wdata.val();
+        self.mem.write_strobe.next = 0.into();
+        if self.we.val() {
+            self.mem.write_strobe.next = self.wstrb.val();
+        }
         // ---- responses, one cycle after the request edge ----
         self.pio_rvalid_q.d.next = self.pio_valid.val();
         self.a_rvalid_q.d.next = self.a_take.val();
@@ -115,10 +99,7 @@ impl<const AW: usize> Logic for Tcm<AW> {
         self.a_rvalid.next = self.a_rvalid_q.q.val();
         self.rdata.next = 0.into();
         if self.read_q.q.val() {
-            self.rdata.next = bit_cast::<32, 8>(self.lane0.read_data.val())
-                | (bit_cast::<32, 8>(self.lane1.read_data.val()) << 8)
-                | (bit_cast::<32, 8>(self.lane2.read_data.val()) << 16)
-                | (bit_cast::<32, 8>(self.lane3.read_data.val()) << 24);
+            self.rdata.next = self.mem.read_data.val();
         }
     }
 }

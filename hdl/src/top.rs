@@ -146,16 +146,33 @@ pub fn simulator(map: &RegMap, fpga: bool) -> Result<Box<dyn TopSim + Send>, Lay
 
 /// Verilog of the top of `map`'s generation, with module name `module`.
 pub fn verilog(map: &RegMap, fpga: bool, module: &str) -> Result<String, LayoutError> {
+    verilog_by(map, fpga, module, false)
+}
+
+/// The full-size top as rust-hdl's own generator wrote it before the lean
+/// backend (`crate::verilog::legacy`): for `tpb bench --before` only.
+pub fn legacy_verilog(map: &RegMap, module: &str) -> Result<String, LayoutError> {
+    verilog_by(map, false, module, true)
+}
+
+fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<String, LayoutError> {
+    fn emit<B: Block>(b: &mut B, module: &str, legacy: bool) -> String {
+        if legacy {
+            crate::verilog::legacy::of(b, module)
+        } else {
+            crate::verilog::of(b, module)
+        }
+    }
     let lay = TopLayout::of(&map.params)?;
     let (arch, module) = (map.arch, module.to_string());
     on_big_stack(move || {
         Ok(match (arch, fpga) {
-            (Arch::Sunda, false) => crate::verilog::of(&mut *Box::new(SundaTop::new(&lay)?), &module),
-            (Arch::Sunda, true) => crate::verilog::of(&mut *Box::new(SundaTopFpga::new(&lay)?), &module),
-            (Arch::Cayman, false) => crate::verilog::of(&mut *Box::new(CaymanTop::new(&lay)?), &module),
-            (Arch::Cayman, true) => crate::verilog::of(&mut *Box::new(CaymanTopFpga::new(&lay)?), &module),
-            (Arch::Mariana, false) => crate::verilog::of(&mut *Box::new(MarianaTop::new(&lay)?), &module),
-            (Arch::Mariana, true) => crate::verilog::of(&mut *Box::new(MarianaTopFpga::new(&lay)?), &module),
+            (Arch::Sunda, false) => emit(&mut *Box::new(SundaTop::new(&lay)?), &module, legacy),
+            (Arch::Sunda, true) => emit(&mut *Box::new(SundaTopFpga::new(&lay)?), &module, legacy),
+            (Arch::Cayman, false) => emit(&mut *Box::new(CaymanTop::new(&lay)?), &module, legacy),
+            (Arch::Cayman, true) => emit(&mut *Box::new(CaymanTopFpga::new(&lay)?), &module, legacy),
+            (Arch::Mariana, false) => emit(&mut *Box::new(MarianaTop::new(&lay)?), &module, legacy),
+            (Arch::Mariana, true) => emit(&mut *Box::new(MarianaTopFpga::new(&lay)?), &module, legacy),
         })
     })
 }

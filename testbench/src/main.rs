@@ -1,6 +1,6 @@
 //! The `tpb` command line: the commands of `tpb_cosim::cli` plus `tpb test`
-//! (register-level testbenches), which lives here because it needs the
-//! testbench library (dependencies point cosim ← testbench).
+//! (register-level testbenches) and `tpb bench`, which live here because
+//! they need the testbench library (dependencies point cosim ← testbench).
 
 use clap::{Parser, Subcommand};
 
@@ -16,6 +16,11 @@ enum Cmd {
     /// Run register-level testbench files (TOML) and/or the CSR checks
     /// generated from the register maps; prints a pass/fail table.
     Test(tpb_testbench::tb::cli::TestArgs),
+    /// Measure the Verilated tops on this machine: the bare top, a long
+    /// co-simulation (untraced, VCD, trace window) and `tpb sim doorbell` as a
+    /// process; medians with their spread, optionally beside the previous
+    /// emission (`--before`).
+    Bench(tpb_testbench::bench::BenchArgs),
     #[command(flatten)]
     Core(tpb_cosim::cli::Command),
 }
@@ -45,6 +50,16 @@ fn main() {
                 2
             }
         },
+        Cmd::Bench(args) => {
+            let me = std::env::current_exe().unwrap_or_else(|_| "tpb".into());
+            match tpb_testbench::bench::run(&args, &me) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("tpb: error: {e}");
+                    1
+                }
+            }
+        }
         Cmd::Core(command) => match tpb_cosim::cli::run(tpb_cosim::cli::Cli { command }) {
             Ok(()) => 0,
             Err(e) => {

@@ -35,7 +35,8 @@ fn icarus_agrees_with_verilator_on_every_top() {
         assert!(moving * 2 > rec.outputs.len(), "{arch:?}: only {moving} of {} outputs change", rec.outputs.len());
         let r = check(arch, &rec, "agree").unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         assert_eq!(r.cycles, CYCLES + 1);
-        assert!(r.zeroed_memories >= 64, "{arch:?}: {} RAMs found", r.zeroed_memories);
+        // Every memory: 16 Q7 IRAM/DRAM, 6 EVT_SEM arrays, the SEQ IRAM/DRAM, two SPADs, the DMA SRAM.
+        assert!(r.zeroed_memories >= 27, "{arch:?}: {} memories found", r.zeroed_memories);
         println!(
             "{arch:?}: Icarus == Verilator on {} cycles, {} output values ({} of {} outputs move; {} RAMs zeroed; iverilog {:.1} s, vvp {:.1} s)",
             r.cycles,

@@ -38,6 +38,38 @@ fn checked_in_generated_files_are_fresh() {
     println!("{} generated files fresh", files.len());
 }
 
+/// The checked-in Verilog has the lean form (ARCHITECTURE.md decision 9):
+/// registers live in the module that owns them (one clocked process for its
+/// registers, one per memory), no module per flip-flop, no settle shadows,
+/// identical modules written once.
+#[test]
+fn checked_in_verilog_is_lean() {
+    println!("{:<24} {:>7} {:>8} {:>10} {:>9}", "file", "lines", "modules", "registers", "memories");
+    for (stem, path) in verilog_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("$cmb"), "{stem}: settle shadows");
+        let modules: Vec<&str> = text.split("\nmodule ").skip(1).collect();
+        let (mut regs, mut mems) = (0, 0);
+        for m in &modules {
+            let name = m.split(['(', ' ']).next().unwrap();
+            let clocked = m.matches("always @(posedge").count();
+            let memories = m.lines().filter(|l| l.trim_start().starts_with("reg ") && l.contains(" [0:")).count();
+            let registers = m.split("    initial begin\n").nth(1).map_or(0, |r| r.split("    end\n").next().unwrap().lines().count());
+            assert!(clocked <= 1 + memories, "{stem}: module {name} has {clocked} clocked processes for {memories} memories");
+            assert!(!(registers == 1 && memories == 0 && !m.contains(" (\n        .")), "{stem}: module {name} is a lone flip-flop");
+            regs += registers;
+            mems += memories;
+        }
+        let mut bodies: Vec<&str> = modules.iter().map(|m| &m[m.find('(').unwrap()..]).collect();
+        let n = bodies.len();
+        bodies.sort();
+        bodies.dedup();
+        assert_eq!(bodies.len(), n, "{stem}: a module is written twice");
+        assert!(n <= 20, "{stem}: {n} modules");
+        println!("{stem:<24} {:>7} {n:>8} {regs:>10} {mems:>9}", text.lines().count());
+    }
+}
+
 #[test]
 fn generated_files_carry_a_banner() {
     for (path, _) in tpb_cosim::regen::all_generated().unwrap() {
@@ -79,7 +111,7 @@ fn lint_waivers_live_in_one_file_with_reasons() {
 }
 
 fn yosys_cells(path: &Path, module: &str) -> (u64, u64) {
-    let script = format!("read_verilog {}; synth -flatten -top {module}; tee -q -o /dev/stdout stat", path.display());
+    let script = format!("read_verilog -sv {}; synth -flatten -top {module}; tee -q -o /dev/stdout stat", path.display());
     let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "yosys failed on {}:\n{}\n{}", path.display(), stdout, String::from_utf8_lossy(&out.stderr));
@@ -129,7 +161,7 @@ fn yosys_elaborates_the_tops() {
     for arch in ["sunda", "cayman", "mariana"] {
         let module = format!("{arch}_tpb_top");
         let path = repo_root().join(format!("hdl/generated/{module}.v"));
-        let script = format!("read_verilog {}; hierarchy -check -top {module}; check -assert; tee -q -o /dev/stdout stat", path.display());
+        let script = format!("read_verilog -sv {}; hierarchy -check -top {module}; check -assert; tee -q -o /dev/stdout stat", path.display());
         let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "yosys failed on {module}:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -142,7 +174,7 @@ fn yosys_elaborates_the_tops() {
 
 /// iCE40 synthesis (`synth_ice40`) of one module: (LUT4, flip-flops, SB_RAM40_4K).
 fn ice40_stat(path: &Path, module: &str) -> (u64, u64, u64) {
-    let script = format!("read_verilog {}; synth_ice40 -top {module}; tee -q -o /dev/stdout stat", path.display());
+    let script = format!("read_verilog -sv {}; synth_ice40 -top {module}; tee -q -o /dev/stdout stat", path.display());
     let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "yosys failed on {module}:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -165,9 +197,10 @@ fn common_blocks_synthesize_for_ice40_with_memories_in_block_ram() {
     let common: Vec<_> = verilog_files().into_iter().filter(|(m, _)| !["sunda_", "cayman_", "mariana_"].iter().any(|p| m.starts_with(p))).collect();
     // (module, block RAMs, flip-flop bound far below the memory's bits):
     // 256x32 semaphores = 2 RAMs (8192 bits); the 8 KiB table = 16 (65536
-    // bits; the 47 CAM entries are registers); 8 cores x (IRAM + DRAM) x 4 byte
-    // lanes = 64 (131072 bits); the 1 KiB DMA SRAM's 4 lanes = 4 (8192 bits).
-    let expect = [("evt_sem", 2, 400), ("hw_decode", 16, 3000), ("q7_cluster", 64, 2000), ("seq_dma", 4, 1000)];
+    // bits; the 47 CAM entries are registers); 8 cores x (IRAM + DRAM), each
+    // 1 KiB of 32-bit words with byte write masks = 32 (131072 bits, every
+    // RAM full); the 1 KiB DMA SRAM = 2 (8192 bits).
+    let expect = [("evt_sem", 2, 400), ("hw_decode", 16, 3000), ("q7_cluster", 32, 2000), ("seq_dma", 2, 1000)];
     assert_eq!(common.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(), expect.iter().map(|e| e.0).collect::<Vec<_>>());
     println!("{:<12} {:>8} {:>8} {:>12}", "module", "LUT4", "flops", "SB_RAM40_4K");
     for ((module, path), (_, bram_expected, ff_bound)) in common.iter().zip(expect) {

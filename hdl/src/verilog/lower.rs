@@ -62,6 +62,8 @@ pub enum Widget {
     Dff { init: String },
     /// rust-hdl's `RAM<T, N>`: synchronous read and write, old data on a read-during-write.
     Ram,
+    /// Our [`crate::ram::WordRam`]: 32-bit words, byte write strobes, read enable.
+    WordRam,
     /// A block of ours: its own module.
     Logic,
 }
@@ -94,6 +96,18 @@ pub fn widget(parent: &str, inst: &Inst) -> Result<Widget, LowerError> {
             ];
             if ports_are(inst, &ram) && norm.starts_with("reg[") && !norm.contains("initial") && norm.contains("read_data <= mem[read_address];") {
                 return Ok(Widget::Ram);
+            }
+            let word_ram = [
+                ("clock", I),
+                ("read_enable", I),
+                ("read_address", I),
+                ("read_data", O),
+                ("write_address", I),
+                ("write_data", I),
+                ("write_strobe", I),
+            ];
+            if ports_are(inst, &word_ram) && text.starts_with(crate::ram::MARKER) {
+                return Ok(Widget::WordRam);
             }
             Err(LowerError::UnknownWidget { block: parent.to_string(), child: inst.name.clone() })
         }
@@ -611,6 +625,9 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
                 (Widget::Ram, "read_clock" | "write_clock") => Role::RamClock,
                 (Widget::Ram, "read_data") => Role::RamData,
                 (Widget::Ram, _) => Role::RamIn,
+                (Widget::WordRam, "clock") => Role::RamClock,
+                (Widget::WordRam, "read_data") => Role::RamData,
+                (Widget::WordRam, _) => Role::RamIn,
                 (Widget::Logic, _) if input => Role::ChildIn,
                 (Widget::Logic, _) => Role::ChildOut,
             };
@@ -618,6 +635,19 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
         }
         widgets.push(w);
     }
+    // ---- conditions on 1-bit constants (a generation parameter, the role
+    // of one instance in a loop) decided here: the untaken branch is not
+    // written, and no process is left that reads nothing but constants ----
+    let bits: BTreeMap<String, bool> = consts
+        .iter()
+        .filter(|c| c.width == 1)
+        .filter_map(|c| match c.literal.as_str() {
+            "1'b0" | "1'h0" => Some((c.name.clone(), false)),
+            "1'b1" | "1'h1" => Some((c.name.clone(), true)),
+            _ => None,
+        })
+        .collect();
+    let stmts = fold_constant_ifs(stmts, &bits);
     // ---- clocks: top-level `x$clock = clk;` ----
     let mut clocks: BTreeMap<String, String> = BTreeMap::new();
     let mut body: Vec<Stmt> = Vec::new();
@@ -712,10 +742,23 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
         .collect();
     let _ = writeln!(o, "(\n    {}\n);", ports.join(",\n    "));
     if !consts.is_empty() {
+        // A constant is declared where it is read; one that only decided
+        // conditions (folded above) is recorded as a comment.
+        let mut used = BTreeSet::new();
+        for s in comb_stmts.iter().chain(&seq) {
+            let (mut t, mut r) = (BTreeSet::new(), Vec::new());
+            targets_and_reads(s, &mut t, &mut r);
+            used.extend(r.into_iter().map(|x| x.0));
+        }
+        used.extend(direct.values().cloned());
         o += "\n    // Constants\n";
         for c in &consts {
             let s = if c.signed { "signed " } else { "" };
-            let _ = writeln!(o, "    localparam {s}{} = {};", c.name, c.literal);
+            if used.contains(&c.name) {
+                let _ = writeln!(o, "    localparam {s}{} = {};", c.name, c.literal);
+            } else {
+                let _ = writeln!(o, "    // {} = {} (decided at generation)", c.name, c.literal);
+            }
         }
     }
     let regs: Vec<(&Inst, &String)> = inst.children.iter().zip(&widgets).filter_map(|(c, w)| if let Widget::Dff { init } = w { Some((c, init)) } else { None }).collect();
@@ -731,10 +774,16 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
         }
         o += "    end\n";
     }
-    let rams: Vec<&Inst> = inst.children.iter().zip(&widgets).filter(|(_, w)| **w == Widget::Ram).map(|(c, _)| c).collect();
+    let rams: Vec<(&Inst, bool)> = inst
+        .children
+        .iter()
+        .zip(&widgets)
+        .filter(|(_, w)| matches!(w, Widget::Ram | Widget::WordRam))
+        .map(|(c, w)| (c, *w == Widget::WordRam))
+        .collect();
     if !rams.is_empty() {
         o += "\n    // Memories (synchronous read, old data on a read-during-write)\n";
-        for r in &rams {
+        for (r, _) in &rams {
             let d = r.atom("read_data").expect("RAM read_data");
             let a = r.atom("read_address").expect("RAM read_address");
             let _ = writeln!(o, "    {} [0:{}];", decl("reg", d.width, d.signed, &r.name), (1u64 << a.width) - 1);
@@ -778,9 +827,12 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
             let _ = writeln!(o, "    {m} {} (\n        {}\n    );", c.name, conns.join(",\n        "));
         }
     }
-    if !comb_stmts.is_empty() {
+    // One process per independent group of statements: a simulator then
+    // re-evaluates only the groups whose inputs changed.
+    for group in comb_groups(&comb_stmts, &|x| ctx.role(x) != Some(Role::Const)) {
         o += "\n    always @(*) begin\n";
-        write_stmts(&mut o, &comb_stmts, 2, false);
+        let part: Vec<Stmt> = group.iter().map(|&i| comb_stmts[i].clone()).collect();
+        write_stmts(&mut o, &part, 2, false);
         o += "    end\n";
     }
     // One clocked process per clock for the registers.
@@ -798,10 +850,19 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
             o += "    end\n";
         }
     }
-    for r in &rams {
+    for (r, word) in &rams {
+        let n = &r.name;
+        if *word {
+            let clk = clocks.get(&format!("{n}$clock")).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: n.clone() })?;
+            let _ = write!(o, "\n    always @(posedge {clk}) begin\n        if ({n}$read_enable) begin\n            {n}$read_data <= {n}[{n}$read_address];\n        end\n");
+            for b in 0..4 {
+                let _ = write!(o, "        if ({n}$write_strobe[{b}]) begin\n            {n}[{n}$write_address][{}:{}] <= {n}$write_data[{}:{}];\n        end\n", 8 * b + 7, 8 * b, 8 * b + 7, 8 * b);
+            }
+            o += "    end\n";
+            continue;
+        }
         let rc = clocks.get(&format!("{}$read_clock", r.name)).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: r.name.clone() })?;
         let wc = clocks.get(&format!("{}$write_clock", r.name)).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: r.name.clone() })?;
-        let n = &r.name;
         if rc == wc {
             let _ = write!(o, "\n    always @(posedge {rc}) begin\n        {n}$read_data <= {n}[{n}$read_address];\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n");
         } else {
@@ -815,6 +876,161 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
 
 fn ctx_clock(clocks: &BTreeMap<String, String>, key: &str) -> Option<String> {
     clocks.get(key).cloned()
+}
+
+/// Every assignment target in `s`, and every read with its position.
+fn targets_and_reads(s: &Stmt, targets: &mut BTreeSet<String>, reads: &mut Vec<(String, usize)>) {
+    let add = |e: &Expr, at: usize, reads: &mut Vec<(String, usize)>| {
+        let mut r = BTreeSet::new();
+        e.reads(&mut r);
+        reads.extend(r.into_iter().map(|x| (x, at)));
+    };
+    match s {
+        Stmt::Assign { pos, target, slice, value } => {
+            targets.insert(target.clone());
+            add(value, *pos, reads);
+            if let Some((_, o)) = slice {
+                add(o, *pos, reads);
+            }
+        }
+        Stmt::If { pos, cond, then, els } => {
+            add(cond, *pos, reads);
+            for t in then.iter().chain(els) {
+                targets_and_reads(t, targets, reads);
+            }
+        }
+        Stmt::Case { pos, sel, arms } => {
+            add(sel, *pos, reads);
+            for (_, b) in arms {
+                for t in b {
+                    targets_and_reads(t, targets, reads);
+                }
+            }
+        }
+    }
+}
+
+/// The top-level comb statements split into independent groups (indices,
+/// in program order). Statements that assign the same signal share a group;
+/// so does a statement that reads a signal before its last assignment with
+/// the statements that assign it (it must see that intermediate value, in
+/// program order). Any other read is of a final value: across groups is fine.
+/// The override trees (position 0) read only final values by construction.
+///
+/// A group that reads no signal (only literals and constants, `is_signal`
+/// false) would never be woken by an event-driven simulator (`always @(*)`
+/// with nothing to be sensitive to): it goes first into the first group
+/// that does read a signal, where its constants are set before anything
+/// there reads them.
+fn comb_groups(stmts: &[Stmt], is_signal: &dyn Fn(&str) -> bool) -> Vec<Vec<usize>> {
+    let n = stmts.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut info = Vec::with_capacity(n);
+    let mut by_target: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut assign_pos: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, s) in stmts.iter().enumerate() {
+        let (mut t, mut r) = (BTreeSet::new(), Vec::new());
+        targets_and_reads(s, &mut t, &mut r);
+        for x in &t {
+            by_target.entry(x.clone()).or_default().push(i);
+        }
+        let mut a = BTreeMap::new();
+        assignments(std::slice::from_ref(s), &mut a);
+        for (x, ps) in a {
+            assign_pos.entry(x).or_default().extend(ps);
+        }
+        let tree = first_pos(s) == 0;
+        info.push(if tree { Vec::new() } else { r });
+    }
+    for ids in by_target.values() {
+        for w in ids.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[a] = b;
+        }
+    }
+    for (i, reads) in info.iter().enumerate() {
+        for (x, at) in reads {
+            let later = assign_pos.get(x).is_some_and(|ps| ps.iter().any(|p| p >= at));
+            if later {
+                for &j in &by_target[x] {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[a] = b;
+                }
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut v: Vec<Vec<usize>> = groups.into_values().collect();
+    v.sort_by_key(|g| g[0]);
+    let reads_signal = |g: &Vec<usize>| {
+        g.iter().any(|&i| {
+            let (mut t, mut r) = (BTreeSet::new(), Vec::new());
+            targets_and_reads(&stmts[i], &mut t, &mut r);
+            r.iter().any(|(x, _)| is_signal(x))
+        })
+    };
+    let (live, constant): (Vec<Vec<usize>>, Vec<Vec<usize>>) = v.into_iter().partition(reads_signal);
+    if live.is_empty() {
+        // Nothing to be woken by: one group (written once, as before).
+        let mut all: Vec<usize> = constant.into_iter().flatten().collect();
+        all.sort();
+        return if all.is_empty() { Vec::new() } else { vec![all] };
+    }
+    let mut live = live;
+    let mut first: Vec<usize> = constant.into_iter().flatten().collect();
+    first.sort();
+    first.extend(live[0].iter().copied());
+    live[0] = first;
+    live
+}
+
+/// The value of a condition made of 1-bit constants (`bits`), if it has one.
+fn const_cond(e: &Expr, bits: &BTreeMap<String, bool>) -> Option<bool> {
+    match e {
+        Expr::Lit(l) if l == "1'b0" || l == "1'h0" => Some(false),
+        Expr::Lit(l) if l == "1'b1" || l == "1'h1" => Some(true),
+        Expr::Sig(s) => bits.get(s).copied(),
+        Expr::Un("~" | "!", a) => const_cond(a, bits).map(|v| !v),
+        Expr::Bin(a, "&" | "&&", b) => match (const_cond(a, bits), const_cond(b, bits)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Expr::Bin(a, "|" | "||", b) => match (const_cond(a, bits), const_cond(b, bits)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `stmts` with every `if` whose condition is constant replaced by its taken branch.
+fn fold_constant_ifs(stmts: Vec<Stmt>, bits: &BTreeMap<String, bool>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::If { pos, cond, then, els } => match const_cond(&cond, bits) {
+                Some(true) => out.extend(fold_constant_ifs(then, bits)),
+                Some(false) => out.extend(fold_constant_ifs(els, bits)),
+                None => out.push(Stmt::If { pos, cond, then: fold_constant_ifs(then, bits), els: fold_constant_ifs(els, bits) }),
+            },
+            Stmt::Case { pos, sel, arms } => out.push(Stmt::Case { pos, sel, arms: arms.into_iter().map(|(l, b)| (l, fold_constant_ifs(b, bits))).collect() }),
+            a => out.push(a),
+        }
+    }
+    out
 }
 
 /// How many times `x` is assigned along every path through `stmts`, if

@@ -1,0 +1,215 @@
+//! A Verilated model built at run time and loaded as a shared library: for
+//! Verilog that is not compiled into the crate, such as the previous
+//! emission of a top that `tpb bench --before` measures beside the current
+//! one. The same generators as `build.rs` (`vlgen`: probe wrapper, shim,
+//! port list); the C++ is compiled with `g++ -fPIC` on every core and linked
+//! into `lib<prefix>.so` with its own copy of the Verilator runtime, then
+//! opened with `libloading`. A build is cached in its directory under a
+//! stamp of its inputs.
+
+use crate::verilator::{Model, ModelFns, PortInfo};
+use crate::vlgen;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why a model could not be built or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error("{tool} failed ({what}):\n{stderr}")]
+    Tool { tool: &'static str, what: String, stderr: String },
+    #[error("{0}")]
+    Design(String),
+    #[error("loading {path}: {msg}")]
+    Load { path: String, msg: String },
+}
+
+/// How to build one model.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Model prefix (`Vbefore_cayman`): the C symbols and the library name.
+    pub prefix: String,
+    /// The Verilog of the design.
+    pub verilog: String,
+    /// Its top module.
+    pub top: String,
+    /// Generation name for the probe wrapper (`cayman`), or None for no wrapper.
+    pub probes: Option<String>,
+    pub traced: bool,
+    /// Verilator's arguments before the sources (default: [`vlgen::verilator_args`]).
+    pub verilator_args: Vec<String>,
+    /// g++ optimisation for every file (`-O2`).
+    pub opt: &'static str,
+}
+
+impl Spec {
+    /// A model built the way `build.rs` builds the crate's own.
+    pub fn new(prefix: &str, verilog: String, top: &str, probes: Option<&str>, traced: bool) -> Spec {
+        Spec {
+            prefix: prefix.into(),
+            verilog,
+            top: top.into(),
+            probes: probes.map(str::to_string),
+            traced,
+            verilator_args: vlgen::verilator_args(prefix, traced),
+            opt: "-O2",
+        }
+    }
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BuildError {
+    let what = what.into();
+    move |source| BuildError::Io { what, source }
+}
+
+fn run(tool: &'static str, cmd: &mut Command, what: &str) -> Result<(), BuildError> {
+    let o = cmd.output().map_err(|e| BuildError::Tool { tool, what: what.into(), stderr: format!("cannot run {tool}: {e} (install it with `bash scripts/setup`)") })?;
+    if !o.status.success() {
+        return Err(BuildError::Tool { tool, what: what.into(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() });
+    }
+    Ok(())
+}
+
+/// Compile `files` to objects in `out` with `flags`, `jobs` at a time.
+fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], jobs: usize) -> Result<Vec<PathBuf>, BuildError> {
+    let objs: Vec<PathBuf> = files.iter().map(|f| out.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let first_error: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= files.len() || first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                    break;
+                }
+                let r = run("g++", Command::new("g++").args(flags).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]), &files[i].display().to_string());
+                if let Err(e) = r {
+                    if let Ok(mut slot) = first_error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    match first_error.into_inner().ok().flatten() {
+        Some(e) => Err(e),
+        None => Ok(objs),
+    }
+}
+
+/// Build (or reuse) the model `spec` in `dir` and load it. `say` hears what
+/// is being done (a build takes minutes).
+pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result<Model, BuildError> {
+    std::fs::create_dir_all(dir).map_err(io(dir.display().to_string()))?;
+    let root = {
+        let o = Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]).output().map_err(|e| BuildError::Tool {
+            tool: "verilator",
+            what: "VERILATOR_ROOT".into(),
+            stderr: format!("{e}: install it with `bash scripts/setup`"),
+        })?;
+        PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+    };
+    let inc = root.join("include");
+    let source = dir.join(format!("{}.v", spec.top));
+    let wrapper = match &spec.probes {
+        Some(stem) => Some(vlgen::sim_top(stem, &spec.top, &spec.verilog, &source).map_err(BuildError::Design)?),
+        None => None,
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced).hash(&mut h);
+    let stamp = format!("{:016x}", h.finish());
+    let lib = dir.join(format!("lib{}.so", spec.prefix));
+    let stamp_file = dir.join("build.stamp");
+    if !(lib.exists() && std::fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str())) {
+        let _ = std::fs::remove_file(&stamp_file);
+        let gen = dir.join("gen");
+        let _ = std::fs::remove_dir_all(&gen);
+        std::fs::create_dir_all(&gen).map_err(io(gen.display().to_string()))?;
+        std::fs::write(&source, &spec.verilog).map_err(io(source.display().to_string()))?;
+        let mut cmd = Command::new("verilator");
+        // Lint findings are not this build's business (the Verilog may be old).
+        cmd.args(&spec.verilator_args).args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Mdir"]).arg(&gen).arg(&source);
+        match &wrapper {
+            Some(w) => {
+                let wv = dir.join("sim_top.v");
+                std::fs::write(&wv, w).map_err(io(wv.display().to_string()))?;
+                cmd.arg(&wv).args(["--top-module", &format!("{}_sim_top", spec.probes.as_deref().unwrap_or(""))]);
+            }
+            None => {
+                cmd.args(["--top-module", &spec.top]);
+            }
+        }
+        say(&format!("verilating {} ({} lines of Verilog)", spec.prefix, spec.verilog.lines().count()));
+        run("verilator", &mut cmd, &source.display().to_string())?;
+        let ports = vlgen::header_ports(&gen.join(format!("{}.h", spec.prefix))).map_err(BuildError::Design)?;
+        std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, &ports)).map_err(io("shim.cpp"))?;
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&gen)
+            .map_err(io(gen.display().to_string()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+            .collect();
+        files.sort();
+        files.extend(vlgen::RUNTIME.iter().map(|f| inc.join(f)));
+        let lines: usize = files.iter().filter(|f| f.starts_with(&gen)).filter_map(|f| std::fs::read_to_string(f).ok()).map(|t| t.lines().count()).sum();
+        say(&format!("compiling {} ({} files, {lines} lines of C++, {jobs} at a time)", spec.prefix, files.len()));
+        let d = |x: bool| if x { "1" } else { "0" };
+        let flags: Vec<String> = vec![
+            "-std=c++17".into(),
+            spec.opt.into(),
+            "-fPIC".into(),
+            "-w".into(),
+            format!("-I{}", inc.display()),
+            format!("-I{}", inc.join("vltstd").display()),
+            format!("-I{}", gen.display()),
+            "-DVM_COVERAGE=0".into(),
+            "-DVM_SC=0".into(),
+            format!("-DVM_TRACE={}", d(spec.traced)),
+            format!("-DVM_TRACE_VCD={}", d(spec.traced)),
+            "-DVM_TRACE_FST=0".into(),
+        ];
+        let objs = compile_all(&files, &gen, &flags, jobs)?;
+        run("g++", Command::new("g++").args(["-shared", "-Wl,-Bsymbolic", "-o"]).arg(&lib).args(&objs).arg("-lpthread"), &lib.display().to_string())?;
+        std::fs::write(&stamp_file, &stamp).map_err(io(stamp_file.display().to_string()))?;
+    }
+    load(&lib, &spec.prefix, spec.top.trim_end_matches("_tpb_top"), spec.traced, &dir.join("gen").join(format!("{}.h", spec.prefix)))
+}
+
+/// Load a built model library. The library stays loaded for the life of the
+/// process (the model's function table is `'static`).
+fn load(lib: &Path, prefix: &str, design: &str, traced: bool, header: &Path) -> Result<Model, BuildError> {
+    let err = |msg: String| BuildError::Load { path: lib.display().to_string(), msg };
+    let ports = vlgen::header_ports(header).map_err(BuildError::Design)?;
+    // SAFETY: the library was built here from the shim above; its symbols
+    // have the signatures the shim defines.
+    unsafe {
+        let l: &'static libloading::Library = Box::leak(Box::new(libloading::Library::new(lib).map_err(|e| err(e.to_string()))?));
+        macro_rules! sym {
+            ($name:expr, $t:ty) => {
+                *l.get::<$t>(format!("{prefix}_{}", $name).as_bytes()).map_err(|e| err(e.to_string()))?
+            };
+        }
+        use std::ffi::{c_char, c_int, c_void};
+        let fns = ModelFns {
+            name: Box::leak(prefix.to_string().into_boxed_str()),
+            design: Box::leak(design.to_string().into_boxed_str()),
+            traced,
+            new: sym!("new", unsafe extern "C" fn() -> *mut c_void),
+            delete: sym!("delete", unsafe extern "C" fn(*mut c_void)),
+            eval: sym!("eval", unsafe extern "C" fn(*mut c_void)),
+            ports_fn: sym!("ports", unsafe extern "C" fn(*mut c_void, *mut *mut c_void)),
+            trace_open: sym!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int),
+            trace_dump: sym!("trace_dump", unsafe extern "C" fn(*mut c_void, u64)),
+            trace_close: sym!("trace_close", unsafe extern "C" fn(*mut c_void)),
+            ports: Box::leak(
+                ports
+                    .iter()
+                    .map(|p| PortInfo { name: Box::leak(vlgen::port_name(&p.name).into_boxed_str()), input: p.input, width: p.width })
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            ),
+        };
+        Ok(Model::from_fns(Box::leak(Box::new(fns))))
+    }
+}

@@ -1,0 +1,350 @@
+//! `tpb bench`: how fast the Verilated tops run on this machine, in one
+//! table. Per generation:
+//!
+//! - the bare top under random BAR0 + core-port traffic ([`crate::traffic`]);
+//! - the co-simulation of a long `bringup` (≥ `--cycles`, 200k by default:
+//!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
+//!   a VCD, and with a 200-cycle trace window armed on the Q7 release write;
+//! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
+//!   with `--vcd`.
+//!
+//! Each figure is the median of `--runs` runs (3) with its spread (max / min
+//! − 1): the host is noisy. With `--before`, the same measurements on the
+//! previous emission of each top (rust-hdl's own generator, built now as a
+//! temporary shared library under `target/bench-before/`, never checked in,
+//! and scheduled as before: three evaluations per cycle) stand beside them;
+//! `--before-tpb PATH` times a previous `tpb` binary for the process column.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use tpb_cosim::dut::{Dut, Trigger, WindowEnd};
+use tpb_cosim::sched::Cosim;
+use tpb_cosim::{scenario, vlbuild};
+use tpb_hdl::top::TopSim;
+use tpb_models::golden::top::MemBits;
+use tpb_models::regmap::{builtin, Arch, Engine};
+
+/// Arguments of `tpb bench`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Generations to measure (default: all three).
+    #[arg(long = "arch", value_parser = ["sunda", "cayman", "mariana"])]
+    pub archs: Vec<String>,
+    /// Also measure the previous emission (builds it first: minutes per generation).
+    #[arg(long)]
+    pub before: bool,
+    /// A previous `tpb` binary to time `sim doorbell` with, for the process column.
+    #[arg(long)]
+    pub before_tpb: Option<PathBuf>,
+    /// Runs behind each median.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Cycles of the bare-top run and the least the co-simulation runs.
+    #[arg(long, default_value_t = 200_000)]
+    pub cycles: u64,
+    /// Compiler jobs for the `--before` builds (default: the machine's cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Only these measurements (default: all).
+    #[arg(long, value_parser = ["bare", "cosim", "process"])]
+    pub only: Vec<String>,
+}
+
+impl BenchArgs {
+    fn wants(&self, what: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == what)
+    }
+}
+
+/// Why the benchmark stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Build(#[from] vlbuild::BuildError),
+    #[error("{0}")]
+    Run(String),
+}
+
+fn run_err(e: impl std::fmt::Display) -> BenchError {
+    BenchError::Run(e.to_string())
+}
+
+/// A median with the spread of the runs behind it.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    pub median: f64,
+    pub spread: f64,
+}
+
+impl Figure {
+    fn of(mut v: Vec<f64>) -> Figure {
+        v.sort_by(|a, b| a.total_cmp(b));
+        Figure { median: v[v.len() / 2], spread: v[v.len() - 1] / v[0] - 1.0 }
+    }
+    fn show(&self, unit: Unit) -> String {
+        let v = match unit {
+            Unit::Rate => group(self.median.round() as u64),
+            Unit::Seconds => format!("{:.2} s", self.median),
+        };
+        format!("{v} ±{:.0}%", self.spread * 100.0)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    /// cycles/s: more is better.
+    Rate,
+    /// wall time: less is better.
+    Seconds,
+}
+
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The tops one column measures: the compiled-in models, or the previous emission.
+enum Engine2 {
+    Now,
+    Before { bare: Box<dyn Fn() -> Result<Dut, BenchError>>, traced: Box<dyn Fn() -> Result<Dut, BenchError>> },
+}
+
+impl Engine2 {
+    fn bare(&self, arch: Arch) -> Result<Dut, BenchError> {
+        match self {
+            Engine2::Now => Dut::new(arch).map_err(run_err),
+            Engine2::Before { bare, .. } => bare(),
+        }
+    }
+    fn traced(&self, arch: Arch) -> Result<Dut, BenchError> {
+        match self {
+            Engine2::Now => Dut::new(arch).map_err(run_err),
+            Engine2::Before { traced, .. } => traced(),
+        }
+    }
+}
+
+/// Cycles per second of a bare top under `n` cycles of seeded random traffic.
+fn bare_rate(mut d: Dut, n: u64) -> f64 {
+    let map = builtin(d.arch()).expect("built-in map");
+    let mut t = crate::traffic::Traffic::new(&map, MemBits::full(&map.params), 42);
+    let cycles: Vec<_> = (0..n).map(|_| t.next_cycle()).collect();
+    d.reset();
+    let t0 = Instant::now();
+    std::hint::black_box(bare_cycles(&mut d, &cycles));
+    n as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// The timed loop of [`bare_rate`], on its own so an instruction counter can
+/// count it alone (`valgrind --tool=callgrind --toggle-collect='*bare_cycles*'`).
+#[inline(never)]
+pub fn bare_cycles(d: &mut Dut, cycles: &[crate::traffic::Cycle]) -> u64 {
+    let mut sink = 0u64;
+    for c in cycles {
+        d.drive(c.reset, c.req, &c.pins);
+        sink = sink.wrapping_add(u64::from(d.outputs().rsp.rdata));
+        d.tick();
+    }
+    sink
+}
+
+/// How the co-simulation run is traced.
+#[derive(Clone, Copy)]
+enum Tracing {
+    Off,
+    Vcd,
+    Window,
+}
+
+/// The kernel input that makes `bringup` run at least `cycles` cycles
+/// (each loop iteration of the Q7 kernel, three instructions fetched
+/// through the RTL port, is about 7 cycles).
+fn bringup_n(cycles: u64) -> u32 {
+    (cycles / 7 + 2_000) as u32
+}
+
+/// Co-simulation cycles per second of a long bring-up, and its cycles.
+fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> Result<(f64, u64), BenchError> {
+    let arch = d.arch();
+    let mut c = Cosim::on(d).map_err(run_err)?;
+    let trace = dir.join(format!("{tag}.{}.vcd", arch.name()));
+    match tracing {
+        Tracing::Off => {}
+        Tracing::Vcd => c.trace(&trace).map_err(run_err)?,
+        Tracing::Window => {
+            let rel = c.map().params.local_reg_base(Engine::Pool).expect("POOL base") as u32
+                + c.map().block("q7").and_then(|b| b.register("release_run_stall")).map(|r| r.offset).expect("q7.release_run_stall");
+            c.dut.trace_window(&trace, Trigger::Write(rel), WindowEnd::After(200)).map_err(run_err)?;
+        }
+    }
+    let c0 = c.stats.cycles;
+    let t0 = Instant::now();
+    let r = scenario::bringup(&mut c, bringup_n(cycles), 4 * cycles + 100_000).map_err(run_err)?;
+    let wall = t0.elapsed().as_secs_f64();
+    c.dut.trace_close().map_err(run_err)?;
+    let _ = std::fs::remove_file(&trace);
+    let n = c.stats.cycles - c0;
+    if n < cycles {
+        return Err(BenchError::Run(format!("{arch:?}: bringup ran {n} cycles, fewer than {cycles} ({} checks)", r.checks.len())));
+    }
+    Ok((n as f64 / wall, n))
+}
+
+/// Wall seconds of `tpb sim doorbell --arch A [--vcd …]` as a process.
+fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, BenchError> {
+    let mut cmd = std::process::Command::new(tpb);
+    cmd.args(["sim", "doorbell", "--arch", arch.name()]);
+    if let Some(v) = vcd {
+        cmd.arg("--vcd").arg(v);
+    }
+    let t0 = Instant::now();
+    let o = cmd.output().map_err(|e| BenchError::Run(format!("{}: {e}", tpb.display())))?;
+    let wall = t0.elapsed().as_secs_f64();
+    if !o.status.success() {
+        return Err(BenchError::Run(format!("{} sim doorbell --arch {} failed:\n{}{}", tpb.display(), arch.name(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))));
+    }
+    Ok(wall)
+}
+
+/// One row of the table.
+struct Row {
+    arch: Arch,
+    what: String,
+    unit: Unit,
+    now: Option<Figure>,
+    before: Option<Figure>,
+}
+
+fn repeat(runs: usize, mut f: impl FnMut() -> Result<f64, BenchError>) -> Result<Figure, BenchError> {
+    Ok(Figure::of((0..runs.max(1)).map(|_| f()).collect::<Result<Vec<_>, _>>()?))
+}
+
+/// The previous emission of `arch`'s top, built (or reused) under `dir`.
+fn before_engine(arch: Arch, dir: &Path, jobs: usize) -> Result<Engine2, BenchError> {
+    let map = builtin(arch).map_err(run_err)?;
+    let top = format!("{}_tpb_top", arch.name());
+    let verilog = tpb_hdl::top::legacy_verilog(&map, &top).map_err(run_err)?;
+    let say = |s: &str| eprintln!("tpb bench --before: {s}");
+    // As the previous build: verilator -O3, default X-initialisation; the
+    // bare top untraced, the co-simulated one traced with its probe wrapper.
+    let old_args = |prefix: &str, traced: bool| {
+        let mut a: Vec<String> = ["--cc", "-O3", "--prefix", prefix].iter().map(|s| s.to_string()).collect();
+        if traced {
+            a.push("--trace".into());
+        }
+        a
+    };
+    let mut bare = vlbuild::Spec::new(&format!("Vbefore_{}", arch.name()), verilog.clone(), &top, None, false);
+    bare.verilator_args = old_args(&bare.prefix, false);
+    let mut traced = vlbuild::Spec::new(&format!("Vbefore_{}_trace", arch.name()), verilog, &top, Some(arch.name()), true);
+    traced.verilator_args = old_args(&traced.prefix, true);
+    // Build now (and say so), load per run.
+    for s in [&bare, &traced] {
+        drop(vlbuild::build(s, &dir.join(&s.prefix), jobs, &say)?);
+    }
+    let (d1, d2) = (dir.join(&bare.prefix), dir.join(&traced.prefix));
+    Ok(Engine2::Before {
+        bare: Box::new(move || Dut::with_model(arch, vlbuild::build(&bare, &d1, jobs, &|_| {})?).map(|d| d.with_negedge_eval(true)).map_err(run_err)),
+        traced: Box::new(move || Dut::with_model(arch, vlbuild::build(&traced, &d2, jobs, &|_| {})?).map(|d| d.with_negedge_eval(true)).map_err(run_err)),
+    })
+}
+
+/// Measure and print the table (Markdown).
+pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
+    let archs: Vec<Arch> = if args.archs.is_empty() {
+        vec![Arch::Sunda, Arch::Cayman, Arch::Mariana]
+    } else {
+        args.archs.iter().map(|a| Arch::parse(a).expect("clap checked the name")).collect()
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let dir = PathBuf::from("target/bench-waves");
+    std::fs::create_dir_all(&dir).map_err(run_err)?;
+    let mut rows: Vec<Row> = Vec::new();
+    for &arch in &archs {
+        let before = if args.before { Some(before_engine(arch, Path::new("target/bench-before"), jobs)?) } else { None };
+        let engines: Vec<(bool, &Engine2)> = std::iter::once((false, &Engine2::Now)).chain(before.as_ref().map(|b| (true, b))).collect();
+        let mut add = |what: String, unit: Unit, f: &dyn Fn(&Engine2) -> Result<Figure, BenchError>| -> Result<(), BenchError> {
+            let mut row = Row { arch, what, unit, now: None, before: None };
+            for (is_before, e) in &engines {
+                eprintln!("tpb bench: {} {}{}", arch.name(), row.what, if *is_before { " (before)" } else { "" });
+                let fig = f(e)?;
+                if *is_before {
+                    row.before = Some(fig);
+                } else {
+                    row.now = Some(fig);
+                }
+            }
+            rows.push(row);
+            Ok(())
+        };
+        let n = args.cycles;
+        if args.wants("bare") {
+            add(format!("bare top, random BAR0 traffic, {} cycles (cycles/s)", group(n)), Unit::Rate, &|e| repeat(args.runs, || Ok(bare_rate(e.bare(arch)?, n))))?;
+        }
+        if args.wants("cosim") {
+            let probe = cosim_rate(Dut::new(arch).map_err(run_err)?, n, Tracing::Off, &dir, "probe")?.1;
+            for (tracing, label) in [(Tracing::Off, "untraced"), (Tracing::Vcd, "with a VCD"), (Tracing::Window, "with a 200-cycle trace window")] {
+                add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
+                    repeat(args.runs, || cosim_rate(e.traced(arch)?, n, tracing, &dir, "cosim").map(|r| r.0))
+                })?;
+            }
+        }
+        if arch != Arch::Sunda && args.wants("process") {
+            for vcd in [false, true] {
+                let what = format!("`tpb sim doorbell{}`, whole process (s)", if vcd { " --vcd" } else { "" });
+                let v = dir.join(format!("doorbell.{}.vcd", arch.name()));
+                let mut row = Row { arch, what, unit: Unit::Seconds, now: None, before: None };
+                eprintln!("tpb bench: {} {}", arch.name(), row.what);
+                row.now = Some(repeat(args.runs, || process_seconds(tpb, arch, vcd.then_some(v.as_path())))?);
+                if let Some(old) = &args.before_tpb {
+                    row.before = Some(repeat(args.runs, || process_seconds(old, arch, vcd.then_some(v.as_path())))?);
+                }
+                rows.push(row);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    print_table(&rows, args);
+    Ok(())
+}
+
+fn print_table(rows: &[Row], args: &BenchArgs) {
+    let before = rows.iter().any(|r| r.before.is_some());
+    println!("tpb bench: medians of {} runs, ± the spread of those runs (max / min − 1)", args.runs);
+    println!();
+    if before {
+        println!("| top | measurement | before | now | change |");
+        println!("|---|---|---:|---:|---:|");
+    } else {
+        println!("| top | measurement | now |");
+        println!("|---|---|---:|");
+    }
+    for r in rows {
+        let show = |f: &Option<Figure>| f.map_or("—".to_string(), |f| f.show(r.unit));
+        if before {
+            let change = match (r.before, r.now, r.unit) {
+                (Some(b), Some(n), Unit::Rate) => format!("{:.1}× faster", n.median / b.median),
+                (Some(b), Some(n), Unit::Seconds) => format!("{:.1}× shorter", b.median / n.median),
+                _ => "—".into(),
+            };
+            println!("| {} | {} | {} | {} | {change} |", r.arch.name(), r.what, show(&r.before), show(&r.now));
+        } else {
+            println!("| {} | {} | {} |", r.arch.name(), r.what, show(&r.now));
+        }
+    }
+    // Co-simulation against the bare top (the goal: ≥ 0.8×).
+    println!();
+    for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
+        let get = |p: &str| rows.iter().find(|r| r.arch == arch && r.what.starts_with(p)).and_then(|r| r.now);
+        if let (Some(b), Some(c)) = (get("bare top"), get("co-simulation")) {
+            println!("{}: untraced co-simulation runs at {:.2}× the bare top", arch.name(), c.median / b.median);
+        }
+    }
+}
