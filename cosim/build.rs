@@ -147,7 +147,7 @@ fn main() {
         let rel = v.strip_prefix(&repo).unwrap_or(v);
         let wrapper = design
             .probes
-            .then(|| vlgen::sim_top(&design.name, &design.top, &String::from_utf8_lossy(&text), rel).unwrap_or_else(|e| fail(format!("{}: {e}", v.display()))));
+            .then(|| vlgen::sim_top(&design.name, &design.top, &String::from_utf8_lossy(&text), rel, true).unwrap_or_else(|e| fail(format!("{}: {e}", v.display()))));
         let args = vlgen::verilator_args(&prefix, design.traced);
         let vstamp = stamp_of(&[&text, &vlt_text, &version, args.join(" ").as_bytes(), wrapper.as_deref().unwrap_or("").as_bytes()]);
         let vstamp_file = dir.join("verilate.stamp");

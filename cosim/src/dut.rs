@@ -7,7 +7,7 @@
 //! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
 //! one golden model serve both engines.
 
-use crate::verilator::{Model, PortRef, TraceFormat, VlError};
+use crate::verilator::{Model, Port, TraceFormat, VlError};
 use std::path::{Path, PathBuf};
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
@@ -17,68 +17,70 @@ use tpb_models::golden::top::{Outputs, Pins};
 use tpb_models::regmap::Arch;
 
 struct Core {
-    if_valid: PortRef,
-    if_addr: PortRef,
-    ls_valid: PortRef,
-    ls_write: PortRef,
-    ls_addr: PortRef,
-    ls_wdata: PortRef,
-    ls_wstrb: PortRef,
-    if_ready: PortRef,
-    if_rvalid: PortRef,
-    if_rdata: PortRef,
-    if_err: PortRef,
-    ls_ready: PortRef,
-    ls_rvalid: PortRef,
-    ls_rdata: PortRef,
-    ls_err: PortRef,
+    if_valid: Port<u8>,
+    if_addr: Port<u32>,
+    ls_valid: Port<u8>,
+    ls_write: Port<u8>,
+    ls_addr: Port<u32>,
+    ls_wdata: Port<u32>,
+    ls_wstrb: Port<u8>,
+    if_ready: Port<u8>,
+    if_rvalid: Port<u8>,
+    if_rdata: Port<u32>,
+    if_err: Port<u8>,
+    ls_ready: Port<u8>,
+    ls_rvalid: Port<u8>,
+    ls_rdata: Port<u32>,
+    ls_err: Port<u8>,
 }
 
 struct Hwd {
-    lookup_valid: PortRef,
-    lookup_opcode: PortRef,
-    lookup_func: PortRef,
-    fifo_pop: PortRef,
-    lookup_ready: PortRef,
-    fifo_valid: PortRef,
-    fifo_hit: PortRef,
-    fifo_entry: PortRef,
-    fifo_index: PortRef,
-    fifo_handler: PortRef,
-    miss: PortRef,
-    miss_irq: PortRef,
+    lookup_valid: Port<u8>,
+    lookup_opcode: Port<u8>,
+    lookup_func: Port<u8>,
+    fifo_pop: Port<u8>,
+    lookup_ready: Port<u8>,
+    fifo_valid: Port<u8>,
+    fifo_hit: Port<u8>,
+    fifo_entry: Port<u8>,
+    fifo_index: Port<u16>,
+    fifo_handler: Port<u32>,
+    miss: Port<u8>,
+    miss_irq: Port<u8>,
 }
 
 struct Ix {
-    clock: PortRef,
-    reset: PortRef,
-    req_valid: PortRef,
-    req_write: PortRef,
-    req_addr: PortRef,
-    req_wdata: PortRef,
-    rsp_valid: PortRef,
-    rsp_rdata: PortRef,
-    rsp_err: PortRef,
-    nx_halted: PortRef,
-    q7_halted: PortRef,
-    nx_run_stall: PortRef,
-    q7_run_stall: PortRef,
-    sem_notif_valid: PortRef,
-    sem_notif_index: PortRef,
-    dma_db_valid: PortRef,
-    dma_busy: PortRef,
+    clock: Port<u8>,
+    reset: Port<u8>,
+    req_valid: Port<u8>,
+    req_write: Port<u8>,
+    req_addr: Port<u32>,
+    req_wdata: Port<u32>,
+    rsp_valid: Port<u8>,
+    rsp_rdata: Port<u32>,
+    rsp_err: Port<u8>,
+    nx_halted: Port<u8>,
+    q7_halted: Port<u8>,
+    nx_run_stall: Port<u8>,
+    q7_run_stall: Port<u8>,
+    sem_notif_valid: Port<u8>,
+    sem_notif_index: Port<u8>,
+    dma_db_valid: Port<u8>,
+    dma_busy: Port<u8>,
     cores: Vec<Core>,
     hwd: Option<Hwd>,
-    pulses: Option<(PortRef, PortRef)>,
+    pulses: Option<(Port<u8>, Port<u8>)>,
+    /// The wrapper's `sample` input: toggled with each cycle's inputs (`vlgen::sim_top`).
+    sample: Option<Port<u8>>,
     probes: Option<Probes>,
 }
 
 /// The sim-only wrapper's probe inputs (traced builds, see `build.rs`).
 struct Probes {
-    hal_txn: PortRef,
-    hal_kind: PortRef,
+    hal_txn: Port<u32>,
+    hal_kind: Port<u8>,
     /// Per probed core: pc, insn, state.
-    cores: Vec<(PortRef, PortRef, PortRef)>,
+    cores: Vec<(Port<u32>, Port<u32>, Port<u8>)>,
 }
 
 /// The cores the model has probes for, in `build.rs`'s order.
@@ -192,76 +194,86 @@ impl Dut {
     /// A top of `arch` on a given model (e.g. one built at run time by
     /// `tpb bench --before`, see `vlbuild`). its ports must be those of the generation's top.
     pub fn with_model(arch: Arch, m: Model) -> Result<Dut, VlError> {
-        let p = |n: &str| m.port(n).map(|i| m.port_ref(i));
+        macro_rules! p {
+            ($n:expr) => {
+                m.typed($n)
+            };
+        }
         let core = |k: usize| -> Result<Core, VlError> {
-            let q = |n: &str| m.port(&format!("q7_{n}${k}")).map(|i| m.port_ref(i));
+            macro_rules! q {
+                ($n:expr) => {
+                    m.typed(&format!("q7_{}${k}", $n))
+                };
+            }
             Ok(Core {
-                if_valid: q("if_valid")?,
-                if_addr: q("if_addr")?,
-                ls_valid: q("ls_valid")?,
-                ls_write: q("ls_write")?,
-                ls_addr: q("ls_addr")?,
-                ls_wdata: q("ls_wdata")?,
-                ls_wstrb: q("ls_wstrb")?,
-                if_ready: q("if_ready")?,
-                if_rvalid: q("if_rvalid")?,
-                if_rdata: q("if_rdata")?,
-                if_err: q("if_err")?,
-                ls_ready: q("ls_ready")?,
-                ls_rvalid: q("ls_rvalid")?,
-                ls_rdata: q("ls_rdata")?,
-                ls_err: q("ls_err")?,
+                if_valid: q!("if_valid")?,
+                if_addr: q!("if_addr")?,
+                ls_valid: q!("ls_valid")?,
+                ls_write: q!("ls_write")?,
+                ls_addr: q!("ls_addr")?,
+                ls_wdata: q!("ls_wdata")?,
+                ls_wstrb: q!("ls_wstrb")?,
+                if_ready: q!("if_ready")?,
+                if_rvalid: q!("if_rvalid")?,
+                if_rdata: q!("if_rdata")?,
+                if_err: q!("if_err")?,
+                ls_ready: q!("ls_ready")?,
+                ls_rvalid: q!("ls_rvalid")?,
+                ls_rdata: q!("ls_rdata")?,
+                ls_err: q!("ls_err")?,
             })
         };
-        let hwd = match p("hwd_lookup_valid") {
+        let hwd = match p!("hwd_lookup_valid") {
             Ok(lookup_valid) => Some(Hwd {
                 lookup_valid,
-                lookup_opcode: p("hwd_lookup_opcode")?,
-                lookup_func: p("hwd_lookup_func")?,
-                fifo_pop: p("hwd_fifo_pop")?,
-                lookup_ready: p("hwd_lookup_ready")?,
-                fifo_valid: p("hwd_fifo_valid")?,
-                fifo_hit: p("hwd_fifo_hit")?,
-                fifo_entry: p("hwd_fifo_entry")?,
-                fifo_index: p("hwd_fifo_index")?,
-                fifo_handler: p("hwd_fifo_handler")?,
-                miss: p("hwd_miss")?,
-                miss_irq: p("hwd_miss_irq")?,
+                lookup_opcode: p!("hwd_lookup_opcode")?,
+                lookup_func: p!("hwd_lookup_func")?,
+                fifo_pop: p!("hwd_fifo_pop")?,
+                lookup_ready: p!("hwd_lookup_ready")?,
+                fifo_valid: p!("hwd_fifo_valid")?,
+                fifo_hit: p!("hwd_fifo_hit")?,
+                fifo_entry: p!("hwd_fifo_entry")?,
+                fifo_index: p!("hwd_fifo_index")?,
+                fifo_handler: p!("hwd_fifo_handler")?,
+                miss: p!("hwd_miss")?,
+                miss_irq: p!("hwd_miss_irq")?,
             }),
             Err(_) => None,
         };
-        let pulses = match (p("host_trigger_pulse"), p("stop_pulse")) {
+        let sample = p!("sample").ok();
+        let pulses = match (p!("host_trigger_pulse"), p!("stop_pulse")) {
             (Ok(a), Ok(b)) => Some((a, b)),
             _ => None,
         };
         let ix = Ix {
-            clock: p("clock")?,
-            reset: p("reset")?,
-            req_valid: p("req_valid")?,
-            req_write: p("req_write")?,
-            req_addr: p("req_addr")?,
-            req_wdata: p("req_wdata")?,
-            rsp_valid: p("rsp_valid")?,
-            rsp_rdata: p("rsp_rdata")?,
-            rsp_err: p("rsp_err")?,
-            nx_halted: p("nx_halted")?,
-            q7_halted: p("q7_halted")?,
-            nx_run_stall: p("nx_run_stall")?,
-            q7_run_stall: p("q7_run_stall")?,
-            sem_notif_valid: p("sem_notif_valid")?,
-            sem_notif_index: p("sem_notif_index")?,
-            dma_db_valid: p("dma_db_valid")?,
-            dma_busy: p("dma_busy")?,
+            clock: p!("clock")?,
+            reset: p!("reset")?,
+            req_valid: p!("req_valid")?,
+            req_write: p!("req_write")?,
+            req_addr: p!("req_addr")?,
+            req_wdata: p!("req_wdata")?,
+            rsp_valid: p!("rsp_valid")?,
+            rsp_rdata: p!("rsp_rdata")?,
+            rsp_err: p!("rsp_err")?,
+            nx_halted: p!("nx_halted")?,
+            q7_halted: p!("q7_halted")?,
+            nx_run_stall: p!("nx_run_stall")?,
+            q7_run_stall: p!("q7_run_stall")?,
+            sem_notif_valid: p!("sem_notif_valid")?,
+            sem_notif_index: p!("sem_notif_index")?,
+            dma_db_valid: p!("dma_db_valid")?,
+            dma_busy: p!("dma_busy")?,
             cores: (0..CORES).map(core).collect::<Result<_, _>>()?,
             hwd,
             pulses,
-            probes: match p("probe_hal_txn") {
+            sample,
+            probes: match p!("probe_hal_txn") {
                 Ok(hal_txn) => Some(Probes {
                     hal_txn,
-                    hal_kind: p("probe_hal_kind")?,
+                    hal_kind: p!("probe_hal_kind")?,
                     cores: PROBED_CORES
                         .iter()
-                        .map(|c| Ok((p(&format!("probe_{c}_pc"))?, p(&format!("probe_{c}_insn"))?, p(&format!("probe_{c}_state"))?)))
+                        .map(|c| Ok((p!(&format!("probe_{c}_pc"))?, p!(&format!("probe_{c}_insn"))?, p!(&format!("probe_{c}_state"))?)))
                         .collect::<Result<_, VlError>>()?,
                 }),
                 Err(_) => None,
@@ -300,9 +312,9 @@ impl Dut {
     /// A no-op on a build without probes.
     pub fn probe_core(&mut self, k: usize, pc: u32, insn: u32, state: CoreState) {
         if let Some((a, b, c)) = self.ix.probes.as_ref().and_then(|p| p.cores.get(k)).copied() {
-            a.set(pc.into());
-            b.set(u64::from(insn & 0xff_ffff));
-            c.set(state as u64);
+            a.set(pc);
+            b.set(insn & 0xff_ffff);
+            c.set(state as u8);
         }
     }
 
@@ -310,8 +322,8 @@ impl Dut {
     pub fn probe_hal(&mut self, txn: u32, kind: HalKind) {
         if let Some(p) = &self.ix.probes {
             let (a, b) = (p.hal_txn, p.hal_kind);
-            a.set(txn.into());
-            b.set(kind as u64);
+            a.set(txn);
+            b.set(kind as u8);
         }
     }
 
@@ -435,28 +447,32 @@ impl TopSim for Dut {
     fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
         let (m, ix) = (&mut self.m, &self.ix);
         let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
-        ix.reset.set(reset as u64);
-        ix.req_valid.set(req.is_some() as u64);
-        ix.req_write.set(r.write as u64);
-        ix.req_addr.set(r.addr as u64);
-        ix.req_wdata.set(r.wdata as u64);
-        ix.nx_halted.set((pins.nx_halted & 0x3f) as u64);
-        ix.q7_halted.set(pins.q7_halted as u64);
+        ix.reset.set(u8::from(reset));
+        ix.req_valid.set(u8::from(req.is_some()));
+        ix.req_write.set(u8::from(r.write));
+        ix.req_addr.set(r.addr);
+        ix.req_wdata.set(r.wdata);
+        ix.nx_halted.set(pins.nx_halted & 0x3f);
+        ix.q7_halted.set(pins.q7_halted);
         for (c, p) in ix.cores.iter().zip(&pins.q7) {
-            c.if_valid.set(p.if_valid as u64);
-            c.if_addr.set(p.if_addr as u64);
-            c.ls_valid.set(p.ls_valid as u64);
-            c.ls_write.set(p.ls_write as u64);
-            c.ls_addr.set(p.ls_addr as u64);
-            c.ls_wdata.set(p.ls_wdata as u64);
-            c.ls_wstrb.set((p.ls_wstrb & 15) as u64);
+            c.if_valid.set(u8::from(p.if_valid));
+            c.if_addr.set(p.if_addr);
+            c.ls_valid.set(u8::from(p.ls_valid));
+            c.ls_write.set(u8::from(p.ls_write));
+            c.ls_addr.set(p.ls_addr);
+            c.ls_wdata.set(p.ls_wdata);
+            c.ls_wstrb.set(p.ls_wstrb & 15);
         }
         if let Some(h) = &ix.hwd {
             let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
-            h.lookup_valid.set(pins.hwd_lookup.is_some() as u64);
-            h.lookup_opcode.set(op as u64);
-            h.lookup_func.set(func as u64);
-            h.fifo_pop.set(pins.hwd_pop as u64);
+            h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
+            h.lookup_opcode.set(op);
+            h.lookup_func.set(func);
+            h.fifo_pop.set(u8::from(pins.hwd_pop));
+        }
+        // The wrapper takes these inputs for the top (any edge of `sample`).
+        if let Some(s) = ix.sample {
+            s.set(s.get() ^ 1);
         }
         // The clock goes low with the inputs: one evaluation for both.
         ix.clock.set(0);
@@ -492,14 +508,14 @@ impl TopSim for Dut {
 
     fn outputs(&self) -> Outputs {
         let ix = &self.ix;
-        let b = |p: PortRef| p.get() != 0;
-        let notif = ix.sem_notif_valid.get() as u8;
+        let b = |p: Port<u8>| p.get() != 0;
+        let notif = ix.sem_notif_valid.get();
         let mut o = Outputs {
-            rsp: Rsp { valid: b(ix.rsp_valid), rdata: ix.rsp_rdata.get() as u32, err: b(ix.rsp_err) },
-            nx_run_stall: ix.nx_run_stall.get() as u8,
-            q7_run_stall: ix.q7_run_stall.get() as u8,
+            rsp: Rsp { valid: b(ix.rsp_valid), rdata: ix.rsp_rdata.get(), err: b(ix.rsp_err) },
+            nx_run_stall: ix.nx_run_stall.get(),
+            q7_run_stall: ix.q7_run_stall.get(),
             sem_notif_valid: notif,
-            sem_notif_index: if notif != 0 { ix.sem_notif_index.get() as u8 } else { 0 },
+            sem_notif_index: if notif != 0 { ix.sem_notif_index.get() } else { 0 },
             dma_db_valid: b(ix.dma_db_valid),
             dma_busy: b(ix.dma_busy),
             ..Outputs::default()
@@ -508,11 +524,11 @@ impl TopSim for Dut {
             o.q7[k] = PortOut {
                 if_ready: b(c.if_ready),
                 if_rvalid: b(c.if_rvalid),
-                if_rdata: c.if_rdata.get() as u32,
+                if_rdata: c.if_rdata.get(),
                 if_err: b(c.if_err),
                 ls_ready: b(c.ls_ready),
                 ls_rvalid: b(c.ls_rvalid),
-                ls_rdata: c.ls_rdata.get() as u32,
+                ls_rdata: c.ls_rdata.get(),
                 ls_err: b(c.ls_err),
             };
         }
@@ -525,9 +541,9 @@ impl TopSim for Dut {
                 fifo_valid: b(h.fifo_valid),
                 head: LookupResult {
                     hit: b(h.fifo_hit),
-                    entry: h.fifo_entry.get() as u8,
-                    index: h.fifo_index.get() as u16,
-                    handler: h.fifo_handler.get() as u32,
+                    entry: h.fifo_entry.get(),
+                    index: h.fifo_index.get(),
+                    handler: h.fifo_handler.get(),
                 },
                 miss: b(h.miss),
                 miss_irq: b(h.miss_irq),

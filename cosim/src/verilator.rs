@@ -44,41 +44,40 @@ impl TraceFormat {
     }
 }
 
-/// A direct handle on one port (up to 64 bits) of a live model: a store or
-/// a load, no table look-up. Only [`crate::dut::Dut`] keeps them, next to
-/// the [`Model`] they point into, which it owns.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PortRef {
-    ptr: *mut u8,
-    bytes: u8,
+/// The C type Verilator stores a port of up to 64 bits in.
+pub(crate) trait PortWord: Copy {
+    const BYTES: usize;
+}
+impl PortWord for u8 {
+    const BYTES: usize = 1;
+}
+impl PortWord for u16 {
+    const BYTES: usize = 2;
+}
+impl PortWord for u32 {
+    const BYTES: usize = 4;
+}
+impl PortWord for u64 {
+    const BYTES: usize = 8;
 }
 
-impl PortRef {
-    /// Store `v` (the caller masks it to the port's width).
+/// A direct, typed handle on one port of a live model: a plain store or
+/// load. Only [`crate::dut::Dut`] keeps them, next to the [`Model`] they
+/// point into, which it owns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Port<T: PortWord>(*mut T);
+
+impl<T: PortWord> Port<T> {
     #[inline(always)]
-    pub(crate) fn set(self, v: u64) {
-        // SAFETY: `ptr` points at a port field of a model its holder owns,
-        // of the C type `bytes` says (see `Model::port_ref`).
-        unsafe {
-            match self.bytes {
-                1 => *self.ptr = v as u8,
-                2 => *(self.ptr as *mut u16) = v as u16,
-                4 => *(self.ptr as *mut u32) = v as u32,
-                _ => *(self.ptr as *mut u64) = v,
-            }
-        }
+    pub(crate) fn set(self, v: T) {
+        // SAFETY: the pointer is a port field of a model its holder owns,
+        // of type T (checked by `Model::typed`).
+        unsafe { *self.0 = v }
     }
     #[inline(always)]
-    pub(crate) fn get(self) -> u64 {
+    pub(crate) fn get(self) -> T {
         // SAFETY: as in `set`.
-        unsafe {
-            match self.bytes {
-                1 => u64::from(*self.ptr),
-                2 => u64::from(*(self.ptr as *const u16)),
-                4 => u64::from(*(self.ptr as *const u32)),
-                _ => *(self.ptr as *const u64),
-            }
-        }
+        unsafe { *self.0 }
     }
 }
 
@@ -119,6 +118,8 @@ pub enum VlError {
     NoSuchModel { name: String, known: String },
     #[error("{model}: port '{name}' is {width} bits; {words} words given, {need} needed")]
     WordCount { model: &'static str, name: String, width: u32, words: usize, need: usize },
+    #[error("{model}: port '{name}' is {width} bits, not stored in {bytes} byte(s)")]
+    PortType { model: &'static str, name: String, width: u32, bytes: usize },
     #[error("{model}: a trace is already open")]
     TraceOpen { model: &'static str },
     #[error("{model}: cannot open trace file {path}")]
@@ -190,16 +191,22 @@ impl Model {
         self.fns.ports.iter().position(|p| p.name == name).ok_or_else(|| VlError::NoSuchPort { model: self.fns.name, name: name.into() })
     }
 
-    /// A direct handle on port `i` (at most 64 bits wide), valid while this model lives.
-    pub(crate) fn port_ref(&self, i: usize) -> PortRef {
-        let bytes = match self.fns.ports[i].width {
+    /// A typed handle on the port `name`, valid while this model lives;
+    /// an error unless Verilator stores it as a `T`.
+    pub(crate) fn typed<T: PortWord>(&self, name: &str) -> Result<Port<T>, VlError> {
+        let i = self.port(name)?;
+        let w = self.fns.ports[i].width;
+        let bytes = match w {
             0..=8 => 1,
             9..=16 => 2,
             17..=32 => 4,
             33..=64 => 8,
-            w => panic!("port {} is {w} bits: no direct handle", self.fns.ports[i].name),
+            _ => 0,
         };
-        PortRef { ptr: self.ptrs[i] as *mut u8, bytes }
+        if bytes != T::BYTES {
+            return Err(VlError::PortType { model: self.fns.name, name: name.into(), width: w, bytes: T::BYTES });
+        }
+        Ok(Port(self.ptrs[i] as *mut T))
     }
 
     /// Index of an input port.

@@ -37,6 +37,8 @@ pub struct Spec {
     pub top: String,
     /// Generation name for the probe wrapper (`cayman`), or None for no wrapper.
     pub probes: Option<String>,
+    /// The wrapper samples the top's inputs (`vlgen::sim_top`).
+    pub sampled: bool,
     pub traced: bool,
     /// Verilator's arguments before the sources (default: [`vlgen::verilator_args`]).
     pub verilator_args: Vec<String>,
@@ -52,6 +54,7 @@ impl Spec {
             verilog,
             top: top.into(),
             probes: probes.map(str::to_string),
+            sampled: true,
             traced,
             verilator_args: vlgen::verilator_args(prefix, traced),
             opt: "-O2",
@@ -114,7 +117,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
     let inc = root.join("include");
     let source = dir.join(format!("{}.v", spec.top));
     let wrapper = match &spec.probes {
-        Some(stem) => Some(vlgen::sim_top(stem, &spec.top, &spec.verilog, &source).map_err(BuildError::Design)?),
+        Some(stem) => Some(vlgen::sim_top(stem, &spec.top, &spec.verilog, &source, spec.sampled).map_err(BuildError::Design)?),
         None => None,
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();

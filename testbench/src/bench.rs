@@ -245,6 +245,7 @@ fn before_engine(arch: Arch, dir: &Path, jobs: usize) -> Result<Engine2, BenchEr
     bare.verilator_args = old_args(&bare.prefix, false);
     let mut traced = vlbuild::Spec::new(&format!("Vbefore_{}_trace", arch.name()), verilog, &top, Some(arch.name()), true);
     traced.verilator_args = old_args(&traced.prefix, true);
+    traced.sampled = false;
     // Build now (and say so), load per run.
     for s in [&bare, &traced] {
         drop(vlbuild::build(s, &dir.join(&s.prefix), jobs, &say)?);

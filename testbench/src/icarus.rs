@@ -253,7 +253,7 @@ pub fn record_top(arch: tpb_models::regmap::Arch, cycles: &[crate::traffic::Cycl
         ports
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.input == input && p.name != "clock" && !p.name.starts_with("probe_"))
+            .filter(|(_, p)| p.input == input && p.name != "clock" && !tpb_cosim::vlgen::is_wrapper_port(p.name))
             .map(|(i, p)| (i, Port { name: p.name.to_string(), width: p.width }))
             .collect()
     };

@@ -35,7 +35,7 @@ fn cocotb_drives_the_cayman_top_and_passes() {
     let inputs: Vec<&str> = tpb_cosim::verilator::Model::new(arch)
         .ports()
         .iter()
-        .filter(|p| p.input && p.name != "clock" && !p.name.starts_with("probe_"))
+        .filter(|p| p.input && p.name != "clock" && !tpb_cosim::vlgen::is_wrapper_port(p.name))
         .map(|p| p.name)
         .collect();
     let clear = tpb_models::golden::evt_sem::CLEAR_CYCLES;
