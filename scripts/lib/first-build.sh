@@ -1,14 +1,16 @@
 # Sourced by scripts/demo and scripts/test: say what a first build does and
 # roughly how long it takes, so no minute of it is silent.
+# Usage: first_build_note <script name> <cargo profile directory: release | debug>
 first_build_note() {
-  local who="$1" cache="target/verilator-cache"
+  local who="$1" profile="$2" cache="target/verilator-cache"
   local missing=0
   for arch in sunda cayman mariana; do
     [ -f "$cache/V$arch/verilate.stamp" ] || missing=$((missing + 1))
   done
-  if [ ! -d target/release ] && [ ! -d target/debug ]; then
-    echo "$who: first build on this machine: the Rust workspace (about 4 minutes on 2 cores)," >&2
-    echo "$who:   then $missing Verilator model(s), one per generation (about 20 s each), then the run." >&2
+  if [ ! -d "target/$profile" ]; then
+    echo "$who: first build on this machine: the Rust workspace and $missing Verilator model(s), one per" >&2
+    echo "$who:   generation (about 3 minutes on 2 cores; each model about 20 s of it; the models are" >&2
+    echo "$who:   shared by every profile), then the run." >&2
   elif [ "$missing" -gt 0 ]; then
     echo "$who: building $missing Verilator model(s), one per generation (about 20 s each)." >&2
   fi
