@@ -75,7 +75,7 @@ struct Ix {
     probes: Option<Probes>,
 }
 
-/// The sim-only wrapper's probe inputs (traced builds, see `build.rs`).
+/// The sim-only wrapper's probe inputs (see `vlgen::sim_top`).
 struct Probes {
     hal_txn: Port<u32>,
     hal_kind: Port<u8>,

@@ -619,7 +619,7 @@ impl Cosim {
         self.stalled = self.stall_bits(&self.out.clone());
     }
 
-    /// Trace the run into a VCD (or FST, on an FST build) from now on.
+    /// Trace the run into a VCD (or an FST, converted when the trace closes) from now on.
     pub fn trace(&mut self, path: &Path) -> Result<(), VlError> {
         self.dut.trace_open(path)
     }

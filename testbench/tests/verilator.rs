@@ -171,7 +171,7 @@ fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
     for f in [&vcd, &fst, &conv] {
         let w = wellen::simple::read(f).unwrap_or_else(|e| panic!("wellen cannot read {}: {e:?}", f.display()));
         let s = scopes(&w);
-        // The traced builds wrap the top (instance `tpb`) in the sim-only
+        // The model wraps the top (instance `tpb`) in the sim-only
         // probe wrapper: one scope per core and one for the host.
         for want in [
             "TOP",

@@ -564,29 +564,9 @@ fn first_pos(s: &Stmt) -> usize {
 
 /// Every read of a signal in comb statements, with its position.
 fn comb_reads(stmts: &[Stmt], out: &mut Vec<(String, usize)>) {
-    let add = |e: &Expr, at: usize, out: &mut Vec<(String, usize)>| {
-        let mut r = BTreeSet::new();
-        e.reads(&mut r);
-        out.extend(r.into_iter().map(|s| (s, at)));
-    };
+    let mut targets = BTreeSet::new();
     for s in stmts {
-        match s {
-            Stmt::Assign { pos, slice, value, .. } => {
-                add(value, *pos, out);
-                if let Some((_, o)) = slice {
-                    add(o, *pos, out);
-                }
-            }
-            Stmt::If { pos, cond, then, els } => {
-                add(cond, *pos, out);
-                comb_reads(then, out);
-                comb_reads(els, out);
-            }
-            Stmt::Case { pos, sel, arms } => {
-                add(sel, *pos, out);
-                arms.iter().for_each(|(_, b)| comb_reads(b, out));
-            }
-        }
+        targets_and_reads(s, &mut targets, out);
     }
 }
 
