@@ -45,6 +45,9 @@ pub struct BenchArgs {
     /// Compiler jobs for the `--before` builds (default: the machine's cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Where the `--before` models are built (kept between runs).
+    #[arg(long, default_value = "target/bench-before")]
+    pub before_dir: PathBuf,
     /// Only these measurements (default: all).
     #[arg(long, value_parser = ["bare", "cosim", "process"])]
     pub only: Vec<String>,
@@ -265,11 +268,11 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
         args.archs.iter().map(|a| Arch::parse(a).expect("clap checked the name")).collect()
     };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let dir = PathBuf::from("target/bench-waves");
+    let dir = std::env::temp_dir().join(format!("tpb-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(run_err)?;
     let mut rows: Vec<Row> = Vec::new();
     for &arch in &archs {
-        let before = if args.before { Some(before_engine(arch, Path::new("target/bench-before"), jobs)?) } else { None };
+        let before = if args.before { Some(before_engine(arch, &args.before_dir, jobs)?) } else { None };
         let engines: Vec<(bool, &Engine2)> = std::iter::once((false, &Engine2::Now)).chain(before.as_ref().map(|b| (true, b))).collect();
         let mut add = |what: String, unit: Unit, f: &dyn Fn(&Engine2) -> Result<Figure, BenchError>| -> Result<(), BenchError> {
             let mut row = Row { arch, what, unit, now: None, before: None };

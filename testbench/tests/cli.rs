@@ -194,3 +194,17 @@ fn a_closed_pipe_stops_tpb_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
 }
+
+/// `tpb bench` prints its table (a smoke test of the command: speed is
+/// measured by the benchmark itself, never asserted here).
+#[test]
+fn tpb_bench_prints_a_table_of_medians() {
+    let (code, out, err) = tpb(&["bench", "--arch", "sunda", "--only", "bare", "--runs", "1", "--cycles", "2000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("| top | measurement | now |"), "{out}");
+    let row = out.lines().find(|l| l.starts_with("| sunda | bare top, random BAR0 traffic, 2,000 cycles (cycles/s) |")).unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains('±'), "{row}");
+    let (code, _, err) = tpb(&["bench", "--only", "everything"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid value 'everything'"), "{err}");
+}

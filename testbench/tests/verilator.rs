@@ -282,3 +282,45 @@ fn trace_window_mistakes_are_errors_at_arm_time() {
     let e = d.trace_open(std::path::Path::new("/tmp/x")).unwrap_err();
     assert!(e.to_string().contains("extension must be .vcd or .fst"), "{e}");
 }
+
+/// The previous schedule (a third evaluation after each rising edge, kept
+/// for `tpb bench --before`) gives the same outputs as the two-evaluation one.
+#[test]
+fn the_three_evaluation_schedule_gives_the_same_results() {
+    let map = builtin(Arch::Cayman).unwrap();
+    let mut dut = Dut::new(Arch::Cayman).unwrap().with_negedge_eval(true);
+    let mut gold = TopModel::new(&map, MemBits::full(&map.params));
+    lockstep(Arch::Cayman, &mut dut, &mut |c| {
+        let o = gold.outputs(c.reset, c.req, &c.pins);
+        gold.step(c.reset, c.req, &c.pins);
+        o
+    }, 0x3e, 20_000)
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A model built and loaded at run time (`tpb_cosim::vlbuild`, as `tpb bench
+/// --before` builds the previous emission): it runs, and mistakes are errors.
+#[test]
+fn a_model_built_at_run_time_runs_and_bad_verilog_is_an_error() {
+    use tpb_cosim::vlbuild::{build, BuildError, Spec};
+    let dir = tpb_testbench::tools::repo_root().join("target/vlbuild-test");
+    let verilog = "module counter(input wire clock, input wire en, output reg [7:0] count);\n    initial count = 8'h0;\n    always @(posedge clock) if (en) count <= count + 8'h1;\nendmodule\n";
+    let mut m = build(&Spec::new("Vcounter", verilog.into(), "counter", None, false), &dir.join("counter"), 2, &|_| {}).unwrap();
+    let (clock, en, count) = (m.input("clock").unwrap(), m.input("en").unwrap(), m.port("count").unwrap());
+    m.set(en, 1).unwrap();
+    for _ in 0..5 {
+        m.set(clock, 0).unwrap();
+        m.eval();
+        m.set(clock, 1).unwrap();
+        m.eval();
+    }
+    assert_eq!(m.get(count), 5);
+    // Not a Dut: the ports of a TPB top are missing, and say which.
+    let e = Dut::with_model(Arch::Cayman, m).err().unwrap().to_string();
+    assert!(e.contains("no port named"), "{e}");
+    let bad = Spec::new("Vbad", "module bad(input wire a); assign b = ; endmodule\n".into(), "bad", None, false);
+    match build(&bad, &dir.join("bad"), 2, &|_| {}) {
+        Err(BuildError::Tool { tool: "verilator", stderr, .. }) => assert!(stderr.contains("syntax error"), "{stderr}"),
+        other => panic!("expected a verilator error, got {:?}", other.map(|m| m.name())),
+    }
+}
