@@ -4416,7 +4416,6 @@ module cayman_tpb_top__hwd(
     reg pop;
     reg push;
     reg aligned;
-    reg in_entries;
     reg sel;
     reg [1:0] sel_word;
     reg sel_valid;
@@ -4445,430 +4444,428 @@ module cayman_tpb_top__hwd(
                     handler_ram$write_enable = 1'b1;
                 end
             end
-            if (in_entries) begin
-                if (req_addr[32'h4 +: 8] == ent_id$0) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$0;
-                    sel_key_op = ent_key_op$0;
-                    sel_key_func = ent_key_func$0;
-                    sel_mask_w0 = ent_mask_w0$0;
-                    sel_mask_w1 = ent_mask_w1$0;
-                    sel_index = ent_index$0;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$1) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$1;
-                    sel_key_op = ent_key_op$1;
-                    sel_key_func = ent_key_func$1;
-                    sel_mask_w0 = ent_mask_w0$1;
-                    sel_mask_w1 = ent_mask_w1$1;
-                    sel_index = ent_index$1;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$2) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$2;
-                    sel_key_op = ent_key_op$2;
-                    sel_key_func = ent_key_func$2;
-                    sel_mask_w0 = ent_mask_w0$2;
-                    sel_mask_w1 = ent_mask_w1$2;
-                    sel_index = ent_index$2;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$3) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$3;
-                    sel_key_op = ent_key_op$3;
-                    sel_key_func = ent_key_func$3;
-                    sel_mask_w0 = ent_mask_w0$3;
-                    sel_mask_w1 = ent_mask_w1$3;
-                    sel_index = ent_index$3;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$4) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$4;
-                    sel_key_op = ent_key_op$4;
-                    sel_key_func = ent_key_func$4;
-                    sel_mask_w0 = ent_mask_w0$4;
-                    sel_mask_w1 = ent_mask_w1$4;
-                    sel_index = ent_index$4;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$5) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$5;
-                    sel_key_op = ent_key_op$5;
-                    sel_key_func = ent_key_func$5;
-                    sel_mask_w0 = ent_mask_w0$5;
-                    sel_mask_w1 = ent_mask_w1$5;
-                    sel_index = ent_index$5;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$6) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$6;
-                    sel_key_op = ent_key_op$6;
-                    sel_key_func = ent_key_func$6;
-                    sel_mask_w0 = ent_mask_w0$6;
-                    sel_mask_w1 = ent_mask_w1$6;
-                    sel_index = ent_index$6;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$7) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$7;
-                    sel_key_op = ent_key_op$7;
-                    sel_key_func = ent_key_func$7;
-                    sel_mask_w0 = ent_mask_w0$7;
-                    sel_mask_w1 = ent_mask_w1$7;
-                    sel_index = ent_index$7;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$8) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$8;
-                    sel_key_op = ent_key_op$8;
-                    sel_key_func = ent_key_func$8;
-                    sel_mask_w0 = ent_mask_w0$8;
-                    sel_mask_w1 = ent_mask_w1$8;
-                    sel_index = ent_index$8;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$9) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$9;
-                    sel_key_op = ent_key_op$9;
-                    sel_key_func = ent_key_func$9;
-                    sel_mask_w0 = ent_mask_w0$9;
-                    sel_mask_w1 = ent_mask_w1$9;
-                    sel_index = ent_index$9;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$10) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$10;
-                    sel_key_op = ent_key_op$10;
-                    sel_key_func = ent_key_func$10;
-                    sel_mask_w0 = ent_mask_w0$10;
-                    sel_mask_w1 = ent_mask_w1$10;
-                    sel_index = ent_index$10;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$11) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$11;
-                    sel_key_op = ent_key_op$11;
-                    sel_key_func = ent_key_func$11;
-                    sel_mask_w0 = ent_mask_w0$11;
-                    sel_mask_w1 = ent_mask_w1$11;
-                    sel_index = ent_index$11;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$12) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$12;
-                    sel_key_op = ent_key_op$12;
-                    sel_key_func = ent_key_func$12;
-                    sel_mask_w0 = ent_mask_w0$12;
-                    sel_mask_w1 = ent_mask_w1$12;
-                    sel_index = ent_index$12;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$13) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$13;
-                    sel_key_op = ent_key_op$13;
-                    sel_key_func = ent_key_func$13;
-                    sel_mask_w0 = ent_mask_w0$13;
-                    sel_mask_w1 = ent_mask_w1$13;
-                    sel_index = ent_index$13;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$14) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$14;
-                    sel_key_op = ent_key_op$14;
-                    sel_key_func = ent_key_func$14;
-                    sel_mask_w0 = ent_mask_w0$14;
-                    sel_mask_w1 = ent_mask_w1$14;
-                    sel_index = ent_index$14;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$15) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$15;
-                    sel_key_op = ent_key_op$15;
-                    sel_key_func = ent_key_func$15;
-                    sel_mask_w0 = ent_mask_w0$15;
-                    sel_mask_w1 = ent_mask_w1$15;
-                    sel_index = ent_index$15;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$16) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$16;
-                    sel_key_op = ent_key_op$16;
-                    sel_key_func = ent_key_func$16;
-                    sel_mask_w0 = ent_mask_w0$16;
-                    sel_mask_w1 = ent_mask_w1$16;
-                    sel_index = ent_index$16;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$17) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$17;
-                    sel_key_op = ent_key_op$17;
-                    sel_key_func = ent_key_func$17;
-                    sel_mask_w0 = ent_mask_w0$17;
-                    sel_mask_w1 = ent_mask_w1$17;
-                    sel_index = ent_index$17;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$18) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$18;
-                    sel_key_op = ent_key_op$18;
-                    sel_key_func = ent_key_func$18;
-                    sel_mask_w0 = ent_mask_w0$18;
-                    sel_mask_w1 = ent_mask_w1$18;
-                    sel_index = ent_index$18;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$19) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$19;
-                    sel_key_op = ent_key_op$19;
-                    sel_key_func = ent_key_func$19;
-                    sel_mask_w0 = ent_mask_w0$19;
-                    sel_mask_w1 = ent_mask_w1$19;
-                    sel_index = ent_index$19;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$20) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$20;
-                    sel_key_op = ent_key_op$20;
-                    sel_key_func = ent_key_func$20;
-                    sel_mask_w0 = ent_mask_w0$20;
-                    sel_mask_w1 = ent_mask_w1$20;
-                    sel_index = ent_index$20;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$21) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$21;
-                    sel_key_op = ent_key_op$21;
-                    sel_key_func = ent_key_func$21;
-                    sel_mask_w0 = ent_mask_w0$21;
-                    sel_mask_w1 = ent_mask_w1$21;
-                    sel_index = ent_index$21;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$22) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$22;
-                    sel_key_op = ent_key_op$22;
-                    sel_key_func = ent_key_func$22;
-                    sel_mask_w0 = ent_mask_w0$22;
-                    sel_mask_w1 = ent_mask_w1$22;
-                    sel_index = ent_index$22;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$23) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$23;
-                    sel_key_op = ent_key_op$23;
-                    sel_key_func = ent_key_func$23;
-                    sel_mask_w0 = ent_mask_w0$23;
-                    sel_mask_w1 = ent_mask_w1$23;
-                    sel_index = ent_index$23;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$24) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$24;
-                    sel_key_op = ent_key_op$24;
-                    sel_key_func = ent_key_func$24;
-                    sel_mask_w0 = ent_mask_w0$24;
-                    sel_mask_w1 = ent_mask_w1$24;
-                    sel_index = ent_index$24;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$25) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$25;
-                    sel_key_op = ent_key_op$25;
-                    sel_key_func = ent_key_func$25;
-                    sel_mask_w0 = ent_mask_w0$25;
-                    sel_mask_w1 = ent_mask_w1$25;
-                    sel_index = ent_index$25;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$26) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$26;
-                    sel_key_op = ent_key_op$26;
-                    sel_key_func = ent_key_func$26;
-                    sel_mask_w0 = ent_mask_w0$26;
-                    sel_mask_w1 = ent_mask_w1$26;
-                    sel_index = ent_index$26;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$27) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$27;
-                    sel_key_op = ent_key_op$27;
-                    sel_key_func = ent_key_func$27;
-                    sel_mask_w0 = ent_mask_w0$27;
-                    sel_mask_w1 = ent_mask_w1$27;
-                    sel_index = ent_index$27;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$28) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$28;
-                    sel_key_op = ent_key_op$28;
-                    sel_key_func = ent_key_func$28;
-                    sel_mask_w0 = ent_mask_w0$28;
-                    sel_mask_w1 = ent_mask_w1$28;
-                    sel_index = ent_index$28;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$29) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$29;
-                    sel_key_op = ent_key_op$29;
-                    sel_key_func = ent_key_func$29;
-                    sel_mask_w0 = ent_mask_w0$29;
-                    sel_mask_w1 = ent_mask_w1$29;
-                    sel_index = ent_index$29;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$30) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$30;
-                    sel_key_op = ent_key_op$30;
-                    sel_key_func = ent_key_func$30;
-                    sel_mask_w0 = ent_mask_w0$30;
-                    sel_mask_w1 = ent_mask_w1$30;
-                    sel_index = ent_index$30;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$31) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$31;
-                    sel_key_op = ent_key_op$31;
-                    sel_key_func = ent_key_func$31;
-                    sel_mask_w0 = ent_mask_w0$31;
-                    sel_mask_w1 = ent_mask_w1$31;
-                    sel_index = ent_index$31;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$32) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$32;
-                    sel_key_op = ent_key_op$32;
-                    sel_key_func = ent_key_func$32;
-                    sel_mask_w0 = ent_mask_w0$32;
-                    sel_mask_w1 = ent_mask_w1$32;
-                    sel_index = ent_index$32;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$33) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$33;
-                    sel_key_op = ent_key_op$33;
-                    sel_key_func = ent_key_func$33;
-                    sel_mask_w0 = ent_mask_w0$33;
-                    sel_mask_w1 = ent_mask_w1$33;
-                    sel_index = ent_index$33;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$34) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$34;
-                    sel_key_op = ent_key_op$34;
-                    sel_key_func = ent_key_func$34;
-                    sel_mask_w0 = ent_mask_w0$34;
-                    sel_mask_w1 = ent_mask_w1$34;
-                    sel_index = ent_index$34;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$35) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$35;
-                    sel_key_op = ent_key_op$35;
-                    sel_key_func = ent_key_func$35;
-                    sel_mask_w0 = ent_mask_w0$35;
-                    sel_mask_w1 = ent_mask_w1$35;
-                    sel_index = ent_index$35;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$36) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$36;
-                    sel_key_op = ent_key_op$36;
-                    sel_key_func = ent_key_func$36;
-                    sel_mask_w0 = ent_mask_w0$36;
-                    sel_mask_w1 = ent_mask_w1$36;
-                    sel_index = ent_index$36;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$37) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$37;
-                    sel_key_op = ent_key_op$37;
-                    sel_key_func = ent_key_func$37;
-                    sel_mask_w0 = ent_mask_w0$37;
-                    sel_mask_w1 = ent_mask_w1$37;
-                    sel_index = ent_index$37;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$38) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$38;
-                    sel_key_op = ent_key_op$38;
-                    sel_key_func = ent_key_func$38;
-                    sel_mask_w0 = ent_mask_w0$38;
-                    sel_mask_w1 = ent_mask_w1$38;
-                    sel_index = ent_index$38;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$39) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$39;
-                    sel_key_op = ent_key_op$39;
-                    sel_key_func = ent_key_func$39;
-                    sel_mask_w0 = ent_mask_w0$39;
-                    sel_mask_w1 = ent_mask_w1$39;
-                    sel_index = ent_index$39;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$40) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$40;
-                    sel_key_op = ent_key_op$40;
-                    sel_key_func = ent_key_func$40;
-                    sel_mask_w0 = ent_mask_w0$40;
-                    sel_mask_w1 = ent_mask_w1$40;
-                    sel_index = ent_index$40;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$41) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$41;
-                    sel_key_op = ent_key_op$41;
-                    sel_key_func = ent_key_func$41;
-                    sel_mask_w0 = ent_mask_w0$41;
-                    sel_mask_w1 = ent_mask_w1$41;
-                    sel_index = ent_index$41;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$42) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$42;
-                    sel_key_op = ent_key_op$42;
-                    sel_key_func = ent_key_func$42;
-                    sel_mask_w0 = ent_mask_w0$42;
-                    sel_mask_w1 = ent_mask_w1$42;
-                    sel_index = ent_index$42;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$43) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$43;
-                    sel_key_op = ent_key_op$43;
-                    sel_key_func = ent_key_func$43;
-                    sel_mask_w0 = ent_mask_w0$43;
-                    sel_mask_w1 = ent_mask_w1$43;
-                    sel_index = ent_index$43;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$44) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$44;
-                    sel_key_op = ent_key_op$44;
-                    sel_key_func = ent_key_func$44;
-                    sel_mask_w0 = ent_mask_w0$44;
-                    sel_mask_w1 = ent_mask_w1$44;
-                    sel_index = ent_index$44;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$45) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$45;
-                    sel_key_op = ent_key_op$45;
-                    sel_key_func = ent_key_func$45;
-                    sel_mask_w0 = ent_mask_w0$45;
-                    sel_mask_w1 = ent_mask_w1$45;
-                    sel_index = ent_index$45;
-                end
-                if (req_addr[32'h4 +: 8] == ent_id$46) begin
-                    sel = 1'b1;
-                    sel_valid = ent_valid$46;
-                    sel_key_op = ent_key_op$46;
-                    sel_key_func = ent_key_func$46;
-                    sel_mask_w0 = ent_mask_w0$46;
-                    sel_mask_w1 = ent_mask_w1$46;
-                    sel_index = ent_index$46;
-                end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$0)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$0;
+                sel_key_op = ent_key_op$0;
+                sel_key_func = ent_key_func$0;
+                sel_mask_w0 = ent_mask_w0$0;
+                sel_mask_w1 = ent_mask_w1$0;
+                sel_index = ent_index$0;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$1)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$1;
+                sel_key_op = ent_key_op$1;
+                sel_key_func = ent_key_func$1;
+                sel_mask_w0 = ent_mask_w0$1;
+                sel_mask_w1 = ent_mask_w1$1;
+                sel_index = ent_index$1;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$2)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$2;
+                sel_key_op = ent_key_op$2;
+                sel_key_func = ent_key_func$2;
+                sel_mask_w0 = ent_mask_w0$2;
+                sel_mask_w1 = ent_mask_w1$2;
+                sel_index = ent_index$2;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$3)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$3;
+                sel_key_op = ent_key_op$3;
+                sel_key_func = ent_key_func$3;
+                sel_mask_w0 = ent_mask_w0$3;
+                sel_mask_w1 = ent_mask_w1$3;
+                sel_index = ent_index$3;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$4)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$4;
+                sel_key_op = ent_key_op$4;
+                sel_key_func = ent_key_func$4;
+                sel_mask_w0 = ent_mask_w0$4;
+                sel_mask_w1 = ent_mask_w1$4;
+                sel_index = ent_index$4;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$5)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$5;
+                sel_key_op = ent_key_op$5;
+                sel_key_func = ent_key_func$5;
+                sel_mask_w0 = ent_mask_w0$5;
+                sel_mask_w1 = ent_mask_w1$5;
+                sel_index = ent_index$5;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$6)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$6;
+                sel_key_op = ent_key_op$6;
+                sel_key_func = ent_key_func$6;
+                sel_mask_w0 = ent_mask_w0$6;
+                sel_mask_w1 = ent_mask_w1$6;
+                sel_index = ent_index$6;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$7)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$7;
+                sel_key_op = ent_key_op$7;
+                sel_key_func = ent_key_func$7;
+                sel_mask_w0 = ent_mask_w0$7;
+                sel_mask_w1 = ent_mask_w1$7;
+                sel_index = ent_index$7;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$8)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$8;
+                sel_key_op = ent_key_op$8;
+                sel_key_func = ent_key_func$8;
+                sel_mask_w0 = ent_mask_w0$8;
+                sel_mask_w1 = ent_mask_w1$8;
+                sel_index = ent_index$8;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$9)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$9;
+                sel_key_op = ent_key_op$9;
+                sel_key_func = ent_key_func$9;
+                sel_mask_w0 = ent_mask_w0$9;
+                sel_mask_w1 = ent_mask_w1$9;
+                sel_index = ent_index$9;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$10)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$10;
+                sel_key_op = ent_key_op$10;
+                sel_key_func = ent_key_func$10;
+                sel_mask_w0 = ent_mask_w0$10;
+                sel_mask_w1 = ent_mask_w1$10;
+                sel_index = ent_index$10;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$11)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$11;
+                sel_key_op = ent_key_op$11;
+                sel_key_func = ent_key_func$11;
+                sel_mask_w0 = ent_mask_w0$11;
+                sel_mask_w1 = ent_mask_w1$11;
+                sel_index = ent_index$11;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$12)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$12;
+                sel_key_op = ent_key_op$12;
+                sel_key_func = ent_key_func$12;
+                sel_mask_w0 = ent_mask_w0$12;
+                sel_mask_w1 = ent_mask_w1$12;
+                sel_index = ent_index$12;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$13)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$13;
+                sel_key_op = ent_key_op$13;
+                sel_key_func = ent_key_func$13;
+                sel_mask_w0 = ent_mask_w0$13;
+                sel_mask_w1 = ent_mask_w1$13;
+                sel_index = ent_index$13;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$14)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$14;
+                sel_key_op = ent_key_op$14;
+                sel_key_func = ent_key_func$14;
+                sel_mask_w0 = ent_mask_w0$14;
+                sel_mask_w1 = ent_mask_w1$14;
+                sel_index = ent_index$14;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$15)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$15;
+                sel_key_op = ent_key_op$15;
+                sel_key_func = ent_key_func$15;
+                sel_mask_w0 = ent_mask_w0$15;
+                sel_mask_w1 = ent_mask_w1$15;
+                sel_index = ent_index$15;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$16)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$16;
+                sel_key_op = ent_key_op$16;
+                sel_key_func = ent_key_func$16;
+                sel_mask_w0 = ent_mask_w0$16;
+                sel_mask_w1 = ent_mask_w1$16;
+                sel_index = ent_index$16;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$17)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$17;
+                sel_key_op = ent_key_op$17;
+                sel_key_func = ent_key_func$17;
+                sel_mask_w0 = ent_mask_w0$17;
+                sel_mask_w1 = ent_mask_w1$17;
+                sel_index = ent_index$17;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$18)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$18;
+                sel_key_op = ent_key_op$18;
+                sel_key_func = ent_key_func$18;
+                sel_mask_w0 = ent_mask_w0$18;
+                sel_mask_w1 = ent_mask_w1$18;
+                sel_index = ent_index$18;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$19)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$19;
+                sel_key_op = ent_key_op$19;
+                sel_key_func = ent_key_func$19;
+                sel_mask_w0 = ent_mask_w0$19;
+                sel_mask_w1 = ent_mask_w1$19;
+                sel_index = ent_index$19;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$20)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$20;
+                sel_key_op = ent_key_op$20;
+                sel_key_func = ent_key_func$20;
+                sel_mask_w0 = ent_mask_w0$20;
+                sel_mask_w1 = ent_mask_w1$20;
+                sel_index = ent_index$20;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$21)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$21;
+                sel_key_op = ent_key_op$21;
+                sel_key_func = ent_key_func$21;
+                sel_mask_w0 = ent_mask_w0$21;
+                sel_mask_w1 = ent_mask_w1$21;
+                sel_index = ent_index$21;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$22)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$22;
+                sel_key_op = ent_key_op$22;
+                sel_key_func = ent_key_func$22;
+                sel_mask_w0 = ent_mask_w0$22;
+                sel_mask_w1 = ent_mask_w1$22;
+                sel_index = ent_index$22;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$23)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$23;
+                sel_key_op = ent_key_op$23;
+                sel_key_func = ent_key_func$23;
+                sel_mask_w0 = ent_mask_w0$23;
+                sel_mask_w1 = ent_mask_w1$23;
+                sel_index = ent_index$23;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$24)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$24;
+                sel_key_op = ent_key_op$24;
+                sel_key_func = ent_key_func$24;
+                sel_mask_w0 = ent_mask_w0$24;
+                sel_mask_w1 = ent_mask_w1$24;
+                sel_index = ent_index$24;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$25)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$25;
+                sel_key_op = ent_key_op$25;
+                sel_key_func = ent_key_func$25;
+                sel_mask_w0 = ent_mask_w0$25;
+                sel_mask_w1 = ent_mask_w1$25;
+                sel_index = ent_index$25;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$26)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$26;
+                sel_key_op = ent_key_op$26;
+                sel_key_func = ent_key_func$26;
+                sel_mask_w0 = ent_mask_w0$26;
+                sel_mask_w1 = ent_mask_w1$26;
+                sel_index = ent_index$26;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$27)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$27;
+                sel_key_op = ent_key_op$27;
+                sel_key_func = ent_key_func$27;
+                sel_mask_w0 = ent_mask_w0$27;
+                sel_mask_w1 = ent_mask_w1$27;
+                sel_index = ent_index$27;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$28)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$28;
+                sel_key_op = ent_key_op$28;
+                sel_key_func = ent_key_func$28;
+                sel_mask_w0 = ent_mask_w0$28;
+                sel_mask_w1 = ent_mask_w1$28;
+                sel_index = ent_index$28;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$29)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$29;
+                sel_key_op = ent_key_op$29;
+                sel_key_func = ent_key_func$29;
+                sel_mask_w0 = ent_mask_w0$29;
+                sel_mask_w1 = ent_mask_w1$29;
+                sel_index = ent_index$29;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$30)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$30;
+                sel_key_op = ent_key_op$30;
+                sel_key_func = ent_key_func$30;
+                sel_mask_w0 = ent_mask_w0$30;
+                sel_mask_w1 = ent_mask_w1$30;
+                sel_index = ent_index$30;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$31)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$31;
+                sel_key_op = ent_key_op$31;
+                sel_key_func = ent_key_func$31;
+                sel_mask_w0 = ent_mask_w0$31;
+                sel_mask_w1 = ent_mask_w1$31;
+                sel_index = ent_index$31;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$32)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$32;
+                sel_key_op = ent_key_op$32;
+                sel_key_func = ent_key_func$32;
+                sel_mask_w0 = ent_mask_w0$32;
+                sel_mask_w1 = ent_mask_w1$32;
+                sel_index = ent_index$32;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$33)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$33;
+                sel_key_op = ent_key_op$33;
+                sel_key_func = ent_key_func$33;
+                sel_mask_w0 = ent_mask_w0$33;
+                sel_mask_w1 = ent_mask_w1$33;
+                sel_index = ent_index$33;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$34)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$34;
+                sel_key_op = ent_key_op$34;
+                sel_key_func = ent_key_func$34;
+                sel_mask_w0 = ent_mask_w0$34;
+                sel_mask_w1 = ent_mask_w1$34;
+                sel_index = ent_index$34;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$35)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$35;
+                sel_key_op = ent_key_op$35;
+                sel_key_func = ent_key_func$35;
+                sel_mask_w0 = ent_mask_w0$35;
+                sel_mask_w1 = ent_mask_w1$35;
+                sel_index = ent_index$35;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$36)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$36;
+                sel_key_op = ent_key_op$36;
+                sel_key_func = ent_key_func$36;
+                sel_mask_w0 = ent_mask_w0$36;
+                sel_mask_w1 = ent_mask_w1$36;
+                sel_index = ent_index$36;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$37)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$37;
+                sel_key_op = ent_key_op$37;
+                sel_key_func = ent_key_func$37;
+                sel_mask_w0 = ent_mask_w0$37;
+                sel_mask_w1 = ent_mask_w1$37;
+                sel_index = ent_index$37;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$38)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$38;
+                sel_key_op = ent_key_op$38;
+                sel_key_func = ent_key_func$38;
+                sel_mask_w0 = ent_mask_w0$38;
+                sel_mask_w1 = ent_mask_w1$38;
+                sel_index = ent_index$38;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$39)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$39;
+                sel_key_op = ent_key_op$39;
+                sel_key_func = ent_key_func$39;
+                sel_mask_w0 = ent_mask_w0$39;
+                sel_mask_w1 = ent_mask_w1$39;
+                sel_index = ent_index$39;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$40)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$40;
+                sel_key_op = ent_key_op$40;
+                sel_key_func = ent_key_func$40;
+                sel_mask_w0 = ent_mask_w0$40;
+                sel_mask_w1 = ent_mask_w1$40;
+                sel_index = ent_index$40;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$41)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$41;
+                sel_key_op = ent_key_op$41;
+                sel_key_func = ent_key_func$41;
+                sel_mask_w0 = ent_mask_w0$41;
+                sel_mask_w1 = ent_mask_w1$41;
+                sel_index = ent_index$41;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$42)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$42;
+                sel_key_op = ent_key_op$42;
+                sel_key_func = ent_key_func$42;
+                sel_mask_w0 = ent_mask_w0$42;
+                sel_mask_w1 = ent_mask_w1$42;
+                sel_index = ent_index$42;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$43)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$43;
+                sel_key_op = ent_key_op$43;
+                sel_key_func = ent_key_func$43;
+                sel_mask_w0 = ent_mask_w0$43;
+                sel_mask_w1 = ent_mask_w1$43;
+                sel_index = ent_index$43;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$44)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$44;
+                sel_key_op = ent_key_op$44;
+                sel_key_func = ent_key_func$44;
+                sel_mask_w0 = ent_mask_w0$44;
+                sel_mask_w1 = ent_mask_w1$44;
+                sel_index = ent_index$44;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$45)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$45;
+                sel_key_op = ent_key_op$45;
+                sel_key_func = ent_key_func$45;
+                sel_mask_w0 = ent_mask_w0$45;
+                sel_mask_w1 = ent_mask_w1$45;
+                sel_index = ent_index$45;
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$46)) begin
+                sel = 1'b1;
+                sel_valid = ent_valid$46;
+                sel_key_op = ent_key_op$46;
+                sel_key_func = ent_key_func$46;
+                sel_mask_w0 = ent_mask_w0$46;
+                sel_mask_w1 = ent_mask_w1$46;
+                sel_index = ent_index$46;
             end
         end
     end
@@ -4883,10 +4880,6 @@ module cayman_tpb_top__hwd(
 
     always @(*) begin
         aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
-    end
-
-    always @(*) begin
-        in_entries = aligned & (req_addr[32'hc +: 20] == 32'h0);
     end
 
     always @(*) begin
@@ -5257,898 +5250,896 @@ module cayman_tpb_top__hwd(
             if ((aligned & ~(req_addr < table_base)) & (req_addr < table_end)) begin
                 rsp_err_q <= 1'b0;
             end
-            if (in_entries) begin
-                if (req_addr[32'h4 +: 8] == ent_id$0) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$0 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$0 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$0 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$0 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$0 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$0 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$0 <= req_wdata[32'h0 +: 8];
-                            ent_index$0 <= req_wdata[32'h10 +: 16];
-                        end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$0)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$0 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$0 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$0 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$0 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$0 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$1) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$1 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$1 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$1 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$1 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$1 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$1 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$1 <= req_wdata[32'h0 +: 8];
-                            ent_index$1 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$0 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$0 <= req_wdata[32'h0 +: 8];
+                        ent_index$0 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$2) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$2 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$2 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$2 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$2 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$2 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$2 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$2 <= req_wdata[32'h0 +: 8];
-                            ent_index$2 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$1)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$1 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$1 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$1 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$1 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$1 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$3) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$3 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$3 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$3 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$3 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$3 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$3 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$3 <= req_wdata[32'h0 +: 8];
-                            ent_index$3 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$1 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$1 <= req_wdata[32'h0 +: 8];
+                        ent_index$1 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$4) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$4 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$4 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$4 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$4 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$4 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$4 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$4 <= req_wdata[32'h0 +: 8];
-                            ent_index$4 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$2)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$2 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$2 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$2 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$2 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$2 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$5) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$5 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$5 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$5 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$5 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$5 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$5 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$5 <= req_wdata[32'h0 +: 8];
-                            ent_index$5 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$2 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$2 <= req_wdata[32'h0 +: 8];
+                        ent_index$2 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$6) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$6 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$6 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$6 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$6 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$6 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$6 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$6 <= req_wdata[32'h0 +: 8];
-                            ent_index$6 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$3)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$3 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$3 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$3 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$3 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$3 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$7) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$7 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$7 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$7 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$7 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$7 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$7 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$7 <= req_wdata[32'h0 +: 8];
-                            ent_index$7 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$3 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$3 <= req_wdata[32'h0 +: 8];
+                        ent_index$3 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$8) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$8 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$8 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$8 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$8 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$8 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$8 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$8 <= req_wdata[32'h0 +: 8];
-                            ent_index$8 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$4)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$4 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$4 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$4 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$4 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$4 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$9) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$9 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$9 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$9 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$9 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$9 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$9 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$9 <= req_wdata[32'h0 +: 8];
-                            ent_index$9 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$4 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$4 <= req_wdata[32'h0 +: 8];
+                        ent_index$4 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$10) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$10 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$10 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$10 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$10 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$10 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$10 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$10 <= req_wdata[32'h0 +: 8];
-                            ent_index$10 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$5)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$5 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$5 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$5 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$5 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$5 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$11) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$11 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$11 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$11 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$11 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$11 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$11 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$11 <= req_wdata[32'h0 +: 8];
-                            ent_index$11 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$5 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$5 <= req_wdata[32'h0 +: 8];
+                        ent_index$5 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$12) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$12 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$12 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$12 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$12 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$12 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$12 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$12 <= req_wdata[32'h0 +: 8];
-                            ent_index$12 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$6)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$6 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$6 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$6 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$6 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$6 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$13) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$13 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$13 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$13 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$13 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$13 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$13 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$13 <= req_wdata[32'h0 +: 8];
-                            ent_index$13 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$6 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$6 <= req_wdata[32'h0 +: 8];
+                        ent_index$6 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$14) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$14 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$14 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$14 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$14 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$14 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$14 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$14 <= req_wdata[32'h0 +: 8];
-                            ent_index$14 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$7)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$7 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$7 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$7 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$7 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$7 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$15) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$15 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$15 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$15 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$15 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$15 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$15 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$15 <= req_wdata[32'h0 +: 8];
-                            ent_index$15 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$7 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$7 <= req_wdata[32'h0 +: 8];
+                        ent_index$7 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$16) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$16 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$16 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$16 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$16 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$16 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$16 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$16 <= req_wdata[32'h0 +: 8];
-                            ent_index$16 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$8)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$8 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$8 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$8 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$8 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$8 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$17) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$17 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$17 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$17 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$17 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$17 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$17 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$17 <= req_wdata[32'h0 +: 8];
-                            ent_index$17 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$8 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$8 <= req_wdata[32'h0 +: 8];
+                        ent_index$8 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$18) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$18 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$18 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$18 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$18 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$18 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$18 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$18 <= req_wdata[32'h0 +: 8];
-                            ent_index$18 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$9)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$9 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$9 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$9 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$9 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$9 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$19) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$19 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$19 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$19 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$19 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$19 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$19 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$19 <= req_wdata[32'h0 +: 8];
-                            ent_index$19 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$9 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$9 <= req_wdata[32'h0 +: 8];
+                        ent_index$9 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$20) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$20 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$20 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$20 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$20 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$20 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$20 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$20 <= req_wdata[32'h0 +: 8];
-                            ent_index$20 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$10)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$10 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$10 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$10 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$10 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$10 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$21) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$21 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$21 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$21 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$21 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$21 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$21 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$21 <= req_wdata[32'h0 +: 8];
-                            ent_index$21 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$10 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$10 <= req_wdata[32'h0 +: 8];
+                        ent_index$10 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$22) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$22 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$22 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$22 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$22 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$22 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$22 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$22 <= req_wdata[32'h0 +: 8];
-                            ent_index$22 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$11)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$11 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$11 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$11 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$11 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$11 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$23) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$23 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$23 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$23 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$23 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$23 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$23 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$23 <= req_wdata[32'h0 +: 8];
-                            ent_index$23 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$11 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$11 <= req_wdata[32'h0 +: 8];
+                        ent_index$11 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$24) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$24 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$24 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$24 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$24 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$24 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$24 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$24 <= req_wdata[32'h0 +: 8];
-                            ent_index$24 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$12)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$12 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$12 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$12 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$12 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$12 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$25) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$25 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$25 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$25 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$25 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$25 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$25 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$25 <= req_wdata[32'h0 +: 8];
-                            ent_index$25 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$12 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$12 <= req_wdata[32'h0 +: 8];
+                        ent_index$12 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$26) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$26 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$26 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$26 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$26 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$26 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$26 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$26 <= req_wdata[32'h0 +: 8];
-                            ent_index$26 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$13)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$13 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$13 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$13 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$13 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$13 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$27) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$27 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$27 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$27 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$27 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$27 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$27 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$27 <= req_wdata[32'h0 +: 8];
-                            ent_index$27 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$13 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$13 <= req_wdata[32'h0 +: 8];
+                        ent_index$13 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$28) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$28 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$28 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$28 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$28 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$28 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$28 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$28 <= req_wdata[32'h0 +: 8];
-                            ent_index$28 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$14)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$14 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$14 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$14 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$14 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$14 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$29) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$29 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$29 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$29 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$29 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$29 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$29 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$29 <= req_wdata[32'h0 +: 8];
-                            ent_index$29 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$14 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$14 <= req_wdata[32'h0 +: 8];
+                        ent_index$14 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$30) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$30 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$30 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$30 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$30 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$30 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$30 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$30 <= req_wdata[32'h0 +: 8];
-                            ent_index$30 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$15)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$15 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$15 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$15 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$15 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$15 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$31) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$31 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$31 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$31 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$31 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$31 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$31 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$31 <= req_wdata[32'h0 +: 8];
-                            ent_index$31 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$15 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$15 <= req_wdata[32'h0 +: 8];
+                        ent_index$15 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$32) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$32 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$32 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$32 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$32 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$32 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$32 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$32 <= req_wdata[32'h0 +: 8];
-                            ent_index$32 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$16)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$16 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$16 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$16 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$16 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$16 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$33) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$33 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$33 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$33 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$33 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$33 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$33 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$33 <= req_wdata[32'h0 +: 8];
-                            ent_index$33 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$16 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$16 <= req_wdata[32'h0 +: 8];
+                        ent_index$16 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$34) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$34 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$34 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$34 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$34 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$34 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$34 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$34 <= req_wdata[32'h0 +: 8];
-                            ent_index$34 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$17)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$17 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$17 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$17 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$17 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$17 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$35) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$35 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$35 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$35 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$35 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$35 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$35 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$35 <= req_wdata[32'h0 +: 8];
-                            ent_index$35 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$17 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$17 <= req_wdata[32'h0 +: 8];
+                        ent_index$17 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$36) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$36 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$36 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$36 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$36 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$36 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$36 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$36 <= req_wdata[32'h0 +: 8];
-                            ent_index$36 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$18)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$18 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$18 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$18 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$18 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$18 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$37) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$37 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$37 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$37 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$37 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$37 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$37 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$37 <= req_wdata[32'h0 +: 8];
-                            ent_index$37 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$18 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$18 <= req_wdata[32'h0 +: 8];
+                        ent_index$18 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$38) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$38 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$38 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$38 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$38 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$38 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$38 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$38 <= req_wdata[32'h0 +: 8];
-                            ent_index$38 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$19)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$19 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$19 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$19 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$19 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$19 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$39) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$39 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$39 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$39 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$39 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$39 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$39 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$39 <= req_wdata[32'h0 +: 8];
-                            ent_index$39 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$19 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$19 <= req_wdata[32'h0 +: 8];
+                        ent_index$19 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$40) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$40 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$40 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$40 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$40 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$40 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$40 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$40 <= req_wdata[32'h0 +: 8];
-                            ent_index$40 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$20)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$20 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$20 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$20 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$20 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$20 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$41) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$41 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$41 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$41 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$41 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$41 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$41 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$41 <= req_wdata[32'h0 +: 8];
-                            ent_index$41 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$20 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$20 <= req_wdata[32'h0 +: 8];
+                        ent_index$20 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$42) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$42 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$42 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$42 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$42 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$42 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$42 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$42 <= req_wdata[32'h0 +: 8];
-                            ent_index$42 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$21)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$21 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$21 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$21 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$21 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$21 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$43) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$43 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$43 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$43 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$43 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$43 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$43 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$43 <= req_wdata[32'h0 +: 8];
-                            ent_index$43 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$21 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$21 <= req_wdata[32'h0 +: 8];
+                        ent_index$21 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$44) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$44 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$44 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$44 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$44 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$44 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$44 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$44 <= req_wdata[32'h0 +: 8];
-                            ent_index$44 <= req_wdata[32'h10 +: 16];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$22)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$22 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$22 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$22 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$22 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$22 <= req_wdata[32'h18 +: 8];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$45) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$45 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$45 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$45 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$45 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$45 <= req_wdata[32'h18 +: 8];
-                        end
-                    end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$45 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$45 <= req_wdata[32'h0 +: 8];
-                            ent_index$45 <= req_wdata[32'h10 +: 16];
-                        end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$22 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$22 <= req_wdata[32'h0 +: 8];
+                        ent_index$22 <= req_wdata[32'h10 +: 16];
                     end
                 end
-                if (req_addr[32'h4 +: 8] == ent_id$46) begin
-                    rsp_err_q <= 1'b0;
-                    if (req_addr[32'h2 +: 2] == 32'h0) begin
-                        if (req_write) begin
-                            ent_valid$46 <= req_wdata[32'h0 +: 1];
-                            ent_key_op$46 <= req_wdata[32'h8 +: 8];
-                            ent_key_func$46 <= req_wdata[32'h10 +: 8];
-                            ent_mask_w0$46 <= req_wdata[32'h18 +: 8];
-                            ent_mask_op$46 <= req_wdata[32'h18 +: 8];
-                        end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$23)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$23 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$23 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$23 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$23 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$23 <= req_wdata[32'h18 +: 8];
                     end
-                    if (req_addr[32'h2 +: 2] == 32'h1) begin
-                        if (req_write) begin
-                            ent_mask_w1$46 <= req_wdata[32'h0 +: 8];
-                            ent_mask_func$46 <= req_wdata[32'h0 +: 8];
-                            ent_index$46 <= req_wdata[32'h10 +: 16];
-                        end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$23 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$23 <= req_wdata[32'h0 +: 8];
+                        ent_index$23 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$24)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$24 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$24 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$24 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$24 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$24 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$24 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$24 <= req_wdata[32'h0 +: 8];
+                        ent_index$24 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$25)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$25 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$25 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$25 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$25 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$25 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$25 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$25 <= req_wdata[32'h0 +: 8];
+                        ent_index$25 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$26)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$26 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$26 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$26 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$26 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$26 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$26 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$26 <= req_wdata[32'h0 +: 8];
+                        ent_index$26 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$27)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$27 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$27 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$27 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$27 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$27 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$27 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$27 <= req_wdata[32'h0 +: 8];
+                        ent_index$27 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$28)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$28 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$28 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$28 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$28 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$28 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$28 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$28 <= req_wdata[32'h0 +: 8];
+                        ent_index$28 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$29)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$29 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$29 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$29 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$29 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$29 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$29 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$29 <= req_wdata[32'h0 +: 8];
+                        ent_index$29 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$30)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$30 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$30 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$30 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$30 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$30 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$30 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$30 <= req_wdata[32'h0 +: 8];
+                        ent_index$30 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$31)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$31 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$31 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$31 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$31 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$31 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$31 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$31 <= req_wdata[32'h0 +: 8];
+                        ent_index$31 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$32)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$32 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$32 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$32 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$32 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$32 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$32 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$32 <= req_wdata[32'h0 +: 8];
+                        ent_index$32 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$33)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$33 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$33 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$33 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$33 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$33 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$33 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$33 <= req_wdata[32'h0 +: 8];
+                        ent_index$33 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$34)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$34 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$34 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$34 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$34 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$34 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$34 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$34 <= req_wdata[32'h0 +: 8];
+                        ent_index$34 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$35)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$35 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$35 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$35 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$35 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$35 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$35 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$35 <= req_wdata[32'h0 +: 8];
+                        ent_index$35 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$36)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$36 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$36 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$36 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$36 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$36 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$36 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$36 <= req_wdata[32'h0 +: 8];
+                        ent_index$36 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$37)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$37 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$37 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$37 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$37 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$37 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$37 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$37 <= req_wdata[32'h0 +: 8];
+                        ent_index$37 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$38)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$38 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$38 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$38 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$38 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$38 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$38 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$38 <= req_wdata[32'h0 +: 8];
+                        ent_index$38 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$39)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$39 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$39 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$39 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$39 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$39 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$39 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$39 <= req_wdata[32'h0 +: 8];
+                        ent_index$39 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$40)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$40 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$40 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$40 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$40 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$40 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$40 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$40 <= req_wdata[32'h0 +: 8];
+                        ent_index$40 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$41)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$41 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$41 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$41 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$41 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$41 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$41 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$41 <= req_wdata[32'h0 +: 8];
+                        ent_index$41 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$42)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$42 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$42 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$42 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$42 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$42 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$42 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$42 <= req_wdata[32'h0 +: 8];
+                        ent_index$42 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$43)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$43 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$43 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$43 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$43 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$43 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$43 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$43 <= req_wdata[32'h0 +: 8];
+                        ent_index$43 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$44)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$44 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$44 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$44 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$44 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$44 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$44 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$44 <= req_wdata[32'h0 +: 8];
+                        ent_index$44 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$45)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$45 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$45 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$45 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$45 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$45 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$45 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$45 <= req_wdata[32'h0 +: 8];
+                        ent_index$45 <= req_wdata[32'h10 +: 16];
+                    end
+                end
+            end
+            if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$46)) begin
+                rsp_err_q <= 1'b0;
+                if (req_addr[32'h2 +: 2] == 32'h0) begin
+                    if (req_write) begin
+                        ent_valid$46 <= req_wdata[32'h0 +: 1];
+                        ent_key_op$46 <= req_wdata[32'h8 +: 8];
+                        ent_key_func$46 <= req_wdata[32'h10 +: 8];
+                        ent_mask_w0$46 <= req_wdata[32'h18 +: 8];
+                        ent_mask_op$46 <= req_wdata[32'h18 +: 8];
+                    end
+                end
+                if (req_addr[32'h2 +: 2] == 32'h1) begin
+                    if (req_write) begin
+                        ent_mask_w1$46 <= req_wdata[32'h0 +: 8];
+                        ent_mask_func$46 <= req_wdata[32'h0 +: 8];
+                        ent_index$46 <= req_wdata[32'h10 +: 16];
                     end
                 end
             end
@@ -6164,10 +6155,10 @@ module cayman_tpb_top__hwd(
         l1_valid <= 32'h0;
         if (take) begin
             l1_valid <= 32'h1;
-            l1_hit <= hit;
-            l1_entry <= hit_entry;
-            l1_index <= hit_index;
         end
+        l1_hit <= hit;
+        l1_entry <= hit_entry;
+        l1_index <= hit_index;
         if (take & ~hit) begin
             miss_q <= 32'h1;
             miss_irq_q <= 1'b1;

@@ -110,8 +110,6 @@ pub struct HwDecode<const N: usize, const TW: usize> {
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     aligned: Signal<Local, Bit>,
-    /// The request addresses an entry (`0x000 + 16*i`, aligned).
-    in_entries: Signal<Local, Bit>,
     sel: Signal<Local, Bit>,
     sel_word: Signal<Local, Bits<2>>,
     sel_valid: Signal<Local, Bits<1>>,
@@ -190,7 +188,6 @@ impl<const N: usize, const TW: usize> HwDecode<N, TW> {
             pop: Default::default(),
             push: Default::default(),
             aligned: Default::default(),
-            in_entries: Default::default(),
             sel: Default::default(),
             sel_word: Default::default(),
             sel_valid: Default::default(),
@@ -271,7 +268,6 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
         self.sel_mask_w1.next = 0.into();
         self.sel_index.next = 0.into();
         self.aligned.next = !self.req_addr.val().get_bit(0) & !self.req_addr.val().get_bit(1);
-        self.in_entries.next = self.aligned.val() & (self.req_addr.val().get_bits::<20>(12) == 0);
         if self.req_valid.val() {
             self.rsp_valid_q.d.next = true;
             self.rsp_err_q.d.next = true;
@@ -293,41 +289,38 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                     self.handler_ram.write_enable.next = true;
                 }
             }
-            // The entries are decoded only for a request in their range.
-            if self.in_entries.val() {
-                for i in 0..N {
-                    if self.req_addr.val().get_bits::<8>(4) == self.ent_id[i].val() {
-                        self.rsp_err_q.d.next = false;
-                        self.sel.next = true;
-                        self.sel_valid.next = self.ent_valid[i].q.val();
-                        self.sel_key_op.next = self.ent_key_op[i].q.val();
-                        self.sel_key_func.next = self.ent_key_func[i].q.val();
-                        self.sel_mask_w0.next = self.ent_mask_w0[i].q.val();
-                        self.sel_mask_w1.next = self.ent_mask_w1[i].q.val();
-                        self.sel_index.next = self.ent_index[i].q.val();
-                        if self.req_addr.val().get_bits::<2>(2) == 0 {
-                            if self.req_write.val() {
-                                self.ent_valid[i].d.next = self.req_wdata.val().get_bits::<1>(0);
-                                self.ent_key_op[i].d.next = self.req_wdata.val().get_bits::<8>(8);
-                                self.ent_key_func[i].d.next = self.req_wdata.val().get_bits::<8>(16);
-                                self.ent_mask_w0[i].d.next = self.req_wdata.val().get_bits::<8>(24);
-                                if self.sunda_mask_order.val() {
-                                    self.ent_mask_func[i].d.next = self.req_wdata.val().get_bits::<8>(24);
-                                } else {
-                                    self.ent_mask_op[i].d.next = self.req_wdata.val().get_bits::<8>(24);
-                                }
+            for i in 0..N {
+                if self.aligned.val() & (self.req_addr.val().get_bits::<20>(12) == 0) & (self.req_addr.val().get_bits::<8>(4) == self.ent_id[i].val()) {
+                    self.rsp_err_q.d.next = false;
+                    self.sel.next = true;
+                    self.sel_valid.next = self.ent_valid[i].q.val();
+                    self.sel_key_op.next = self.ent_key_op[i].q.val();
+                    self.sel_key_func.next = self.ent_key_func[i].q.val();
+                    self.sel_mask_w0.next = self.ent_mask_w0[i].q.val();
+                    self.sel_mask_w1.next = self.ent_mask_w1[i].q.val();
+                    self.sel_index.next = self.ent_index[i].q.val();
+                    if self.req_addr.val().get_bits::<2>(2) == 0 {
+                        if self.req_write.val() {
+                            self.ent_valid[i].d.next = self.req_wdata.val().get_bits::<1>(0);
+                            self.ent_key_op[i].d.next = self.req_wdata.val().get_bits::<8>(8);
+                            self.ent_key_func[i].d.next = self.req_wdata.val().get_bits::<8>(16);
+                            self.ent_mask_w0[i].d.next = self.req_wdata.val().get_bits::<8>(24);
+                            if self.sunda_mask_order.val() {
+                                self.ent_mask_func[i].d.next = self.req_wdata.val().get_bits::<8>(24);
+                            } else {
+                                self.ent_mask_op[i].d.next = self.req_wdata.val().get_bits::<8>(24);
                             }
                         }
-                        if self.req_addr.val().get_bits::<2>(2) == 1 {
-                            if self.req_write.val() {
-                                self.ent_mask_w1[i].d.next = self.req_wdata.val().get_bits::<8>(0);
-                                if self.sunda_mask_order.val() {
-                                    self.ent_mask_op[i].d.next = self.req_wdata.val().get_bits::<8>(0);
-                                } else {
-                                    self.ent_mask_func[i].d.next = self.req_wdata.val().get_bits::<8>(0);
-                                }
-                                self.ent_index[i].d.next = self.req_wdata.val().get_bits::<16>(16);
+                    }
+                    if self.req_addr.val().get_bits::<2>(2) == 1 {
+                        if self.req_write.val() {
+                            self.ent_mask_w1[i].d.next = self.req_wdata.val().get_bits::<8>(0);
+                            if self.sunda_mask_order.val() {
+                                self.ent_mask_op[i].d.next = self.req_wdata.val().get_bits::<8>(0);
+                            } else {
+                                self.ent_mask_func[i].d.next = self.req_wdata.val().get_bits::<8>(0);
                             }
+                            self.ent_index[i].d.next = self.req_wdata.val().get_bits::<16>(16);
                         }
                     }
                 }
@@ -347,12 +340,12 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
             }
         }
         // ---- lookup: lowest matching entry wins (the last assignment: positions hold entries in descending order) ----
-        // The entries are compared only for a lookup that is asked for: an
-        // idle cycle costs a simulator one test, and the l1 stage loads only
-        // when a lookup is taken.
         self.hit.next = false;
         self.hit_entry.next = 0.into();
         self.hit_index.next = 0.into();
+        // The entries are compared only for a lookup that is asked for: an
+        // idle cycle costs a simulator one test (and synthesis nothing: the
+        // result only matters when a lookup is taken).
         if self.lookup_valid.val() {
             for i in 0..N {
                 if (self.ent_valid[i].q.val() == 1)
@@ -371,10 +364,10 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
         self.l1_valid.d.next = 0.into();
         if self.take.val() {
             self.l1_valid.d.next = 1.into();
-            self.l1_hit.d.next = self.hit.val();
-            self.l1_entry.d.next = self.hit_entry.val();
-            self.l1_index.d.next = self.hit_index.val();
         }
+        self.l1_hit.d.next = self.hit.val();
+        self.l1_entry.d.next = self.hit_entry.val();
+        self.l1_index.d.next = self.hit_index.val();
         if self.take.val() & !self.hit.val() {
             self.miss_q.d.next = 1.into();
             self.miss_irq_q.d.next = true;
