@@ -36,6 +36,9 @@ pub enum CoreArg {
     Nx,
     /// A Q7 core.
     Q7,
+    /// QEMU's `-M sim -cpu de212` (reset 0x50000000, data at 0x60000000):
+    /// run the programs built for QEMU as QEMU runs them.
+    De212,
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
@@ -51,6 +54,7 @@ fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreC
     Ok(match core {
         CoreArg::Nx => tpb_models::xtensa::CoreConfig::nx(&params),
         CoreArg::Q7 => tpb_models::xtensa::CoreConfig::q7(&params, 0),
+        CoreArg::De212 => tpb_models::xtensa::CoreConfig::qemu_de212(),
     })
 }
 
@@ -504,44 +508,82 @@ fn write_bytes(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
     std::fs::write(path, bytes).map_err(|source| CliError::Io { path: path.to_path_buf(), source })
 }
 
-/// `tpb run`: load source or ELF, run from reset, print the trace and final state.
-fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, quiet: bool) -> Result<(), CliError> {
+/// `tpb run`: load source or ELF, run from reset. The trace (unless
+/// `quiet`) and the program's semihosting output go to stdout, the final
+/// state to stderr; the program's exit status (SIMCALL exit) is returned as
+/// the process's exit code, as QEMU's `-semihosting` does. An ELF starts at
+/// its entry on `de212` (as QEMU's `sim` machine starts it), at the reset
+/// vector on the TPB cores (as the hardware does).
+fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, quiet: bool) -> Result<i32, CliError> {
+    use std::io::Write;
     use tpb_models::xtensa::{elf, Core, MemorySpace, Step};
     let bytes = read_file(&input)?;
     let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| CliError::Other(e.to_string()))?;
+    let mut entry = cfg.reset_vector;
     if bytes.starts_with(b"\x7fELF") {
         let img = elf::parse(&bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
         img.load(&mut mem).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+        if cfg.name == tpb_models::xtensa::CoreConfig::qemu_de212().name {
+            entry = img.entry;
+        }
     } else {
         let src = String::from_utf8_lossy(&bytes).into_owned();
         let p = tpb_models::xtensa::asm::assemble(&src, cfg.reset_vector, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
         mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
     }
     let mut core = Core::new(cfg);
-    let mut last = Step::Stalled;
-    for _ in 0..steps {
-        last = core.step(&mut mem);
-        match last {
-            Step::Retired(r) if !quiet => println!("{}", r.text()),
-            Step::Exception { cause, pc, vector } if !quiet => println!("exception cause {cause} at {pc:#x} -> {vector:#x}"),
-            _ => {}
+    core.reset_to(entry);
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let io = |e: std::io::Error| CliError::Io { path: "<stdout>".into(), source: e };
+    let last = if quiet {
+        core.run(&mut mem, steps)
+    } else {
+        core.set_trace(true);
+        let mut last = Step::Stalled;
+        for _ in 0..steps {
+            last = core.step(&mut mem);
+            match last {
+                Step::Retired { .. } => {
+                    if let Some(r) = core.last_retire() {
+                        writeln!(out, "{}", r.text()).map_err(io)?;
+                    }
+                }
+                Step::Exception { cause, pc, vector } => writeln!(out, "exception cause {cause} at {pc:#x} -> {vector:#x}").map_err(io)?,
+                _ => {}
+            }
+            if last.stops_run() {
+                break;
+            }
         }
-        if matches!(last, Step::Halted | Step::Exit(_) | Step::Break { .. } | Step::Waiting) {
-            break;
-        }
-    }
+        last
+    };
+    out.write_all(&core.console).map_err(io)?;
+    out.flush().map_err(io)?;
     let regs: Vec<String> = (0..16).map(|i| format!("a{i}={:#x}", core.a(i))).collect();
-    println!("stopped: {last:?} after {} instructions, pc={:#x}", core.retired(), core.pc);
-    println!("{}", regs.join(" "));
-    Ok(())
+    eprintln!("stopped: {last:?} after {} instructions, pc={:#x}", core.retired(), core.pc);
+    eprintln!("{}", regs.join(" "));
+    Ok(match last {
+        Step::Exit(status) => status as i32,
+        _ => 0,
+    })
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
     write_bytes(path, text.as_bytes())
 }
 
-pub fn run(cli: Cli) -> Result<(), CliError> {
+/// Run one command; the process's exit code (`tpb run` gives its program's).
+pub fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
+        Command::Run { input, core, arch, steps, quiet } => run_core(input, core_config(arch, core)?, steps, quiet),
+        command => run_command(command).map(|()| 0),
+    }
+}
+
+fn run_command(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run { .. } => Err(CliError::Other("`tpb run` is dispatched by cli::run".into())),
         Command::Regmap { arch, format, maps } => {
             let map = load(arch.into(), maps.as_ref())?;
             print!("{}", render(&map, format));
@@ -621,7 +663,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Run { input, core, arch, steps, quiet } => run_core(input, core_config(arch, core)?, steps, quiet),
         Command::Bringup { arch, maps, q7_iram, q7_dram, seq_iram, seq_dram } => {
             let map = load(arch.into(), maps.as_ref())?;
             bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])

@@ -445,7 +445,7 @@ impl Slot {
             _ if !self.attached || reset => CoreState::Off,
             _ if self.core.halted() => CoreState::Halted,
             _ if self.bus.pending.is_some() => CoreState::BusWait,
-            Some(Step::Retired(_)) => CoreState::Running,
+            Some(Step::Retired { .. }) => CoreState::Running,
             Some(Step::Stalled) | None => CoreState::Stalled,
             Some(Step::BusWait) => CoreState::BusWait,
             Some(Step::Waiting) => CoreState::Waiting,
@@ -758,15 +758,15 @@ impl Cosim {
             if s.bus.pending.is_none() && !reset {
                 let st = s.core.step(&mut s.bus);
                 match st {
-                    Step::Retired(_) => self.stats.retired += 1,
+                    Step::Retired { .. } => self.stats.retired += 1,
                     Step::BusWait => self.stats.bus_waits += 1,
                     _ => {}
                 }
                 if st != Step::BusWait {
                     s.bus.end_instruction(s.core.pc);
                 }
-                if let Step::Retired(r) = st {
-                    s.shown = (r.pc, r.insn.word & ((1u32 << (8 * u32::from(r.insn.len.min(3)))) - 1));
+                if let Step::Retired { pc, word } = st {
+                    s.shown = (pc, word);
                 }
                 s.last = Some(st);
             } else if s.bus.pending.is_some() {

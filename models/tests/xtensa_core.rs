@@ -49,7 +49,7 @@ fn nx_boots_through_the_trampoline_to_enter_run() {
         let mut pcs = vec![core.pc];
         for _ in 0..4 {
             match core.step(&mut mem) {
-                Step::Retired(_) => pcs.push(core.pc),
+                Step::Retired { .. } => pcs.push(core.pc),
                 other => panic!("{other:?}"),
             }
         }
@@ -62,7 +62,7 @@ fn nx_boots_through_the_trampoline_to_enter_run() {
 fn the_secondary_vector_reaches_halt() {
     let (mut core, mut mem) = boot(Arch::Sunda);
     core.reset_to(0x6);
-    assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+    assert!(matches!(core.step(&mut mem), Step::Retired { .. }));
     assert_eq!(core.pc, 0x1e8);
     assert_eq!(core.step(&mut mem), Step::Halted);
     assert!(core.halted() && !core.running());
@@ -81,7 +81,7 @@ fn run_stall_freezes_the_core() {
     assert_eq!((core.pc, core.retired()), (0, 0));
     assert!(!core.running());
     core.set_run_stall(false);
-    assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+    assert!(matches!(core.step(&mut mem), Step::Retired { .. }));
     assert_eq!(core.pc, 0x1dc);
 }
 
@@ -212,7 +212,7 @@ fn q7_cores_reset_through_their_jump() {
         let p = assemble(&format!(".org 0\nj entry\n.org {target:#x}\nentry: halt 0\n"), 0, &cfg.options).unwrap();
         mem.write_bytes(0, &p.bytes).unwrap();
         let mut core = Core::new(cfg);
-        assert!(matches!(core.step(&mut mem), Step::Retired(_)));
+        assert!(matches!(core.step(&mut mem), Step::Retired { .. }));
         assert_eq!(core.pc, target, "{arch}");
         assert_eq!(core.sreg(sr::PRID), 3, "PRID is the core number");
         assert_eq!(core.step(&mut mem), Step::Halted);
@@ -355,4 +355,146 @@ fn random_images_never_panic() {
         }
     }
     assert!(steps > 10_000);
+}
+
+/// `Core::run` (pre-decoded pages and blocks) and `Core::step` (one
+/// instruction, fetched through the bus) leave the same state and memory on
+/// random code and data, random PS and registers, stopping at the same step.
+#[test]
+fn run_and_step_agree_on_random_images() {
+    use rand::{Rng, SeedableRng};
+    let params = builtin(Arch::Cayman).unwrap().params;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(23);
+    let mut steps = 0u64;
+    for _ in 0..300 {
+        let cfg = CoreConfig::nx(&params);
+        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+        let code: Vec<u8> = (0..0x800).map(|_| rng.gen()).collect();
+        mem.write_bytes(0, &code).unwrap();
+        let data: Vec<u8> = (0..0x400).map(|_| rng.gen()).collect();
+        mem.write_bytes(0x1000_0000, &data).unwrap();
+        let mut core = Core::new(cfg);
+        core.set_sreg(sr::PS, rng.gen::<u32>() & 0x7_0f3f);
+        core.set_sreg(sr::WINDOWSTART, rng.gen::<u32>() & 0xffff);
+        for r in 0..16 {
+            // Code addresses too, so that stores land in the code being run.
+            let v = match rng.gen_range(0..3) {
+                0 => 0x1000_0000 + rng.gen_range(0..0x400),
+                1 => rng.gen_range(0..0x800),
+                _ => rng.gen(),
+            };
+            core.set_a(r, v);
+        }
+        let (mut stepped, mut smem) = (core.clone(), mem.clone());
+        let mut last = Step::Stalled;
+        for _ in 0..500 {
+            last = stepped.step(&mut smem);
+            if last.stops_run() {
+                break;
+            }
+        }
+        let ran = core.run(&mut mem, 500);
+        assert_eq!(ran, last);
+        assert_eq!(core.state(), stepped.state());
+        assert_eq!(mem.read_bytes(0, 0x800).unwrap(), smem.read_bytes(0, 0x800).unwrap(), "code region");
+        assert_eq!(mem.read_bytes(0x1000_0000, 0x400).unwrap(), smem.read_bytes(0x1000_0000, 0x400).unwrap(), "data");
+        steps += stepped.retired();
+    }
+    assert!(steps > 10_000);
+}
+
+/// The bytes of the program `src` (assembled at 0 for an NX core).
+fn nx_bytes(src: &str) -> Vec<u8> {
+    let cfg = CoreConfig::nx(&builtin(Arch::Cayman).unwrap().params);
+    assemble(src, 0, &cfg.options).unwrap_or_else(|e| panic!("{e}\n{src}")).bytes
+}
+
+/// Both ways (run, and step by step) on `bytes` from reset: the core, and
+/// the entries its page cache dropped.
+fn run_both(bytes: &[u8], max: u64) -> Core {
+    let cfg = CoreConfig::nx(&builtin(Arch::Cayman).unwrap().params);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    mem.write_bytes(0, bytes).unwrap();
+    let (mut a, mut b) = (Core::new(cfg.clone()), Core::new(cfg));
+    let mut m2 = mem.clone();
+    assert_eq!(a.run(&mut mem, max), Step::Halted, "run: pc {:#x}", a.pc);
+    for _ in 0..max {
+        if b.step(&mut m2).stops_run() {
+            break;
+        }
+    }
+    assert_eq!(a.state(), b.state(), "run and step agree");
+    a
+}
+
+/// Self-modifying code: an instruction that already ran is rewritten by a
+/// store (in the page being run, and in another page) and runs anew.
+#[test]
+fn self_modifying_code_is_seen() {
+    for far in [false, true] {
+        // `target` adds a5 to a6; the first pass runs it as `movi a5, 1`,
+        // then the program stores the word of `movi a5, 2` over it.
+        // The loop runs in the page of `target` (0x300) or in another (0x900).
+        let prog = |k: u32, word: u32| {
+            let body = "
+            again:
+                call0 target
+                add a6, a6, a5
+                l32r a3, new
+                l32r a4, tgt
+                s32i a3, a4, 0        # rewrite target
+                addi a7, a7, -1
+                bnez a7, again
+                halt 0
+            ";
+            let (near, far) = if far { ("", format!(".org 0x900\n{body}")) } else { (body, String::new()) };
+            format!(
+                "
+                movi a6, 0
+                movi a7, 2            # passes
+                j again
+                .org 0x300
+            target:
+                movi a5, {k}
+                ret
+                .align 4
+            new: .word {word:#x}
+            tgt: .word target
+                {near}
+                .org 0x400 + 0x300    # any exception stops the run
+                halt 0
+                {far}
+            "
+            )
+        };
+        // The word of `movi a5, 2; ret...` at `target` (same layout: only the immediate changes).
+        let b = nx_bytes(&prog(2, 0));
+        let word = u32::from_le_bytes([b[0x300], b[0x301], b[0x302], b[0x303]]);
+        let core = run_both(&nx_bytes(&prog(1, word)), 200);
+        assert_eq!(core.a(6), 1 + 2, "far = {far}: the first pass ran movi a5, 1, the second movi a5, 2");
+        assert!(core.invalidated_entries() >= 1, "far = {far}: the rewritten entry was dropped");
+    }
+}
+
+/// New code written over old (a ucode re-install) between runs is run, not
+/// the pre-decoded old code; only the entries whose bytes changed are dropped.
+#[test]
+fn reinstalled_code_is_seen() {
+    let cfg = CoreConfig::nx(&builtin(Arch::Cayman).unwrap().params);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let mut core = Core::new(cfg);
+    for (k, want) in [(7, 7), (9, 9), (9, 9)] {
+        let img = nx_bytes(&format!("movi a2, {k}\n movi a3, 1\n add a2, a2, a3\n halt 0\n"));
+        mem.write_bytes(0, &img).unwrap();
+        core.reset();
+        let before = core.invalidated_entries();
+        assert_eq!(core.run(&mut mem, 100), Step::Halted);
+        assert_eq!(core.a(2), want + 1);
+        let dropped = core.invalidated_entries() - before;
+        match k {
+            7 if before == 0 => assert_eq!(dropped, 0, "first install: nothing to drop"),
+            9 if want == 9 && dropped > 0 => assert_eq!(dropped, 1, "only `movi a2` changed"),
+            _ => assert_eq!(dropped, 0, "the same image again: nothing changed"),
+        }
+    }
 }

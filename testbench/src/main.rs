@@ -61,7 +61,7 @@ fn main() {
             }
         }
         Cmd::Core(command) => match tpb_cosim::cli::run(tpb_cosim::cli::Cli { command }) {
-            Ok(()) => 0,
+            Ok(code) => code,
             Err(e) => {
                 eprintln!("tpb: error: {e}");
                 1

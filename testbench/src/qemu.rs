@@ -63,6 +63,17 @@ pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)
     Err(format!("our core did not exit within {max_steps} steps (pc {:#x})", core.pc))
 }
 
+/// Our run of `img` on the de212 map with [`Core::run`] (pre-decoded code
+/// pages, no trace): the outcome, the instructions retired and the core and
+/// memory as they were left.
+pub fn run_ours_fast(img: &Image, max_steps: u64) -> Result<(Outcome, Core, MemorySpace), String> {
+    let (mut core, mut mem) = load_de212(img)?;
+    match core.run(&mut mem, max_steps) {
+        Step::Exit(status) => Ok((Outcome { status, stdout: core.console.clone() }, core, mem)),
+        other => Err(format!("our core stopped with {other:?} at {:#x} after {} instructions", core.pc, core.retired())),
+    }
+}
+
 /// The last `keep` retired instructions (and exceptions) of our run, one
 /// line each with WINDOWBASE/WINDOWSTART: for debugging a program the
 /// differential test saved under target/qemu-oracle/ (compare with
@@ -70,11 +81,12 @@ pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)
 pub fn trace_ours(img: &Image, max_steps: u64, keep: usize) -> Result<Vec<String>, String> {
     use tpb_models::xtensa::config::sr;
     let (mut core, mut mem) = load_de212(img)?;
+    core.set_trace(true);
     let mut lines = std::collections::VecDeque::new();
     for _ in 0..max_steps {
         let s = core.step(&mut mem);
         let text = match s {
-            Step::Retired(r) => r.text(),
+            Step::Retired { pc, .. } => core.last_retire().map_or_else(|| format!("{pc:08x}"), |r| r.text()),
             other => format!("{other:?}"),
         };
         lines.push_back(format!("{text}   wb={} ws={:x}", core.sreg(sr::WINDOWBASE), core.sreg(sr::WINDOWSTART)));

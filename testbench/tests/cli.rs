@@ -146,7 +146,7 @@ fn asm_disasm_and_run_a_boot_trampoline() {
         let (code, out, err) = tpb(&["run", input.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("00000090: movi a3, 7  a3=0x7"), "{out}");
-        assert!(out.contains("stopped: Halted"), "{out}");
+        assert!(err.contains("stopped: Halted"), "the final state goes to stderr: {err}");
     }
     std::fs::write(&src, "nop\nmovi a2, 5000\n").unwrap();
     let (code, _, err) = tpb(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);

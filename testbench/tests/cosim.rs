@@ -280,3 +280,47 @@ fn doorbell_waves_show_the_cores_and_the_host_through_the_probes() {
     let seq = tpb_cosim::firmware::nx_boot(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), false).unwrap();
     assert!(vals(4).contains(&u64::from(seq.labels["boot"])), "the SEQ's PC passes the trampoline's boot label");
 }
+
+/// A Q7 core fetches through its RTL port every cycle: code the host
+/// rewrites over BAR0 while the core runs (a ucode re-install, a PIO write
+/// into IRAM) is what the core runs next, although it ran, and so decoded,
+/// the old code at the same address.
+#[test]
+fn a_q7_core_runs_code_rewritten_over_bar0() {
+    use tpb_models::xtensa::asm::assemble;
+    use tpb_models::xtensa::config::Options;
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let base = |c: &Cosim, name: &str| u64::from(c.map().params.bar0_regions().iter().find(|r| r.name == name).unwrap().region.base);
+    let (iram, dram) = (base(&c, "q7[0].iram"), base(&c, "q7[0].dram"));
+    // Wait for DRAM[0] != 0, clear it, call `work` (which stores its
+    // constant in DRAM[1]), again.
+    let prog = |k: u32| {
+        let src = format!(
+            "const16 a4, 0x1000\n const16 a4, 0\npoll:\n l32i a2, a4, 0\n beqz a2, poll\n movi a2, 0\n s32i a2, a4, 0\n call0 work\n j poll\n .org 0x100\nwork:\n movi a3, {k}\n s32i a3, a4, 4\n memw\n ret\n"
+        );
+        assemble(&src, 0, &Options::tpb()).unwrap().bytes
+    };
+    let install = |c: &mut Cosim, bytes: &[u8]| {
+        for (k, w) in bytes.chunks(4).enumerate() {
+            let mut b = [0u8; 4];
+            b[..w.len()].copy_from_slice(w);
+            c.write32(iram + 4 * k as u64, u32::from_le_bytes(b)).unwrap();
+        }
+    };
+    install(&mut c, &prog(0xa));
+    let rel = tpb_cosim::firmware::Addrs::new(c.map(), "t").reg(tpb_models::regmap::Engine::Pool, "q7", "release_run_stall").unwrap();
+    c.write32(rel.into(), 0xfe).unwrap();
+    let mut results = Vec::new();
+    for k in [0xa, 0xb, 0xc] {
+        if k != 0xa {
+            // Only `work`'s first word changes: the new `movi a3, k`.
+            let new = prog(k);
+            install(&mut c, &new[..0x104]);
+        }
+        c.write32(dram, 1).unwrap();
+        assert!(c.run_until(5_000, |c| c.q7()[0].core.pc == 0x100 + 3), "core 0 reached work");
+        assert!(c.run_until(5_000, |c| c.q7()[0].core.pc < 0x100), "core 0 returned from work");
+        results.push(c.read32(dram + 4).unwrap());
+    }
+    assert_eq!(results, vec![0xa, 0xb, 0xc], "each pass ran the code the host had just written");
+}

@@ -44,6 +44,23 @@ fn binutils_built_elf_runs_like_qemu() {
     assert_eq!((ours.status, ours.stdout.as_slice()), (7, &b"tpbsim"[..]));
     let theirs = qemu::run_qemu(&dir.join("hello.elf"), true, std::time::Duration::from_secs(20)).unwrap();
     assert_eq!(theirs, ours);
+    // `tpb run --core de212` runs it as QEMU does: the program's output on
+    // stdout, its exit status as the process's, the final state on stderr.
+    for quiet in [true, false] {
+        let mut args = vec!["run", "hello.elf", "--core", "de212"];
+        if quiet {
+            args.push("--quiet");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(&dir).args(&args).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(theirs.status as i32), "{stderr}");
+        assert!(stderr.contains("stopped: Exit(7)"), "{stderr}");
+        if quiet {
+            assert_eq!(out.stdout, theirs.stdout, "only the program's output: {stdout}");
+        } else {
+            assert!(stdout.starts_with("50000000: j 0x50000008") && stdout.contains(": simcall") && stdout.ends_with("\ntpbsim"), "the trace, then the program's output: {stdout}");
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -392,9 +392,26 @@ fn build(kind: Kind, seed: u64) -> (Image, String) {
     (img, format!("{code}\n# ---- at {VEC:#x}\n{high}"))
 }
 
-fn ours_counted(img: &Image) -> (u32, Vec<u8>, (u32, u32)) {
-    let (o, _, spills) = qemu::run_ours(img, 2_000_000).unwrap_or_else(|e| panic!("{e}"));
-    (o.status, o.stdout, spills)
+/// Our run, both ways: `Core::step` one instruction at a time (counting
+/// the window exceptions) and `Core::run` (pre-decoded pages). The two
+/// must leave the same architectural state and memory; the outcome of
+/// either is then compared with QEMU's.
+fn ours_counted(img: &Image) -> Result<(u32, Vec<u8>, (u32, u32)), String> {
+    let (o, _, spills) = qemu::run_ours(img, 2_000_000)?;
+    let (stepped, smem) = {
+        let (mut core, mut mem) = qemu::load_de212(img)?;
+        while !matches!(core.step(&mut mem), tpb_models::xtensa::Step::Exit(_)) {}
+        (core.state(), mem)
+    };
+    let (fo, fast, fmem) = qemu::run_ours_fast(img, 2_000_000)?;
+    if fast.state() != stepped || fo != o {
+        return Err(format!("Core::run and Core::step differ:\n run  {:x?}\n step {stepped:x?}", fast.state()));
+    }
+    let data = |m: &tpb_models::xtensa::MemorySpace| m.read_bytes(WINDOW, WINDOW_LEN as usize).unwrap_or_default();
+    if data(&fmem) != data(&smem) {
+        return Err(format!("Core::run and Core::step leave different memory:\n{}", diff(&data(&fmem), &data(&smem))));
+    }
+    Ok((o.status, o.stdout, spills))
 }
 
 fn qemu(elf: &std::path::Path) -> (u32, Vec<u8>) {
@@ -443,7 +460,13 @@ fn core_matches_qemu_on_generated_programs() {
             let elf = dir.join(format!("{kind:?}-{seed}.elf"));
             std::fs::write(&elf, img.write()).unwrap();
             let (qs, qout) = qemu(&elf);
-            let (os, oout, (of, uf)) = ours_counted(&img);
+            let (os, oout, (of, uf)) = match ours_counted(&img) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{kind:?} seed {seed}: {e}"));
+                    continue;
+                }
+            };
             spills.0 += of;
             spills.1 += uf;
             assert_eq!(qs, 0, "{kind:?} seed {seed}: QEMU exited {qs} (the generator made a faulting program)\n{src}");
@@ -484,10 +507,11 @@ fn instruction_coverage_of_the_oracles() {
         for i in 0..PROGRAMS_PER_KIND {
             let (img, _) = build(kind, 0x5eed_0000 + (kind as u64) * 100_000 + i);
             let (mut core, mut mem) = qemu::load_de212(&img).unwrap();
+            core.set_trace(true);
             for _ in 0..2_000_000 {
                 match core.step(&mut mem) {
-                    Step::Retired(r) => {
-                        qemu_set.insert(r.insn.mnem());
+                    Step::Retired { .. } => {
+                        qemu_set.insert(core.last_retire().expect("traced").insn.mnem());
                     }
                     Step::Exit(_) => {
                         qemu_set.insert("simcall");

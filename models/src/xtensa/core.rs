@@ -8,8 +8,12 @@
 //! underflow raise the window vectors. Nothing panics on any input.
 
 use super::bus::{Bus, BusError, Size};
+use super::codecache::{PageCache, StepCache};
 use super::config::{sr, CoreConfig};
-use super::isa::{decode_word, length, Insn, Op, Opnd};
+use super::isa::{decode_word, length, Insn};
+use super::predecode::{Pre, LOOP, STORE, SYNC};
+
+mod exec;
 
 /// EXCCAUSE values.
 pub mod cause {
@@ -46,7 +50,8 @@ pub struct MemAccess {
     pub value: u32,
 }
 
-/// One retired instruction (the trace record).
+/// One retired instruction (the trace record, built only while
+/// [`Core::set_trace`] is on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retire {
     pub pc: u32,
@@ -70,10 +75,24 @@ impl Retire {
     }
 }
 
+/// The architectural state of a core, to compare two runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchState {
+    pub pc: u32,
+    pub ar: [u32; 64],
+    pub sregs: Vec<u32>,
+    pub halted: bool,
+    pub waiting: bool,
+    pub retired: u64,
+    pub console: Vec<u8>,
+}
+
 /// What one step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    Retired(Retire),
+    /// One instruction retired: its address and its bytes (`word`, 2 or 3
+    /// bytes little-endian). The full record is [`Core::last_retire`].
+    Retired { pc: u32, word: u32 },
     /// An exception or interrupt was taken; PC is now the vector.
     Exception { cause: u32, pc: u32, vector: u32 },
     /// RunStall is high.
@@ -90,11 +109,19 @@ pub enum Step {
     Exit(u32),
 }
 
+impl Step {
+    /// Whether [`Core::run`] stops on this step.
+    pub fn stops_run(&self) -> bool {
+        matches!(self, Step::Halted | Step::Exit(_) | Step::Break { .. } | Step::Stalled | Step::Waiting)
+    }
+}
+
 enum Flow {
     Next,
     Jump(u32),
 }
 
+#[derive(Debug, Clone, Copy)]
 enum Fault {
     Exc { cause: u32, vaddr: Option<u32> },
     /// Window exceptions and others that already set PC.
@@ -103,13 +130,24 @@ enum Fault {
     Stop(Step),
 }
 
-type Exec<T> = Result<T, Fault>;
+impl Fault {
+    const ILL: Fault = Fault::Exc { cause: cause::ILLEGAL_INSTRUCTION, vaddr: None };
+}
+
+/// An instruction did not complete; what happened is in `Core::fault`
+/// (kept out of the return value so that results travel in registers).
+struct Trap;
+
+type Exec<T> = Result<T, Trap>;
 
 /// One Xtensa core.
 #[derive(Debug, Clone)]
 pub struct Core {
     cfg: CoreConfig,
+    /// The physical address registers, but for the current window's 16,
+    /// which live in `cur` (written back when the window moves).
     ar: [u32; 64],
+    cur: [u32; 16],
     pub pc: u32,
     sregs: [u32; 256],
     halted: bool,
@@ -117,23 +155,41 @@ pub struct Core {
     run_stall: bool,
     irq_lines: u32,
     retired: u64,
+    /// Register windows (physical registers / 4) and the index mask of the
+    /// physical registers.
+    nwin: u32,
+    amask: u32,
+    /// WINDOWBASE × 4 (kept with every write of WINDOWBASE).
+    wb4: u32,
+    /// The window check's input, kept with every write of PS, WINDOWBASE
+    /// and WINDOWSTART: bit n (1..=3) is set when the frame n windows ahead
+    /// is live and PS enables window overflow (WOE and not EXCM).
+    wlive: u32,
+    trace: bool,
     last_write: Option<(u8, u32)>,
     last_mem: Option<MemAccess>,
+    last_retire: Option<Retire>,
+    /// Why the last instruction trapped.
+    fault: Fault,
+    /// Address of the last store (the run loop's check for code it runs).
+    last_store: u32,
     /// SIMCALL write (fd 1/2) output.
     pub console: Vec<u8>,
-    /// Decoded-instruction cache, direct-mapped by PC and validated by the
-    /// fetched word (so code written at run time is decoded afresh).
-    icache: Vec<(u32, u32, Option<Insn>)>,
+    steps: StepCache,
+    pages: PageCache,
 }
 
-const ICACHE_ENTRIES: usize = 4096;
-
 impl Core {
-    /// A core in its reset state.
+    /// A core in its reset state. The physical register file is the
+    /// configuration's `num_aregs` rounded down to a power of two (16, 32 or 64).
     pub fn new(cfg: CoreConfig) -> Core {
+        let n = u32::from(cfg.options.num_aregs).clamp(16, 64);
+        let n = 1 << (31 - n.leading_zeros());
+        let windowed = cfg.options.windowed;
         let mut c = Core {
             cfg,
             ar: [0; 64],
+            cur: [0; 16],
             pc: 0,
             sregs: [0; 256],
             halted: false,
@@ -141,10 +197,19 @@ impl Core {
             run_stall: false,
             irq_lines: 0,
             retired: 0,
+            nwin: if windowed { n / 4 } else { 4 },
+            amask: if windowed { n - 1 } else { 15 },
+            wb4: 0,
+            wlive: 0,
+            trace: false,
             last_write: None,
             last_mem: None,
+            last_retire: None,
+            last_store: 0,
+            fault: Fault::ILL,
             console: Vec::new(),
-            icache: vec![(u32::MAX, 0, None); ICACHE_ENTRIES],
+            steps: StepCache::new(),
+            pages: PageCache::default(),
         };
         c.reset();
         c
@@ -162,15 +227,48 @@ impl Core {
     /// Reset, starting at `vector` (e.g. a secondary reset vector).
     pub fn reset_to(&mut self, vector: u32) {
         self.ar = [0; 64];
+        self.cur = [0; 16];
         self.sregs = [0; 256];
         self.sregs[sr::PS as usize] = ps::RESET;
         self.sregs[sr::VECBASE as usize] = self.cfg.vecbase;
         self.sregs[sr::WINDOWSTART as usize] = 1;
         self.sregs[sr::PRID as usize] = self.cfg.prid;
+        self.set_windowbase(0);
+        self.sync_window();
         self.pc = vector;
         self.halted = false;
         self.waiting = false;
         self.retired = 0;
+    }
+
+    /// Build the trace record of every step ([`Core::last_retire`]). Off by
+    /// default: [`Core::run`] then runs from pre-decoded code pages.
+    pub fn set_trace(&mut self, on: bool) {
+        self.trace = on;
+        self.last_retire = None;
+    }
+
+    /// The record of the instruction the last step retired (trace on only).
+    pub fn last_retire(&self) -> Option<&Retire> {
+        self.last_retire.as_ref()
+    }
+
+    /// Everything a program can observe of this core.
+    pub fn state(&self) -> ArchState {
+        ArchState {
+            pc: self.pc,
+            ar: self.physical(),
+            sregs: self.sregs.to_vec(),
+            halted: self.halted,
+            waiting: self.waiting,
+            retired: self.retired,
+            console: self.console.clone(),
+        }
+    }
+
+    /// Pre-decoded entries dropped because the bytes under them changed.
+    pub fn invalidated_entries(&self) -> u64 {
+        self.pages.dropped
     }
 
     /// RunStall pin.
@@ -204,15 +302,18 @@ impl Core {
 
     /// Address register `i` of the current window.
     pub fn a(&self, i: usize) -> u32 {
-        self.ar[self.phys(i)]
+        self.cur[i & 15]
     }
     pub fn set_a(&mut self, i: usize, v: u32) {
-        let p = self.phys(i);
-        self.ar[p] = v;
+        self.cur[i & 15] = v;
     }
     /// The 64 physical registers (16 used without windows).
-    pub fn physical(&self) -> &[u32; 64] {
-        &self.ar
+    pub fn physical(&self) -> [u32; 64] {
+        let mut ar = self.ar;
+        for (k, &v) in self.cur.iter().enumerate() {
+            ar[self.phys(k as u32)] = v;
+        }
+        ar
     }
     /// Special register by number (raw storage; INTERRUPT includes the input lines).
     pub fn sreg(&self, n: u8) -> u32 {
@@ -224,42 +325,87 @@ impl Core {
     }
     pub fn set_sreg(&mut self, n: u8, v: u32) {
         self.sregs[n as usize] = v;
+        if n == sr::WINDOWBASE {
+            self.set_windowbase(v);
+        }
+        self.sync_window();
     }
 
-    /// Number of register windows (physical registers / 4).
-    fn nwin(&self) -> u32 {
-        (self.cfg.options.num_aregs as u32 / 4).max(1)
+    /// WINDOWBASE as stored; the window is it modulo the number of windows.
+    fn set_windowbase(&mut self, raw: u32) {
+        self.sregs[sr::WINDOWBASE as usize] = raw;
+        // nwin is a power of two.
+        let wb4 = if self.cfg.options.windowed { (raw & (self.nwin - 1)) * 4 } else { 0 };
+        if wb4 != self.wb4 {
+            let (old, new) = (self.wb4 as usize, wb4 as usize);
+            let m = self.amask as usize;
+            // Whole when it does not wrap at the end of the register file.
+            match self.ar.get_mut(old..old + 16) {
+                Some(w) if old + 16 <= m + 1 => w.copy_from_slice(&self.cur),
+                _ => (0..16).for_each(|k| self.ar[(old + k) & m & 63] = self.cur[k]),
+            }
+            match self.ar.get(new..new + 16) {
+                Some(w) if new + 16 <= m + 1 => self.cur.copy_from_slice(w),
+                _ => (0..16).for_each(|k| self.cur[k] = self.ar[(new + k) & m & 63]),
+            }
+            self.wb4 = wb4;
+        }
+        self.sync_window();
+    }
+    fn set_ws(&mut self, v: u32) {
+        self.sregs[sr::WINDOWSTART as usize] = v;
+        self.sync_window();
+    }
+    /// What `wlive` must be now.
+    fn window_live(&self) -> u32 {
+        if !self.cfg.options.windowed || self.ps() & (ps::WOE | ps::EXCM) != ps::WOE {
+            return 0;
+        }
+        let ws = self.sregs[sr::WINDOWSTART as usize] & ((1 << self.nwin) - 1);
+        ((ws | ws << self.nwin) >> self.wb()) & 0b1110
+    }
+    fn sync_window(&mut self) {
+        self.wlive = self.window_live();
     }
     fn wb(&self) -> u32 {
-        self.sregs[sr::WINDOWBASE as usize] % self.nwin()
+        self.wb4 / 4
     }
-    fn phys(&self, i: usize) -> usize {
-        if self.cfg.options.windowed {
-            (self.wb() as usize * 4 + (i & 15)) % (self.nwin() as usize * 4)
-        } else {
-            i & 15
-        }
+    #[inline(always)]
+    fn phys(&self, i: u32) -> usize {
+        ((self.wb4 + (i & 15)) & self.amask & 63) as usize
     }
+    #[inline(always)]
     fn ps(&self) -> u32 {
         self.sregs[sr::PS as usize]
     }
     fn set_ps(&mut self, v: u32) {
         self.sregs[sr::PS as usize] = v;
+        self.sync_window();
     }
-    fn r(&self, i: u32) -> u32 {
-        self.a(i as usize)
+    #[inline(always)]
+    fn r(&self, i: u8) -> u32 {
+        self.cur[(i & 15) as usize]
     }
-    fn w(&mut self, i: u32, v: u32) {
-        self.set_a(i as usize, v);
-        self.last_write = Some((i as u8, v));
+    #[inline(always)]
+    fn w<const TR: bool>(&mut self, i: u8, v: u32) {
+        self.cur[(i & 15) as usize] = v;
+        if TR {
+            self.last_write = Some((i, v));
+        }
     }
 
     fn rotate(&mut self, delta: i32) {
-        let wb = (self.wb() as i32 + delta).rem_euclid(self.nwin() as i32) as u32;
-        self.sregs[sr::WINDOWBASE as usize] = wb;
+        let wb = (self.wb() as i32 + delta) as u32 & (self.nwin - 1);
+        self.set_windowbase(wb);
     }
     fn ws_bit(&self, wb: u32) -> bool {
-        self.sregs[sr::WINDOWSTART as usize] >> (wb % self.nwin()) & 1 != 0
+        self.sregs[sr::WINDOWSTART as usize] >> (wb % self.nwin) & 1 != 0
+    }
+
+    #[cold]
+    fn trap(&mut self, f: Fault) -> Trap {
+        self.fault = f;
+        Trap
     }
 
     /// Take an exception: EPC1/EXCCAUSE/EXCVADDR/PS.EXCM, or a double exception.
@@ -284,20 +430,26 @@ impl Core {
         Step::Exception { cause, pc, vector }
     }
 
-    /// The window check before an instruction that uses registers up to
-    /// `max_reg` (DIGEST-independent ISA rule): a live frame within the
-    /// registers used raises the overflow vector.
-    fn window_check(&mut self, max_reg: u32) -> Exec<()> {
-        if !self.cfg.options.windowed || max_reg < 4 {
+    /// The window check before an instruction whose registers reach into
+    /// the windows `wmask` names (bit n: n windows ahead; the ISA's rule): a
+    /// live frame there raises the overflow vector.
+    #[inline(always)]
+    fn window_check(&mut self, wmask: u32, pc: u32) -> Exec<()> {
+        debug_assert_eq!(self.wlive, self.window_live(), "wlive kept with PS/WINDOWBASE/WINDOWSTART");
+        let live = self.wlive & wmask;
+        if live == 0 {
             return Ok(());
         }
-        if self.ps() & (ps::WOE | ps::EXCM) != ps::WOE {
-            return Ok(());
-        }
-        let w = max_reg / 4;
+        self.pc = pc;
+        self.window_overflow(live.trailing_zeros())
+    }
+
+    /// The overflow exception for the live frame `n` windows ahead, taken
+    /// by the instruction at PC.
+    #[cold]
+    fn window_overflow(&mut self, n: u32) -> Exec<()> {
         let wb = self.wb();
-        let Some(n) = (1..=w).find(|&n| self.ws_bit(wb + n)) else { return Ok(()) };
-        let m = (wb + n) % self.nwin();
+        let m = (wb + n) % self.nwin;
         self.rotate(n as i32);
         let p = (self.ps() & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM;
         self.set_ps(p);
@@ -311,46 +463,54 @@ impl Core {
         };
         let vector = self.sregs[sr::VECBASE as usize] + off;
         self.pc = vector;
-        Err(Fault::Vectored { cause: u32::MAX, vector })
+        Err(self.trap(Fault::Vectored { cause: u32::MAX, vector }))
     }
 
-    fn load(&mut self, bus: &mut dyn Bus, addr: u32, size: Size) -> Exec<u32> {
-        if self.cfg.unaligned_exception && !addr.is_multiple_of(size as u32) {
-            return Err(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) });
+    #[inline(always)]
+    fn load<const TR: bool, B: Bus + ?Sized>(&mut self, bus: &mut B, addr: u32, size: Size) -> Exec<u32> {
+        if self.cfg.unaligned_exception && addr & (size as u32 - 1) != 0 {
+            return Err(self.trap(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) }));
         }
         match bus.load(addr, size) {
             Ok(v) => {
-                self.last_mem = Some(MemAccess { store: false, addr, size: size as u8, value: v });
+                if TR {
+                    self.last_mem = Some(MemAccess { store: false, addr, size: size as u8, value: v });
+                }
                 Ok(v)
             }
-            Err(BusError::Pending) => Err(Fault::Wait),
-            Err(BusError::Fault { addr }) => Err(Fault::Exc { cause: cause::LOAD_STORE_ERROR, vaddr: Some(addr) }),
+            Err(BusError::Pending) => Err(self.trap(Fault::Wait)),
+            Err(BusError::Fault { addr }) => Err(self.trap(Fault::Exc { cause: cause::LOAD_STORE_ERROR, vaddr: Some(addr) })),
         }
     }
 
-    fn store(&mut self, bus: &mut dyn Bus, addr: u32, size: Size, value: u32) -> Exec<()> {
-        if self.cfg.unaligned_exception && !addr.is_multiple_of(size as u32) {
-            return Err(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) });
+    #[inline(always)]
+    fn store<const TR: bool, B: Bus + ?Sized>(&mut self, bus: &mut B, addr: u32, size: Size, value: u32) -> Exec<()> {
+        if self.cfg.unaligned_exception && addr & (size as u32 - 1) != 0 {
+            return Err(self.trap(Fault::Exc { cause: cause::LOAD_STORE_ALIGNMENT, vaddr: Some(addr) }));
         }
+        self.last_store = addr;
         match bus.store(addr, size, value) {
             Ok(()) => {
-                let mask = if size == Size::B4 { u32::MAX } else { (1u32 << (8 * size as u32)) - 1 };
-                self.last_mem = Some(MemAccess { store: true, addr, size: size as u8, value: value & mask });
+                if TR {
+                    let mask = if size == Size::B4 { u32::MAX } else { (1u32 << (8 * size as u32)) - 1 };
+                    self.last_mem = Some(MemAccess { store: true, addr, size: size as u8, value: value & mask });
+                }
                 Ok(())
             }
-            Err(BusError::Pending) => Err(Fault::Wait),
-            Err(BusError::Fault { addr }) => Err(Fault::Exc { cause: cause::LOAD_STORE_ERROR, vaddr: Some(addr) }),
+            Err(BusError::Pending) => Err(self.trap(Fault::Wait)),
+            Err(BusError::Fault { addr }) => Err(self.trap(Fault::Exc { cause: cause::LOAD_STORE_ERROR, vaddr: Some(addr) })),
         }
     }
 
     /// Pending, enabled level-1 interrupt that can be taken now.
+    #[inline]
     fn interrupt_pending(&self) -> bool {
         let p = self.ps();
         self.sreg(sr::INTERRUPT) & self.sregs[sr::INTENABLE as usize] != 0 && p & ps::EXCM == 0 && (p & ps::INTLEVEL) < 1
     }
 
     /// The instruction word at PC and its length (2 or 3).
-    fn fetch_word(&self, bus: &mut dyn Bus) -> Result<(u32, u8), Fault2> {
+    fn fetch_word<B: Bus + ?Sized>(&self, bus: &mut B) -> Result<(u32, u8), Fault2> {
         let mut buf = [0u8; 3];
         let n = bus.fetch(self.pc, &mut buf).map_err(|e| match e {
             BusError::Pending => Fault2::Wait,
@@ -370,21 +530,10 @@ impl Core {
         decode_word(word, len, &self.cfg.options).map_err(|_| Fault2::Illegal)
     }
 
-    /// [`Core::fetch`] through the decoded-instruction cache.
-    fn fetch_cached(&mut self, bus: &mut dyn Bus) -> Result<Insn, Fault2> {
-        let (word, len) = self.fetch_word(bus)?;
-        let slot = self.pc as usize % ICACHE_ENTRIES;
-        let e = self.icache[slot];
-        if e.0 == self.pc && e.1 == word {
-            return e.2.ok_or(Fault2::Illegal);
-        }
-        let insn = decode_word(word, len, &self.cfg.options).ok();
-        self.icache[slot] = (self.pc, word, insn);
-        insn.ok_or(Fault2::Illegal)
-    }
-
-    /// Advance one instruction (or take one exception/interrupt).
-    pub fn step(&mut self, bus: &mut dyn Bus) -> Step {
+    /// Advance one instruction (or take one exception/interrupt), fetching
+    /// it through the bus: the co-simulation's contract (one call per
+    /// cycle; `BusWait` changes nothing and the same call is made again).
+    pub fn step<B: Bus + ?Sized>(&mut self, bus: &mut B) -> Step {
         if self.halted {
             return Step::Halted;
         }
@@ -398,45 +547,76 @@ impl Core {
         if self.waiting {
             return Step::Waiting;
         }
-        let insn = match self.fetch_cached(bus) {
-            Ok(i) => i,
+        let d = match self.fetch_word(bus) {
+            Ok((word, len)) => self.steps.get(self.pc, word, len, &self.cfg.options),
             Err(Fault2::Wait) => return Step::BusWait,
             Err(Fault2::Fetch(a)) => return self.take(cause::INSTRUCTION_FETCH_ERROR, Some(a)),
             Err(Fault2::Illegal) => return self.take(cause::ILLEGAL_INSTRUCTION, None),
         };
-        self.last_write = None;
-        self.last_mem = None;
-        let pc = self.pc;
-        match self.exec(insn, bus) {
+        if self.trace {
+            self.last_write = None;
+            self.last_mem = None;
+            let pc = self.pc;
+            let r = self.exec::<true, B>(&d, pc, bus);
+            let st = self.finish(&d, pc, r);
+            self.last_retire = matches!(st, Step::Retired { .. }).then(|| Retire { pc, insn: d.insn(), reg_write: self.last_write, mem: self.last_mem });
+            st
+        } else {
+            let pc = self.pc;
+            let r = self.exec::<false, B>(&d, pc, bus);
+            self.finish(&d, pc, r)
+        }
+    }
+
+    /// What an executed instruction at `pc` leaves: the next PC (with the
+    /// zero-overhead loop), an exception, a wait or a stop.
+    #[inline(always)]
+    fn finish(&mut self, d: &Pre, pc: u32, r: Exec<Flow>) -> Step {
+        match r {
             Ok(flow) => {
-                let next = pc.wrapping_add(insn.len as u32);
                 self.pc = match flow {
                     Flow::Jump(t) => t,
                     Flow::Next => {
-                        let lend = self.sregs[sr::LEND as usize];
-                        let lcount = self.sregs[sr::LCOUNT as usize];
-                        if self.cfg.options.loops && next == lend && lcount != 0 && self.ps() & ps::EXCM == 0 {
-                            self.sregs[sr::LCOUNT as usize] = lcount - 1;
-                            self.sregs[sr::LBEG as usize]
+                        let next = pc.wrapping_add(d.len as u32);
+                        if next == self.sregs[sr::LEND as usize] && self.cfg.options.loops {
+                            self.loop_back(next)
                         } else {
                             next
                         }
                     }
                 };
                 self.retired += 1;
-                Step::Retired(Retire { pc, insn, reg_write: self.last_write, mem: self.last_mem })
+                Step::Retired { pc, word: d.word }
             }
-            Err(Fault::Exc { cause, vaddr }) => {
+            Err(Trap) => self.trapped(pc),
+        }
+    }
+
+    fn loop_back(&mut self, next: u32) -> u32 {
+        let lcount = self.sregs[sr::LCOUNT as usize];
+        if lcount != 0 && self.ps() & ps::EXCM == 0 {
+            self.sregs[sr::LCOUNT as usize] = lcount - 1;
+            self.sregs[sr::LBEG as usize]
+        } else {
+            next
+        }
+    }
+
+    #[cold]
+    fn trapped(&mut self, pc: u32) -> Step {
+        match std::mem::replace(&mut self.fault, Fault::ILL) {
+            Fault::Exc { cause, vaddr } => {
                 // Precise: every instruction checks before it writes anything.
                 self.pc = pc;
                 self.take(cause, vaddr)
             }
-            Err(Fault::Vectored { cause, vector }) => Step::Exception { cause, pc, vector },
-            Err(Fault::Wait) => {
+            Fault::Vectored { cause, vector } => Step::Exception { cause, pc, vector },
+            Fault::Wait => {
                 self.pc = pc;
                 Step::BusWait
             }
-            Err(Fault::Stop(s)) => {
+            Fault::Stop(s) => {
+                self.pc = pc;
                 if matches!(s, Step::Halted | Step::Exit(_) | Step::Break { .. }) {
                     self.halted = true;
                 }
@@ -446,27 +626,113 @@ impl Core {
         }
     }
 
-    /// Run until halted/exit/break or `max` instructions; returns the last step.
-    pub fn run(&mut self, bus: &mut dyn Bus, max: u64) -> Step {
+    /// Run up to `max` steps, exactly as `max` calls of [`Core::step`]
+    /// would, stopping early at HALT, exit, BREAK, RunStall or WAITI; the
+    /// last step is returned. Without a trace, on a bus that offers code
+    /// pages ([`Bus::code_page`]), instructions run pre-decoded from them,
+    /// each page validated when the run enters it (and after a store).
+    pub fn run<B: Bus + ?Sized>(&mut self, bus: &mut B, max: u64) -> Step {
+        let mut left = max;
         let mut last = Step::Stalled;
-        for _ in 0..max {
+        while left > 0 {
+            if !self.trace && !self.halted && !self.run_stall && !self.waiting && !self.interrupt_pending() {
+                let (n, st) = self.run_page(bus, left);
+                if n > 0 {
+                    left -= n;
+                    last = st;
+                    if last.stops_run() {
+                        return last;
+                    }
+                    continue;
+                }
+            }
             last = self.step(bus);
-            match last {
-                Step::Halted | Step::Exit(_) | Step::Break { .. } | Step::Stalled | Step::Waiting => return last,
-                _ => {}
+            left -= 1;
+            if last.stops_run() {
+                return last;
             }
         }
         last
     }
 
-    fn read_sr(&mut self, n: u8) -> u32 {
-        self.sreg(n)
+    /// Run from the code page holding PC until the run leaves it, an
+    /// instruction changes what the loop must re-check (PS, interrupts,
+    /// WAITI, a stop), an exception, a store into this page, or `budget`
+    /// steps. Returns the steps taken (0: fetch this one through the bus).
+    fn run_page<B: Bus + ?Sized>(&mut self, bus: &mut B, budget: u64) -> (u64, Step) {
+        let Some(view) = bus.code_page(self.pc) else { return (0, Step::Stalled) };
+        let mut pages = std::mem::take(&mut self.pages);
+        let page = pages.page(&view);
+        let (base, len) = (page.base, page.len());
+        // LEND changes only through LOOP, SYNC instructions (WSR/XSR) and
+        // exceptions, each of which ends a block; blocks are built so that
+        // only their last instruction can be followed by LEND.
+        let loops = self.cfg.options.loops;
+        let mut lend = self.sregs[sr::LEND as usize];
+        let mut n = 0;
+        let mut last = Step::Stalled;
+        'blocks: while n < budget {
+            let off = self.pc.wrapping_sub(base) as usize;
+            let Some(b) = page.block(off, lend, &self.cfg.options) else { break };
+            let start = self.pc;
+            'again: loop {
+                let take = (b.insns.len() as u64).min(budget - n) as usize;
+                let mut pc = start;
+                for d in &b.insns[..take] {
+                    n += 1;
+                    match self.exec_run::<B>(d, pc, bus) {
+                        Ok(Flow::Next) => {}
+                        Ok(Flow::Jump(t)) => {
+                            self.retired += 1;
+                            last = Step::Retired { pc, word: d.word };
+                            self.pc = t;
+                            if d.flags & SYNC != 0 {
+                                break 'blocks;
+                            }
+                            if d.flags & LOOP != 0 {
+                                lend = self.sregs[sr::LEND as usize];
+                            }
+                            continue 'blocks;
+                        }
+                        Err(Trap) => {
+                            last = self.trapped(pc);
+                            break 'blocks;
+                        }
+                    }
+                    self.retired += 1;
+                    last = Step::Retired { pc, word: d.word };
+                    pc = pc.wrapping_add(d.len as u32);
+                    if d.flags != 0 {
+                        if d.flags & (LOOP | SYNC) != 0 {
+                            // The last of its block; LEND may have changed.
+                            lend = self.sregs[sr::LEND as usize];
+                        }
+                        // A SYNC instruction, or a store into this page (or
+                        // just before it, reaching in), ends the run from it.
+                        // Only the last instruction of a block can be
+                        // followed by LEND, so the check is right here.
+                        if d.flags & SYNC != 0 || (d.flags & STORE != 0 && self.last_store.wrapping_add(3).wrapping_sub(base) < len as u32 + 3) {
+                            self.pc = if pc == lend && loops { self.loop_back(pc) } else { pc };
+                            break 'blocks;
+                        }
+                    }
+                }
+                self.pc = if pc == lend && loops { self.loop_back(pc) } else { pc };
+                // The zero-overhead loop back to this very block: no lookup.
+                if self.pc != start || take != b.insns.len() || n >= budget {
+                    break 'again;
+                }
+            }
+        }
+        self.pages = pages;
+        (n, last)
     }
 
     fn write_sr(&mut self, n: u8, v: u32) {
         match n {
-            sr::WINDOWBASE => self.sregs[n as usize] = v % self.nwin(),
-            sr::WINDOWSTART => self.sregs[n as usize] = v & ((1u64 << self.nwin()) - 1) as u32,
+            sr::WINDOWBASE => self.set_windowbase(v % self.nwin),
+            sr::WINDOWSTART => self.set_ws(v & ((1u64 << self.nwin) - 1) as u32),
+            sr::PS => self.set_ps(v),
             sr::INTERRUPT => self.sregs[n as usize] |= v,
             sr::INTCLEAR => self.sregs[sr::INTERRUPT as usize] &= !v,
             sr::SAR => self.sregs[n as usize] = v & 63,
@@ -476,357 +742,37 @@ impl Core {
         }
     }
 
-    fn max_reg(&self, insn: &Insn) -> u32 {
-        let mut m = 0;
-        for &o in insn.def().ops {
-            let v = match o {
-                Opnd::Ar => insn.r(),
-                Opnd::As => insn.s(),
-                Opnd::At => insn.t(),
-                _ => continue,
-            };
-            m = m.max(v);
-        }
-        match insn.def().op {
-            Op::Call4 | Op::Callx4 => m.max(4),
-            Op::Call8 | Op::Callx8 => m.max(8),
-            Op::Call12 | Op::Callx12 => m.max(12),
-            Op::Entry => m.max(((self.ps() & ps::CALLINC) >> ps::CALLINC_SHIFT) * 4),
-            _ => m,
-        }
+    /// Run the pre-decoded instruction at `pc`: the window check, then its
+    /// handler (which needs no PC: every address it needs was decoded).
+    #[inline(always)]
+    fn exec<const TR: bool, B: Bus + ?Sized>(&mut self, d: &Pre, pc: u32, bus: &mut B) -> Exec<Flow> {
+        self.window_check(d.wmask as u32, pc)?;
+        exec::handler::<B, TR>(d.op)(self, d, bus)
     }
 
-    fn exec(&mut self, i: Insn, bus: &mut dyn Bus) -> Exec<Flow> {
-        use Op::*;
-        let (r, s, t) = (i.r(), i.s(), i.t());
-        let pc = self.pc;
-        let o = |k: usize| i.operand(i.def().ops[k], pc);
-        let ill = Err(Fault::Exc { cause: cause::ILLEGAL_INSTRUCTION, vaddr: None });
-        self.window_check(self.max_reg(&i))?;
-        let br = |c: bool, tgt: i64| Ok(if c { Flow::Jump(tgt as u32) } else { Flow::Next });
-        let (vs, vt) = (self.r(s), self.r(t));
-        match i.def().op {
-            Ill | IllN => return ill,
-            Nop | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync | Excw => {}
-            Ret | RetN => return Ok(Flow::Jump(self.r(0))),
-            Jx => return Ok(Flow::Jump(vs)),
-            Callx0 => {
-                self.w(0, pc.wrapping_add(3));
-                return Ok(Flow::Jump(vs));
-            }
-            Call0 => {
-                self.w(0, pc.wrapping_add(3));
-                return Ok(Flow::Jump(o(0) as u32));
-            }
-            J => return Ok(Flow::Jump(o(0) as u32)),
-            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
-                let n: u32 = match i.def().op {
-                    Call4 | Callx4 => 1,
-                    Call8 | Callx8 => 2,
-                    _ => 3,
-                };
-                let target = if matches!(i.def().op, Call4 | Call8 | Call12) { o(0) as u32 } else { vs };
-                self.w(n * 4, (n << 30) | (pc.wrapping_add(3) & 0x3fff_ffff));
-                let p = (self.ps() & !ps::CALLINC) | (n << ps::CALLINC_SHIFT);
-                self.set_ps(p);
-                return Ok(Flow::Jump(target));
-            }
-            Entry => {
-                let callinc = (self.ps() & ps::CALLINC) >> ps::CALLINC_SHIFT;
-                if s > 3 || self.ps() & (ps::WOE | ps::EXCM) != ps::WOE {
-                    return ill;
-                }
-                let v = self.r(s).wrapping_sub(o(1) as u32);
-                let p = ((self.wb() + callinc) * 4 + s) as usize % (self.nwin() as usize * 4);
-                self.ar[p] = v;
-                self.rotate(callinc as i32);
-                let wb = self.wb();
-                self.sregs[sr::WINDOWSTART as usize] |= 1 << wb;
-                self.last_write = Some((s as u8, v));
-            }
-            Retw | RetwN => {
-                let a0 = self.r(0);
-                let n = a0 >> 30;
-                let wb = self.wb();
-                let nw = self.nwin();
-                if n == 0 || (1..n).any(|k| self.ws_bit((wb + nw - k) % nw)) {
-                    return ill;
-                }
-                if !self.ws_bit((wb + nw - n) % nw) {
-                    // Underflow: the caller's frame is not in the registers.
-                    self.rotate(-(n as i32));
-                    let p = (self.ps() & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM;
-                    self.set_ps(p);
-                    self.sregs[sr::EPC1 as usize] = pc;
-                    let off = match n {
-                        1 => self.cfg.vectors.window_underflow4,
-                        2 => self.cfg.vectors.window_underflow8,
-                        _ => self.cfg.vectors.window_underflow12,
-                    };
-                    let vector = self.sregs[sr::VECBASE as usize] + off;
-                    self.pc = vector;
-                    return Err(Fault::Vectored { cause: u32::MAX, vector });
-                }
-                self.sregs[sr::WINDOWSTART as usize] &= !(1 << wb);
-                self.rotate(-(n as i32));
-                return Ok(Flow::Jump((a0 & 0x3fff_ffff) | (pc & 0xc000_0000)));
-            }
-            Movsp => {
-                let wb = self.wb();
-                let nw = self.nwin();
-                if (1..=3.min(nw - 1)).all(|k| !self.ws_bit((wb + nw - k) % nw)) {
-                    return Err(Fault::Exc { cause: cause::ALLOCA, vaddr: None });
-                }
-                self.w(t, vs);
-            }
-            Rotw => self.rotate(o(0) as i32),
-            Rfwo | Rfwu => {
-                let wb = self.wb();
-                if i.def().op == Rfwo {
-                    self.sregs[sr::WINDOWSTART as usize] &= !(1 << wb);
-                } else {
-                    self.sregs[sr::WINDOWSTART as usize] |= 1 << wb;
-                }
-                let owb = (self.ps() & ps::OWB) >> ps::OWB_SHIFT;
-                self.sregs[sr::WINDOWBASE as usize] = owb;
-                let p = self.ps() & !ps::EXCM;
-                self.set_ps(p);
-                return Ok(Flow::Jump(self.sregs[sr::EPC1 as usize]));
-            }
-            Rfe => {
-                let p = self.ps() & !ps::EXCM;
-                self.set_ps(p);
-                return Ok(Flow::Jump(self.sregs[sr::EPC1 as usize]));
-            }
-            Rfde => {
-                let p = self.ps() & !ps::EXCM;
-                self.set_ps(p);
-                return Ok(Flow::Jump(self.sregs[sr::DEPC as usize]));
-            }
-            Rfi => {
-                let level = s;
-                if !(2..=self.cfg.options.interrupt_levels as u32).contains(&level) {
-                    return ill;
-                }
-                let eps = self.sregs[(sr::EPS2 as u32 + level - 2) as usize];
-                self.set_ps(eps);
-                return Ok(Flow::Jump(self.sregs[(sr::EPC1 as u32 + level - 1) as usize]));
-            }
-            Syscall => return Err(Fault::Exc { cause: cause::SYSCALL, vaddr: None }),
-            Break | BreakN => return Err(Fault::Stop(Step::Break { s: s as u8, t: if i.def().op == Break { t as u8 } else { 0 } })),
-            Halt => return Err(Fault::Stop(Step::Halted)),
-            Simcall => return self.simcall(bus),
-            Rsil => {
-                let p = self.ps();
-                self.w(t, p);
-                self.set_ps((p & !ps::INTLEVEL) | s);
-            }
-            Waiti => {
-                let p = self.ps();
-                self.set_ps((p & !ps::INTLEVEL) | s);
-                self.waiting = true;
-            }
-            And => self.w(r, vs & vt),
-            Or => self.w(r, vs | vt),
-            Xor => self.w(r, vs ^ vt),
-            Add | AddN => self.w(r, vs.wrapping_add(vt)),
-            Addx2 => self.w(r, (vs << 1).wrapping_add(vt)),
-            Addx4 => self.w(r, (vs << 2).wrapping_add(vt)),
-            Addx8 => self.w(r, (vs << 3).wrapping_add(vt)),
-            Sub => self.w(r, vs.wrapping_sub(vt)),
-            Subx2 => self.w(r, (vs << 1).wrapping_sub(vt)),
-            Subx4 => self.w(r, (vs << 2).wrapping_sub(vt)),
-            Subx8 => self.w(r, (vs << 3).wrapping_sub(vt)),
-            Neg => self.w(r, vt.wrapping_neg()),
-            Abs => self.w(r, (vt as i32).unsigned_abs()),
-            Ssr => self.sregs[sr::SAR as usize] = vs & 31,
-            Ssl => self.sregs[sr::SAR as usize] = 32 - (vs & 31),
-            Ssa8l => self.sregs[sr::SAR as usize] = (vs & 3) * 8,
-            Ssa8b => self.sregs[sr::SAR as usize] = 32 - (vs & 3) * 8,
-            Ssai => self.sregs[sr::SAR as usize] = o(0) as u32,
-            Nsa => {
-                let v = vs ^ (((vs as i32) >> 31) as u32);
-                self.w(t, if v == 0 { 31 } else { v.leading_zeros() - 1 });
-            }
-            Nsau => self.w(t, vs.leading_zeros()),
-            Slli => self.w(r, vs << o(2)),
-            Srai => self.w(r, ((vt as i32) >> o(2)) as u32),
-            Srli => self.w(r, vt >> o(2)),
-            Extui => {
-                let (sh, bits) = (o(2) as u32, o(3) as u32);
-                self.w(r, (vt >> sh) & (((1u64 << bits) - 1) as u32));
-            }
-            Src => {
-                let sar = self.sregs[sr::SAR as usize] & 63;
-                self.w(r, ((((vs as u64) << 32) | vt as u64) >> sar.min(63)) as u32);
-            }
-            Srl => {
-                let sar = self.sregs[sr::SAR as usize] & 63;
-                self.w(r, ((vt as u64) >> sar.min(63)) as u32);
-            }
-            Sll => {
-                let sar = self.sregs[sr::SAR as usize] & 63;
-                self.w(r, ((vs as u64) << (32u32.saturating_sub(sar))) as u32);
-            }
-            Sra => {
-                let sar = self.sregs[sr::SAR as usize] & 63;
-                self.w(r, ((vt as i32 as i64) >> sar.min(63)) as u32);
-            }
-            Mul16u => self.w(r, (vs & 0xffff) * (vt & 0xffff)),
-            Mul16s => self.w(r, ((vs as i16 as i32) * (vt as i16 as i32)) as u32),
-            Mull => self.w(r, vs.wrapping_mul(vt)),
-            Muluh => self.w(r, ((vs as u64 * vt as u64) >> 32) as u32),
-            Mulsh => self.w(r, ((vs as i32 as i64 * vt as i32 as i64) >> 32) as u32),
-            Quou | Quos | Remu | Rems => {
-                if vt == 0 {
-                    return Err(Fault::Exc { cause: cause::INTEGER_DIVIDE_BY_ZERO, vaddr: None });
-                }
-                let v = match i.def().op {
-                    Quou => vs / vt,
-                    Remu => vs % vt,
-                    Quos => (vs as i32).wrapping_div(vt as i32) as u32,
-                    _ => (vs as i32).wrapping_rem(vt as i32) as u32,
-                };
-                self.w(r, v);
-            }
-            Min => self.w(r, (vs as i32).min(vt as i32) as u32),
-            Max => self.w(r, (vs as i32).max(vt as i32) as u32),
-            Minu => self.w(r, vs.min(vt)),
-            Maxu => self.w(r, vs.max(vt)),
-            Sext => {
-                let b = o(2) as u32;
-                let sh = 31 - b;
-                self.w(r, (((vs << sh) as i32) >> sh) as u32);
-            }
-            Clamps => {
-                let b = o(2) as u32;
-                let (lo, hi) = (-(1i64 << b), (1i64 << b) - 1);
-                self.w(r, (vs as i32 as i64).clamp(lo, hi) as u32);
-            }
-            Moveqz => {
-                if vt == 0 {
-                    self.w(r, vs)
-                }
-            }
-            Movnez => {
-                if vt != 0 {
-                    self.w(r, vs)
-                }
-            }
-            Movltz => {
-                if (vt as i32) < 0 {
-                    self.w(r, vs)
-                }
-            }
-            Movgez => {
-                if (vt as i32) >= 0 {
-                    self.w(r, vs)
-                }
-            }
-            Rsr => {
-                let v = self.read_sr(i.sr());
-                self.w(t, v);
-            }
-            Wsr => self.write_sr(i.sr(), vt),
-            Xsr => {
-                let old = self.read_sr(i.sr());
-                self.write_sr(i.sr(), vt);
-                self.w(t, old);
-            }
-            Movi | MoviN => {
-                let dst = if i.def().op == Movi { t } else { s };
-                self.w(dst, o(1) as u32);
-            }
-            Addi => self.w(t, vs.wrapping_add(o(2) as u32)),
-            Addmi => self.w(t, vs.wrapping_add(o(2) as u32)),
-            AddiN => self.w(r, vs.wrapping_add(o(2) as u32)),
-            MovN => self.w(t, vs),
-            Const16 => self.w(t, (vt << 16) | o(1) as u32),
-            L32r => {
-                let v = self.load(bus, o(1) as u32, Size::B4)?;
-                self.w(t, v);
-            }
-            L8ui | L16ui | L16si | L32i | L32iN | L32e => {
-                let off = o(2) as u32;
-                let addr = vs.wrapping_add(off);
-                let v = match i.def().op {
-                    L8ui => self.load(bus, addr, Size::B1)?,
-                    L16ui => self.load(bus, addr, Size::B2)?,
-                    L16si => self.load(bus, addr, Size::B2)? as i16 as i32 as u32,
-                    _ => self.load(bus, addr, Size::B4)?,
-                };
-                self.w(t, v);
-            }
-            S8i | S16i | S32i | S32iN | S32e => {
-                let addr = vs.wrapping_add(o(2) as u32);
-                let size = match i.def().op {
-                    S8i => Size::B1,
-                    S16i => Size::B2,
-                    _ => Size::B4,
-                };
-                self.store(bus, addr, size, vt)?;
-            }
-            Beqz | BeqzN => return br(vs == 0, o(1)),
-            Bnez | BnezN => return br(vs != 0, o(1)),
-            Bltz => return br((vs as i32) < 0, o(1)),
-            Bgez => return br((vs as i32) >= 0, o(1)),
-            Beqi => return br(vs as i32 as i64 == o(1), o(2)),
-            Bnei => return br(vs as i32 as i64 != o(1), o(2)),
-            Blti => return br((vs as i32 as i64) < o(1), o(2)),
-            Bgei => return br(vs as i32 as i64 >= o(1), o(2)),
-            Bltui => return br((vs as i64) < o(1), o(2)),
-            Bgeui => return br(vs as i64 >= o(1), o(2)),
-            Bnone => return br(vs & vt == 0, o(2)),
-            Bany => return br(vs & vt != 0, o(2)),
-            Ball => return br(!vs & vt == 0, o(2)),
-            Bnall => return br(!vs & vt != 0, o(2)),
-            Beq => return br(vs == vt, o(2)),
-            Bne => return br(vs != vt, o(2)),
-            Blt => return br((vs as i32) < (vt as i32), o(2)),
-            Bge => return br((vs as i32) >= (vt as i32), o(2)),
-            Bltu => return br(vs < vt, o(2)),
-            Bgeu => return br(vs >= vt, o(2)),
-            Bbc => return br(vs >> (vt & 31) & 1 == 0, o(2)),
-            Bbs => return br(vs >> (vt & 31) & 1 != 0, o(2)),
-            Bbci => return br(vs >> o(1) & 1 == 0, o(2)),
-            Bbsi => return br(vs >> o(1) & 1 != 0, o(2)),
-            Loop | Loopnez | Loopgtz => {
-                let end = o(1) as u32;
-                self.sregs[sr::LCOUNT as usize] = vs.wrapping_sub(1);
-                self.sregs[sr::LBEG as usize] = pc.wrapping_add(3);
-                self.sregs[sr::LEND as usize] = end;
-                let skip = match i.def().op {
-                    Loopnez => vs == 0,
-                    Loopgtz => (vs as i32) <= 0,
-                    _ => false,
-                };
-                if skip {
-                    return Ok(Flow::Jump(end));
-                }
-            }
-            // Configured for the oracle only (lx106): not executable here.
-            Rer | Wer | Ritlb0 | Iitlb | Pitlb | Witlb | Ritlb1 | Rdtlb0 | Idtlb | Pdtlb | Wdtlb | Rdtlb1 | Rfdo | Rfdd | L32ai | S32c1i
-            | S32ri => return ill,
-        }
-        Ok(Flow::Next)
+    /// [`Core::exec`] for the run loop: no trace, frequent instructions inlined.
+    #[inline(always)]
+    fn exec_run<B: Bus + ?Sized>(&mut self, d: &Pre, pc: u32, bus: &mut B) -> Exec<Flow> {
+        self.window_check(d.wmask as u32, pc)?;
+        exec::run_inline::<B>(self, d, bus)
     }
 
     /// SIMCALL semihosting (the calls QEMU's `sim` machine offers that the
     /// differential tests use): a2 = 1 exit(a3), a2 = 4 write(a3 fd, a4 buf, a5 len).
-    fn simcall(&mut self, bus: &mut dyn Bus) -> Exec<Flow> {
+    fn simcall<const TR: bool, B: Bus + ?Sized>(&mut self, bus: &mut B) -> Exec<Flow> {
         match self.r(2) {
-            1 => Err(Fault::Stop(Step::Exit(self.r(3)))),
+            1 => Err(self.trap(Fault::Stop(Step::Exit(self.r(3))))),
             4 => {
                 let (buf, len) = (self.r(4), self.r(5));
                 for k in 0..len.min(1 << 16) {
-                    let b = self.load(bus, buf.wrapping_add(k), Size::B1)?;
+                    let b = self.load::<TR, B>(bus, buf.wrapping_add(k), Size::B1)?;
                     self.console.push(b as u8);
                 }
-                self.w(2, len);
+                self.w::<TR>(2, len);
                 Ok(Flow::Next)
             }
             _ => {
-                self.w(2, u32::MAX);
+                self.w::<TR>(2, u32::MAX);
                 Ok(Flow::Next)
             }
         }

@@ -14,10 +14,12 @@ pub use config::Options;
 pub use isa::{decode, Insn};
 pub mod asm;
 pub mod bus;
+pub mod codecache;
 pub mod core;
+pub mod predecode;
 pub mod elf;
 pub mod firmware;
 
-pub use self::core::{Core, Retire, Step};
+pub use self::core::{ArchState, Core, Retire, Step};
 pub use bus::{Bus, BusError, MemorySpace, RegionSpec, Size};
 pub use config::CoreConfig;
