@@ -118,8 +118,8 @@ impl Window {
     /// Offset into the arena of `addr..addr + n`, if it lies in this window.
     #[inline(always)]
     fn at(&self, addr: u32, n: u32) -> Option<usize> {
-        let off = addr.wrapping_sub(self.base);
-        (off < self.size && n <= self.size - off).then_some(self.start + off as usize)
+        let off = addr.wrapping_sub(self.base) as u64;
+        (off + n as u64 <= self.size as u64).then_some(self.start + off as usize)
     }
 }
 
