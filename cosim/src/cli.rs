@@ -75,6 +75,47 @@ pub enum Format {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum FpgaCmd {
+    /// Synthesize, place and route a generation's prototype (the host-link
+    /// bridge and the top) for a board and write its bitstream and report.
+    Build {
+        #[arg(long, value_enum)]
+        arch: ArchArg,
+        /// A built-in board (`ulx3s-85f`) or a board .toml file.
+        #[arg(long, default_value = "ulx3s-85f")]
+        board: String,
+        /// The design clock (the PLL makes it; timing is met against it).
+        #[arg(long, default_value_t = f64::from(tpb_hdl::proto::DEFAULT_CLOCK_HZ) / 1e6)]
+        clock_mhz: f64,
+        /// The host link's rate.
+        #[arg(long, default_value_t = tpb_hdl::proto::DEFAULT_BAUD)]
+        baud: u32,
+        /// 1 KiB memories instead of the prototype's (a quicker build).
+        #[arg(long)]
+        small: bool,
+        /// Where everything goes (default: build/fpga/<arch>-<board>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// nextpnr's threads (default: the machine's cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Print the openFPGALoader command that loads a bitstream on the board
+    /// (nothing is run: no board is attached here).
+    Program {
+        #[arg(long, default_value = "ulx3s-85f")]
+        board: String,
+        /// The .bit `tpb fpga build` wrote.
+        bit: PathBuf,
+        /// Write the SPI flash instead of the FPGA's SRAM.
+        #[arg(long)]
+        flash: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum WavesCmd {
     /// Draw a timing diagram (SVG) of a signal group.
     Render {
@@ -138,6 +179,11 @@ pub enum Command {
     Waves {
         #[command(subcommand)]
         what: WavesCmd,
+    },
+    /// The FPGA prototype: build a bitstream for a board, or print how to load it.
+    Fpga {
+        #[command(subcommand)]
+        what: FpgaCmd,
     },
     /// Print a generation's register map in one of the generated formats.
     Regmap {
@@ -649,6 +695,33 @@ fn run_command(command: Command) -> Result<(), CliError> {
             let svg = crate::waves::render(&file, arch.into(), &signals, from, to)?;
             write(&out, &svg)?;
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
+            Ok(())
+        }
+        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads } } => {
+            use tpb_hdl::fpga::{board::Board, flow};
+            let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+            let arch: Arch = arch.into();
+            let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
+            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads };
+            let t0 = std::time::Instant::now();
+            let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
+            let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
+            print!("{}", r.markdown());
+            println!("report: {}", opts.out.join("report.md").display());
+            println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
+            if !r.meets_timing() {
+                return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));
+            }
+            Ok(())
+        }
+        Command::Fpga { what: FpgaCmd::Program { board, bit, flash } } => {
+            let board = tpb_hdl::fpga::board::Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+            if !bit.exists() {
+                return Err(CliError::Other(format!("{}: no such bitstream (build it with `tpb fpga build`)", bit.display())));
+            }
+            println!("{}", tpb_hdl::fpga::flow::program_command(&board, &bit, flash));
             Ok(())
         }
         Command::Waves { what: WavesCmd::Gtkw { file, arch, out } } => {

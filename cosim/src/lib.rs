@@ -4,8 +4,10 @@
 //! built by `build.rs` from `hdl/generated/`), a TPB top under Verilator
 //! ([`dut::Dut`]), the co-simulation scheduler that puts the behavioural Q7
 //! cores and the host HAL on its ports ([`sched`]), and the commands of the
-//! `tpb` command line ([`cli`]), and waveform inspection ([`waves`]: signal
-//! groups, GTKWave save files, SVG timing diagrams).
+//! `tpb` command line ([`cli`]), waveform inspection ([`waves`]: signal
+//! groups, GTKWave save files, SVG timing diagrams), and the FPGA
+//! prototype under Verilator behind a pseudo-terminal ([`serial`], with the
+//! bit-level UART line of [`uart`]).
 
 pub mod cli;
 pub mod dut;
@@ -14,6 +16,8 @@ pub mod mesh;
 pub mod regen;
 pub mod scenario;
 pub mod sched;
+pub mod serial;
+pub mod uart;
 pub mod verilator;
 pub mod vlbuild;
 pub mod vlgen;

@@ -201,13 +201,17 @@ module cayman_tpb_top(
 
     // Registers
     reg err_q;
+    reg zero_q;
     initial begin
         err_q = 1'h0;
+        zero_q = 1'h0;
     end
 
     // Combinational signals
     reg [31:0] q7_off;
     reg q7_sel;
+    reg zero_ok;
+    reg past_hit;
     reg aligned;
     reg req_go;
     reg hit;
@@ -2267,6 +2271,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         hit = 1'b0;
+        past_hit = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
             if (lr_off[32'hc +: 4] == 32'h0) begin
                 hit = 1'b1;
@@ -2354,20 +2359,35 @@ module cayman_tpb_top(
             if ((req_addr & seq_mask) == seq_dram_base) begin
                 hit = 1'b1;
             end
+        end else if ((req_go & aligned) & zero_ok) begin
+            if (((req_addr & seq_mask) == seq_iram_base) | ((req_addr & seq_mask) == seq_dram_base)) begin
+                past_hit = 1'b1;
+                hit = 1'b1;
+            end
         end
         if ((req_go & aligned) & ((req_addr & ctrl_mask) == ctrl_base)) begin
             if (((req_addr & ~ctrl_mask) & ctrl_built) == 32'h0) begin
+                hit = 1'b1;
+            end else if (zero_ok) begin
+                past_hit = 1'b1;
                 hit = 1'b1;
             end
         end
         if ((req_go & aligned) & ((req_addr & slot_mask) == slot_base)) begin
             if (((req_addr & ~slot_mask) & slot_built) == 32'h0) begin
                 hit = 1'b1;
+            end else if (zero_ok) begin
+                past_hit = 1'b1;
+                hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & hwd_mask) == hwd_base)) begin
             hit = 1'b1;
         end
+    end
+
+    always @(*) begin
+        zero_ok = ~req_write | (req_wdata == 32'h0);
     end
 
     always @(*) begin
@@ -3355,7 +3375,7 @@ module cayman_tpb_top(
         end else if (nx$0$rsp_valid) begin
             rsp_valid = 1'b1;
         end else begin
-            rsp_valid = err_q;
+            rsp_valid = err_q | zero_q;
         end
     end
 
@@ -3505,8 +3525,10 @@ module cayman_tpb_top(
 
     always @(posedge clock) begin
         err_q <= req_go & ~hit;
+        zero_q <= past_hit;
         if (reset) begin
             err_q <= 1'b0;
+            zero_q <= 1'b0;
         end
     end
 
@@ -7395,11 +7417,15 @@ module cayman_tpb_top__cluster(
     localparam iram_hi = 32'hfffe0000;
     localparam dram_hi = 32'hfffc0000;
     localparam dram_offset = 32'h80000;
+    localparam iram_region_hi = 32'hfffe0000;
+    localparam dram_region_hi = 32'hfffc0000;
 
     // Registers
     reg err_q;
+    reg zero_q;
     initial begin
         err_q = 1'h0;
+        zero_q = 1'h0;
     end
 
     // Combinational signals
@@ -7407,6 +7433,7 @@ module cayman_tpb_top__cluster(
     reg hit;
     reg in_iram;
     reg in_dram;
+    reg past_built;
     reg core$0$pio_dram;
     reg [15:0] core$0$pio_dword;
     reg [14:0] core$0$pio_iword;
@@ -7767,29 +7794,57 @@ module cayman_tpb_top__cluster(
     end
 
     always @(*) begin
+        past_built = (((off & iram_region_hi) == 32'h0) & ~in_iram) | (((off & dram_region_hi) == dram_offset) & ~in_dram);
+    end
+
+    always @(*) begin
         hit = 1'b0;
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
     end
@@ -8236,7 +8291,7 @@ module cayman_tpb_top__cluster(
         end else if (core$0$pio_rvalid) begin
             rsp_valid = 1'b1;
         end else begin
-            rsp_valid = err_q;
+            rsp_valid = err_q | zero_q;
         end
     end
 
@@ -8296,8 +8351,10 @@ module cayman_tpb_top__cluster(
 
     always @(posedge clock) begin
         err_q <= req_valid & ~hit;
+        zero_q <= (req_valid & hit) & past_built;
         if (reset) begin
             err_q <= 1'b0;
+            zero_q <= 1'b0;
         end
     end
 

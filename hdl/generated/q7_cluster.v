@@ -151,11 +151,15 @@ module q7_cluster(
     localparam iram_hi = 32'hfffffc00;
     localparam dram_hi = 32'hfffffc00;
     localparam dram_offset = 32'h80000;
+    localparam iram_region_hi = 32'hfffe0000;
+    localparam dram_region_hi = 32'hfffc0000;
 
     // Registers
     reg err_q;
+    reg zero_q;
     initial begin
         err_q = 1'h0;
+        zero_q = 1'h0;
     end
 
     // Combinational signals
@@ -163,6 +167,7 @@ module q7_cluster(
     reg hit;
     reg in_iram;
     reg in_dram;
+    reg past_built;
     reg core$0$pio_dram;
     reg [7:0] core$0$pio_dword;
     reg [7:0] core$0$pio_iword;
@@ -523,29 +528,57 @@ module q7_cluster(
     end
 
     always @(*) begin
+        past_built = (((off & iram_region_hi) == 32'h0) & ~in_iram) | (((off & dram_region_hi) == dram_offset) & ~in_dram);
+    end
+
+    always @(*) begin
         hit = 1'b0;
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$0)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$1)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$2)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$3)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$4)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$5)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & (in_iram | in_dram)) begin
             hit = 1'b1;
         end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$6)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
+            hit = 1'b1;
+        end
         if (((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & (in_iram | in_dram)) begin
+            hit = 1'b1;
+        end
+        if ((((((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & core_mask) == core_base$7)) & past_built) & (~req_write | (req_wdata == 32'h0))) begin
             hit = 1'b1;
         end
     end
@@ -992,7 +1025,7 @@ module q7_cluster(
         end else if (core$0$pio_rvalid) begin
             rsp_valid = 1'b1;
         end else begin
-            rsp_valid = err_q;
+            rsp_valid = err_q | zero_q;
         end
     end
 
@@ -1052,8 +1085,10 @@ module q7_cluster(
 
     always @(posedge clock) begin
         err_q <= req_valid & ~hit;
+        zero_q <= (req_valid & hit) & past_built;
         if (reset) begin
             err_q <= 1'b0;
+            zero_q <= 1'b0;
         end
     end
 

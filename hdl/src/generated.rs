@@ -36,7 +36,18 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, GenError> {
         out.push(VerilogFile { file_name: format!("{module}.v"), module, arch, block: b.name.clone(), text });
     }
     out.push(top_file(&map, false).map_err(|source| GenError::Layout { arch: arch.name(), source })?);
+    out.push(proto_file(&map, crate::proto::ProtoSize::Default, crate::proto::DEFAULT_UART_DIV).map_err(|source| GenError::Layout { arch: arch.name(), source })?);
     Ok(out)
+}
+
+/// The FPGA prototype of a generation (`hdl/src/proto.rs`: the host-link
+/// bridge and the top): checked in as `<arch>_tpb_proto.v` with the default
+/// memories and UART; `tpb fpga build` writes its own with its parameters.
+pub fn proto_file(map: &regmap::RegMap, size: crate::proto::ProtoSize, div: u32) -> Result<VerilogFile, crate::top::LayoutError> {
+    let module = format!("{}_tpb_proto", map.arch.name());
+    let body = crate::proto::verilog(map, size, div, &module)?;
+    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/proto.rs + hdl/src/host_link.rs + hdl/src/top.rs + the register maps"), body);
+    Ok(VerilogFile { file_name: format!("{module}.v"), module, arch: map.arch, block: "tpb_proto".into(), text })
 }
 
 /// The TPB top of a generation: full-size memories (the Verilator target,
@@ -50,7 +61,8 @@ pub fn top_file(map: &regmap::RegMap, fpga: bool) -> Result<VerilogFile, crate::
 }
 
 /// The hand-written blocks (not generated from a map): the EVT_SEM unit of
-/// every generation, the HW-decode CAM of CAYMAN/MARIANA, and, as stand-alone
+/// every generation, the HW-decode CAM of CAYMAN/MARIANA, the FPGA
+/// prototype's host-link bridge (its default UART) and, as stand-alone
 /// instances for the FPGA report, the Q7 cluster (CAYMAN's BAR0 layout with
 /// 1 KiB memories; every top has its own inside) and the SEQ DMA engine.
 pub fn common_verilog_files() -> Vec<VerilogFile> {
@@ -60,6 +72,7 @@ pub fn common_verilog_files() -> Vec<VerilogFile> {
     };
     vec![
         one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), "evt_sem")),
+        one("host_bridge", "hdl/src/host_link.rs", crate::verilog::of(&mut crate::host_link::HostBridge::new(crate::proto::DEFAULT_UART_DIV), "host_bridge")),
         one("hw_decode", "hdl/src/hw_decode.rs", crate::verilog::of(&mut crate::hw_decode::HwDecodeCam::default(), "hw_decode")),
         one("q7_cluster", "hdl/src/q7_cluster.rs", crate::verilog::of(&mut q7_cluster_block(), "q7_cluster")),
         one("seq_dma", "hdl/src/seq_dma.rs", crate::verilog::of(&mut crate::seq_dma::SeqDma::<{ crate::seq_dma::DEFAULT_AW }>::default(), "seq_dma")),
@@ -70,7 +83,7 @@ pub fn common_verilog_files() -> Vec<VerilogFile> {
 pub fn q7_cluster_block() -> crate::q7_cluster::Q7Cluster<8, 8> {
     let p = &regmap::builtin(Arch::Cayman).expect("built-in map").params;
     let l = p.q7_layout(p.q7.pooling.owner).expect("pooling layout");
-    crate::q7_cluster::Q7Cluster::new(l.core_stride as u32, (l.params.iram_size + l.params.iram_rsvd) as u32)
+    crate::q7_cluster::Q7Cluster::new(l.core_stride as u32, (l.params.iram_size + l.params.iram_rsvd) as u32, l.params.iram_size as u32, l.params.dram_size as u32)
 }
 
 /// Directory of the checked-in Verilog.

@@ -8,7 +8,10 @@
 //! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files.
 
 pub mod evt_sem;
+pub mod fpga;
 pub mod generated;
+pub mod host_link;
+pub mod proto;
 pub mod hw_decode;
 pub mod q7_cluster;
 pub mod ram;

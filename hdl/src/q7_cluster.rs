@@ -13,9 +13,11 @@
 //! `[bar0]`): core `n` IRAM at `n * stride`, its DRAM at
 //! `n * stride + dram_offset` with `dram_offset = iram_size + iram_rsvd` and
 //! `stride = iram_size + iram_rsvd + dram_size + dram_rsvd`. Reads and writes
-//! are whole 4-byte words; a misaligned address, a reserved gap, an address
-//! past the memory that is built (FPGA builds build less than the layout
-//! reserves) or past core 7 answer `rsp_err` and change nothing. PIO never
+//! are whole 4-byte words; a misaligned address, a reserved gap or an
+//! address past core 7 answer `rsp_err` and change nothing. A memory built
+//! smaller than its region (FPGA builds, `[D]`) reads as zero past its built
+//! size and takes writes of zero there (a ucode image's zero pad); a
+//! non-zero write there answers `rsp_err`. PIO never
 //! waits: it takes priority over the cores' ports (the HAL installs ucode
 //! while the cores are stalled).
 //!
@@ -37,7 +39,7 @@
 //!
 //! ```
 //! use tpb_hdl::q7_cluster::Q7Cluster;
-//! let mut c = Q7Cluster::<8, 8>::new(0x20000, 0x10000);
+//! let mut c = Q7Cluster::<8, 8>::new(0x20000, 0x10000, 0x10000, 0x10000);
 //! let v = tpb_hdl::verilog::of(&mut c, "q7_cluster");
 //! assert!(v.contains("module q7_cluster"));
 //! ```
@@ -279,24 +281,34 @@ pub struct Q7Cluster<const IW: usize, const DW: usize> {
     iram_hi: Constant<Bits<32>>,
     dram_hi: Constant<Bits<32>>,
     dram_offset: Constant<Bits<32>>,
+    iram_region_hi: Constant<Bits<32>>,
+    dram_region_hi: Constant<Bits<32>>,
     err_q: DFF<Bit>,
+    zero_q: DFF<Bit>,
     off: Signal<Local, Bits<32>>,
     hit: Signal<Local, Bit>,
     in_iram: Signal<Local, Bit>,
     in_dram: Signal<Local, Bit>,
+    past_built: Signal<Local, Bit>,
 }
 
 impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
-    /// A cluster with the BAR0 layout `stride` (bytes per core) and
-    /// `dram_offset` (DRAM offset within a core's stride); both come from
-    /// `tpb_regmap::Q7Layout`. Panics on a layout the memories don't fit,
-    /// which `arch.toml`'s loader already refuses.
-    pub fn new(stride: u32, dram_offset: u32) -> Self {
+    /// A cluster with the BAR0 layout `stride` (bytes per core),
+    /// `dram_offset` (DRAM offset within a core's stride) and the IRAM and
+    /// DRAM regions' sizes (the memories built may be smaller); all come
+    /// from `tpb_regmap::Q7Layout`. Panics on a layout the memories don't
+    /// fit, which `arch.toml`'s loader already refuses.
+    pub fn new(stride: u32, dram_offset: u32, iram_region: u32, dram_region: u32) -> Self {
         let (iram_bytes, dram_bytes) = (4u64 << IW, 4u64 << DW);
         assert!(stride.is_power_of_two(), "Q7 core stride {stride:#x} must be a power of two");
         assert!(iram_bytes <= u64::from(dram_offset), "IRAM larger than the DRAM offset");
         assert!(u64::from(dram_offset) % dram_bytes == 0, "DRAM offset {dram_offset:#x} not aligned to the DRAM size");
         assert!(u64::from(dram_offset) + dram_bytes <= u64::from(stride), "DRAM past the core stride");
+        assert!(iram_region.is_power_of_two() && u64::from(iram_region) >= iram_bytes && iram_region <= dram_offset, "IRAM region {iram_region:#x}");
+        assert!(
+            dram_region.is_power_of_two() && u64::from(dram_region) >= dram_bytes && dram_offset % dram_region == 0 && u64::from(dram_offset) + u64::from(dram_region) <= u64::from(stride),
+            "DRAM region {dram_region:#x}"
+        );
         let c32 = |v: u64| Constant::new((v & 0xffff_ffff).into());
         Q7Cluster {
             clock: Default::default(),
@@ -333,11 +345,15 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
             iram_hi: c32(!(iram_bytes - 1)),
             dram_hi: c32(!(dram_bytes - 1)),
             dram_offset: c32(u64::from(dram_offset)),
+            iram_region_hi: c32(!(u64::from(iram_region) - 1)),
+            dram_region_hi: c32(!(u64::from(dram_region) - 1)),
             err_q: Default::default(),
+            zero_q: Default::default(),
             off: Default::default(),
             hit: Default::default(),
             in_iram: Default::default(),
             in_dram: Default::default(),
+            past_built: Default::default(),
         }
     }
 }
@@ -345,13 +361,16 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
 impl<const IW: usize, const DW: usize> Logic for Q7Cluster<IW, DW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, err_q);
+        dff_setup!(self, clock, err_q, zero_q);
         self.off.next = self.req_addr.val() & self.off_mask.val();
         self.in_iram.next = (self.off.val() & self.iram_hi.val()) == 0;
         self.in_dram.next = (self.off.val() & self.dram_hi.val()) == self.dram_offset.val();
+        // In a memory's region but past what is built; only reads and writes of zero.
+        self.past_built.next = (((self.off.val() & self.iram_region_hi.val()) == 0) & !self.in_iram.val())
+            | (((self.off.val() & self.dram_region_hi.val()) == self.dram_offset.val()) & !self.in_dram.val());
         self.hit.next = false;
         self.running.next = !self.run_stall.val() & !self.halted.val();
-        self.rsp_valid.next = self.err_q.q.val();
+        self.rsp_valid.next = self.err_q.q.val() | self.zero_q.q.val();
         self.rsp_err.next = self.err_q.q.val();
         self.rsp_rdata.next = 0.into();
         for i in 0..CORES {
@@ -367,6 +386,16 @@ impl<const IW: usize, const DW: usize> Logic for Q7Cluster<IW, DW> {
                 & (self.in_iram.val() | self.in_dram.val())
             {
                 self.core[i].pio_valid.next = true;
+                self.hit.next = true;
+            }
+            if self.req_valid.val()
+                & !self.reset.val()
+                & !self.req_addr.val().get_bit(0)
+                & !self.req_addr.val().get_bit(1)
+                & ((self.req_addr.val() & self.core_mask.val()) == self.core_base[i].val())
+                & self.past_built.val()
+                & (!self.req_write.val() | (self.req_wdata.val() == 0))
+            {
                 self.hit.next = true;
             }
             self.core[i].pio_write.next = self.req_write.val();
@@ -395,8 +424,10 @@ impl<const IW: usize, const DW: usize> Logic for Q7Cluster<IW, DW> {
             self.ls_err[i].next = self.core[i].ls_err.val();
         }
         self.err_q.d.next = self.req_valid.val() & !self.hit.val();
+        self.zero_q.d.next = self.req_valid.val() & self.hit.val() & self.past_built.val();
         if self.reset.val() {
             self.err_q.d.next = false;
+            self.zero_q.d.next = false;
         }
     }
 }

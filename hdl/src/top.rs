@@ -20,8 +20,10 @@
 //! [`TopLayout::of`]; the per-engine local-register bases the seeds lost are
 //! `[D]` values in that data, never in this file. `tpb regmap --arch A`
 //! prints the map. An address no block decodes, or a misaligned one, answers
-//! `rsp_err` one cycle later and changes nothing. Memories built smaller than
-//! their BAR0 region (FPGA builds) answer `rsp_err` past the built size.
+//! `rsp_err` one cycle later and changes nothing. A memory built smaller than
+//! its BAR0 region (FPGA builds, `[D]`) reads as zero past the built size and
+//! takes writes of zero there (a ucode image's zero pad); a non-zero write
+//! there answers `rsp_err`.
 //!
 //! ## Ports
 //! - `clock`, `reset` (synchronous, active high); the BAR0 port `req_*` /
@@ -118,7 +120,7 @@ fn driver<T: Block + TopPins + Send + 'static>(t: T) -> Box<dyn TopSim + Send> {
 /// Run `f` on a thread with a large stack: a top is ~450 KB by value and its
 /// construction (with the copies a debug build makes) overflows the 2 MiB
 /// stack of a test thread.
-fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+pub(crate) fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(f)
@@ -211,6 +213,9 @@ pub struct TopLayout {
     pub q7: Window,
     pub q7_stride: u32,
     pub q7_dram_offset: u32,
+    /// The IRAM and DRAM regions of one Q7 core (a build may make less).
+    pub q7_iram_size: u32,
+    pub q7_dram_size: u32,
     /// The HW-decode CAM + table (CAYMAN/MARIANA).
     pub hw_decode: Option<Window>,
     /// SUNDA's TOP_SP host_trigger/stop registers (offset within TOP_SP's aperture).
@@ -282,6 +287,8 @@ impl TopLayout {
             q7,
             q7_stride: q7l.core_stride as u32,
             q7_dram_offset: (q7l.params.iram_size + q7l.params.iram_rsvd) as u32,
+            q7_iram_size: q7l.params.iram_size as u32,
+            q7_dram_size: q7l.params.dram_size as u32,
             hw_decode,
             top_sp_regs,
         })
@@ -389,6 +396,9 @@ macro_rules! tpb_top {
             q7_off: Signal<Local, Bits<32>>,
             q7_sel: Signal<Local, Bit>,
             err_q: DFF<Bit>,
+            zero_q: DFF<Bit>,
+            zero_ok: Signal<Local, Bit>,
+            past_hit: Signal<Local, Bit>,
             aligned: Signal<Local, Bit>,
             req_go: Signal<Local, Bit>,
             hit: Signal<Local, Bit>,
@@ -457,7 +467,7 @@ macro_rules! tpb_top {
                     win: std::array::from_fn(|_| Default::default()),
                     q7regs: Default::default(),
                     tpb: Default::default(),
-                    cluster: Q7Cluster::new($lay.q7_stride, $lay.q7_dram_offset),
+                    cluster: Q7Cluster::new($lay.q7_stride, $lay.q7_dram_offset, $lay.q7_iram_size, $lay.q7_dram_size),
                     seq_iram: Default::default(),
                     seq_dram: Default::default(),
                     ctrl_spad: Default::default(),
@@ -487,6 +497,9 @@ macro_rules! tpb_top {
                     q7_off: Default::default(),
                     q7_sel: Default::default(),
                     err_q: Default::default(),
+                    zero_q: Default::default(),
+                    zero_ok: Default::default(),
+                    past_hit: Default::default(),
                     aligned: Default::default(),
                     req_go: Default::default(),
                     hit: Default::default(),
@@ -504,13 +517,15 @@ macro_rules! tpb_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, err_q);
+                dff_setup!($s, clock, err_q, zero_q);
                 $s.aligned.next = !$s.req_addr.val().get_bit(0) & !$s.req_addr.val().get_bit(1);
                 $s.lr_off.next = $s.req_addr.val() & !$s.lr_mask.val();
                 $s.req_go.next = $s.req_valid.val() & !$s.reset.val();
                 $s.hit.next = false;
-                $s.rsp_valid.next = $s.err_q.q.val();
+                $s.rsp_valid.next = $s.err_q.q.val() | $s.zero_q.q.val();
                 $s.rsp_err.next = $s.err_q.q.val();
+                $s.zero_ok.next = !$s.req_write.val() | ($s.req_wdata.val() == 0);
+                $s.past_hit.next = false;
                 $s.rsp_rdata.next = 0.into();
                 $s.nx_stall.next = 0.into();
                 $s.notif.next = 0.into();
@@ -744,6 +759,7 @@ macro_rules! tpb_top {
                 $s.ctrl_spad.pio_valid.next = false;
                 $s.slot_spad.pio_valid.next = false;
                 $s.mem_off.next = $s.req_addr.val() & !$s.seq_mask.val();
+                // Past a memory's built size: reads give 0, writes of 0 are taken.
                 if $s.req_go.val() & $s.aligned.val() & (($s.mem_off.val() & $s.seq_built.val()) == 0) {
                     if ($s.req_addr.val() & $s.seq_mask.val()) == $s.seq_iram_base.val() {
                         $s.seq_iram.pio_valid.next = true;
@@ -753,16 +769,27 @@ macro_rules! tpb_top {
                         $s.seq_dram.pio_valid.next = true;
                         $s.hit.next = true;
                     }
+                } else if $s.req_go.val() & $s.aligned.val() & $s.zero_ok.val() {
+                    if (($s.req_addr.val() & $s.seq_mask.val()) == $s.seq_iram_base.val()) | (($s.req_addr.val() & $s.seq_mask.val()) == $s.seq_dram_base.val()) {
+                        $s.past_hit.next = true;
+                        $s.hit.next = true;
+                    }
                 }
                 if $s.req_go.val() & $s.aligned.val() & (($s.req_addr.val() & $s.ctrl_mask.val()) == $s.ctrl_base.val()) {
                     if (($s.req_addr.val() & !$s.ctrl_mask.val()) & $s.ctrl_built.val()) == 0 {
                         $s.ctrl_spad.pio_valid.next = true;
+                        $s.hit.next = true;
+                    } else if $s.zero_ok.val() {
+                        $s.past_hit.next = true;
                         $s.hit.next = true;
                     }
                 }
                 if $s.req_go.val() & $s.aligned.val() & (($s.req_addr.val() & $s.slot_mask.val()) == $s.slot_base.val()) {
                     if (($s.req_addr.val() & !$s.slot_mask.val()) & $s.slot_built.val()) == 0 {
                         $s.slot_spad.pio_valid.next = true;
+                        $s.hit.next = true;
+                    } else if $s.zero_ok.val() {
+                        $s.past_hit.next = true;
                         $s.hit.next = true;
                     }
                 }
@@ -818,8 +845,10 @@ macro_rules! tpb_top {
                 $($extra_update)*
                 // ---- nothing decoded the request: error next cycle ----
                 $s.err_q.d.next = $s.req_go.val() & !$s.hit.val();
+                $s.zero_q.d.next = $s.past_hit.val();
                 if $s.reset.val() {
                     $s.err_q.d.next = false;
+                    $s.zero_q.d.next = false;
                 }
             }
         }

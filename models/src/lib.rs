@@ -9,6 +9,7 @@ pub use tpb_regmap as regmap;
 pub mod csr;
 pub mod golden;
 pub mod hal;
+pub mod hostlink;
 pub mod ncfw;
 pub mod regs;
 pub mod xtensa;

@@ -361,3 +361,30 @@ fn moves_that_would_change_the_meaning_are_refused_with_the_places() {
     assert!(matches!(&e, LowerError::Latch { signal, .. } if signal == "y"), "{e}");
     assert!(e.to_string().contains("not assigned on every path through update (a latch)"), "{e}");
 }
+
+/// A block whose field is a Verilog keyword.
+#[derive(LogicBlock, Default)]
+struct Keyworded {
+    clock: Signal<In, Clock>,
+    out: Signal<Out, Bits<4>>,
+    buf: DFF<Bits<4>>,
+}
+
+impl Logic for Keyworded {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, buf);
+        self.buf.d.next = self.buf.q.val() + 1;
+        self.out.next = self.buf.q.val();
+    }
+}
+
+/// `reg [3:0] buf` does not parse (`buf` is a gate primitive): such a name is
+/// refused before any Verilog is written, naming the field.
+#[test]
+fn a_keyword_as_a_name_is_refused() {
+    match try_of(&mut Keyworded::default(), "kw") {
+        Err(e @ EmitError::Keyword { .. }) => assert_eq!(e.to_string(), "kw: `buf` is a Verilog/SystemVerilog keyword and cannot name a signal or an instance; rename the field"),
+        other => panic!("{:?}", other.map(|_| "Verilog")),
+    }
+}

@@ -137,8 +137,12 @@ struct Bench {
 
 impl Bench {
     fn new(arch: Arch) -> Bench {
+        Bench::with(arch, false)
+    }
+    fn with(arch: Arch, fpga: bool) -> Bench {
         let map = builtin(arch).unwrap();
-        let mut b = Bench { rtl: simulator(&map, false).unwrap(), gold: TopModel::new(&map, MemBits::full(&map.params)), pins: Default::default(), cycle: 0 };
+        let mem = if fpga { MemBits::fpga() } else { MemBits::full(&map.params) };
+        let mut b = Bench { rtl: simulator(&map, fpga).unwrap(), gold: TopModel::new(&map, mem), pins: Default::default(), cycle: 0 };
         b.step(true, None);
         // The EVT_SEM units clear their 256 semaphores after reset.
         for _ in 0..tpb_models::golden::evt_sem::CLEAR_CYCLES {
@@ -282,6 +286,38 @@ fn bad_bar0_accesses_are_errors_that_change_nothing() {
         assert!(r.valid && r.err, "{what} ({addr:#x}): {r:?}");
     }
     assert_eq!(b.read(iram0), 0x1234_5678, "nothing changed");
+}
+
+/// A memory built smaller than its region (the FPGA-sized tops) reads as
+/// zero past its built size and takes writes of zero there (a ucode image's
+/// zero pad), refuses other writes there, and keeps its reserved gaps
+/// errors; the RTL and the golden model agree on every response.
+#[test]
+fn fpga_sized_memories_read_zero_past_their_size_and_take_only_zero_writes() {
+    let arch = Arch::Cayman;
+    let map = builtin(arch).unwrap();
+    let mut b = Bench::with(arch, true);
+    let l = map.params.q7_layout(map.params.q7.pooling.owner).unwrap();
+    let region = |name: &str| map.params.bar0_regions().iter().find(|r| r.name == name).unwrap().region.base as u32;
+    let built = 4u32 << MemBits::fpga().q7_iram;
+    for (what, base) in [
+        ("Q7 IRAM", l.iram(3) as u32),
+        ("Q7 DRAM", l.dram(3) as u32),
+        ("SEQ IRAM", region("seq.iram")),
+        ("SEQ DRAM", region("seq.dram")),
+        ("CTRL SPAD", region("top_sp.ctrl_spad")),
+        ("SLOT SPAD", region("top_sp.slot_spad")),
+    ] {
+        b.write(base, 0x1111_0000 | built);
+        let past = base + built + 8;
+        b.write(past, 0);
+        assert_eq!(b.read(past), 0, "{what}: past the built size reads 0");
+        let r = b.access(true, past, 5);
+        assert!(r.valid && r.err, "{what}: a non-zero write past the built size is refused: {r:?}");
+        assert_eq!(b.read(base), 0x1111_0000 | built, "{what}: the built memory is untouched");
+    }
+    let r = b.access(true, l.iram(0) as u32 + l.params.iram_size as u32, 0);
+    assert!(r.valid && r.err, "the reserved gap after a Q7 IRAM stays an error, zero or not: {r:?}");
 }
 
 /// The HAL's `stpb_init` over the RTL top's BAR0 port. Zero words of a

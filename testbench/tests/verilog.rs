@@ -131,7 +131,7 @@ fn yosys_cells(path: &Path, module: &str) -> (u64, u64) {
 /// One test per generation so the test runner spreads them over the cores.
 fn yosys_synthesizes(arch: &str) {
     println!("{:<28} {:>8} {:>8}", "module", "cells", "flops");
-    for (module, path) in verilog_files().into_iter().filter(|(m, _)| m.starts_with(arch) && !m.ends_with("_tpb_top")) {
+    for (module, path) in verilog_files().into_iter().filter(|(m, _)| m.starts_with(arch) && !m.ends_with("_tpb_top") && !m.ends_with("_tpb_proto")) {
         let (cells, ffs) = yosys_cells(&path, &module);
         assert!(cells > 0, "{module}: no cells");
         println!("{module:<28} {cells:>8} {ffs:>8}");
@@ -153,13 +153,13 @@ fn yosys_synthesizes_mariana() {
     yosys_synthesizes("mariana_");
 }
 
-/// Yosys reads every TPB top, finds every module it instantiates, uses
-/// every module the file defines, and reports no problem (undriven or
-/// multiply driven wires, logic loops).
+/// Yosys reads every TPB top and every FPGA prototype (a top and the host
+/// link's bridge), finds every module it instantiates, uses every module the
+/// file defines, and reports no problem (undriven or multiply driven wires,
+/// logic loops).
 #[test]
 fn yosys_elaborates_the_tops() {
-    for arch in ["sunda", "cayman", "mariana"] {
-        let module = format!("{arch}_tpb_top");
+    for module in ["sunda", "cayman", "mariana"].iter().flat_map(|a| [format!("{a}_tpb_top"), format!("{a}_tpb_proto")]) {
         let path = repo_root().join(format!("hdl/generated/{module}.v"));
         let script = format!("read_verilog -sv {}; hierarchy -check -top {module}; check -assert; tee -q -o /dev/stdout stat", path.display());
         let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
@@ -199,8 +199,9 @@ fn common_blocks_synthesize_for_ice40_with_memories_in_block_ram() {
     // 256x32 semaphores = 2 RAMs (8192 bits); the 8 KiB table = 16 (65536
     // bits; the 47 CAM entries are registers); 8 cores x (IRAM + DRAM), each
     // 1 KiB of 32-bit words with byte write masks = 32 (131072 bits, every
-    // RAM full); the 1 KiB DMA SRAM = 2 (8192 bits).
-    let expect = [("evt_sem", 2, 400), ("hw_decode", 16, 3000), ("q7_cluster", 32, 2000), ("seq_dma", 2, 1000)];
+    // RAM full); the 1 KiB DMA SRAM = 2 (8192 bits); the host-link bridge's
+    // 64-word BURST buffer = 2 (two 16-bit-wide RAMs).
+    let expect = [("evt_sem", 2, 400), ("host_bridge", 2, 400), ("hw_decode", 16, 3000), ("q7_cluster", 32, 2000), ("seq_dma", 2, 1000)];
     assert_eq!(common.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(), expect.iter().map(|e| e.0).collect::<Vec<_>>());
     println!("{:<12} {:>8} {:>8} {:>12}", "module", "LUT4", "flops", "SB_RAM40_4K");
     for ((module, path), (_, bram_expected, ff_bound)) in common.iter().zip(expect) {

@@ -41,6 +41,37 @@ pub enum EmitError {
     Check { module: String, detail: String },
     #[error(transparent)]
     Lower(#[from] LowerError),
+    #[error("{module}: `{name}` is a Verilog/SystemVerilog keyword and cannot name a signal or an instance; rename the field")]
+    Keyword { module: String, name: String },
+}
+
+/// Words Verilog-2005 and SystemVerilog reserve that a Rust field could be
+/// called (the tools refuse them as names: `reg [31:0] buf` does not parse).
+const KEYWORDS: &[&str] = &[
+    "always", "and", "assign", "automatic", "begin", "bit", "buf", "bufif0", "bufif1", "byte", "case", "casex", "casez", "cell", "chandle",
+    "class", "cmos", "config", "const", "context", "default", "defparam", "design", "disable", "do", "edge", "else", "end", "endcase",
+    "endmodule", "enum", "event", "export", "extends", "extern", "final", "for", "force", "forever", "fork", "function", "generate",
+    "genvar", "highz0", "highz1", "if", "ifnone", "import", "incdir", "include", "initial", "inout", "input", "instance", "int",
+    "integer", "interface", "join", "large", "liblist", "library", "local", "localparam", "logic", "longint", "macromodule", "medium",
+    "module", "nand", "negedge", "new", "nmos", "nor", "not", "notif0", "notif1", "null", "or", "output", "package", "parameter",
+    "pmos", "posedge", "primitive", "priority", "program", "property", "protected", "pull0", "pull1", "pulldown", "pullup", "rcmos",
+    "real", "realtime", "reg", "release", "repeat", "return", "rnmos", "rpmos", "rtran", "rtranif0", "rtranif1", "scalared",
+    "shortint", "shortreal", "signed", "small", "specify", "specparam", "static", "string", "strong0", "strong1", "struct", "super",
+    "supply0", "supply1", "table", "task", "this", "time", "tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand", "trior",
+    "trireg", "type", "typedef", "union", "unique", "unsigned", "use", "uwire", "var", "vectored", "virtual", "void", "wait", "wand",
+    "weak0", "weak1", "while", "wire", "wor", "xnor", "xor",
+];
+
+fn check_names(inst: &collect::Inst, module: &str) -> Result<(), EmitError> {
+    let bad = |n: &str| KEYWORDS.contains(&n);
+    // A name is checked as Verilog sees it: the part before a `$` index.
+    for name in inst.atoms.iter().map(|a| a.name.as_str()).chain(inst.children.iter().map(|c| c.name.as_str())) {
+        let base = name.split('$').next().unwrap_or(name);
+        if bad(base) {
+            return Err(EmitError::Keyword { module: module.to_string(), name: base.to_string() });
+        }
+    }
+    inst.children.iter().try_for_each(|c| check_names(c, module))
 }
 
 /// Verilog of `uut` with top module `module`, or why not.
@@ -48,6 +79,7 @@ pub fn try_of<B: Block>(uut: &mut B, module: &str) -> Result<String, EmitError> 
     uut.connect_all();
     check_all(uut).map_err(|e| EmitError::Check { module: module.to_string(), detail: format!("{e:?}") })?;
     let top = collect::collect(uut, module);
+    check_names(&top, module)?;
     let mut d = Design::default();
     d.module(&top, module, module)?;
     let mut out = String::new();

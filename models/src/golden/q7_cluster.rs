@@ -22,6 +22,10 @@ pub struct Layout {
     pub dram_offset: u32,
     pub iram_bits: usize,
     pub dram_bits: usize,
+    /// The IRAM and DRAM regions of the map (bytes): a memory built smaller
+    /// reads as zero past its built size and takes writes of zero there.
+    pub iram_region: u32,
+    pub dram_region: u32,
 }
 
 impl Layout {
@@ -95,6 +99,14 @@ impl Q7ClusterModel {
     pub fn new(layout: Layout) -> Self {
         let core = Core { iram: vec![0; 1 << layout.iram_bits], dram: vec![0; 1 << layout.dram_bits], out: PortOut::default() };
         Q7ClusterModel { layout, cores: vec![core; CORES], rsp: Rsp::default() }
+    }
+
+    /// Whether a PIO offset lies in a memory's region past what is built.
+    fn past_built(&self, addr: u32) -> bool {
+        let off = addr % self.layout.stride;
+        (addr & 3 == 0 && ((addr / self.layout.stride) as usize) < CORES)
+            && ((off >= self.layout.iram_bytes() && off < self.layout.iram_region)
+                || (off >= self.layout.dram_offset + self.layout.dram_bytes() && off < self.layout.dram_offset + self.layout.dram_region))
     }
 
     /// Which core and memory word a PIO offset (from the cluster base) reaches.
@@ -178,7 +190,9 @@ impl Q7ClusterModel {
         let pio = pio.filter(|_| !reset);
         let pio_t = pio.and_then(|r| self.pio_target(r.addr));
         // PIO.
-        let mut rsp = Rsp { valid: pio.is_some() && pio_t.is_none(), err: pio.is_some() && pio_t.is_none(), rdata: 0 };
+        // Past the built size: reads give 0, writes of 0 are taken (and dropped).
+        let past = pio.is_some_and(|r| pio_t.is_none() && self.past_built(r.addr) && (!r.write || r.wdata == 0));
+        let mut rsp = Rsp { valid: pio.is_some() && pio_t.is_none(), err: pio.is_some() && pio_t.is_none() && !past, rdata: 0 };
         if let (Some(r), Some((n, m))) = (pio, pio_t) {
             rsp.valid = true;
             let c = &mut self.cores[n];

@@ -181,6 +181,8 @@ impl TopModel {
                 dram_offset: (q7l.params.iram_size + q7l.params.iram_rsvd) as u32,
                 iram_bits: mem.q7_iram,
                 dram_bits: mem.q7_dram,
+                iram_region: q7l.params.iram_size as u32,
+                dram_region: q7l.params.dram_size as u32,
             }),
             q7_base: p.bar0.tpb_base + q7l.params.base_offset,
             q7_size: q7l.core_stride * CORES as u64,
@@ -363,6 +365,9 @@ impl TopModel {
                     if r.write {
                         m.words[w] = r.wdata;
                     }
+                } else if r.addr & 3 == 0 && (!r.write || r.wdata == 0) {
+                    // Past the built size (FPGA builds): reads give 0, writes of 0 are dropped.
+                    self.mem_rsp = Rsp { valid: true, err: false, rdata: 0 };
                 } else {
                     mem_err = true;
                 }

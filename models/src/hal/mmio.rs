@@ -22,6 +22,10 @@ pub enum MmioError {
     /// The addressed block answered with a bus error (e.g. a hole inside a register block).
     #[error("bus error at {addr:#x} ({what})")]
     BusError { addr: u64, what: String },
+    /// The transport to BAR0 failed (a serial link: I/O, no answer, a bad
+    /// or unexpected response); `what` says which request.
+    #[error("link to BAR0: {what}")]
+    Link { what: String },
     /// A buffer write that does not lie inside one memory region.
     #[error("mem_write_buf {addr:#x}..{end:#x} does not fit in one memory region ({what})")]
     BufOutOfRegion { addr: u64, end: u64, what: String },

@@ -28,6 +28,7 @@ pub mod pooling;
 pub mod q7;
 pub mod record;
 pub mod regfile;
+pub mod serial;
 pub mod top_sp;
 
 pub use arch::ArchCtx;

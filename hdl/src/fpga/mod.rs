@@ -1,0 +1,14 @@
+//! # The FPGA flow: a generation's prototype on a board
+//!
+//! - [`board`]: board descriptions, data under `hdl/boards/` (the ULX3S
+//!   with an LFE5U-85F is built in), and the LPF and board wrapper written
+//!   from one;
+//! - [`flow`]: `tpb fpga build`: Verilog, PLL, synthesis, place and route,
+//!   bitstream, and the report (utilisation, fmax, critical paths by RTL
+//!   signal).
+//!
+//! What is built is [`crate::proto`]: the host-link bridge and a
+//! generation's top.
+
+pub mod board;
+pub mod flow;
