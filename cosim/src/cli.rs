@@ -101,6 +101,9 @@ pub enum FpgaCmd {
         /// nextpnr's threads (default: the machine's cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// nextpnr's router.
+        #[arg(long, default_value = "router2", value_parser = ["router1", "router2"])]
+        router: String,
     },
     /// Print the openFPGALoader command that loads a bitstream on the board
     /// (nothing is run: no board is attached here).
@@ -697,14 +700,14 @@ fn run_command(command: Command) -> Result<(), CliError> {
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
         }
-        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads } } => {
+        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads, router } } => {
             use tpb_hdl::fpga::{board::Board, flow};
             let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
             let arch: Arch = arch.into();
             let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
-            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads };
+            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router };
             let t0 = std::time::Instant::now();
             let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
             let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;

@@ -161,113 +161,136 @@ module cayman_q7_regs(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h3000) begin
-                if (req_write) begin
-                    release_run_stall_stall_q <= req_wdata[32'h0 +: 8];
-                end else begin
-                    rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h3004) begin
-                if (req_write) begin
-                    start_ctrl_start_q <= req_wdata[32'h0 +: 8];
-                    start_ctrl_start_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h3008) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h300c) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3010) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3014) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3018) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h301c) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3020) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3024) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3028) begin
-                if (req_write) begin
-                    intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
-                end else begin
-                    rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h302c) begin
-                if (req_write) begin
-                    intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_0_info_q;
-                end
-            end else if (req_addr == 32'h3030) begin
-                if (req_write) begin
-                    intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_1_info_q;
-                end
-            end else if (req_addr == 32'h3034) begin
-                if (req_write) begin
-                    intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_2_info_q;
-                end
-            end else if (req_addr == 32'h3038) begin
-                if (req_write) begin
-                    intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_3_info_q;
-                end
-            end else if (req_addr == 32'h303c) begin
-                if (req_write) begin
-                    intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_4_info_q;
-                end
-            end else if (req_addr == 32'h3040) begin
-                if (req_write) begin
-                    intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_5_info_q;
-                end
-            end else if (req_addr == 32'h3044) begin
-                if (req_write) begin
-                    intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_6_info_q;
-                end
-            end else if (req_addr == 32'h3048) begin
-                if (req_write) begin
-                    intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_7_info_q;
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h3000: begin
+                        if (req_write) begin
+                            release_run_stall_stall_q <= req_wdata[32'h0 +: 8];
+                        end else begin
+                            rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
+                        end
+                    end
+                    32'h3004: begin
+                        if (req_write) begin
+                            start_ctrl_start_q <= req_wdata[32'h0 +: 8];
+                            start_ctrl_start_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h3008: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h300c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3010: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3014: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3018: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h301c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3020: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3024: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3028: begin
+                        if (req_write) begin
+                            intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                        end else begin
+                            rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h302c: begin
+                        if (req_write) begin
+                            intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_0_info_q;
+                        end
+                    end
+                    32'h3030: begin
+                        if (req_write) begin
+                            intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_1_info_q;
+                        end
+                    end
+                    32'h3034: begin
+                        if (req_write) begin
+                            intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_2_info_q;
+                        end
+                    end
+                    32'h3038: begin
+                        if (req_write) begin
+                            intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_3_info_q;
+                        end
+                    end
+                    32'h303c: begin
+                        if (req_write) begin
+                            intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_4_info_q;
+                        end
+                    end
+                    32'h3040: begin
+                        if (req_write) begin
+                            intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_5_info_q;
+                        end
+                    end
+                    32'h3044: begin
+                        if (req_write) begin
+                            intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_6_info_q;
+                        end
+                    end
+                    32'h3048: begin
+                        if (req_write) begin
+                            intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_7_info_q;
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin

@@ -6439,31 +6439,39 @@ module cayman_tpb_top__dma(
     always @(*) begin
         err_set = 32'h0;
         retire = 1'b0;
-        if (state == 32'h0) begin
-        end else if (state == 32'h1) begin
-            if (waiting) begin
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-                err_set = 32'h2;
-                retire = 1'b1;
+        case (state)
+            32'h0: begin
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-            end else if (waiting) begin
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-                err_set = 32'h2;
-                retire = 1'b1;
+            32'h1: begin
+                if (waiting) begin
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
             end
-        end else if (state == 32'h3) begin
-        end else if (d_done_addr == 32'h0) begin
-            retire = 1'b1;
-        end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
-            if (db_ready) begin
-                retire = 1'b1;
+            32'h2: begin
+                if (count == d_len) begin
+                end else if (waiting) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
             end
-        end else begin
-            err_set = 32'h1;
-            retire = 1'b1;
-        end
+            32'h3: begin
+            end
+            default: begin
+                if (d_done_addr == 32'h0) begin
+                    retire = 1'b1;
+                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                    if (db_ready) begin
+                        retire = 1'b1;
+                    end
+                end else begin
+                    err_set = 32'h1;
+                    retire = 1'b1;
+                end
+            end
+        endcase
         rx_add = 32'h0;
         tx_add = 32'h0;
         if (enable & rx_tail_inc_pulse) begin
@@ -6545,67 +6553,87 @@ module cayman_tpb_top__dma(
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h1) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h2) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h3) begin
-            sram$a_write = 1'b1;
-        end else begin
-            sram$a_write = 1'b0;
-        end
+        case (state)
+            32'h0: begin
+                sram$a_write = 1'b0;
+            end
+            32'h1: begin
+                sram$a_write = 1'b0;
+            end
+            32'h2: begin
+                sram$a_write = 1'b0;
+            end
+            32'h3: begin
+                sram$a_write = 1'b1;
+            end
+            default: begin
+                sram$a_write = 1'b0;
+            end
+        endcase
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            sram$a_valid = 1'b0;
-        end else if (state == 32'h1) begin
-            if (waiting) begin
+        case (state)
+            32'h0: begin
                 sram$a_valid = 1'b0;
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-                sram$a_valid = 1'b0;
-            end else if (waiting) begin
-                sram$a_valid = 1'b0;
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
+            32'h1: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
             end
-        end else if (state == 32'h3) begin
-            if (waiting) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
+            32'h2: begin
+                if (count == d_len) begin
+                    sram$a_valid = 1'b0;
+                end else if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
             end
-        end else begin
-            sram$a_valid = 1'b0;
-        end
+            32'h3: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            default: begin
+                sram$a_valid = 1'b0;
+            end
+        endcase
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h1) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h2) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h3) begin
-            db_valid = 1'b0;
-        end else if (d_done_addr == 32'h0) begin
-            db_valid = 1'b0;
-        end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
-            db_valid = 1'b1;
-        end else begin
-            db_valid = 1'b0;
-        end
+        case (state)
+            32'h0: begin
+                db_valid = 1'b0;
+            end
+            32'h1: begin
+                db_valid = 1'b0;
+            end
+            32'h2: begin
+                db_valid = 1'b0;
+            end
+            32'h3: begin
+                db_valid = 1'b0;
+            end
+            default: begin
+                if (d_done_addr == 32'h0) begin
+                    db_valid = 1'b0;
+                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                    db_valid = 1'b1;
+                end else begin
+                    db_valid = 1'b0;
+                end
+            end
+        endcase
     end
 
     always @(posedge clock) begin
@@ -6620,79 +6648,101 @@ module cayman_tpb_top__dma(
                 end
             end else if (req_write) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr[32'h2 +: 3] == 32'h0) begin
-                rsp_rdata_q <= rx_hw_head;
-            end else if (req_addr[32'h2 +: 3] == 32'h1) begin
-                rsp_rdata_q <= rx_pending;
-            end else if (req_addr[32'h2 +: 3] == 32'h2) begin
-                rsp_rdata_q <= rx_done;
-            end else if (req_addr[32'h2 +: 3] == 32'h3) begin
-                rsp_rdata_q <= tx_hw_head;
-            end else if (req_addr[32'h2 +: 3] == 32'h4) begin
-                rsp_rdata_q <= tx_pending;
-            end else if (req_addr[32'h2 +: 3] == 32'h5) begin
-                rsp_rdata_q <= tx_done;
-            end else if (state != 32'h0) begin
-                rsp_rdata_q <= 32'h1;
+            end else begin
+                case (req_addr[32'h2 +: 3])
+                    32'h0: begin
+                        rsp_rdata_q <= rx_hw_head;
+                    end
+                    32'h1: begin
+                        rsp_rdata_q <= rx_pending;
+                    end
+                    32'h2: begin
+                        rsp_rdata_q <= rx_done;
+                    end
+                    32'h3: begin
+                        rsp_rdata_q <= tx_hw_head;
+                    end
+                    32'h4: begin
+                        rsp_rdata_q <= tx_pending;
+                    end
+                    32'h5: begin
+                        rsp_rdata_q <= tx_done;
+                    end
+                    default: begin
+                        if (state != 32'h0) begin
+                            rsp_rdata_q <= 32'h1;
+                        end
+                    end
+                endcase
             end
         end
-        if (state == 32'h0) begin
-            if (enable & (rx_pending != 32'h0)) begin
-                ring_tx <= 1'b0;
-                state <= 32'h1;
-                desc_k <= 32'h0;
-                waiting <= 1'b0;
-            end else if (enable & (tx_pending != 32'h0)) begin
-                ring_tx <= 1'b1;
-                state <= 32'h1;
-                desc_k <= 32'h0;
-                waiting <= 1'b0;
-            end
-        end else if (state == 32'h1) begin
-            if (waiting) begin
-                if (sram$a_rvalid) begin
+        case (state)
+            32'h0: begin
+                if (enable & (rx_pending != 32'h0)) begin
+                    ring_tx <= 1'b0;
+                    state <= 32'h1;
+                    desc_k <= 32'h0;
                     waiting <= 1'b0;
-                    desc_k <= desc_k + 32'h1;
-                    if (desc_k == 32'h0) begin
-                        d_src <= sram$rdata;
-                    end else if (desc_k == 32'h1) begin
-                        d_dst <= sram$rdata;
-                    end else if (desc_k == 32'h2) begin
-                        d_len <= sram$rdata[32'h0 +: 16];
-                    end else begin
-                        d_done_addr <= sram$rdata;
-                        count <= 32'h0;
+                end else if (enable & (tx_pending != 32'h0)) begin
+                    ring_tx <= 1'b1;
+                    state <= 32'h1;
+                    desc_k <= 32'h0;
+                    waiting <= 1'b0;
+                end
+            end
+            32'h1: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        desc_k <= desc_k + 32'h1;
+                        case (desc_k)
+                            32'h0: begin
+                                d_src <= sram$rdata;
+                            end
+                            32'h1: begin
+                                d_dst <= sram$rdata;
+                            end
+                            32'h2: begin
+                                d_len <= sram$rdata[32'h0 +: 16];
+                            end
+                            default: begin
+                                d_done_addr <= sram$rdata;
+                                count <= 32'h0;
+                                state <= 32'h2;
+                            end
+                        endcase
+                    end
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h2: begin
+                if (count == d_len) begin
+                    state <= 32'h4;
+                end else if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        data <= sram$rdata;
+                        state <= 32'h3;
+                    end
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h3: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        count <= count + 32'h1;
                         state <= 32'h2;
                     end
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
                 end
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-                state <= 32'h4;
-            end else if (waiting) begin
-                if (sram$a_rvalid) begin
-                    waiting <= 1'b0;
-                    data <= sram$rdata;
-                    state <= 32'h3;
-                end
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
-            end
-        end else if (state == 32'h3) begin
-            if (waiting) begin
-                if (sram$a_rvalid) begin
-                    waiting <= 1'b0;
-                    count <= count + 32'h1;
-                    state <= 32'h2;
-                end
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
-            end
-        end
+        endcase
         if (retire) begin
             state <= 32'h0;
             if (ring_tx) begin
@@ -9003,49 +9053,59 @@ module cayman_tpb_top__tpb(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h104) begin
-                if (req_write) begin
-                    seq_instr_dbg_ctrl_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= seq_instr_dbg_ctrl_q;
-                end
-            end else if (req_addr == 32'ha00) begin
-                if (req_write) begin
-                    notific_sw_queue_num0_queue_q <= req_wdata[32'h0 +: 16];
-                    notific_sw_queue_num0_engine_id_b_lo_q <= req_wdata[32'h10 +: 4];
-                    notific_sw_queue_num0_engine_id_a_q <= req_wdata[32'h14 +: 4];
-                    notific_sw_queue_num0_engine_id_b_hi_q <= req_wdata[32'h18 +: 4];
-                end else begin
-                    rsp_rdata_q <= (((notific_sw_queue_num0_queue_q & 32'hffffffff) | ((notific_sw_queue_num0_engine_id_b_lo_q & 32'hffffffff) << 32'h10)) | ((notific_sw_queue_num0_engine_id_a_q & 32'hffffffff) << 32'h14)) | ((notific_sw_queue_num0_engine_id_b_hi_q & 32'hffffffff) << 32'h18);
-                end
-            end else if (req_addr == 32'ha10) begin
-                if (req_write) begin
-                    notific_ring_base_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_base_lo_q;
-                end
-            end else if (req_addr == 32'ha14) begin
-                if (req_write) begin
-                    notific_ring_base_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_base_hi_q;
-                end
-            end else if (req_addr == 32'ha18) begin
-                if (req_write) begin
-                    notific_ring_size_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_size_q;
-                end
-            end else if (req_addr == 32'ha1c) begin
-                if (req_write) begin
-                    notific_enable_error_q <= req_wdata[32'h0 +: 1];
-                    notific_enable_evt_sem_q <= req_wdata[32'h1 +: 1];
-                    notific_enable_inst_q <= req_wdata[32'h2 +: 1];
-                end else begin
-                    rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h104: begin
+                        if (req_write) begin
+                            seq_instr_dbg_ctrl_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= seq_instr_dbg_ctrl_q;
+                        end
+                    end
+                    32'ha00: begin
+                        if (req_write) begin
+                            notific_sw_queue_num0_queue_q <= req_wdata[32'h0 +: 16];
+                            notific_sw_queue_num0_engine_id_b_lo_q <= req_wdata[32'h10 +: 4];
+                            notific_sw_queue_num0_engine_id_a_q <= req_wdata[32'h14 +: 4];
+                            notific_sw_queue_num0_engine_id_b_hi_q <= req_wdata[32'h18 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (((notific_sw_queue_num0_queue_q & 32'hffffffff) | ((notific_sw_queue_num0_engine_id_b_lo_q & 32'hffffffff) << 32'h10)) | ((notific_sw_queue_num0_engine_id_a_q & 32'hffffffff) << 32'h14)) | ((notific_sw_queue_num0_engine_id_b_hi_q & 32'hffffffff) << 32'h18);
+                        end
+                    end
+                    32'ha10: begin
+                        if (req_write) begin
+                            notific_ring_base_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_base_lo_q;
+                        end
+                    end
+                    32'ha14: begin
+                        if (req_write) begin
+                            notific_ring_base_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_base_hi_q;
+                        end
+                    end
+                    32'ha18: begin
+                        if (req_write) begin
+                            notific_ring_size_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_size_q;
+                        end
+                    end
+                    32'ha1c: begin
+                        if (req_write) begin
+                            notific_enable_error_q <= req_wdata[32'h0 +: 1];
+                            notific_enable_evt_sem_q <= req_wdata[32'h1 +: 1];
+                            notific_enable_inst_q <= req_wdata[32'h2 +: 1];
+                        end else begin
+                            rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin
@@ -9227,113 +9287,136 @@ module cayman_tpb_top__q7regs(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h3000) begin
-                if (req_write) begin
-                    release_run_stall_stall_q <= req_wdata[32'h0 +: 8];
-                end else begin
-                    rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h3004) begin
-                if (req_write) begin
-                    start_ctrl_start_q <= req_wdata[32'h0 +: 8];
-                    start_ctrl_start_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h3008) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h300c) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3010) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3014) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3018) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h301c) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3020) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3024) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h3028) begin
-                if (req_write) begin
-                    intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
-                end else begin
-                    rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h302c) begin
-                if (req_write) begin
-                    intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_0_info_q;
-                end
-            end else if (req_addr == 32'h3030) begin
-                if (req_write) begin
-                    intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_1_info_q;
-                end
-            end else if (req_addr == 32'h3034) begin
-                if (req_write) begin
-                    intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_2_info_q;
-                end
-            end else if (req_addr == 32'h3038) begin
-                if (req_write) begin
-                    intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_3_info_q;
-                end
-            end else if (req_addr == 32'h303c) begin
-                if (req_write) begin
-                    intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_4_info_q;
-                end
-            end else if (req_addr == 32'h3040) begin
-                if (req_write) begin
-                    intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_5_info_q;
-                end
-            end else if (req_addr == 32'h3044) begin
-                if (req_write) begin
-                    intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_6_info_q;
-                end
-            end else if (req_addr == 32'h3048) begin
-                if (req_write) begin
-                    intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_7_info_q;
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h3000: begin
+                        if (req_write) begin
+                            release_run_stall_stall_q <= req_wdata[32'h0 +: 8];
+                        end else begin
+                            rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
+                        end
+                    end
+                    32'h3004: begin
+                        if (req_write) begin
+                            start_ctrl_start_q <= req_wdata[32'h0 +: 8];
+                            start_ctrl_start_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h3008: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h300c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3010: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3014: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3018: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h301c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3020: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3024: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h3028: begin
+                        if (req_write) begin
+                            intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                        end else begin
+                            rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h302c: begin
+                        if (req_write) begin
+                            intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_0_info_q;
+                        end
+                    end
+                    32'h3030: begin
+                        if (req_write) begin
+                            intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_1_info_q;
+                        end
+                    end
+                    32'h3034: begin
+                        if (req_write) begin
+                            intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_2_info_q;
+                        end
+                    end
+                    32'h3038: begin
+                        if (req_write) begin
+                            intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_3_info_q;
+                        end
+                    end
+                    32'h303c: begin
+                        if (req_write) begin
+                            intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_4_info_q;
+                        end
+                    end
+                    32'h3040: begin
+                        if (req_write) begin
+                            intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_5_info_q;
+                        end
+                    end
+                    32'h3044: begin
+                        if (req_write) begin
+                            intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_6_info_q;
+                        end
+                    end
+                    32'h3048: begin
+                        if (req_write) begin
+                            intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_7_info_q;
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin
@@ -9847,352 +9930,412 @@ module cayman_tpb_top__win(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h2000) begin
-                if (req_write) begin
-                    window0_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_src_lo_q;
-                end
-            end else if (req_addr == 32'h201c) begin
-                if (req_write) begin
-                    window1_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_src_lo_q;
-                end
-            end else if (req_addr == 32'h2038) begin
-                if (req_write) begin
-                    window2_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_src_lo_q;
-                end
-            end else if (req_addr == 32'h2054) begin
-                if (req_write) begin
-                    window3_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_src_lo_q;
-                end
-            end else if (req_addr == 32'h2070) begin
-                if (req_write) begin
-                    window4_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_src_lo_q;
-                end
-            end else if (req_addr == 32'h208c) begin
-                if (req_write) begin
-                    window5_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_src_lo_q;
-                end
-            end else if (req_addr == 32'h20a8) begin
-                if (req_write) begin
-                    window6_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_src_lo_q;
-                end
-            end else if (req_addr == 32'h20c4) begin
-                if (req_write) begin
-                    window7_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_src_lo_q;
-                end
-            end else if (req_addr == 32'h2004) begin
-                if (req_write) begin
-                    window0_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_src_hi_q;
-                end
-            end else if (req_addr == 32'h2020) begin
-                if (req_write) begin
-                    window1_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_src_hi_q;
-                end
-            end else if (req_addr == 32'h203c) begin
-                if (req_write) begin
-                    window2_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_src_hi_q;
-                end
-            end else if (req_addr == 32'h2058) begin
-                if (req_write) begin
-                    window3_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_src_hi_q;
-                end
-            end else if (req_addr == 32'h2074) begin
-                if (req_write) begin
-                    window4_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_src_hi_q;
-                end
-            end else if (req_addr == 32'h2090) begin
-                if (req_write) begin
-                    window5_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_src_hi_q;
-                end
-            end else if (req_addr == 32'h20ac) begin
-                if (req_write) begin
-                    window6_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_src_hi_q;
-                end
-            end else if (req_addr == 32'h20c8) begin
-                if (req_write) begin
-                    window7_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_src_hi_q;
-                end
-            end else if (req_addr == 32'h2008) begin
-                if (req_write) begin
-                    window0_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_size_lo_q;
-                end
-            end else if (req_addr == 32'h2024) begin
-                if (req_write) begin
-                    window1_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_size_lo_q;
-                end
-            end else if (req_addr == 32'h2040) begin
-                if (req_write) begin
-                    window2_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_size_lo_q;
-                end
-            end else if (req_addr == 32'h205c) begin
-                if (req_write) begin
-                    window3_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_size_lo_q;
-                end
-            end else if (req_addr == 32'h2078) begin
-                if (req_write) begin
-                    window4_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_size_lo_q;
-                end
-            end else if (req_addr == 32'h2094) begin
-                if (req_write) begin
-                    window5_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_size_lo_q;
-                end
-            end else if (req_addr == 32'h20b0) begin
-                if (req_write) begin
-                    window6_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_size_lo_q;
-                end
-            end else if (req_addr == 32'h20cc) begin
-                if (req_write) begin
-                    window7_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_size_lo_q;
-                end
-            end else if (req_addr == 32'h200c) begin
-                if (req_write) begin
-                    window0_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_size_hi_q;
-                end
-            end else if (req_addr == 32'h2028) begin
-                if (req_write) begin
-                    window1_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_size_hi_q;
-                end
-            end else if (req_addr == 32'h2044) begin
-                if (req_write) begin
-                    window2_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_size_hi_q;
-                end
-            end else if (req_addr == 32'h2060) begin
-                if (req_write) begin
-                    window3_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_size_hi_q;
-                end
-            end else if (req_addr == 32'h207c) begin
-                if (req_write) begin
-                    window4_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_size_hi_q;
-                end
-            end else if (req_addr == 32'h2098) begin
-                if (req_write) begin
-                    window5_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_size_hi_q;
-                end
-            end else if (req_addr == 32'h20b4) begin
-                if (req_write) begin
-                    window6_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_size_hi_q;
-                end
-            end else if (req_addr == 32'h20d0) begin
-                if (req_write) begin
-                    window7_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_size_hi_q;
-                end
-            end else if (req_addr == 32'h2010) begin
-                if (req_write) begin
-                    window0_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_dst_lo_q;
-                end
-            end else if (req_addr == 32'h202c) begin
-                if (req_write) begin
-                    window1_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2048) begin
-                if (req_write) begin
-                    window2_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2064) begin
-                if (req_write) begin
-                    window3_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2080) begin
-                if (req_write) begin
-                    window4_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_dst_lo_q;
-                end
-            end else if (req_addr == 32'h209c) begin
-                if (req_write) begin
-                    window5_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_dst_lo_q;
-                end
-            end else if (req_addr == 32'h20b8) begin
-                if (req_write) begin
-                    window6_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_dst_lo_q;
-                end
-            end else if (req_addr == 32'h20d4) begin
-                if (req_write) begin
-                    window7_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2014) begin
-                if (req_write) begin
-                    window0_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2030) begin
-                if (req_write) begin
-                    window1_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_dst_hi_q;
-                end
-            end else if (req_addr == 32'h204c) begin
-                if (req_write) begin
-                    window2_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2068) begin
-                if (req_write) begin
-                    window3_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2084) begin
-                if (req_write) begin
-                    window4_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20a0) begin
-                if (req_write) begin
-                    window5_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20bc) begin
-                if (req_write) begin
-                    window6_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20d8) begin
-                if (req_write) begin
-                    window7_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2018) begin
-                if (req_write) begin
-                    window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2034) begin
-                if (req_write) begin
-                    window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2050) begin
-                if (req_write) begin
-                    window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h206c) begin
-                if (req_write) begin
-                    window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2088) begin
-                if (req_write) begin
-                    window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20a4) begin
-                if (req_write) begin
-                    window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20c0) begin
-                if (req_write) begin
-                    window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20dc) begin
-                if (req_write) begin
-                    window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h2000: begin
+                        if (req_write) begin
+                            window0_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_src_lo_q;
+                        end
+                    end
+                    32'h201c: begin
+                        if (req_write) begin
+                            window1_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_src_lo_q;
+                        end
+                    end
+                    32'h2038: begin
+                        if (req_write) begin
+                            window2_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_src_lo_q;
+                        end
+                    end
+                    32'h2054: begin
+                        if (req_write) begin
+                            window3_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_src_lo_q;
+                        end
+                    end
+                    32'h2070: begin
+                        if (req_write) begin
+                            window4_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_src_lo_q;
+                        end
+                    end
+                    32'h208c: begin
+                        if (req_write) begin
+                            window5_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_src_lo_q;
+                        end
+                    end
+                    32'h20a8: begin
+                        if (req_write) begin
+                            window6_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_src_lo_q;
+                        end
+                    end
+                    32'h20c4: begin
+                        if (req_write) begin
+                            window7_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_src_lo_q;
+                        end
+                    end
+                    32'h2004: begin
+                        if (req_write) begin
+                            window0_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_src_hi_q;
+                        end
+                    end
+                    32'h2020: begin
+                        if (req_write) begin
+                            window1_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_src_hi_q;
+                        end
+                    end
+                    32'h203c: begin
+                        if (req_write) begin
+                            window2_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_src_hi_q;
+                        end
+                    end
+                    32'h2058: begin
+                        if (req_write) begin
+                            window3_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_src_hi_q;
+                        end
+                    end
+                    32'h2074: begin
+                        if (req_write) begin
+                            window4_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_src_hi_q;
+                        end
+                    end
+                    32'h2090: begin
+                        if (req_write) begin
+                            window5_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_src_hi_q;
+                        end
+                    end
+                    32'h20ac: begin
+                        if (req_write) begin
+                            window6_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_src_hi_q;
+                        end
+                    end
+                    32'h20c8: begin
+                        if (req_write) begin
+                            window7_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_src_hi_q;
+                        end
+                    end
+                    32'h2008: begin
+                        if (req_write) begin
+                            window0_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_size_lo_q;
+                        end
+                    end
+                    32'h2024: begin
+                        if (req_write) begin
+                            window1_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_size_lo_q;
+                        end
+                    end
+                    32'h2040: begin
+                        if (req_write) begin
+                            window2_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_size_lo_q;
+                        end
+                    end
+                    32'h205c: begin
+                        if (req_write) begin
+                            window3_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_size_lo_q;
+                        end
+                    end
+                    32'h2078: begin
+                        if (req_write) begin
+                            window4_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_size_lo_q;
+                        end
+                    end
+                    32'h2094: begin
+                        if (req_write) begin
+                            window5_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_size_lo_q;
+                        end
+                    end
+                    32'h20b0: begin
+                        if (req_write) begin
+                            window6_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_size_lo_q;
+                        end
+                    end
+                    32'h20cc: begin
+                        if (req_write) begin
+                            window7_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_size_lo_q;
+                        end
+                    end
+                    32'h200c: begin
+                        if (req_write) begin
+                            window0_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_size_hi_q;
+                        end
+                    end
+                    32'h2028: begin
+                        if (req_write) begin
+                            window1_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_size_hi_q;
+                        end
+                    end
+                    32'h2044: begin
+                        if (req_write) begin
+                            window2_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_size_hi_q;
+                        end
+                    end
+                    32'h2060: begin
+                        if (req_write) begin
+                            window3_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_size_hi_q;
+                        end
+                    end
+                    32'h207c: begin
+                        if (req_write) begin
+                            window4_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_size_hi_q;
+                        end
+                    end
+                    32'h2098: begin
+                        if (req_write) begin
+                            window5_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_size_hi_q;
+                        end
+                    end
+                    32'h20b4: begin
+                        if (req_write) begin
+                            window6_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_size_hi_q;
+                        end
+                    end
+                    32'h20d0: begin
+                        if (req_write) begin
+                            window7_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_size_hi_q;
+                        end
+                    end
+                    32'h2010: begin
+                        if (req_write) begin
+                            window0_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_dst_lo_q;
+                        end
+                    end
+                    32'h202c: begin
+                        if (req_write) begin
+                            window1_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_dst_lo_q;
+                        end
+                    end
+                    32'h2048: begin
+                        if (req_write) begin
+                            window2_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_dst_lo_q;
+                        end
+                    end
+                    32'h2064: begin
+                        if (req_write) begin
+                            window3_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_dst_lo_q;
+                        end
+                    end
+                    32'h2080: begin
+                        if (req_write) begin
+                            window4_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_dst_lo_q;
+                        end
+                    end
+                    32'h209c: begin
+                        if (req_write) begin
+                            window5_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_dst_lo_q;
+                        end
+                    end
+                    32'h20b8: begin
+                        if (req_write) begin
+                            window6_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_dst_lo_q;
+                        end
+                    end
+                    32'h20d4: begin
+                        if (req_write) begin
+                            window7_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_dst_lo_q;
+                        end
+                    end
+                    32'h2014: begin
+                        if (req_write) begin
+                            window0_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_dst_hi_q;
+                        end
+                    end
+                    32'h2030: begin
+                        if (req_write) begin
+                            window1_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_dst_hi_q;
+                        end
+                    end
+                    32'h204c: begin
+                        if (req_write) begin
+                            window2_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_dst_hi_q;
+                        end
+                    end
+                    32'h2068: begin
+                        if (req_write) begin
+                            window3_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_dst_hi_q;
+                        end
+                    end
+                    32'h2084: begin
+                        if (req_write) begin
+                            window4_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_dst_hi_q;
+                        end
+                    end
+                    32'h20a0: begin
+                        if (req_write) begin
+                            window5_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_dst_hi_q;
+                        end
+                    end
+                    32'h20bc: begin
+                        if (req_write) begin
+                            window6_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_dst_hi_q;
+                        end
+                    end
+                    32'h20d8: begin
+                        if (req_write) begin
+                            window7_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_dst_hi_q;
+                        end
+                    end
+                    32'h2018: begin
+                        if (req_write) begin
+                            window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2034: begin
+                        if (req_write) begin
+                            window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2050: begin
+                        if (req_write) begin
+                            window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h206c: begin
+                        if (req_write) begin
+                            window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2088: begin
+                        if (req_write) begin
+                            window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20a4: begin
+                        if (req_write) begin
+                            window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20c0: begin
+                        if (req_write) begin
+                            window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20dc: begin
+                        if (req_write) begin
+                            window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin
@@ -10374,13 +10517,17 @@ module cayman_tpb_top__sem(
     always @(*) begin
         after_bus = old;
         if ((s1_valid & ~s1_err) & s1_write) begin
-            if (s1_op == 32'h1) begin
-                after_bus = s1_wdata;
-            end else if (s1_op == 32'h2) begin
-                after_bus = old + s1_wdata;
-            end else if (s1_op == 32'h3) begin
-                after_bus = old - s1_wdata;
-            end
+            case (s1_op)
+                32'h1: begin
+                    after_bus = s1_wdata;
+                end
+                32'h2: begin
+                    after_bus = old + s1_wdata;
+                end
+                32'h3: begin
+                    after_bus = old - s1_wdata;
+                end
+            endcase
         end
     end
 
@@ -10710,148 +10857,176 @@ module cayman_tpb_top__nx(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h0) begin
-                if (req_write) begin
-                    start_ctrl_ctrl_q <= req_wdata[32'h0 +: 1];
-                    start_ctrl_ctrl_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h4) begin
-                if (req_write) begin
-                    release_run_stall_stall_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h8) begin
-                if (req_write) begin
-                    instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'hc) begin
-                if (req_write) begin
-                    dma_rx_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_base_q;
-                end
-            end else if (req_addr == 32'h10) begin
-                if (req_write) begin
-                    dma_tx_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_base_q;
-                end
-            end else if (req_addr == 32'h14) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_running_i & 32'hffffffff) | ((run_state_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h18) begin
-                if (req_write) begin
-                    intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h1c) begin
-                if (req_write) begin
-                    intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_info_q;
-                end
-            end else if (req_addr == 32'h28) begin
-                if (req_write) begin
-                    engine_base_address_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= engine_base_address_lo_q;
-                end
-            end else if (req_addr == 32'h2c) begin
-                if (req_write) begin
-                    engine_base_address_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= engine_base_address_hi_q;
-                end
-            end else if (req_addr == 32'h40) begin
-                if (req_write) begin
-                    dma_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (dma_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h50) begin
-                if (req_write) begin
-                    dma_rx_ring_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_base_q;
-                end
-            end else if (req_addr == 32'h54) begin
-                if (req_write) begin
-                    dma_rx_ring_length_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_length_q;
-                end
-            end else if (req_addr == 32'h58) begin
-                if (req_write) begin
-                    dma_rx_ring_head_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_head_q;
-                end
-            end else if (req_addr == 32'h5c) begin
-                if (req_write) begin
-                    dma_rx_ring_tail_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_tail_q;
-                end
-            end else if (req_addr == 32'h60) begin
-                if (req_write) begin
-                    dma_rx_ring_tail_inc_q <= req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h70) begin
-                if (req_write) begin
-                    dma_tx_ring_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_base_q;
-                end
-            end else if (req_addr == 32'h74) begin
-                if (req_write) begin
-                    dma_tx_ring_length_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_length_q;
-                end
-            end else if (req_addr == 32'h78) begin
-                if (req_write) begin
-                    dma_tx_ring_head_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_head_q;
-                end
-            end else if (req_addr == 32'h7c) begin
-                if (req_write) begin
-                    dma_tx_ring_tail_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_tail_q;
-                end
-            end else if (req_addr == 32'h80) begin
-                if (req_write) begin
-                    dma_tx_ring_tail_inc_q <= req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h210) begin
-                if (req_write) begin
-                    mem_window2_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= mem_window2_lo_q;
-                end
-            end else if (req_addr == 32'h214) begin
-                if (req_write) begin
-                    mem_window2_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= mem_window2_hi_q;
-                end
-            end else if (req_addr == 32'h804) begin
-                if (req_write) begin
-                    instr_dbg_ctrl_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= instr_dbg_ctrl_q;
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h0: begin
+                        if (req_write) begin
+                            start_ctrl_ctrl_q <= req_wdata[32'h0 +: 1];
+                            start_ctrl_ctrl_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h4: begin
+                        if (req_write) begin
+                            release_run_stall_stall_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
+                        end
+                    end
+                    32'h8: begin
+                        if (req_write) begin
+                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'hc: begin
+                        if (req_write) begin
+                            dma_rx_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_base_q;
+                        end
+                    end
+                    32'h10: begin
+                        if (req_write) begin
+                            dma_tx_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_base_q;
+                        end
+                    end
+                    32'h14: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_running_i & 32'hffffffff) | ((run_state_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h18: begin
+                        if (req_write) begin
+                            intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h1c: begin
+                        if (req_write) begin
+                            intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_info_q;
+                        end
+                    end
+                    32'h28: begin
+                        if (req_write) begin
+                            engine_base_address_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= engine_base_address_lo_q;
+                        end
+                    end
+                    32'h2c: begin
+                        if (req_write) begin
+                            engine_base_address_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= engine_base_address_hi_q;
+                        end
+                    end
+                    32'h40: begin
+                        if (req_write) begin
+                            dma_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (dma_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h50: begin
+                        if (req_write) begin
+                            dma_rx_ring_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_base_q;
+                        end
+                    end
+                    32'h54: begin
+                        if (req_write) begin
+                            dma_rx_ring_length_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_length_q;
+                        end
+                    end
+                    32'h58: begin
+                        if (req_write) begin
+                            dma_rx_ring_head_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_head_q;
+                        end
+                    end
+                    32'h5c: begin
+                        if (req_write) begin
+                            dma_rx_ring_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_tail_q;
+                        end
+                    end
+                    32'h60: begin
+                        if (req_write) begin
+                            dma_rx_ring_tail_inc_q <= req_wdata;
+                            dma_rx_ring_tail_inc_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h70: begin
+                        if (req_write) begin
+                            dma_tx_ring_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_base_q;
+                        end
+                    end
+                    32'h74: begin
+                        if (req_write) begin
+                            dma_tx_ring_length_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_length_q;
+                        end
+                    end
+                    32'h78: begin
+                        if (req_write) begin
+                            dma_tx_ring_head_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_head_q;
+                        end
+                    end
+                    32'h7c: begin
+                        if (req_write) begin
+                            dma_tx_ring_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_tail_q;
+                        end
+                    end
+                    32'h80: begin
+                        if (req_write) begin
+                            dma_tx_ring_tail_inc_q <= req_wdata;
+                            dma_tx_ring_tail_inc_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h210: begin
+                        if (req_write) begin
+                            mem_window2_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= mem_window2_lo_q;
+                        end
+                    end
+                    32'h214: begin
+                        if (req_write) begin
+                            mem_window2_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= mem_window2_hi_q;
+                        end
+                    end
+                    32'h804: begin
+                        if (req_write) begin
+                            instr_dbg_ctrl_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= instr_dbg_ctrl_q;
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin

@@ -108,13 +108,17 @@ module evt_sem(
     always @(*) begin
         after_bus = old;
         if ((s1_valid & ~s1_err) & s1_write) begin
-            if (s1_op == 32'h1) begin
-                after_bus = s1_wdata;
-            end else if (s1_op == 32'h2) begin
-                after_bus = old + s1_wdata;
-            end else if (s1_op == 32'h3) begin
-                after_bus = old - s1_wdata;
-            end
+            case (s1_op)
+                32'h1: begin
+                    after_bus = s1_wdata;
+                end
+                32'h2: begin
+                    after_bus = old + s1_wdata;
+                end
+                32'h3: begin
+                    after_bus = old - s1_wdata;
+                end
+            endcase
         end
     end
 

@@ -44,6 +44,7 @@ module host_bridge(
     reg [7:0] err;
     reg [23:0] idle;
     reg [15:0] k;
+    reg [31:0] req_addr;
     reg [8:0] bus_wait;
     reg [7:0] rsp_status;
     reg [31:0] rsp_data;
@@ -64,6 +65,7 @@ module host_bridge(
         err = 8'h0;
         idle = 24'h0;
         k = 16'h0;
+        req_addr = 32'h0;
         bus_wait = 9'h0;
         rsp_status = 8'h0;
         rsp_data = 32'h0;
@@ -147,27 +149,38 @@ module host_bridge(
 
     always @(*) begin
         rbyte = 32'h5a;
-        if (r == 32'h1) begin
-            rbyte = rsp_status;
-        end else if (r == 32'h2) begin
-            rbyte = seq;
-        end else if (r == 32'h3) begin
-            rbyte = k[32'h0 +: 8];
-        end else if (r == 32'h4) begin
-            rbyte = k[32'h8 +: 8];
-        end else if (r == 32'h5) begin
-            rbyte = rsp_data[32'h0 +: 8];
-        end else if (r == 32'h6) begin
-            rbyte = rsp_data[32'h8 +: 8];
-        end else if (r == 32'h7) begin
-            rbyte = rsp_data[32'h10 +: 8];
-        end else if (r == 32'h8) begin
-            rbyte = rsp_data[32'h18 +: 8];
-        end else if (r == 32'h9) begin
-            rbyte = rcrc[32'h0 +: 8];
-        end else if (r == 32'ha) begin
-            rbyte = rcrc[32'h8 +: 8];
-        end
+        case (r)
+            32'h1: begin
+                rbyte = rsp_status;
+            end
+            32'h2: begin
+                rbyte = seq;
+            end
+            32'h3: begin
+                rbyte = k[32'h0 +: 8];
+            end
+            32'h4: begin
+                rbyte = k[32'h8 +: 8];
+            end
+            32'h5: begin
+                rbyte = rsp_data[32'h0 +: 8];
+            end
+            32'h6: begin
+                rbyte = rsp_data[32'h8 +: 8];
+            end
+            32'h7: begin
+                rbyte = rsp_data[32'h10 +: 8];
+            end
+            32'h8: begin
+                rbyte = rsp_data[32'h18 +: 8];
+            end
+            32'h9: begin
+                rbyte = rcrc[32'h0 +: 8];
+            end
+            32'ha: begin
+                rbyte = rcrc[32'h8 +: 8];
+            end
+        endcase
     end
 
     always @(*) begin
@@ -190,14 +203,20 @@ module host_bridge(
             if (op == 32'h2) begin
                 words = 32'h1;
             end
-        end else if (op == 32'h3) begin
-            header_ok = ((count != 32'h0) & (count <= max_burst)) & (addr[32'h0 +: 2] == 32'h0);
-            words = count;
-        end else if (op == 32'h4) begin
-            header_ok = (count != 32'h0) & (addr[32'h0 +: 2] == 32'h0);
-            words = 32'h1;
-        end else if (op == 32'h5) begin
-            header_ok = count == 32'h0;
+        end else begin
+            case (op)
+                32'h3: begin
+                    header_ok = ((count != 32'h0) & (count <= max_burst)) & (addr[32'h0 +: 2] == 32'h0);
+                    words = count;
+                end
+                32'h4: begin
+                    header_ok = (count != 32'h0) & (addr[32'h0 +: 2] == 32'h0);
+                    words = 32'h1;
+                end
+                32'h5: begin
+                    header_ok = count == 32'h0;
+                end
+            endcase
         end
     end
 
@@ -210,7 +229,7 @@ module host_bridge(
     end
 
     always @(*) begin
-        m_req_addr = word_addr;
+        m_req_addr = req_addr;
     end
 
     always @(*) begin
@@ -226,19 +245,27 @@ module host_bridge(
         burst$write_strobe = 32'h0;
         if (state == 32'h0) begin
         end else if (((state >= 32'h1) & (state <= 32'h3)) & (idle == idle_cycles)) begin
-        end else if (state == 32'h1) begin
-        end else if (state == 32'h2) begin
-            if (~header_ok) begin
-            end else if (got == (words << 32'h2)) begin
-            end else if (urx$valid) begin
-                if (got[32'h0 +: 2] == 32'h3) begin
-                    burst$write_strobe = 32'hf;
+        end else begin
+            case (state)
+                32'h1: begin
                 end
-            end
-        end else if (state == 32'h3) begin
-        end else if (state == 32'h4) begin
-        end else if (state == 32'h5) begin
-            burst$read_enable = 1'b1;
+                32'h2: begin
+                    if (~header_ok) begin
+                    end else if (got == (words << 32'h2)) begin
+                    end else if (urx$valid) begin
+                        if (got[32'h0 +: 2] == 32'h3) begin
+                            burst$write_strobe = 32'hf;
+                        end
+                    end
+                end
+                32'h3: begin
+                end
+                32'h4: begin
+                end
+                32'h5: begin
+                    burst$read_enable = 1'b1;
+                end
+            endcase
         end
     end
 
@@ -263,20 +290,30 @@ module host_bridge(
             m_req_valid = 1'b0;
         end else if (((state >= 32'h1) & (state <= 32'h3)) & (idle == idle_cycles)) begin
             m_req_valid = 1'b0;
-        end else if (state == 32'h1) begin
-            m_req_valid = 1'b0;
-        end else if (state == 32'h2) begin
-            m_req_valid = 1'b0;
-        end else if (state == 32'h3) begin
-            m_req_valid = 1'b0;
-        end else if (state == 32'h4) begin
-            m_req_valid = 1'b0;
-        end else if (state == 32'h5) begin
-            m_req_valid = 1'b0;
-        end else if (state == 32'h6) begin
-            m_req_valid = 1'b1;
         end else begin
-            m_req_valid = 1'b0;
+            case (state)
+                32'h1: begin
+                    m_req_valid = 1'b0;
+                end
+                32'h2: begin
+                    m_req_valid = 1'b0;
+                end
+                32'h3: begin
+                    m_req_valid = 1'b0;
+                end
+                32'h4: begin
+                    m_req_valid = 1'b0;
+                end
+                32'h5: begin
+                    m_req_valid = 1'b0;
+                end
+                32'h6: begin
+                    m_req_valid = 1'b1;
+                end
+                default: begin
+                    m_req_valid = 1'b0;
+                end
+            endcase
         end
     end
 
@@ -285,24 +322,37 @@ module host_bridge(
             utx$start = 1'b0;
         end else if (((state >= 32'h1) & (state <= 32'h3)) & (idle == idle_cycles)) begin
             utx$start = 1'b0;
-        end else if (state == 32'h1) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h2) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h3) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h4) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h5) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h6) begin
-            utx$start = 1'b0;
-        end else if (state == 32'h7) begin
-            utx$start = 1'b0;
-        end else if (~utx$busy) begin
-            utx$start = 1'b1;
         end else begin
-            utx$start = 1'b0;
+            case (state)
+                32'h1: begin
+                    utx$start = 1'b0;
+                end
+                32'h2: begin
+                    utx$start = 1'b0;
+                end
+                32'h3: begin
+                    utx$start = 1'b0;
+                end
+                32'h4: begin
+                    utx$start = 1'b0;
+                end
+                32'h5: begin
+                    utx$start = 1'b0;
+                end
+                32'h6: begin
+                    utx$start = 1'b0;
+                end
+                32'h7: begin
+                    utx$start = 1'b0;
+                end
+                default: begin
+                    if (~utx$busy) begin
+                        utx$start = 1'b1;
+                    end else begin
+                        utx$start = 1'b0;
+                    end
+                end
+            endcase
         end
     end
 
@@ -325,118 +375,141 @@ module host_bridge(
             r <= 32'h0;
             k <= 32'h0;
             rsp_data <= 32'h0;
-        end else if (state == 32'h1) begin
-            if (urx$valid) begin
-                crc <= crc_next;
-                idx <= idx + 32'h1;
-                if (idx == 32'h0) begin
-                    op <= rx_byte;
-                end else if (idx == 32'h1) begin
-                    seq <= rx_byte;
-                end else if (idx == 32'h2) begin
-                    count <= (rx_byte & 16'hffff);
-                end else if (idx == 32'h3) begin
-                    count <= count | ((rx_byte & 16'hffff) << 32'h8);
-                end else if (idx == 32'h4) begin
-                    addr <= (rx_byte & 32'hffffffff);
-                end else if (idx == 32'h5) begin
-                    addr <= addr | ((rx_byte & 32'hffffffff) << 32'h8);
-                end else if (idx == 32'h6) begin
-                    addr <= addr | ((rx_byte & 32'hffffffff) << 32'h10);
-                end else begin
-                    addr <= addr | ((rx_byte & 32'hffffffff) << 32'h18);
-                    state <= 32'h2;
-                    got <= 32'h0;
+        end else begin
+            case (state)
+                32'h1: begin
+                    if (urx$valid) begin
+                        crc <= crc_next;
+                        idx <= idx + 32'h1;
+                        case (idx)
+                            32'h0: begin
+                                op <= rx_byte;
+                            end
+                            32'h1: begin
+                                seq <= rx_byte;
+                            end
+                            32'h2: begin
+                                count <= (rx_byte & 16'hffff);
+                            end
+                            32'h3: begin
+                                count <= count | ((rx_byte & 16'hffff) << 32'h8);
+                            end
+                            32'h4: begin
+                                addr <= (rx_byte & 32'hffffffff);
+                            end
+                            32'h5: begin
+                                addr <= addr | ((rx_byte & 32'hffffffff) << 32'h8);
+                            end
+                            32'h6: begin
+                                addr <= addr | ((rx_byte & 32'hffffffff) << 32'h10);
+                            end
+                            default: begin
+                                addr <= addr | ((rx_byte & 32'hffffffff) << 32'h18);
+                                state <= 32'h2;
+                                got <= 32'h0;
+                            end
+                        endcase
+                    end
                 end
-            end
-        end else if (state == 32'h2) begin
-            if (~header_ok) begin
-                err <= st_bad_count;
-                if (~((op >= 32'h1) & (op <= 32'h5))) begin
-                    err <= st_bad_op;
+                32'h2: begin
+                    if (~header_ok) begin
+                        err <= st_bad_count;
+                        if (~((op >= 32'h1) & (op <= 32'h5))) begin
+                            err <= st_bad_op;
+                        end
+                        state <= 32'h4;
+                    end else if (got == (words << 32'h2)) begin
+                        state <= 32'h3;
+                        idx <= 32'h0;
+                    end else if (urx$valid) begin
+                        crc <= crc_next;
+                        got <= got + 32'h1;
+                        wdata <= (wdata >> 32'h8) | ((rx_byte & 32'hffffffff) << 32'h18);
+                    end
                 end
-                state <= 32'h4;
-            end else if (got == (words << 32'h2)) begin
-                state <= 32'h3;
-                idx <= 32'h0;
-            end else if (urx$valid) begin
-                crc <= crc_next;
-                got <= got + 32'h1;
-                wdata <= (wdata >> 32'h8) | ((rx_byte & 32'hffffffff) << 32'h18);
-            end
-        end else if (state == 32'h3) begin
-            if (urx$valid) begin
-                idx <= idx + 32'h1;
-                if (idx == 32'h0) begin
-                    crc_lo <= rx_byte;
-                end else begin
-                    k <= 32'h0;
-                    r <= 32'h0;
-                    rsp_data <= 32'h0;
-                    if (crc == ((crc_lo & 16'hffff) | ((rx_byte & 16'hffff) << 32'h8))) begin
-                        if (op == 32'h5) begin
-                            rsp_status <= 32'h0;
-                            rsp_data <= magic;
-                            k <= bad;
+                32'h3: begin
+                    if (urx$valid) begin
+                        idx <= idx + 32'h1;
+                        if (idx == 32'h0) begin
+                            crc_lo <= rx_byte;
+                        end else begin
+                            k <= 32'h0;
+                            r <= 32'h0;
+                            rsp_data <= 32'h0;
+                            if (crc == ((crc_lo & 16'hffff) | ((rx_byte & 16'hffff) << 32'h8))) begin
+                                if (op == 32'h5) begin
+                                    rsp_status <= 32'h0;
+                                    rsp_data <= magic;
+                                    k <= bad;
+                                    state <= 32'h8;
+                                end else begin
+                                    state <= 32'h5;
+                                end
+                            end else begin
+                                rsp_status <= st_crc;
+                                state <= 32'h8;
+                            end
+                        end
+                    end
+                end
+                32'h4: begin
+                    if (idle == idle_cycles) begin
+                        rsp_status <= err;
+                        state <= 32'h8;
+                        r <= 32'h0;
+                        k <= 32'h0;
+                        rsp_data <= 32'h0;
+                    end
+                end
+                32'h5: begin
+                    req_addr <= word_addr;
+                    state <= 32'h6;
+                end
+                32'h6: begin
+                    bus_wait <= 32'h0;
+                    state <= 32'h7;
+                end
+                32'h7: begin
+                    if (m_rsp_valid) begin
+                        if (m_rsp_err) begin
+                            rsp_status <= st_bus_error;
                             state <= 32'h8;
                         end else begin
-                            state <= 32'h5;
+                            k <= k + 32'h1;
+                            if (op == 32'h1) begin
+                                rsp_data <= m_rsp_rdata;
+                            end
+                            if ((k + 32'h1) == count) begin
+                                rsp_status <= 32'h0;
+                                state <= 32'h8;
+                            end else begin
+                                state <= 32'h5;
+                            end
                         end
-                    end else begin
-                        rsp_status <= st_crc;
-                        state <= 32'h8;
-                    end
-                end
-            end
-        end else if (state == 32'h4) begin
-            if (idle == idle_cycles) begin
-                rsp_status <= err;
-                state <= 32'h8;
-                r <= 32'h0;
-                k <= 32'h0;
-                rsp_data <= 32'h0;
-            end
-        end else if (state == 32'h5) begin
-            state <= 32'h6;
-        end else if (state == 32'h6) begin
-            bus_wait <= 32'h0;
-            state <= 32'h7;
-        end else if (state == 32'h7) begin
-            if (m_rsp_valid) begin
-                if (m_rsp_err) begin
-                    rsp_status <= st_bus_error;
-                    state <= 32'h8;
-                end else begin
-                    k <= k + 32'h1;
-                    if (op == 32'h1) begin
-                        rsp_data <= m_rsp_rdata;
-                    end
-                    if ((k + 32'h1) == count) begin
-                        rsp_status <= 32'h0;
+                    end else if (bus_wait == bus_timeout) begin
+                        rsp_status <= st_bus_error;
                         state <= 32'h8;
                     end else begin
-                        state <= 32'h5;
+                        bus_wait <= bus_wait + 32'h1;
                     end
                 end
-            end else if (bus_wait == bus_timeout) begin
-                rsp_status <= st_bus_error;
-                state <= 32'h8;
-            end else begin
-                bus_wait <= bus_wait + 32'h1;
-            end
-        end else if (~utx$busy) begin
-            r <= r + 32'h1;
-            if (r == 32'h0) begin
-                rcrc <= 32'hffff;
-            end else if (r <= 32'h8) begin
-                rcrc <= rcrc_next;
-            end
-            if (r == 32'ha) begin
-                state <= 32'h0;
-                if ((rsp_status != 32'h0) & (rsp_status != st_bus_error)) begin
-                    bad <= bad + 32'h1;
+                default: begin
+                    if (~utx$busy) begin
+                        r <= r + 32'h1;
+                        if (r == 32'h0) begin
+                            rcrc <= 32'hffff;
+                        end else if (r <= 32'h8) begin
+                            rcrc <= rcrc_next;
+                        end
+                        if (r == 32'ha) begin
+                            state <= 32'h0;
+                            if ((rsp_status != 32'h0) & (rsp_status != st_bus_error)) begin
+                                bad <= bad + 32'h1;
+                            end
+                        end
+                    end
                 end
-            end
+            endcase
         end
         if (reset) begin
             state <= 32'h0;

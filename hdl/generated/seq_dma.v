@@ -139,31 +139,39 @@ module seq_dma(
     always @(*) begin
         err_set = 32'h0;
         retire = 1'b0;
-        if (state == 32'h0) begin
-        end else if (state == 32'h1) begin
-            if (waiting) begin
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-                err_set = 32'h2;
-                retire = 1'b1;
+        case (state)
+            32'h0: begin
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-            end else if (waiting) begin
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-                err_set = 32'h2;
-                retire = 1'b1;
+            32'h1: begin
+                if (waiting) begin
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
             end
-        end else if (state == 32'h3) begin
-        end else if (d_done_addr == 32'h0) begin
-            retire = 1'b1;
-        end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
-            if (db_ready) begin
-                retire = 1'b1;
+            32'h2: begin
+                if (count == d_len) begin
+                end else if (waiting) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
             end
-        end else begin
-            err_set = 32'h1;
-            retire = 1'b1;
-        end
+            32'h3: begin
+            end
+            default: begin
+                if (d_done_addr == 32'h0) begin
+                    retire = 1'b1;
+                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                    if (db_ready) begin
+                        retire = 1'b1;
+                    end
+                end else begin
+                    err_set = 32'h1;
+                    retire = 1'b1;
+                end
+            end
+        endcase
         rx_add = 32'h0;
         tx_add = 32'h0;
         if (enable & rx_tail_inc_pulse) begin
@@ -245,67 +253,87 @@ module seq_dma(
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h1) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h2) begin
-            sram$a_write = 1'b0;
-        end else if (state == 32'h3) begin
-            sram$a_write = 1'b1;
-        end else begin
-            sram$a_write = 1'b0;
-        end
+        case (state)
+            32'h0: begin
+                sram$a_write = 1'b0;
+            end
+            32'h1: begin
+                sram$a_write = 1'b0;
+            end
+            32'h2: begin
+                sram$a_write = 1'b0;
+            end
+            32'h3: begin
+                sram$a_write = 1'b1;
+            end
+            default: begin
+                sram$a_write = 1'b0;
+            end
+        endcase
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            sram$a_valid = 1'b0;
-        end else if (state == 32'h1) begin
-            if (waiting) begin
+        case (state)
+            32'h0: begin
                 sram$a_valid = 1'b0;
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-                sram$a_valid = 1'b0;
-            end else if (waiting) begin
-                sram$a_valid = 1'b0;
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
+            32'h1: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
             end
-        end else if (state == 32'h3) begin
-            if (waiting) begin
-                sram$a_valid = 1'b0;
-            end else begin
-                sram$a_valid = 1'b1;
+            32'h2: begin
+                if (count == d_len) begin
+                    sram$a_valid = 1'b0;
+                end else if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
             end
-        end else begin
-            sram$a_valid = 1'b0;
-        end
+            32'h3: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            default: begin
+                sram$a_valid = 1'b0;
+            end
+        endcase
     end
 
     always @(*) begin
-        if (state == 32'h0) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h1) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h2) begin
-            db_valid = 1'b0;
-        end else if (state == 32'h3) begin
-            db_valid = 1'b0;
-        end else if (d_done_addr == 32'h0) begin
-            db_valid = 1'b0;
-        end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
-            db_valid = 1'b1;
-        end else begin
-            db_valid = 1'b0;
-        end
+        case (state)
+            32'h0: begin
+                db_valid = 1'b0;
+            end
+            32'h1: begin
+                db_valid = 1'b0;
+            end
+            32'h2: begin
+                db_valid = 1'b0;
+            end
+            32'h3: begin
+                db_valid = 1'b0;
+            end
+            default: begin
+                if (d_done_addr == 32'h0) begin
+                    db_valid = 1'b0;
+                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                    db_valid = 1'b1;
+                end else begin
+                    db_valid = 1'b0;
+                end
+            end
+        endcase
     end
 
     always @(posedge clock) begin
@@ -320,79 +348,101 @@ module seq_dma(
                 end
             end else if (req_write) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr[32'h2 +: 3] == 32'h0) begin
-                rsp_rdata_q <= rx_hw_head;
-            end else if (req_addr[32'h2 +: 3] == 32'h1) begin
-                rsp_rdata_q <= rx_pending;
-            end else if (req_addr[32'h2 +: 3] == 32'h2) begin
-                rsp_rdata_q <= rx_done;
-            end else if (req_addr[32'h2 +: 3] == 32'h3) begin
-                rsp_rdata_q <= tx_hw_head;
-            end else if (req_addr[32'h2 +: 3] == 32'h4) begin
-                rsp_rdata_q <= tx_pending;
-            end else if (req_addr[32'h2 +: 3] == 32'h5) begin
-                rsp_rdata_q <= tx_done;
-            end else if (state != 32'h0) begin
-                rsp_rdata_q <= 32'h1;
+            end else begin
+                case (req_addr[32'h2 +: 3])
+                    32'h0: begin
+                        rsp_rdata_q <= rx_hw_head;
+                    end
+                    32'h1: begin
+                        rsp_rdata_q <= rx_pending;
+                    end
+                    32'h2: begin
+                        rsp_rdata_q <= rx_done;
+                    end
+                    32'h3: begin
+                        rsp_rdata_q <= tx_hw_head;
+                    end
+                    32'h4: begin
+                        rsp_rdata_q <= tx_pending;
+                    end
+                    32'h5: begin
+                        rsp_rdata_q <= tx_done;
+                    end
+                    default: begin
+                        if (state != 32'h0) begin
+                            rsp_rdata_q <= 32'h1;
+                        end
+                    end
+                endcase
             end
         end
-        if (state == 32'h0) begin
-            if (enable & (rx_pending != 32'h0)) begin
-                ring_tx <= 1'b0;
-                state <= 32'h1;
-                desc_k <= 32'h0;
-                waiting <= 1'b0;
-            end else if (enable & (tx_pending != 32'h0)) begin
-                ring_tx <= 1'b1;
-                state <= 32'h1;
-                desc_k <= 32'h0;
-                waiting <= 1'b0;
-            end
-        end else if (state == 32'h1) begin
-            if (waiting) begin
-                if (sram$a_rvalid) begin
+        case (state)
+            32'h0: begin
+                if (enable & (rx_pending != 32'h0)) begin
+                    ring_tx <= 1'b0;
+                    state <= 32'h1;
+                    desc_k <= 32'h0;
                     waiting <= 1'b0;
-                    desc_k <= desc_k + 32'h1;
-                    if (desc_k == 32'h0) begin
-                        d_src <= sram$rdata;
-                    end else if (desc_k == 32'h1) begin
-                        d_dst <= sram$rdata;
-                    end else if (desc_k == 32'h2) begin
-                        d_len <= sram$rdata[32'h0 +: 16];
-                    end else begin
-                        d_done_addr <= sram$rdata;
-                        count <= 32'h0;
+                end else if (enable & (tx_pending != 32'h0)) begin
+                    ring_tx <= 1'b1;
+                    state <= 32'h1;
+                    desc_k <= 32'h0;
+                    waiting <= 1'b0;
+                end
+            end
+            32'h1: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        desc_k <= desc_k + 32'h1;
+                        case (desc_k)
+                            32'h0: begin
+                                d_src <= sram$rdata;
+                            end
+                            32'h1: begin
+                                d_dst <= sram$rdata;
+                            end
+                            32'h2: begin
+                                d_len <= sram$rdata[32'h0 +: 16];
+                            end
+                            default: begin
+                                d_done_addr <= sram$rdata;
+                                count <= 32'h0;
+                                state <= 32'h2;
+                            end
+                        endcase
+                    end
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h2: begin
+                if (count == d_len) begin
+                    state <= 32'h4;
+                end else if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        data <= sram$rdata;
+                        state <= 32'h3;
+                    end
+                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h3: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        count <= count + 32'h1;
                         state <= 32'h2;
                     end
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
                 end
-            end else if ((desc_addr & sram_hi) != 32'h0) begin
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
             end
-        end else if (state == 32'h2) begin
-            if (count == d_len) begin
-                state <= 32'h4;
-            end else if (waiting) begin
-                if (sram$a_rvalid) begin
-                    waiting <= 1'b0;
-                    data <= sram$rdata;
-                    state <= 32'h3;
-                end
-            end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
-            end
-        end else if (state == 32'h3) begin
-            if (waiting) begin
-                if (sram$a_rvalid) begin
-                    waiting <= 1'b0;
-                    count <= count + 32'h1;
-                    state <= 32'h2;
-                end
-            end else if (~bus_sram) begin
-                waiting <= 1'b1;
-            end
-        end
+        endcase
         if (retire) begin
             state <= 32'h0;
             if (ring_tx) begin

@@ -261,172 +261,204 @@ module sunda_nx_regs(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h0) begin
-                if (req_write) begin
-                    start_ctrl_ctrl_q <= req_wdata[32'h0 +: 1];
-                    start_ctrl_ctrl_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h4) begin
-                if (req_write) begin
-                    release_run_stall_stall_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h8) begin
-                if (req_write) begin
-                    instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'hc) begin
-                if (req_write) begin
-                    dma_rx_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_base_q;
-                end
-            end else if (req_addr == 32'h10) begin
-                if (req_write) begin
-                    dma_tx_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_base_q;
-                end
-            end else if (req_addr == 32'h14) begin
-                if (req_write) begin
-                end else begin
-                    rsp_rdata_q <= (run_state_running_i & 32'hffffffff) | ((run_state_halted_i & 32'hffffffff) << 32'h1);
-                end
-            end else if (req_addr == 32'h18) begin
-                if (req_write) begin
-                    intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h1c) begin
-                if (req_write) begin
-                    intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
-                end else begin
-                    rsp_rdata_q <= intr_info_info_q;
-                end
-            end else if (req_addr == 32'h28) begin
-                if (req_write) begin
-                    engine_base_address_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= engine_base_address_lo_q;
-                end
-            end else if (req_addr == 32'h2c) begin
-                if (req_write) begin
-                    engine_base_address_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= engine_base_address_hi_q;
-                end
-            end else if (req_addr == 32'h40) begin
-                if (req_write) begin
-                    dma_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                end else begin
-                    rsp_rdata_q <= (dma_ctrl_enable_q & 32'hffffffff);
-                end
-            end else if (req_addr == 32'h50) begin
-                if (req_write) begin
-                    dma_rx_ring_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_base_q;
-                end
-            end else if (req_addr == 32'h54) begin
-                if (req_write) begin
-                    dma_rx_ring_length_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_length_q;
-                end
-            end else if (req_addr == 32'h58) begin
-                if (req_write) begin
-                    dma_rx_ring_head_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_head_q;
-                end
-            end else if (req_addr == 32'h5c) begin
-                if (req_write) begin
-                    dma_rx_ring_tail_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_rx_ring_tail_q;
-                end
-            end else if (req_addr == 32'h60) begin
-                if (req_write) begin
-                    dma_rx_ring_tail_inc_q <= req_wdata;
-                    dma_rx_ring_tail_inc_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h70) begin
-                if (req_write) begin
-                    dma_tx_ring_base_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_base_q;
-                end
-            end else if (req_addr == 32'h74) begin
-                if (req_write) begin
-                    dma_tx_ring_length_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_length_q;
-                end
-            end else if (req_addr == 32'h78) begin
-                if (req_write) begin
-                    dma_tx_ring_head_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_head_q;
-                end
-            end else if (req_addr == 32'h7c) begin
-                if (req_write) begin
-                    dma_tx_ring_tail_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= dma_tx_ring_tail_q;
-                end
-            end else if (req_addr == 32'h80) begin
-                if (req_write) begin
-                    dma_tx_ring_tail_inc_q <= req_wdata;
-                    dma_tx_ring_tail_inc_pulse_q <= 1'b1;
-                end
-            end else if (req_addr == 32'h210) begin
-                if (req_write) begin
-                    mem_window2_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= mem_window2_lo_q;
-                end
-            end else if (req_addr == 32'h214) begin
-                if (req_write) begin
-                    mem_window2_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= mem_window2_hi_q;
-                end
-            end else if (req_addr == 32'h804) begin
-                if (req_write) begin
-                    instr_dbg_ctrl_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= instr_dbg_ctrl_q;
-                end
-            end else if (req_addr == 32'h838) begin
-                if (req_write) begin
-                    q7_intr_info_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= q7_intr_info_q;
-                end
-            end else if (req_addr == 32'h83c) begin
-                if (req_write) begin
-                    nx_rsvd_space0_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= nx_rsvd_space0_q;
-                end
-            end else if (req_addr == 32'h840) begin
-                if (req_write) begin
-                    nx_rsvd_space1_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= nx_rsvd_space1_q;
-                end
-            end else if (req_addr == 32'h844) begin
-                if (req_write) begin
-                    nx_rsvd_space2_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= nx_rsvd_space2_q;
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h0: begin
+                        if (req_write) begin
+                            start_ctrl_ctrl_q <= req_wdata[32'h0 +: 1];
+                            start_ctrl_ctrl_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h4: begin
+                        if (req_write) begin
+                            release_run_stall_stall_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (release_run_stall_stall_q & 32'hffffffff);
+                        end
+                    end
+                    32'h8: begin
+                        if (req_write) begin
+                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'hc: begin
+                        if (req_write) begin
+                            dma_rx_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_base_q;
+                        end
+                    end
+                    32'h10: begin
+                        if (req_write) begin
+                            dma_tx_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_base_q;
+                        end
+                    end
+                    32'h14: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= (run_state_running_i & 32'hffffffff) | ((run_state_halted_i & 32'hffffffff) << 32'h1);
+                        end
+                    end
+                    32'h18: begin
+                        if (req_write) begin
+                            intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h1c: begin
+                        if (req_write) begin
+                            intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
+                        end else begin
+                            rsp_rdata_q <= intr_info_info_q;
+                        end
+                    end
+                    32'h28: begin
+                        if (req_write) begin
+                            engine_base_address_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= engine_base_address_lo_q;
+                        end
+                    end
+                    32'h2c: begin
+                        if (req_write) begin
+                            engine_base_address_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= engine_base_address_hi_q;
+                        end
+                    end
+                    32'h40: begin
+                        if (req_write) begin
+                            dma_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (dma_ctrl_enable_q & 32'hffffffff);
+                        end
+                    end
+                    32'h50: begin
+                        if (req_write) begin
+                            dma_rx_ring_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_base_q;
+                        end
+                    end
+                    32'h54: begin
+                        if (req_write) begin
+                            dma_rx_ring_length_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_length_q;
+                        end
+                    end
+                    32'h58: begin
+                        if (req_write) begin
+                            dma_rx_ring_head_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_head_q;
+                        end
+                    end
+                    32'h5c: begin
+                        if (req_write) begin
+                            dma_rx_ring_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_rx_ring_tail_q;
+                        end
+                    end
+                    32'h60: begin
+                        if (req_write) begin
+                            dma_rx_ring_tail_inc_q <= req_wdata;
+                            dma_rx_ring_tail_inc_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h70: begin
+                        if (req_write) begin
+                            dma_tx_ring_base_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_base_q;
+                        end
+                    end
+                    32'h74: begin
+                        if (req_write) begin
+                            dma_tx_ring_length_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_length_q;
+                        end
+                    end
+                    32'h78: begin
+                        if (req_write) begin
+                            dma_tx_ring_head_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_head_q;
+                        end
+                    end
+                    32'h7c: begin
+                        if (req_write) begin
+                            dma_tx_ring_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= dma_tx_ring_tail_q;
+                        end
+                    end
+                    32'h80: begin
+                        if (req_write) begin
+                            dma_tx_ring_tail_inc_q <= req_wdata;
+                            dma_tx_ring_tail_inc_pulse_q <= 1'b1;
+                        end
+                    end
+                    32'h210: begin
+                        if (req_write) begin
+                            mem_window2_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= mem_window2_lo_q;
+                        end
+                    end
+                    32'h214: begin
+                        if (req_write) begin
+                            mem_window2_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= mem_window2_hi_q;
+                        end
+                    end
+                    32'h804: begin
+                        if (req_write) begin
+                            instr_dbg_ctrl_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= instr_dbg_ctrl_q;
+                        end
+                    end
+                    32'h838: begin
+                        if (req_write) begin
+                            q7_intr_info_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= q7_intr_info_q;
+                        end
+                    end
+                    32'h83c: begin
+                        if (req_write) begin
+                            nx_rsvd_space0_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= nx_rsvd_space0_q;
+                        end
+                    end
+                    32'h840: begin
+                        if (req_write) begin
+                            nx_rsvd_space1_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= nx_rsvd_space1_q;
+                        end
+                    end
+                    32'h844: begin
+                        if (req_write) begin
+                            nx_rsvd_space2_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= nx_rsvd_space2_q;
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin

@@ -121,49 +121,59 @@ module sunda_tpb_regs(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h104) begin
-                if (req_write) begin
-                    seq_instr_dbg_ctrl_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= seq_instr_dbg_ctrl_q;
-                end
-            end else if (req_addr == 32'ha00) begin
-                if (req_write) begin
-                    notific_sw_queue_num0_queue_q <= req_wdata[32'h0 +: 16];
-                    notific_sw_queue_num0_engine_id_b_lo_q <= req_wdata[32'h10 +: 4];
-                    notific_sw_queue_num0_engine_id_a_q <= req_wdata[32'h14 +: 4];
-                    notific_sw_queue_num0_engine_id_b_hi_q <= req_wdata[32'h18 +: 4];
-                end else begin
-                    rsp_rdata_q <= (((notific_sw_queue_num0_queue_q & 32'hffffffff) | ((notific_sw_queue_num0_engine_id_b_lo_q & 32'hffffffff) << 32'h10)) | ((notific_sw_queue_num0_engine_id_a_q & 32'hffffffff) << 32'h14)) | ((notific_sw_queue_num0_engine_id_b_hi_q & 32'hffffffff) << 32'h18);
-                end
-            end else if (req_addr == 32'ha10) begin
-                if (req_write) begin
-                    notific_ring_base_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_base_lo_q;
-                end
-            end else if (req_addr == 32'ha14) begin
-                if (req_write) begin
-                    notific_ring_base_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_base_hi_q;
-                end
-            end else if (req_addr == 32'ha18) begin
-                if (req_write) begin
-                    notific_ring_size_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= notific_ring_size_q;
-                end
-            end else if (req_addr == 32'ha1c) begin
-                if (req_write) begin
-                    notific_enable_error_q <= req_wdata[32'h0 +: 1];
-                    notific_enable_evt_sem_q <= req_wdata[32'h1 +: 1];
-                    notific_enable_inst_q <= req_wdata[32'h2 +: 1];
-                end else begin
-                    rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h104: begin
+                        if (req_write) begin
+                            seq_instr_dbg_ctrl_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= seq_instr_dbg_ctrl_q;
+                        end
+                    end
+                    32'ha00: begin
+                        if (req_write) begin
+                            notific_sw_queue_num0_queue_q <= req_wdata[32'h0 +: 16];
+                            notific_sw_queue_num0_engine_id_b_lo_q <= req_wdata[32'h10 +: 4];
+                            notific_sw_queue_num0_engine_id_a_q <= req_wdata[32'h14 +: 4];
+                            notific_sw_queue_num0_engine_id_b_hi_q <= req_wdata[32'h18 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (((notific_sw_queue_num0_queue_q & 32'hffffffff) | ((notific_sw_queue_num0_engine_id_b_lo_q & 32'hffffffff) << 32'h10)) | ((notific_sw_queue_num0_engine_id_a_q & 32'hffffffff) << 32'h14)) | ((notific_sw_queue_num0_engine_id_b_hi_q & 32'hffffffff) << 32'h18);
+                        end
+                    end
+                    32'ha10: begin
+                        if (req_write) begin
+                            notific_ring_base_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_base_lo_q;
+                        end
+                    end
+                    32'ha14: begin
+                        if (req_write) begin
+                            notific_ring_base_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_base_hi_q;
+                        end
+                    end
+                    32'ha18: begin
+                        if (req_write) begin
+                            notific_ring_size_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_ring_size_q;
+                        end
+                    end
+                    32'ha1c: begin
+                        if (req_write) begin
+                            notific_enable_error_q <= req_wdata[32'h0 +: 1];
+                            notific_enable_evt_sem_q <= req_wdata[32'h1 +: 1];
+                            notific_enable_inst_q <= req_wdata[32'h2 +: 1];
+                        end else begin
+                            rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin

@@ -492,352 +492,412 @@ module sunda_windows_regs(
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
                 rsp_err_q <= 1'b1;
-            end else if (req_addr == 32'h2000) begin
-                if (req_write) begin
-                    window0_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_src_lo_q;
-                end
-            end else if (req_addr == 32'h201c) begin
-                if (req_write) begin
-                    window1_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_src_lo_q;
-                end
-            end else if (req_addr == 32'h2038) begin
-                if (req_write) begin
-                    window2_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_src_lo_q;
-                end
-            end else if (req_addr == 32'h2054) begin
-                if (req_write) begin
-                    window3_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_src_lo_q;
-                end
-            end else if (req_addr == 32'h2070) begin
-                if (req_write) begin
-                    window4_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_src_lo_q;
-                end
-            end else if (req_addr == 32'h208c) begin
-                if (req_write) begin
-                    window5_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_src_lo_q;
-                end
-            end else if (req_addr == 32'h20a8) begin
-                if (req_write) begin
-                    window6_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_src_lo_q;
-                end
-            end else if (req_addr == 32'h20c4) begin
-                if (req_write) begin
-                    window7_src_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_src_lo_q;
-                end
-            end else if (req_addr == 32'h2004) begin
-                if (req_write) begin
-                    window0_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_src_hi_q;
-                end
-            end else if (req_addr == 32'h2020) begin
-                if (req_write) begin
-                    window1_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_src_hi_q;
-                end
-            end else if (req_addr == 32'h203c) begin
-                if (req_write) begin
-                    window2_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_src_hi_q;
-                end
-            end else if (req_addr == 32'h2058) begin
-                if (req_write) begin
-                    window3_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_src_hi_q;
-                end
-            end else if (req_addr == 32'h2074) begin
-                if (req_write) begin
-                    window4_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_src_hi_q;
-                end
-            end else if (req_addr == 32'h2090) begin
-                if (req_write) begin
-                    window5_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_src_hi_q;
-                end
-            end else if (req_addr == 32'h20ac) begin
-                if (req_write) begin
-                    window6_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_src_hi_q;
-                end
-            end else if (req_addr == 32'h20c8) begin
-                if (req_write) begin
-                    window7_src_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_src_hi_q;
-                end
-            end else if (req_addr == 32'h2008) begin
-                if (req_write) begin
-                    window0_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_size_lo_q;
-                end
-            end else if (req_addr == 32'h2024) begin
-                if (req_write) begin
-                    window1_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_size_lo_q;
-                end
-            end else if (req_addr == 32'h2040) begin
-                if (req_write) begin
-                    window2_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_size_lo_q;
-                end
-            end else if (req_addr == 32'h205c) begin
-                if (req_write) begin
-                    window3_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_size_lo_q;
-                end
-            end else if (req_addr == 32'h2078) begin
-                if (req_write) begin
-                    window4_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_size_lo_q;
-                end
-            end else if (req_addr == 32'h2094) begin
-                if (req_write) begin
-                    window5_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_size_lo_q;
-                end
-            end else if (req_addr == 32'h20b0) begin
-                if (req_write) begin
-                    window6_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_size_lo_q;
-                end
-            end else if (req_addr == 32'h20cc) begin
-                if (req_write) begin
-                    window7_size_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_size_lo_q;
-                end
-            end else if (req_addr == 32'h200c) begin
-                if (req_write) begin
-                    window0_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_size_hi_q;
-                end
-            end else if (req_addr == 32'h2028) begin
-                if (req_write) begin
-                    window1_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_size_hi_q;
-                end
-            end else if (req_addr == 32'h2044) begin
-                if (req_write) begin
-                    window2_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_size_hi_q;
-                end
-            end else if (req_addr == 32'h2060) begin
-                if (req_write) begin
-                    window3_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_size_hi_q;
-                end
-            end else if (req_addr == 32'h207c) begin
-                if (req_write) begin
-                    window4_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_size_hi_q;
-                end
-            end else if (req_addr == 32'h2098) begin
-                if (req_write) begin
-                    window5_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_size_hi_q;
-                end
-            end else if (req_addr == 32'h20b4) begin
-                if (req_write) begin
-                    window6_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_size_hi_q;
-                end
-            end else if (req_addr == 32'h20d0) begin
-                if (req_write) begin
-                    window7_size_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_size_hi_q;
-                end
-            end else if (req_addr == 32'h2010) begin
-                if (req_write) begin
-                    window0_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_dst_lo_q;
-                end
-            end else if (req_addr == 32'h202c) begin
-                if (req_write) begin
-                    window1_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2048) begin
-                if (req_write) begin
-                    window2_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2064) begin
-                if (req_write) begin
-                    window3_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2080) begin
-                if (req_write) begin
-                    window4_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_dst_lo_q;
-                end
-            end else if (req_addr == 32'h209c) begin
-                if (req_write) begin
-                    window5_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_dst_lo_q;
-                end
-            end else if (req_addr == 32'h20b8) begin
-                if (req_write) begin
-                    window6_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_dst_lo_q;
-                end
-            end else if (req_addr == 32'h20d4) begin
-                if (req_write) begin
-                    window7_dst_lo_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_dst_lo_q;
-                end
-            end else if (req_addr == 32'h2014) begin
-                if (req_write) begin
-                    window0_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window0_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2030) begin
-                if (req_write) begin
-                    window1_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window1_dst_hi_q;
-                end
-            end else if (req_addr == 32'h204c) begin
-                if (req_write) begin
-                    window2_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window2_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2068) begin
-                if (req_write) begin
-                    window3_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window3_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2084) begin
-                if (req_write) begin
-                    window4_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window4_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20a0) begin
-                if (req_write) begin
-                    window5_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window5_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20bc) begin
-                if (req_write) begin
-                    window6_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window6_dst_hi_q;
-                end
-            end else if (req_addr == 32'h20d8) begin
-                if (req_write) begin
-                    window7_dst_hi_q <= req_wdata;
-                end else begin
-                    rsp_rdata_q <= window7_dst_hi_q;
-                end
-            end else if (req_addr == 32'h2018) begin
-                if (req_write) begin
-                    window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2034) begin
-                if (req_write) begin
-                    window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2050) begin
-                if (req_write) begin
-                    window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h206c) begin
-                if (req_write) begin
-                    window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h2088) begin
-                if (req_write) begin
-                    window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20a4) begin
-                if (req_write) begin
-                    window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20c0) begin
-                if (req_write) begin
-                    window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
-            end else if (req_addr == 32'h20dc) begin
-                if (req_write) begin
-                    window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                    window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
-                end else begin
-                    rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
-                end
             end else begin
-                rsp_err_q <= 1'b1;
+                case (req_addr)
+                    32'h2000: begin
+                        if (req_write) begin
+                            window0_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_src_lo_q;
+                        end
+                    end
+                    32'h201c: begin
+                        if (req_write) begin
+                            window1_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_src_lo_q;
+                        end
+                    end
+                    32'h2038: begin
+                        if (req_write) begin
+                            window2_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_src_lo_q;
+                        end
+                    end
+                    32'h2054: begin
+                        if (req_write) begin
+                            window3_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_src_lo_q;
+                        end
+                    end
+                    32'h2070: begin
+                        if (req_write) begin
+                            window4_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_src_lo_q;
+                        end
+                    end
+                    32'h208c: begin
+                        if (req_write) begin
+                            window5_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_src_lo_q;
+                        end
+                    end
+                    32'h20a8: begin
+                        if (req_write) begin
+                            window6_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_src_lo_q;
+                        end
+                    end
+                    32'h20c4: begin
+                        if (req_write) begin
+                            window7_src_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_src_lo_q;
+                        end
+                    end
+                    32'h2004: begin
+                        if (req_write) begin
+                            window0_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_src_hi_q;
+                        end
+                    end
+                    32'h2020: begin
+                        if (req_write) begin
+                            window1_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_src_hi_q;
+                        end
+                    end
+                    32'h203c: begin
+                        if (req_write) begin
+                            window2_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_src_hi_q;
+                        end
+                    end
+                    32'h2058: begin
+                        if (req_write) begin
+                            window3_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_src_hi_q;
+                        end
+                    end
+                    32'h2074: begin
+                        if (req_write) begin
+                            window4_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_src_hi_q;
+                        end
+                    end
+                    32'h2090: begin
+                        if (req_write) begin
+                            window5_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_src_hi_q;
+                        end
+                    end
+                    32'h20ac: begin
+                        if (req_write) begin
+                            window6_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_src_hi_q;
+                        end
+                    end
+                    32'h20c8: begin
+                        if (req_write) begin
+                            window7_src_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_src_hi_q;
+                        end
+                    end
+                    32'h2008: begin
+                        if (req_write) begin
+                            window0_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_size_lo_q;
+                        end
+                    end
+                    32'h2024: begin
+                        if (req_write) begin
+                            window1_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_size_lo_q;
+                        end
+                    end
+                    32'h2040: begin
+                        if (req_write) begin
+                            window2_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_size_lo_q;
+                        end
+                    end
+                    32'h205c: begin
+                        if (req_write) begin
+                            window3_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_size_lo_q;
+                        end
+                    end
+                    32'h2078: begin
+                        if (req_write) begin
+                            window4_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_size_lo_q;
+                        end
+                    end
+                    32'h2094: begin
+                        if (req_write) begin
+                            window5_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_size_lo_q;
+                        end
+                    end
+                    32'h20b0: begin
+                        if (req_write) begin
+                            window6_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_size_lo_q;
+                        end
+                    end
+                    32'h20cc: begin
+                        if (req_write) begin
+                            window7_size_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_size_lo_q;
+                        end
+                    end
+                    32'h200c: begin
+                        if (req_write) begin
+                            window0_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_size_hi_q;
+                        end
+                    end
+                    32'h2028: begin
+                        if (req_write) begin
+                            window1_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_size_hi_q;
+                        end
+                    end
+                    32'h2044: begin
+                        if (req_write) begin
+                            window2_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_size_hi_q;
+                        end
+                    end
+                    32'h2060: begin
+                        if (req_write) begin
+                            window3_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_size_hi_q;
+                        end
+                    end
+                    32'h207c: begin
+                        if (req_write) begin
+                            window4_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_size_hi_q;
+                        end
+                    end
+                    32'h2098: begin
+                        if (req_write) begin
+                            window5_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_size_hi_q;
+                        end
+                    end
+                    32'h20b4: begin
+                        if (req_write) begin
+                            window6_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_size_hi_q;
+                        end
+                    end
+                    32'h20d0: begin
+                        if (req_write) begin
+                            window7_size_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_size_hi_q;
+                        end
+                    end
+                    32'h2010: begin
+                        if (req_write) begin
+                            window0_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_dst_lo_q;
+                        end
+                    end
+                    32'h202c: begin
+                        if (req_write) begin
+                            window1_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_dst_lo_q;
+                        end
+                    end
+                    32'h2048: begin
+                        if (req_write) begin
+                            window2_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_dst_lo_q;
+                        end
+                    end
+                    32'h2064: begin
+                        if (req_write) begin
+                            window3_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_dst_lo_q;
+                        end
+                    end
+                    32'h2080: begin
+                        if (req_write) begin
+                            window4_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_dst_lo_q;
+                        end
+                    end
+                    32'h209c: begin
+                        if (req_write) begin
+                            window5_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_dst_lo_q;
+                        end
+                    end
+                    32'h20b8: begin
+                        if (req_write) begin
+                            window6_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_dst_lo_q;
+                        end
+                    end
+                    32'h20d4: begin
+                        if (req_write) begin
+                            window7_dst_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_dst_lo_q;
+                        end
+                    end
+                    32'h2014: begin
+                        if (req_write) begin
+                            window0_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window0_dst_hi_q;
+                        end
+                    end
+                    32'h2030: begin
+                        if (req_write) begin
+                            window1_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window1_dst_hi_q;
+                        end
+                    end
+                    32'h204c: begin
+                        if (req_write) begin
+                            window2_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window2_dst_hi_q;
+                        end
+                    end
+                    32'h2068: begin
+                        if (req_write) begin
+                            window3_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window3_dst_hi_q;
+                        end
+                    end
+                    32'h2084: begin
+                        if (req_write) begin
+                            window4_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window4_dst_hi_q;
+                        end
+                    end
+                    32'h20a0: begin
+                        if (req_write) begin
+                            window5_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window5_dst_hi_q;
+                        end
+                    end
+                    32'h20bc: begin
+                        if (req_write) begin
+                            window6_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window6_dst_hi_q;
+                        end
+                    end
+                    32'h20d8: begin
+                        if (req_write) begin
+                            window7_dst_hi_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= window7_dst_hi_q;
+                        end
+                    end
+                    32'h2018: begin
+                        if (req_write) begin
+                            window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2034: begin
+                        if (req_write) begin
+                            window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2050: begin
+                        if (req_write) begin
+                            window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h206c: begin
+                        if (req_write) begin
+                            window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h2088: begin
+                        if (req_write) begin
+                            window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20a4: begin
+                        if (req_write) begin
+                            window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20c0: begin
+                        if (req_write) begin
+                            window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    32'h20dc: begin
+                        if (req_write) begin
+                            window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                        end else begin
+                            rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                        end
+                    end
+                    default: begin
+                        rsp_err_q <= 1'b1;
+                    end
+                endcase
             end
         end
         if (reset) begin

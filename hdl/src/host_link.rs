@@ -245,6 +245,8 @@ pub struct HostBridge {
     err: DFF<Bits<8>>,
     idle: DFF<Bits<24>>,
     k: DFF<Bits<16>>,
+    // The address of word k, registered so that BAR0 sees flip-flops.
+    req_addr: DFF<Bits<32>>,
     bus_wait: DFF<Bits<9>>,
     rsp_status: DFF<Bits<8>>,
     rsp_data: DFF<Bits<32>>,
@@ -307,6 +309,7 @@ impl HostBridge {
             err: Default::default(),
             idle: Default::default(),
             k: Default::default(),
+            req_addr: Default::default(),
             bus_wait: Default::default(),
             rsp_status: Default::default(),
             rsp_data: Default::default(),
@@ -332,7 +335,7 @@ impl Logic for HostBridge {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, idx, op, seq, count, addr, wdata, got, crc, crc_lo, err, idle, k, bus_wait, rsp_status,
+            self, clock, state, idx, op, seq, count, addr, wdata, got, crc, crc_lo, err, idle, k, req_addr, bus_wait, rsp_status,
             rsp_data, r, rcrc, bad
         );
         self.urx.clock.next = self.clock.val();
@@ -397,7 +400,7 @@ impl Logic for HostBridge {
         // ---- defaults ----
         self.m_req_valid.next = false;
         self.m_req_write.next = !(self.op.q.val() == 1);
-        self.m_req_addr.next = self.word_addr.val();
+        self.m_req_addr.next = self.req_addr.q.val();
         self.m_req_wdata.next = self.wdata.q.val();
         if self.op.q.val() == 3 {
             self.m_req_wdata.next = self.burst.read_data.val();
@@ -509,6 +512,7 @@ impl Logic for HostBridge {
         } else if self.state.q.val() == 5 {
             // BURST data comes out of the buffer one cycle after its address.
             self.burst.read_enable.next = true;
+            self.req_addr.d.next = self.word_addr.val();
             self.state.d.next = 6.into();
         } else if self.state.q.val() == 6 {
             self.m_req_valid.next = true;

@@ -32,6 +32,8 @@ pub struct BuildOptions {
     pub seed: u64,
     /// Threads for nextpnr.
     pub threads: usize,
+    /// nextpnr's router (`router1`, `router2`).
+    pub router: String,
 }
 
 /// Why a build stopped.
@@ -244,7 +246,7 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
             .arg(format!("--{}", board.part.device))
             .args(["--package", &board.part.package, "--speed", &board.part.speed.to_string()])
             .args(["--json", "design.json", "--lpf", &format!("{}.lpf", board.name), "--textcfg", "design.config", "--report", "report.json"])
-            .args(["--freq", &opts.clock_mhz.to_string(), "--seed", &opts.seed.to_string(), "--threads", &opts.threads.to_string(), "--timing-allow-fail"]),
+            .args(["--freq", &opts.clock_mhz.to_string(), "--seed", &opts.seed.to_string(), "--threads", &opts.threads.to_string(), "--router", &opts.router, "--timing-allow-fail"]),
         "place and route",
         &out.join("nextpnr.log"),
         say,

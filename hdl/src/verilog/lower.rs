@@ -471,25 +471,14 @@ fn write_stmts(out: &mut String, stmts: &[Stmt], indent: usize, nba: bool) {
                 let _ = writeln!(out, "{pad}{lhs} {op} {};", value.text());
             }
             Stmt::If { cond, then, els, .. } => {
-                let _ = writeln!(out, "{pad}if ({}) begin", cond.text());
-                write_stmts(out, then, indent + 1, nba);
-                let mut els = els;
-                loop {
-                    if els.is_empty() {
-                        let _ = writeln!(out, "{pad}end");
-                        break;
-                    }
-                    if let [Stmt::If { cond, then, els: e2, .. }] = els.as_slice() {
-                        let _ = writeln!(out, "{pad}end else if ({}) begin", cond.text());
-                        write_stmts(out, then, indent + 1, nba);
-                        els = e2;
-                        continue;
-                    }
-                    let _ = writeln!(out, "{pad}end else begin");
-                    write_stmts(out, els, indent + 1, nba);
-                    let _ = writeln!(out, "{pad}end");
-                    break;
+                // The chain of `else if`s as (condition, body) arms and a final else.
+                let mut arms: Vec<(&Expr, &[Stmt])> = vec![(cond, then.as_slice())];
+                let mut rest: &[Stmt] = els;
+                while let [Stmt::If { cond, then, els: e2, .. }] = rest {
+                    arms.push((cond, then.as_slice()));
+                    rest = e2;
                 }
+                write_chain(out, &arms, rest, indent, nba);
             }
             Stmt::Case { sel, arms, .. } => {
                 let _ = writeln!(out, "{pad}case ({})", sel.text());
@@ -501,6 +490,104 @@ fn write_stmts(out: &mut String, stmts: &[Stmt], indent: usize, nba: bool) {
                 let _ = writeln!(out, "{pad}endcase");
             }
         }
+    }
+}
+
+/// The value a literal's text stands for (`32'h1f`, `8'd3`, `2'b10`, `7`).
+fn literal_value(lit: &str) -> Option<u128> {
+    let digits = |t: &str, radix: u32| u128::from_str_radix(&t.replace('_', ""), radix).ok();
+    match lit.split_once('\'') {
+        None => digits(lit, 10),
+        Some((_, rest)) => {
+            let (base, t) = rest.split_at(1.min(rest.len()));
+            match base {
+                "h" | "H" => digits(t, 16),
+                "d" | "D" => digits(t, 10),
+                "b" | "B" => digits(t, 2),
+                "o" | "O" => digits(t, 8),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `sel == literal`: the selector's text and the literal's value.
+fn eq_const(cond: &Expr) -> Option<(String, u128)> {
+    match cond {
+        Expr::Bin(a, "==", b) => match (a.as_ref(), b.as_ref()) {
+            (sel, Expr::Lit(l)) | (Expr::Lit(l), sel) if !matches!(sel, Expr::Lit(_)) => Some((sel.text(), literal_value(l)?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Fewest `else if` arms comparing one selector with constants that are
+/// written as a `case`.
+const MIN_CASE_ARMS: usize = 3;
+
+/// An if / else-if chain. A run of arms that compare one selector with
+/// distinct constants is written as a `case` (the arms exclude each other,
+/// so the order of the chain does not matter and synthesis builds a
+/// parallel multiplexer instead of a priority chain as deep as the run);
+/// arms before the run stay an if / else-if, the run and what follows it
+/// go in their `else`.
+fn write_chain(out: &mut String, arms: &[(&Expr, &[Stmt])], last: &[Stmt], indent: usize, nba: bool) {
+    let pad = "    ".repeat(indent);
+    // The first arm that starts a run of at least MIN_CASE_ARMS.
+    let run_at = (0..arms.len()).find_map(|i| {
+        let (sel, v0) = eq_const(arms[i].0)?;
+        let mut seen = std::collections::BTreeSet::from([v0]);
+        let n = arms[i + 1..].iter().take_while(|(c, _)| eq_const(c).is_some_and(|(s2, v)| s2 == sel && seen.insert(v))).count() + 1;
+        (n >= MIN_CASE_ARMS).then_some((i, n, sel))
+    });
+    let plain = run_at.as_ref().map_or(arms.len(), |(i, _, _)| *i);
+    for (k, (cond, body)) in arms[..plain].iter().enumerate() {
+        let kw = if k == 0 { "if" } else { "end else if" };
+        let _ = writeln!(out, "{pad}{kw} ({}) begin", cond.text());
+        write_stmts(out, body, indent + 1, nba);
+    }
+    let Some((i, n, sel)) = run_at else {
+        if !last.is_empty() {
+            let _ = writeln!(out, "{pad}end else begin");
+            write_stmts(out, last, indent + 1, nba);
+        }
+        let _ = writeln!(out, "{pad}end");
+        return;
+    };
+    let inner = if plain > 0 {
+        let _ = writeln!(out, "{pad}end else begin");
+        indent + 1
+    } else {
+        indent
+    };
+    let ipad = "    ".repeat(inner);
+    let _ = writeln!(out, "{ipad}case ({sel})");
+    for (cond, body) in &arms[i..i + n] {
+        let label = match cond {
+            Expr::Bin(a, _, b) => match (a.as_ref(), b.as_ref()) {
+                (Expr::Lit(l), _) | (_, Expr::Lit(l)) => l.clone(),
+                _ => unreachable!("eq_const matched a literal"),
+            },
+            _ => unreachable!("eq_const matched a comparison"),
+        };
+        let _ = writeln!(out, "{ipad}    {label}: begin");
+        write_stmts(out, body, inner + 2, nba);
+        let _ = writeln!(out, "{ipad}    end");
+    }
+    let after = &arms[i + n..];
+    if !after.is_empty() || !last.is_empty() {
+        let _ = writeln!(out, "{ipad}    default: begin");
+        if after.is_empty() {
+            write_stmts(out, last, inner + 2, nba);
+        } else {
+            write_chain(out, after, last, inner + 2, nba);
+        }
+        let _ = writeln!(out, "{ipad}    end");
+    }
+    let _ = writeln!(out, "{ipad}endcase");
+    if plain > 0 {
+        let _ = writeln!(out, "{pad}end");
     }
 }
 

