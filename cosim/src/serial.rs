@@ -96,6 +96,8 @@ impl Drop for SerialSim {
 
 fn serve(mut m: Model, mut pty: TTYPort, div: u32, stop: &AtomicBool) -> Result<SimStats, VlError> {
     let (clock, locked, btn, rx, tx, led) = (m.port("clock")?, m.port("pll_locked")?, m.port("btn_reset")?, m.port("uart_rx")?, m.port("uart_tx")?, m.port("led")?);
+    // The board wrapper's global buffer is a wire here.
+    let (reset_req, reset) = (m.port("reset_req")?, m.port("reset")?);
     let (mut send, mut recv) = (UartSender::new(div), UartReceiver::new(div));
     let mut st = SimStats::default();
     m.set(locked, 1)?;
@@ -103,6 +105,7 @@ fn serve(mut m: Model, mut pty: TTYPort, div: u32, stop: &AtomicBool) -> Result<
     m.set(rx, 1)?;
     let mut cycle = |m: &mut Model, send: &mut UartSender, recv: &mut UartReceiver, st: &mut SimStats| {
         m.set_unchecked(rx, u64::from(send.tick()));
+        m.set_unchecked(reset, m.get(reset_req));
         m.set_unchecked(clock, 0);
         m.eval();
         m.set_unchecked(clock, 1);

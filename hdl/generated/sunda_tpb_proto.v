@@ -6,6 +6,8 @@ module sunda_tpb_proto(
     input wire clock,
     input wire pll_locked,
     input wire btn_reset,
+    output reg reset_req,
+    input wire reset,
     input wire uart_rx,
     output reg uart_tx,
     output reg [7:0] led
@@ -16,17 +18,17 @@ module sunda_tpb_proto(
     reg [24:0] heartbeat;
     reg bad_seen;
     reg extra_seen;
+    reg reset_q;
     initial begin
         por = 8'h0;
         heartbeat = 25'h0;
         bad_seen = 1'h0;
         extra_seen = 1'h0;
+        reset_q = 1'h0;
     end
 
     // Combinational signals
-    reg reset;
     reg [7:0] leds;
-    reg bridge$reset;
     reg [5:0] top$nx_halted;
     reg [7:0] top$q7_halted;
     reg [31:0] top$q7_if_addr$0;
@@ -85,7 +87,6 @@ module sunda_tpb_proto(
     reg [3:0] top$q7_ls_wstrb$5;
     reg [3:0] top$q7_ls_wstrb$6;
     reg [3:0] top$q7_ls_wstrb$7;
-    reg top$reset;
     wire [15:0] bridge$bad_frames;
     wire bridge$busy;
     wire [31:0] bridge$m_req_addr;
@@ -172,7 +173,7 @@ module sunda_tpb_proto(
     // Sub-modules
     sunda_tpb_proto__bridge bridge (
         .clock(clock),
-        .reset(bridge$reset),
+        .reset(reset),
         .rx(uart_rx),
         .tx(bridge$tx),
         .m_req_valid(bridge$m_req_valid),
@@ -187,7 +188,7 @@ module sunda_tpb_proto(
     );
     sunda_tpb_proto__top top (
         .clock(clock),
-        .reset(top$reset),
+        .reset(reset),
         .req_valid(bridge$m_req_valid),
         .req_write(bridge$m_req_write),
         .req_addr(bridge$m_req_addr),
@@ -386,19 +387,11 @@ module sunda_tpb_proto(
         top$q7_ls_addr$7 = 32'h0;
         top$q7_ls_wdata$7 = 32'h0;
         top$q7_ls_wstrb$7 = 32'h0;
-        reset = por != 32'hff;
-    end
-
-    always @(*) begin
-        bridge$reset = reset;
+        reset_req = reset_q;
     end
 
     always @(*) begin
         uart_tx = bridge$tx;
-    end
-
-    always @(*) begin
-        top$reset = reset;
     end
 
     always @(*) begin
@@ -434,6 +427,7 @@ module sunda_tpb_proto(
     end
 
     always @(posedge clock) begin
+        reset_q <= por != 32'hff;
         if (~pll_locked | btn_reset) begin
             por <= 32'h0;
         end else if (por != 32'hff) begin

@@ -13,8 +13,12 @@
 //!
 //! ## Ports
 //! - `clock` (the design clock), `pll_locked` (high once the clock is
-//!   stable), `btn_reset` (active high): the top and the bridge are held in
-//!   reset until 255 cycles after `pll_locked & !btn_reset`;
+//!   stable), `btn_reset` (active high): `reset_req` (a flip-flop) is high
+//!   until 255 cycles after `pll_locked & !btn_reset`;
+//! - `reset` (in): the reset the bridge and the top use, synchronous, active
+//!   high: `reset_req` brought back in. The board wrapper puts it on a global
+//!   net (an ECP5 `DCCA`: it reaches every one of the ~17k flip-flops);
+//!   a simulation connects `reset_req` to `reset` directly;
 //! - `uart_rx` (from the host), `uart_tx` (to the host);
 //! - `led[7:0]`: 0 heartbeat (about 1.5 Hz at 50 MHz), 1 a frame is being
 //!   handled, 2 a bad frame was seen, 3 reset, 4 the SEQ DMA is busy, 5 some
@@ -100,6 +104,8 @@ macro_rules! proto_top {
             pub clock: Signal<In, Clock>,
             pub pll_locked: Signal<In, Bit>,
             pub btn_reset: Signal<In, Bit>,
+            pub reset_req: Signal<Out, Bit>,
+            pub reset: Signal<In, Bit>,
             pub uart_rx: Signal<In, Bit>,
             pub uart_tx: Signal<Out, Bit>,
             pub led: Signal<Out, Bits<8>>,
@@ -109,7 +115,7 @@ macro_rules! proto_top {
             heartbeat: DFF<Bits<25>>,
             bad_seen: DFF<Bit>,
             extra_seen: DFF<Bit>,
-            reset: Signal<Local, Bit>,
+            reset_q: DFF<Bit>,
             leds: Signal<Local, Bits<8>>,
         }
 
@@ -121,6 +127,8 @@ macro_rules! proto_top {
                     clock: Default::default(),
                     pll_locked: Default::default(),
                     btn_reset: Default::default(),
+                    reset_req: Default::default(),
+                    reset: Default::default(),
                     uart_rx: Default::default(),
                     uart_tx: Default::default(),
                     led: Default::default(),
@@ -130,7 +138,7 @@ macro_rules! proto_top {
                     heartbeat: Default::default(),
                     bad_seen: Default::default(),
                     extra_seen: Default::default(),
-                    reset: Default::default(),
+                    reset_q: Default::default(),
                     leds: Default::default(),
                 })
             }
@@ -139,9 +147,10 @@ macro_rules! proto_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, por, heartbeat, bad_seen, extra_seen);
+                dff_setup!($s, clock, por, heartbeat, bad_seen, extra_seen, reset_q);
                 // ---- power-on reset: 255 cycles after the clock is stable ----
-                $s.reset.next = $s.por.q.val() != 255;
+                $s.reset_q.d.next = $s.por.q.val() != 255;
+                $s.reset_req.next = $s.reset_q.q.val();
                 if !$s.pll_locked.val() | $s.btn_reset.val() {
                     $s.por.d.next = 0.into();
                 } else if $s.por.q.val() != 255 {
