@@ -30,9 +30,16 @@ fn the_bridge_places_and_routes_and_its_report_names_rtl_signals() {
     assert!(r.ff.used > 200 && r.dp16kd.used == 1, "{:?} FF, {:?} DP16KD (the BURST buffer)", r.ff, r.dp16kd);
     let verilog = std::fs::read_to_string(dir.join("host_bridge.v")).unwrap();
     assert!(!r.critical.is_empty());
+    // Every end of a critical path is a signal or memory the Verilog declares.
+    let declared = |name: &str| {
+        verilog.lines().map(str::trim_start).filter(|l| ["reg ", "wire ", "input ", "output "].iter().any(|k| l.starts_with(k))).any(|l| {
+            let l = l.trim_end_matches([';', ',']);
+            l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == name)
+        })
+    };
     for p in &r.critical {
         for name in [&p.from, &p.to] {
-            assert!(verilog.contains(&format!(" {name};")) || verilog.contains(&format!(" {name},")), "`{name}` is a signal of the RTL");
+            assert!(declared(name), "`{name}` is a signal of the RTL");
         }
     }
 }

@@ -312,7 +312,12 @@ struct RawStep {
     kind: String,
     #[serde(default)]
     sources: Vec<String>,
+    /// The net a routing step runs on (Yosys keeps RTL names for the nets
+    /// flip-flops drive: `count[8]`).
+    #[serde(default)]
+    net: Option<String>,
     from: RawEnd,
+    to: RawEnd,
 }
 
 #[derive(Deserialize)]
@@ -337,6 +342,36 @@ fn rtl_name(base: &Path, src: &str) -> Option<String> {
     name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$').then(|| name.to_string())
 }
 
+/// An identifier of the RTL, or a hierarchical one (`tpb.hwd.ent_valid`):
+/// not a name Yosys made up (`$abc$…`, `burst.0.0_ADA3`).
+fn is_rtl_ident(s: &str) -> bool {
+    s.split('.').all(|part| {
+        part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// The RTL signal behind a net or cell name as Yosys and nextpnr write them,
+/// where the name says it: a net's bit (`count[8]` → `count`), a flip-flop
+/// named after the signal it holds (`count_TRELLIS_FF_Q`, `x_TRELLIS_FF_Q_12`
+/// → the signal), a block-RAM tile of a memory (`burst.0.0` → `burst`).
+fn rtl_of_tool_name(name: &str) -> Option<String> {
+    let mut n = name;
+    if let Some(i) = n.find("_TRELLIS_FF_Q") {
+        n = &n[..i];
+    }
+    if let Some((head, tail)) = n.rsplit_once('[') {
+        if tail.ends_with(']') && tail[..tail.len() - 1].chars().all(|c| c.is_ascii_digit()) {
+            n = head;
+        }
+    }
+    // A memory's tiles: `<memory>.<row>.<column>`.
+    let parts: Vec<&str> = n.rsplitn(3, '.').collect();
+    if parts.len() == 3 && parts[0].chars().all(|c| c.is_ascii_digit()) && parts[1].chars().all(|c| c.is_ascii_digit()) {
+        n = parts[2];
+    }
+    is_rtl_ident(n).then(|| n.to_string())
+}
+
 /// Read nextpnr's JSON report (its source locations relative to the report's directory).
 pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lut4: Use, bit: &Path) -> Result<Report, FlowError> {
     let base = path.parent().unwrap_or(Path::new("."));
@@ -348,10 +383,25 @@ pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lu
         .iter()
         .filter(|p| !p.path.is_empty())
         .map(|p| {
-            // The first and last nets with a source location name the signals.
-            let named: Vec<String> = p.path.iter().filter(|s| s.kind == "routing").filter_map(|s| s.sources.iter().find_map(|x| rtl_name(base, x))).collect();
-            let from = named.first().cloned().unwrap_or_else(|| p.path[0].from.cell.clone());
-            let to = named.last().cloned().unwrap_or_else(|| p.path.last().map_or(String::new(), |s| s.from.cell.clone()));
+            // The first and last nets with a source location in the design's
+            // Verilog name the signals; failing that (the location is in a
+            // tool's cell library), the start flip-flop's net and the end
+            // cell by the names the tools give them; failing that, the cells.
+            let routing: Vec<&RawStep> = p.path.iter().filter(|s| s.kind == "routing").collect();
+            let named: Vec<String> = routing.iter().filter_map(|s| s.sources.iter().find_map(|x| rtl_name(base, x))).collect();
+            let first = &p.path[0];
+            let last = p.path.last().expect("not empty");
+            let from = named
+                .first()
+                .cloned()
+                .or_else(|| routing.first().and_then(|s| s.net.as_deref()).and_then(rtl_of_tool_name))
+                .or_else(|| rtl_of_tool_name(&first.from.cell))
+                .unwrap_or_else(|| first.from.cell.clone());
+            let to = (named.len() > 1)
+                .then(|| named.last().cloned())
+                .flatten()
+                .or_else(|| rtl_of_tool_name(&last.to.cell))
+                .unwrap_or_else(|| last.to.cell.clone());
             Path_ { from, to, delay_ns: p.path.iter().map(|s| s.delay).sum(), logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() }
         })
         .collect();
@@ -378,6 +428,37 @@ pub fn program_command(board: &Board, bit: &Path, flash: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_names_lead_back_to_rtl_signals() {
+        assert_eq!(rtl_of_tool_name("count_TRELLIS_FF_Q").as_deref(), Some("count"));
+        assert_eq!(rtl_of_tool_name("tpb.hwd.ent_valid_TRELLIS_FF_Q_12").as_deref(), Some("tpb.hwd.ent_valid"));
+        assert_eq!(rtl_of_tool_name("count[8]").as_deref(), Some("count"));
+        assert_eq!(rtl_of_tool_name("burst.0.0").as_deref(), Some("burst"));
+        assert_eq!(rtl_of_tool_name("tpb.seq_iram.mem.3.1").as_deref(), Some("tpb.seq_iram.mem"));
+        assert_eq!(rtl_of_tool_name("$abc$1234$auto$blifparse.cc:396:parse_blif$5678"), None);
+        assert_eq!(rtl_of_tool_name("burst.0.0_ADA3"), None);
+    }
+
+    #[test]
+    fn a_path_whose_locations_are_in_the_cell_library_is_named_by_its_net_and_end_cell() {
+        let dir = std::env::temp_dir().join(format!("tpb-fpga-report-lib-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = r#"{"fmax": {"clock": {"achieved": 119.4, "constraint": 50}},
+            "utilization": {},
+            "critical_paths": [{"from": "c", "to": "c", "path": [
+              {"delay": 0.5, "type": "clk-to-q", "from": {"cell": "count_TRELLIS_FF_Q"}, "to": {"cell": "count_TRELLIS_FF_Q"}},
+              {"delay": 1.1, "type": "routing", "net": "count[8]", "sources": ["/share/lattice/cells_map_trellis.v:108.23-108.24"], "from": {"cell": "count_TRELLIS_FF_Q"}, "to": {"cell": "l"}},
+              {"delay": 0.3, "type": "logic", "from": {"cell": "l"}, "to": {"cell": "l"}},
+              {"delay": 1.4, "type": "routing", "net": "burst.0.0_ADA3", "sources": [], "from": {"cell": "l"}, "to": {"cell": "burst.0.0"}},
+              {"delay": 0.25, "type": "setup", "from": {"cell": "burst.0.0"}, "to": {"cell": "burst.0.0"}}]}]}"#;
+        let p = dir.join("r.json");
+        std::fs::write(&p, json).unwrap();
+        let r = read_report(&p, Arch::Cayman, "ooc", 50.0, Use::default(), &dir.join("x.bit")).unwrap();
+        let c = &r.critical[0];
+        assert_eq!((c.from.as_str(), c.to.as_str(), c.logic_levels), ("count", "burst", 1));
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn report_names_paths_by_their_rtl_signals() {
