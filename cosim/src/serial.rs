@@ -2,9 +2,13 @@
 //! simulated board's serial port.
 //!
 //! [`SerialSim::start`] creates a pseudo-terminal pair, keeps the master,
-//! and runs the Verilated CAYMAN prototype (`hdl/generated/cayman_tpb_proto.v`:
-//! the host-link bridge and the top) on a thread, its UART pins driven and
-//! read bit by bit ([`crate::uart`]) from and to the master. The slave's
+//! and runs a generation's Verilated prototype (the host-link bridge and the
+//! top, as `hdl/generated/<arch>_tpb_proto.v` holds it for the default UART
+//! divider) on a thread, its UART pins driven and read bit by bit
+//! ([`crate::uart`]) from and to the master. The model is built at run time
+//! ([`crate::vlbuild`], about a minute on 2 cores the first time, then
+//! reused from its directory), so the crate and `tpb` do not carry a model
+//! only this simulation needs. The slave's
 //! path ([`SerialSim::path`], `/dev/pts/N`) is what a host program opens,
 //! exactly as it opens `/dev/ttyUSB0` on a real board: the HAL's
 //! `SerialLink::open` does.
@@ -15,6 +19,10 @@
 
 use crate::uart::{UartReceiver, UartSender};
 use crate::verilator::{Model, VlError};
+use crate::vlbuild;
+use std::path::Path;
+use tpb_hdl::proto::ProtoSize;
+use tpb_models::regmap::RegMap;
 use serialport::{SerialPort, TTYPort};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +36,10 @@ pub enum SerialSimError {
     Pty(String),
     #[error(transparent)]
     Model(#[from] VlError),
+    #[error("the prototype's Verilog: {0}")]
+    Layout(#[from] tpb_hdl::top::LayoutError),
+    #[error("the prototype's model: {0}")]
+    Build(#[from] vlbuild::BuildError),
 }
 
 /// What the simulated board did.
@@ -52,14 +64,18 @@ const BOOT_CYCLES: u64 = 1024;
 const POLL_CYCLES: u64 = 64;
 
 impl SerialSim {
-    /// Start the CAYMAN prototype with its UART at `div` clock cycles per
-    /// bit (the divider it was generated with).
-    pub fn start(div: u32) -> Result<SerialSim, SerialSimError> {
+    /// Start `map`'s generation's prototype (its default memories) with its
+    /// UART at `div` clock cycles per bit. The Verilated model is built in
+    /// `dir`, or reused from there when it was built from the same Verilog;
+    /// `jobs` compilers run at a time.
+    pub fn start(map: &RegMap, div: u32, dir: &Path, jobs: usize) -> Result<SerialSim, SerialSimError> {
+        let v = tpb_hdl::generated::proto_file(map, ProtoSize::Default, div)?;
+        let prefix = format!("V{}", v.module);
+        let model = vlbuild::build(&vlbuild::Spec::new(&prefix, v.text, &v.module, None, false), &dir.join(&prefix), jobs, &|_| {})?;
         let (master, slave) = TTYPort::pair().map_err(|e| SerialSimError::Pty(e.to_string()))?;
         let path = slave.name().ok_or_else(|| SerialSimError::Pty("the slave has no name".into()))?;
         // The host opens the slave by its path; this handle is not needed.
         drop(slave);
-        let model = Model::named("Vcayman_proto")?;
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
         let thread = std::thread::Builder::new()
@@ -103,7 +119,7 @@ fn serve(mut m: Model, mut pty: TTYPort, div: u32, stop: &AtomicBool) -> Result<
     m.set(locked, 1)?;
     m.set(btn, 0)?;
     m.set(rx, 1)?;
-    let mut cycle = |m: &mut Model, send: &mut UartSender, recv: &mut UartReceiver, st: &mut SimStats| {
+    let cycle = |m: &mut Model, send: &mut UartSender, recv: &mut UartReceiver, st: &mut SimStats| {
         m.set_unchecked(rx, u64::from(send.tick()));
         m.set_unchecked(reset, m.get(reset_req));
         m.set_unchecked(clock, 0);

@@ -90,9 +90,5 @@ fn wide_port_mistakes_are_errors_that_change_nothing() {
     assert_eq!(m.get_words(m.port("a100").unwrap()), vec![1, 2, 3, 4], "a refused write leaves the port as it was");
     let e = Model::named("Vnope").err().unwrap();
     assert!(e.to_string().contains("no Verilated model named 'Vnope'") && e.to_string().contains("Vwide_ports"), "{e}");
-    assert_eq!(
-        model_names(),
-        vec!["Vsunda", "Vcayman", "Vmariana", "Vwide_ports", "Vcayman_proto"],
-        "one model per generation, the fixture, and the CAYMAN FPGA prototype (serial-link co-simulation)"
-    );
+    assert_eq!(model_names(), vec!["Vsunda", "Vcayman", "Vmariana", "Vwide_ports"], "one model per generation, plus the fixture");
 }

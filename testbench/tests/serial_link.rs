@@ -61,7 +61,9 @@ fn the_hal_brings_up_the_prototype_over_its_serial_line_as_on_the_golden_model()
     let mut golden = Recorder::new(RegFileModel::new(map.clone()), map.clone());
     session(&hal, &mut golden);
 
-    let sim = SerialSim::start(tpb_hdl::proto::DEFAULT_UART_DIV).unwrap();
+    let dir = tpb_testbench::tools::repo_root().join("target/vlbuild-proto");
+    let jobs = std::env::var("CARGO_BUILD_JOBS").ok().and_then(|j| j.parse().ok()).unwrap_or(2);
+    let sim = SerialSim::start(&map, tpb_hdl::proto::DEFAULT_UART_DIV, &dir, jobs).unwrap();
     let t0 = std::time::Instant::now();
     let mut link = SerialLink::open(sim.path(), tpb_hdl::proto::DEFAULT_BAUD, Duration::from_secs(30)).unwrap();
     assert_eq!(link.status().unwrap(), (STATUS_MAGIC, 0), "the prototype answers STATUS, no bad frame yet");
