@@ -9,9 +9,11 @@ first_build_note() {
   done
   if [ ! -d "target/$profile" ]; then
     echo "$who: first build on this machine: the Rust workspace and $missing Verilator model(s), one per" >&2
-    echo "$who:   generation (about 3 minutes on 2 cores; each model about 20 s of it; the models are" >&2
+    local mins=5
+    [ "$profile" = debug ] && mins=11
+    echo "$who:   generation (about $mins minutes on 2 cores; each model about 35 s of it; the models are" >&2
     echo "$who:   shared by every profile), then the run." >&2
   elif [ "$missing" -gt 0 ]; then
-    echo "$who: building $missing Verilator model(s), one per generation (about 20 s each)." >&2
+    echo "$who: building $missing Verilator model(s), one per generation (about 35 s each on 2 cores)." >&2
   fi
 }
