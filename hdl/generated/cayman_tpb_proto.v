@@ -10782,8 +10782,7 @@ module cayman_tpb_proto__top__sem(
     reg [31:0] s1_wdata;
     reg s1_db;
     reg [31:0] s1_db_amount;
-    reg fw_valid;
-    reg [7:0] fw_idx;
+    reg fw_hit;
     reg [31:0] fw_value;
     reg clearing;
     reg [7:0] clear_idx;
@@ -10798,8 +10797,7 @@ module cayman_tpb_proto__top__sem(
         s1_wdata = 32'h0;
         s1_db = 1'h0;
         s1_db_amount = 32'h0;
-        fw_valid = 1'h0;
-        fw_idx = 8'h0;
+        fw_hit = 1'h0;
         fw_value = 32'h0;
         clearing = 1'h0;
         clear_idx = 8'h0;
@@ -10813,11 +10811,16 @@ module cayman_tpb_proto__top__sem(
 
     // Combinational signals
     reg [31:0] old;
-    reg [31:0] after_bus;
+    // after_bus: not used in this build (decided at generation)
     reg [31:0] new_value;
+    reg bus_write;
+    reg [31:0] bus_term;
+    reg [31:0] db_term;
+    reg [31:0] addend;
     reg changes;
     reg bus_ok;
     reg [7:0] bus_idx;
+    reg [7:0] idx_next;
     reg db_take;
     reg [7:0] ram$read_address;
     reg [7:0] ram$write_address;
@@ -10848,38 +10851,53 @@ module cayman_tpb_proto__top__sem(
     end
 
     always @(*) begin
+        idx_next = db_index;
+        if (bus_ok) begin
+            idx_next = bus_idx;
+        end
+    end
+
+    always @(*) begin
         old = ram$read_data;
-        if (fw_valid & (fw_idx == s1_idx)) begin
+        if (fw_hit) begin
             old = fw_value;
         end
     end
 
     always @(*) begin
-        after_bus = old;
-        if ((s1_valid & ~s1_err) & s1_write) begin
-            case (s1_op)
-                32'h1: begin
-                    after_bus = s1_wdata;
-                end
-                32'h2: begin
-                    after_bus = old + s1_wdata;
-                end
-                32'h3: begin
-                    after_bus = old - s1_wdata;
-                end
-            endcase
-        end
+        bus_write = (s1_valid & ~s1_err) & s1_write;
     end
 
     always @(*) begin
-        new_value = after_bus;
+        db_term = 32'h0;
         if (s1_db) begin
-            new_value = after_bus + s1_db_amount;
+            db_term = s1_db_amount;
         end
     end
 
     always @(*) begin
-        changes = (((s1_valid & ~s1_err) & s1_write) & (s1_op != 32'h0)) | s1_db;
+        bus_term = 32'h0;
+        if (bus_write & (s1_op == 32'h2)) begin
+            bus_term = s1_wdata;
+        end
+        if (bus_write & (s1_op == 32'h3)) begin
+            bus_term = ~s1_wdata + 32'h1;
+        end
+    end
+
+    always @(*) begin
+        addend = bus_term + db_term;
+    end
+
+    always @(*) begin
+        new_value = old + addend;
+        if (bus_write & (s1_op == 32'h1)) begin
+            new_value = s1_wdata + db_term;
+        end
+    end
+
+    always @(*) begin
+        changes = (bus_write & (s1_op != 32'h0)) | s1_db;
     end
 
     always @(*) begin
@@ -10926,21 +10944,17 @@ module cayman_tpb_proto__top__sem(
         s1_err <= req_valid & ~bus_ok;
         s1_write <= req_write;
         s1_op <= req_addr[32'ha +: 2];
-        s1_idx <= db_index;
-        if (bus_ok) begin
-            s1_idx <= bus_idx;
-        end
+        s1_idx <= idx_next;
         s1_wdata <= req_wdata;
         s1_db <= db_take;
         s1_db_amount <= db_amount;
-        fw_valid <= changes;
-        fw_idx <= s1_idx;
+        fw_hit <= changes & (s1_idx == idx_next);
         fw_value <= new_value;
         notif_valid_q <= changes;
         notif_index_q <= s1_idx;
         if (clearing) begin
             clear_idx <= clear_idx + 32'h1;
-            fw_valid <= 1'b0;
+            fw_hit <= 1'b0;
             notif_valid_q <= 1'b0;
             if (clear_idx == 32'hff) begin
                 clearing <= 1'b0;
@@ -10952,7 +10966,7 @@ module cayman_tpb_proto__top__sem(
             s1_valid <= 1'b0;
             s1_err <= 1'b0;
             s1_db <= 1'b0;
-            fw_valid <= 1'b0;
+            fw_hit <= 1'b0;
             notif_valid_q <= 1'b0;
         end
     end

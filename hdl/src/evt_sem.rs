@@ -37,7 +37,12 @@
 //! is read at the request edge, the new value is computed and written at the
 //! next edge; the value written is forwarded to an operation on the same
 //! semaphore in the following cycle (the RAM returns old data on a
-//! read-during-write), so back-to-back operations are exact.
+//! read-during-write), so back-to-back operations are exact; whether to
+//! forward is decided as the operation enters the second stage. When wrapping,
+//! the second stage adds one addend (± the bus value plus the doorbell's
+//! amount, summed from registers while the RAM is read) to the old value, so
+//! the RAM's output meets a single adder: the deepest path of the FPGA
+//! prototype was the two adders in a row.
 //!
 //! ```
 //! use tpb_hdl::evt_sem::EvtSem;
@@ -84,8 +89,10 @@ pub struct EvtSem {
     s1_wdata: DFF<Bits<32>>,
     s1_db: DFF<Bit>,
     s1_db_amount: DFF<Bits<32>>,
-    fw_valid: DFF<Bit>,
-    fw_idx: DFF<Bits<8>>,
+    /// The operation entering stage 1 is on the semaphore stage 1 writes
+    /// now: it reads `fw_value` instead of the RAM (decided a cycle early,
+    /// so the compare is not in front of the adder).
+    fw_hit: DFF<Bit>,
     fw_value: DFF<Bits<32>>,
     clearing: DFF<Bit>,
     clear_idx: DFF<Bits<8>>,
@@ -94,9 +101,14 @@ pub struct EvtSem {
     old: Signal<Local, Bits<32>>,
     after_bus: Signal<Local, Bits<32>>,
     new_value: Signal<Local, Bits<32>>,
+    bus_write: Signal<Local, Bit>,
+    bus_term: Signal<Local, Bits<32>>,
+    db_term: Signal<Local, Bits<32>>,
+    addend: Signal<Local, Bits<32>>,
     changes: Signal<Local, Bit>,
     bus_ok: Signal<Local, Bit>,
     bus_idx: Signal<Local, Bits<8>>,
+    idx_next: Signal<Local, Bits<8>>,
     db_take: Signal<Local, Bit>,
 }
 
@@ -136,8 +148,7 @@ impl EvtSem {
             s1_wdata: Default::default(),
             s1_db: Default::default(),
             s1_db_amount: Default::default(),
-            fw_valid: Default::default(),
-            fw_idx: Default::default(),
+            fw_hit: Default::default(),
             fw_value: Default::default(),
             clearing: Default::default(),
             clear_idx: Default::default(),
@@ -146,9 +157,14 @@ impl EvtSem {
             old: Default::default(),
             after_bus: Default::default(),
             new_value: Default::default(),
+            bus_write: Default::default(),
+            bus_term: Default::default(),
+            db_term: Default::default(),
+            addend: Default::default(),
             changes: Default::default(),
             bus_ok: Default::default(),
             bus_idx: Default::default(),
+            idx_next: Default::default(),
             db_take: Default::default(),
         }
     }
@@ -173,8 +189,7 @@ impl Logic for EvtSem {
             s1_wdata,
             s1_db,
             s1_db_amount,
-            fw_valid,
-            fw_idx,
+            fw_hit,
             fw_value,
             clearing,
             clear_idx,
@@ -200,48 +215,73 @@ impl Logic for EvtSem {
         self.s1_err.d.next = self.req_valid.val() & !self.bus_ok.val();
         self.s1_write.d.next = self.req_write.val();
         self.s1_op.d.next = self.req_addr.val().get_bits::<2>(10);
-        self.s1_idx.d.next = self.db_index.val();
+        self.idx_next.next = self.db_index.val();
         if self.bus_ok.val() {
-            self.s1_idx.d.next = self.bus_idx.val();
+            self.idx_next.next = self.bus_idx.val();
         }
+        self.s1_idx.d.next = self.idx_next.val();
         self.s1_wdata.d.next = self.req_wdata.val();
         self.s1_db.d.next = self.db_take.val();
         self.s1_db_amount.d.next = self.db_amount.val();
         // ---- stage 1: read-modify-write with forwarding ----
         self.old.next = self.ram.read_data.val();
-        if self.fw_valid.q.val() & (self.fw_idx.q.val() == self.s1_idx.q.val()) {
+        if self.fw_hit.q.val() {
             self.old.next = self.fw_value.q.val();
         }
-        self.after_bus.next = self.old.val();
-        if self.s1_valid.q.val() & !self.s1_err.q.val() & self.s1_write.q.val() {
-            if self.s1_op.q.val() == 1 {
-                self.after_bus.next = self.s1_wdata.q.val();
-            } else if self.s1_op.q.val() == 2 {
-                self.after_bus.next = self.old.val() + self.s1_wdata.q.val();
-                if self.saturate.val() & ((self.old.val() + self.s1_wdata.q.val()) < self.old.val()) {
-                    self.after_bus.next = 0xffff_ffff_u64.into();
-                }
-            } else if self.s1_op.q.val() == 3 {
-                self.after_bus.next = self.old.val() - self.s1_wdata.q.val();
-                if self.saturate.val() & (self.old.val() < self.s1_wdata.q.val()) {
-                    self.after_bus.next = 0.into();
+        self.bus_write.next = self.s1_valid.q.val() & !self.s1_err.q.val() & self.s1_write.q.val();
+        if self.saturate.val() {
+            // Saturating: the bus operation clamps, then the doorbell's
+            // increment clamps (two adders in a row).
+            self.after_bus.next = self.old.val();
+            if self.bus_write.val() {
+                if self.s1_op.q.val() == 1 {
+                    self.after_bus.next = self.s1_wdata.q.val();
+                } else if self.s1_op.q.val() == 2 {
+                    self.after_bus.next = self.old.val() + self.s1_wdata.q.val();
+                    if (self.old.val() + self.s1_wdata.q.val()) < self.old.val() {
+                        self.after_bus.next = 0xffff_ffff_u64.into();
+                    }
+                } else if self.s1_op.q.val() == 3 {
+                    self.after_bus.next = self.old.val() - self.s1_wdata.q.val();
+                    if self.old.val() < self.s1_wdata.q.val() {
+                        self.after_bus.next = 0.into();
+                    }
                 }
             }
-        }
-        self.new_value.next = self.after_bus.val();
-        if self.s1_db.q.val() {
-            self.new_value.next = self.after_bus.val() + self.s1_db_amount.q.val();
-            if self.saturate.val() & ((self.after_bus.val() + self.s1_db_amount.q.val()) < self.after_bus.val()) {
-                self.new_value.next = 0xffff_ffff_u64.into();
+            self.new_value.next = self.after_bus.val();
+            if self.s1_db.q.val() {
+                self.new_value.next = self.after_bus.val() + self.s1_db_amount.q.val();
+                if (self.after_bus.val() + self.s1_db_amount.q.val()) < self.after_bus.val() {
+                    self.new_value.next = 0xffff_ffff_u64.into();
+                }
+            }
+        } else {
+            // Wrapping (modulo 2^32): old ± wdata + amount = old + addend,
+            // where the addend comes from this stage's registers alone and is
+            // summed while the RAM is read; the semaphore's value meets one
+            // adder, not two in a row.
+            self.db_term.next = 0.into();
+            if self.s1_db.q.val() {
+                self.db_term.next = self.s1_db_amount.q.val();
+            }
+            self.bus_term.next = 0.into();
+            if self.bus_write.val() & (self.s1_op.q.val() == 2) {
+                self.bus_term.next = self.s1_wdata.q.val();
+            }
+            if self.bus_write.val() & (self.s1_op.q.val() == 3) {
+                self.bus_term.next = !self.s1_wdata.q.val() + 1;
+            }
+            self.addend.next = self.bus_term.val() + self.db_term.val();
+            self.new_value.next = self.old.val() + self.addend.val();
+            if self.bus_write.val() & (self.s1_op.q.val() == 1) {
+                self.new_value.next = self.s1_wdata.q.val() + self.db_term.val();
             }
         }
-        self.changes.next =
-            (self.s1_valid.q.val() & !self.s1_err.q.val() & self.s1_write.q.val() & (self.s1_op.q.val() != 0)) | self.s1_db.q.val();
+        self.changes.next = (self.bus_write.val() & (self.s1_op.q.val() != 0)) | self.s1_db.q.val();
         self.ram.write_enable.next = self.changes.val();
         self.ram.write_address.next = self.s1_idx.q.val();
         self.ram.write_data.next = self.new_value.val();
-        self.fw_valid.d.next = self.changes.val();
-        self.fw_idx.d.next = self.s1_idx.q.val();
+        self.fw_hit.d.next = self.changes.val() & (self.s1_idx.q.val() == self.idx_next.val());
         self.fw_value.d.next = self.new_value.val();
         self.notif_valid_q.d.next = self.changes.val();
         self.notif_index_q.d.next = self.s1_idx.q.val();
@@ -260,7 +300,7 @@ impl Logic for EvtSem {
             self.ram.write_address.next = self.clear_idx.q.val();
             self.ram.write_data.next = 0.into();
             self.clear_idx.d.next = self.clear_idx.q.val() + 1;
-            self.fw_valid.d.next = false;
+            self.fw_hit.d.next = false;
             self.notif_valid_q.d.next = false;
             if self.clear_idx.q.val() == 255 {
                 self.clearing.d.next = false;
@@ -272,7 +312,7 @@ impl Logic for EvtSem {
             self.s1_valid.d.next = false;
             self.s1_err.d.next = false;
             self.s1_db.d.next = false;
-            self.fw_valid.d.next = false;
+            self.fw_hit.d.next = false;
             self.notif_valid_q.d.next = false;
         }
     }

@@ -808,16 +808,20 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
         })
         .collect();
     let _ = writeln!(o, "(\n    {}\n);", ports.join(",\n    "));
+    // What the statements read, and what they read or assign, once the
+    // conditions on constants were decided.
+    let (mut used, mut mentioned) = (BTreeSet::new(), BTreeSet::new());
+    for s in comb_stmts.iter().chain(&seq) {
+        let (mut t, mut r) = (BTreeSet::new(), Vec::new());
+        targets_and_reads(s, &mut t, &mut r);
+        used.extend(r.into_iter().map(|x| x.0));
+        mentioned.extend(t);
+    }
+    used.extend(direct.values().cloned());
+    mentioned.extend(used.iter().cloned());
     if !consts.is_empty() {
         // A constant is declared where it is read; one that only decided
         // conditions (folded above) is recorded as a comment.
-        let mut used = BTreeSet::new();
-        for s in comb_stmts.iter().chain(&seq) {
-            let (mut t, mut r) = (BTreeSet::new(), Vec::new());
-            targets_and_reads(s, &mut t, &mut r);
-            used.extend(r.into_iter().map(|x| x.0));
-        }
-        used.extend(direct.values().cloned());
         o += "\n    // Constants\n";
         for c in &consts {
             let s = if c.signed { "signed " } else { "" };
@@ -861,7 +865,13 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
     let mut wires = Vec::new();
     for a in &inst.atoms {
         if a.kind == AtomKind::LocalSignal {
-            locals.push(decl("reg", a.width, a.signed, &a.name));
+            // A local only a branch on a constant assigned and read (a
+            // generation parameter took the other branch) is not declared.
+            if mentioned.contains(&a.name) {
+                locals.push(decl("reg", a.width, a.signed, &a.name));
+            } else {
+                locals.push(format!("// {}: not used in this build (decided at generation)", a.name));
+            }
         }
     }
     for (name, g) in &ctx.sigs {
@@ -875,7 +885,11 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
     if !locals.is_empty() || !wires.is_empty() {
         o += "\n    // Combinational signals\n";
         for l in locals.iter().chain(&wires) {
-            let _ = writeln!(o, "    {l};");
+            if l.starts_with("//") {
+                let _ = writeln!(o, "    {l}");
+            } else {
+                let _ = writeln!(o, "    {l};");
+            }
         }
     }
     let subs: Vec<(&Inst, &String)> = inst.children.iter().zip(child_modules).filter_map(|(c, m)| m.as_ref().map(|m| (c, m))).collect();
