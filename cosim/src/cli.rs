@@ -166,7 +166,9 @@ pub enum Command {
         /// Write an FST of the whole run here.
         #[arg(long)]
         fst: Option<PathBuf>,
-        /// Override the scenario's cycle limit.
+        /// Override the scenario's cycle budget: the most cycles each phase
+        /// (the SEQ reaching enter_run, the release, the cores halting, ...)
+        /// may take before its check fails.
         #[arg(long)]
         cycles: Option<u64>,
         /// Trace only a window that opens on a trigger: `write:ADDR`,
@@ -352,6 +354,9 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
     let t0 = std::time::Instant::now();
     let mut c0 = 0;
     let mut traces: Vec<std::path::PathBuf> = Vec::new();
+    // What the scheduler counted, also when a check failed (the mesh's dies
+    // report only through their Report).
+    let mut ran = crate::sched::Stats::default();
     let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if f.kind == Kind::Mesh {
         let m = f.mesh.as_ref().expect("checked by parse");
         if let Some(p) = trace {
@@ -378,6 +383,7 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             Kind::Barrier => sc::barrier(&mut c, f.barrier.as_ref().expect("checked by parse"), limit),
             Kind::Mesh => unreachable!(),
         };
+        ran = c.stats;
         let closed = c.dut.trace_close();
         let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
         let w = window.as_ref().map(|_| format!("{:?}", c.dut.window()));
@@ -387,7 +393,7 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
     let wall = t0.elapsed().as_secs_f64();
     let (s, checks) = match &result {
         Ok(r) => (r.stats, r.checks.len()),
-        Err(_) => (Default::default(), 0),
+        Err(_) => (ran, 0),
     };
     println!("scenario   arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks");
     println!(

@@ -300,7 +300,7 @@ pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioErro
     r.check(c.stats.cycles, who == Some(want), format!("the Q7 cores were released by the {want} (DIGEST §2.9 step 6), saw {who:?}"))?;
     let halted = c.run_until(limit, |c| c.q7().iter().all(|q| q.core.halted()));
     let not: Vec<usize> = c.q7().iter().enumerate().filter(|(_, q)| !q.core.halted()).map(|(k, _)| k).collect();
-    r.check(c.stats.cycles, halted, format!("cores {not:?} not halted after {limit} cycles"))?;
+    r.check(c.stats.cycles, halted, format!("cores {not:?} not halted within {limit} cycles of the release (the phase's budget: --cycles)"))?;
     r.value("all_halted", c.stats.cycles);
     c.run(2);
     for k in 0..8u32 {

@@ -128,10 +128,33 @@ impl Dump {
     }
 }
 
+/// Why a waveform file could not be read, in words: the reader's own
+/// message, and for a VCD whose header never ends (a run killed while it
+/// wrote), that.
+fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
+    let mut msg = match &e {
+        wellen::WellenError::FailedToLoad(format, why) => format!("not a readable {} file ({why})", format!("{format:?}").to_uppercase()),
+        other => other.to_string(),
+    };
+    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd")) {
+        use std::io::Read;
+        // The header is at the start: 16 MiB hold any header we write.
+        let mut head = Vec::new();
+        let complete = std::fs::File::open(path)
+            .and_then(|f| f.take(16 << 20).read_to_end(&mut head))
+            .map(|_| head.windows(15).any(|w| w == b"$enddefinitions"))
+            .unwrap_or(true);
+        if !complete {
+            msg += ": the file ends inside its header (no `$enddefinitions`), as a run that was stopped while writing it leaves it; run the scenario again";
+        }
+    }
+    WavesError::Read { path: path.display().to_string(), msg }
+}
+
 /// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes.
 pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
     let p = path.display().to_string();
-    let mut w = wellen::simple::read(path).map_err(|e| WavesError::Read { path: p.clone(), msg: format!("{e:?}") })?;
+    let mut w = wellen::simple::read(path).map_err(|e| read_failed(path, e))?;
     let h = w.hierarchy();
     let mut refs = Vec::new();
     for name in signals {

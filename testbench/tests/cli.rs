@@ -208,3 +208,28 @@ fn tpb_bench_prints_a_table_of_medians() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid value 'everything'"), "{err}");
 }
+
+#[test]
+fn a_scenario_that_fails_its_budget_still_reports_the_cycles_it_ran() {
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--cycles", "50"]);
+    assert_ne!(code, 0, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("bringup")).unwrap_or_else(|| panic!("no summary row: {out}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cols[2], "FAIL", "{row}");
+    let cycles: u64 = cols[3].parse().unwrap();
+    assert!(cycles > 50, "the row shows the cycles the run took, not 0: {row}");
+    assert!(err.contains(&format!("check failed at cycle {cycles}")), "the error and the row agree on when: {err}");
+    assert!(err.contains("within 50 cycles of the release") && err.contains("--cycles"), "{err}");
+}
+
+#[test]
+fn a_truncated_vcd_is_an_error_in_words() {
+    let dir = std::env::temp_dir().join(format!("tpb-trunc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("cut.vcd");
+    std::fs::write(&vcd, "$date today $end\n$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! clock $end\n$var wire 32 \" req_a").unwrap();
+    let (code, _, err) = tpb(&["waves", "render", vcd.to_str().unwrap(), "--arch", "cayman", "--signals", "run_stall", "--out", dir.join("x.svg").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cut.vcd") && err.contains("ends inside its header") && !err.contains("FailedToLoad"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,7 +34,7 @@ fn a_wrong_ending_is_caught_with_what_and_when() {
     // Too few cycles: the cores cannot finish, and the check says which.
     let mut c = Cosim::new(Arch::Cayman).unwrap();
     let e = scenario::bringup(&mut c, 2000, 500).unwrap_err().to_string();
-    assert!(e.starts_with("check failed at cycle") && e.contains("not halted after 500 cycles"), "{e}");
+    assert!(e.starts_with("check failed at cycle") && e.contains("not halted within 500 cycles of the release"), "{e}");
     let mut c = Cosim::new(Arch::Sunda).unwrap();
     let d = file("doorbell").doorbell.unwrap();
     assert!(matches!(scenario::doorbell(&mut c, &d, 1000), Err(ScenarioError::NotApplicable { .. })));
