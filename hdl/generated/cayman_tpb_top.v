@@ -10471,7 +10471,6 @@ module cayman_tpb_top__sem(
 
     // Combinational signals
     reg [31:0] old;
-    // after_bus: not used in this build (decided at generation)
     reg [31:0] new_value;
     reg bus_write;
     reg [31:0] bus_term;
@@ -10486,6 +10485,7 @@ module cayman_tpb_top__sem(
     reg [7:0] ram$write_address;
     reg [31:0] ram$write_data;
     reg ram$write_enable;
+    // after_bus: not used in this build (decided at generation)
 
     always @(*) begin
         bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];

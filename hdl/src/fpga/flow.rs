@@ -397,9 +397,9 @@ pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lu
                 .or_else(|| routing.first().and_then(|s| s.net.as_deref()).and_then(rtl_of_tool_name))
                 .or_else(|| rtl_of_tool_name(&first.from.cell))
                 .unwrap_or_else(|| first.from.cell.clone());
-            let to = (named.len() > 1)
-                .then(|| named.last().cloned())
-                .flatten()
+            let to = named
+                .get(1..)
+                .and_then(|rest| rest.last().cloned())
                 .or_else(|| rtl_of_tool_name(&last.to.cell))
                 .unwrap_or_else(|| last.to.cell.clone());
             Path_ { from, to, delay_ns: p.path.iter().map(|s| s.delay).sum(), logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() }

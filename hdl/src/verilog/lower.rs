@@ -863,15 +863,14 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
     }
     let mut locals = Vec::new();
     let mut wires = Vec::new();
-    for a in &inst.atoms {
-        if a.kind == AtomKind::LocalSignal {
-            // A local only a branch on a constant assigned and read (a
-            // generation parameter took the other branch) is not declared.
-            if mentioned.contains(&a.name) {
-                locals.push(decl("reg", a.width, a.signed, &a.name));
-            } else {
-                locals.push(format!("// {}: not used in this build (decided at generation)", a.name));
-            }
+    // A local only a branch on a constant assigned and read (a generation
+    // parameter took the other branch) is not declared, only named.
+    let mut unused = Vec::new();
+    for a in inst.atoms.iter().filter(|a| a.kind == AtomKind::LocalSignal) {
+        if mentioned.contains(&a.name) {
+            locals.push(decl("reg", a.width, a.signed, &a.name));
+        } else {
+            unused.push(&a.name);
         }
     }
     for (name, g) in &ctx.sigs {
@@ -882,14 +881,13 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
             _ => {}
         }
     }
-    if !locals.is_empty() || !wires.is_empty() {
+    if !locals.is_empty() || !wires.is_empty() || !unused.is_empty() {
         o += "\n    // Combinational signals\n";
         for l in locals.iter().chain(&wires) {
-            if l.starts_with("//") {
-                let _ = writeln!(o, "    {l}");
-            } else {
-                let _ = writeln!(o, "    {l};");
-            }
+            let _ = writeln!(o, "    {l};");
+        }
+        for name in unused {
+            let _ = writeln!(o, "    // {name}: not used in this build (decided at generation)");
         }
     }
     let subs: Vec<(&Inst, &String)> = inst.children.iter().zip(child_modules).filter_map(|(c, m)| m.as_ref().map(|m| (c, m))).collect();
