@@ -129,7 +129,7 @@ pub enum WavesCmd {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "cayman")]
         arch: ArchArg,
-        /// bar0, run_stall, q7_core0 or doorbell.
+        /// bar0, run_stall, q7_core0, doorbell or cores.
         #[arg(long, default_value = "run_stall")]
         signals: String,
         /// First cycle.
@@ -138,14 +138,24 @@ pub enum WavesCmd {
         /// Last cycle.
         #[arg(long, default_value = "100")]
         to: u64,
+        /// A named marker: CYCLE:NAME (repeatable).
+        #[arg(long = "marker", value_parser = parse_marker)]
+        markers: Vec<(u64, String)>,
         #[arg(long)]
         out: PathBuf,
     },
-    /// Write a GTKWave save file (.gtkw) grouping the signals of every group.
+    /// Write a GTKWave save file (.gtkw) grouping the signals of every group,
+    /// with values named (its filter files go to a `gtkw-filters/` folder beside it).
     Gtkw {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "cayman")]
         arch: ArchArg,
+        /// Open zoomed on these cycles: FROM..TO.
+        #[arg(long, value_parser = parse_range)]
+        window: Option<(u64, u64)>,
+        /// A named marker: CYCLE:NAME (repeatable).
+        #[arg(long = "marker", value_parser = parse_marker)]
+        markers: Vec<(u64, String)>,
         #[arg(long)]
         out: PathBuf,
     },
@@ -242,7 +252,15 @@ pub enum Command {
     },
     /// Disassemble a raw image for a TPB core.
     Disasm {
-        input: PathBuf,
+        /// The raw image; with --filter, none.
+        #[arg(required_unless_present = "filter")]
+        input: Option<PathBuf>,
+        /// Act as a GTKWave process filter: read instruction words in hex
+        /// (an instruction probe's value, 3 bytes little-endian), one per
+        /// line on standard input, and answer each with its disassembly
+        /// (PC-relative targets as offsets: `.+0x10`).
+        #[arg(long, conflicts_with = "input")]
+        filter: bool,
         #[arg(long, value_enum, default_value = "nx")]
         core: CoreArg,
         #[arg(long, value_enum, default_value = "cayman")]
@@ -289,15 +307,62 @@ pub enum Command {
     },
 }
 
-/// A .gtkw for `dump` (widths read from the dump itself).
-pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path) -> Result<(), CliError> {
-    write_gtkw_from(&crate::waves::Dump::load_groups(dump, arch)?, arch, out)
+/// `CYCLE:NAME`.
+fn parse_marker(s: &str) -> Result<(u64, String), String> {
+    let (c, n) = s.split_once(':').ok_or_else(|| format!("'{s}': a marker is CYCLE:NAME"))?;
+    Ok((c.trim().parse().map_err(|_| format!("'{c}' is not a cycle number"))?, n.to_string()))
 }
 
-/// A .gtkw for a dump already read.
-fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::path::Path) -> Result<(), CliError> {
-    let abs = std::fs::canonicalize(&d.path).unwrap_or_else(|_| d.path.clone());
-    write(out, &crate::waves::gtkw(arch, &abs, &|n| d.width(n)))
+/// `FROM..TO` (cycles).
+fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': a window is FROM..TO (cycles)"))?;
+    let n = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("'{t}' is not a cycle number"));
+    let (a, b) = (n(a)?, n(b)?);
+    if b <= a {
+        return Err(format!("'{s}': the window is empty"));
+    }
+    Ok((a, b))
+}
+
+/// A .gtkw for `dump` (widths read from the dump itself).
+pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
+    write_gtkw_from(&crate::waves::Dump::load_groups(dump, arch)?, arch, out, view)
+}
+
+/// A .gtkw for a dump already read, its filter files in `gtkw-filters/`
+/// beside it; the instruction filter runs this program (`tpb`).
+fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
+    let abs = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let filters = abs(dir).join("gtkw-filters");
+    let exe = std::env::current_exe().ok();
+    let namer = crate::waves::names::Namer::for_arch(arch)?;
+    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &abs(&d.path), &filters, &|n| d.width(n), view, exe.as_deref());
+    Ok(g.write(out)?)
+}
+
+/// The cycles a run's save file opens on and its diagrams show, and its markers.
+fn key_view(kind: crate::scenario::Kind, r: &crate::scenario::Report, s: &crate::sched::Stats) -> Option<crate::waves::View> {
+    use crate::scenario::Kind;
+    let mut markers: Vec<(u64, String)> = r.events.iter().filter(|e| e.0 > 0).cloned().collect();
+    if let Some(rel) = s.first_release {
+        markers.push((rel, "run-stall release".into()));
+    }
+    markers.sort();
+    let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+    let (from, to, focus) = match kind {
+        Kind::Doorbell => (at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]),
+        Kind::Bringup => {
+            let rel = s.first_release?;
+            (rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"])
+        }
+        Kind::Barrier | Kind::Mesh => {
+            let first = markers.first()?.0;
+            let last = markers.last()?.0;
+            (first.saturating_sub(8), last + 16, vec!["cores", "doorbell"])
+        }
+    };
+    Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
@@ -416,12 +481,15 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
             println!("  cycle {cy:>7}  {what}");
         }
     }
+    let tb = crate::waves::Timebase::of(arch)?;
+    println!("time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us", tb.period_ps, tb.mhz(), s.cycles, (s.cycles * tb.period_ps) as f64 / 1e6);
+    let view = result.as_ref().ok().and_then(|r| key_view(f.kind, r, &s)).filter(|_| window.is_none());
     // Each trace is read once: its .gtkw and its diagrams come from that read.
     let mut dumps = Vec::new();
     for p in &traces {
         let g = p.with_extension("gtkw");
         let d = crate::waves::Dump::load_groups(p, arch)?;
-        write_gtkw_from(&d, arch, &g)?;
+        write_gtkw_from(&d, arch, &g, view.as_ref())?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
         dumps.push(d);
     }
@@ -429,26 +497,27 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
         println!("window: {w}");
     }
     // Timing diagrams of what people look at, drawn from the trace.
-    if let (Some(p), None, Ok(r)) = (trace, &window, &result) {
+    if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
         let mut d: Vec<(&str, u64, u64)> = Vec::new();
         if let Some(rel) = s.first_release {
-            d.push(("run_stall", rel.saturating_sub(24), rel + 16));
+            d.push(("run_stall", rel.saturating_sub(12), rel + 16));
             if f.kind != Kind::Mesh {
-                d.push(("q7_core0", rel, rel + 40));
+                d.push(("q7_core0", rel, rel + 24));
             }
         }
         if f.kind == Kind::Doorbell {
-            let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-            if let (Some(a), Some(b)) = (at("first tail-pointer write"), at("first DMA doorbell")) {
-                d.push(("doorbell", a.saturating_sub(8), b + 48));
-                d.push(("cores", a.saturating_sub(8), b + 48));
+            if let Some(v) = &view {
+                d.push(("doorbell", v.from, v.to));
+                d.push(("cores", v.from, v.to));
             }
         }
         let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };
         let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
+        let namer = crate::waves::names::Namer::for_arch(arch)?;
+        let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();
         for (group, from, to) in d {
             let svg = p.with_extension(format!("{group}.svg"));
-            write(&svg, &crate::waves::render_dump(dump, arch, group, from, to)?)?;
+            write(&svg, &crate::waves::render_dump(dump, &namer, tb, group, from, to, &markers)?)?;
             println!("diagram: {} (cycles {from}..{to})", svg.display());
         }
     }
@@ -691,8 +760,19 @@ fn run_command(command: Command) -> Result<(), CliError> {
             eprintln!("{}: {} bytes at {base:#x}, {} labels", input.display(), p.bytes.len(), p.labels.len());
             Ok(())
         }
-        Command::Disasm { input, core, arch, base } => {
+        Command::Disasm { filter: true, core, arch, .. } => {
+            use crate::waves::names::{disasm_filter, CoreKind, Namer};
+            let kind = match core {
+                CoreArg::Q7 => CoreKind::Q7,
+                CoreArg::Nx => CoreKind::Nx,
+                CoreArg::De212 => return Err(CliError::Sim("--filter: the probes hold nx or q7 instructions, not de212".into())),
+            };
+            let namer = Namer::for_arch(arch.into())?;
+            disasm_filter(&namer, kind, std::io::stdin().lock(), std::io::stdout().lock()).map_err(|source| CliError::Io { path: "<stdin>".into(), source })
+        }
+        Command::Disasm { input, core, arch, base, .. } => {
             let cfg = core_config(arch, core)?;
+            let input = input.ok_or_else(|| CliError::Sim("disasm: no input file".into()))?;
             for l in tpb_models::xtensa::disasm::listing(&read_file(&input)?, base, &cfg.options) {
                 let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
                 println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
@@ -703,8 +783,10 @@ fn run_command(command: Command) -> Result<(), CliError> {
             let window = window.map(|w| (w, window_cycles));
             sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window)
         }
-        Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, out } } => {
-            let svg = crate::waves::render(&file, arch.into(), &signals, from, to)?;
+        Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
+            let arch: Arch = arch.into();
+            let namer = crate::waves::names::Namer::for_arch(arch)?;
+            let svg = crate::waves::render(&file, &namer, crate::waves::Timebase::of(arch)?, &signals, from, to, &markers)?;
             write(&out, &svg)?;
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
@@ -736,8 +818,9 @@ fn run_command(command: Command) -> Result<(), CliError> {
             println!("{}", tpb_hdl::fpga::flow::program_command(&board, &bit, flash));
             Ok(())
         }
-        Command::Waves { what: WavesCmd::Gtkw { file, arch, out } } => {
-            write_gtkw(&file, arch.into(), &out)?;
+        Command::Waves { what: WavesCmd::Gtkw { file, arch, window, markers, out } } => {
+            let view = window.map(|(from, to)| crate::waves::View { from, to, markers, focus: Vec::new() });
+            write_gtkw(&file, arch.into(), &out, view.as_ref())?;
             println!("wrote {}", out.display());
             Ok(())
         }

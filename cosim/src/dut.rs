@@ -1,8 +1,9 @@
 //! `Dut`: a Verilated TPB top driven cycle by cycle, with BAR0 bus
 //! transactions, VCD or FST tracing switched on and off at run time, and a
 //! trace window that a bus access or a cycle count opens and closes. Time in
-//! the trace: cycle `c`'s inputs at `2c` (clock low), its rising edge at
-//! `2c + 1`. Two evaluations per cycle: the inputs are driven together with
+//! the trace is real time in picoseconds, from the generation's clock period
+//! `P` (`arch.toml [sim]`, a `[D]` choice): cycle `c`'s inputs at `c·P`
+//! (clock low), its rising edge at `c·P + P/2`. Two evaluations per cycle: the inputs are driven together with
 //! the clock-low evaluation, then the rising edge. It implements the same
 //! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
 //! one golden model serve both engines.
@@ -173,6 +174,8 @@ pub struct Dut {
     m: Model,
     ix: Ix,
     cycle: u64,
+    /// One clock cycle in the trace, in picoseconds.
+    period_ps: u64,
     armed: Option<Armed>,
     window: Window,
     /// The model has evaluated with the clock low since the last rising
@@ -279,7 +282,12 @@ impl Dut {
                 Err(_) => None,
             },
         };
-        let mut d = Dut { arch, m, ix, cycle: 0, armed: None, window: Window::Idle, low: false, negedge_eval: false };
+        let period_ps = tpb_models::regmap::builtin(arch)
+            .map_err(|e| VlError::Map { arch: arch.name(), msg: e.to_string() })?
+            .params
+            .sim
+            .clock_period_ps;
+        let mut d = Dut { arch, m, ix, cycle: 0, period_ps, armed: None, window: Window::Idle, low: false, negedge_eval: false };
         d.m.eval();
         d.low = true;
         Ok(d)
@@ -344,8 +352,23 @@ impl Dut {
         TopSim::drive(self, false, None, &Pins::default());
     }
 
+    /// One clock cycle in the trace, in picoseconds.
+    pub fn clock_period_ps(&self) -> u64 {
+        self.period_ps
+    }
+
+    /// Trace with another clock period (picoseconds, even): a map loaded
+    /// from elsewhere than the built-in one.
+    pub fn with_clock_period_ps(mut self, ps: u64) -> Result<Dut, VlError> {
+        if ps == 0 || ps % 2 != 0 {
+            return Err(VlError::ClockPeriod { model: self.m.name(), ps });
+        }
+        self.period_ps = ps;
+        Ok(self)
+    }
+
     /// Start a trace at `path` now (`.vcd`, or `.fst` converted from a VCD
-    /// when it closes; time unit: half a clock cycle).
+    /// when it closes; time in picoseconds, see the module's note).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
         self.m.trace_open(path)
     }
@@ -353,7 +376,7 @@ impl Dut {
     /// Write the current values and close the trace (and any open window).
     pub fn trace_close(&mut self) -> Result<(), VlError> {
         if self.m.tracing() {
-            self.m.trace_dump(2 * self.cycle);
+            self.m.trace_dump(self.cycle * self.period_ps);
         }
         let r = self.m.trace_close();
         if let Window::Open { from } = self.window {
@@ -490,11 +513,11 @@ impl TopSim for Dut {
             c.set(0);
             self.m.eval();
         }
-        self.m.trace_dump(2 * self.cycle);
+        self.m.trace_dump(self.cycle * self.period_ps);
         c.set(1);
         self.m.eval();
         self.low = false;
-        self.m.trace_dump(2 * self.cycle + 1);
+        self.m.trace_dump(self.cycle * self.period_ps + self.period_ps / 2);
         if self.negedge_eval {
             c.set(0);
             self.m.eval();

@@ -124,6 +124,10 @@ pub enum VlError {
     TraceOpen { model: &'static str },
     #[error("{model}: cannot open trace file {path}")]
     TraceFile { model: &'static str, path: String },
+    #[error("{model}: clock period {ps} ps: it must be a positive, even number of picoseconds (the rising edge is at half of it)")]
+    ClockPeriod { model: &'static str, ps: u64 },
+    #[error("{arch}: the built-in register map does not load: {msg}")]
+    Map { arch: &'static str, msg: String },
 }
 
 /// One Verilated top.

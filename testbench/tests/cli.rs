@@ -233,3 +233,32 @@ fn a_truncated_vcd_is_an_error_in_words() {
     assert!(err.contains("cut.vcd") && err.contains("ends inside its header") && !err.contains("FailedToLoad"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `tpb disasm --filter` speaks GTKWave's process-filter protocol (hex words
+/// in, one answer line each); its mistakes and those of `tpb waves gtkw`'s
+/// window and markers are errors that name the argument.
+#[test]
+fn the_disasm_filter_and_the_gtkw_arguments() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args(["disasm", "--filter", "--core", "q7", "--arch", "sunda"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"0020c0\n00f03d\nzzzzzz\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "memw\nnop.n\nzzzzzz\n");
+    let (code, _, err) = tpb(&["disasm", "--filter", "--core", "de212"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--filter: the probes hold nx or q7 instructions"), "{err}");
+    let (code, _, err) = tpb(&["disasm"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = tpb(&["waves", "gtkw", "x.vcd", "--window", "10..5", "--out", "x.gtkw"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'10..5': the window is empty"), "{err}");
+    let (code, _, err) = tpb(&["waves", "gtkw", "x.vcd", "--marker", "ten:release", "--out", "x.gtkw"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'ten' is not a cycle number"), "{err}");
+}

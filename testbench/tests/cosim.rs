@@ -209,6 +209,73 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     }
 }
 
+/// The doorbell run's save file, read back as GTKWave reads it: real time
+/// (the trace's last change is at the run's last cycle in picoseconds),
+/// opened on the key window with a named marker at each checked event,
+/// BAR0 addresses through a translate filter that names every register the
+/// host and the cores reached, states as words, and instructions through
+/// the `tpb disasm --filter` process filter, which answers as GTKWave asks.
+#[test]
+fn the_doorbell_save_file_names_values_and_marks_the_checked_events() {
+    use tpb_cosim::waves::gtkw::SaveFile;
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-gtkw");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("doorbell.cayman.vcd");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let event = |n: &str| -> u64 {
+        let l = out.lines().find(|l| l.trim_end().ends_with(n) && l.trim_start().starts_with("cycle")).unwrap_or_else(|| panic!("{n}: {out}"));
+        l.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let (tail, db) = (event("first tail-pointer write"), event("first DMA doorbell"));
+    assert!(out.contains("time: one cycle = 1000 ps (1000 MHz"), "{out}");
+    let tb = tpb_cosim::waves::Timebase::of(Arch::Cayman).unwrap();
+    let f = SaveFile::parse(&std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap());
+    assert_eq!(f.dumpfile, std::fs::canonicalize(&vcd).unwrap().display().to_string());
+    // Zoomed on the key window: it starts before the first tail-pointer
+    // write, and 2^-zoom ps per 200 px puts the first doorbell on screen.
+    assert!(f.timestart < tb.start(tail) && f.timestart + 40 * tb.period_ps > tb.start(tail), "timestart {} ps", f.timestart);
+    let ps_per_px = 2f64.powf(-f.zoom) / 200.0;
+    assert!(((tb.start(db) - f.timestart) as f64) / ps_per_px < 1300.0, "zoom {} leaves the doorbell off screen", f.zoom);
+    for (name, c) in [("first tail-pointer write", tail), ("first DMA doorbell", db), ("host_trigger", event("host_trigger")), ("completion posted", event("completion posted"))] {
+        assert!(f.markers.iter().any(|m| m.1 == tb.start(c) && m.2.starts_with(name)), "marker {name} at cycle {c}: {:?}", f.markers);
+    }
+    // The BAR0 address filter names every register the run reached.
+    let filt = |t: &str| f.traces.iter().find(|x| x.0.starts_with(t)).unwrap_or_else(|| panic!("{t}: {:?}", f.traces)).clone();
+    let (_, file, _) = filt("req_addr");
+    let text = std::fs::read_to_string(file.expect("req_addr has a translate filter")).unwrap();
+    let table: std::collections::HashMap<String, String> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let bar0 = tpb_models::hal::Bar0Map::new(tpb_models::regmap::builtin(Arch::Cayman).unwrap());
+    let read = tpb_cosim::waves::read(&vcd, &["req_addr".into(), "req_valid".into()]).unwrap();
+    let mut named = 0;
+    for (_, v) in read[0].1.iter() {
+        let Some(a) = v else { continue };
+        if let Some(t @ (tpb_models::hal::Target::Reg { .. } | tpb_models::hal::Target::Elem { .. })) = bar0.decode(*a) {
+            assert_eq!(table.get(&format!("{a:08X}")), Some(&t.name()), "{a:#x}");
+            named += 1;
+        }
+    }
+    assert!(named > 100 && table.get("00070A00").map(String::as_str) == Some("tpb.tpb.notific_sw_queue_num0"), "{named} register accesses named");
+    let (_, file, _) = filt("probe_top_sp_state");
+    assert!(std::fs::read_to_string(file.unwrap()).unwrap().contains("\n5 halted\n"));
+    // The instruction filter is a program GTKWave runs; ask it as GTKWave does.
+    let (_, _, prog) = filt("probe_top_sp_insn");
+    let prog = prog.expect("instruction probes have a process filter");
+    let mut child = std::process::Command::new(&prog).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    use std::io::{BufRead, Write};
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for (word, want) in [("0020C0", "memw"), ("xxxxxx", "xxxxxx")] {
+        writeln!(stdin, "{word}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim_end(), want, "{prog}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
 /// The diagrams the README shows (docs/waves/) are what `tpb sim bringup`
 /// and `tpb sim doorbell` draw today (everything but the banner line, which names the VCD path).
 #[test]
@@ -245,7 +312,8 @@ fn tpb_sim_window_opens_on_the_release_write() {
     let from: u64 = line.split("from: ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
     let read = tpb_cosim::waves::read(&vcd, &["req_write".into(), "q7_run_stall".into()]).unwrap();
     let times: Vec<u64> = read[1].1.iter().map(|(t, _)| *t).collect();
-    assert!(times[0] >= 2 * from && *times.last().unwrap() <= 2 * (from + 40), "{times:?} for window from {from}");
+    let tb = tpb_cosim::waves::Timebase::of(Arch::Cayman).unwrap();
+    assert!(times[0] >= tb.start(from) && *times.last().unwrap() <= tb.start(from + 40), "{times:?} ps for window from cycle {from}");
     assert!(read[1].1.iter().any(|(_, v)| *v == Some(0)), "the release is inside the window");
     let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
     assert_eq!(code, 1);

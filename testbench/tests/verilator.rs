@@ -254,7 +254,10 @@ fn trace_window_opens_on_a_doorbell_write() {
     assert_eq!(*d.window(), Window::Done { from, to: from + 12 });
     let mut w = wellen::simple::read(&path).unwrap();
     let times = w.time_table().to_vec();
-    assert_eq!((times[0], *times.last().unwrap()), (2 * from, 2 * (from + 12)), "the window is cycles {from}..{}", from + 12);
+    // Picoseconds, with the generation's clock period (arch.toml [sim]).
+    let p = d.clock_period_ps();
+    assert_eq!(w.hierarchy().timescale().map(|t| (t.factor, t.unit)), Some((1, wellen::TimescaleUnit::PicoSeconds)));
+    assert_eq!((times[0], *times.last().unwrap()), (from * p, (from + 12) * p), "the window is cycles {from}..{}", from + 12);
     let req_valid = values(&mut w, &["TOP"], "req_valid");
     let req_write = values(&mut w, &["TOP"], "req_write");
     assert_eq!((req_valid[0], req_write[0]), (1, 1), "the first step shows the doorbell write itself");

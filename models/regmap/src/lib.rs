@@ -23,7 +23,7 @@ pub mod params;
 
 pub use error::{Loc, RegmapError, Result};
 pub use model::*;
-pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind};
+pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind, Sim};
 
 use std::path::PathBuf;
 

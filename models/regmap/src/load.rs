@@ -578,6 +578,13 @@ pub fn parse_params(file: &Path, text: &str) -> Result<ArchParams> {
 fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
     // The HAL's eng_type table (DIGEST §2.6) always has POOL (2) and TOP_SP (4);
     // SUNDA has 5 types, CAYMAN+ 6.
+    let period = params.sim.clock_period_ps;
+    if period == 0 || period % 2 != 0 {
+        return Err(RegmapError::Invalid {
+            loc: src.loc(src.text.find("clock_period_ps").unwrap_or(0)),
+            message: format!("[sim] clock_period_ps = {period}: a clock period must be a positive, even number of picoseconds (the rising edge is at half of it)"),
+        });
+    }
     let n = params.local_reg.engine_types;
     if !(5..=6).contains(&n) {
         return Err(RegmapError::Invalid {

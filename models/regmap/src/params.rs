@@ -190,6 +190,26 @@ impl Q7Layout {
     }
 }
 
+/// `[D]` How a simulation of the generation reads in real time: the seeds
+/// state no clock, so the period is our choice, a parameter per generation.
+/// Waves are written in picoseconds with a cycle of this length; cycle `c`'s
+/// inputs are driven at `c * period` (clock low) and its rising edge is at
+/// `c * period + period / 2`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sim {
+    /// One clock cycle, in picoseconds (even, so the rising edge falls on a
+    /// whole picosecond).
+    pub clock_period_ps: u64,
+}
+
+impl Sim {
+    /// The clock frequency in MHz this period gives.
+    pub fn clock_mhz(&self) -> f64 {
+        1e6 / self.clock_period_ps as f64
+    }
+}
+
 /// Everything in `arch.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -210,6 +230,7 @@ pub struct ArchParams {
     pub top_sp: TopSp,
     pub hw_decode: HwDecode,
     pub bar0: Bar0,
+    pub sim: Sim,
 }
 
 impl ArchParams {

@@ -210,3 +210,20 @@ fn an_engine_type_table_the_hal_cannot_use_is_refused() {
     let msg = e.to_string();
     assert!(msg.contains("arch.toml:") && msg.contains("engine_types = 2"), "{msg}");
 }
+
+/// `[sim] clock_period_ps` ([D]): every generation has one, and an odd or
+/// zero period (no whole-picosecond rising edge) is refused with its line.
+#[test]
+fn the_clock_period_is_a_positive_even_number_of_picoseconds() {
+    for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+        let p = builtin(arch).unwrap().params.sim;
+        assert_eq!((p.clock_period_ps, p.clock_mhz()), (1000, 1000.0), "{arch:?}");
+    }
+    for bad in ["1001", "0"] {
+        let e = load_err(cayman_with("arch.toml", |t| t.replace("clock_period_ps = 1000", &format!("clock_period_ps = {bad}"))));
+        let msg = e.to_string();
+        assert!(msg.contains("arch.toml:") && msg.contains(&format!("clock_period_ps = {bad}: a clock period must be a positive, even number")), "{msg}");
+    }
+    let e = load_err(cayman_with("arch.toml", |t| t.replace("clock_period_ps = 1000", "clock_period_ns = 1")));
+    assert!(e.to_string().contains("clock_period_ns"), "{e}");
+}

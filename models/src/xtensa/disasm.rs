@@ -6,6 +6,18 @@ use super::isa::{decode, Insn, Opnd};
 
 /// Text of one decoded instruction at `pc`.
 pub fn format(i: &Insn, pc: u32) -> String {
+    format_at(i, Some(pc))
+}
+
+/// Text of one decoded instruction whose address is unknown (a waveform
+/// shows the word alone): PC-relative targets print as offsets from the
+/// instruction, `.+0x10` / `.-0x8`.
+pub fn format_unplaced(i: &Insn) -> String {
+    format_at(i, None)
+}
+
+fn format_at(i: &Insn, at: Option<u32>) -> String {
+    let pc = at.unwrap_or(0);
     let d = i.def();
     let mut mnem = d.mnem.to_string();
     let mut ops = Vec::new();
@@ -18,9 +30,11 @@ pub fn format(i: &Insn, pc: u32) -> String {
                 let name = sr::name(n, d.mnem == "wsr").map(str::to_string).unwrap_or_else(|| n.to_string());
                 mnem = format!("{mnem}.{name}");
             }
-            Opnd::Rel8 | Opnd::Rel12 | Opnd::Rel18 | Opnd::Call | Opnd::L32r | Opnd::Loop | Opnd::RelN6 => {
-                ops.push(format!("{:#x}", v as u32))
-            }
+            Opnd::Rel8 | Opnd::Rel12 | Opnd::Rel18 | Opnd::Call | Opnd::L32r | Opnd::Loop | Opnd::RelN6 => match at {
+                Some(_) => ops.push(format!("{:#x}", v as u32)),
+                None if (v as i32) < 0 => ops.push(format!(".-{:#x}", (v as i32).unsigned_abs())),
+                None => ops.push(format!(".+{:#x}", v as u32)),
+            },
             _ if v > -256 && v < 256 => ops.push(v.to_string()),
             _ => ops.push(format!("{:#x}", v as u32)),
         }

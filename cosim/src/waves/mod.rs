@@ -1,0 +1,215 @@
+//! Waveform inspection: the signal groups people look at (BAR0, run-stall,
+//! a Q7 core's ports, doorbells, the cores' and host's probes), read back
+//! from a real VCD/FST with `wellen`; a GTKWave save file that shows them
+//! with names ([`gtkw`]), and timing diagrams in SVG ([`svg`]). Values are
+//! named by [`names`]: registers for BAR0 addresses, words for states,
+//! disassembly for instructions.
+//!
+//! Names are those of the Verilated top's ports (scope `TOP`). Time in a
+//! trace is real time: [`Timebase`] turns cycles into picoseconds with the
+//! generation's clock period (see `dut`), and times read back are in
+//! picoseconds whatever the file's timescale.
+
+pub mod gtkw;
+pub mod names;
+pub mod svg;
+
+use std::path::Path;
+
+pub use gtkw::{gtkw, View};
+pub use svg::{render, render_dump};
+
+/// Cycles to picoseconds for one generation: cycle `c` starts (clock low,
+/// inputs driven) at `c·P` and its rising edge is at `c·P + P/2`, `P` the
+/// `[D]` clock period of `arch.toml [sim]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timebase {
+    pub period_ps: u64,
+}
+
+impl Timebase {
+    /// The timebase of a built-in generation.
+    pub fn of(arch: tpb_models::regmap::Arch) -> Result<Timebase, WavesError> {
+        Ok(Timebase { period_ps: tpb_models::regmap::builtin(arch)?.params.sim.clock_period_ps })
+    }
+    /// Where cycle `c` starts, in picoseconds.
+    pub fn start(&self, c: u64) -> u64 {
+        c * self.period_ps
+    }
+    /// Cycle `c`'s rising edge, in picoseconds.
+    pub fn edge(&self, c: u64) -> u64 {
+        c * self.period_ps + self.period_ps / 2
+    }
+    /// The cycle a time falls in.
+    pub fn cycle(&self, ps: u64) -> u64 {
+        ps / self.period_ps
+    }
+    /// The clock in MHz.
+    pub fn mhz(&self) -> f64 {
+        1e6 / self.period_ps as f64
+    }
+}
+
+/// A named group of top-level signals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Port names under `TOP` (`q7_run_stall`).
+    pub signals: Vec<String>,
+}
+
+/// The groups of a generation's top.
+pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut doorbell = s(&["req_valid", "req_write", "req_addr", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index"]);
+    if arch == tpb_models::regmap::Arch::Sunda {
+        doorbell.extend(s(&["host_trigger_pulse", "stop_pulse"]));
+    }
+    vec![
+        Group { name: "bar0", title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
+        Group { name: "run_stall", title: "Run-stall release", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]) },
+        Group {
+            name: "q7_core0",
+            title: "Q7 core 0 memory ports",
+            signals: s(&["q7_run_stall", "q7_if_valid$0", "q7_if_addr$0", "q7_if_ready$0", "q7_if_rvalid$0", "q7_if_rdata$0", "q7_ls_valid$0", "q7_ls_write$0", "q7_ls_addr$0", "q7_ls_rvalid$0", "q7_ls_rdata$0"]),
+        },
+        Group { name: "doorbell", title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
+        Group {
+            name: "cores",
+            title: "Cores and host (probes)",
+            signals: s(&[
+                "probe_hal_kind",
+                "probe_hal_txn",
+                "probe_seq_state",
+                "probe_seq_pc",
+                "probe_top_sp_state",
+                "probe_top_sp_pc",
+                "probe_top_sp_insn",
+                "probe_q7_0_state",
+                "probe_q7_0_pc",
+                "probe_q7_0_insn",
+            ]),
+        },
+    ]
+}
+
+/// Why a waveform could not be read or drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum WavesError {
+    #[error("{path}: {msg}")]
+    Read { path: String, msg: String },
+    #[error("no signal group '{0}' (groups: bar0, run_stall, q7_core0, doorbell, cores)")]
+    NoGroup(String),
+    #[error("{path}: no signal TOP.{name}")]
+    NoSignal { path: String, name: String },
+    #[error("empty time range {from}..{to}")]
+    Range { from: u64, to: u64 },
+    #[error("{path}: timescale {scale} cannot be read as picoseconds")]
+    Timescale { path: String, scale: String },
+    #[error(transparent)]
+    Map(#[from] tpb_models::regmap::RegmapError),
+    #[error("{path}: {source}")]
+    Write { path: String, source: std::io::Error },
+}
+
+/// One signal's value changes as (time, value or None for X/Z).
+pub type Trace = Vec<(u64, Option<u64>)>;
+
+/// Signals of one waveform file, read once: the `.gtkw` and every diagram
+/// of a run are drawn from the same read.
+#[derive(Debug, Clone)]
+pub struct Dump {
+    pub path: std::path::PathBuf,
+    signals: std::collections::HashMap<String, (u32, Trace)>,
+}
+
+impl Dump {
+    /// Read `signals` (under `TOP`) from a VCD or FST.
+    pub fn load(path: &Path, signals: &[String]) -> Result<Dump, WavesError> {
+        let data = read(path, signals)?;
+        Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect() })
+    }
+
+    /// Read every signal of every group of `arch`.
+    pub fn load_groups(path: &Path, arch: tpb_models::regmap::Arch) -> Result<Dump, WavesError> {
+        let mut names: Vec<String> = groups(arch).into_iter().flat_map(|g| g.signals).collect();
+        names.sort();
+        names.dedup();
+        Dump::load(path, &names)
+    }
+
+    /// A signal's width, if it was read.
+    pub fn width(&self, name: &str) -> Option<u32> {
+        self.signals.get(name).map(|s| s.0)
+    }
+
+    pub(crate) fn signal(&self, name: &str) -> Result<&(u32, Trace), WavesError> {
+        self.signals.get(name).ok_or_else(|| WavesError::NoSignal { path: self.path.display().to_string(), name: name.into() })
+    }
+}
+
+/// Why a waveform file could not be read, in words: the reader's own
+/// message, and for a VCD whose header never ends (a run killed while it
+/// wrote), that.
+fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
+    let mut msg = match &e {
+        wellen::WellenError::FailedToLoad(format, why) => format!("not a readable {} file ({why})", format!("{format:?}").to_uppercase()),
+        other => other.to_string(),
+    };
+    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd")) {
+        use std::io::Read;
+        // The header is at the start: 16 MiB hold any header we write.
+        let mut head = Vec::new();
+        let complete = std::fs::File::open(path)
+            .and_then(|f| f.take(16 << 20).read_to_end(&mut head))
+            .map(|_| head.windows(15).any(|w| w == b"$enddefinitions"))
+            .unwrap_or(true);
+        if !complete {
+            msg += ": the file ends inside its header (no `$enddefinitions`), as a run that was stopped while writing it leaves it; run the scenario again";
+        }
+    }
+    WavesError::Read { path: path.display().to_string(), msg }
+}
+
+/// Picoseconds per time unit of a file's timescale.
+fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesError> {
+    let Some(ts) = ts else { return Ok(1) };
+    let bad = || WavesError::Timescale { path: path.display().to_string(), scale: format!("{} {:?}", ts.factor, ts.unit) };
+    let exp = ts.unit.to_exponent().ok_or_else(bad)?;
+    if exp < -12 {
+        return Err(bad());
+    }
+    10u64.checked_pow((exp + 12) as u32).and_then(|m| m.checked_mul(u64::from(ts.factor))).ok_or_else(bad)
+}
+
+/// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes,
+/// times in picoseconds.
+pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
+    let p = path.display().to_string();
+    let mut w = wellen::simple::read(path).map_err(|e| read_failed(path, e))?;
+    let h = w.hierarchy();
+    let unit = ps_per_unit(path, h.timescale())?;
+    let mut refs = Vec::new();
+    for name in signals {
+        let var = h.lookup_var(&["TOP"], name).ok_or_else(|| WavesError::NoSignal { path: p.clone(), name: name.clone() })?;
+        let v = &h[var];
+        refs.push((v.signal_ref(), v.length().unwrap_or(1)));
+    }
+    let sigs: Vec<_> = refs.iter().map(|r| r.0).collect();
+    w.load_signals(&sigs);
+    let times = w.time_table().to_vec();
+    let mut out = Vec::new();
+    for (sig, width) in refs {
+        let s = w.get_signal(sig).expect("loaded above");
+        let mut tr: Trace = Vec::new();
+        for (idx, value) in s.iter_changes() {
+            let t = times[idx as usize] * unit;
+            let v = value.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok());
+            tr.push((t, v));
+        }
+        out.push((width, tr));
+    }
+    Ok(out)
+}
+
