@@ -13,6 +13,7 @@ pub fn install_hint(tool: &str) -> &'static str {
         "vcd2fst" => "apt-get install gtkwave (or run scripts/setup)",
         "xtensa-lx106-elf-objdump" | "xtensa-lx106-elf-as" => "apt-get install binutils-xtensa-lx106 (or run scripts/setup)",
         "qemu-system-xtensa" => "apt-get install qemu-system-misc (or run scripts/setup)",
+        "peakrdl" => "pip install peakrdl==1.5.0 peakrdl-html==2.12.2 peakrdl-cheader==1.1.0 (or run scripts/setup)",
         _ => "run scripts/setup",
     }
 }

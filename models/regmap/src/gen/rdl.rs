@@ -1,10 +1,15 @@
 //! SystemRDL 2.0 export: one addrmap per block (RTL view, offsets relative
-//! to the block's start), an outer addrmap per generation placing each block
-//! of the POOL engine's local-register aperture at its start. Checked by
-//! `systemrdl-compiler` in the suite. Alias windows are exported as register arrays; named
-//! aliases become comments (SystemRDL has no element alias).
+//! to the block's start); one per engine's local-register aperture placing
+//! each block the engine decodes at its start; and one top addrmap per
+//! generation, `<arch>_bar0`, placing every aperture, the TPB-level
+//! registers and every memory region at its real BAR0 offset, so the
+//! PeakRDL tools give the addresses the RTL decodes as they are. Checked by
+//! `systemrdl-compiler`, `peakrdl html` and `peakrdl c-header` in the suite.
+//! Alias windows are exported as register arrays; named aliases become
+//! comments (SystemRDL has no element alias).
 
 use crate::model::*;
+use crate::RegionKind;
 use std::fmt::Write;
 
 fn rdl_access(a: Access) -> (&'static str, &'static str, &'static str) {
@@ -63,12 +68,40 @@ pub fn render(map: &RegMap) -> String {
             writeln!(w, "// alias {}: {}.{}[{}] at 0x{:x} — {}", al.name, al.array, al.window, al.index, al.offset, al.description).unwrap();
         }
     }
-    // One addrmap per generation for the local-register aperture of the POOL engine.
-    writeln!(w, "\naddrmap {an}_pool_local_reg {{").unwrap();
-    writeln!(w, "    desc = \"{} POOL engine local-register aperture (RTL view)\";", an.to_uppercase()).unwrap();
-    for b in &map.blocks {
-        if b.aperture == Aperture::LocalReg && b.engines.contains(&Engine::Pool) && (!b.registers.is_empty() || !b.arrays.is_empty()) {
+    // One addrmap per engine's local-register aperture: the blocks it decodes.
+    let p = &map.params;
+    let has = |b: &Block| !b.registers.is_empty() || !b.arrays.is_empty();
+    let mut engines = Vec::new();
+    for e in [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve, Engine::TpbSp, Engine::TopSp] {
+        let Some(base) = p.local_reg_base(e) else { continue };
+        let en = e.name();
+        writeln!(w, "\naddrmap {an}_{en}_local_reg {{").unwrap();
+        writeln!(w, "    desc = \"{} {} engine local-register aperture (RTL view)\";", an.to_uppercase(), en.to_uppercase()).unwrap();
+        for b in map.blocks.iter().filter(|b| b.aperture == Aperture::LocalReg && b.engines.contains(&e) && has(b)) {
             writeln!(w, "    {an}_{} {} @ 0x{:x};", b.name, b.name, b.start).unwrap();
+        }
+        writeln!(w, "}};").unwrap();
+        engines.push((en, base));
+    }
+    // The whole BAR0 of one TPB at its real offsets.
+    writeln!(w, "\naddrmap {an}_bar0 {{").unwrap();
+    writeln!(w, "    desc = \"{} TPB BAR0: every block at the offset the RTL decodes it (arch.toml [local_reg], [bar0], [q7.*], [hw_decode])\";", an.to_uppercase()).unwrap();
+    for r in p.bar0_regions() {
+        let inst: String = r.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect::<String>().replace("__", "_").trim_end_matches('_').to_string();
+        match r.kind {
+            RegionKind::LocalReg(e) => {
+                let base = engines.iter().find(|x| x.0 == e.name()).map(|x| x.1).expect("an aperture per engine with a base");
+                writeln!(w, "    {an}_{}_local_reg {}_local_reg @ 0x{base:x};", e.name(), e.name()).unwrap();
+            }
+            RegionKind::TpbRegs => {
+                for b in map.blocks.iter().filter(|b| b.aperture == Aperture::TpbRegs && has(b)) {
+                    let name = if b.name == "tpb" { "tpb_regs".to_string() } else { format!("tpb_regs_{}", b.name) };
+                    writeln!(w, "    {an}_{} {name} @ 0x{:x};", b.name, r.region.base + u64::from(b.start)).unwrap();
+                }
+            }
+            RegionKind::Memory => {
+                writeln!(w, "    external mem {{ mementries = {}; memwidth = 32; desc = \"{} ({:#x} bytes)\"; }} {inst} @ 0x{:x};", r.region.size / 4, esc(&r.name), r.region.size, r.region.base).unwrap();
+            }
         }
     }
     writeln!(w, "}};").unwrap();
