@@ -1,4 +1,5 @@
-"""cocotb test of a TPB top's BAR0 register port (run by run.py under Icarus).
+"""cocotb test of a TPB top's BAR0 register port (run by run.py under Icarus
+and under Verilator).
 
 The addresses, reset values and the top's input ports come from the register
 maps, through the JSON file named by TPB_REGS (written by
@@ -16,8 +17,15 @@ REGS = json.load(open(os.environ["TPB_REGS"]))
 
 
 def port(dut, name):
-    # rust-hdl names array ports `q7_if_valid$0`; `$` needs the raw lookup.
-    return dut._id(name, extended=False)
+    """A port by its name. rust-hdl names array ports `q7_if_valid$0`:
+    Icarus finds that as it is, Verilator as the escaped identifier
+    `\\q7_if_valid$0 ` (backslash ... space)."""
+    for n in (name, f"\\{name} "):
+        try:
+            return dut[n]
+        except (AttributeError, KeyError, IndexError):
+            pass
+    raise AttributeError(f"{dut._path} has no port {name}")
 
 
 async def start(dut):
