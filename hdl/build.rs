@@ -5,8 +5,8 @@
 fn main() {
     let maps_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/regmap/maps");
     println!("cargo:rerun-if-changed={}", maps_dir.display());
-    for arch in tpb_regmap::Arch::ALL {
-        println!("cargo:rerun-if-changed={}", maps_dir.join(arch.name()).display());
+    for dir in tpb_regmap::Arch::ALL.iter().map(|a| a.name()).chain(["common"]) {
+        println!("cargo:rerun-if-changed={}", maps_dir.join(dir).display());
     }
     let maps = tpb_regmap::builtin_all().unwrap_or_else(|e| panic!("register map error: {e}"));
     let src = tpb_regmap::gen::rust_hdl::module_source(&maps);

@@ -31,7 +31,7 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, GenError> {
     for b in map.blocks.iter().filter(|b| b.has_register_rtl()) {
         let body = crate::regblocks::block_verilog(arch, &b.name).expect("every RTL block of the map is generated");
         let module = b.module_name();
-        let source = b.file.display().to_string();
+        let source = b.source_files();
         let text = format!("{}{}", crate::verilog::banner(&module, &source), body);
         out.push(VerilogFile { file_name: format!("{module}.v"), module, arch, block: b.name.clone(), text });
     }

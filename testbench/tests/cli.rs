@@ -61,17 +61,20 @@ fn unknown_arch_or_format_fails_with_a_clear_message() {
 
 #[test]
 fn a_broken_map_directory_is_reported_with_file_and_line() {
-    let dir = std::env::temp_dir().join(format!("tpb-cli-badmap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // The maps' layout: cayman/ and the common blocks beside it.
+    let root = std::env::temp_dir().join(format!("tpb-cli-badmap-{}", std::process::id()));
     for (p, t) in tpb_models::regmap::builtin_files(tpb_models::regmap::Arch::Cayman) {
-        let name = std::path::Path::new(p).file_name().unwrap();
+        let p = std::path::Path::new(p);
+        let d = root.join(p.parent().unwrap().file_name().unwrap());
+        std::fs::create_dir_all(&d).unwrap();
+        let name = p.file_name().unwrap();
         let t = if name == "q7.toml" { t.replace("access = \"w1c\"", "access = \"w2c\"") } else { t.to_string() };
-        std::fs::write(dir.join(name), t).unwrap();
+        std::fs::write(d.join(name), t).unwrap();
     }
-    let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--maps", dir.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--maps", root.join("cayman").to_str().unwrap()]);
+    std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(code, 1);
-    assert!(err.contains("q7.toml:") && err.contains("w2c"), "{err}");
+    assert!(err.contains("common/q7.toml:") && err.contains("w2c"), "{err}");
 }
 
 #[test]

@@ -17,6 +17,7 @@
 
 pub mod error;
 pub mod gen;
+pub mod layer;
 pub mod load;
 pub mod model;
 pub mod params;
@@ -28,20 +29,31 @@ pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind, Sim
 use std::path::PathBuf;
 
 macro_rules! map_files {
-    ($arch:literal: $($file:literal),* $(,)?) => {
-        &[$(
-            (concat!("models/regmap/maps/", $arch, "/", $file),
-             include_str!(concat!("../maps/", $arch, "/", $file))),
-        )*]
+    ($common:literal: $($c:literal),* ; $arch:literal: $($file:literal),* $(,)?) => {
+        &[
+            $((concat!("models/regmap/maps/", $common, "/", $c), include_str!(concat!("../maps/", $common, "/", $c))),)*
+            $((concat!("models/regmap/maps/", $arch, "/", $file), include_str!(concat!("../maps/", $arch, "/", $file))),)*
+        ]
     };
 }
 
-/// The map files compiled into the crate, as `(repo-relative path, text)`.
+/// The map files compiled into the crate, as `(repo-relative path, text)`:
+/// the common blocks (`maps/common/`) and the generation's own files
+/// (`arch.toml`, and the blocks it replaces or changes; see [`layer`]).
 pub fn builtin_files(arch: Arch) -> &'static [(&'static str, &'static str)] {
     match arch {
-        Arch::Sunda => map_files!("sunda": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
-        Arch::Cayman => map_files!("cayman": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
-        Arch::Mariana => map_files!("mariana": "arch.toml", "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml"),
+        Arch::Sunda => map_files!(
+            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
+            "sunda": "arch.toml", "nx.toml", "top_sp.toml"
+        ),
+        Arch::Cayman => map_files!(
+            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
+            "cayman": "arch.toml"
+        ),
+        Arch::Mariana => map_files!(
+            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
+            "mariana": "arch.toml", "top_sp.toml"
+        ),
     }
 }
 

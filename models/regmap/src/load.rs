@@ -120,10 +120,12 @@ struct RawAlias {
     source: String,
 }
 
-/// Turns byte spans into line:column for one file.
+/// Turns byte spans into line:column for one file (or, for a block merged
+/// from a common file and an overlay, for the file each line came from).
 struct Source<'a> {
     file: &'a Path,
     text: &'a str,
+    lines: Option<&'a crate::layer::LineMap>,
 }
 
 impl Source<'_> {
@@ -132,7 +134,10 @@ impl Source<'_> {
         let before = &self.text[..byte];
         let line = before.matches('\n').count() + 1;
         let col = byte - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-        Loc { file: self.file.to_path_buf(), line, col }
+        match self.lines.and_then(|m| m.get(line - 1)) {
+            Some((file, l)) => Loc { file: file.clone(), line: *l, col },
+            None => Loc { file: self.file.to_path_buf(), line, col },
+        }
     }
 }
 
@@ -150,7 +155,13 @@ fn parse_bits(s: &str) -> Option<(u32, u32)> {
 
 /// Parse and elaborate one block file. `text` is the file's content.
 pub fn parse_block(arch: Arch, file: &Path, text: &str) -> Result<Block> {
-    let src = Source { file, text };
+    parse_block_from(arch, file, text, None)
+}
+
+/// Parse and elaborate one block, `lines` saying where each line of a
+/// merged text came from (see `layer`).
+fn parse_block_from(arch: Arch, file: &Path, text: &str, lines: Option<&crate::layer::LineMap>) -> Result<Block> {
+    let src = Source { file, text, lines };
     let raw: RawFile = toml::from_str(text).map_err(|e| RegmapError::Parse {
         loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)),
         message: e.message().to_string(),
@@ -298,6 +309,7 @@ pub fn parse_block(arch: Arch, file: &Path, text: &str) -> Result<Block> {
         name: b.name,
         arch,
         file: file.to_path_buf(),
+        extends: None,
         description: b.description,
         aperture: b.aperture,
         engines: b.engines,
@@ -565,7 +577,7 @@ fn validate_generation(blocks: &mut [Block]) -> Result<()> {
 
 /// Parse `arch.toml`.
 pub fn parse_params(file: &Path, text: &str) -> Result<ArchParams> {
-    let src = Source { file, text };
+    let src = Source { file, text, lines: None };
     let params: ArchParams = toml::from_str(text).map_err(|e| RegmapError::Parse {
         loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)),
         message: e.message().to_string(),
@@ -648,14 +660,16 @@ fn validate_block_fit(params: &ArchParams, blocks: &[Block]) -> Result<()> {
 pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     let mut params = None;
     let mut blocks = Vec::new();
-    for (path, text) in files {
+    for (path, text, lines, extends) in crate::layer::compose(files)? {
         if path.file_name().and_then(|n| n.to_str()) == Some("arch.toml") {
-            params = Some(parse_params(path, text)?);
+            params = Some(parse_params(&path, &text)?);
         } else {
-            blocks.push(parse_block(arch, path, text)?);
+            let mut b = parse_block_from(arch, &path, &text, lines.as_ref())?;
+            b.extends = extends;
+            blocks.push(b);
         }
     }
-    let dir = files.first().and_then(|(p, _)| p.parent()).unwrap_or(Path::new(".")).to_path_buf();
+    let dir = files.iter().map(|(p, _)| p).find(|p| !p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "common")).or(files.first().map(|f| &f.0)).and_then(|p| p.parent()).unwrap_or(Path::new(".")).to_path_buf();
     let params = params.ok_or_else(|| RegmapError::Invalid {
         loc: Loc { file: dir.join("arch.toml"), line: 1, col: 1 },
         message: "missing arch.toml (generation parameters)".into(),
@@ -669,14 +683,23 @@ pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     Ok(RegMap { arch, params, blocks })
 }
 
-/// Load a generation from a directory of TOML files.
+/// Load a generation from a directory of TOML files, with the common
+/// blocks of `../common` beside it when that folder exists.
 pub fn load_dir(arch: Arch, dir: &Path) -> Result<RegMap> {
-    let rd = std::fs::read_dir(dir).map_err(|source| RegmapError::Io { file: dir.to_path_buf(), source })?;
-    let mut paths: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
-        .collect();
-    paths.sort();
+    let toml = |d: &Path| -> Result<Vec<PathBuf>> {
+        let rd = std::fs::read_dir(d).map_err(|source| RegmapError::Io { file: d.to_path_buf(), source })?;
+        let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml")).collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut paths = toml(dir)?;
+    let common = match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.join("common"),
+        None => dir.join("..").join("common"),
+    };
+    if common.is_dir() && dir.file_name().is_some_and(|n| n != "common") {
+        paths.splice(0..0, toml(&common)?);
+    }
     let mut files = Vec::new();
     for p in paths {
         let text = std::fs::read_to_string(&p).map_err(|source| RegmapError::Io { file: p.clone(), source })?;

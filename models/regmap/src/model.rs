@@ -326,6 +326,9 @@ pub struct Block {
     pub arch: Arch,
     #[serde(skip)]
     pub file: PathBuf,
+    /// The common block this generation's file changes (`extends`), if any.
+    #[serde(skip)]
+    pub extends: Option<PathBuf>,
     pub description: String,
     pub aperture: Aperture,
     pub engines: Vec<Engine>,
@@ -340,6 +343,15 @@ pub struct Block {
 }
 
 impl Block {
+    /// The file(s) the block is described in: its own, and the common block
+    /// it changes (`models/regmap/maps/sunda/nx.toml over models/regmap/maps/common/nx.toml`).
+    pub fn source_files(&self) -> String {
+        match &self.extends {
+            Some(c) => format!("{} over {}", self.file.display(), c.display()),
+            None => self.file.display().to_string(),
+        }
+    }
+
     pub fn register(&self, name: &str) -> Option<&Register> {
         self.registers.iter().find(|r| r.name == name)
     }

@@ -64,7 +64,7 @@ fn field_overflow_names_register_field_and_line() {
     assert!(matches!(e, RegmapError::FieldOverflow { .. }), "{msg}");
     assert!(msg.contains("'extra'") && msg.contains("'big'") && msg.contains("[40:30]"), "{msg}");
     let loc = e.loc().unwrap();
-    assert!(loc.file.ends_with("cayman/q7.toml") && loc.line > q7_lines(), "{loc}");
+    assert!(loc.file.ends_with("common/q7.toml") && loc.line > q7_lines(), "{loc}");
 }
 
 #[test]
@@ -153,14 +153,22 @@ fn bad_params_are_refused() {
 
 #[test]
 fn load_dir_reads_a_directory_and_reports_io_errors() {
-    let dir = std::env::temp_dir().join(format!("tpb-regmap-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // The maps' layout: the generation's folder and `common` beside it.
+    let root = std::env::temp_dir().join(format!("tpb-regmap-test-{}", std::process::id()));
     for (p, t) in builtin_files(Arch::Sunda) {
-        std::fs::write(dir.join(PathBuf::from(p).file_name().unwrap()), t).unwrap();
+        let p = PathBuf::from(p);
+        let d = root.join(p.parent().unwrap().file_name().unwrap());
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(p.file_name().unwrap()), t).unwrap();
     }
+    let dir = root.join("sunda");
     let m = load::load_dir(Arch::Sunda, &dir).unwrap();
-    assert_eq!(m.blocks.len(), builtin(Arch::Sunda).unwrap().blocks.len());
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(m.blocks, builtin(Arch::Sunda).unwrap().blocks.into_iter().map(|mut b| {
+        b.file = root.join(b.file.strip_prefix("models/regmap/maps").unwrap());
+        b.extends = b.extends.map(|e| root.join(e.strip_prefix("models/regmap/maps").unwrap()));
+        b
+    }).collect::<Vec<_>>());
+    std::fs::remove_dir_all(&root).unwrap();
     let e = load::load_dir(Arch::Sunda, &dir).unwrap_err();
     assert!(matches!(e, RegmapError::Io { .. }), "{e}");
 }
@@ -226,4 +234,62 @@ fn the_clock_period_is_a_positive_even_number_of_picoseconds() {
     }
     let e = load_err(cayman_with("arch.toml", |t| t.replace("clock_period_ps = 1000", "clock_period_ns = 1")));
     assert!(e.to_string().contains("clock_period_ns"), "{e}");
+}
+
+/// Blocks are described once (`maps/common/`); a generation's file holds
+/// only what differs. The layering gives each generation what it had when
+/// every generation had its own copy: SUNDA's NX block ends at 0x848 and
+/// adds the Q7 interrupt info and the DKL triple, MARIANA's TOP_SP aliases
+/// are [I] (the seeds state them for CAYMAN), and CAYMAN uses the common
+/// blocks as they are.
+#[test]
+fn common_blocks_and_the_generations_differences() {
+    use tpb_regmap::Tag;
+    let (s, c, m) = (builtin(Arch::Sunda).unwrap(), builtin(Arch::Cayman).unwrap(), builtin(Arch::Mariana).unwrap());
+    let nx = |map: &tpb_regmap::RegMap| map.block("nx").unwrap().clone();
+    assert_eq!((nx(&s).end, nx(&c).end), (0x848, 0x1000));
+    assert!(nx(&s).register("q7_intr_info").is_some() && nx(&c).register("q7_intr_info").is_none());
+    assert_eq!(nx(&s).registers.len(), nx(&c).registers.len() + 4, "q7_intr_info and nx_rsvd_space0..2");
+    assert_eq!(nx(&s).extends.as_deref(), Some(std::path::Path::new("models/regmap/maps/common/nx.toml")));
+    for b in ["evt_sem", "windows", "q7", "tpb"] {
+        for map in [&s, &c, &m] {
+            assert!(map.block(b).unwrap().file.starts_with("models/regmap/maps/common"), "{b}");
+        }
+    }
+    let tags = |map: &tpb_regmap::RegMap| map.block("top_sp").unwrap().aliases.iter().map(|a| a.tag).collect::<Vec<_>>();
+    assert_eq!(tags(&c), [Tag::S; 3]);
+    assert_eq!(tags(&m), [Tag::I; 3]);
+    let strip = |mut b: tpb_regmap::Block| {
+        b.aliases.iter_mut().for_each(|a| {
+            a.tag = Tag::S;
+            a.source.clear();
+            a.line = 0;
+        });
+        b.file = Default::default();
+        b.extends = None;
+        b.arch = Arch::Cayman;
+        b
+    };
+    assert_eq!(strip(m.block("top_sp").unwrap().clone()), strip(c.block("top_sp").unwrap().clone()), "MARIANA's TOP_SP differs only in tags");
+    // SUNDA replaces the TOP_SP block whole (compacted doorbell registers).
+    assert_eq!(s.block("top_sp").unwrap().file, std::path::Path::new("models/regmap/maps/sunda/top_sp.toml"));
+}
+
+/// A mistake in a layered block is reported at the file and line it is in:
+/// in the overlay for what the overlay adds, in the common file for the rest.
+#[test]
+fn errors_in_layered_blocks_name_the_file_they_are_in() {
+    let sunda_with = |file: &str, f: &dyn Fn(&str) -> String| -> Vec<(PathBuf, String)> {
+        builtin_files(Arch::Sunda).iter().map(|(p, t)| (PathBuf::from(p), if p.ends_with(file) { f(t) } else { t.to_string() })).collect()
+    };
+    let over = builtin_files(Arch::Sunda).iter().find(|(p, _)| p.ends_with("sunda/nx.toml")).unwrap().1;
+    let line = over.lines().position(|l| l.starts_with("description = \"Q7 interrupt info")).unwrap() + 1;
+    let e = load::from_sources(Arch::Sunda, &sunda_with("sunda/nx.toml", &|t| t.replace("Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"S\"", "Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"Q\""))).unwrap_err();
+    assert!(e.to_string().starts_with(&format!("models/regmap/maps/sunda/nx.toml:{}:", line + 1)), "{e}");
+    let common = builtin_files(Arch::Sunda).iter().find(|(p, _)| p.ends_with("common/nx.toml")).unwrap().1;
+    let line = common.lines().position(|l| l.contains("access = \"rw\"")).unwrap() + 1;
+    let e = load::from_sources(Arch::Sunda, &sunda_with("common/nx.toml", &|t| t.replacen("access = \"rw\"", "access = \"rx\"", 1))).unwrap_err();
+    assert!(e.to_string().starts_with(&format!("models/regmap/maps/common/nx.toml:{line}:")), "{e}");
+    let e = load::from_sources(Arch::Sunda, &sunda_with("sunda/nx.toml", &|t| t.replace("extends = \"nx\"", "extends = \"nxx\""))).unwrap_err();
+    assert!(e.to_string().contains("sunda/nx.toml:5:1: extends = \"nxx\": no common/nxx.toml"), "{e}");
 }

@@ -1013,11 +1013,11 @@ pub mod mariana {
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [S] (DIGEST §2.7 (+0x1540 [S]); alias reading DIGEST §2.8/§3 [I])
+        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [I] (DIGEST §2.7 (+0x1540 stated for CAYMAN; MARIANA assumed the same [I]); alias reading DIGEST §2.8/§3 [I])
         pub const INIT_SIGNAL: Reg = Reg { name: "init_signal", block: "top_sp", offset: 0x1540, rtl_offset: 0x1540, device_offset: Some(0x1540), reset: 0 };
-        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [S] (DIGEST §2.7 (+0x1560 [S]); alias reading [I])
+        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [I] (DIGEST §2.7 (+0x1560 stated for CAYMAN; MARIANA assumed the same [I]); alias reading [I])
         pub const TSYNC_SIGNAL: Reg = Reg { name: "tsync_signal", block: "top_sp", offset: 0x1560, rtl_offset: 0x1560, device_offset: Some(0x1560), reset: 0 };
-        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [S] (DIGEST §2.7 (+0x15a0 [S]); alias reading [I])
+        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [I] (DIGEST §2.7 (+0x15a0 stated for CAYMAN; MARIANA assumed the same [I]); alias reading [I])
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x15a0, rtl_offset: 0x15a0, device_offset: Some(0x15a0), reset: 0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)

@@ -8,7 +8,7 @@ pub fn render(map: &RegMap) -> String {
     let guard = format!("TPB_REGS_{a}_H");
     let mut s = String::new();
     let w = &mut s;
-    writeln!(w, "/* {} */", super::banner("tpb-regmap gen::c (`tpb regen`)", &format!("the TOML files in models/regmap/maps/{}/", map.arch.name()))).unwrap();
+    writeln!(w, "/* {} */", super::banner("tpb-regmap gen::c (`tpb regen`)", &format!("the TOML files in models/regmap/maps/common/ and maps/{}/", map.arch.name()))).unwrap();
     writeln!(w, "/* Offsets are relative to the block's aperture base. _OFFSET is the view the RTL decodes;").unwrap();
     writeln!(w, "   _HAL_OFFSET / _DEVICE_OFFSET are the two views of DIGEST §2.7 / §2.8 where they exist. */").unwrap();
     writeln!(w, "#ifndef {guard}\n#define {guard}\n").unwrap();

@@ -11,7 +11,7 @@ pub fn render(map: &RegMap) -> String {
     let mut s = String::new();
     let w = &mut s;
     let p = &map.params;
-    writeln!(w, "<!-- {} -->", super::banner("tpb-regmap gen::markdown (`tpb regen`)", &format!("models/regmap/maps/{}/*.toml", map.arch.name()))).unwrap();
+    writeln!(w, "<!-- {} -->", super::banner("tpb-regmap gen::markdown (`tpb regen`)", &format!("models/regmap/maps/{{common,{}}}/*.toml", map.arch.name()))).unwrap();
     writeln!(w, "# {} (v{}) register reference\n", map.arch.name().to_uppercase(), p.version).unwrap();
     writeln!(w, "arch_id `{:#x}`, coretype {}, HAL arch_type {}, TOP_SP count {}, HW-decode {}.\n", p.arch_id, p.coretype, p.hal_arch_type, p.top_sp.count, if p.hw_decode.present { "present" } else { "absent" }).unwrap();
     writeln!(w, "Tags: **S** stated by the seeds, **I** inferred, **D** our design choice. \"RTL\" is the offset the generated block decodes; HAL and device are the two address views of DIGEST §2.7/§2.8.\n").unwrap();
@@ -31,7 +31,7 @@ pub fn render(map: &RegMap) -> String {
         if b.has_register_rtl() {
             writeln!(w, "- byte range `{:#06x}..{:#06x}`; module `{}`", b.start, b.end, b.module_name()).unwrap();
         }
-        writeln!(w, "- source: `{}`\n", b.file.display()).unwrap();
+        writeln!(w, "- source: `{}`\n", b.source_files()).unwrap();
         if !b.registers.is_empty() {
             writeln!(w, "| RTL | HAL | device | register | fields | reset | tag | description |").unwrap();
             writeln!(w, "|---|---|---|---|---|---|---|---|").unwrap();

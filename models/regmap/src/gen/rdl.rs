@@ -33,7 +33,7 @@ pub fn render(map: &RegMap) -> String {
     let mut s = String::new();
     let w = &mut s;
     let an = map.arch.name();
-    writeln!(w, "// {}", super::banner("tpb-regmap gen::rdl (`tpb regen`)", &format!("models/regmap/maps/{an}/*.toml"))).unwrap();
+    writeln!(w, "// {}", super::banner("tpb-regmap gen::rdl (`tpb regen`)", &format!("models/regmap/maps/{{common,{an}}}/*.toml"))).unwrap();
     for b in &map.blocks {
         if b.registers.is_empty() && b.arrays.is_empty() {
             continue;

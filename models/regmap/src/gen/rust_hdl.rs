@@ -126,7 +126,7 @@ pub fn block_source(block: &Block) -> String {
     let mut s = String::new();
     let ports = hw_ports(block);
     let w = &mut s;
-    writeln!(w, "/// Register block `{}` of {} (generated from `{}`).", block.name, block.arch.name().to_uppercase(), block.file.display()).unwrap();
+    writeln!(w, "/// Register block `{}` of {} (generated from `{}`).", block.name, block.arch.name().to_uppercase(), block.source_files()).unwrap();
     writeln!(w, "///").unwrap();
     writeln!(w, "/// {}", block.description).unwrap();
     writeln!(w, "///").unwrap();
