@@ -41,12 +41,10 @@ pub enum CoreArg {
     De212,
 }
 
+/// A number by the project's one rule (`tpb_regmap::space::parse_number`):
+/// decimal, `0x` hex or `0b` binary, `_` separators.
 fn parse_u32(s: &str) -> Result<u32, String> {
-    let r = match s.strip_prefix("0x") {
-        Some(h) => u32::from_str_radix(h, 16),
-        None => s.parse(),
-    };
-    r.map_err(|e| format!("'{s}': {e}"))
+    regmap::space::parse_u32(s).ok_or_else(|| format!("'{s}' is not a 32-bit number (decimal, 0x hex or 0b binary)"))
 }
 
 fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreConfig, CliError> {
@@ -365,37 +363,28 @@ fn key_view(kind: crate::scenario::Kind, r: &crate::scenario::Report, s: &crate:
     Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
 }
 
-/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
 /// A `--window` trigger: `write:X`, `access:X` or `cycle:N`, X an address
-/// or `<engine>.<block>.<register>` of `map`.
+/// or any register name of the generation's address space
+/// (`pool.q7.release_run_stall`, `top_sp.evt_sem.inc[5]`).
 pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Trigger, CliError> {
     use crate::dut::Trigger;
     let bad = |why: String| CliError::Sim(format!("--window {spec}: {why}"));
     let (kind, what) = spec.split_once(':').ok_or_else(|| bad("write:ADDR, access:ADDR or cycle:N".into()))?;
-    let num = |t: &str| parse_u32(t).ok();
     let addr = |t: &str| -> Result<u32, CliError> {
-        if let Some(a) = num(t) {
-            return Ok(a);
+        match regmap::space::parse_u32(t) {
+            Some(a) => Ok(a),
+            None => regmap::space::AddressSpace::new(map.clone()).resolve(t).map(|n| n.addr()).map_err(|e| bad(e.to_string())),
         }
-        let parts: Vec<&str> = t.split('.').collect();
-        let [e, b, r] = parts.as_slice() else { return Err(bad(format!("'{t}' is neither an address nor <engine>.<block>.<register>"))) };
-        let engine = [regmap::Engine::Pe, regmap::Engine::Act, regmap::Engine::Pool, regmap::Engine::Dve, regmap::Engine::TpbSp, regmap::Engine::TopSp]
-            .into_iter()
-            .find(|x| x.name() == *e)
-            .ok_or_else(|| bad(format!("'{e}' is not an engine")))?;
-        let base = map.params.local_reg_base(engine).ok_or_else(|| bad(format!("{e} has no local-register aperture")))?;
-        let block = map.block(b).filter(|bl| bl.engines.contains(&engine)).ok_or_else(|| bad(format!("no block '{b}' in {e}")))?;
-        let reg = block.register(r).ok_or_else(|| bad(format!("no register '{r}' in {e}.{b}")))?;
-        Ok((base + u64::from(reg.offset)) as u32)
     };
     match kind {
         "write" => Ok(Trigger::Write(addr(what)?)),
         "access" => Ok(Trigger::Access(addr(what)?)),
-        "cycle" => what.parse().map(Trigger::Cycle).map_err(|_| bad(format!("'{what}' is not a cycle number"))),
+        "cycle" => regmap::space::parse_number(what).map(Trigger::Cycle).ok_or_else(|| bad(format!("'{what}' is not a cycle number"))),
         _ => Err(bad(format!("'{kind}' is not write, access or cycle"))),
     }
 }
 
+/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
 fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
     use crate::scenario::{self as sc, Kind, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;

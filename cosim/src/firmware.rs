@@ -97,23 +97,24 @@ fn err(file: &'static str, m: String) -> FirmwareError {
     FirmwareError { file, message: m }
 }
 
-/// The register map's numbers every program may use.
+/// The register map's numbers every program may use (names resolved in
+/// the generation's address space, `tpb_regmap::space`).
 pub struct Addrs<'a> {
     map: &'a RegMap,
+    space: tpb_models::regmap::space::AddressSpace,
     file: &'static str,
 }
 
 impl<'a> Addrs<'a> {
     pub fn new(map: &'a RegMap, file: &'static str) -> Self {
-        Addrs { map, file }
+        Addrs { map, space: tpb_models::regmap::space::AddressSpace::new(map.clone()), file }
     }
     pub fn base(&self, e: Engine) -> Result<u32, FirmwareError> {
         self.map.params.local_reg_base(e).map(|b| b as u32).ok_or_else(|| err(self.file, format!("no local-register base for {}", e.name())))
     }
     /// BAR0 address of `block.register` of engine `e` (its RTL offset).
     pub fn reg(&self, e: Engine, block: &str, reg: &str) -> Result<u32, FirmwareError> {
-        let r = self.map.block(block).and_then(|b| b.register(reg)).ok_or_else(|| err(self.file, format!("no register {block}.{reg} in the {} map", self.map.arch.name())))?;
-        Ok(self.base(e)? + r.offset)
+        self.space.resolve(&format!("{}.{block}.{reg}", e.name())).map(|n| n.addr()).map_err(|x| err(self.file, format!("{} map: {x}", self.map.arch.name())))
     }
     /// BAR0 address of semaphore `idx`'s `window` (an `evt_sem` window offset) of engine `e`.
     pub fn sem(&self, e: Engine, window: u32, idx: u32) -> Result<u32, FirmwareError> {
@@ -123,7 +124,7 @@ impl<'a> Addrs<'a> {
         Ok(self.base(e)? + window + 4 * idx)
     }
     pub fn region(&self, name: &str) -> Result<u32, FirmwareError> {
-        bar0_region(self.map, name).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
+        self.space.regions().iter().find(|r| r.name == name).map(|r| r.region.base as u32).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
     }
     fn enter_run(&self) -> u32 {
         self.map.params.boot.nx_enter_run.unwrap_or(0x90) as u32

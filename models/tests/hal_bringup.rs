@@ -168,7 +168,7 @@ fn hal_offsets_land_on_the_intended_rtl_registers() {
     for arch in Arch::ALL {
         let hal = Hal::for_arch(arch).unwrap();
         let ctx = hal.ctx().unwrap();
-        let bar0 = Bar0Map::new(builtin(arch).unwrap());
+        let bar0 = AddressSpace::new(builtin(arch).unwrap());
         let nx = &ctx.regs.nx;
         let mut regs = vec![
             nx.release_run_stall,

@@ -258,6 +258,16 @@ fn the_disasm_filter_and_the_gtkw_arguments() {
     assert!(err.contains("--filter: the probes hold nx or q7 instructions"), "{err}");
     let (code, _, err) = tpb(&["disasm"]);
     assert_eq!(code, 2, "{err}");
+    // Numbers follow the project's one rule (tpb_regmap::space::parse_number): 0b and _ too.
+    let img = std::env::temp_dir().join(format!("tpb-nop-{}.bin", std::process::id()));
+    std::fs::write(&img, [0x3d, 0xf0]).unwrap();
+    let (code, out, err) = tpb(&["disasm", img.to_str().unwrap(), "--base", "0b1_0000"]);
+    std::fs::remove_file(&img).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.trim_start().starts_with("10:") && out.contains("nop.n"), "{out}");
+    let (code, _, err) = tpb(&["disasm", "x.bin", "--base", "0x1_0000_0000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'0x1_0000_0000' is not a 32-bit number"), "{err}");
     let (code, _, err) = tpb(&["waves", "gtkw", "x.vcd", "--window", "10..5", "--out", "x.gtkw"]);
     assert_eq!(code, 2);
     assert!(err.contains("'10..5': the window is empty"), "{err}");

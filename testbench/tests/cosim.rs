@@ -245,7 +245,7 @@ fn the_doorbell_save_file_names_values_and_marks_the_checked_events() {
     let (_, file, _) = filt("req_addr");
     let text = std::fs::read_to_string(file.expect("req_addr has a translate filter")).unwrap();
     let table: std::collections::HashMap<String, String> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    let bar0 = tpb_models::hal::Bar0Map::new(tpb_models::regmap::builtin(Arch::Cayman).unwrap());
+    let bar0 = tpb_models::hal::AddressSpace::new(tpb_models::regmap::builtin(Arch::Cayman).unwrap());
     let read = tpb_cosim::waves::read(&vcd, &["req_addr".into(), "req_valid".into()]).unwrap();
     let mut named = 0;
     for (_, v) in read[0].1.iter() {
@@ -317,7 +317,7 @@ fn tpb_sim_window_opens_on_the_release_write() {
     assert!(read[1].1.iter().any(|(_, v)| *v == Some(0)), "the release is inside the window");
     let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no register 'nosuch' in pool.q7"), "{err}");
+    assert!(err.contains("unknown name 'pool.q7.nosuch' (no such register in pool.q7.)"), "{err}");
 }
 
 /// The probe wrapper puts the cores and the host on the RTL's time base:

@@ -7,7 +7,7 @@
 
 use super::WavesError;
 use std::collections::BTreeMap;
-use tpb_models::hal::bar0::{Bar0Map, Target};
+use tpb_models::regmap::space::{AddressSpace, Target};
 use tpb_models::regmap::{Arch, RegMap, RegionKind};
 use tpb_models::xtensa::config::Options;
 
@@ -65,7 +65,7 @@ pub fn kind_of(signal: &str) -> ValueKind {
 /// Names the values of one generation's signals.
 #[derive(Debug, Clone)]
 pub struct Namer {
-    bar0: Bar0Map,
+    bar0: AddressSpace,
     nx: Options,
     q7: Options,
 }
@@ -75,7 +75,7 @@ impl Namer {
     pub fn new(map: RegMap) -> Namer {
         let nx = tpb_models::xtensa::CoreConfig::nx(&map.params).options;
         let q7 = tpb_models::xtensa::CoreConfig::q7(&map.params, 0).options;
-        Namer { bar0: Bar0Map::new(map), nx, q7 }
+        Namer { bar0: AddressSpace::new(map), nx, q7 }
     }
 
     /// The namer of a built-in generation.

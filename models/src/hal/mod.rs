@@ -21,7 +21,6 @@
 //! (the seeds assert in both cases; here both are typed errors).
 
 pub mod arch;
-pub mod bar0;
 pub mod error;
 pub mod mmio;
 pub mod pooling;
@@ -32,7 +31,7 @@ pub mod serial;
 pub mod top_sp;
 
 pub use arch::ArchCtx;
-pub use bar0::{Bar0Map, Target};
+pub use tpb_regmap::space::{AddressSpace, Target};
 pub use error::{printf, HalError, Result};
 pub use mmio::{check_buf, Mmio, MmioError};
 pub use pooling::{CamRecord, DmaConfig, HwDecodeTable, PoolingConfig, RingConfig, StpbConfig};

@@ -1,7 +1,7 @@
 //! A transport wrapper that logs every BAR0 access with the name of what it
 //! reaches (resolved from the register maps), for humans and snapshot tests.
 
-use super::bar0::Bar0Map;
+use tpb_regmap::space::AddressSpace;
 use super::mmio::{Mmio, MmioError};
 use std::fmt::Write;
 use tpb_regmap::RegMap;
@@ -27,13 +27,13 @@ pub fn fnv1a(data: &[u8]) -> u64 {
 #[derive(Debug)]
 pub struct Recorder<M> {
     inner: M,
-    bar0: Bar0Map,
+    bar0: AddressSpace,
     log: Vec<Entry>,
 }
 
 impl<M: Mmio> Recorder<M> {
     pub fn new(inner: M, map: RegMap) -> Self {
-        Recorder { inner, bar0: Bar0Map::new(map), log: Vec::new() }
+        Recorder { inner, bar0: AddressSpace::new(map), log: Vec::new() }
     }
     pub fn log(&self) -> &[Entry] {
         &self.log

@@ -10,7 +10,7 @@
 //! `release_run_stall`). Semaphores wrap modulo 2^32. Doorbell pulses and
 //! semaphore operations are kept in an event log the tests read.
 
-use super::bar0::{Bar0Map, Target};
+use tpb_regmap::space::{AddressSpace, Target};
 use super::mmio::{check_buf, Mmio, MmioError};
 use crate::csr::{CsrModel, Req};
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ pub enum Event {
 /// The golden BAR0 model of one TPB.
 #[derive(Debug, Clone)]
 pub struct RegFileModel {
-    bar0: Bar0Map,
+    bar0: AddressSpace,
     /// (region name, block name) -> model.
     csr: BTreeMap<(String, String), CsrModel>,
     /// (region name, array name) -> values.
@@ -41,7 +41,7 @@ pub struct RegFileModel {
 impl RegFileModel {
     /// A model of one TPB of the given generation, in its reset state.
     pub fn new(map: RegMap) -> Self {
-        let bar0 = Bar0Map::new(map);
+        let bar0 = AddressSpace::new(map);
         let mut csr = BTreeMap::new();
         let mut arrays = BTreeMap::new();
         for region in bar0.regions() {
@@ -57,7 +57,7 @@ impl RegFileModel {
         RegFileModel { bar0, csr, arrays, mem: BTreeMap::new(), events: Vec::new() }
     }
 
-    pub fn bar0(&self) -> &Bar0Map {
+    pub fn bar0(&self) -> &AddressSpace {
         &self.bar0
     }
 

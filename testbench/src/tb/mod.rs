@@ -25,6 +25,7 @@ pub mod names;
 pub mod report;
 
 use names::{NameError, Names, Target};
+use tpb_models::regmap::space::Named;
 use std::path::{Path, PathBuf};
 use tpb_cosim::dut::Dut;
 use tpb_hdl::top::TopSim;
@@ -266,7 +267,7 @@ impl Tb {
             return Err(TbError::Value { name: t.name().into(), value, max: t.max() });
         }
         let word = match &t {
-            Target::Reg { reg, field: Some(f), .. } => {
+            Target::Bus(Named::Reg { reg, field: Some(f), .. }) => {
                 let keep: u32 = reg.fields.iter().filter(|o| o.name != f.name && o.access == Access::Rw).map(|o| o.mask()).fold(0, |a, m| a | m);
                 let cur = if keep != 0 {
                     let r = self.access(t.name(), Req { write: false, addr, wdata: 0 })?;
@@ -300,7 +301,7 @@ impl Tb {
             return Err(TbError::Bus { name: t.name().into(), addr, write: false, cycle: self.cycle });
         }
         Ok(match t {
-            Target::Reg { field: Some(f), .. } => u64::from((r.rdata & f.mask()) >> f.lsb),
+            Target::Bus(Named::Reg { field: Some(f), .. }) => u64::from((r.rdata & f.mask()) >> f.lsb),
             _ => u64::from(r.rdata),
         })
     }
@@ -400,7 +401,7 @@ impl Tb {
         let addr = t.addr().expect("registers have addresses");
         let port = pulse_port(&t);
         let word = match &t {
-            Target::Reg { field: Some(f), .. } => (value as u32) << f.lsb,
+            Target::Bus(Named::Reg { field: Some(f), .. }) => (value as u32) << f.lsb,
             _ => value as u32,
         };
         if value > t.max() {
@@ -525,7 +526,7 @@ fn pulse_port(t: &Target) -> Option<&'static str> {
 
 /// For a whole-register mismatch: each field that differs.
 fn field_diff(t: &Target, expected: u64, got: u64) -> String {
-    let Target::Reg { reg, field: None, .. } = t else { return String::new() };
+    let Target::Bus(Named::Reg { reg, field: None, .. }) = t else { return String::new() };
     let diffs: Vec<String> = reg
         .fields
         .iter()
