@@ -411,8 +411,7 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
     // What the scheduler counted, also when a check failed (the mesh's dies
     // report only through their Report).
     let mut ran = crate::sched::Stats::default();
-    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if f.kind == Kind::Mesh {
-        let m = f.mesh.as_ref().expect("checked by parse");
+    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if let sc::Program::Mesh(m) = f.program()? {
         if let Some(p) = trace {
             traces = (0..2).map(|k| sc::die_path(p, k)).collect();
         }
@@ -431,12 +430,7 @@ fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::
         }
         c.progress = Some(bar.clone());
         c0 = c.stats.cycles;
-        let r = match f.kind {
-            Kind::Bringup => sc::bringup(&mut c, f.n, limit),
-            Kind::Doorbell => sc::doorbell(&mut c, f.doorbell.as_ref().expect("checked by parse"), limit),
-            Kind::Barrier => sc::barrier(&mut c, f.barrier.as_ref().expect("checked by parse"), limit),
-            Kind::Mesh => unreachable!(),
-        };
+        let r = f.run_on(&mut c, limit);
         ran = c.stats;
         let closed = c.dut.trace_close();
         let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));

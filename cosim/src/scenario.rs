@@ -97,7 +97,40 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("mesh.toml", include_str!("../scenarios/mesh.toml")),
 ];
 
+/// What a parsed scenario runs: its kind with the table that kind needs
+/// (a file without it is refused by [`ScenarioFile::parse`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Program<'a> {
+    Bringup { n: u32 },
+    Doorbell(&'a DoorbellCfg),
+    Barrier(&'a BarrierCfg),
+    /// Two dies in lockstep: [`mesh`] runs its own systems.
+    Mesh(&'a MeshCfg),
+}
+
 impl ScenarioFile {
+    /// The kind with its table.
+    pub fn program(&self) -> Result<Program<'_>, ScenarioError> {
+        let missing = |what: &str| ScenarioError::File(format!("{}: kind = \"{what}\" needs a [{what}] table", self.name));
+        Ok(match self.kind {
+            Kind::Bringup => Program::Bringup { n: self.n },
+            Kind::Doorbell => Program::Doorbell(self.doorbell.as_ref().ok_or_else(|| missing("doorbell"))?),
+            Kind::Barrier => Program::Barrier(self.barrier.as_ref().ok_or_else(|| missing("barrier"))?),
+            Kind::Mesh => Program::Mesh(self.mesh.as_ref().ok_or_else(|| missing("mesh"))?),
+        })
+    }
+
+    /// Run a single-system scenario on `c` (every kind but the mesh, which
+    /// runs its own dies: [`mesh`]).
+    pub fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        match self.program()? {
+            Program::Bringup { n } => bringup(c, n, limit),
+            Program::Doorbell(d) => doorbell(c, d, limit),
+            Program::Barrier(b) => barrier(c, b, limit),
+            Program::Mesh(_) => Err(ScenarioError::NotApplicable { scenario: "mesh", arch: c.map().arch.name(), why: "it runs two dies of its own: scenario::mesh" }),
+        }
+    }
+
     /// Parse a scenario file; errors name `path:line:column`.
     pub fn parse(path: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
         let f: ScenarioFile = toml::from_str(text).map_err(|e| {
@@ -239,7 +272,7 @@ fn init(c: &mut Cosim, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError>
             dma: dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 }),
         },
     };
-    Hal::for_arch(arch)?.stpb_init(c, &cfg, None)?;
+    Hal::with_map(c.map().clone()).stpb_init(c, &cfg, None)?;
     Ok(c.stats.cycles)
 }
 
@@ -338,7 +371,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
         Err(_) => ScenarioError::NotApplicable { scenario: "doorbell", arch: arch.name(), why: "its host_trigger is a pulse register, not an EVT_SEM semaphore the TOP_SP polls" },
         Ok(_) => e.into(),
     })?;
-    let hal = Hal::for_arch(arch)?;
+    let hal = Hal::with_map(map.clone());
     let mut r = Report::default();
     init(c, UcodeImages { iram: firmware::q7_sum(&map)?.bytes, dram: vec![1, 0, 0, 0] }, true)?;
     let a = Addrs::new(&map, "doorbell");

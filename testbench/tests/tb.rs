@@ -292,3 +292,26 @@ fn the_readme_first_testbench_works_as_written() {
     }
     assert!(dir.join("waves/my-first.cayman.vcd").exists());
 }
+
+/// `Tb::with_map` simulates only a map its top implements: a register
+/// whose reset value was changed is refused by both engines with a typed
+/// error naming why (the Verilator top is prebuilt, the rust-hdl blocks are
+/// compiled from the built-in maps), instead of quietly simulating the
+/// built-in design under the edited names.
+#[test]
+fn with_map_refuses_a_map_its_top_does_not_implement() {
+    use tpb_models::regmap::{builtin_files, load};
+    let files = |edit: bool| -> Vec<(PathBuf, String)> {
+        builtin_files(Arch::Cayman).iter().map(|(p, t)| (p.into(), if edit && p.ends_with("common/q7.toml") { t.replacen("reset = 0xff", "reset = 0x0f", 1) } else { t.to_string() })).collect()
+    };
+    let map = load::from_sources(Arch::Cayman, &files(true)).unwrap();
+    assert_eq!(map.block("q7").unwrap().register("release_run_stall").unwrap().reset_word(), 0x0f, "the edit took");
+    for engine in [EngineKind::Verilator, EngineKind::RustHdl] {
+        let e = Tb::with_map(map.clone(), engine).err().expect("refused");
+        assert!(matches!(e, TbError::MapNotBuilt { .. }), "{e}");
+        assert!(e.to_string().contains("cannot simulate this map"), "{e}");
+        // The built-in map, loaded from its files, is taken.
+        let same = load::from_sources(Arch::Cayman, &files(false)).unwrap();
+        assert_eq!(Tb::with_map(same, engine).unwrap().read("pool.q7.release_run_stall").unwrap(), 0xff);
+    }
+}

@@ -168,12 +168,22 @@ pub fn merge(base: (&Path, &str), overlay: (&Path, &str)) -> Result<(String, Lin
     Ok((text, map))
 }
 
-/// A generation's block files after layering: (the file a block is named
-/// by, its text, where its lines came from when merged, the common file it
-/// extends). `files` holds common files (under a `common` folder) and the
+/// One of a generation's files after layering.
+#[derive(Debug, Clone)]
+pub struct Layered {
+    /// The file the block (or `arch.toml`) is named by.
+    pub file: PathBuf,
+    pub text: String,
+    /// Where each line came from, for a merged block.
+    pub lines: Option<LineMap>,
+    /// The common file an overlay extends.
+    pub extends: Option<PathBuf>,
+}
+
+/// A generation's files after layering. `files` holds common files (under a `common` folder) and the
 /// generation's own; a generation file replaces or extends the common file
 /// of the same name, and common files nobody names are used as they are.
-pub fn compose(files: &[(PathBuf, String)]) -> Result<Vec<(PathBuf, String, Option<LineMap>, Option<PathBuf>)>> {
+pub fn compose(files: &[(PathBuf, String)]) -> Result<Vec<Layered>> {
     let is_common = |p: &Path| p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "common");
     let common: Vec<&(PathBuf, String)> = files.iter().filter(|(p, _)| is_common(p)).collect();
     let mut out = Vec::new();
@@ -192,17 +202,17 @@ pub fn compose(files: &[(PathBuf, String)]) -> Result<Vec<(PathBuf, String, Opti
                 };
                 used.insert(bp.file_name().map(|n| n.to_os_string()));
                 let (text, map) = merge((bp, bt), (p, t))?;
-                out.push((p.clone(), text, Some(map), Some(bp.clone())));
+                out.push(Layered { file: p.clone(), text, lines: Some(map), extends: Some(bp.clone()) });
             }
             None => {
                 used.insert(name);
-                out.push((p.clone(), t.clone(), None, None));
+                out.push(Layered { file: p.clone(), text: t.clone(), lines: None, extends: None });
             }
         }
     }
     for (p, t) in common {
         if !used.contains(&p.file_name().map(|n| n.to_os_string())) {
-            out.push((p.clone(), t.clone(), None, None));
+            out.push(Layered { file: p.clone(), text: t.clone(), lines: None, extends: None });
         }
     }
     Ok(out)
@@ -247,7 +257,7 @@ mod tests {
             (PathBuf::from("g/arch.toml"), "version = 1\n".to_string()),
         ];
         let c = compose(&files).unwrap();
-        let names: Vec<String> = c.iter().map(|x| x.0.display().to_string()).collect();
+        let names: Vec<String> = c.iter().map(|x| x.file.display().to_string()).collect();
         assert_eq!(names, ["g/e.toml", "g/arch.toml", "common/b.toml"]);
     }
 }

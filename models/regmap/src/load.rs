@@ -660,12 +660,12 @@ fn validate_block_fit(params: &ArchParams, blocks: &[Block]) -> Result<()> {
 pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     let mut params = None;
     let mut blocks = Vec::new();
-    for (path, text, lines, extends) in crate::layer::compose(files)? {
-        if path.file_name().and_then(|n| n.to_str()) == Some("arch.toml") {
-            params = Some(parse_params(&path, &text)?);
+    for f in crate::layer::compose(files)? {
+        if f.file.file_name().and_then(|n| n.to_str()) == Some("arch.toml") {
+            params = Some(parse_params(&f.file, &f.text)?);
         } else {
-            let mut b = parse_block_from(arch, &path, &text, lines.as_ref())?;
-            b.extends = extends;
+            let mut b = parse_block_from(arch, &f.file, &f.text, f.lines.as_ref())?;
+            b.extends = f.extends;
             blocks.push(b);
         }
     }

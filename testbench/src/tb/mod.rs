@@ -87,8 +87,18 @@ pub enum TbError {
     Timeout { name: String, expected: u64, last: u64, cycles: u64, cycle: u64 },
     #[error("doorbell {name}: {what} (cycle {cycle})")]
     Doorbell { name: String, what: String, cycle: u64 },
-    #[error("{0}")]
-    Engine(String),
+    #[error("the register map: {0}")]
+    Map(String),
+    #[error(transparent)]
+    Verilator(#[from] tpb_cosim::verilator::VlError),
+    #[error(transparent)]
+    Layout(#[from] tpb_hdl::top::LayoutError),
+    #[error("the {engine} engine cannot simulate this map: {why}")]
+    MapNotBuilt { engine: &'static str, why: &'static str },
+    #[error("tracing needs the verilator engine (--engine verilator)")]
+    TraceNeedsVerilator,
+    #[error("{path}: {why}")]
+    TraceDir { path: String, why: String },
 }
 
 /// A register-level testbench over one TPB top.
@@ -119,16 +129,43 @@ impl Tb {
     /// A top of `arch` under `engine`, reset and ready (the EVT_SEM
     /// post-reset clear has finished).
     pub fn new(arch: Arch, engine: EngineKind) -> Result<Tb, TbError> {
-        let map = builtin(arch).map_err(|e| TbError::Engine(e.to_string()))?;
+        let map = builtin(arch).map_err(|e| TbError::Map(e.to_string()))?;
         Tb::with_map(map, engine)
     }
 
-    /// As [`Tb::new`] with an explicit register map (it must be the map the
-    /// top was generated from; names and addresses come from it).
+    /// As [`Tb::new`] with an explicit register map, which the top must
+    /// implement: the Verilator engine runs the prebuilt top of the
+    /// generation, so it takes only the built-in map; the rust-hdl engine
+    /// builds the top's layout from the map's parameters but its register
+    /// blocks are compiled from the built-in maps (`hdl/build.rs`), so it
+    /// takes a map whose blocks are the built-in ones. Any other map is
+    /// refused ([`TbError::MapNotBuilt`]) rather than quietly simulated as
+    /// another design.
     pub fn with_map(map: RegMap, engine: EngineKind) -> Result<Tb, TbError> {
+        let built = builtin(map.arch).map_err(|e| TbError::Map(e.to_string()))?;
+        // The same blocks, wherever they were read from.
+        let blocks = |m: &RegMap| {
+            let mut v = m.blocks.clone();
+            for b in &mut v {
+                b.file.clear();
+                b.extends = None;
+            }
+            v
+        };
+        let same_blocks = blocks(&built) == blocks(&map);
         let sim = match engine {
-            EngineKind::Verilator => Sim::Vl(Box::new(Dut::new(map.arch).map_err(|e| TbError::Engine(e.to_string()))?)),
-            EngineKind::RustHdl => Sim::Rhdl(tpb_hdl::top::simulator(&map, false).map_err(|e| TbError::Engine(e.to_string()))?),
+            EngineKind::Verilator => {
+                if !same_blocks || built.params != map.params {
+                    return Err(TbError::MapNotBuilt { engine: "verilator", why: "it runs the prebuilt top of the built-in map; regenerate the Verilog and rebuild for another (the rust-hdl engine takes changed parameters)" });
+                }
+                Sim::Vl(Box::new(Dut::new(map.arch)?))
+            }
+            EngineKind::RustHdl => {
+                if !same_blocks {
+                    return Err(TbError::MapNotBuilt { engine: "rust-hdl", why: "its register blocks are compiled from the built-in maps (hdl/build.rs); rebuild after changing a block" });
+                }
+                Sim::Rhdl(tpb_hdl::top::simulator(&map, false)?)
+            }
         };
         let mut tb = Tb { names: Names::new(&map), engine, sim, cycle: 0, pins: Pins::default(), tracing: None };
         tb.reset();
@@ -449,25 +486,25 @@ impl Tb {
     }
 
     /// Start tracing to a VCD file (Verilator engine only). Time in the
-    /// file is `2 × cycle` (see `cosim::dut`).
+    /// file is in picoseconds at the generation's clock (see `cosim::dut`).
     pub fn trace_start(&mut self, path: &Path) -> Result<(), TbError> {
         match &mut self.sim {
             Sim::Vl(d) => {
                 if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| TbError::Engine(format!("{}: {e}", dir.display())))?;
+                    std::fs::create_dir_all(dir).map_err(|e| TbError::TraceDir { path: dir.display().to_string(), why: e.to_string() })?;
                 }
-                d.trace_open(path).map_err(|e| TbError::Engine(e.to_string()))?;
+                d.trace_open(path)?;
                 self.tracing = Some(path.to_path_buf());
                 Ok(())
             }
-            Sim::Rhdl(_) => Err(TbError::Engine("tracing needs the verilator engine (--engine verilator)".into())),
+            Sim::Rhdl(_) => Err(TbError::TraceNeedsVerilator),
         }
     }
 
     /// Stop tracing; returns the file written, if any.
     pub fn trace_stop(&mut self) -> Result<Option<PathBuf>, TbError> {
         if let Sim::Vl(d) = &mut self.sim {
-            d.trace_close().map_err(|e| TbError::Engine(e.to_string()))?;
+            d.trace_close()?;
         }
         Ok(self.tracing.take())
     }

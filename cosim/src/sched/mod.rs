@@ -42,6 +42,12 @@
 //! it makes advances the whole system until the top answers, so the HAL's
 //! accesses, the cores and the RTL share one time base (the VCD's).
 //! Deterministic: no threads, no wall clock.
+//!
+//! ## Rooms
+//! - this file: the system ([`Cosim`]): its cores, the top, and one cycle;
+//! - `core_bus.rs`: a core's memory bus ([`CoreBus`]) and its RTL port;
+//! - `arbiter.rs`: BAR0 arbitration, the SoC port's routing, responses;
+//! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]).
 
 use crate::dut::{CoreState, Dut, HalKind};
 use crate::verilator::VlError;
@@ -57,6 +63,14 @@ use tpb_models::regmap::{builtin, Arch, Engine, RegMap};
 use tpb_models::xtensa::bus::{Bus, BusError, Size};
 use tpb_models::xtensa::config::{CoreConfig, DRAM_BASE};
 use tpb_models::xtensa::core::{Core, Step};
+
+mod arbiter;
+mod core_bus;
+mod host;
+
+use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
+pub use core_bus::{CoreBus, Mem};
+pub use host::Written;
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;
@@ -153,232 +167,6 @@ pub struct Stats {
     pub doorbells: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Fetch,
-    Load,
-    Store { wdata: u32, wstrb: u8 },
-}
-
-/// Where a request goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Via {
-    /// The core's RTL memory port.
-    Port,
-    /// BAR0 at this address.
-    Bar0(u32),
-    /// A SoC address (resolved by the scheduler).
-    Soc(u64),
-    /// Forwarded to another die, waiting for its answer.
-    Remote,
-}
-
-/// One request: driven until taken, then awaiting its answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Pending {
-    kind: Kind,
-    /// Core word address.
-    addr: u32,
-    via: Via,
-    accepted: bool,
-}
-
-/// What came back for a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Answer {
-    kind: Kind,
-    addr: u32,
-    data: u32,
-    err: bool,
-}
-
-/// One of a core's two memories.
-#[derive(Debug, Clone)]
-pub enum Mem {
-    /// The core's RTL memory port (Q7).
-    Port,
-    /// BAR0 from this base (the SEQ's memories in the top).
-    Bar0 { base: u32 },
-    /// Core-local storage (TOP_SP).
-    Local(Vec<u8>),
-}
-
-enum Route {
-    Via(Via),
-    Iram(u32),
-    Dram(u32),
-    SocReg(u32),
-    Fault,
-}
-
-/// A core's view of memory (see the module's table): answers from what came
-/// back, otherwise issues the request and says `Pending`.
-#[derive(Debug)]
-pub struct CoreBus {
-    iram: Mem,
-    iram_size: u32,
-    dram: Mem,
-    dram_size: u32,
-    soc_addr: u64,
-    pending: Option<Pending>,
-    answers: Vec<Answer>,
-}
-
-impl CoreBus {
-    pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
-        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, pending: None, answers: Vec::new() }
-    }
-
-    fn route(&self, addr: u32) -> Route {
-        let mem = |m: &Mem, off: u32, local: fn(u32) -> Route| match m {
-            Mem::Port => Route::Via(Via::Port),
-            Mem::Bar0 { base } => Route::Via(Via::Bar0(base + off)),
-            Mem::Local(_) => local(off),
-        };
-        if addr < self.iram_size {
-            mem(&self.iram, addr, Route::Iram)
-        } else if (DRAM_BASE..DRAM_BASE.saturating_add(self.dram_size)).contains(&addr) {
-            mem(&self.dram, addr - DRAM_BASE, Route::Dram)
-        } else if (SYSTEM_WINDOW..SYSTEM_WINDOW + SYSTEM_WINDOW_SIZE).contains(&addr) {
-            Route::Via(Via::Bar0(addr - SYSTEM_WINDOW))
-        } else if (SOC_PORT..SOC_PORT + 12).contains(&addr) {
-            Route::SocReg(addr - SOC_PORT)
-        } else if matches!(self.iram, Mem::Port) {
-            // The Q7 port decodes (and refuses) the rest itself.
-            Route::Via(Via::Port)
-        } else {
-            Route::Fault
-        }
-    }
-
-    fn local(&mut self, iram: bool) -> &mut Vec<u8> {
-        match if iram { &mut self.iram } else { &mut self.dram } {
-            Mem::Local(v) => v,
-            _ => unreachable!("route() gives Iram/Dram only for local memories"),
-        }
-    }
-
-    fn local_word(&mut self, iram: bool, off: u32) -> u32 {
-        let v = self.local(iram);
-        let o = (off & !3) as usize;
-        v.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn take(&mut self, kind: Kind, addr: u32) -> Option<Answer> {
-        let i = self.answers.iter().position(|a| a.kind == kind && a.addr == addr)?;
-        Some(self.answers.remove(i))
-    }
-
-    fn ask(&mut self, kind: Kind, addr: u32, via: Via) -> BusError {
-        if self.pending.is_none() {
-            self.pending = Some(Pending { kind, addr, via, accepted: false });
-        }
-        BusError::Pending
-    }
-
-    fn word(&mut self, kind: Kind, addr: u32, via: Via) -> Result<u32, BusError> {
-        match self.take(kind, addr) {
-            Some(a) if a.err => Err(BusError::Fault { addr }),
-            Some(a) => Ok(a.data),
-            None => Err(self.ask(kind, addr, via)),
-        }
-    }
-
-    /// A fetch word if it is here (kept until the instruction completes).
-    fn fetch_word(&mut self, w: u32) -> Option<Result<u32, BusError>> {
-        match self.route(w) {
-            Route::Iram(o) => Some(Ok(self.local_word(true, o))),
-            Route::Dram(o) => Some(Ok(self.local_word(false, o))),
-            Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
-                Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
-                Some(a) => Some(Ok(a.data)),
-                None => {
-                    self.ask(Kind::Fetch, w, via);
-                    None
-                }
-            },
-            Route::SocReg(_) | Route::Fault => Some(Err(BusError::Fault { addr: w })),
-        }
-    }
-
-    /// The core finished an instruction (or took an exception) and goes on
-    /// at `pc`: fetched words that hold the next instruction stay (a
-    /// two-word fetch buffer), the others are used up.
-    fn end_instruction(&mut self, pc: u32) {
-        let w = pc & !3;
-        self.answers.retain(|a| a.kind != Kind::Fetch || a.addr == w || a.addr == w.wrapping_add(4));
-    }
-}
-
-impl Bus for CoreBus {
-    fn fetch(&mut self, addr: u32, buf: &mut [u8; 3]) -> Result<usize, BusError> {
-        let w0 = addr & !3;
-        let two = (addr & 3) > 1;
-        // Both words must be here before either is used.
-        let lo = match self.fetch_word(w0) {
-            None => return Err(BusError::Pending),
-            Some(r) => r?,
-        };
-        let hi = if two {
-            match self.fetch_word(w0 + 4) {
-                None => return Err(BusError::Pending),
-                Some(r) => r?,
-            }
-        } else {
-            0
-        };
-        let bytes = (u64::from(hi) << 32 | u64::from(lo)).to_le_bytes();
-        let off = (addr & 3) as usize;
-        buf.copy_from_slice(&bytes[off..off + 3]);
-        Ok(3)
-    }
-
-    fn load(&mut self, addr: u32, size: Size) -> Result<u32, BusError> {
-        let w = match self.route(addr & !3) {
-            Route::Iram(o) => self.local_word(true, o),
-            Route::Dram(o) => self.local_word(false, o),
-            Route::SocReg(0) => self.soc_addr as u32,
-            Route::SocReg(4) => (self.soc_addr >> 32) as u32,
-            Route::SocReg(_) => self.word(Kind::Load, addr & !3, Via::Soc(self.soc_addr))?,
-            Route::Via(via) => self.word(Kind::Load, addr & !3, via)?,
-            Route::Fault => return Err(BusError::Fault { addr }),
-        };
-        let sh = 8 * (addr & 3);
-        let n = size as u32;
-        Ok(if n == 4 { w } else { (w >> sh) & ((1u32 << (8 * n)) - 1) })
-    }
-
-    fn store(&mut self, addr: u32, size: Size, value: u32) -> Result<(), BusError> {
-        let n = size as u32;
-        let sh = 8 * (addr & 3);
-        let wstrb = (((1u32 << n) - 1) << (addr & 3)) as u8;
-        let wdata = if n == 4 { value } else { (value & ((1u32 << (8 * n)) - 1)) << sh };
-        let kind = Kind::Store { wdata, wstrb };
-        match self.route(addr & !3) {
-            Route::Iram(o) | Route::Dram(o) => {
-                let iram = matches!(self.route(addr & !3), Route::Iram(_));
-                let v = self.local(iram);
-                for k in 0..n as usize {
-                    if let Some(b) = v.get_mut(o as usize + (addr & 3) as usize + k) {
-                        *b = (value >> (8 * k)) as u8;
-                    }
-                }
-                Ok(())
-            }
-            Route::SocReg(r @ (0 | 4)) if wstrb == 0xf => {
-                let (lo, hi) = (self.soc_addr as u32, (self.soc_addr >> 32) as u32);
-                self.soc_addr = if r == 0 { u64::from(hi) << 32 | u64::from(value) } else { u64::from(value) << 32 | u64::from(lo) };
-                Ok(())
-            }
-            Route::SocReg(8) if wstrb == 0xf => self.word(kind, addr & !3, Via::Soc(self.soc_addr)).map(|_| ()),
-            // BAR0 and the SoC port move whole words.
-            Route::Via(Via::Bar0(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
-            Route::Via(via) => self.word(kind, addr & !3, via).map(|_| ()),
-            Route::SocReg(_) | Route::Fault => Err(BusError::Fault { addr }),
-        }
-    }
-}
-
 /// Why a co-simulation cannot start.
 #[derive(Debug, thiserror::Error)]
 pub enum CosimError {
@@ -388,41 +176,6 @@ pub enum CosimError {
     Map(#[from] tpb_models::regmap::RegmapError),
     #[error("{0}")]
     Setup(String),
-}
-
-/// The BAR0 words written so far, as disjoint ranges `[start, end)` of
-/// byte addresses (installs write long runs: a range each, not a word each).
-#[derive(Debug, Default, Clone)]
-pub struct Written(BTreeMap<u64, u64>);
-
-impl Written {
-    /// Record the word at `addr`.
-    pub fn insert(&mut self, addr: u64) {
-        let end = addr + 4;
-        // A range ending at `addr` grows; one starting at `end` joins it.
-        let (mut start, mut stop) = (addr, end);
-        if let Some((&s, &e)) = self.0.range(..=addr).next_back() {
-            if e >= addr {
-                start = s;
-                stop = stop.max(e);
-            }
-        }
-        if let Some(&e) = self.0.get(&stop) {
-            self.0.remove(&stop);
-            stop = e;
-        }
-        self.0.insert(start, stop);
-    }
-
-    /// Was the word at `addr` written?
-    pub fn contains(&self, addr: u64) -> bool {
-        self.0.range(..=addr).next_back().is_some_and(|(_, &e)| addr < e)
-    }
-
-    /// Was any word in `[lo, hi)` written?
-    pub fn any_in(&self, lo: u64, hi: u64) -> bool {
-        self.0.range(..hi).next_back().is_some_and(|(_, &e)| e > lo)
-    }
 }
 
 /// A behavioural core and its bus.
@@ -522,8 +275,16 @@ impl Cosim {
 
     /// As [`Cosim::new`] on a given top (e.g. a model built at run time).
     pub fn on(dut: Dut) -> Result<Cosim, CosimError> {
-        let arch = dut.arch();
-        let map = builtin(arch)?;
+        let map = builtin(dut.arch())?;
+        Cosim::with_map(dut, map)
+    }
+
+    /// As [`Cosim::on`] with the map already loaded (the scenarios, the HAL
+    /// and the firmware all read it from [`Cosim::map`] from then on).
+    pub fn with_map(dut: Dut, map: RegMap) -> Result<Cosim, CosimError> {
+        if map.arch != dut.arch() {
+            return Err(CosimError::Setup(format!("a {} map for a {} top", map.arch.name(), dut.arch().name())));
+        }
         let p = &map.params;
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
@@ -653,29 +414,6 @@ impl Cosim {
         v
     }
 
-    /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
-    pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), String> {
-        let c = ChipAddr::decode(addr).map_err(|e| e.to_string())?;
-        let die = if c.id_valid { u32::from(c.chip_id) * 2 } else { 0 } + u32::from(c.die);
-        let t = &self.map.params.top_sp;
-        let span = 1u64 << t.instance_shift;
-        let strip = (1u64 << t.die_bit) - 1;
-        let base = t.sp_base.first().map(|b| b & strip).ok_or("no sp_base table for this generation")?;
-        let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local));
-        match k {
-            Some(_) if (base..base + span).contains(&c.local) => {}
-            Some(k) => return Err(format!("{addr:#x}: TOP_SP instance {k} is not modelled (one TOP_SP per die, instance 0)")),
-            None => return Err(format!("{addr:#x}: local part {:#x} is in no TOP_SP's sp_base range", c.local)),
-        }
-        let off = c.local - base;
-        let size = self.map.params.bar0.local_reg_size;
-        if off >= size {
-            return Err(format!("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture"));
-        }
-        let top = self.map.params.local_reg_base(Engine::TopSp).ok_or("no TOP_SP local-register base")?;
-        Ok((die, (top + off) as u32))
-    }
-
     /// Log a transaction; its index.
     fn log_txn(&mut self, t: Txn) -> usize {
         if self.log.len() >= LOG_LIMIT {
@@ -683,68 +421,6 @@ impl Cosim {
         }
         self.log.push_back(t);
         self.log.len() - 1
-    }
-
-    /// Pick this cycle's BAR0 request.
-    fn grant(&mut self) -> Option<(Master, Req)> {
-        if let Some(r) = self.host_req.take() {
-            return Some((Master::Host, r));
-        }
-        if let Some(r) = self.inbound.pop_front() {
-            return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
-        }
-        let n = self.cores.len();
-        for k in 0..n {
-            let i = (self.rr + k) % n;
-            let s = &mut self.cores[i];
-            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
-            let Via::Bar0(a) = p.via else { continue };
-            s.bus.pending = Some(Pending { accepted: true, ..p });
-            self.rr = (i + 1) % n;
-            let req = match p.kind {
-                Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
-                _ => Req { write: false, addr: a, wdata: 0 },
-            };
-            return Some((Master::Core(s.id), req));
-        }
-        None
-    }
-
-    /// Resolve the cores' SoC-port requests: this die's go to BAR0, other
-    /// dies' to [`Cosim::outbound`], unroutable ones fault.
-    fn resolve_soc(&mut self) {
-        for i in 0..self.cores.len() {
-            let Some(p) = self.cores[i].bus.pending else { continue };
-            let Via::Soc(addr) = p.via else { continue };
-            let via = match self.soc_route(addr) {
-                Ok((die, a)) if die == self.die => Via::Bar0(a),
-                Ok((die, a)) => {
-                    let req = match p.kind {
-                        Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
-                        _ => Req { write: false, addr: a, wdata: 0 },
-                    };
-                    self.outbound.push((die, RemoteReq { from_die: self.die, core: self.cores[i].id, req }));
-                    Via::Remote
-                }
-                Err(_) => {
-                    let b = &mut self.cores[i].bus;
-                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: 0, err: true });
-                    b.pending = None;
-                    continue;
-                }
-            };
-            let accepted = via == Via::Remote;
-            self.cores[i].bus.pending = Some(Pending { via, accepted, ..p });
-        }
-    }
-
-    /// The answer to a request this core sent to another die.
-    pub fn remote_answer(&mut self, core: CoreId, rsp: Rsp) {
-        let b = &mut self.cores[slot_index(core)].bus;
-        if let Some(p) = b.pending.filter(|p| p.via == Via::Remote) {
-            b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err });
-            b.pending = None;
-        }
     }
 
     /// One clock cycle of the whole system; the outputs seen during it.
@@ -857,110 +533,6 @@ impl Cosim {
 
     fn attached_mask(&self) -> u16 {
         self.cores.iter().enumerate().filter(|(_, s)| s.attached).fold(0, |m, (i, _)| m | 1 << i)
-    }
-
-    fn deliver(&mut self, m: Master, req: Req, rsp: Rsp, answered: bool) {
-        match m {
-            Master::Host => {
-                self.hal_probe.1 = HalKind::Idle;
-                self.host_rsp = Some(if answered { Ok(rsp) } else { Err(format!("no response within {BAR0_TIMEOUT} cycles")) });
-            }
-            Master::Core(c) => {
-                let b = &mut self.cores[slot_index(c)].bus;
-                if let Some(p) = b.pending.filter(|p| p.accepted) {
-                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err || !answered });
-                    b.pending = None;
-                }
-            }
-            Master::Remote { die, core } => {
-                let r = Rsp { err: rsp.err || !answered, ..rsp };
-                self.replies.push((RemoteReq { from_die: die, core, req }, r));
-            }
-        }
-    }
-
-    /// One BAR0 access of the host, the whole system running until the answer.
-    pub fn access(&mut self, req: Req) -> Result<Rsp, MmioError> {
-        self.stats.transactions += 1;
-        self.host_req = Some(req);
-        self.host_rsp = None;
-        // The bus may be busy with a core's request: allow for it.
-        for _ in 0..2 * BAR0_TIMEOUT + 4 {
-            self.cycle(false);
-            if let Some(r) = self.host_rsp.take() {
-                return r.map_err(|what| MmioError::BusError { addr: req.addr.into(), what });
-            }
-        }
-        self.host_req = None;
-        Err(MmioError::BusError { addr: req.addr.into(), what: "the request was never granted".into() })
-    }
-}
-
-fn port_in(p: Pending) -> PortIn {
-    match p.kind {
-        Kind::Fetch => PortIn { if_valid: true, if_addr: p.addr, ..PortIn::default() },
-        Kind::Load => PortIn { ls_valid: true, ls_addr: p.addr, ..PortIn::default() },
-        Kind::Store { wdata, wstrb } => PortIn { ls_valid: true, ls_write: true, ls_addr: p.addr, ls_wdata: wdata, ls_wstrb: wstrb, ..PortIn::default() },
-    }
-}
-
-/// Note acceptance (`ready` while driven) and answers (`rvalid`).
-fn take_port(bus: &mut CoreBus, o: &PortOut) {
-    let Some(p) = bus.pending.filter(|p| p.via == Via::Port) else { return };
-    let fetch = p.kind == Kind::Fetch;
-    if p.accepted {
-        let (rvalid, rdata, err) = if fetch { (o.if_rvalid, o.if_rdata, o.if_err) } else { (o.ls_rvalid, o.ls_rdata, o.ls_err) };
-        if rvalid {
-            bus.answers.push(Answer { kind: p.kind, addr: p.addr, data: rdata, err });
-            bus.pending = None;
-        }
-    } else if if fetch { o.if_ready } else { o.ls_ready } {
-        bus.pending = Some(Pending { accepted: true, ..p });
-    }
-}
-
-impl Mmio for Cosim {
-    fn read32(&mut self, addr: u64) -> Result<u32, MmioError> {
-        let a = u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind: "read", addr })?;
-        if a % 4 != 0 {
-            return Err(MmioError::Misaligned { kind: "read", addr });
-        }
-        let r = self.access(Req { write: false, addr: a, wdata: 0 })?;
-        if r.err {
-            return Err(MmioError::BusError { addr, what: "read".into() });
-        }
-        Ok(r.rdata)
-    }
-
-    fn write32(&mut self, addr: u64, value: u32) -> Result<(), MmioError> {
-        let a = u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind: "write", addr })?;
-        if a % 4 != 0 {
-            return Err(MmioError::Misaligned { kind: "write", addr });
-        }
-        self.written.insert(addr);
-        let r = self.access(Req { write: true, addr: a, wdata: value })?;
-        if r.err {
-            return Err(MmioError::BusError { addr, what: "write".into() });
-        }
-        Ok(())
-    }
-
-    /// Word by word; zero words over never-written addresses are not sent
-    /// (every memory of the top resets to 0), and counted in `Stats::elided`.
-    fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
-        check_buf(addr, data.len())?;
-        // One look-up for a buffer that overlaps nothing written (the usual
-        // ucode install), else one per zero word.
-        let fresh = !self.written.any_in(addr, addr + data.len() as u64);
-        for (i, w) in data.chunks_exact(4).enumerate() {
-            let (a, v) = (addr + 4 * i as u64, u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            if v == 0 && (fresh || !self.written.contains(a)) {
-                self.stats.elided += 1;
-                continue;
-            }
-            self.write32(a, v)?;
-        }
-        Ok(())
     }
 }
 

@@ -1,0 +1,113 @@
+//! BAR0 arbitration: which master's request goes to the top this cycle
+//! (the host, then requests from other dies, then the cores round-robin),
+//! the SoC port's routing by DIGEST §7, and delivering each response to the
+//! master that asked.
+
+use super::*;
+
+impl Cosim {
+    /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
+    pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), String> {
+        let c = ChipAddr::decode(addr).map_err(|e| e.to_string())?;
+        let die = if c.id_valid { u32::from(c.chip_id) * 2 } else { 0 } + u32::from(c.die);
+        let t = &self.map.params.top_sp;
+        let span = 1u64 << t.instance_shift;
+        let strip = (1u64 << t.die_bit) - 1;
+        let base = t.sp_base.first().map(|b| b & strip).ok_or("no sp_base table for this generation")?;
+        let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local));
+        match k {
+            Some(_) if (base..base + span).contains(&c.local) => {}
+            Some(k) => return Err(format!("{addr:#x}: TOP_SP instance {k} is not modelled (one TOP_SP per die, instance 0)")),
+            None => return Err(format!("{addr:#x}: local part {:#x} is in no TOP_SP's sp_base range", c.local)),
+        }
+        let off = c.local - base;
+        let size = self.map.params.bar0.local_reg_size;
+        if off >= size {
+            return Err(format!("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture"));
+        }
+        let top = self.map.params.local_reg_base(Engine::TopSp).ok_or("no TOP_SP local-register base")?;
+        Ok((die, (top + off) as u32))
+    }
+
+    /// Pick this cycle's BAR0 request.
+    pub(super) fn grant(&mut self) -> Option<(Master, Req)> {
+        if let Some(r) = self.host_req.take() {
+            return Some((Master::Host, r));
+        }
+        if let Some(r) = self.inbound.pop_front() {
+            return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
+        }
+        let n = self.cores.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            let s = &mut self.cores[i];
+            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
+            let Via::Bar0(a) = p.via else { continue };
+            s.bus.pending = Some(Pending { accepted: true, ..p });
+            self.rr = (i + 1) % n;
+            let req = match p.kind {
+                Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
+                _ => Req { write: false, addr: a, wdata: 0 },
+            };
+            return Some((Master::Core(s.id), req));
+        }
+        None
+    }
+
+    /// Resolve the cores' SoC-port requests: this die's go to BAR0, other
+    /// dies' to [`Cosim::outbound`], unroutable ones fault.
+    pub(super) fn resolve_soc(&mut self) {
+        for i in 0..self.cores.len() {
+            let Some(p) = self.cores[i].bus.pending else { continue };
+            let Via::Soc(addr) = p.via else { continue };
+            let via = match self.soc_route(addr) {
+                Ok((die, a)) if die == self.die => Via::Bar0(a),
+                Ok((die, a)) => {
+                    let req = match p.kind {
+                        Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
+                        _ => Req { write: false, addr: a, wdata: 0 },
+                    };
+                    self.outbound.push((die, RemoteReq { from_die: self.die, core: self.cores[i].id, req }));
+                    Via::Remote
+                }
+                Err(_) => {
+                    let b = &mut self.cores[i].bus;
+                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: 0, err: true });
+                    b.pending = None;
+                    continue;
+                }
+            };
+            let accepted = via == Via::Remote;
+            self.cores[i].bus.pending = Some(Pending { via, accepted, ..p });
+        }
+    }
+
+    /// The answer to a request this core sent to another die.
+    pub fn remote_answer(&mut self, core: CoreId, rsp: Rsp) {
+        let b = &mut self.cores[slot_index(core)].bus;
+        if let Some(p) = b.pending.filter(|p| p.via == Via::Remote) {
+            b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err });
+            b.pending = None;
+        }
+    }
+
+    pub(super) fn deliver(&mut self, m: Master, req: Req, rsp: Rsp, answered: bool) {
+        match m {
+            Master::Host => {
+                self.hal_probe.1 = HalKind::Idle;
+                self.host_rsp = Some(if answered { Ok(rsp) } else { Err(format!("no response within {BAR0_TIMEOUT} cycles")) });
+            }
+            Master::Core(c) => {
+                let b = &mut self.cores[slot_index(c)].bus;
+                if let Some(p) = b.pending.filter(|p| p.accepted) {
+                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err || !answered });
+                    b.pending = None;
+                }
+            }
+            Master::Remote { die, core } => {
+                let r = Rsp { err: rsp.err || !answered, ..rsp };
+                self.replies.push((RemoteReq { from_die: die, core, req }, r));
+            }
+        }
+    }
+}

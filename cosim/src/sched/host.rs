@@ -1,0 +1,103 @@
+//! The host side: the HAL reaches the co-simulation through [`Mmio`], each
+//! access running the whole system until the top answers; the words it
+//! wrote are remembered so an install can skip zero words nobody wrote.
+
+use super::*;
+
+/// The BAR0 words written so far, as disjoint ranges `[start, end)` of
+/// byte addresses (installs write long runs: a range each, not a word each).
+#[derive(Debug, Default, Clone)]
+pub struct Written(BTreeMap<u64, u64>);
+
+impl Written {
+    /// Record the word at `addr`.
+    pub fn insert(&mut self, addr: u64) {
+        let end = addr + 4;
+        // A range ending at `addr` grows; one starting at `end` joins it.
+        let (mut start, mut stop) = (addr, end);
+        if let Some((&s, &e)) = self.0.range(..=addr).next_back() {
+            if e >= addr {
+                start = s;
+                stop = stop.max(e);
+            }
+        }
+        if let Some(&e) = self.0.get(&stop) {
+            self.0.remove(&stop);
+            stop = e;
+        }
+        self.0.insert(start, stop);
+    }
+
+    /// Was the word at `addr` written?
+    pub fn contains(&self, addr: u64) -> bool {
+        self.0.range(..=addr).next_back().is_some_and(|(_, &e)| addr < e)
+    }
+
+    /// Was any word in `[lo, hi)` written?
+    pub fn any_in(&self, lo: u64, hi: u64) -> bool {
+        self.0.range(..hi).next_back().is_some_and(|(_, &e)| e > lo)
+    }
+}
+
+impl Cosim {
+    /// One BAR0 access of the host, the whole system running until the answer.
+    pub fn access(&mut self, req: Req) -> Result<Rsp, MmioError> {
+        self.stats.transactions += 1;
+        self.host_req = Some(req);
+        self.host_rsp = None;
+        // The bus may be busy with a core's request: allow for it.
+        for _ in 0..2 * BAR0_TIMEOUT + 4 {
+            self.cycle(false);
+            if let Some(r) = self.host_rsp.take() {
+                return r.map_err(|what| MmioError::BusError { addr: req.addr.into(), what });
+            }
+        }
+        self.host_req = None;
+        Err(MmioError::BusError { addr: req.addr.into(), what: "the request was never granted".into() })
+    }
+}
+
+impl Mmio for Cosim {
+    fn read32(&mut self, addr: u64) -> Result<u32, MmioError> {
+        let a = u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind: "read", addr })?;
+        if a % 4 != 0 {
+            return Err(MmioError::Misaligned { kind: "read", addr });
+        }
+        let r = self.access(Req { write: false, addr: a, wdata: 0 })?;
+        if r.err {
+            return Err(MmioError::BusError { addr, what: "read".into() });
+        }
+        Ok(r.rdata)
+    }
+
+    fn write32(&mut self, addr: u64, value: u32) -> Result<(), MmioError> {
+        let a = u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind: "write", addr })?;
+        if a % 4 != 0 {
+            return Err(MmioError::Misaligned { kind: "write", addr });
+        }
+        self.written.insert(addr);
+        let r = self.access(Req { write: true, addr: a, wdata: value })?;
+        if r.err {
+            return Err(MmioError::BusError { addr, what: "write".into() });
+        }
+        Ok(())
+    }
+
+    /// Word by word; zero words over never-written addresses are not sent
+    /// (every memory of the top resets to 0), and counted in `Stats::elided`.
+    fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
+        check_buf(addr, data.len())?;
+        // One look-up for a buffer that overlaps nothing written (the usual
+        // ucode install), else one per zero word.
+        let fresh = !self.written.any_in(addr, addr + data.len() as u64);
+        for (i, w) in data.chunks_exact(4).enumerate() {
+            let (a, v) = (addr + 4 * i as u64, u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            if v == 0 && (fresh || !self.written.contains(a)) {
+                self.stats.elided += 1;
+                continue;
+            }
+            self.write32(a, v)?;
+        }
+        Ok(())
+    }
+}
