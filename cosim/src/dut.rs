@@ -360,7 +360,7 @@ impl Dut {
     /// Trace with another clock period (picoseconds, even): a map loaded
     /// from elsewhere than the built-in one.
     pub fn with_clock_period_ps(mut self, ps: u64) -> Result<Dut, VlError> {
-        if ps == 0 || ps % 2 != 0 {
+        if ps == 0 || !ps.is_multiple_of(2) {
             return Err(VlError::ClockPeriod { model: self.m.name(), ps });
         }
         self.period_ps = ps;

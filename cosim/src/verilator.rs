@@ -149,6 +149,14 @@ pub fn model_names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
+/// The ports of a generation's top, as `build.rs` read them from the
+/// Verilated model of the generated Verilog (probe wrapper ports
+/// included: see `vlgen::is_wrapper_port`). The one list of the top's
+/// ports the testbench names and the waveform groups are checked against.
+pub fn top_ports(arch: Arch) -> &'static [PortInfo] {
+    MODELS.iter().find(|m| m.design == arch.name()).map_or(&[], |m| m.ports)
+}
+
 impl Model {
     /// A fresh model of the generation's top (inputs 0); its trace is off
     /// until [`Model::trace_open`].

@@ -79,14 +79,10 @@ pub trait TopPins {
     fn outputs(&self) -> Outputs;
 }
 
-/// A top under the rust-hdl simulator, one cycle at a time.
-pub trait TopSim {
-    /// Drive inputs, then settle (outputs for these inputs are visible).
-    fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins);
-    /// One rising then falling clock edge.
-    fn tick(&mut self);
-    fn outputs(&self) -> Outputs;
-}
+/// The one top-simulation interface (it lives with the golden model); the
+/// rust-hdl simulator implements it below: `drive` settles the inputs,
+/// `tick` is one rising then falling clock edge.
+pub use tpb_models::golden::top::TopSim;
 
 struct Driver<T>(Box<T>);
 

@@ -5,23 +5,26 @@
 
 use tpb_cosim::dut::Dut;
 use tpb_hdl::top::{simulator, TopSim};
-use tpb_models::golden::top::{MemBits, TopModel};
+use tpb_models::golden::top::{GoldenTop, MemBits, TopModel};
 use tpb_models::regmap::{builtin, Arch};
 use tpb_testbench::traffic::{Cycle, Traffic};
 
-/// Reset, then `n` cycles of seeded traffic into `a` and `b`, comparing every output.
-fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn FnMut(&Cycle) -> tpb_models::golden::top::Outputs, seed: u64, n: usize) -> Result<(), String> {
+/// Reset, then `n` cycles of seeded traffic into two tops (any engines:
+/// one `TopSim` interface), comparing every output.
+fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn TopSim, seed: u64, n: usize) -> Result<(), String> {
     let map = builtin(arch).unwrap();
     let mut t = Traffic::new(&map, MemBits::full(&map.params), seed);
     let reset = Cycle { reset: true, req: None, pins: Default::default() };
     for i in 0..=n {
         let c = if i == 0 { reset } else { t.next_cycle() };
         a.drive(c.reset, c.req, &c.pins);
-        let (x, y) = (a.outputs(), b(&c));
+        b.drive(c.reset, c.req, &c.pins);
+        let (x, y) = (a.outputs(), b.outputs());
         if i > 0 && x != y {
             return Err(format!("{arch:?} cycle {i}: req {:x?}\n  verilator: {x:x?}\n  other:     {y:x?}", c.req));
         }
         a.tick();
+        b.tick();
     }
     Ok(())
 }
@@ -29,13 +32,9 @@ fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn FnMut(&Cycle) -> tpb_mod
 fn against_golden(arch: Arch, seed: u64, n: usize) {
     let map = builtin(arch).unwrap();
     let mut dut = Dut::new(arch).unwrap();
-    let mut gold = TopModel::new(&map, MemBits::full(&map.params));
+    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params));
     let start = std::time::Instant::now();
-    let r = lockstep(arch, &mut dut, &mut |c| {
-        let o = gold.outputs(c.reset, c.req, &c.pins);
-        gold.step(c.reset, c.req, &c.pins);
-        o
-    }, seed, n);
+    let r = lockstep(arch, &mut dut, &mut gold, seed, n);
     r.unwrap_or_else(|e| panic!("{e}"));
     println!("{arch:?}: Verilator top vs golden model: {n} random cycles, 0 mismatches ({:.1} s, both engines)", start.elapsed().as_secs_f64());
 }
@@ -62,12 +61,7 @@ fn verilator_matches_rust_hdl_every_cycle() {
         let map = builtin(arch).unwrap();
         let mut dut = Dut::new(arch).unwrap();
         let mut rhdl = simulator(&map, false).unwrap();
-        lockstep(arch, &mut dut, &mut |c| {
-            rhdl.drive(c.reset, c.req, &c.pins);
-            let o = rhdl.outputs();
-            rhdl.tick();
-            o
-        }, 0x77, 3_000)
+        lockstep(arch, &mut dut, &mut *rhdl, 0x77, 3_000)
         .unwrap_or_else(|e| panic!("{e}"));
         println!("{arch:?}: Verilator == rust-hdl for 3000 cycles");
     }
@@ -292,12 +286,8 @@ fn trace_window_mistakes_are_errors_at_arm_time() {
 fn the_three_evaluation_schedule_gives_the_same_results() {
     let map = builtin(Arch::Cayman).unwrap();
     let mut dut = Dut::new(Arch::Cayman).unwrap().with_negedge_eval(true);
-    let mut gold = TopModel::new(&map, MemBits::full(&map.params));
-    lockstep(Arch::Cayman, &mut dut, &mut |c| {
-        let o = gold.outputs(c.reset, c.req, &c.pins);
-        gold.step(c.reset, c.req, &c.pins);
-        o
-    }, 0x3e, 20_000)
+    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params));
+    lockstep(Arch::Cayman, &mut dut, &mut gold, 0x3e, 20_000)
     .unwrap_or_else(|e| panic!("{e}"));
 }
 

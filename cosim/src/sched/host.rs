@@ -101,3 +101,25 @@ impl Mmio for Cosim {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Written;
+
+    #[test]
+    fn written_words_merge_into_ranges() {
+        let mut w = Written::default();
+        for a in [0, 4, 8, 16] {
+            w.insert(a);
+        }
+        assert_eq!(w.0.len(), 2, "{:?}", w.0);
+        w.insert(12);
+        assert_eq!(w.0.iter().map(|(a, b)| (*a, *b)).collect::<Vec<_>>(), vec![(0, 20)]);
+        w.insert(8);
+        assert_eq!(w.0.len(), 1, "a word written twice changes nothing");
+        assert!(w.contains(0) && w.contains(16) && !w.contains(20));
+        assert!(w.any_in(19, 100) && !w.any_in(20, 100) && !w.any_in(0, 0));
+        w.insert(0x1000);
+        assert!(!w.any_in(0x20, 0x1000) && w.any_in(0x20, 0x1004) && w.contains(0x1000));
+    }
+}

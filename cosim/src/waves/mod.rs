@@ -213,3 +213,21 @@ pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesE
     Ok(out)
 }
 
+
+#[cfg(test)]
+mod tests {
+    /// Every signal a group shows is a port of that generation's top (the
+    /// list build.rs read off the Verilated model): a renamed port fails
+    /// here, not in a viewer.
+    #[test]
+    fn every_group_signal_is_a_port_of_the_top() {
+        for arch in tpb_models::regmap::Arch::ALL {
+            let ports: Vec<&str> = crate::verilator::top_ports(arch).iter().map(|p| p.name).collect();
+            for g in super::groups(arch) {
+                for s in &g.signals {
+                    assert!(ports.contains(&s.as_str()), "{arch:?}: group {} shows {s}, which the top does not have", g.name);
+                }
+            }
+        }
+    }
+}

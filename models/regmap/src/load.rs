@@ -591,7 +591,7 @@ fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
     // The HAL's eng_type table (DIGEST §2.6) always has POOL (2) and TOP_SP (4);
     // SUNDA has 5 types, CAYMAN+ 6.
     let period = params.sim.clock_period_ps;
-    if period == 0 || period % 2 != 0 {
+    if period == 0 || !period.is_multiple_of(2) {
         return Err(RegmapError::Invalid {
             loc: src.loc(src.text.find("clock_period_ps").unwrap_or(0)),
             message: format!("[sim] clock_period_ps = {period}: a clock period must be a positive, even number of picoseconds (the rising edge is at half of it)"),
@@ -669,7 +669,9 @@ pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
             blocks.push(b);
         }
     }
-    let dir = files.iter().map(|(p, _)| p).find(|p| !p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "common")).or(files.first().map(|f| &f.0)).and_then(|p| p.parent()).unwrap_or(Path::new(".")).to_path_buf();
+    // The generation's own folder (not `common`), for the missing-arch.toml error.
+    let in_common = |p: &Path| p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "common");
+    let dir = files.iter().map(|(p, _)| p).find(|p| !in_common(p)).or(files.first().map(|f| &f.0)).and_then(|p| p.parent()).unwrap_or(Path::new(".")).to_path_buf();
     let params = params.ok_or_else(|| RegmapError::Invalid {
         loc: Loc { file: dir.join("arch.toml"), line: 1, col: 1 },
         message: "missing arch.toml (generation parameters)".into(),

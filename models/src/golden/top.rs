@@ -127,6 +127,45 @@ pub struct TopModel {
     no_inputs: BTreeMap<String, u64>,
 }
 
+/// A TPB top simulated cycle by cycle. The golden model ([`GoldenTop`]),
+/// the rust-hdl simulator (`tpb_hdl::top::simulator`) and the Verilated top
+/// (`tpb_cosim::dut::Dut`) all implement it, so one harness drives any of
+/// them and compares any two.
+pub trait TopSim {
+    /// Drive this cycle's inputs (outputs for them are visible after).
+    fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins);
+    /// One clock cycle: the rising edge with the inputs driven.
+    fn tick(&mut self);
+    /// Every output, for the inputs driven.
+    fn outputs(&self) -> Outputs;
+}
+
+/// The golden top as a [`TopSim`]: it holds the inputs driven until the tick.
+pub struct GoldenTop {
+    pub model: TopModel,
+    driven: (bool, Option<Req>, Pins),
+}
+
+impl GoldenTop {
+    pub fn new(map: &RegMap, mem: MemBits) -> Self {
+        GoldenTop { model: TopModel::new(map, mem), driven: (false, None, Pins::default()) }
+    }
+}
+
+impl TopSim for GoldenTop {
+    fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
+        self.driven = (reset, req, *pins);
+    }
+    fn tick(&mut self) {
+        let (reset, req, pins) = self.driven;
+        self.model.step(reset, req, &pins);
+    }
+    fn outputs(&self) -> Outputs {
+        let (reset, req, pins) = &self.driven;
+        self.model.outputs(*reset, *req, pins)
+    }
+}
+
 fn set_input(m: &mut BTreeMap<String, u64>, key: &str, v: u64) {
     match m.get_mut(key) {
         Some(x) => *x = v,

@@ -515,8 +515,23 @@ impl Tb {
     }
 }
 
-/// The top's output `port` in `o` (see [`names::PORTS`]).
+/// The top's output `port` in `o` (the names of [`names::ports`]).
 fn port_value(o: &Outputs, port: &str) -> u64 {
+    // A Q7 core's memory port: `q7_<signal>$<core>`.
+    if let Some((sig, k)) = port.strip_prefix("q7_").and_then(|p| p.split_once('$')) {
+        let Some(q) = k.parse::<usize>().ok().and_then(|k| o.q7.get(k)) else { return 0 };
+        return match sig {
+            "if_ready" => q.if_ready as u64,
+            "if_rvalid" => q.if_rvalid as u64,
+            "if_rdata" => q.if_rdata as u64,
+            "if_err" => q.if_err as u64,
+            "ls_ready" => q.ls_ready as u64,
+            "ls_rvalid" => q.ls_rvalid as u64,
+            "ls_rdata" => q.ls_rdata as u64,
+            "ls_err" => q.ls_err as u64,
+            _ => 0,
+        };
+    }
     match port {
         "rsp_valid" => o.rsp.valid as u64,
         "rsp_err" => o.rsp.err as u64,
@@ -577,5 +592,45 @@ fn field_diff(t: &Target, expected: u64, got: u64) -> String {
         String::new()
     } else {
         format!(" (fields: {})", diffs.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every output port the top has (the list build.rs read off the
+    /// Verilated model) is one `port_value` reads: a port added to the top
+    /// without a reading here fails this test instead of reading 0.
+    #[test]
+    fn every_output_port_of_every_top_has_a_value() {
+        use tpb_models::golden::hw_decode::Outputs as Hwd;
+        use tpb_models::golden::q7_cluster::PortOut;
+        use tpb_models::golden::top::Outputs;
+        // Every field set to a non-zero value: a port read as 0 is unmapped.
+        let q = PortOut { if_ready: true, if_rvalid: true, if_rdata: 1, if_err: true, ls_ready: true, ls_rvalid: true, ls_rdata: 1, ls_err: true };
+        let mut h = Hwd { lookup_ready: true, fifo_valid: true, miss: true, miss_irq: true, ..Default::default() };
+        h.head.hit = true;
+        h.head.entry = 1;
+        h.head.index = 1;
+        h.head.handler = 1;
+        let o = Outputs {
+            rsp: tpb_models::csr::Rsp { valid: true, err: true, rdata: 1 },
+            nx_run_stall: 1,
+            q7_run_stall: 1,
+            sem_notif_valid: 1,
+            sem_notif_index: 1,
+            dma_db_valid: true,
+            dma_busy: true,
+            host_trigger_pulse: true,
+            stop_pulse: true,
+            hwd: Some(h),
+            q7: [q; tpb_models::golden::q7_cluster::CORES],
+        };
+        for arch in tpb_models::regmap::Arch::ALL {
+            let ports = super::names::ports(arch);
+            assert!(ports.len() > 10, "{arch:?}: {ports:?}");
+            for p in ports {
+                assert_ne!(super::port_value(&o, p), 0, "{arch:?}: port {p} has no reading in port_value");
+            }
+        }
     }
 }

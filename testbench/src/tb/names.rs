@@ -51,33 +51,19 @@ impl Target {
     }
 }
 
-/// Output ports of a top that `port.<name>` can sample.
-pub const PORTS: &[&str] = &[
-    "rsp_valid",
-    "rsp_err",
-    "rsp_rdata",
-    "nx_run_stall",
-    "q7_run_stall",
-    "sem_notif_valid",
-    "sem_notif_index",
-    "dma_db_valid",
-    "dma_busy",
-    "host_trigger_pulse",
-    "stop_pulse",
-    "hwd_lookup_ready",
-    "hwd_fifo_valid",
-    "hwd_fifo_hit",
-    "hwd_fifo_entry",
-    "hwd_fifo_index",
-    "hwd_fifo_handler",
-    "hwd_miss",
-    "hwd_miss_irq",
-];
+/// The output ports of a generation's top that `port.<name>` samples: the
+/// top's own outputs, from the port list `build.rs` read off the Verilated
+/// model of the generated Verilog (the probe wrapper's ports left out).
+pub fn ports(arch: tpb_models::regmap::Arch) -> Vec<&'static str> {
+    tpb_cosim::verilator::top_ports(arch).iter().filter(|p| !p.input && !tpb_cosim::vlgen::is_wrapper_port(p.name)).map(|p| p.name).collect()
+}
 
 /// Every name of one generation's map and top, ready for lookups.
 #[derive(Debug, Clone)]
 pub struct Names {
     space: AddressSpace,
+    /// The top's output ports.
+    ports: Vec<&'static str>,
     /// The address space's names and the ports (for suggestions).
     all: Vec<String>,
 }
@@ -85,9 +71,10 @@ pub struct Names {
 impl Names {
     pub fn new(map: &RegMap) -> Names {
         let space = AddressSpace::new(map.clone());
+        let ports = ports(map.arch);
         let mut all = space.all().to_vec();
-        all.extend(PORTS.iter().map(|p| format!("port.{p}")));
-        Names { space, all }
+        all.extend(ports.iter().map(|p| format!("port.{p}")));
+        Names { space, ports, all }
     }
 
     pub fn map(&self) -> &RegMap {
@@ -112,7 +99,7 @@ impl Names {
                 e => e,
             });
         };
-        if PORTS.contains(&p) {
+        if self.ports.contains(&p) {
             Ok(Target::Port { name: name.to_string() })
         } else {
             Err(NameError::Unknown { name: name.to_string(), why: "not an output port of the top".into(), nearest: self.nearest(name) })
@@ -145,5 +132,10 @@ mod tests {
         let e = n.resolve("prt.q7_run_stall").unwrap_err().to_string();
         assert!(e.contains("or port./mem.") && e.contains("'port.q7_run_stall'"), "{e}");
         assert_eq!(parse_u32("0b101"), Some(5));
+        // The ports are the top's outputs, wrapper probes left out; SUNDA's
+        // top has the TOP_SP doorbell pulses, CAYMAN's the CAM.
+        let s = Names::new(&builtin(Arch::Sunda).unwrap());
+        assert!(s.resolve("port.host_trigger_pulse").is_ok() && n.resolve("port.host_trigger_pulse").is_err());
+        assert!(n.resolve("port.hwd_miss").is_ok() && n.resolve("port.probe_seq_pc").is_err() && n.resolve("port.req_addr").is_err());
     }
 }
