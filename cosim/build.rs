@@ -178,7 +178,7 @@ fn main() {
             }
             std::fs::write(&vstamp_file, &vstamp).unwrap();
         }
-        let ports = vlgen::header_ports(&dir.join(format!("{prefix}.h"))).unwrap_or_else(|e| fail(e));
+        let ports = vlgen::header_ports(&dir.join(format!("{prefix}.h"))).unwrap_or_else(|e| fail(e.to_string()));
         let shim_text = vlgen::shim(&prefix, design.traced, &ports);
         std::fs::write(dir.join("shim.cpp"), &shim_text).unwrap();
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)

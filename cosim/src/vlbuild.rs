@@ -20,8 +20,8 @@ pub enum BuildError {
     Io { what: String, source: std::io::Error },
     #[error("{tool} failed ({what}):\n{stderr}")]
     Tool { tool: &'static str, what: String, stderr: String },
-    #[error("{0}")]
-    Design(String),
+    #[error(transparent)]
+    Design(#[from] crate::vlgen::VlGenError),
     #[error("loading {path}: {msg}")]
     Load { path: String, msg: String },
 }
@@ -117,7 +117,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
     let inc = root.join("include");
     let source = dir.join(format!("{}.v", spec.top));
     let wrapper = match &spec.probes {
-        Some(stem) => Some(vlgen::sim_top(stem, &spec.top, &spec.verilog, &source, spec.sampled).map_err(BuildError::Design)?),
+        Some(stem) => Some(vlgen::sim_top(stem, &spec.top, &spec.verilog, &source, spec.sampled)?),
         None => None,
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -146,7 +146,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         }
         say(&format!("verilating {} ({} lines of Verilog)", spec.prefix, spec.verilog.lines().count()));
         run("verilator", &mut cmd, &source.display().to_string())?;
-        let ports = vlgen::header_ports(&gen.join(format!("{}.h", spec.prefix))).map_err(BuildError::Design)?;
+        let ports = vlgen::header_ports(&gen.join(format!("{}.h", spec.prefix)))?;
         std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, &ports)).map_err(io("shim.cpp"))?;
         let mut files: Vec<PathBuf> = std::fs::read_dir(&gen)
             .map_err(io(gen.display().to_string()))?
@@ -183,7 +183,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
 /// process (the model's function table is `'static`).
 fn load(lib: &Path, prefix: &str, design: &str, traced: bool, header: &Path) -> Result<Model, BuildError> {
     let err = |msg: String| BuildError::Load { path: lib.display().to_string(), msg };
-    let ports = vlgen::header_ports(header).map_err(BuildError::Design)?;
+    let ports = vlgen::header_ports(header)?;
     // SAFETY: the library was built here from the shim above; its symbols
     // have the signatures the shim defines.
     unsafe {

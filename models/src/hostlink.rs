@@ -252,18 +252,27 @@ impl Response {
     }
 }
 
+/// A UART rate a clock cannot make.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BaudError {
+    #[error("{baud} baud needs at least 4 clock cycles per bit; the clock is {clock_hz} Hz")]
+    TooFast { clock_hz: u32, baud: u32 },
+    #[error("{baud} baud on a {clock_hz} Hz clock: the nearest divider {div} gives {actual:.0} baud, {off_percent:.1} % off (at most 2 %)")]
+    Inexact { clock_hz: u32, baud: u32, div: u32, actual: f64, off_percent: f64 },
+}
+
 /// The divider of a UART at `baud` on a `clock_hz` clock (clock cycles per
 /// bit), if the rate it gives is within 2 % of `baud` (8N1 tolerates about
 /// 4 % between both ends).
-pub fn uart_divider(clock_hz: u32, baud: u32) -> Result<u32, String> {
+pub fn uart_divider(clock_hz: u32, baud: u32) -> Result<u32, BaudError> {
     if baud == 0 || clock_hz / baud < 4 {
-        return Err(format!("{baud} baud needs at least 4 clock cycles per bit; the clock is {clock_hz} Hz"));
+        return Err(BaudError::TooFast { clock_hz, baud });
     }
     let div = (clock_hz + baud / 2) / baud;
     let actual = clock_hz as f64 / div as f64;
     let err = (actual - baud as f64).abs() / baud as f64;
     if err > 0.02 {
-        return Err(format!("{baud} baud on a {clock_hz} Hz clock: the nearest divider {div} gives {actual:.0} baud, {:.1} % off (at most 2 %)", err * 100.0));
+        return Err(BaudError::Inexact { clock_hz, baud, div, actual, off_percent: err * 100.0 });
     }
     Ok(div)
 }
@@ -298,7 +307,7 @@ mod tests {
     fn dividers_within_two_percent_or_a_named_error() {
         assert_eq!(uart_divider(50_000_000, 115_200), Ok(434));
         assert_eq!(uart_divider(50_000_000, 3_000_000), Ok(17));
-        assert!(uart_divider(50_000_000, 20_000_000).unwrap_err().contains("4 clock cycles"));
-        assert!(uart_divider(10_000_000, 1_500_000).unwrap_err().contains("% off"));
+        assert!(uart_divider(50_000_000, 20_000_000).unwrap_err().to_string().contains("4 clock cycles"));
+        assert!(matches!(uart_divider(10_000_000, 1_500_000), Err(e @ BaudError::Inexact { .. }) if e.to_string().contains("% off")));
     }
 }

@@ -178,13 +178,14 @@ impl Recording {
         let o = crate::tools::run(
             "iverilog",
             &["-g2012", "-o", vvp.to_str().unwrap(), "-s", "tb", dir.join("tb.v").to_str().unwrap(), verilog.to_str().unwrap()],
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         if !o.status.success() {
             return Err(format!("iverilog failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)));
         }
         let compile_s = t0.elapsed().as_secs_f64();
         let t1 = std::time::Instant::now();
-        let exe = crate::tools::require("vvp")?;
+        let exe = crate::tools::require("vvp").map_err(|e| e.to_string())?;
         let log = std::fs::File::create(dir.join("vvp.log")).map_err(|e| e.to_string())?;
         let mut child = std::process::Command::new(exe)
             .arg("-n")

@@ -27,7 +27,7 @@ pub fn run_qemu(elf: &Path, singlestep: bool, limit: Duration) -> Result<Outcome
     }
     let elf = elf.to_str().ok_or("non-UTF-8 path")?;
     args.extend(["-kernel", elf]);
-    let out = tools::run_with_timeout("qemu-system-xtensa", &args, limit)?;
+    let out = tools::run_with_timeout("qemu-system-xtensa", &args, limit).map_err(|e| e.to_string())?;
     let status = out.status.code().ok_or("qemu was killed by a signal")? as u32;
     Ok(Outcome { status, stdout: out.stdout })
 }

@@ -18,8 +18,19 @@ pub fn install_hint(tool: &str) -> &'static str {
     }
 }
 
+/// Why an external tool could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("required tool '{tool}' is not installed: {hint}")]
+    Missing { tool: String, hint: &'static str },
+    #[error("failed to run {tool}: {source}")]
+    Run { tool: String, source: std::io::Error },
+    #[error("{tool} {args} did not finish within {limit:?}; killed")]
+    Timeout { tool: String, args: String, limit: std::time::Duration },
+}
+
 /// Path of `tool` on PATH, or an error naming the install command.
-pub fn require(tool: &str) -> Result<PathBuf, String> {
+pub fn require(tool: &str) -> Result<PathBuf, ToolError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
         let p = dir.join(tool);
@@ -27,19 +38,19 @@ pub fn require(tool: &str) -> Result<PathBuf, String> {
             return Ok(p);
         }
     }
-    Err(format!("required tool '{tool}' is not installed: {}", install_hint(tool)))
+    Err(ToolError::Missing { tool: tool.to_string(), hint: install_hint(tool) })
 }
 
 /// Run a command, returning its output; a missing tool is an `Err` with the hint.
-pub fn run(tool: &str, args: &[&str]) -> Result<Output, String> {
+pub fn run(tool: &str, args: &[&str]) -> Result<Output, ToolError> {
     let exe = require(tool)?;
-    Command::new(exe).args(args).output().map_err(|e| format!("failed to run {tool}: {e}"))
+    Command::new(exe).args(args).output().map_err(|source| ToolError::Run { tool: tool.to_string(), source })
 }
 
 /// Run a command with a wall-clock limit: a run that does not finish in
 /// `limit` is killed and reported as an error (a simulator that loops
 /// forever must fail the test, not hang the suite).
-pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -> Result<Output, String> {
+pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -> Result<Output, ToolError> {
     use std::io::Read;
     use std::process::Stdio;
     let exe = require(tool)?;
@@ -48,7 +59,7 @@ pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("failed to run {tool}: {e}"))?;
+        .map_err(|source| ToolError::Run { tool: tool.to_string(), source })?;
     let mut out_pipe = child.stdout.take().expect("piped");
     let mut err_pipe = child.stderr.take().expect("piped");
     let out_t = std::thread::spawn(move || {
@@ -63,13 +74,13 @@ pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -
     });
     let start = std::time::Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(s) = child.try_wait().map_err(|source| ToolError::Run { tool: tool.to_string(), source })? {
             break s;
         }
         if start.elapsed() > limit {
             child.kill().ok();
             child.wait().ok();
-            return Err(format!("{tool} {} did not finish within {limit:?}; killed", args.join(" ")));
+            return Err(ToolError::Timeout { tool: tool.to_string(), args: args.join(" "), limit });
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     };

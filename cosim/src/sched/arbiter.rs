@@ -5,27 +5,49 @@
 
 use super::*;
 
+/// Why a SoC address does not route to a modelled TOP_SP.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RouteError {
+    #[error("{addr:#x}: {why}")]
+    Address { addr: u64, why: String },
+    #[error("no sp_base table for this generation")]
+    NoSpBase,
+    #[error("no TOP_SP local-register base")]
+    NoTopSpBase,
+    #[error("{addr:#x}: TOP_SP instance {instance} is not modelled (one TOP_SP per die, instance 0)")]
+    Instance { addr: u64, instance: usize },
+    #[error("{addr:#x}: local part {local:#x} is in no TOP_SP's sp_base range")]
+    NoTopSp { addr: u64, local: u64 },
+    #[error("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture")]
+    PastAperture { addr: u64, off: u64, size: u64 },
+}
+
+/// The top never answered a host request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no response within {BAR0_TIMEOUT} cycles")]
+pub struct NoResponse;
+
 impl Cosim {
     /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
-    pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), String> {
-        let c = ChipAddr::decode(addr).map_err(|e| e.to_string())?;
+    pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), RouteError> {
+        let c = ChipAddr::decode(addr).map_err(|e| RouteError::Address { addr, why: e.to_string() })?;
         let die = if c.id_valid { u32::from(c.chip_id) * 2 } else { 0 } + u32::from(c.die);
         let t = &self.map.params.top_sp;
         let span = 1u64 << t.instance_shift;
         let strip = (1u64 << t.die_bit) - 1;
-        let base = t.sp_base.first().map(|b| b & strip).ok_or("no sp_base table for this generation")?;
+        let base = t.sp_base.first().map(|b| b & strip).ok_or(RouteError::NoSpBase)?;
         let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local));
         match k {
             Some(_) if (base..base + span).contains(&c.local) => {}
-            Some(k) => return Err(format!("{addr:#x}: TOP_SP instance {k} is not modelled (one TOP_SP per die, instance 0)")),
-            None => return Err(format!("{addr:#x}: local part {:#x} is in no TOP_SP's sp_base range", c.local)),
+            Some(k) => return Err(RouteError::Instance { addr, instance: k }),
+            None => return Err(RouteError::NoTopSp { addr, local: c.local }),
         }
         let off = c.local - base;
         let size = self.map.params.bar0.local_reg_size;
         if off >= size {
-            return Err(format!("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture"));
+            return Err(RouteError::PastAperture { addr, off, size });
         }
-        let top = self.map.params.local_reg_base(Engine::TopSp).ok_or("no TOP_SP local-register base")?;
+        let top = self.map.params.local_reg_base(Engine::TopSp).ok_or(RouteError::NoTopSpBase)?;
         Ok((die, (top + off) as u32))
     }
 
@@ -95,7 +117,7 @@ impl Cosim {
         match m {
             Master::Host => {
                 self.hal_probe.1 = HalKind::Idle;
-                self.host_rsp = Some(if answered { Ok(rsp) } else { Err(format!("no response within {BAR0_TIMEOUT} cycles")) });
+                self.host_rsp = Some(if answered { Ok(rsp) } else { Err(NoResponse) });
             }
             Master::Core(c) => {
                 let b = &mut self.cores[slot_index(c)].bus;

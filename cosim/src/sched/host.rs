@@ -49,7 +49,7 @@ impl Cosim {
         for _ in 0..2 * BAR0_TIMEOUT + 4 {
             self.cycle(false);
             if let Some(r) = self.host_rsp.take() {
-                return r.map_err(|what| MmioError::BusError { addr: req.addr.into(), what });
+                return r.map_err(|e| MmioError::BusError { addr: req.addr.into(), what: e.to_string() });
             }
         }
         self.host_req = None;

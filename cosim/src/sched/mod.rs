@@ -70,6 +70,7 @@ mod host;
 
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
+pub use arbiter::{NoResponse, RouteError};
 pub use host::Written;
 
 /// Cycles a BAR0 access may wait for its response.
@@ -174,8 +175,12 @@ pub enum CosimError {
     Verilator(#[from] VlError),
     #[error(transparent)]
     Map(#[from] tpb_models::regmap::RegmapError),
-    #[error("{0}")]
-    Setup(String),
+    #[error("a {map} map for a {top} top")]
+    MapArch { map: &'static str, top: &'static str },
+    #[error("the TOP_SP's memories are not core-local")]
+    NotLocal,
+    #[error("TOP_SP {what} image of {bytes} bytes does not fit its {room} bytes")]
+    ImageTooBig { what: &'static str, bytes: usize, room: usize },
 }
 
 /// A behavioural core and its bus.
@@ -242,7 +247,7 @@ pub struct Cosim {
     /// Answers to inbound requests (taken by the mesh).
     pub replies: Vec<(RemoteReq, Rsp)>,
     host_req: Option<Req>,
-    host_rsp: Option<Result<Rsp, String>>,
+    host_rsp: Option<Result<Rsp, arbiter::NoResponse>>,
     /// The request in flight on BAR0, its log index, and cycles waited.
     inflight: Option<(Master, Req, Option<usize>, u64)>,
     rr: usize,
@@ -283,7 +288,7 @@ impl Cosim {
     /// and the firmware all read it from [`Cosim::map`] from then on).
     pub fn with_map(dut: Dut, map: RegMap) -> Result<Cosim, CosimError> {
         if map.arch != dut.arch() {
-            return Err(CosimError::Setup(format!("a {} map for a {} top", map.arch.name(), dut.arch().name())));
+            return Err(CosimError::MapArch { map: map.arch.name(), top: dut.arch().name() });
         }
         let p = &map.params;
         let mut cores: Vec<Slot> = (0..CORES as u8)
@@ -343,9 +348,9 @@ impl Cosim {
     pub fn load_top_sp(&mut self, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
         let s = &mut self.cores[slot_index(CoreId::TopSp)];
         for (what, img, mem) in [("IRAM", iram, &mut s.bus.iram), ("DRAM", dram, &mut s.bus.dram)] {
-            let Mem::Local(v) = mem else { return Err(CosimError::Setup("the TOP_SP's memories are not core-local".into())) };
+            let Mem::Local(v) = mem else { return Err(CosimError::NotLocal) };
             if img.len() > v.len() {
-                return Err(CosimError::Setup(format!("TOP_SP {what} image of {} bytes does not fit its {} bytes", img.len(), v.len())));
+                return Err(CosimError::ImageTooBig { what, bytes: img.len(), room: v.len() });
             }
         }
         for (img, mem) in [(iram, &mut s.bus.iram), (dram, &mut s.bus.dram)] {

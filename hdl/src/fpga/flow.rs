@@ -41,8 +41,12 @@ pub struct BuildOptions {
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum FlowError {
-    #[error("{0}")]
-    Setup(String),
+    #[error("`{tool}` is not installed: run `bash scripts/setup`, or `python3 -m pip install '{pkg}'`")]
+    Missing { tool: &'static str, pkg: &'static str },
+    #[error("cannot run {tool}: {source} (run `bash scripts/setup`)")]
+    Spawn { tool: String, source: std::io::Error },
+    #[error(transparent)]
+    Baud(#[from] tpb_models::hostlink::BaudError),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("{tool} failed ({step}); its log: {log}\n{tail}")]
@@ -72,9 +76,7 @@ pub fn check_tools() -> Result<(), FlowError> {
     for (tool, pkg) in TOOLS {
         let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()));
         if !found {
-            return Err(FlowError::Setup(format!(
-                "`{tool}` is not installed: run `bash scripts/setup`, or `python3 -m pip install '{pkg}'`"
-            )));
+            return Err(FlowError::Missing { tool, pkg });
         }
     }
     Ok(())
@@ -159,7 +161,7 @@ fn tool(name: &str, dir: &Path) -> Command {
 /// Run `cmd`, its output into `log`; `say` hears selected lines as they come.
 fn run_logged(cmd: &mut Command, step: &'static str, log: &Path, say: &dyn Fn(&str), pick: &dyn Fn(&str) -> bool) -> Result<(), FlowError> {
     let tool = cmd.get_program().to_string_lossy().into_owned();
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| FlowError::Setup(format!("cannot run {tool}: {e} (run `bash scripts/setup`)")))?;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|source| FlowError::Spawn { tool: tool.to_string(), source })?;
     let mut file = std::fs::File::create(log).map_err(io(log))?;
     let stderr = child.stderr.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
@@ -189,7 +191,7 @@ fn run_logged(cmd: &mut Command, step: &'static str, log: &Path, say: &dyn Fn(&s
         }
     }
     let _ = (a.join(), b.join());
-    let status = child.wait().map_err(|e| FlowError::Setup(format!("{tool}: {e}")))?;
+    let status = child.wait().map_err(|source| FlowError::Spawn { tool: tool.to_string(), source })?;
     if !status.success() {
         return Err(FlowError::Tool { tool, step, log: log.display().to_string(), tail: tail.into_iter().collect::<Vec<_>>().join("\n") });
     }
@@ -205,7 +207,7 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let mut times = Vec::new();
     let board = &opts.board;
     let clock_hz = (opts.clock_mhz * 1e6).round() as u32;
-    let div = tpb_models::hostlink::uart_divider(clock_hz, opts.baud).map_err(FlowError::Setup)?;
+    let div = tpb_models::hostlink::uart_divider(clock_hz, opts.baud)?;
     // ---- 1. Verilog: the prototype, the PLL, the wrapper, the constraints ----
     let t = Instant::now();
     let map = regmap::builtin(opts.arch)?;
