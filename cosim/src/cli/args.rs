@@ -1,0 +1,316 @@
+//! The `tpb` command line's arguments (clap): every command, its flags and
+//! their value parsers.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use tpb_models::regmap::{self, Arch};
+
+#[derive(Parser, Debug)]
+#[command(name = "tpb", version, about = "tpbsim: register maps, Verilog and co-simulation of the TPB control plane")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ArchArg {
+    Sunda,
+    Cayman,
+    Mariana,
+}
+
+impl From<ArchArg> for Arch {
+    fn from(a: ArchArg) -> Arch {
+        match a {
+            ArchArg::Sunda => Arch::Sunda,
+            ArchArg::Cayman => Arch::Cayman,
+            ArchArg::Mariana => Arch::Mariana,
+        }
+    }
+}
+
+/// Which core's options and memory map to use.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CoreArg {
+    /// An NX sequencer (also the TOP_SP and the LX management core).
+    Nx,
+    /// A Q7 core.
+    Q7,
+    /// QEMU's `-M sim -cpu de212` (reset 0x50000000, data at 0x60000000):
+    /// run the programs built for QEMU as QEMU runs them.
+    De212,
+}
+
+/// A number by the project's one rule (`tpb_regmap::space::parse_number`):
+/// decimal, `0x` hex or `0b` binary, `_` separators.
+fn parse_u32(s: &str) -> Result<u32, String> {
+    regmap::space::parse_u32(s).ok_or_else(|| format!("'{s}' is not a 32-bit number (decimal, 0x hex or 0b binary)"))
+}
+
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Markdown register reference.
+    Md,
+    /// The elaborated map as JSON.
+    Json,
+    /// C header with offsets, masks and reset values.
+    C,
+    /// SystemRDL 2.0 export.
+    Rdl,
+    /// The generated rust-hdl source of the register blocks.
+    RustHdl,
+    /// The HAL's typed Rust register constants.
+    Hal,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FpgaCmd {
+    /// Synthesize, place and route a generation's prototype (the host-link
+    /// bridge and the top) for a board and write its bitstream and report.
+    Build {
+        #[arg(long, value_enum)]
+        arch: ArchArg,
+        /// A built-in board (`ulx3s-85f`) or a board .toml file.
+        #[arg(long, default_value = "ulx3s-85f")]
+        board: String,
+        /// The design clock (the PLL makes it; timing is met against it).
+        #[arg(long, default_value_t = f64::from(tpb_hdl::proto::DEFAULT_CLOCK_HZ) / 1e6)]
+        clock_mhz: f64,
+        /// The host link's rate.
+        #[arg(long, default_value_t = tpb_hdl::proto::DEFAULT_BAUD)]
+        baud: u32,
+        /// 1 KiB memories instead of the prototype's (a quicker build).
+        #[arg(long)]
+        small: bool,
+        /// Where everything goes (default: build/fpga/<arch>-<board>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// nextpnr's threads (default: the machine's cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// nextpnr's router.
+        #[arg(long, default_value = "router1", value_parser = ["router1", "router2"])]
+        router: String,
+        /// Timing-driven LUT mapping (`synth_ecp5 -abc9`).
+        #[arg(long)]
+        abc9: bool,
+    },
+    /// Print the openFPGALoader command that loads a bitstream on the board
+    /// (nothing is run: no board is attached here).
+    Program {
+        #[arg(long, default_value = "ulx3s-85f")]
+        board: String,
+        /// The .bit `tpb fpga build` wrote.
+        bit: PathBuf,
+        /// Write the SPI flash instead of the FPGA's SRAM.
+        #[arg(long)]
+        flash: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WavesCmd {
+    /// Draw a timing diagram (SVG) of a signal group.
+    Render {
+        /// The VCD or FST.
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// bar0, run_stall, q7_core0, doorbell or cores.
+        #[arg(long, default_value = "run_stall")]
+        signals: String,
+        /// First cycle.
+        #[arg(long, default_value = "0")]
+        from: u64,
+        /// Last cycle.
+        #[arg(long, default_value = "100")]
+        to: u64,
+        /// A named marker: CYCLE:NAME (repeatable).
+        #[arg(long = "marker", value_parser = parse_marker)]
+        markers: Vec<(u64, String)>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write a GTKWave save file (.gtkw) grouping the signals of every group,
+    /// with values named (its filter files go to a `gtkw-filters/` folder beside it).
+    Gtkw {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Open zoomed on these cycles: FROM..TO.
+        #[arg(long, value_parser = parse_range)]
+        window: Option<(u64, u64)>,
+        /// A named marker: CYCLE:NAME (repeatable).
+        #[arg(long = "marker", value_parser = parse_marker)]
+        markers: Vec<(u64, String)>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a co-simulation scenario (the Verilated top, the behavioural
+    /// cores and the host HAL on one clock) and print its summary.
+    Sim {
+        /// A built-in scenario (`tpb scenarios`) or a scenario .toml file.
+        scenario: String,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Write a VCD of the whole run here.
+        #[arg(long, conflicts_with = "fst")]
+        vcd: Option<PathBuf>,
+        /// Write an FST of the whole run here.
+        #[arg(long)]
+        fst: Option<PathBuf>,
+        /// Override the scenario's cycle budget: the most cycles each phase
+        /// (the SEQ reaching enter_run, the release, the cores halting, ...)
+        /// may take before its check fails.
+        #[arg(long)]
+        cycles: Option<u64>,
+        /// Trace only a window that opens on a trigger: `write:ADDR`,
+        /// `access:ADDR` or `cycle:N`; ADDR is a number or
+        /// `<engine>.<block>.<register>` (`write:pool.q7.release_run_stall`).
+        /// Needs --vcd or --fst.
+        #[arg(long, value_name = "TRIGGER")]
+        window: Option<String>,
+        /// Cycles the window stays open.
+        #[arg(long, default_value = "200", requires = "window")]
+        window_cycles: u64,
+    },
+    /// List the built-in co-simulation scenarios.
+    Scenarios,
+    /// Look at a VCD/FST a run wrote: timing diagrams and GTKWave save files.
+    Waves {
+        #[command(subcommand)]
+        what: WavesCmd,
+    },
+    /// The FPGA prototype: build a bitstream for a board, or print how to load it.
+    Fpga {
+        #[command(subcommand)]
+        what: FpgaCmd,
+    },
+    /// Print a generation's register map in one of the generated formats.
+    Regmap {
+        #[arg(long, value_enum)]
+        arch: ArchArg,
+        #[arg(long, value_enum, default_value = "md")]
+        format: Format,
+        /// Load the map from this directory instead of the built-in one
+        /// (validates a map you are editing).
+        #[arg(long)]
+        maps: Option<PathBuf>,
+    },
+    /// Write the Verilog of one or all generations (register blocks, the
+    /// full-size TPB top, the hand-written blocks) into a directory.
+    GenVerilog {
+        /// Generation; all generations when omitted.
+        #[arg(long, value_enum)]
+        arch: Option<ArchArg>,
+        #[arg(long)]
+        out: PathBuf,
+        /// Also write each top with FPGA-sized (1 KiB) memories, `<arch>_tpb_top_fpga.v`.
+        #[arg(long)]
+        fpga: bool,
+    },
+    /// Rewrite every checked-in generated file (Verilog, docs, headers), or
+    /// with --check report the stale ones and fail.
+    Regen {
+        #[arg(long)]
+        check: bool,
+    },
+    /// Assemble Xtensa source for a TPB core into a raw image (and optionally an ELF).
+    Asm {
+        /// Assembly source file.
+        input: PathBuf,
+        /// Raw image output (the bytes from `--base` on).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Also write an ELF32 executable.
+        #[arg(long)]
+        elf: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        /// Load address of the first byte.
+        #[arg(long, default_value = "0", value_parser = parse_u32)]
+        base: u32,
+    },
+    /// Disassemble a raw image for a TPB core.
+    Disasm {
+        /// The raw image; with --filter, none.
+        #[arg(required_unless_present = "filter")]
+        input: Option<PathBuf>,
+        /// Act as a GTKWave process filter: read instruction words in hex
+        /// (an instruction probe's value, 3 bytes little-endian), one per
+        /// line on standard input, and answer each with its disassembly
+        /// (PC-relative targets as offsets: `.+0x10`).
+        #[arg(long, conflicts_with = "input")]
+        filter: bool,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        #[arg(long, default_value = "0", value_parser = parse_u32)]
+        base: u32,
+    },
+    /// Run Xtensa source or an ELF on the behavioural core from reset and
+    /// print the retire trace (PC, instruction, register written, memory access).
+    Run {
+        /// `.S` source (assembled at 0) or an ELF image.
+        input: PathBuf,
+        #[arg(long, value_enum, default_value = "nx")]
+        core: CoreArg,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Stop after this many steps.
+        #[arg(long, default_value = "10000")]
+        steps: u64,
+        /// Print only the final state, not every instruction.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Run the host HAL's `stpb_init` + `pooling_init` against the in-process
+    /// golden BAR0 model and print every access with its register name.
+    Bringup {
+        #[arg(long, value_enum)]
+        arch: ArchArg,
+        /// Load the map from this directory instead of the built-in one.
+        #[arg(long)]
+        maps: Option<PathBuf>,
+        /// Q7 IRAM image (raw bytes); empty when omitted.
+        #[arg(long)]
+        q7_iram: Option<PathBuf>,
+        /// Q7 DRAM image.
+        #[arg(long)]
+        q7_dram: Option<PathBuf>,
+        /// SEQ (POOL NX) IRAM image.
+        #[arg(long)]
+        seq_iram: Option<PathBuf>,
+        /// SEQ DRAM image.
+        #[arg(long)]
+        seq_dram: Option<PathBuf>,
+    },
+}
+
+/// `CYCLE:NAME`.
+pub(super) fn parse_marker(s: &str) -> Result<(u64, String), String> {
+    let (c, n) = s.split_once(':').ok_or_else(|| format!("'{s}': a marker is CYCLE:NAME"))?;
+    Ok((c.trim().parse().map_err(|_| format!("'{c}' is not a cycle number"))?, n.to_string()))
+}
+
+/// `FROM..TO` (cycles).
+pub(super) fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': a window is FROM..TO (cycles)"))?;
+    let n = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("'{t}' is not a cycle number"));
+    let (a, b) = (n(a)?, n(b)?);
+    if b <= a {
+        return Err(format!("'{s}': the window is empty"));
+    }
+    Ok((a, b))
+}
+

@@ -1,0 +1,357 @@
+//! The `tpb` command line's commands (the binary is in `testbench/`, which
+//! adds `tpb test`).
+
+use std::path::PathBuf;
+use tpb_models::regmap::{self, gen, Arch};
+
+mod args;
+mod sim;
+
+pub use args::*;
+pub use sim::{parse_trigger, write_gtkw};
+
+fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreConfig, CliError> {
+    let params = regmap::builtin(arch.into())?.params;
+    Ok(match core {
+        CoreArg::Nx => tpb_models::xtensa::CoreConfig::nx(&params),
+        CoreArg::Q7 => tpb_models::xtensa::CoreConfig::q7(&params, 0),
+        CoreArg::De212 => tpb_models::xtensa::CoreConfig::qemu_de212(),
+    })
+}
+
+/// Errors of the command line.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Scenario(#[from] crate::scenario::ScenarioError),
+    #[error("{0}")]
+    Sim(String),
+    #[error(transparent)]
+    Waves(#[from] crate::waves::WavesError),
+    #[error(transparent)]
+    Regmap(#[from] regmap::RegmapError),
+    #[error(transparent)]
+    Gen(#[from] tpb_hdl::generated::GenError),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0} generated file(s) are stale; run `cargo run --bin tpb -- regen`")]
+    Stale(usize),
+    #[error(transparent)]
+    Hal(#[from] tpb_models::hal::HalError),
+    #[error("{}:{}: {}", .1.display(), .0.line, .0.message)]
+    Asm(tpb_models::xtensa::asm::AsmError, PathBuf),
+    #[error("{0}")]
+    Other(String),
+}
+
+fn read_file(p: &PathBuf) -> Result<Vec<u8>, CliError> {
+    std::fs::read(p).map_err(|source| CliError::Io { path: p.clone(), source })
+}
+
+fn read_image(path: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
+    match path {
+        Some(p) => std::fs::read(p).map_err(|source| CliError::Io { path: p.clone(), source }),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// `tpb bringup`: the HAL's bring-up on the golden model, logged.
+fn bringup(map: regmap::RegMap, images: [Option<&PathBuf>; 4]) -> Result<(), CliError> {
+    use tpb_models::hal::{Entry, Hal, Mmio, PoolingConfig, Recorder, RegFileModel, StpbConfig, UcodeImages};
+    let [q7_iram, q7_dram, seq_iram, seq_dram] = images;
+    let cfg = StpbConfig {
+        pooling: PoolingConfig {
+            q7: UcodeImages { iram: read_image(q7_iram)?, dram: read_image(q7_dram)? },
+            seq: UcodeImages { iram: read_image(seq_iram)?, dram: read_image(seq_dram)? },
+            ..PoolingConfig::default()
+        },
+        ..StpbConfig::default()
+    };
+    let hal = Hal::with_map(map.clone());
+    let mut bar0 = Recorder::new(RegFileModel::new(map), hal.ctx().expect("a built map has a context").map.clone());
+    let t0 = std::time::Instant::now();
+    hal.stpb_init(&mut bar0, &cfg, None)?;
+    let wall = t0.elapsed();
+    print!("{}", bar0.render());
+    let (mut r, mut w, mut b, mut bytes) = (0, 0, 0, 0);
+    for e in bar0.log() {
+        match e {
+            Entry::Read { .. } => r += 1,
+            Entry::Write { .. } => w += 1,
+            Entry::WriteBuf { len, .. } => {
+                b += 1;
+                bytes += len;
+            }
+            Entry::Note(_) => {}
+        }
+    }
+    let ctx = hal.ctx().expect("context");
+    let nx = ctx.pool_base();
+    let mut m = bar0.into_inner();
+    let seq = m.read32(nx + ctx.regs.nx.run_state.offset as u64).map_err(tpb_models::hal::HalError::from)? & 1;
+    let q7 = m.read32(nx + ctx.regs.q7_release_run_stall.offset as u64).map_err(tpb_models::hal::HalError::from)?;
+    eprintln!(
+        "{}: {r} register reads, {w} register writes, {b} buffer writes ({bytes:#x} bytes) in {wall:.2?}; SEQ running={seq}, Q7 release_run_stall={q7:#04x}",
+        ctx.arch.name().to_uppercase()
+    );
+    Ok(())
+}
+
+fn load(arch: Arch, maps: Option<&PathBuf>) -> Result<regmap::RegMap, regmap::RegmapError> {
+    match maps {
+        Some(dir) => regmap::load::load_dir(arch, dir),
+        None => regmap::builtin(arch),
+    }
+}
+
+/// Render a generation's map in a format.
+pub fn render(map: &regmap::RegMap, format: Format) -> String {
+    match format {
+        Format::Md => gen::markdown::render(map),
+        Format::Json => gen::json::render(map),
+        Format::C => gen::c::render(map),
+        Format::Rdl => gen::rdl::render(map),
+        Format::RustHdl => {
+            let mut s = String::new();
+            for b in map.blocks.iter().filter(|b| b.has_register_rtl()) {
+                s.push_str(&gen::rust_hdl::block_source(b));
+                s.push('\n');
+            }
+            s
+        }
+        Format::Hal => gen::hal::render(std::slice::from_ref(map)),
+    }
+}
+
+fn write_bytes(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.to_path_buf(), source })?;
+    }
+    std::fs::write(path, bytes).map_err(|source| CliError::Io { path: path.to_path_buf(), source })
+}
+
+/// `tpb run`: load source or ELF, run from reset. The trace (unless
+/// `quiet`) and the program's semihosting output go to stdout, the final
+/// state to stderr; the program's exit status (SIMCALL exit) is returned as
+/// the process's exit code, as QEMU's `-semihosting` does. An ELF starts at
+/// its entry on `de212` (as QEMU's `sim` machine starts it), at the reset
+/// vector on the TPB cores (as the hardware does).
+fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, quiet: bool) -> Result<i32, CliError> {
+    use std::io::Write;
+    use tpb_models::xtensa::{elf, Core, MemorySpace, Step};
+    let bytes = read_file(&input)?;
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| CliError::Other(e.to_string()))?;
+    let mut entry = cfg.reset_vector;
+    if bytes.starts_with(b"\x7fELF") {
+        let img = elf::parse(&bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+        img.load(&mut mem).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+        if cfg.name == tpb_models::xtensa::CoreConfig::qemu_de212().name {
+            entry = img.entry;
+        }
+    } else {
+        let src = String::from_utf8_lossy(&bytes).into_owned();
+        let p = tpb_models::xtensa::asm::assemble(&src, cfg.reset_vector, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+        mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+    }
+    let mut core = Core::new(cfg);
+    core.reset_to(entry);
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let io = |e: std::io::Error| CliError::Io { path: "<stdout>".into(), source: e };
+    let last = if quiet {
+        core.run(&mut mem, steps)
+    } else {
+        core.set_trace(true);
+        let mut last = Step::Stalled;
+        for _ in 0..steps {
+            last = core.step(&mut mem);
+            match last {
+                Step::Retired { .. } => {
+                    if let Some(r) = core.last_retire() {
+                        writeln!(out, "{}", r.text()).map_err(io)?;
+                    }
+                }
+                Step::Exception { cause, pc, vector } => writeln!(out, "exception cause {cause} at {pc:#x} -> {vector:#x}").map_err(io)?,
+                _ => {}
+            }
+            if last.stops_run() {
+                break;
+            }
+        }
+        last
+    };
+    out.write_all(&core.console).map_err(io)?;
+    out.flush().map_err(io)?;
+    let regs: Vec<String> = (0..16).map(|i| format!("a{i}={:#x}", core.a(i))).collect();
+    eprintln!("stopped: {last:?} after {} instructions, pc={:#x}", core.retired(), core.pc);
+    eprintln!("{}", regs.join(" "));
+    Ok(match last {
+        Step::Exit(status) => status as i32,
+        _ => 0,
+    })
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    write_bytes(path, text.as_bytes())
+}
+
+/// Run one command; the process's exit code (`tpb run` gives its program's).
+pub fn run(cli: Cli) -> Result<i32, CliError> {
+    match cli.command {
+        Command::Run { input, core, arch, steps, quiet } => run_core(input, core_config(arch, core)?, steps, quiet),
+        command => run_command(command).map(|()| 0),
+    }
+}
+
+fn run_command(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run { .. } => Err(CliError::Other("`tpb run` is dispatched by cli::run".into())),
+        Command::Regmap { arch, format, maps } => {
+            let map = load(arch.into(), maps.as_ref())?;
+            print!("{}", render(&map, format));
+            Ok(())
+        }
+        Command::GenVerilog { arch, out, fpga } => {
+            let archs: Vec<Arch> = match arch {
+                Some(a) => vec![a.into()],
+                None => Arch::ALL.to_vec(),
+            };
+            let t0 = std::time::Instant::now();
+            let mut n = 0;
+            for a in archs {
+                let mut files = tpb_hdl::generated::verilog_files(a)?;
+                if fpga {
+                    let map = regmap::builtin(a)?;
+                    files.push(tpb_hdl::generated::top_file(&map, true).map_err(|source| tpb_hdl::generated::GenError::Layout { arch: a.name(), source })?);
+                }
+                for f in files {
+                    let p = out.join(&f.file_name);
+                    write(&p, &f.text)?;
+                    println!("{}", p.display());
+                    n += 1;
+                }
+            }
+            for f in tpb_hdl::generated::common_verilog_files() {
+                let p = out.join(&f.file_name);
+                write(&p, &f.text)?;
+                println!("{}", p.display());
+                n += 1;
+            }
+            eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
+            Ok(())
+        }
+        Command::Asm { input, out, elf, arch, core, base } => {
+            let cfg = core_config(arch, core)?;
+            let src = String::from_utf8_lossy(&read_file(&input)?).into_owned();
+            let p = tpb_models::xtensa::asm::assemble(&src, base, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+            write_bytes(&out, &p.bytes)?;
+            if let Some(e) = elf {
+                let img = tpb_models::xtensa::elf::Image {
+                    entry: cfg.reset_vector,
+                    segments: vec![tpb_models::xtensa::elf::Segment { addr: base, mem_size: p.bytes.len() as u32, data: p.bytes.clone() }],
+                };
+                write_bytes(&e, &img.write())?;
+            }
+            eprintln!("{}: {} bytes at {base:#x}, {} labels", input.display(), p.bytes.len(), p.labels.len());
+            Ok(())
+        }
+        Command::Disasm { filter: true, core, arch, .. } => {
+            use crate::waves::names::{disasm_filter, CoreKind, Namer};
+            let kind = match core {
+                CoreArg::Q7 => CoreKind::Q7,
+                CoreArg::Nx => CoreKind::Nx,
+                CoreArg::De212 => return Err(CliError::Sim("--filter: the probes hold nx or q7 instructions, not de212".into())),
+            };
+            let namer = Namer::for_arch(arch.into())?;
+            disasm_filter(&namer, kind, std::io::stdin().lock(), std::io::stdout().lock()).map_err(|source| CliError::Io { path: "<stdin>".into(), source })
+        }
+        Command::Disasm { input, core, arch, base, .. } => {
+            let cfg = core_config(arch, core)?;
+            let input = input.ok_or_else(|| CliError::Sim("disasm: no input file".into()))?;
+            for l in tpb_models::xtensa::disasm::listing(&read_file(&input)?, base, &cfg.options) {
+                let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
+            }
+            Ok(())
+        }
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles } => {
+            let window = window.map(|w| (w, window_cycles));
+            sim::sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window)
+        }
+        Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
+            let arch: Arch = arch.into();
+            let namer = crate::waves::names::Namer::for_arch(arch)?;
+            let svg = crate::waves::render(&file, &namer, crate::waves::Timebase::of(arch)?, &signals, from, to, &markers)?;
+            write(&out, &svg)?;
+            println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
+            Ok(())
+        }
+        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9 } } => {
+            use tpb_hdl::fpga::{board::Board, flow};
+            let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+            let arch: Arch = arch.into();
+            let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
+            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9 };
+            let t0 = std::time::Instant::now();
+            let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
+            let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
+            print!("{}", r.markdown());
+            println!("report: {}", opts.out.join("report.md").display());
+            println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
+            if !r.meets_timing() {
+                return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));
+            }
+            Ok(())
+        }
+        Command::Fpga { what: FpgaCmd::Program { board, bit, flash } } => {
+            let board = tpb_hdl::fpga::board::Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+            if !bit.exists() {
+                return Err(CliError::Other(format!("{}: no such bitstream (build it with `tpb fpga build`)", bit.display())));
+            }
+            println!("{}", tpb_hdl::fpga::flow::program_command(&board, &bit, flash));
+            Ok(())
+        }
+        Command::Waves { what: WavesCmd::Gtkw { file, arch, window, markers, out } } => {
+            let view = window.map(|(from, to)| crate::waves::View { from, to, markers, focus: Vec::new() });
+            write_gtkw(&file, arch.into(), &out, view.as_ref())?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+        Command::Scenarios => {
+            for (file, text) in crate::scenario::BUILTIN {
+                let f = crate::scenario::ScenarioFile::parse(file, text)?;
+                println!("{:<10} {:<21} {}", f.name, f.archs.join(","), f.description);
+            }
+            Ok(())
+        }
+        Command::Bringup { arch, maps, q7_iram, q7_dram, seq_iram, seq_dram } => {
+            let map = load(arch.into(), maps.as_ref())?;
+            bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])
+        }
+        Command::Regen { check } => {
+            let files = crate::regen::all_generated()?;
+            let mut stale = 0;
+            for (path, text) in &files {
+                let cur = std::fs::read_to_string(path).ok();
+                if cur.as_deref() != Some(text.as_str()) {
+                    stale += 1;
+                    if check {
+                        eprintln!("stale: {}", path.display());
+                    } else {
+                        write(path, text)?;
+                        println!("wrote {}", path.display());
+                    }
+                }
+            }
+            if check && stale > 0 {
+                return Err(CliError::Stale(stale));
+            }
+            if stale == 0 {
+                println!("all {} generated files are fresh", files.len());
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `tpb sim` and the waveform commands' helpers: a scenario run with its
+//! summary, trace, GTKWave save file and diagrams; `--window` triggers;
+//! the key window and markers of a run.
+
+use super::{write, CliError};
+use tpb_models::regmap::{self, Arch};
+
+/// A .gtkw for `dump` (widths read from the dump itself).
+pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
+    write_gtkw_from(&crate::waves::Dump::load_groups(dump, arch)?, arch, out, view)
+}
+
+/// A .gtkw for a dump already read, its filter files in `gtkw-filters/`
+/// beside it; the instruction filter runs this program (`tpb`).
+pub(super) fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
+    let abs = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let filters = abs(dir).join("gtkw-filters");
+    let exe = std::env::current_exe().ok();
+    let namer = crate::waves::names::Namer::for_arch(arch)?;
+    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &abs(&d.path), &filters, &|n| d.width(n), view, exe.as_deref());
+    Ok(g.write(out)?)
+}
+
+/// The cycles a run's save file opens on and its diagrams show, and its markers.
+fn key_view(kind: crate::scenario::Kind, r: &crate::scenario::Report, s: &crate::sched::Stats) -> Option<crate::waves::View> {
+    use crate::scenario::Kind;
+    let mut markers: Vec<(u64, String)> = r.events.iter().filter(|e| e.0 > 0).cloned().collect();
+    if let Some(rel) = s.first_release {
+        markers.push((rel, "run-stall release".into()));
+    }
+    markers.sort();
+    let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+    let (from, to, focus) = match kind {
+        Kind::Doorbell => (at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]),
+        Kind::Bringup => {
+            let rel = s.first_release?;
+            (rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"])
+        }
+        Kind::Barrier | Kind::Mesh => {
+            let first = markers.first()?.0;
+            let last = markers.last()?.0;
+            (first.saturating_sub(8), last + 16, vec!["cores", "doorbell"])
+        }
+    };
+    Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
+}
+
+/// A `--window` trigger: `write:X`, `access:X` or `cycle:N`, X an address
+/// or any register name of the generation's address space
+/// (`pool.q7.release_run_stall`, `top_sp.evt_sem.inc[5]`).
+pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Trigger, CliError> {
+    use crate::dut::Trigger;
+    let bad = |why: String| CliError::Sim(format!("--window {spec}: {why}"));
+    let (kind, what) = spec.split_once(':').ok_or_else(|| bad("write:ADDR, access:ADDR or cycle:N".into()))?;
+    let addr = |t: &str| -> Result<u32, CliError> {
+        match regmap::space::parse_u32(t) {
+            Some(a) => Ok(a),
+            None => regmap::space::AddressSpace::new(map.clone()).resolve(t).map(|n| n.addr()).map_err(|e| bad(e.to_string())),
+        }
+    };
+    match kind {
+        "write" => Ok(Trigger::Write(addr(what)?)),
+        "access" => Ok(Trigger::Access(addr(what)?)),
+        "cycle" => regmap::space::parse_number(what).map(Trigger::Cycle).ok_or_else(|| bad(format!("'{what}' is not a cycle number"))),
+        _ => Err(bad(format!("'{kind}' is not write, access or cycle"))),
+    }
+}
+
+/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
+pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
+    use crate::scenario::{self as sc, Kind, Report, ScenarioFile};
+    let f = ScenarioFile::find(name)?;
+    if !f.applies(arch) {
+        return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
+    }
+    let trace = vcd.or(fst);
+    if let Some(d) = trace.and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
+    }
+    if window.is_some() && trace.is_none() {
+        return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
+    }
+    if window.is_some() && f.kind == Kind::Mesh {
+        return Err(CliError::Sim("--window: not for the mesh scenario (it traces every die whole)".into()));
+    }
+    let limit = cycles.unwrap_or(f.cycles);
+    let bar = indicatif::ProgressBar::new(limit);
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} cycle {pos} of at most {len} per phase [{elapsed}]").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()));
+    bar.set_message(format!("{} on {}", f.name, arch.name()));
+    let t0 = std::time::Instant::now();
+    let mut c0 = 0;
+    let mut traces: Vec<std::path::PathBuf> = Vec::new();
+    // What the scheduler counted, also when a check failed (the mesh's dies
+    // report only through their Report).
+    let mut ran = crate::sched::Stats::default();
+    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if let sc::Program::Mesh(m) = f.program()? {
+        if let Some(p) = trace {
+            traces = (0..2).map(|k| sc::die_path(p, k)).collect();
+        }
+        (sc::mesh(arch, m, limit, trace).map(|(r, _)| r), None)
+    } else {
+        let mut c = crate::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
+        if let Some(p) = trace {
+            traces.push(p.to_path_buf());
+            match &window {
+                None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
+                Some((spec, n)) => {
+                    let t = parse_trigger(c.map(), spec)?;
+                    c.dut.trace_window(p, t, crate::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
+                }
+            }
+        }
+        c.progress = Some(bar.clone());
+        c0 = c.stats.cycles;
+        let r = f.run_on(&mut c, limit);
+        ran = c.stats;
+        let closed = c.dut.trace_close();
+        let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
+        let w = window.as_ref().map(|_| format!("{:?}", c.dut.window()));
+        (r, w)
+    };
+    bar.finish_and_clear();
+    let wall = t0.elapsed().as_secs_f64();
+    let (s, checks) = match &result {
+        Ok(r) => (r.stats, r.checks.len()),
+        Err(_) => (ran, 0),
+    };
+    println!("scenario   arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks");
+    println!(
+        "{:<10} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
+        f.name,
+        arch.name(),
+        if result.is_ok() { "PASS" } else { "FAIL" },
+        s.cycles,
+        format!("{wall:.2}s"),
+        s.cycles.saturating_sub(c0) as f64 / wall,
+        s.transactions,
+        s.core_transactions,
+        s.doorbells,
+        s.retired,
+        s.stalls_released,
+        checks
+    );
+    if let Ok(r) = &result {
+        for (cy, what) in &r.events {
+            println!("  cycle {cy:>7}  {what}");
+        }
+    }
+    let tb = crate::waves::Timebase::of(arch)?;
+    println!("time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us", tb.period_ps, tb.mhz(), s.cycles, (s.cycles * tb.period_ps) as f64 / 1e6);
+    let view = result.as_ref().ok().and_then(|r| key_view(f.kind, r, &s)).filter(|_| window.is_none());
+    // Each trace is read once: its .gtkw and its diagrams come from that read.
+    let mut dumps = Vec::new();
+    for p in &traces {
+        let g = p.with_extension("gtkw");
+        let d = crate::waves::Dump::load_groups(p, arch)?;
+        write_gtkw_from(&d, arch, &g, view.as_ref())?;
+        println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
+        dumps.push(d);
+    }
+    if let Some(w) = window_seen {
+        println!("window: {w}");
+    }
+    // Timing diagrams of what people look at, drawn from the trace.
+    if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
+        let mut d: Vec<(&str, u64, u64)> = Vec::new();
+        if let Some(rel) = s.first_release {
+            d.push(("run_stall", rel.saturating_sub(12), rel + 16));
+            if f.kind != Kind::Mesh {
+                d.push(("q7_core0", rel, rel + 24));
+            }
+        }
+        if f.kind == Kind::Doorbell {
+            if let Some(v) = &view {
+                d.push(("doorbell", v.from, v.to));
+                d.push(("cores", v.from, v.to));
+            }
+        }
+        let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };
+        let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
+        let namer = crate::waves::names::Namer::for_arch(arch)?;
+        let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();
+        for (group, from, to) in d {
+            let svg = p.with_extension(format!("{group}.svg"));
+            write(&svg, &crate::waves::render_dump(dump, &namer, tb, group, from, to, &markers)?)?;
+            println!("diagram: {} (cycles {from}..{to})", svg.display());
+        }
+    }
+    result.map(|_| ()).map_err(CliError::from)
+}
