@@ -4,7 +4,7 @@
 //! (targets are absolute addresses or labels), so text ⇄ bytes round-trips.
 //!
 //! ```
-//! use tpb_models::xtensa::{asm::assemble, Options};
+//! use tpb_xtensa::{asm::assemble, Options};
 //! let p = assemble("start: movi a2, 5\n j start\n", 0x100, &Options::tpb()).unwrap();
 //! assert_eq!(p.bytes, [0x22, 0xa0, 0x05, 0x46, 0xfe, 0xff]); // j back by 7 bytes
 //! ```

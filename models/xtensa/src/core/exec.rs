@@ -9,10 +9,10 @@
 //! exception leaves the state as it was (precise exceptions).
 
 use super::{cause, ps, Core, Exec, Fault, Flow, Step};
-use crate::xtensa::bus::{Bus, Size};
-use crate::xtensa::config::sr;
-use crate::xtensa::isa::Op;
-use crate::xtensa::predecode::Pre;
+use crate::bus::{Bus, Size};
+use crate::config::sr;
+use crate::isa::Op;
+use crate::predecode::Pre;
 
 /// What runs one instruction.
 pub(super) type Handler<B> = fn(&mut Core, &Pre, &mut B) -> Exec<Flow>;
@@ -28,7 +28,7 @@ macro_rules! handlers {
             $(
                 #[inline(always)]
                 #[allow(unused_variables)]
-                pub(in crate::xtensa::core) fn $name<B: Bus + ?Sized, const TR: bool>($c: &mut Core, $d: &Pre, $bus: &mut B) -> Exec<Flow> {
+                pub(in crate::core) fn $name<B: Bus + ?Sized, const TR: bool>($c: &mut Core, $d: &Pre, $bus: &mut B) -> Exec<Flow> {
                     $body
                 }
             )*
