@@ -36,7 +36,7 @@
 //! use tpb_hdl::proto::CaymanProto;
 //! use tpb_hdl::top::TopLayout;
 //! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
-//! let mut p = CaymanProto::new(&TopLayout::of(&map.params).unwrap(), 17).unwrap();
+//! let mut p = CaymanProto::new(&TopLayout::of(&map).unwrap(), 17).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut p, "cayman_tpb_proto");
 //! assert!(v.contains("module cayman_tpb_proto("));
 //! ```
@@ -67,7 +67,7 @@ pub enum ProtoSize {
 
 /// The Verilog of `map`'s prototype with module name `module`.
 pub fn verilog(map: &RegMap, size: ProtoSize, div: u32, module: &str) -> Result<String, LayoutError> {
-    let lay = TopLayout::of(&map.params)?;
+    let lay = TopLayout::of(&map)?;
     let (arch, module) = (map.arch, module.to_string());
     crate::top::on_big_stack(move || {
         fn emit<B: Block>(mut b: Box<B>, module: &str) -> String {

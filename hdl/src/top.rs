@@ -48,7 +48,7 @@
 //! ```
 //! use tpb_hdl::top::{CaymanTopFpga, TopLayout};
 //! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
-//! let mut top = CaymanTopFpga::new(&TopLayout::of(&map.params).unwrap()).unwrap();
+//! let mut top = CaymanTopFpga::new(&TopLayout::of(&map).unwrap()).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut top, "cayman_tpb_top_fpga");
 //! assert!(v.contains("module cayman_tpb_top_fpga"));
 //! ```
@@ -66,7 +66,7 @@ use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::hw_decode::Outputs as HwdOutputs;
 use tpb_models::golden::q7_cluster::PortOut;
 use tpb_models::golden::top::{Outputs, Pins};
-use tpb_models::regmap::{Arch, ArchParams, Engine, RegMap};
+use tpb_models::regmap::{Arch, Engine, RegMap};
 
 /// Pin-level access to a top, in the golden model's terms (implemented by
 /// every generation's top).
@@ -128,7 +128,7 @@ pub(crate) fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'st
 /// The top of `map`'s generation (full-size memories, or FPGA-sized with
 /// `fpga`) under the rust-hdl simulator.
 pub fn simulator(map: &RegMap, fpga: bool) -> Result<Box<dyn TopSim + Send>, LayoutError> {
-    let lay = TopLayout::of(&map.params)?;
+    let lay = TopLayout::of(&map)?;
     let arch = map.arch;
     on_big_stack(move || -> Result<Box<dyn TopSim + Send>, LayoutError> {
         Ok(match (arch, fpga) {
@@ -161,7 +161,7 @@ fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<St
             crate::verilog::of(b, module)
         }
     }
-    let lay = TopLayout::of(&map.params)?;
+    let lay = TopLayout::of(&map)?;
     let (arch, module) = (map.arch, module.to_string());
     on_big_stack(move || {
         Ok(match (arch, fpga) {
@@ -239,8 +239,9 @@ fn window(what: &str, base: u64, size: u64) -> Result<Window, LayoutError> {
 }
 
 impl TopLayout {
-    /// The layout of a generation, or why the parameters don't make one.
-    pub fn of(p: &ArchParams) -> Result<TopLayout, LayoutError> {
+    /// The layout of a generation, or why its map doesn't make one.
+    pub fn of(map: &RegMap) -> Result<TopLayout, LayoutError> {
+        let p = &map.params;
         let tb = p.bar0.tpb_base;
         let mut local_reg = [Window { base: 0, size: 0 }; 6];
         for (i, e) in ENGINES.iter().enumerate() {
@@ -271,7 +272,10 @@ impl TopLayout {
             (true, Some(base)) => Some(window("hw_decode", tb + base, 2 * p.hw_decode.table_bytes as u64)?),
             _ => None,
         };
-        let top_sp_regs = if p.version == 2 { Some(Window { base: 0x848, size: 8 }) } else { None };
+        // TOP_SP doorbells that are registers of their own (SUNDA's compacted
+        // host_trigger/stop), where the map's top_sp block puts them; on
+        // CAYMAN/MARIANA the block holds only EVT_SEM aliases.
+        let top_sp_regs = map.block("top_sp").filter(|b| b.has_register_rtl()).map(|b| Window { base: b.start, size: b.end - b.start });
         Ok(TopLayout {
             local_reg,
             tpb_regs: win("tpb_regs")?,
@@ -1103,15 +1107,27 @@ mod layout_tests {
 
     #[test]
     fn parameters_no_top_can_decode_are_named_errors() {
-        let p = builtin(Arch::Cayman).unwrap().params;
-        assert!(TopLayout::of(&p).is_ok());
-        let mut bad = p.clone();
-        bad.bar0.local_reg_size = 0x3000; // not a power of two
+        let m = builtin(Arch::Cayman).unwrap();
+        assert!(TopLayout::of(&m).is_ok());
+        let mut bad = m.clone();
+        bad.params.bar0.local_reg_size = 0x3000; // not a power of two
         let e = TopLayout::of(&bad).unwrap_err().to_string();
         assert!(e.contains("pe.local_reg") && e.contains("power of two"), "{e}");
-        let mut bad = p.clone();
-        bad.bar0.tpb_base = 0xffff_f000; // regions past the 32-bit port
+        let mut bad = m.clone();
+        bad.params.bar0.tpb_base = 0xffff_f000; // regions past the 32-bit port
         let e = TopLayout::of(&bad).unwrap_err().to_string();
         assert!(e.contains("beyond the 32-bit BAR0 port") || e.contains("power of two"), "{e}");
+    }
+
+    /// SUNDA's TOP_SP doorbell registers are decoded where its map puts them
+    /// (the top_sp block, +0x848..+0x850); the other generations have none.
+    #[test]
+    fn the_top_sp_doorbell_window_comes_from_the_map() {
+        let s = builtin(Arch::Sunda).unwrap();
+        let b = s.block("top_sp").unwrap();
+        let w = TopLayout::of(&s).unwrap().top_sp_regs.expect("SUNDA has the registers");
+        assert_eq!((w.base, w.size), (b.start, b.end - b.start));
+        assert_eq!((w.base, w.size), (0x848, 8), "DIGEST §2.7");
+        assert!(TopLayout::of(&builtin(Arch::Cayman).unwrap()).unwrap().top_sp_regs.is_none());
     }
 }
