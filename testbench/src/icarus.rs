@@ -160,11 +160,15 @@ impl Recording {
     /// Compile `verilog` with the generated testbench in `dir`, run it, and
     /// compare its output with this recording. Err names the first
     /// mismatching cycle and port, or the tool failure.
-    pub fn cross_check(&self, verilog: &Path, top: &str, dir: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(verilog).map_err(|e| format!("{}: {e}", verilog.display()))?;
+    pub fn cross_check(&self, verilog: &Path, top: &str, dir: &Path) -> Result<Report, IcarusError> {
+        let io = |p: &Path| {
+            let path = p.display().to_string();
+            move |source| IcarusError::Io { path, source }
+        };
+        let text = std::fs::read_to_string(verilog).map_err(io(verilog))?;
         let mems = memories(&text, top);
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        std::fs::write(dir.join("tb.v"), self.testbench(top, &mems)).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        std::fs::write(dir.join("tb.v"), self.testbench(top, &mems)).map_err(io(&dir.join("tb.v")))?;
         let mut stim = String::new();
         for (ins, _) in &self.cycles {
             for (p, v) in self.inputs.iter().zip(ins) {
@@ -172,57 +176,51 @@ impl Recording {
             }
             stim.push('\n');
         }
-        std::fs::write(dir.join("stim.mem"), stim).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("stim.mem"), stim).map_err(io(&dir.join("stim.mem")))?;
         let vvp = dir.join("tb.vvp");
         let t0 = std::time::Instant::now();
         let o = crate::tools::run(
             "iverilog",
             &["-g2012", "-o", vvp.to_str().unwrap(), "-s", "tb", dir.join("tb.v").to_str().unwrap(), verilog.to_str().unwrap()],
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         if !o.status.success() {
-            return Err(format!("iverilog failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)));
+            return Err(IcarusError::Iverilog { log: format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)) });
         }
         let compile_s = t0.elapsed().as_secs_f64();
         let t1 = std::time::Instant::now();
-        let exe = crate::tools::require("vvp").map_err(|e| e.to_string())?;
-        let log = std::fs::File::create(dir.join("vvp.log")).map_err(|e| e.to_string())?;
+        let exe = crate::tools::require("vvp")?;
+        let log = std::fs::File::create(dir.join("vvp.log")).map_err(io(&dir.join("vvp.log")))?;
         let mut child = std::process::Command::new(exe)
             .arg("-n")
             .arg("tb.vvp")
             .current_dir(dir)
-            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stdout(log.try_clone().map_err(io(&dir.join("vvp.log")))?)
             .stderr(log)
             .spawn()
-            .map_err(|e| format!("vvp: {e}"))?;
+            .map_err(io(Path::new("vvp")))?;
         // A zero-delay loop never ends a time step; give up with a message
         // naming the last cycle printed instead of hanging the suite.
         let limit = VVP_LIMIT_S_PER_KCYCLE * (1 + self.cycles.len() as u64 / 1000);
         let status = loop {
-            if let Some(s) = child.try_wait().map_err(|e| format!("vvp: {e}"))? {
+            if let Some(s) = child.try_wait().map_err(io(Path::new("vvp")))? {
                 break s;
             }
             if t1.elapsed().as_secs() >= limit {
                 let _ = child.kill();
                 let _ = child.wait();
                 let done = std::fs::read_to_string(dir.join("out.txt")).map(|t| t.lines().count()).unwrap_or(0);
-                return Err(format!(
-                    "vvp did not finish {} cycles within {limit} s: stuck in cycle {done} (a zero-delay loop between always blocks?); \
-                     rerun `vvp tb.vvp` in {} and press Ctrl-C, then `step`, to see the scopes that keep waking",
-                    self.cycles.len(),
-                    dir.display()
-                ));
+                return Err(IcarusError::Stuck { cycles: self.cycles.len(), limit, done, dir: dir.display().to_string() });
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
         if !status.success() {
-            return Err(format!("vvp failed ({status}):\n{}", std::fs::read_to_string(dir.join("vvp.log")).unwrap_or_default()));
+            return Err(IcarusError::Vvp { status: status.to_string(), log: std::fs::read_to_string(dir.join("vvp.log")).unwrap_or_default() });
         }
         let run_s = t1.elapsed().as_secs_f64();
-        let got = std::fs::read_to_string(dir.join("out.txt")).map_err(|e| format!("out.txt: {e}"))?;
+        let got = std::fs::read_to_string(dir.join("out.txt")).map_err(io(&dir.join("out.txt")))?;
         let lines: Vec<&str> = got.lines().collect();
         if lines.len() != self.cycles.len() {
-            return Err(format!("Icarus printed {} cycles, {} were driven", lines.len(), self.cycles.len()));
+            return Err(IcarusError::Cycles { printed: lines.len(), driven: self.cycles.len() });
         }
         let mut compared = 0;
         for (c, (line, (_, outs))) in lines.iter().zip(&self.cycles).enumerate() {
@@ -230,13 +228,34 @@ impl Recording {
             for ((p, v), g) in self.outputs.iter().zip(outs).zip(&fields) {
                 let want = hex(v, p.width);
                 if *g != want {
-                    return Err(format!("cycle {c}: output '{}' is {g} under Icarus, {want} under the recording engine", p.name));
+                    return Err(IcarusError::Mismatch { cycle: c, port: p.name.clone(), icarus: g.to_string(), recorded: want });
                 }
                 compared += 1;
             }
         }
         Ok(Report { cycles: lines.len(), compared_values: compared, zeroed_memories: mems.len(), compile_s, run_s })
     }
+}
+
+/// Why a cross-check under Icarus could not agree, or could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum IcarusError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error(transparent)]
+    Tool(#[from] crate::tools::ToolError),
+    #[error("iverilog failed:\n{log}")]
+    Iverilog { log: String },
+    #[error("vvp did not finish {cycles} cycles within {limit} s: stuck in cycle {done} (a zero-delay loop between always blocks?); rerun `vvp tb.vvp` in {dir} and press Ctrl-C, then `step`, to see the scopes that keep waking")]
+    Stuck { cycles: usize, limit: u64, done: usize, dir: String },
+    #[error("vvp failed ({status}):\n{log}")]
+    Vvp { status: String, log: String },
+    #[error("Icarus printed {printed} cycles, {driven} were driven")]
+    Cycles { printed: usize, driven: usize },
+    #[error("cycle {cycle}: output '{port}' is {icarus} under Icarus, {recorded} under the recording engine")]
+    Mismatch { cycle: usize, port: String, icarus: String, recorded: String },
+    #[error(transparent)]
+    Verilator(#[from] tpb_cosim::verilator::VlError),
 }
 
 /// Wall-clock seconds vvp gets per 1000 cycles (plus one 1000) before
@@ -246,9 +265,9 @@ pub const VVP_LIMIT_S_PER_KCYCLE: u64 = 60;
 /// Record `cycles` of stimulus on a TPB top under Verilator: every input
 /// port (as driven) and every output port of the top, each cycle (the
 /// sim-only probe wrapper's own ports are not the top's).
-pub fn record_top(arch: tpb_models::regmap::Arch, cycles: &[crate::traffic::Cycle]) -> Result<Recording, String> {
+pub fn record_top(arch: tpb_models::regmap::Arch, cycles: &[crate::traffic::Cycle]) -> Result<Recording, IcarusError> {
     use tpb_hdl::top::TopSim;
-    let mut dut = tpb_cosim::dut::Dut::new(arch).map_err(|e| e.to_string())?;
+    let mut dut = tpb_cosim::dut::Dut::new(arch)?;
     let ports = dut.model().ports();
     let pick = |input: bool| -> Vec<(usize, Port)> {
         ports

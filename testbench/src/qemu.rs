@@ -8,6 +8,32 @@ use std::time::Duration;
 use tpb_models::xtensa::elf::Image;
 use tpb_models::xtensa::{Core, CoreConfig, MemorySpace, Step};
 
+/// Why a run of QEMU or of our core did not give an outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum QemuError {
+    #[error(transparent)]
+    Tool(#[from] tools::ToolError),
+    #[error("{0}: not a UTF-8 path")]
+    Path(String),
+    #[error("qemu was killed by a signal")]
+    Signal,
+    #[error("loading the image: {0}")]
+    Load(String),
+    #[error("our core stopped at {pc:#x}")]
+    Stopped { pc: u32 },
+    #[error("our core did not exit within {steps} steps (pc {pc:#x})")]
+    NoExit { steps: u64, pc: u32 },
+    #[error("our core stopped with {step} at {pc:#x} after {retired} instructions")]
+    StoppedFast { step: String, pc: u32, retired: u64 },
+}
+
+/// The differential tests' helpers report in words.
+impl From<QemuError> for String {
+    fn from(e: QemuError) -> String {
+        e.to_string()
+    }
+}
+
 /// What a run printed and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -20,29 +46,29 @@ pub struct Outcome {
 /// Run an ELF under QEMU. `singlestep` runs one instruction per
 /// translation block: QEMU 7.2's block mode mis-executes SRA after SSA8B
 /// when SAR = 32, so the oracle uses single-step (the benchmark does not).
-pub fn run_qemu(elf: &Path, singlestep: bool, limit: Duration) -> Result<Outcome, String> {
+pub fn run_qemu(elf: &Path, singlestep: bool, limit: Duration) -> Result<Outcome, QemuError> {
     let mut args = vec!["-M", "sim", "-cpu", "de212", "-semihosting", "-nographic", "-monitor", "none"];
     if singlestep {
         args.push("-singlestep");
     }
-    let elf = elf.to_str().ok_or("non-UTF-8 path")?;
+    let elf = elf.to_str().ok_or_else(|| QemuError::Path(elf.display().to_string()))?;
     args.extend(["-kernel", elf]);
-    let out = tools::run_with_timeout("qemu-system-xtensa", &args, limit).map_err(|e| e.to_string())?;
-    let status = out.status.code().ok_or("qemu was killed by a signal")? as u32;
+    let out = tools::run_with_timeout("qemu-system-xtensa", &args, limit)?;
+    let status = out.status.code().ok_or(QemuError::Signal)? as u32;
     Ok(Outcome { status, stdout: out.stdout })
 }
 
 /// Our core on the de212 memory map with `img` loaded, at reset.
-pub fn load_de212(img: &Image) -> Result<(Core, MemorySpace), String> {
+pub fn load_de212(img: &Image) -> Result<(Core, MemorySpace), QemuError> {
     let cfg = CoreConfig::qemu_de212();
-    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| e.to_string())?;
-    img.load(&mut mem).map_err(|e| e.to_string())?;
+    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| QemuError::Load(e.to_string()))?;
+    img.load(&mut mem).map_err(|e| QemuError::Load(e.to_string()))?;
     Ok((Core::new(cfg), mem))
 }
 
 /// Our run of the same image on the de212 map: the outcome, instructions
 /// retired and window (overflow, underflow) exceptions taken.
-pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)), String> {
+pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)), QemuError> {
     let (mut core, mut mem) = load_de212(img)?;
     let vecbase = core.config().vecbase;
     let (mut of, mut uf) = (0, 0);
@@ -56,21 +82,21 @@ pub fn run_ours(img: &Image, max_steps: u64) -> Result<(Outcome, u64, (u32, u32)
                     uf += 1
                 }
             }
-            Step::Halted | Step::Break { .. } | Step::Waiting => return Err(format!("our core stopped at {:#x}", core.pc)),
+            Step::Halted | Step::Break { .. } | Step::Waiting => return Err(QemuError::Stopped { pc: core.pc }),
             _ => {}
         }
     }
-    Err(format!("our core did not exit within {max_steps} steps (pc {:#x})", core.pc))
+    Err(QemuError::NoExit { steps: max_steps, pc: core.pc })
 }
 
 /// Our run of `img` on the de212 map with [`Core::run`] (pre-decoded code
 /// pages, no trace): the outcome, the instructions retired and the core and
 /// memory as they were left.
-pub fn run_ours_fast(img: &Image, max_steps: u64) -> Result<(Outcome, Core, MemorySpace), String> {
+pub fn run_ours_fast(img: &Image, max_steps: u64) -> Result<(Outcome, Core, MemorySpace), QemuError> {
     let (mut core, mut mem) = load_de212(img)?;
     match core.run(&mut mem, max_steps) {
         Step::Exit(status) => Ok((Outcome { status, stdout: core.console.clone() }, core, mem)),
-        other => Err(format!("our core stopped with {other:?} at {:#x} after {} instructions", core.pc, core.retired())),
+        other => Err(QemuError::StoppedFast { step: format!("{other:?}"), pc: core.pc, retired: core.retired() }),
     }
 }
 
@@ -78,7 +104,7 @@ pub fn run_ours_fast(img: &Image, max_steps: u64) -> Result<(Outcome, Core, Memo
 /// line each with WINDOWBASE/WINDOWSTART: for debugging a program the
 /// differential test saved under target/qemu-oracle/ (compare with
 /// `qemu-system-xtensa ... -singlestep -d cpu`).
-pub fn trace_ours(img: &Image, max_steps: u64, keep: usize) -> Result<Vec<String>, String> {
+pub fn trace_ours(img: &Image, max_steps: u64, keep: usize) -> Result<Vec<String>, QemuError> {
     use tpb_models::xtensa::config::sr;
     let (mut core, mut mem) = load_de212(img)?;
     core.set_trace(true);
