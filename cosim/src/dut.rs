@@ -282,11 +282,7 @@ impl Dut {
                 Err(_) => None,
             },
         };
-        let period_ps = tpb_models::regmap::builtin(arch)
-            .map_err(|e| VlError::Map { arch: arch.name(), msg: e.to_string() })?
-            .params
-            .sim
-            .clock_period_ps;
+        let period_ps = crate::waves::Timebase::of(arch).map_err(|e| VlError::Map { arch: arch.name(), msg: e.to_string() })?.period_ps;
         let mut d = Dut { arch, m, ix, cycle: 0, period_ps, armed: None, window: Window::Idle, low: false, negedge_eval: false };
         d.m.eval();
         d.low = true;

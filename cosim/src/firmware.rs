@@ -124,7 +124,7 @@ impl<'a> Addrs<'a> {
         Ok(self.base(e)? + window + 4 * idx)
     }
     pub fn region(&self, name: &str) -> Result<u32, FirmwareError> {
-        self.space.regions().iter().find(|r| r.name == name).map(|r| r.region.base as u32).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
+        bar0_region(self.map, name).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
     }
     fn enter_run(&self) -> u32 {
         self.map.params.boot.nx_enter_run.unwrap_or(0x90) as u32

@@ -36,6 +36,16 @@ pub fn parse_u32(s: &str) -> Option<u32> {
     parse_number(s).and_then(|v| u32::try_from(v).ok())
 }
 
+/// Up to three of `candidates` closest to `name` by edit distance (a
+/// window's `[]` ignored), within half the name's length: the "did you
+/// mean" of every name lookup.
+pub fn nearest_names(candidates: &[String], name: &str) -> Vec<String> {
+    let mut scored: Vec<(usize, &String)> = candidates.iter().map(|c| (strsim::levenshtein(name, c.trim_end_matches("[]")), c)).collect();
+    scored.sort();
+    let limit = (name.len() / 2).max(3);
+    scored.into_iter().filter(|(d, _)| *d <= limit).take(3).map(|(_, c)| c.clone()).collect()
+}
+
 /// What an address reaches.
 #[derive(Debug, Clone, Copy)]
 pub enum Target<'a> {
@@ -231,10 +241,7 @@ impl AddressSpace {
 
     /// Up to three canonical names closest to `name` (edit distance).
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        let mut scored: Vec<(usize, &String)> = self.all.iter().map(|c| (strsim::levenshtein(name, c.trim_end_matches("[]")), c)).collect();
-        scored.sort();
-        let limit = (name.len() / 2).max(3);
-        scored.into_iter().filter(|(d, _)| *d <= limit).take(3).map(|(_, c)| c.clone()).collect()
+        nearest_names(&self.all, name)
     }
 
     /// Resolve `name` (see the module's note for the forms).

@@ -108,10 +108,7 @@ impl Names {
 
     /// Up to three canonical names closest to `name` (edit distance).
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        let mut scored: Vec<(usize, &String)> = self.all.iter().map(|c| (strsim::levenshtein(name, c.trim_end_matches("[]")), c)).collect();
-        scored.sort();
-        let limit = (name.len() / 2).max(3);
-        scored.into_iter().filter(|(d, _)| *d <= limit).take(3).map(|(_, c)| c.clone()).collect()
+        tpb_models::regmap::space::nearest_names(&self.all, name)
     }
 }
 
