@@ -392,3 +392,26 @@ fn a_q7_core_runs_code_rewritten_over_bar0() {
     }
     assert_eq!(results, vec![0xa, 0xb, 0xc], "each pass ran the code the host had just written");
 }
+
+/// Setup mistakes are typed errors: a map of another generation than the
+/// top, the two-die mesh run on one system, and a clock period with no
+/// whole-picosecond rising edge.
+#[test]
+fn setup_mistakes_are_typed_errors() {
+    use tpb_cosim::dut::Dut;
+    use tpb_cosim::sched::CosimError;
+    let e = Cosim::with_map(Dut::new(Arch::Cayman).unwrap(), tpb_models::regmap::builtin(Arch::Sunda).unwrap()).err().expect("refused");
+    assert!(matches!(e, CosimError::MapArch { map: "sunda", top: "cayman" }), "{e}");
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let before = c.stats.cycles;
+    let e = file("mesh").run_on(&mut c, 100).unwrap_err();
+    assert!(matches!(e, ScenarioError::NotApplicable { scenario: "mesh", .. }), "{e}");
+    assert_eq!(c.stats.cycles, before, "nothing ran");
+    let d = Dut::new(Arch::Cayman).unwrap();
+    assert_eq!(d.clock_period_ps(), 1000);
+    let e = d.with_clock_period_ps(1001).err().expect("odd period refused");
+    assert!(e.to_string().contains("1001 ps") && e.to_string().contains("even"), "{e}");
+    // A valid period is what the trace is written in.
+    let d = Dut::new(Arch::Cayman).unwrap().with_clock_period_ps(2000).unwrap();
+    assert_eq!(d.clock_period_ps(), 2000);
+}
