@@ -15,7 +15,8 @@
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
-use tpb_models::golden::evt_sem;
+use tpb_models::regmap::layout::SemWindows;
+use tpb_models::regmap::WindowOp;
 use tpb_models::regmap::{Engine, RegMap};
 use tpb_models::xtensa::asm::{assemble, Program};
 use tpb_models::xtensa::config::{Options, DRAM_BASE};
@@ -109,6 +110,10 @@ impl<'a> Addrs<'a> {
     pub fn new(map: &'a RegMap, file: &'static str) -> Self {
         Addrs { map, space: tpb_models::regmap::space::AddressSpace::new(map.clone()), file }
     }
+    /// The EVT_SEM windows of the map.
+    fn sem_windows(&self) -> Result<SemWindows, FirmwareError> {
+        SemWindows::of(self.map).map_err(|x| err(self.file, format!("{} map: {x}", self.map.arch.name())))
+    }
     pub fn base(&self, e: Engine) -> Result<u32, FirmwareError> {
         self.map.params.local_reg_base(e).map(|b| b as u32).ok_or_else(|| err(self.file, format!("no local-register base for {}", e.name())))
     }
@@ -116,12 +121,13 @@ impl<'a> Addrs<'a> {
     pub fn reg(&self, e: Engine, block: &str, reg: &str) -> Result<u32, FirmwareError> {
         self.space.resolve(&format!("{}.{block}.{reg}", e.name())).map(|n| n.addr()).map_err(|x| err(self.file, format!("{} map: {x}", self.map.arch.name())))
     }
-    /// BAR0 address of semaphore `idx`'s `window` (an `evt_sem` window offset) of engine `e`.
-    pub fn sem(&self, e: Engine, window: u32, idx: u32) -> Result<u32, FirmwareError> {
-        if idx >= evt_sem::COUNT as u32 {
-            return Err(err(self.file, format!("semaphore {idx} is past the {} of EVT_SEM", evt_sem::COUNT)));
+    /// BAR0 address of semaphore `idx` in window `op` of engine `e`'s EVT_SEM.
+    pub fn sem(&self, e: Engine, op: WindowOp, idx: u32) -> Result<u32, FirmwareError> {
+        let w = self.sem_windows()?;
+        if idx >= w.count {
+            return Err(err(self.file, format!("semaphore {idx} is past the {} of EVT_SEM", w.count)));
         }
-        Ok(self.base(e)? + window + 4 * idx)
+        Ok(self.base(e)? + w.offset(op) + w.stride * idx)
     }
     pub fn region(&self, name: &str) -> Result<u32, FirmwareError> {
         bar0_region(self.map, name).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
@@ -166,9 +172,9 @@ pub fn q7_barrier(map: &RegMap, arrive: u32, depart: u32, cores: u32) -> Result<
     let a = Addrs::new(map, "q7_barrier.S");
     let mut c = q7_consts(map);
     for (name, idx) in [("ARRIVE", arrive), ("DEPART", depart)] {
-        c.set(&format!("{name}_INC"), sys(a.sem(Engine::Pool, evt_sem::INC, idx)?));
-        c.set(&format!("{name}_READ"), sys(a.sem(Engine::Pool, evt_sem::READ, idx)?));
-        c.set(&format!("{name}_DEC"), sys(a.sem(Engine::Pool, evt_sem::DEC, idx)?));
+        c.set(&format!("{name}_INC"), sys(a.sem(Engine::Pool, WindowOp::Inc, idx)?));
+        c.set(&format!("{name}_READ"), sys(a.sem(Engine::Pool, WindowOp::Read, idx)?));
+        c.set(&format!("{name}_DEC"), sys(a.sem(Engine::Pool, WindowOp::Dec, idx)?));
     }
     c.set("CORES", cores);
     build("q7_barrier.S", Q7_BARRIER, &c)
@@ -189,13 +195,13 @@ pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError
     let trig = host_trigger_index(map)?;
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run());
-    c.set("TRIGGER_READ", sys(a.sem(Engine::TopSp, evt_sem::READ, trig)?));
-    c.set("TRIGGER_DEC", sys(a.sem(Engine::TopSp, evt_sem::DEC, trig)?));
+    c.set("TRIGGER_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, trig)?));
+    c.set("TRIGGER_DEC", sys(a.sem(Engine::TopSp, WindowOp::Dec, trig)?));
     c.set("CTRL", sys(a.region("top_sp.ctrl_spad")?));
     c.set("SLOT", sys(a.region("top_sp.slot_spad")?));
     c.set("RX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?));
     c.set("TX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?));
-    c.set("STEP_READ", sys(a.sem(Engine::TopSp, evt_sem::READ, step_sem)?));
+    c.set("STEP_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, step_sem)?));
     c.set("SOC_PORT", SOC_PORT);
     build_nx(f, TOP_SP_CCOP, &c)
 }

@@ -14,7 +14,8 @@ use crate::firmware::{self, Addrs, FirmwareError};
 use crate::mesh::Mesh;
 use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
 use std::path::Path;
-use tpb_models::golden::evt_sem;
+use tpb_models::regmap::layout::SemWindows;
+use tpb_models::regmap::WindowOp;
 use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, PoolingConfig, RingConfig, StpbConfig, UcodeImages};
 use tpb_models::ncfw::mesh::{DmaApbBcast, MeshEvent, MeshEventType};
 use tpb_models::ncfw::spad::{pack_ctrl, pack_slot, AlgType, CcOpTarget, SlotWord, SpadCtrlEntry};
@@ -199,6 +200,8 @@ pub enum ScenarioError {
     NotApplicable { scenario: &'static str, arch: &'static str, why: &'static str },
     #[error("check failed at cycle {cycle}: {what}")]
     Check { cycle: u64, what: String },
+    #[error("{0}")]
+    Layout(#[from] tpb_models::regmap::layout::LayoutError),
 }
 
 impl From<tpb_models::hal::MmioError> for ScenarioError {
@@ -419,12 +422,12 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     }
     let (ctrl, slot) = (pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?);
     let trig = firmware::host_trigger_index(&map)?;
-    let trig_addr = a.sem(Engine::TopSp, evt_sem::SET, trig)?;
+    let trig_addr = a.sem(Engine::TopSp, WindowOp::Set, trig)?;
     hal.load_spad_and_kick(c, &ctrl, &slot)?;
     let kick = last(c, |t| t.master == Master::Host && t.write && t.addr == trig_addr).map(|t| t.cycle);
     r.check(c.stats.cycles, kick.is_some(), format!("the host fired host_trigger (SET of TOP_SP semaphore {trig})"))?;
     // The host waits for the reporter's completion.
-    let compl = a.sem(Engine::TopSp, evt_sem::READ, d.compl_sem)?;
+    let compl = a.sem(Engine::TopSp, WindowOp::Read, d.compl_sem)?;
     let seen = poll(c, compl.into(), limit, |v| v >= 1)?;
     let fw = |c: &Cosim, k: u32| c.top_sp_dram(4 * k).unwrap_or(0);
     r.check(c.stats.cycles, seen.is_some(), format!("the host saw the completion on TOP_SP semaphore {} within {limit} cycles (firmware state: marker {:#x}, {} entries, {} descriptors)", d.compl_sem, fw(c, 2), fw(c, 0), fw(c, 1)))?;
@@ -433,7 +436,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     r.check(c.stats.cycles, fw(c, 2) == firmware::CCOP_DONE, format!("the TOP_SP program ended (marker {:#x}, word kind {:#x})", fw(c, 2), fw(c, 3)))?;
     r.check(c.stats.cycles, fw(c, 0) == n as u32, format!("the TOP_SP walked {} CTRL entries, expected {n}", fw(c, 0)))?;
     r.check(c.stats.cycles, fw(c, 1) == m2s + s2m, format!("the TOP_SP waited for {} descriptors, expected {}", fw(c, 1), m2s + s2m))?;
-    let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, evt_sem::READ, i)?.into())?) };
+    let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, i)?.into())?) };
     let (step, done, t) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?, sem(c, trig)?);
     r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
     r.check(c.stats.cycles, done == 1, format!("completion semaphore {} = {done}, expected 1", d.compl_sem))?;
@@ -458,7 +461,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let tx_tail = a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?;
     let tail = |t: &Txn| t.master == Master::Core(CoreId::TopSp) && t.write && (t.addr == rx_tail || t.addr == tx_tail);
     let first_tail = first(c, tail).map(|t| t.cycle);
-    let compl_inc = a.sem(Engine::TopSp, evt_sem::INC, d.compl_sem)?;
+    let compl_inc = a.sem(Engine::TopSp, WindowOp::Inc, d.compl_sem)?;
     let post = first(c, |t| t.master == Master::Core(CoreId::TopSp) && t.write && t.addr == compl_inc).map(|t| t.cycle);
     let dbs = c.doorbell_cycles.clone();
     let order = [kick, first_tail, dbs.first().copied(), dbs.last().copied(), post, Some(host_saw)];
@@ -485,8 +488,8 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
     let not: Vec<usize> = c.q7().iter().enumerate().filter(|(_, q)| !q.core.halted()).map(|(k, _)| k).collect();
     r.check(c.stats.cycles, halted, format!("cores {not:?} not through the barrier after {limit} cycles"))?;
     let a = Addrs::new(&map, "barrier");
-    let (arrive_inc, arrive_read) = (a.sem(Engine::Pool, evt_sem::INC, b.arrive_sem)?, a.sem(Engine::Pool, evt_sem::READ, b.arrive_sem)?);
-    let (depart_inc, arrive_dec, depart_dec) = (a.sem(Engine::Pool, evt_sem::INC, b.depart_sem)?, a.sem(Engine::Pool, evt_sem::DEC, b.arrive_sem)?, a.sem(Engine::Pool, evt_sem::DEC, b.depart_sem)?);
+    let (arrive_inc, arrive_read) = (a.sem(Engine::Pool, WindowOp::Inc, b.arrive_sem)?, a.sem(Engine::Pool, WindowOp::Read, b.arrive_sem)?);
+    let (depart_inc, arrive_dec, depart_dec) = (a.sem(Engine::Pool, WindowOp::Inc, b.depart_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.arrive_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.depart_sem)?);
     let q7 = |t: &Txn| matches!(t.master, Master::Core(CoreId::Q7(_)));
     let arrivals: Vec<Txn> = c.log.iter().filter(|t| q7(t) && t.write && t.addr == arrive_inc).copied().collect();
     r.check(c.stats.cycles, arrivals.len() == cores as usize, format!("{} arrivals (INC), expected {cores}", arrivals.len()))?;
@@ -503,7 +506,7 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
     let decs: Vec<Txn> = c.log.iter().filter(|t| t.write && (t.addr == arrive_dec || t.addr == depart_dec)).copied().collect();
     r.check(c.stats.cycles, decs.len() == 2 && decs.iter().all(|t| t.master == Master::Core(CoreId::Q7(0)) && t.data == cores && t.cycle > last_depart), format!("the leader's two DECs by {cores} come after the last departure at {last_depart}: {decs:?}"))?;
     for (what, idx) in [("arrive", b.arrive_sem), ("depart", b.depart_sem)] {
-        let v = c.read32(a.sem(Engine::Pool, evt_sem::READ, idx)?.into())?;
+        let v = c.read32(a.sem(Engine::Pool, WindowOp::Read, idx)?.into())?;
         r.check(c.stats.cycles, v == 0, format!("{what} semaphore {idx} ends at {v}, expected 0"))?;
     }
     r.value("last_arrival", last_arrival);
@@ -517,7 +520,9 @@ pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEve
     let peer = 1 - d;
     // sp_base[0] is die 0's TOP_SP, sp_base[8] the same instance on the mirror die (bit 47).
     let sema = |die: u32, i: u32| hal.get_trigger_addr(8 * die, s + i);
-    let read = |die: u32, i: u32| -> Result<u64, ScenarioError> { Ok(sema(die, i)? - u64::from(evt_sem::INC - evt_sem::READ)) };
+    let map = &hal.ctx().ok_or(ScenarioError::NotApplicable { scenario: "mesh", arch: "the HAL's target", why: "it has no generation" })?.map;
+    let sem = SemWindows::of(map)?;
+    let read = |die: u32, i: u32| -> Result<u64, ScenarioError> { Ok(sema(die, i)? - u64::from(sem.inc - sem.read)) };
     let ev = |t: MeshEventType| MeshEvent { event_type: t.0, ..MeshEvent::default() };
     let mut e0 = ev(MeshEventType::EVT_SYNC);
     e0.direct_trigger = 1;
@@ -589,11 +594,11 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         let map = c.map().clone();
         let a = Addrs::new(&map, "mesh");
         for i in 0..4 {
-            let v = c.read32(a.sem(Engine::TopSp, evt_sem::READ, m.first_sem + i)?.into())?;
+            let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, m.first_sem + i)?.into())?;
             r.check(c.stats.cycles, v == 1, format!("die {d}: TOP_SP semaphore {} = {v}, expected 1", m.first_sem + i))?;
         }
-        let inc = |i: u32| a.sem(Engine::TopSp, evt_sem::INC, m.first_sem + i);
-        let read = |i: u32| a.sem(Engine::TopSp, evt_sem::READ, m.first_sem + i);
+        let inc = |i: u32| a.sem(Engine::TopSp, WindowOp::Inc, m.first_sem + i);
+        let read = |i: u32| a.sem(Engine::TopSp, WindowOp::Read, m.first_sem + i);
         // Each cross-die SIGNAL (logged on the receiving die as a remote
         // write) precedes the first read of it that released the WAIT.
         for i in [0u32, 2] {

@@ -162,6 +162,14 @@ module cayman_tpb_top(
     localparam lr_base$4 = 32'h40000;
     localparam lr_base$5 = 32'h60000;
     localparam lr_mask = 32'hffff0000;
+    localparam nx_base = 32'h0;
+    localparam nx_mask = 32'hfffff000;
+    localparam sem_base = 32'h1000;
+    localparam sem_mask = 32'hfffff000;
+    localparam win_base = 32'h2000;
+    localparam win_mask = 32'hffffff00;
+    localparam q7r_base = 32'h3000;
+    localparam q7r_mask = 32'hffffff00;
     // is_pool$0 = 1'b0 (decided at generation)
     // is_pool$1 = 1'b0 (decided at generation)
     localparam is_pool$2 = 1'b1;
@@ -2273,73 +2281,73 @@ module cayman_tpb_top(
         hit = 1'b0;
         past_hit = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 hit = 1'b1;
             end
         end
@@ -2477,7 +2485,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$0$req_valid = 1'b1;
             end else begin
                 nx$0$req_valid = 1'b0;
@@ -2489,7 +2497,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$0$req_valid = 1'b1;
             end else begin
                 sem$0$req_valid = 1'b0;
@@ -2501,7 +2509,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$0$req_valid = 1'b1;
             end else begin
                 win$0$req_valid = 1'b0;
@@ -2533,7 +2541,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$1$req_valid = 1'b1;
             end else begin
                 nx$1$req_valid = 1'b0;
@@ -2545,7 +2553,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$1$req_valid = 1'b1;
             end else begin
                 sem$1$req_valid = 1'b0;
@@ -2557,7 +2565,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$1$req_valid = 1'b1;
             end else begin
                 win$1$req_valid = 1'b0;
@@ -2589,7 +2597,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$2$req_valid = 1'b1;
             end else begin
                 nx$2$req_valid = 1'b0;
@@ -2601,7 +2609,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$2$req_valid = 1'b1;
             end else begin
                 sem$2$req_valid = 1'b0;
@@ -2613,7 +2621,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$2$req_valid = 1'b1;
             end else begin
                 win$2$req_valid = 1'b0;
@@ -2689,7 +2697,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$3$req_valid = 1'b1;
             end else begin
                 nx$3$req_valid = 1'b0;
@@ -2701,7 +2709,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$3$req_valid = 1'b1;
             end else begin
                 sem$3$req_valid = 1'b0;
@@ -2713,7 +2721,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$3$req_valid = 1'b1;
             end else begin
                 win$3$req_valid = 1'b0;
@@ -2745,7 +2753,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$4$req_valid = 1'b1;
             end else begin
                 nx$4$req_valid = 1'b0;
@@ -2757,7 +2765,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$4$req_valid = 1'b1;
             end else begin
                 sem$4$req_valid = 1'b0;
@@ -2769,7 +2777,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$4$req_valid = 1'b1;
             end else begin
                 win$4$req_valid = 1'b0;
@@ -2801,7 +2809,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$5$req_valid = 1'b1;
             end else begin
                 nx$5$req_valid = 1'b0;
@@ -2813,7 +2821,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$5$req_valid = 1'b1;
             end else begin
                 sem$5$req_valid = 1'b0;
@@ -2825,7 +2833,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$5$req_valid = 1'b1;
             end else begin
                 win$5$req_valid = 1'b0;
@@ -2869,7 +2877,7 @@ module cayman_tpb_top(
 
     always @(*) begin
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 q7regs$req_valid = 1'b1;
             end else begin
                 q7regs$req_valid = 1'b0;
@@ -6332,6 +6340,8 @@ module cayman_tpb_top__dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam done_base = 32'h1800;
+    localparam done_mask = 32'hfc00;
 
     // Registers
     reg rsp_valid_q;
@@ -6462,7 +6472,7 @@ module cayman_tpb_top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     retire = 1'b1;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     if (db_ready) begin
                         retire = 1'b1;
                     end
@@ -6627,7 +6637,7 @@ module cayman_tpb_top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     db_valid = 1'b0;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     db_valid = 1'b1;
                 end else begin
                     db_valid = 1'b0;
@@ -10432,6 +10442,11 @@ module cayman_tpb_top__sem(
 
     // Constants
     // saturate = 1'b0 (decided at generation)
+    localparam read_base = 32'h1000;
+    localparam set_base = 32'h1400;
+    localparam inc_base = 32'h1800;
+    localparam dec_base = 32'h1c00;
+    localparam win_mask = 32'hfffffc00;
 
     // Registers
     reg s1_valid;
@@ -10470,6 +10485,9 @@ module cayman_tpb_top__sem(
     reg [31:0] ram$read_data;
 
     // Combinational signals
+    reg [31:0] req_win;
+    reg req_hit;
+    reg [1:0] req_op;
     reg [31:0] old;
     reg [31:0] new_value;
     reg bus_write;
@@ -10488,7 +10506,25 @@ module cayman_tpb_top__sem(
     // after_bus: not used in this build (decided at generation)
 
     always @(*) begin
-        bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+        req_win = req_addr & win_mask;
+    end
+
+    always @(*) begin
+        req_hit = 1'b1;
+        req_op = 32'h0;
+        if (req_win == set_base) begin
+            req_op = 32'h1;
+        end else if (req_win == inc_base) begin
+            req_op = 32'h2;
+        end else if (req_win == dec_base) begin
+            req_op = 32'h3;
+        end else if (req_win != read_base) begin
+            req_hit = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        bus_ok = (((req_valid & ~clearing) & req_hit) & ~req_addr[32'h0]) & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -10603,7 +10639,7 @@ module cayman_tpb_top__sem(
         s1_valid <= req_valid;
         s1_err <= req_valid & ~bus_ok;
         s1_write <= req_write;
-        s1_op <= req_addr[32'ha +: 2];
+        s1_op <= req_op;
         s1_idx <= idx_next;
         s1_wdata <= req_wdata;
         s1_db <= db_take;

@@ -23,6 +23,11 @@ module evt_sem(
 
     // Constants
     // saturate = 1'b0 (decided at generation)
+    localparam read_base = 32'h1000;
+    localparam set_base = 32'h1400;
+    localparam inc_base = 32'h1800;
+    localparam dec_base = 32'h1c00;
+    localparam win_mask = 32'hfffffc00;
 
     // Registers
     reg s1_valid;
@@ -61,6 +66,9 @@ module evt_sem(
     reg [31:0] ram$read_data;
 
     // Combinational signals
+    reg [31:0] req_win;
+    reg req_hit;
+    reg [1:0] req_op;
     reg [31:0] old;
     reg [31:0] new_value;
     reg bus_write;
@@ -79,7 +87,25 @@ module evt_sem(
     // after_bus: not used in this build (decided at generation)
 
     always @(*) begin
-        bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+        req_win = req_addr & win_mask;
+    end
+
+    always @(*) begin
+        req_hit = 1'b1;
+        req_op = 32'h0;
+        if (req_win == set_base) begin
+            req_op = 32'h1;
+        end else if (req_win == inc_base) begin
+            req_op = 32'h2;
+        end else if (req_win == dec_base) begin
+            req_op = 32'h3;
+        end else if (req_win != read_base) begin
+            req_hit = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        bus_ok = (((req_valid & ~clearing) & req_hit) & ~req_addr[32'h0]) & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -194,7 +220,7 @@ module evt_sem(
         s1_valid <= req_valid;
         s1_err <= req_valid & ~bus_ok;
         s1_write <= req_write;
-        s1_op <= req_addr[32'ha +: 2];
+        s1_op <= req_op;
         s1_idx <= idx_next;
         s1_wdata <= req_wdata;
         s1_db <= db_take;

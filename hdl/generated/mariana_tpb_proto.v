@@ -632,6 +632,14 @@ module mariana_tpb_proto__top(
     localparam lr_base$4 = 32'h40000;
     localparam lr_base$5 = 32'h60000;
     localparam lr_mask = 32'hffff0000;
+    localparam nx_base = 32'h0;
+    localparam nx_mask = 32'hfffff000;
+    localparam sem_base = 32'h1000;
+    localparam sem_mask = 32'hfffff000;
+    localparam win_base = 32'h2000;
+    localparam win_mask = 32'hffffff00;
+    localparam q7r_base = 32'h3000;
+    localparam q7r_mask = 32'hffffff00;
     // is_pool$0 = 1'b0 (decided at generation)
     // is_pool$1 = 1'b0 (decided at generation)
     localparam is_pool$2 = 1'b1;
@@ -2743,73 +2751,73 @@ module mariana_tpb_proto__top(
         hit = 1'b0;
         past_hit = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 hit = 1'b1;
             end
         end
@@ -2947,7 +2955,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$0$req_valid = 1'b1;
             end else begin
                 nx$0$req_valid = 1'b0;
@@ -2959,7 +2967,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$0$req_valid = 1'b1;
             end else begin
                 sem$0$req_valid = 1'b0;
@@ -2971,7 +2979,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$0$req_valid = 1'b1;
             end else begin
                 win$0$req_valid = 1'b0;
@@ -3003,7 +3011,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$1$req_valid = 1'b1;
             end else begin
                 nx$1$req_valid = 1'b0;
@@ -3015,7 +3023,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$1$req_valid = 1'b1;
             end else begin
                 sem$1$req_valid = 1'b0;
@@ -3027,7 +3035,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$1$req_valid = 1'b1;
             end else begin
                 win$1$req_valid = 1'b0;
@@ -3059,7 +3067,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$2$req_valid = 1'b1;
             end else begin
                 nx$2$req_valid = 1'b0;
@@ -3071,7 +3079,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$2$req_valid = 1'b1;
             end else begin
                 sem$2$req_valid = 1'b0;
@@ -3083,7 +3091,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$2$req_valid = 1'b1;
             end else begin
                 win$2$req_valid = 1'b0;
@@ -3159,7 +3167,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$3$req_valid = 1'b1;
             end else begin
                 nx$3$req_valid = 1'b0;
@@ -3171,7 +3179,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$3$req_valid = 1'b1;
             end else begin
                 sem$3$req_valid = 1'b0;
@@ -3183,7 +3191,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$3$req_valid = 1'b1;
             end else begin
                 win$3$req_valid = 1'b0;
@@ -3215,7 +3223,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$4$req_valid = 1'b1;
             end else begin
                 nx$4$req_valid = 1'b0;
@@ -3227,7 +3235,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$4$req_valid = 1'b1;
             end else begin
                 sem$4$req_valid = 1'b0;
@@ -3239,7 +3247,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$4$req_valid = 1'b1;
             end else begin
                 win$4$req_valid = 1'b0;
@@ -3271,7 +3279,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$5$req_valid = 1'b1;
             end else begin
                 nx$5$req_valid = 1'b0;
@@ -3283,7 +3291,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$5$req_valid = 1'b1;
             end else begin
                 sem$5$req_valid = 1'b0;
@@ -3295,7 +3303,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$5$req_valid = 1'b1;
             end else begin
                 win$5$req_valid = 1'b0;
@@ -3339,7 +3347,7 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 q7regs$req_valid = 1'b1;
             end else begin
                 q7regs$req_valid = 1'b0;
@@ -6802,6 +6810,8 @@ module mariana_tpb_proto__top__dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam done_base = 32'h1800;
+    localparam done_mask = 32'hfc00;
 
     // Registers
     reg rsp_valid_q;
@@ -6932,7 +6942,7 @@ module mariana_tpb_proto__top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     retire = 1'b1;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     if (db_ready) begin
                         retire = 1'b1;
                     end
@@ -7097,7 +7107,7 @@ module mariana_tpb_proto__top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     db_valid = 1'b0;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     db_valid = 1'b1;
                 end else begin
                     db_valid = 1'b0;
@@ -10772,6 +10782,11 @@ module mariana_tpb_proto__top__sem(
 
     // Constants
     // saturate = 1'b0 (decided at generation)
+    localparam read_base = 32'h1000;
+    localparam set_base = 32'h1400;
+    localparam inc_base = 32'h1800;
+    localparam dec_base = 32'h1c00;
+    localparam win_mask = 32'hfffffc00;
 
     // Registers
     reg s1_valid;
@@ -10810,6 +10825,9 @@ module mariana_tpb_proto__top__sem(
     reg [31:0] ram$read_data;
 
     // Combinational signals
+    reg [31:0] req_win;
+    reg req_hit;
+    reg [1:0] req_op;
     reg [31:0] old;
     reg [31:0] new_value;
     reg bus_write;
@@ -10828,7 +10846,25 @@ module mariana_tpb_proto__top__sem(
     // after_bus: not used in this build (decided at generation)
 
     always @(*) begin
-        bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+        req_win = req_addr & win_mask;
+    end
+
+    always @(*) begin
+        req_hit = 1'b1;
+        req_op = 32'h0;
+        if (req_win == set_base) begin
+            req_op = 32'h1;
+        end else if (req_win == inc_base) begin
+            req_op = 32'h2;
+        end else if (req_win == dec_base) begin
+            req_op = 32'h3;
+        end else if (req_win != read_base) begin
+            req_hit = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        bus_ok = (((req_valid & ~clearing) & req_hit) & ~req_addr[32'h0]) & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -10943,7 +10979,7 @@ module mariana_tpb_proto__top__sem(
         s1_valid <= req_valid;
         s1_err <= req_valid & ~bus_ok;
         s1_write <= req_write;
-        s1_op <= req_addr[32'ha +: 2];
+        s1_op <= req_op;
         s1_idx <= idx_next;
         s1_wdata <= req_wdata;
         s1_db <= db_take;

@@ -32,6 +32,8 @@ module seq_dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam done_base = 32'h1800;
+    localparam done_mask = 32'hfc00;
 
     // Registers
     reg rsp_valid_q;
@@ -162,7 +164,7 @@ module seq_dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     retire = 1'b1;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     if (db_ready) begin
                         retire = 1'b1;
                     end
@@ -327,7 +329,7 @@ module seq_dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     db_valid = 1'b0;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     db_valid = 1'b1;
                 end else begin
                     db_valid = 1'b0;

@@ -152,6 +152,14 @@ module sunda_tpb_top(
     localparam lr_base$4 = 32'h40000;
     localparam lr_base$5 = 32'h60000;
     localparam lr_mask = 32'hffff0000;
+    localparam nx_base = 32'h0;
+    localparam nx_mask = 32'hfffff000;
+    localparam sem_base = 32'h1000;
+    localparam sem_mask = 32'hfffff000;
+    localparam win_base = 32'h2000;
+    localparam win_mask = 32'hffffff00;
+    localparam q7r_base = 32'h3000;
+    localparam q7r_mask = 32'hffffff00;
     // is_pool$0 = 1'b0 (decided at generation)
     // is_pool$1 = 1'b0 (decided at generation)
     localparam is_pool$2 = 1'b1;
@@ -2299,73 +2307,73 @@ module sunda_tpb_top(
         hit = 1'b0;
         past_hit = 1'b0;
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 hit = 1'b1;
             end
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 hit = 1'b1;
             end
         end
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 hit = 1'b1;
             end
         end
@@ -2503,7 +2511,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$0$req_valid = 1'b1;
             end else begin
                 nx$0$req_valid = 1'b0;
@@ -2515,7 +2523,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$0$req_valid = 1'b1;
             end else begin
                 sem$0$req_valid = 1'b0;
@@ -2527,7 +2535,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$0)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$0$req_valid = 1'b1;
             end else begin
                 win$0$req_valid = 1'b0;
@@ -2559,7 +2567,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$1$req_valid = 1'b1;
             end else begin
                 nx$1$req_valid = 1'b0;
@@ -2571,7 +2579,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$1$req_valid = 1'b1;
             end else begin
                 sem$1$req_valid = 1'b0;
@@ -2583,7 +2591,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$1)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$1$req_valid = 1'b1;
             end else begin
                 win$1$req_valid = 1'b0;
@@ -2615,7 +2623,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$2$req_valid = 1'b1;
             end else begin
                 nx$2$req_valid = 1'b0;
@@ -2627,7 +2635,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$2$req_valid = 1'b1;
             end else begin
                 sem$2$req_valid = 1'b0;
@@ -2639,7 +2647,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$2$req_valid = 1'b1;
             end else begin
                 win$2$req_valid = 1'b0;
@@ -2715,7 +2723,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$3$req_valid = 1'b1;
             end else begin
                 nx$3$req_valid = 1'b0;
@@ -2727,7 +2735,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$3$req_valid = 1'b1;
             end else begin
                 sem$3$req_valid = 1'b0;
@@ -2739,7 +2747,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$3)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$3$req_valid = 1'b1;
             end else begin
                 win$3$req_valid = 1'b0;
@@ -2771,7 +2779,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$4$req_valid = 1'b1;
             end else begin
                 nx$4$req_valid = 1'b0;
@@ -2783,7 +2791,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$4$req_valid = 1'b1;
             end else begin
                 sem$4$req_valid = 1'b0;
@@ -2795,7 +2803,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$4)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$4$req_valid = 1'b1;
             end else begin
                 win$4$req_valid = 1'b0;
@@ -2827,7 +2835,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h1) begin
+            if ((lr_off & sem_mask) == sem_base) begin
                 sem$5$req_valid = 1'b1;
             end else begin
                 sem$5$req_valid = 1'b0;
@@ -2839,7 +2847,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h2) begin
+            if ((lr_off & win_mask) == win_base) begin
                 win$5$req_valid = 1'b1;
             end else begin
                 win$5$req_valid = 1'b0;
@@ -2883,7 +2891,7 @@ module sunda_tpb_top(
 
     always @(*) begin
         if ((is_pool$2 & req_go) & ((req_addr & lr_mask) == lr_base$2)) begin
-            if (lr_off[32'hc +: 4] == 32'h3) begin
+            if ((lr_off & q7r_mask) == q7r_base) begin
                 q7regs$req_valid = 1'b1;
             end else begin
                 q7regs$req_valid = 1'b0;
@@ -3341,7 +3349,7 @@ module sunda_tpb_top(
         if (req_go & ((req_addr & tsr_mask) == tsr_base)) begin
             nx$5$req_valid = 1'b0;
         end else if (req_go & ((req_addr & lr_mask) == lr_base$5)) begin
-            if (lr_off[32'hc +: 4] == 32'h0) begin
+            if ((lr_off & nx_mask) == nx_base) begin
                 nx$5$req_valid = 1'b1;
             end else begin
                 nx$5$req_valid = 1'b0;
@@ -3671,6 +3679,8 @@ module sunda_tpb_top__dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam done_base = 32'h1800;
+    localparam done_mask = 32'hfc00;
 
     // Registers
     reg rsp_valid_q;
@@ -3801,7 +3811,7 @@ module sunda_tpb_top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     retire = 1'b1;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     if (db_ready) begin
                         retire = 1'b1;
                     end
@@ -3966,7 +3976,7 @@ module sunda_tpb_top__dma(
             default: begin
                 if (d_done_addr == 32'h0) begin
                     db_valid = 1'b0;
-                end else if (((d_done_addr[32'ha +: 6] == 32'h6) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
+                end else if ((((d_done_addr & done_mask) == done_base) & ~d_done_addr[32'h0]) & ~d_done_addr[32'h1]) begin
                     db_valid = 1'b1;
                 end else begin
                     db_valid = 1'b0;
@@ -7511,6 +7521,11 @@ module sunda_tpb_top__sem(
 
     // Constants
     // saturate = 1'b0 (decided at generation)
+    localparam read_base = 32'h1000;
+    localparam set_base = 32'h1400;
+    localparam inc_base = 32'h1800;
+    localparam dec_base = 32'h1c00;
+    localparam win_mask = 32'hfffffc00;
 
     // Registers
     reg s1_valid;
@@ -7549,6 +7564,9 @@ module sunda_tpb_top__sem(
     reg [31:0] ram$read_data;
 
     // Combinational signals
+    reg [31:0] req_win;
+    reg req_hit;
+    reg [1:0] req_op;
     reg [31:0] old;
     reg [31:0] new_value;
     reg bus_write;
@@ -7567,7 +7585,25 @@ module sunda_tpb_top__sem(
     // after_bus: not used in this build (decided at generation)
 
     always @(*) begin
-        bus_ok = (((req_valid & ~clearing) & (req_addr[32'hc +: 20] == 32'h1)) & ~req_addr[32'h0]) & ~req_addr[32'h1];
+        req_win = req_addr & win_mask;
+    end
+
+    always @(*) begin
+        req_hit = 1'b1;
+        req_op = 32'h0;
+        if (req_win == set_base) begin
+            req_op = 32'h1;
+        end else if (req_win == inc_base) begin
+            req_op = 32'h2;
+        end else if (req_win == dec_base) begin
+            req_op = 32'h3;
+        end else if (req_win != read_base) begin
+            req_hit = 1'b0;
+        end
+    end
+
+    always @(*) begin
+        bus_ok = (((req_valid & ~clearing) & req_hit) & ~req_addr[32'h0]) & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -7682,7 +7718,7 @@ module sunda_tpb_top__sem(
         s1_valid <= req_valid;
         s1_err <= req_valid & ~bus_ok;
         s1_write <= req_write;
-        s1_op <= req_addr[32'ha +: 2];
+        s1_op <= req_op;
         s1_idx <= idx_next;
         s1_wdata <= req_wdata;
         s1_db <= db_take;

@@ -1,8 +1,9 @@
 //! # EVT_SEM unit: 256 × 32-bit hardware semaphores
 //!
 //! DIGEST §3. Four bus windows of the local-register aperture, 4-byte
-//! stride: **read 0x1000**, **set 0x1400**, **inc 0x1800**, **dec 0x1C00**
-//! (`addr = window + idx * 4`). A second **doorbell port** increments a
+//! stride (`addr = window + idx * 4`): read, set, inc and dec, at the offsets
+//! the map's `evt_sem` array gives ([`SemWindows`]; 0x1000, 0x1400, 0x1800
+//! and 0x1C00 in every generation). A second **doorbell port** increments a
 //! semaphore (the DMA tail-pointer write of DIGEST §5).
 //!
 //! ## Ports
@@ -10,7 +11,7 @@
 //! - bus: `req_valid/req_write/req_addr[31:0]/req_wdata[31:0]` in,
 //!   `rsp_valid/rsp_rdata[31:0]/rsp_err` out — the protocol of every register
 //!   block (`regblock.rs`): sampled on a rising edge, answered during the next
-//!   cycle, error for an address outside 0x1000..0x1FFF or not 4-byte aligned;
+//!   cycle, error for an address outside the four windows or not 4-byte aligned;
 //! - doorbell: `db_valid`, `db_index[7:0]`, `db_amount[31:0]` in, `db_ready` out;
 //!   an increment is taken on an edge where `db_valid & db_ready`;
 //! - notification: `notif_valid` (one cycle) and `notif_index[7:0]`: which
@@ -22,7 +23,7 @@
 //!   subtracts it; a write to **read** changes nothing. A read of any window
 //!   returns the value.
 //! - Past 0xFFFFFFFF / below 0: wrap-around (modulo 2^32), or, with
-//!   [`EvtSem::saturating`], clamp to 0xFFFFFFFF / 0.
+//!   `saturate` ([`EvtSem::of`]), clamp to 0xFFFFFFFF / 0.
 //! - **Same-cycle bus + doorbell**: the bus always goes first. A doorbell to
 //!   the *same* semaphore is merged into the bus operation (bus op, then the
 //!   increment); a doorbell to a *different* semaphore sees `db_ready = 0` and
@@ -46,18 +47,17 @@
 //!
 //! ```
 //! use tpb_hdl::evt_sem::EvtSem;
-//! let v = tpb_hdl::verilog::of(&mut EvtSem::default(), "evt_sem");
+//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let v = tpb_hdl::verilog::of(&mut EvtSem::of(&map, false).unwrap(), "evt_sem");
 //! assert!(v.contains("module evt_sem"));
 //! ```
 
 use rust_hdl::prelude::*;
+pub use tpb_models::regmap::layout::SemWindows;
+use tpb_models::regmap::layout::LayoutError;
+use tpb_models::regmap::RegMap;
 
-/// Byte offset of the read window (the unit decodes `0x1000..0x2000`).
-pub const READ_WINDOW: u32 = 0x1000;
-pub const SET_WINDOW: u32 = 0x1400;
-pub const INC_WINDOW: u32 = 0x1800;
-pub const DEC_WINDOW: u32 = 0x1c00;
-/// Number of semaphores.
+/// Number of semaphores the unit holds (its RAM: 2^8 words of 4 bytes).
 pub const COUNT: u32 = 256;
 
 #[derive(LogicBlock)]
@@ -80,6 +80,15 @@ pub struct EvtSem {
     pub ready: Signal<Out, Bit>,
     /// Saturate instead of wrapping (a generation-time parameter).
     pub saturate: Constant<Bit>,
+    /// The windows' offsets and the mask of one window's span.
+    read_base: Constant<Bits<32>>,
+    set_base: Constant<Bits<32>>,
+    inc_base: Constant<Bits<32>>,
+    dec_base: Constant<Bits<32>>,
+    win_mask: Constant<Bits<32>>,
+    req_win: Signal<Local, Bits<32>>,
+    req_hit: Signal<Local, Bit>,
+    req_op: Signal<Local, Bits<2>>,
     ram: RAM<Bits<32>, 8>,
     s1_valid: DFF<Bit>,
     s1_err: DFF<Bit>,
@@ -112,16 +121,26 @@ pub struct EvtSem {
     db_take: Signal<Local, Bit>,
 }
 
-impl Default for EvtSem {
-    fn default() -> Self {
-        Self::new(false)
-    }
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new(u64::from(v).into())
 }
 
 impl EvtSem {
-    /// A unit that wraps (`saturate = false`) or saturates at the edges.
-    pub fn new(saturate: bool) -> Self {
-        EvtSem {
+    /// A unit on `map`'s EVT_SEM windows that wraps (`saturate = false`) or
+    /// saturates at the edges.
+    pub fn of(map: &RegMap, saturate: bool) -> Result<Self, LayoutError> {
+        Self::new(&SemWindows::of(map)?, saturate)
+    }
+
+    /// A unit decoding windows `w` (of [`COUNT`] semaphores, 4 bytes apart).
+    pub fn new(w: &SemWindows, saturate: bool) -> Result<Self, LayoutError> {
+        if (w.count, w.stride) != (COUNT, 4) {
+            return Err(LayoutError::Bad {
+                what: "evt_sem".into(),
+                detail: format!("the unit holds {COUNT} semaphores 4 bytes apart; the map has {} with stride {}", w.count, w.stride),
+            });
+        }
+        Ok(EvtSem {
             clock: Default::default(),
             reset: Default::default(),
             req_valid: Default::default(),
@@ -139,6 +158,14 @@ impl EvtSem {
             notif_index: Default::default(),
             ready: Default::default(),
             saturate: Constant::new(saturate),
+            read_base: c32(w.read),
+            set_base: c32(w.set),
+            inc_base: c32(w.inc),
+            dec_base: c32(w.dec),
+            win_mask: c32(!(w.span - 1)),
+            req_win: Default::default(),
+            req_hit: Default::default(),
+            req_op: Default::default(),
             ram: Default::default(),
             s1_valid: Default::default(),
             s1_err: Default::default(),
@@ -166,12 +193,7 @@ impl EvtSem {
             bus_idx: Default::default(),
             idx_next: Default::default(),
             db_take: Default::default(),
-        }
-    }
-
-    /// The saturating variant.
-    pub fn saturating() -> Self {
-        Self::new(true)
+        })
     }
 }
 
@@ -199,9 +221,21 @@ impl Logic for EvtSem {
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         // ---- stage 0: decode the request and pick the RAM read address ----
+        self.req_win.next = self.req_addr.val() & self.win_mask.val();
+        self.req_hit.next = true;
+        self.req_op.next = 0.into();
+        if self.req_win.val() == self.set_base.val() {
+            self.req_op.next = 1.into();
+        } else if self.req_win.val() == self.inc_base.val() {
+            self.req_op.next = 2.into();
+        } else if self.req_win.val() == self.dec_base.val() {
+            self.req_op.next = 3.into();
+        } else if self.req_win.val() != self.read_base.val() {
+            self.req_hit.next = false;
+        }
         self.bus_ok.next = self.req_valid.val()
             & !self.clearing.q.val()
-            & (self.req_addr.val().get_bits::<20>(12) == 1)
+            & self.req_hit.val()
             & !self.req_addr.val().get_bit(0)
             & !self.req_addr.val().get_bit(1);
         self.bus_idx.next = self.req_addr.val().get_bits::<8>(2);
@@ -214,7 +248,7 @@ impl Logic for EvtSem {
         self.s1_valid.d.next = self.req_valid.val();
         self.s1_err.d.next = self.req_valid.val() & !self.bus_ok.val();
         self.s1_write.d.next = self.req_write.val();
-        self.s1_op.d.next = self.req_addr.val().get_bits::<2>(10);
+        self.s1_op.d.next = self.req_op.val();
         self.idx_next.next = self.db_index.val();
         if self.bus_ok.val() {
             self.idx_next.next = self.bus_idx.val();

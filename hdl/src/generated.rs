@@ -70,12 +70,16 @@ pub fn common_verilog_files() -> Vec<VerilogFile> {
         let text = format!("{}{}", crate::verilog::banner(module, source), body);
         VerilogFile { file_name: format!("{module}.v"), module: module.into(), arch: Arch::Cayman, block: module.into(), text }
     };
+    // The blocks shared by every generation, on CAYMAN's (built-in, tested) map.
+    let map = regmap::builtin(Arch::Cayman).expect("built-in map");
+    let mut sem = crate::evt_sem::EvtSem::of(&map, false).expect("the built-in map makes a unit");
+    let mut dma = crate::seq_dma::SeqDma::<{ crate::seq_dma::DEFAULT_AW }>::of(&map).expect("the built-in map makes an engine");
     vec![
-        one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut crate::evt_sem::EvtSem::default(), "evt_sem")),
+        one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut sem, "evt_sem")),
         one("host_bridge", "hdl/src/host_link.rs", crate::verilog::of(&mut crate::host_link::HostBridge::new(crate::proto::DEFAULT_UART_DIV), "host_bridge")),
         one("hw_decode", "hdl/src/hw_decode.rs", crate::verilog::of(&mut crate::hw_decode::HwDecodeCam::default(), "hw_decode")),
         one("q7_cluster", "hdl/src/q7_cluster.rs", crate::verilog::of(&mut q7_cluster_block(), "q7_cluster")),
-        one("seq_dma", "hdl/src/seq_dma.rs", crate::verilog::of(&mut crate::seq_dma::SeqDma::<{ crate::seq_dma::DEFAULT_AW }>::default(), "seq_dma")),
+        one("seq_dma", "hdl/src/seq_dma.rs", crate::verilog::of(&mut dma, "seq_dma")),
     ]
 }
 

@@ -15,7 +15,7 @@
 //! | 0 | source: byte offset in the DMA SRAM |
 //! | 1 | destination: byte offset in the DMA SRAM |
 //! | 2 | `[15:0]` length in 32-bit words (0 = completion only) |
-//! | 3 | completion address: the low 32 bits of the TOP_SP EVT_SEM INC slot (`sp_base + 0x1800 + idx*4`); 0 = none |
+//! | 3 | completion address: the low 32 bits of the TOP_SP EVT_SEM INC slot (`sp_base + inc + idx*4`, inc = 0x1800); 0 = none |
 //!
 //! ## Engine `[D]`
 //! - `dma_ctrl.enable` rising: the hardware head of each ring is loaded from
@@ -24,8 +24,9 @@
 //!   count (`tail` is the host's bookkeeping; the engine does not read it).
 //! - While work is pending (RX ring first, then TX): read the 4 descriptor
 //!   words at `base + 16*head`, copy `length` words (read, then write, per
-//!   word), then the completion: a valid INC-slot address (`[15:0]` in
-//!   0x1800..0x1BFC, 4-byte aligned) raises the doorbell `db_valid` with
+//!   word), then the completion: a valid INC-slot address (the offset in
+//!   the local-register aperture, `[15:0]`, in the INC window
+//!   0x1800..0x1BFC, 4-byte aligned: [`IncSlot`]) raises the doorbell `db_valid` with
 //!   `db_index = addr[9:2]`, `db_amount = 1` until `db_ready`; then `head`
 //!   advances modulo `length`, pending decrements, the ring's `done` counter
 //!   increments.
@@ -46,12 +47,17 @@
 //!
 //! ```
 //! use tpb_hdl::seq_dma::SeqDma;
-//! let v = tpb_hdl::verilog::of(&mut SeqDma::<8>::default(), "seq_dma");
+//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let mut dma = SeqDma::<8>::of(&map).unwrap();
+//! let v = tpb_hdl::verilog::of(&mut dma, "seq_dma");
 //! assert!(v.contains("module seq_dma"));
 //! ```
 
 use crate::tcm::Tcm;
 use rust_hdl::prelude::*;
+pub use tpb_models::regmap::layout::IncSlot;
+use tpb_models::regmap::layout::{LayoutError, TopLayout};
+use tpb_models::regmap::RegMap;
 
 /// Offset of the status registers.
 pub const STATUS: u32 = 0x800;
@@ -91,6 +97,9 @@ pub struct SeqDma<const AW: usize> {
     pub busy: Signal<Out, Bit>,
     sram: Tcm<AW>,
     sram_hi: Constant<Bits<32>>,
+    /// A completion address is an INC slot when `addr & done_mask == done_base`.
+    done_base: Constant<Bits<32>>,
+    done_mask: Constant<Bits<32>>,
     rsp_valid_q: DFF<Bit>,
     rsp_err_q: DFF<Bit>,
     rsp_rdata_q: DFF<Bits<32>>,
@@ -124,9 +133,22 @@ pub struct SeqDma<const AW: usize> {
     err_kept: Signal<Local, Bits<3>>,
 }
 
-impl<const AW: usize> Default for SeqDma<AW> {
-    fn default() -> Self {
-        SeqDma {
+impl<const AW: usize> SeqDma<AW> {
+    /// The engine of `map`'s tops.
+    pub fn of(map: &RegMap) -> Result<Self, LayoutError> {
+        Self::new(&TopLayout::of(map)?.inc_slot)
+    }
+
+    /// An engine whose completions are INC slots `slot` (4 bytes apart,
+    /// 256 of them: the doorbell index is `addr[9:2]`).
+    pub fn new(slot: &IncSlot) -> Result<Self, LayoutError> {
+        if (slot.span, slot.stride) != (0x400, 4) {
+            return Err(LayoutError::Bad {
+                what: "seq.dma".into(),
+                detail: format!("the doorbell index is addr[9:2]: the INC window must hold 256 slots 4 bytes apart, not {:#x}/{}", slot.span, slot.stride),
+            });
+        }
+        Ok(SeqDma {
             clock: Default::default(),
             reset: Default::default(),
             req_valid: Default::default(),
@@ -154,6 +176,8 @@ impl<const AW: usize> Default for SeqDma<AW> {
             busy: Default::default(),
             sram: Default::default(),
             sram_hi: Constant::new((!((4u64 << AW) - 1) & 0xffff_ffff).into()),
+            done_base: Constant::new(u64::from(slot.base).into()),
+            done_mask: Constant::new(u64::from(slot.mask).into()),
             rsp_valid_q: Default::default(),
             rsp_err_q: Default::default(),
             rsp_rdata_q: Default::default(),
@@ -185,7 +209,7 @@ impl<const AW: usize> Default for SeqDma<AW> {
             tx_add: Default::default(),
             err_set: Default::default(),
             err_kept: Default::default(),
-        }
+        })
     }
 }
 
@@ -365,7 +389,7 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             // 4: the completion doorbell.
             if self.d_done_addr.q.val() == 0 {
                 self.retire.next = true;
-            } else if (self.d_done_addr.q.val().get_bits::<6>(10) == 6) & !self.d_done_addr.q.val().get_bit(0) & !self.d_done_addr.q.val().get_bit(1) {
+            } else if ((self.d_done_addr.q.val() & self.done_mask.val()) == self.done_base.val()) & !self.d_done_addr.q.val().get_bit(0) & !self.d_done_addr.q.val().get_bit(1) {
                 self.db_valid.next = true;
                 if self.db_ready.val() {
                     self.retire.next = true;

@@ -175,125 +175,9 @@ fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<St
     })
 }
 
-/// Engines of a top, in port and array order.
-pub const ENGINES: [Engine; 6] = [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve, Engine::TpbSp, Engine::TopSp];
+pub use tpb_models::regmap::layout::{LayoutError, TopLayout, Window, ENGINES};
 /// Word-address bits of the SEQ DMA SRAM in every top.
 pub const DMA_AW: usize = crate::seq_dma::DEFAULT_AW;
-
-/// A `[base, base + size)` BAR0 window (size a power of two, base aligned).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    pub base: u32,
-    pub size: u32,
-}
-
-impl Window {
-    fn mask(&self) -> u32 {
-        !(self.size - 1)
-    }
-}
-
-/// The BAR0 layout a top decodes, taken from a generation's parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopLayout {
-    /// Local-register aperture per engine ([`ENGINES`] order).
-    pub local_reg: [Window; 6],
-    pub tpb_regs: Window,
-    pub seq_iram: Window,
-    pub seq_dram: Window,
-    pub seq_dma: Window,
-    pub ctrl_spad: Window,
-    pub slot_spad: Window,
-    /// All 8 Q7 cores' memories (`base` need not be aligned to `size`);
-    /// `q7_stride` per core, DRAM at `q7_dram_offset`.
-    pub q7: Window,
-    pub q7_stride: u32,
-    pub q7_dram_offset: u32,
-    /// The IRAM and DRAM regions of one Q7 core (a build may make less).
-    pub q7_iram_size: u32,
-    pub q7_dram_size: u32,
-    /// The HW-decode CAM + table (CAYMAN/MARIANA).
-    pub hw_decode: Option<Window>,
-    /// SUNDA's TOP_SP host_trigger/stop registers (offset within TOP_SP's aperture).
-    pub top_sp_regs: Option<Window>,
-}
-
-/// A generation's parameters that no top can decode.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LayoutError {
-    #[error("{what}: {detail}")]
-    Bad { what: String, detail: String },
-    #[error("{what}: the top builds {built:#x} bytes, more than its BAR0 region of {region:#x}")]
-    TooBig { what: String, built: u64, region: u64 },
-}
-
-fn window(what: &str, base: u64, size: u64) -> Result<Window, LayoutError> {
-    let bad = |detail: String| LayoutError::Bad { what: what.to_string(), detail };
-    if !size.is_power_of_two() || base % size != 0 {
-        return Err(bad(format!("region {base:#x}+{size:#x} must be a power of two in size and aligned to it")));
-    }
-    if base + size > 1 << 32 {
-        return Err(bad(format!("region {base:#x}+{size:#x} is beyond the 32-bit BAR0 port")));
-    }
-    Ok(Window { base: base as u32, size: size as u32 })
-}
-
-impl TopLayout {
-    /// The layout of a generation, or why its map doesn't make one.
-    pub fn of(map: &RegMap) -> Result<TopLayout, LayoutError> {
-        let p = &map.params;
-        let tb = p.bar0.tpb_base;
-        let mut local_reg = [Window { base: 0, size: 0 }; 6];
-        for (i, e) in ENGINES.iter().enumerate() {
-            let base = p.local_reg_base(*e).ok_or_else(|| LayoutError::Bad {
-                what: format!("[local_reg] {}", e.name()),
-                detail: "no local-register base".into(),
-            })?;
-            local_reg[i] = window(&format!("{}.local_reg", e.name()), base, p.bar0.local_reg_size)?;
-        }
-        let region = |name: &str| {
-            p.bar0_regions().into_iter().find(|r| r.name == name).ok_or_else(|| LayoutError::Bad {
-                what: name.to_string(),
-                detail: "not in the generation's BAR0 regions".into(),
-            })
-        };
-        let win = |name: &str| -> Result<Window, LayoutError> {
-            let r = region(name)?;
-            window(name, r.region.base, r.region.size)
-        };
-        let q7l = p.q7_layout(p.q7.pooling.owner).ok_or_else(|| LayoutError::Bad {
-            what: "[q7.pooling]".into(),
-            detail: "no layout for the pooling owner".into(),
-        })?;
-        // The Q7 region is decoded by subtraction: SUNDA's 0x2980000 is not
-        // aligned to its 1 MiB (8 cores x 128 KiB).
-        let q7 = window("q7", 0, q7l.core_stride * 8).map(|w| Window { base: (tb + q7l.params.base_offset) as u32, size: w.size })?;
-        let hw_decode = match (p.hw_decode.present, p.local_reg.hw_decode_table_params) {
-            (true, Some(base)) => Some(window("hw_decode", tb + base, 2 * p.hw_decode.table_bytes as u64)?),
-            _ => None,
-        };
-        // TOP_SP doorbells that are registers of their own (SUNDA's compacted
-        // host_trigger/stop), where the map's top_sp block puts them; on
-        // CAYMAN/MARIANA the block holds only EVT_SEM aliases.
-        let top_sp_regs = map.block("top_sp").filter(|b| b.has_register_rtl()).map(|b| Window { base: b.start, size: b.end - b.start });
-        Ok(TopLayout {
-            local_reg,
-            tpb_regs: win("tpb_regs")?,
-            seq_iram: win("seq.iram")?,
-            seq_dram: win("seq.dram")?,
-            seq_dma: win("seq.dma")?,
-            ctrl_spad: win("top_sp.ctrl_spad")?,
-            slot_spad: win("top_sp.slot_spad")?,
-            q7,
-            q7_stride: q7l.core_stride as u32,
-            q7_dram_offset: (q7l.params.iram_size + q7l.params.iram_rsvd) as u32,
-            q7_iram_size: q7l.params.iram_size as u32,
-            q7_dram_size: q7l.params.dram_size as u32,
-            hw_decode,
-            top_sp_regs,
-        })
-    }
-}
 
 fn c32(v: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(v).into())
@@ -374,6 +258,15 @@ macro_rules! tpb_top {
             dma: SeqDma<DMA_AW>,
             lr_base: [Constant<Bits<32>>; 6],
             lr_mask: Constant<Bits<32>>,
+            /// The aperture's blocks (`TopLayout::nx_regs` ...): base and mask.
+            nx_base: Constant<Bits<32>>,
+            nx_mask: Constant<Bits<32>>,
+            sem_base: Constant<Bits<32>>,
+            sem_mask: Constant<Bits<32>>,
+            win_base: Constant<Bits<32>>,
+            win_mask: Constant<Bits<32>>,
+            q7r_base: Constant<Bits<32>>,
+            q7r_mask: Constant<Bits<32>>,
             is_pool: [Constant<Bit>; 6],
             eng_bit: [Constant<Bits<6>>; 6],
             is_top_sp: [Constant<Bit>; 6],
@@ -463,7 +356,10 @@ macro_rules! tpb_top {
                     q7_ls_rdata: Default::default(),
                     q7_ls_err: Default::default(),
                     nx: std::array::from_fn(|_| Default::default()),
-                    sem: std::array::from_fn(|_| Default::default()),
+                    sem: {
+                        EvtSem::new(&$lay.sem, false)?;
+                        std::array::from_fn(|_| EvtSem::new(&$lay.sem, false).expect("the windows were checked above"))
+                    },
                     win: std::array::from_fn(|_| Default::default()),
                     q7regs: Default::default(),
                     tpb: Default::default(),
@@ -472,9 +368,17 @@ macro_rules! tpb_top {
                     seq_dram: Default::default(),
                     ctrl_spad: Default::default(),
                     slot_spad: Default::default(),
-                    dma: Default::default(),
+                    dma: SeqDma::new(&$lay.inc_slot)?,
                     lr_base: std::array::from_fn(|i| c32($lay.local_reg[i].base)),
                     lr_mask: c32($lay.local_reg[0].mask()),
+                    nx_base: c32($lay.nx_regs.base),
+                    nx_mask: c32($lay.nx_regs.mask()),
+                    sem_base: c32($lay.evt_sem.base),
+                    sem_mask: c32($lay.evt_sem.mask()),
+                    win_base: c32($lay.win_regs.base),
+                    win_mask: c32($lay.win_regs.mask()),
+                    q7r_base: c32($lay.q7_regs.base),
+                    q7r_mask: c32($lay.q7_regs.mask()),
                     is_pool: std::array::from_fn(|i| Constant::new(ENGINES[i] == Engine::Pool)),
                     eng_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
                     is_top_sp: std::array::from_fn(|i| Constant::new(ENGINES[i] == Engine::TopSp)),
@@ -564,15 +468,15 @@ macro_rules! tpb_top {
                     $s.sem[i].req_valid.next = false;
                     $s.win[i].req_valid.next = false;
                     if $s.req_go.val() & (($s.req_addr.val() & $s.lr_mask.val()) == $s.lr_base[i].val()) {
-                        if $s.lr_off.val().get_bits::<4>(12) == 0 {
+                        if ($s.lr_off.val() & $s.nx_mask.val()) == $s.nx_base.val() {
                             $s.nx[i].req_valid.next = true;
                             $s.hit.next = true;
                         }
-                        if $s.lr_off.val().get_bits::<4>(12) == 1 {
+                        if ($s.lr_off.val() & $s.sem_mask.val()) == $s.sem_base.val() {
                             $s.sem[i].req_valid.next = true;
                             $s.hit.next = true;
                         }
-                        if $s.lr_off.val().get_bits::<4>(12) == 2 {
+                        if ($s.lr_off.val() & $s.win_mask.val()) == $s.win_base.val() {
                             $s.win[i].req_valid.next = true;
                             $s.hit.next = true;
                         }
@@ -642,7 +546,7 @@ macro_rules! tpb_top {
                 $s.q7regs.req_valid.next = false;
                 for i in 0..6 {
                     if $s.is_pool[i].val() & $s.req_go.val() & (($s.req_addr.val() & $s.lr_mask.val()) == $s.lr_base[i].val()) {
-                        if $s.lr_off.val().get_bits::<4>(12) == 3 {
+                        if ($s.lr_off.val() & $s.q7r_mask.val()) == $s.q7r_base.val() {
                             $s.q7regs.req_valid.next = true;
                             $s.hit.next = true;
                         }
@@ -1098,36 +1002,4 @@ pub fn full_mem_bits(arch: Arch) -> tpb_models::golden::top::MemBits {
         Arch::Cayman | Arch::Mariana => (15, 16),
     };
     tpb_models::golden::top::MemBits { q7_iram, q7_dram, seq: 14, ctrl_spad: 10, slot_spad: 13, dma: DMA_AW }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-    use tpb_models::regmap::{builtin, Arch};
-
-    #[test]
-    fn parameters_no_top_can_decode_are_named_errors() {
-        let m = builtin(Arch::Cayman).unwrap();
-        assert!(TopLayout::of(&m).is_ok());
-        let mut bad = m.clone();
-        bad.params.bar0.local_reg_size = 0x3000; // not a power of two
-        let e = TopLayout::of(&bad).unwrap_err().to_string();
-        assert!(e.contains("pe.local_reg") && e.contains("power of two"), "{e}");
-        let mut bad = m.clone();
-        bad.params.bar0.tpb_base = 0xffff_f000; // regions past the 32-bit port
-        let e = TopLayout::of(&bad).unwrap_err().to_string();
-        assert!(e.contains("beyond the 32-bit BAR0 port") || e.contains("power of two"), "{e}");
-    }
-
-    /// SUNDA's TOP_SP doorbell registers are decoded where its map puts them
-    /// (the top_sp block, +0x848..+0x850); the other generations have none.
-    #[test]
-    fn the_top_sp_doorbell_window_comes_from_the_map() {
-        let s = builtin(Arch::Sunda).unwrap();
-        let b = s.block("top_sp").unwrap();
-        let w = TopLayout::of(&s).unwrap().top_sp_regs.expect("SUNDA has the registers");
-        assert_eq!((w.base, w.size), (b.start, b.end - b.start));
-        assert_eq!((w.base, w.size), (0x848, 8), "DIGEST §2.7");
-        assert!(TopLayout::of(&builtin(Arch::Cayman).unwrap()).unwrap().top_sp_regs.is_none());
-    }
 }

@@ -8,15 +8,27 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use tpb_hdl::evt_sem::EvtSem;
-use tpb_models::golden::evt_sem::{BusReq, DbReq, EvtSemModel, Outputs, CLEAR_CYCLES, DEC, INC, READ, SET};
+use tpb_models::golden::evt_sem::{BusReq, DbReq, EvtSemModel, Outputs, CLEAR_CYCLES};
+use tpb_models::regmap::layout::SemWindows;
+
+/// The windows of DIGEST §3, as the stimulus addresses them (pinned to
+/// every map by `windows_are_the_maps`).
+const READ: u32 = 0x1000;
+const SET: u32 = 0x1400;
+const INC: u32 = 0x1800;
+const DEC: u32 = 0x1c00;
+
+fn windows() -> SemWindows {
+    SemWindows::of(&tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap()).unwrap()
+}
 
 struct Sim {
     uut: EvtSem,
 }
 
 impl Sim {
-    fn new(saturate: bool) -> Sim {
-        let mut uut = EvtSem::new(saturate);
+    fn new(w: &SemWindows, saturate: bool) -> Sim {
+        let mut uut = EvtSem::new(w, saturate).unwrap();
         uut.connect_all();
         uut.clock.next = Clock::from(false);
         assert!(simulate(&mut uut, 1000));
@@ -68,8 +80,12 @@ struct Cycle {
 /// taken is held (as the DMA engine does) until it is. Returns the first
 /// divergence.
 fn lockstep(saturate: bool, cycles: &[Cycle]) -> Result<(EvtSemModel, u64), String> {
-    let mut rtl = Sim::new(saturate);
-    let mut gold = EvtSemModel::new(saturate);
+    lockstep_on(&windows(), saturate, cycles)
+}
+
+fn lockstep_on(w: &SemWindows, saturate: bool, cycles: &[Cycle]) -> Result<(EvtSemModel, u64), String> {
+    let mut rtl = Sim::new(w, saturate);
+    let mut gold = EvtSemModel::new(*w, saturate);
     let mut held: Option<DbReq> = None;
     for (n, c) in cycles.iter().enumerate() {
         let db = held.or(c.db);
@@ -169,7 +185,7 @@ fn k_concurrent_increments_leave_exactly_k() {
     let (gold, _) = lockstep(false, &stim).unwrap();
     assert_eq!(gold.value(9), bus_incs + db_incs);
     // And the RTL read back the same value (checked cycle by cycle in lockstep).
-    let mut rtl = Sim::new(false);
+    let mut rtl = Sim::new(&windows(), false);
     let mut held = None;
     for c in &stim {
         let db = held.or(c.db);
@@ -218,16 +234,30 @@ fn reset_clears_every_semaphore_and_refuses_access_meanwhile() {
     assert_eq!(gold.value(1), 1, "the doorbell was refused during the clear, held, and taken once after it");
 }
 
-/// The unit decodes the windows and count of the register map's `evt_sem` array.
+/// Every map's `evt_sem` array has the windows and count of DIGEST §3.
 #[test]
-fn rtl_windows_are_the_maps() {
-    use tpb_hdl::evt_sem as rtl;
+fn windows_are_the_maps() {
     for m in tpb_models::regmap::builtin_all().unwrap() {
-        let a = m.block("evt_sem").and_then(|b| b.array("evt_sem")).unwrap();
-        assert_eq!(a.count, rtl::COUNT, "{}", m.arch);
-        assert_eq!(a.stride, 4);
-        let w = |n: &str| a.window(n).unwrap().offset;
-        assert_eq!((w("read"), w("set"), w("inc"), w("dec")), (rtl::READ_WINDOW, rtl::SET_WINDOW, rtl::INC_WINDOW, rtl::DEC_WINDOW), "{}", m.arch);
-        assert_eq!((READ, SET, INC, DEC), (rtl::READ_WINDOW, rtl::SET_WINDOW, rtl::INC_WINDOW, rtl::DEC_WINDOW), "golden model");
+        let w = SemWindows::of(&m).unwrap();
+        assert_eq!((w.read, w.set, w.inc, w.dec, w.count, w.stride), (READ, SET, INC, DEC, tpb_hdl::evt_sem::COUNT, 4), "{}", m.arch);
     }
+}
+
+/// The unit and its model decode the windows the map gives, not the
+/// digest's: with SET and INC swapped in the map, a write at 0x1800 sets
+/// and one at 0x1400 adds. A map the RAM cannot hold is a typed error.
+#[test]
+fn the_unit_decodes_the_maps_windows() {
+    let mut w = windows();
+    (w.set, w.inc) = (w.inc, w.set);
+    let wr = |addr: u32, wdata: u32| Cycle { reset: false, bus: Some(BusReq { write: true, addr, wdata }), db: None };
+    let mut stim = vec![Cycle { reset: true, bus: None, db: None }];
+    stim.extend((0..CLEAR_CYCLES).map(|_| Cycle { reset: false, bus: None, db: None }));
+    stim.extend([wr(0x1800 + 8, 5), wr(0x1400 + 8, 2), wr(0x1400 + 8, 3), Cycle { reset: false, bus: None, db: None }]);
+    let (gold, _) = lockstep_on(&w, false, &stim).unwrap();
+    assert_eq!(gold.value(2), 10, "set 5 at the map's SET window, then add 2 and 3 at its INC window");
+    let mut big = windows();
+    big.count = 512;
+    let e = EvtSem::new(&big, false).err().expect("512 semaphores do not fit").to_string();
+    assert!(e.contains("evt_sem") && e.contains("256") && e.contains("512"), "{e}");
 }

@@ -27,7 +27,7 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
     let map = builtin(arch).unwrap();
     let mem = if fpga { MemBits::fpga() } else { MemBits::full(&map.params) };
     let mut rtl: Box<dyn TopSim + Send> = simulator(&map, fpga).map_err(|e| e.to_string())?;
-    let mut gold = TopModel::new(&map, mem);
+    let mut gold = TopModel::new(&map, mem).unwrap();
     let reset = Cycle { reset: true, req: None, pins: Default::default() };
     let mut cov = Coverage::default();
     for (n, c) in std::iter::once(&reset).chain(cycles).enumerate() {
@@ -142,7 +142,7 @@ impl Bench {
     fn with(arch: Arch, fpga: bool) -> Bench {
         let map = builtin(arch).unwrap();
         let mem = if fpga { MemBits::fpga() } else { MemBits::full(&map.params) };
-        let mut b = Bench { rtl: simulator(&map, fpga).unwrap(), gold: TopModel::new(&map, mem), pins: Default::default(), cycle: 0 };
+        let mut b = Bench { rtl: simulator(&map, fpga).unwrap(), gold: TopModel::new(&map, mem).unwrap(), pins: Default::default(), cycle: 0 };
         b.step(true, None);
         // The EVT_SEM units clear their 256 semaphores after reset.
         for _ in 0..tpb_models::golden::evt_sem::CLEAR_CYCLES {

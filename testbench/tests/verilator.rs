@@ -32,7 +32,7 @@ fn lockstep(arch: Arch, a: &mut dyn TopSim, b: &mut dyn TopSim, seed: u64, n: us
 fn against_golden(arch: Arch, seed: u64, n: usize) {
     let map = builtin(arch).unwrap();
     let mut dut = Dut::new(arch).unwrap();
-    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params));
+    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params)).unwrap();
     let start = std::time::Instant::now();
     let r = lockstep(arch, &mut dut, &mut gold, seed, n);
     r.unwrap_or_else(|e| panic!("{e}"));
@@ -73,7 +73,7 @@ fn verilator_matches_rust_hdl_every_cycle() {
 fn two_models_in_one_process_do_not_interfere() {
     let map = builtin(Arch::Cayman).unwrap();
     let (mut a, mut b) = (Dut::new(Arch::Cayman).unwrap(), Dut::new(Arch::Cayman).unwrap());
-    let (mut ga, mut gb) = (TopModel::new(&map, MemBits::full(&map.params)), TopModel::new(&map, MemBits::full(&map.params)));
+    let (mut ga, mut gb) = (TopModel::new(&map, MemBits::full(&map.params)).unwrap(), TopModel::new(&map, MemBits::full(&map.params)).unwrap());
     let (mut ta, mut tb) = (Traffic::new(&map, MemBits::full(&map.params), 1), Traffic::new(&map, MemBits::full(&map.params), 2));
     for i in 0..20_000 {
         for (d, g, t) in [(&mut a, &mut ga, &mut ta), (&mut b, &mut gb, &mut tb)] {
@@ -286,7 +286,7 @@ fn trace_window_mistakes_are_errors_at_arm_time() {
 fn the_three_evaluation_schedule_gives_the_same_results() {
     let map = builtin(Arch::Cayman).unwrap();
     let mut dut = Dut::new(Arch::Cayman).unwrap().with_negedge_eval(true);
-    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params));
+    let mut gold = GoldenTop::new(&map, MemBits::full(&map.params)).unwrap();
     lockstep(Arch::Cayman, &mut dut, &mut gold, 0x3e, 20_000)
     .unwrap_or_else(|e| panic!("{e}"));
 }

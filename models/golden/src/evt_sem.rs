@@ -8,11 +8,9 @@
 //! (`db_ready` low) and must be retried. After reset the unit is busy
 //! clearing for [`CLEAR_CYCLES`] cycles.
 
-/// Window offsets within the local-register aperture.
-pub const READ: u32 = 0x1000;
-pub const SET: u32 = 0x1400;
-pub const INC: u32 = 0x1800;
-pub const DEC: u32 = 0x1c00;
+use tpb_regmap::layout::SemWindows;
+use tpb_regmap::WindowOp;
+
 /// Semaphores.
 pub const COUNT: usize = 256;
 /// Cycles the post-reset clear takes.
@@ -50,12 +48,16 @@ pub struct EvtSemModel {
     out: Outputs,
     /// Notification of the operation taken at the last edge (shown after the next).
     pending_notif: Option<u8>,
+    /// Window offsets within the local-register aperture (the map's).
+    windows: SemWindows,
 }
 
 impl EvtSemModel {
-    /// A unit in the state right after its post-reset clear.
-    pub fn new(saturate: bool) -> Self {
-        EvtSemModel { values: [0; COUNT], saturate, clearing: 0, out: Outputs { ready: true, ..Outputs::default() }, pending_notif: None }
+    /// A unit on windows `windows` (`SemWindows::of(map)`), in the state
+    /// right after its post-reset clear.
+    pub fn new(windows: SemWindows, saturate: bool) -> Self {
+        assert_eq!(windows.count as usize, COUNT, "the unit holds {COUNT} semaphores");
+        EvtSemModel { values: [0; COUNT], saturate, clearing: 0, out: Outputs { ready: true, ..Outputs::default() }, pending_notif: None, windows }
     }
 
     /// Current value of a semaphore (debug peek).
@@ -68,11 +70,8 @@ impl EvtSemModel {
         self.out
     }
 
-    fn decode(addr: u32) -> Option<(u32, usize)> {
-        if addr & 3 != 0 || addr >> 12 != 1 {
-            return None;
-        }
-        Some(((addr >> 10) & 3, ((addr >> 2) & 0xff) as usize))
+    fn decode(&self, addr: u32) -> Option<(WindowOp, usize)> {
+        self.windows.decode(addr).map(|(op, i)| (op, i as usize))
     }
 
     /// `db_ready` for this cycle's inputs (combinational in the RTL): would a
@@ -81,7 +80,7 @@ impl EvtSemModel {
         if self.clearing > 0 {
             return false;
         }
-        match bus.and_then(|b| Self::decode(b.addr)) {
+        match bus.and_then(|b| self.decode(b.addr)) {
             Some((_, idx)) => idx == db_index as usize,
             None => true,
         }
@@ -117,18 +116,18 @@ impl EvtSemModel {
         let mut notif = None;
         if let Some(b) = bus {
             out.rsp_valid = true;
-            match (ready, Self::decode(b.addr)) {
+            match (ready, self.decode(b.addr)) {
                 (true, Some((win, idx))) => {
                     let old = self.values[idx];
                     if b.write {
                         let v = match win {
-                            1 => b.wdata,
-                            2 => self.add(old, b.wdata),
-                            3 => self.sub(old, b.wdata),
-                            _ => old,
+                            WindowOp::Set => b.wdata,
+                            WindowOp::Inc => self.add(old, b.wdata),
+                            WindowOp::Dec => self.sub(old, b.wdata),
+                            WindowOp::Read => old,
                         };
                         self.values[idx] = v;
-                        if win != 0 {
+                        if win != WindowOp::Read {
                             notif = Some(idx as u8);
                         }
                     } else {
@@ -167,6 +166,15 @@ impl EvtSemModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tpb_regmap::{builtin, Arch};
+
+    const SET: u32 = 0x1400;
+    const INC: u32 = 0x1800;
+    const DEC: u32 = 0x1c00;
+
+    fn unit(saturate: bool) -> EvtSemModel {
+        EvtSemModel::new(SemWindows::of(&builtin(Arch::Cayman).unwrap()).unwrap(), saturate)
+    }
 
     fn w(addr: u32, wdata: u32) -> Option<BusReq> {
         Some(BusReq { write: true, addr, wdata })
@@ -174,13 +182,13 @@ mod tests {
 
     #[test]
     fn windows_and_edges() {
-        let mut m = EvtSemModel::new(false);
+        let mut m = unit(false);
         m.step(false, w(SET + 4 * 7, u32::MAX), None);
         m.step(false, w(INC + 4 * 7, 2), None);
         assert_eq!(m.value(7), 1, "wraps");
         m.step(false, w(DEC + 4 * 7, 3), None);
         assert_eq!(m.value(7), u32::MAX - 1);
-        let mut s = EvtSemModel::new(true);
+        let mut s = unit(true);
         s.step(false, w(SET, u32::MAX - 1), None);
         s.step(false, w(INC, 5), None);
         assert_eq!(s.value(0), u32::MAX, "saturates high");
@@ -190,7 +198,7 @@ mod tests {
 
     #[test]
     fn same_cycle_rule() {
-        let mut m = EvtSemModel::new(false);
+        let mut m = unit(false);
         let db = Some(DbReq { index: 3, amount: 1 });
         assert!(m.step(false, w(INC + 12, 1), db), "same semaphore: merged");
         assert_eq!(m.value(3), 2);

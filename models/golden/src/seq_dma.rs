@@ -5,6 +5,7 @@
 //! completion doorbell into the TOP_SP EVT_SEM INC slot.
 
 use crate::csr::{Req, Rsp};
+use tpb_regmap::layout::IncSlot;
 
 /// Offset of the status registers in the DMA window.
 pub const STATUS: u32 = 0x800;
@@ -76,17 +77,15 @@ pub struct SeqDmaModel {
     /// The engine's SRAM write taken at the last edge.
     a_wrote_last: bool,
     rsp: Rsp,
-}
-
-/// The INC-slot address of a completion word, if it is one.
-pub fn completion_index(addr: u32) -> Option<u8> {
-    ((addr >> 10) & 0x3f == 6 && addr & 3 == 0).then_some((addr >> 2) as u8)
+    slot: IncSlot,
 }
 
 impl SeqDmaModel {
-    /// An engine with a `2^aw`-word SRAM, in its reset state.
-    pub fn new(aw: usize) -> Self {
+    /// An engine with a `2^aw`-word SRAM whose completions are INC slots
+    /// `slot` (`TopLayout::inc_slot`), in its reset state.
+    pub fn new(aw: usize, slot: IncSlot) -> Self {
         SeqDmaModel {
+            slot,
             sram: vec![0; 1 << aw],
             aw,
             rings: [RingState::default(); 2],
@@ -117,7 +116,7 @@ impl SeqDmaModel {
     pub fn outputs(&self) -> Outputs {
         let done_addr = self.desc[3];
         Outputs {
-            db_valid: self.state == State::Done && done_addr != 0 && completion_index(done_addr).is_some(),
+            db_valid: self.state == State::Done && done_addr != 0 && self.slot.index(done_addr).is_some(),
             db_index: (done_addr >> 2) as u8,
             busy: self.state != State::Idle,
         }
@@ -257,7 +256,7 @@ impl SeqDmaModel {
                 let a = self.desc[3];
                 if a == 0 {
                     retire = true;
-                } else if completion_index(a).is_some() {
+                } else if self.slot.index(a).is_some() {
                     if inp.db_ready {
                         retire = true;
                     }

@@ -1,9 +1,8 @@
 //! Golden model of a TPB top (`hdl/src/top.rs`), cycle by cycle, composed
 //! of the block models: [`CsrModel`] per generated register block and
 //! engine, [`EvtSemModel`] per engine, [`Q7ClusterModel`], [`SeqDmaModel`],
-//! [`HwDecodeModel`] and plain memories. The BAR0 decode is read from the
-//! register map (each block's `[start, end)` and `engines`, the generation's
-//! BAR0 regions), not from the RTL's decoder.
+//! [`HwDecodeModel`] and plain memories. The BAR0 decode is the map's
+//! [`TopLayout::decode`], the layout the RTL top takes its constants from.
 
 use super::evt_sem::{DbReq, EvtSemModel};
 use super::hw_decode::{self, HwDecodeModel};
@@ -11,12 +10,9 @@ use super::q7_cluster::{self, PortIn, PortOut, Q7ClusterModel, CORES};
 use super::seq_dma::{self, SeqDmaModel};
 use crate::csr::{CsrModel, Req, Rsp};
 use std::collections::BTreeMap;
-use tpb_regmap::{Aperture, ArchParams, Engine, RegMap};
-
-/// Engines in the top's port order.
-pub const ENGINES: [Engine; 6] = [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve, Engine::TpbSp, Engine::TopSp];
-const POOL: usize = 2;
-const TOP_SP: usize = 5;
+pub use tpb_regmap::layout::ENGINES;
+use tpb_regmap::layout::{Dest, LayoutError, TopLayout, POOL, TOP_SP};
+use tpb_regmap::{ArchParams, RegMap};
 
 /// Word-address bits of the memories a top builds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,31 +75,17 @@ pub struct Outputs {
     pub stop_pulse: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dest {
-    Nx(usize),
-    Sem(usize),
-    Win(usize),
-    Q7Regs,
-    TopSpRegs,
-    Tpb,
-    Mem(usize),
-    Dma,
-    Q7,
-    Hwd,
-}
-
+/// A memory of the top: where it is decoded and the words it builds.
 #[derive(Debug, Clone)]
 struct Memory {
-    base: u64,
-    size: u64,
+    dest: Dest,
     words: Vec<u32>,
 }
 
 /// The model.
 #[derive(Debug, Clone)]
 pub struct TopModel {
-    map: RegMap,
+    layout: TopLayout,
     nx: Vec<CsrModel>,
     win: Vec<CsrModel>,
     sem: Vec<EvtSemModel>,
@@ -112,12 +94,8 @@ pub struct TopModel {
     top_sp_regs: Option<CsrModel>,
     mems: Vec<Memory>,
     cluster: Q7ClusterModel,
-    q7_base: u64,
-    q7_size: u64,
     dma: SeqDmaModel,
-    dma_base: u64,
-    dma_size: u64,
-    hwd: Option<(HwDecodeModel, u64, u64)>,
+    hwd: Option<HwDecodeModel>,
     mem_rsp: Rsp,
     err: bool,
     /// Input-port maps reused every cycle (building them is most of a step's cost).
@@ -147,8 +125,8 @@ pub struct GoldenTop {
 }
 
 impl GoldenTop {
-    pub fn new(map: &RegMap, mem: MemBits) -> Self {
-        GoldenTop { model: TopModel::new(map, mem), driven: (false, None, Pins::default()) }
+    pub fn new(map: &RegMap, mem: MemBits) -> Result<Self, LayoutError> {
+        Ok(GoldenTop { model: TopModel::new(map, mem)?, driven: (false, None, Pins::default()) })
     }
 }
 
@@ -175,59 +153,40 @@ fn set_input(m: &mut BTreeMap<String, u64>, key: &str, v: u64) {
     }
 }
 
-fn in_range(addr: u64, base: u64, size: u64) -> Option<u64> {
-    (addr >= base && addr < base + size).then(|| addr - base)
-}
-
 impl TopModel {
     /// A top of the map's generation with memories of `mem` bits, in its reset state
-    /// (the EVT_SEM units are clearing: drive reset for one cycle first, as the RTL needs).
-    pub fn new(map: &RegMap, mem: MemBits) -> Self {
+    /// (the EVT_SEM units are clearing: drive reset for one cycle first, as the RTL needs),
+    /// or why the map makes no top.
+    pub fn new(map: &RegMap, mem: MemBits) -> Result<Self, LayoutError> {
+        let layout = TopLayout::of(map)?;
         let p = &map.params;
-        let block = |name: &str| map.block(name).unwrap_or_else(|| panic!("the map has no '{name}' block"));
-        let regions = p.bar0_regions();
-        let region = |name: &str| regions.iter().find(|r| r.name == name).map(|r| (r.region.base, r.region.size)).unwrap_or((0, 0));
-        let memory = |name: &str, bits: usize| {
-            let (base, size) = region(name);
-            Memory { base, size, words: vec![0; 1 << bits] }
+        let block = |name: &str| {
+            map.block(name).ok_or_else(|| LayoutError::Bad { what: name.to_string(), detail: "the map has no such block".into() })
         };
-        let q7l = p.q7_layout(p.q7.pooling.owner).expect("pooling owner layout");
-        let (dma_base, dma_size) = region("seq.dma");
-        let hwd = match (p.hw_decode.present, p.local_reg.hw_decode_table_params) {
-            (true, Some(base)) => Some((
-                HwDecodeModel::new(p.hw_decode.cam_records as usize, bits(p.hw_decode.table_bytes as u64), false),
-                p.bar0.tpb_base + base,
-                2 * p.hw_decode.table_bytes as u64,
-            )),
-            _ => None,
-        };
-        TopModel {
-            map: map.clone(),
-            nx: (0..6).map(|_| CsrModel::new(block("nx"))).collect(),
-            win: (0..6).map(|_| CsrModel::new(block("windows"))).collect(),
-            sem: (0..6).map(|_| EvtSemModel::new(false)).collect(),
-            q7regs: CsrModel::new(block("q7")),
-            tpb: CsrModel::new(block("tpb")),
+        let memory = |dest: Dest, bits: usize| Memory { dest, words: vec![0; 1 << bits] };
+        let hwd = layout.hw_decode.map(|_| HwDecodeModel::new(p.hw_decode.cam_records as usize, bits(p.hw_decode.table_bytes as u64), false));
+        Ok(TopModel {
+            nx: (0..6).map(|_| block("nx").map(CsrModel::new)).collect::<Result<_, _>>()?,
+            win: (0..6).map(|_| block("windows").map(CsrModel::new)).collect::<Result<_, _>>()?,
+            sem: (0..6).map(|_| EvtSemModel::new(layout.sem, false)).collect(),
+            q7regs: CsrModel::new(block("q7")?),
+            tpb: CsrModel::new(block("tpb")?),
             top_sp_regs: map.block("top_sp").filter(|b| b.has_register_rtl()).map(CsrModel::new),
             mems: vec![
-                memory("seq.iram", mem.seq),
-                memory("seq.dram", mem.seq),
-                memory("top_sp.ctrl_spad", mem.ctrl_spad),
-                memory("top_sp.slot_spad", mem.slot_spad),
+                memory(Dest::SeqIram, mem.seq),
+                memory(Dest::SeqDram, mem.seq),
+                memory(Dest::CtrlSpad, mem.ctrl_spad),
+                memory(Dest::SlotSpad, mem.slot_spad),
             ],
             cluster: Q7ClusterModel::new(q7_cluster::Layout {
-                stride: q7l.core_stride as u32,
-                dram_offset: (q7l.params.iram_size + q7l.params.iram_rsvd) as u32,
+                stride: layout.q7_stride,
+                dram_offset: layout.q7_dram_offset,
                 iram_bits: mem.q7_iram,
                 dram_bits: mem.q7_dram,
-                iram_region: q7l.params.iram_size as u32,
-                dram_region: q7l.params.dram_size as u32,
+                iram_region: layout.q7_iram_size,
+                dram_region: layout.q7_dram_size,
             }),
-            q7_base: p.bar0.tpb_base + q7l.params.base_offset,
-            q7_size: q7l.core_stride * CORES as u64,
-            dma: SeqDmaModel::new(mem.dma),
-            dma_base,
-            dma_size,
+            dma: SeqDmaModel::new(mem.dma, layout.inc_slot),
             hwd,
             mem_rsp: Rsp::default(),
             err: false,
@@ -235,52 +194,13 @@ impl TopModel {
             q7_inputs: BTreeMap::new(),
             q7_keys: (0..CORES).map(|n| (format!("run_state_{n}_running_i"), format!("run_state_{n}_halted_i"))).collect(),
             no_inputs: BTreeMap::new(),
-        }
+            layout,
+        })
     }
 
     /// Where a BAR0 address goes, and the address the block sees.
     fn decode(&self, addr: u32) -> Option<(Dest, u32)> {
-        let a = u64::from(addr);
-        let p = &self.map.params;
-        for (i, e) in ENGINES.iter().enumerate() {
-            let Some(off) = p.local_reg_base(*e).and_then(|b| in_range(a, b, p.bar0.local_reg_size)) else { continue };
-            let off = off as u32;
-            for b in self.map.blocks.iter().filter(|b| b.aperture == Aperture::LocalReg && b.engines.contains(e)) {
-                if off >= b.start && off < b.end {
-                    let d = match b.name.as_str() {
-                        "nx" => Dest::Nx(i),
-                        "evt_sem" => Dest::Sem(i),
-                        "windows" => Dest::Win(i),
-                        "q7" => Dest::Q7Regs,
-                        "top_sp" if b.has_register_rtl() => Dest::TopSpRegs,
-                        _ => continue,
-                    };
-                    return Some((d, off));
-                }
-            }
-            return None;
-        }
-        let tb = p.bar0.tpb_base + p.bar0.tpb_regs.base;
-        if let Some(off) = in_range(a, tb, p.bar0.tpb_regs.size) {
-            return Some((Dest::Tpb, off as u32));
-        }
-        for (k, m) in self.mems.iter().enumerate() {
-            if let Some(off) = in_range(a, m.base, m.size) {
-                return Some((Dest::Mem(k), off as u32));
-            }
-        }
-        if let Some(off) = in_range(a, self.dma_base, self.dma_size) {
-            return Some((Dest::Dma, off as u32));
-        }
-        if let Some(off) = in_range(a, self.q7_base, self.q7_size) {
-            return Some((Dest::Q7, off as u32));
-        }
-        if let Some((_, base, size)) = &self.hwd {
-            if let Some(off) = in_range(a, *base, *size) {
-                return Some((Dest::Hwd, off as u32));
-            }
-        }
-        None
+        self.layout.decode(addr)
     }
 
     fn out(m: &CsrModel, port: &str) -> u64 {
@@ -340,7 +260,7 @@ impl TopModel {
             o.host_trigger_pulse = Self::out(t, "host_trigger_pulse_o") != 0;
             o.stop_pulse = Self::out(t, "stop_pulse_o") != 0;
         }
-        if let Some((h, _, _)) = &self.hwd {
+        if let Some(h) = &self.hwd {
             let ho = h.outputs();
             take(Rsp { valid: ho.rsp_valid, rdata: ho.rsp_rdata, err: ho.rsp_err });
             // The CAM's bus response is part of `rsp`.
@@ -389,15 +309,14 @@ impl TopModel {
         }
         self.cluster.step(reset, to(Dest::Q7), q7_stall, &pins.q7);
         self.dma.step(reset, to(Dest::Dma), &dma_in);
-        if let Some((h, _, _)) = &mut self.hwd {
-            h.step(reset, to(Dest::Hwd), pins.hwd_lookup, pins.hwd_pop);
+        if let Some(h) = &mut self.hwd {
+            h.step(reset, to(Dest::HwDecode), pins.hwd_lookup, pins.hwd_pop);
         }
         // Memories: aligned words within the built size.
         self.mem_rsp = Rsp::default();
         let mut mem_err = false;
-        for k in 0..self.mems.len() {
-            if let Some(r) = to(Dest::Mem(k)) {
-                let m = &mut self.mems[k];
+        for m in &mut self.mems {
+            if let Some(r) = to(m.dest) {
                 let w = (r.addr / 4) as usize;
                 if r.addr & 3 == 0 && w < m.words.len() {
                     self.mem_rsp = Rsp { valid: true, err: false, rdata: if r.write { 0 } else { m.words[w] } };

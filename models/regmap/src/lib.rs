@@ -18,6 +18,7 @@
 pub mod error;
 pub mod gen;
 pub mod layer;
+pub mod layout;
 pub mod space;
 pub mod load;
 pub mod model;
