@@ -76,6 +76,7 @@ module hw_decode(
     localparam ent_id$45 = 8'h1;
     localparam ent_id$46 = 8'h0;
     localparam table_base = 32'h2000;
+    localparam status = 32'h3f0;
     localparam table_end = 32'h4000;
 
     // Registers
@@ -1727,7 +1728,7 @@ module hw_decode(
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             rsp_err_q <= 1'b1;
-            if (aligned & (req_addr == 32'h3f0)) begin
+            if (aligned & (req_addr == status)) begin
                 rsp_err_q <= 1'b0;
                 if (req_write) begin
                     if (req_wdata[32'h0]) begin

@@ -3616,6 +3616,7 @@ module mariana_tpb_top__hwd(
     localparam ent_id$45 = 8'h1;
     localparam ent_id$46 = 8'h0;
     localparam table_base = 32'h2000;
+    localparam status = 32'h3f0;
     localparam table_end = 32'h4000;
 
     // Registers
@@ -5267,7 +5268,7 @@ module mariana_tpb_top__hwd(
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             rsp_err_q <= 1'b1;
-            if (aligned & (req_addr == 32'h3f0)) begin
+            if (aligned & (req_addr == status)) begin
                 rsp_err_q <= 1'b0;
                 if (req_write) begin
                     if (req_wdata[32'h0]) begin
@@ -6340,6 +6341,8 @@ module mariana_tpb_top__dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam status_base = 32'h800;
+    localparam status_mask = 32'hffffffe0;
     localparam done_base = 32'h1800;
     localparam done_mask = 32'hfc00;
 
@@ -6435,7 +6438,7 @@ module mariana_tpb_top__dma(
     end
 
     always @(*) begin
-        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
+        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & status_mask) == status_base);
     end
 
     always @(*) begin

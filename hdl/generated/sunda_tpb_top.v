@@ -3679,6 +3679,8 @@ module sunda_tpb_top__dma(
 
     // Constants
     localparam sram_hi = 32'hfffffc00;
+    localparam status_base = 32'h800;
+    localparam status_mask = 32'hffffffe0;
     localparam done_base = 32'h1800;
     localparam done_mask = 32'hfc00;
 
@@ -3774,7 +3776,7 @@ module sunda_tpb_top__dma(
     end
 
     always @(*) begin
-        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & (req_addr[32'h5 +: 27] == 32'h40);
+        bus_status = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & status_mask) == status_base);
     end
 
     always @(*) begin

@@ -39,8 +39,8 @@
 
 use rust_hdl::prelude::*;
 
-/// Offset of the status register.
-pub const STATUS: u32 = 0x3f0;
+/// Offset of the status register (`[D]`, the golden model's constant).
+pub use tpb_models::golden::hw_decode::STATUS;
 /// Offset of the handler table of `2^tw` words: aligned to its own size.
 pub const fn table_offset(tw: usize) -> u32 {
     4 << tw
@@ -83,6 +83,7 @@ pub struct HwDecode<const N: usize, const TW: usize> {
     ent_index: [DFF<Bits<16>>; N],
     ent_id: [Constant<Bits<8>>; N],
     table_base: Constant<Bits<32>>,
+    status: Constant<Bits<32>>,
     table_end: Constant<Bits<32>>,
     handler_ram: RAM<Bits<32>, TW>,
     rsp_valid_q: DFF<Bit>,
@@ -161,6 +162,7 @@ impl<const N: usize, const TW: usize> HwDecode<N, TW> {
             // generator accepts only the loop variable in an index).
             ent_id: std::array::from_fn(|p| Constant::new(((N - 1 - p) as u64).into())),
             table_base: Constant::new((4u64 << TW).into()),
+            status: Constant::new(u64::from(STATUS).into()),
             table_end: Constant::new((8u64 << TW).into()),
             handler_ram: Default::default(),
             rsp_valid_q: Default::default(),
@@ -271,7 +273,7 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
         if self.req_valid.val() {
             self.rsp_valid_q.d.next = true;
             self.rsp_err_q.d.next = true;
-            if self.aligned.val() & (self.req_addr.val() == 0x3f0) {
+            if self.aligned.val() & (self.req_addr.val() == self.status.val()) {
                 self.rsp_err_q.d.next = false;
                 if self.req_write.val() {
                     if self.req_wdata.val().get_bit(0) {

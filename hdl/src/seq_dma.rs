@@ -59,8 +59,10 @@ pub use tpb_models::regmap::layout::IncSlot;
 use tpb_models::regmap::layout::{LayoutError, TopLayout};
 use tpb_models::regmap::RegMap;
 
-/// Offset of the status registers.
-pub const STATUS: u32 = 0x800;
+/// Offset of the status registers (`[D]`, the golden model's constant).
+pub use tpb_models::golden::seq_dma::STATUS;
+/// Bytes of the status window (8 words).
+const STATUS_SPAN: u32 = 0x20;
 /// Default SRAM size: 2^8 words (1 KiB).
 pub const DEFAULT_AW: usize = 8;
 
@@ -97,6 +99,8 @@ pub struct SeqDma<const AW: usize> {
     pub busy: Signal<Out, Bit>,
     sram: Tcm<AW>,
     sram_hi: Constant<Bits<32>>,
+    status_base: Constant<Bits<32>>,
+    status_mask: Constant<Bits<32>>,
     /// A completion address is an INC slot when `addr & done_mask == done_base`.
     done_base: Constant<Bits<32>>,
     done_mask: Constant<Bits<32>>,
@@ -176,6 +180,8 @@ impl<const AW: usize> SeqDma<AW> {
             busy: Default::default(),
             sram: Default::default(),
             sram_hi: Constant::new((!((4u64 << AW) - 1) & 0xffff_ffff).into()),
+            status_base: Constant::new(u64::from(STATUS).into()),
+            status_mask: Constant::new(u64::from(!(STATUS_SPAN - 1)).into()),
             done_base: Constant::new(u64::from(slot.base).into()),
             done_mask: Constant::new(u64::from(slot.mask).into()),
             rsp_valid_q: Default::default(),
@@ -253,7 +259,7 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             & !self.reset.val()
             & !self.req_addr.val().get_bit(0)
             & !self.req_addr.val().get_bit(1)
-            & (self.req_addr.val().get_bits::<27>(5) == 0x40);
+            & ((self.req_addr.val() & self.status_mask.val()) == self.status_base.val());
         self.sram.pio_valid.next = self.bus_sram.val();
         self.sram.pio_write.next = self.req_write.val();
         self.sram.pio_word.next = self.req_addr.val().get_bits::<AW>(2);

@@ -47,17 +47,10 @@ pub mod msg {
         "Failed to allocate %d semaphores in TOP_SP #%d. There may be too many communicators";
 }
 
-/// Device-spec sub-block bases of the local-register aperture. DIGEST §2.8
-/// (`evt_sem` at 0x1000 is the [I] reading the project adopts).
-pub const LOCAL_REG_SUBBLOCKS: [(&str, u32); 7] = [
-    ("nx", 0x0000),
-    ("evt_sem", 0x1000),
-    ("windows", 0x2000),
-    ("q7", 0x3000),
-    ("hw_decode", 0x4000),
-    ("tensor_replace", 0x5000),
-    ("notific", 0x6000),
-];
+/// Sub-blocks of the local-register aperture that no map models yet (the
+/// modelled ones, nx/evt_sem/windows/q7, are the maps' `[block] start`).
+/// DIGEST §2.8.
+pub const UNMODELLED_LOCAL_REG_BLOCKS: [(&str, u32); 3] = [("hw_decode", 0x4000), ("tensor_replace", 0x5000), ("notific", 0x6000)];
 
 /// Stride of the window bundle. DIGEST §2.8.
 pub const WINDOW_BUNDLE_STRIDE: u32 = 0x1c;
