@@ -1,6 +1,6 @@
 //! Every checked-in generated file and its expected text: the Verilog under
 //! `hdl/generated/`, the register reference, C headers and SystemRDL under
-//! `docs/regmap/`, and the HAL constants in `models/src/regs/generated.rs`.
+//! `docs/regmap/`, and the HAL constants in `models/hal/src/regs/generated.rs`.
 
 use std::path::PathBuf;
 use tpb_models::regmap::{self, gen, Arch};
@@ -29,6 +29,6 @@ pub fn all_generated() -> Result<Vec<(PathBuf, String)>, tpb_hdl::generated::Gen
         out.push((root.join(format!("docs/regmap/tpb_regs_{a}.h")), gen::c::render(m)));
         out.push((root.join(format!("docs/regmap/tpb_{a}.rdl")), gen::rdl::render(m)));
     }
-    out.push((root.join("models/src/regs/generated.rs"), gen::hal::render(&maps)));
+    out.push((root.join("models/hal/src/regs/generated.rs"), gen::hal::render(&maps)));
     Ok(out)
 }

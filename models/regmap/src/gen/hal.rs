@@ -9,7 +9,7 @@ fn upper(s: &str) -> String {
     s.to_ascii_uppercase()
 }
 
-/// Source text of `models/src/regs/generated.rs`.
+/// Source text of `models/hal/src/regs/generated.rs`.
 pub fn render(maps: &[RegMap]) -> String {
     let mut s = String::new();
     let w = &mut s;

@@ -1,4 +1,4 @@
-//! # The host HAL
+//! # tpb-hal: the host HAL
 //!
 //! A transport-agnostic model of the host-side register programmer of one
 //! TPB (DIGEST §2): per-generation dispatch through a function table like
@@ -8,8 +8,8 @@
 //! it and [`Recorder`] logs every access with register names.
 //!
 //! ```
-//! use tpb_models::hal::{Hal, RegFileModel, Recorder};
-//! use tpb_models::regmap::{builtin, Arch};
+//! use tpb_hal::{Hal, RegFileModel, Recorder};
+//! use tpb_regmap::{builtin, Arch};
 //! let hal = Hal::for_arch(Arch::Cayman).unwrap();
 //! let mut bar0 = Recorder::new(RegFileModel::new(builtin(Arch::Cayman).unwrap()), builtin(Arch::Cayman).unwrap());
 //! hal.topsp_set_host_trigger(&mut bar0).unwrap();
@@ -19,15 +19,23 @@
 //!
 //! Generic entry points first refuse arch_type INVALID, then an empty slot
 //! (the seeds assert in both cases; here both are typed errors).
+//!
+//! The crate also holds what the HAL is written against: the generated
+//! register constants ([`regs`]), the named non-register constants
+//! ([`spec`]) and the host-link protocol ([`hostlink`]) its serial
+//! transport speaks. The rest of the project names it `tpb_models::hal`.
 
 pub mod arch;
 pub mod error;
+pub mod hostlink;
 pub mod mmio;
 pub mod pooling;
 pub mod q7;
 pub mod record;
 pub mod regfile;
 pub mod serial;
+pub mod regs;
+pub mod spec;
 pub mod top_sp;
 
 pub use arch::ArchCtx;

@@ -1,5 +1,5 @@
 //! In-process golden model of one TPB's BAR0 at transaction level: the
-//! generated register blocks (through [`crate::csr::CsrModel`], one per
+//! generated register blocks (through [`tpb_golden::csr::CsrModel`], one per
 //! engine and block), the EVT_SEM semaphore arrays, and the memories
 //! (SEQ/Q7 IRAM and DRAM, the HW-decode CAM/table). It is the HAL's
 //! transport until the RTL tops exist, and the reference they are compared to.
@@ -12,7 +12,7 @@
 
 use tpb_regmap::space::{AddressSpace, Target};
 use super::mmio::{check_buf, Mmio, MmioError};
-use crate::csr::{CsrModel, Req};
+use tpb_golden::csr::{CsrModel, Req};
 use std::collections::BTreeMap;
 use tpb_regmap::{RegMap, RegionKind, WindowOp};
 

@@ -2,7 +2,7 @@
 //! maps into [`generated`] (`tpb regen`; a test proves the file is fresh).
 //!
 //! ```
-//! use tpb_models::regs::cayman;
+//! use tpb_hal::regs::cayman;
 //! assert_eq!(cayman::top_sp::HOST_TRIGGER.offset, 0x15a0);
 //! assert_eq!(cayman::q7::RELEASE_RUN_STALL.reset, 0xff);
 //! ```

@@ -1,4 +1,4 @@
-//! # NCFW / TOP_SP structures
+//! # tpb-ncfw: NCFW / TOP_SP structures
 //!
 //! The device-memory structures the host builds and the TOP_SP / NCFW
 //! firmware walks: the 8-byte SPAD cc_op entry and the SLOT program
