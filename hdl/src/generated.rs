@@ -46,7 +46,7 @@ pub fn verilog_files(arch: Arch) -> Result<Vec<VerilogFile>, GenError> {
 pub fn proto_file(map: &regmap::RegMap, size: crate::proto::ProtoSize, div: u32) -> Result<VerilogFile, crate::top::LayoutError> {
     let module = format!("{}_tpb_proto", map.arch.name());
     let body = crate::proto::verilog(map, size, div, &module)?;
-    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/proto.rs + hdl/src/host_link.rs + hdl/src/top.rs + the register maps"), body);
+    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/proto.rs + hdl/src/host_link.rs + hdl/src/top/ + the register maps"), body);
     Ok(VerilogFile { file_name: format!("{module}.v"), module, arch: map.arch, block: "tpb_proto".into(), text })
 }
 
@@ -56,7 +56,7 @@ pub fn proto_file(map: &regmap::RegMap, size: crate::proto::ProtoSize, div: u32)
 pub fn top_file(map: &regmap::RegMap, fpga: bool) -> Result<VerilogFile, crate::top::LayoutError> {
     let module = format!("{}_tpb_top{}", map.arch.name(), if fpga { "_fpga" } else { "" });
     let body = crate::top::verilog(map, fpga, &module)?;
-    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/top.rs + the register maps"), body);
+    let text = format!("{}{}", crate::verilog::banner(&module, "hdl/src/top/ + the register maps"), body);
     Ok(VerilogFile { file_name: format!("{module}.v"), module, arch: map.arch, block: "tpb_top".into(), text })
 }
 

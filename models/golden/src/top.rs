@@ -1,4 +1,4 @@
-//! Golden model of a TPB top (`hdl/src/top.rs`), cycle by cycle, composed
+//! Golden model of a TPB top (`hdl/src/top/`), cycle by cycle, composed
 //! of the block models: [`CsrModel`] per generated register block and
 //! engine, [`EvtSemModel`] per engine, [`Q7ClusterModel`], [`SeqDmaModel`],
 //! [`HwDecodeModel`] and plain memories. The BAR0 decode is the map's
