@@ -1,0 +1,112 @@
+//! The `doorbell` scenario (see the table in `mod.rs`).
+
+use super::*;
+
+/// `doorbell`: see the module table.
+pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, ScenarioError> {
+    let arch = c.map().arch;
+    let map = c.map().clone();
+    let top = firmware::top_sp_ccop(&map, d.step_sem).map_err(|e| match firmware::host_trigger_index(&map) {
+        Err(_) => ScenarioError::NotApplicable { scenario: "doorbell", arch: arch.name(), why: "its host_trigger is a pulse register, not an EVT_SEM semaphore the TOP_SP polls" },
+        Ok(_) => e.into(),
+    })?;
+    let hal = Hal::with_map(map.clone());
+    let mut r = Report::default();
+    init(c, UcodeImages { iram: firmware::q7_sum(&map)?.bytes, dram: vec![1, 0, 0, 0] }, true)?;
+    let a = Addrs::new(&map, "doorbell");
+    // DMA descriptors and their data (DMA SRAM offsets).
+    let dma = region(c, "seq.dma")?;
+    let inc = |idx: u32| -> Result<u32, ScenarioError> { Ok(hal.get_trigger_addr(0, idx)? as u32) };
+    let total = |col: usize| -> u32 { d.entries.iter().flatten().map(|s| s[col] * s[2].max(1)).sum() };
+    let (m2s, s2m) = (total(0), total(1));
+    let mut pattern = Vec::new();
+    for (ring, base, slot0) in [(0u32, RX_RING, 0u32), (1, TX_RING, RING_LEN)] {
+        let mut desc = Vec::new();
+        for k in 0..RING_LEN {
+            let slot = slot0 + k;
+            let (src, dst) = (DATA + slot * 2 * 4 * DATA_WORDS, DATA + (slot * 2 + 1) * 4 * DATA_WORDS);
+            desc.extend([src, dst, d.words, inc(d.step_sem)?]);
+            let data: Vec<u32> = (0..d.words).map(|w| 0xd0_0000 | ring << 16 | k << 8 | w).collect();
+            c.write_buf(dma + u64::from(src), &words(&data))?;
+            pattern.push((dst, data));
+        }
+        c.write_buf(dma + u64::from(base), &words(&desc))?;
+    }
+    // The TOP_SP: firmware, released by the host.
+    c.load_top_sp(&top.bytes, &[])?;
+    c.write32(a.reg(Engine::TopSp, "nx", "release_run_stall")?.into(), 0)?;
+    // The cc_op program.
+    let n = d.entries.len();
+    let mut ctrl = Vec::new();
+    let mut slot = Vec::new();
+    for (i, steps) in d.entries.iter().enumerate() {
+        let last = i + 1 == n;
+        ctrl.push(SpadCtrlEntry {
+            cc_op: true,
+            algo_type: AlgType::Ring,
+            algo_sub_type: 0,
+            trigger_next: !last,
+            reporter: last,
+            ring_wait_complete: false,
+            ring_send_complete: false,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::ChannelList(1),
+        });
+        slot.extend(steps.iter().map(|s| SlotWord::Step { m2s: s[0] as u16, s2m: s[1] as u16, repeat: s[2] as u8 }));
+        slot.push(if last { SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(0, d.compl_sem)?] } } else { SlotWord::Continue });
+    }
+    let (ctrl, slot) = (pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?);
+    let trig = firmware::host_trigger_index(&map)?;
+    let trig_addr = a.sem(Engine::TopSp, WindowOp::Set, trig)?;
+    hal.load_spad_and_kick(c, &ctrl, &slot)?;
+    let kick = last(c, |t| t.master == Master::Host && t.write && t.addr == trig_addr).map(|t| t.cycle);
+    r.check(c.stats.cycles, kick.is_some(), format!("the host fired host_trigger (SET of TOP_SP semaphore {trig})"))?;
+    // The host waits for the reporter's completion.
+    let compl = a.sem(Engine::TopSp, WindowOp::Read, d.compl_sem)?;
+    let seen = poll(c, compl.into(), limit, |v| v >= 1)?;
+    let fw = |c: &Cosim, k: u32| c.top_sp_dram(4 * k).unwrap_or(0);
+    r.check(c.stats.cycles, seen.is_some(), format!("the host saw the completion on TOP_SP semaphore {} within {limit} cycles (firmware state: marker {:#x}, {} entries, {} descriptors)", d.compl_sem, fw(c, 2), fw(c, 0), fw(c, 1)))?;
+    let host_saw = c.stats.cycles;
+    c.run_until(limit, |c| c.core(CoreId::TopSp).core.halted());
+    r.check(c.stats.cycles, fw(c, 2) == firmware::CCOP_DONE, format!("the TOP_SP program ended (marker {:#x}, word kind {:#x})", fw(c, 2), fw(c, 3)))?;
+    r.check(c.stats.cycles, fw(c, 0) == n as u32, format!("the TOP_SP walked {} CTRL entries, expected {n}", fw(c, 0)))?;
+    r.check(c.stats.cycles, fw(c, 1) == m2s + s2m, format!("the TOP_SP waited for {} descriptors, expected {}", fw(c, 1), m2s + s2m))?;
+    let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, i)?.into())?) };
+    let (step, done, t) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?, sem(c, trig)?);
+    r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
+    r.check(c.stats.cycles, done == 1, format!("completion semaphore {} = {done}, expected 1", d.compl_sem))?;
+    r.check(c.stats.cycles, t == 0, format!("host_trigger semaphore {trig} = {t}: consumed by the firmware"))?;
+    let st = |c: &mut Cosim, off: u64| -> Result<u32, ScenarioError> { Ok(c.read32(dma + u64::from(tpb_hdl::seq_dma::STATUS) + off)?) };
+    let (rx_done, tx_done, errs) = (st(c, 0x08)?, st(c, 0x14)?, st(c, 0x18)?);
+    r.check(c.stats.cycles, rx_done == m2s && tx_done == s2m && errs == 0, format!("DMA done rx {rx_done} tx {tx_done} error {errs:#x}, expected {m2s} / {s2m} / 0"))?;
+    r.check(c.stats.cycles, c.stats.doorbells == u64::from(m2s + s2m), format!("{} DMA completion doorbells on dma_db_valid, expected {}", c.stats.doorbells, m2s + s2m))?;
+    let used = |ring: u32| if ring == 0 { m2s.min(RING_LEN) } else { s2m.min(RING_LEN) };
+    for (i, (dst, data)) in pattern.iter().enumerate() {
+        let (ring, k) = (i as u32 / RING_LEN, i as u32 % RING_LEN);
+        if k >= used(ring) {
+            continue;
+        }
+        for (w, v) in data.iter().enumerate() {
+            let got = c.read32(dma + u64::from(*dst) + 4 * w as u64)?;
+            r.check(c.stats.cycles, got == *v, format!("ring {ring} descriptor {k} word {w}: copied {got:#x}, expected {v:#x}"))?;
+        }
+    }
+    // Event order.
+    let rx_tail = a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
+    let tx_tail = a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?;
+    let tail = |t: &Txn| t.master == Master::Core(CoreId::TopSp) && t.write && (t.addr == rx_tail || t.addr == tx_tail);
+    let first_tail = first(c, tail).map(|t| t.cycle);
+    let compl_inc = a.sem(Engine::TopSp, WindowOp::Inc, d.compl_sem)?;
+    let post = first(c, |t| t.master == Master::Core(CoreId::TopSp) && t.write && t.addr == compl_inc).map(|t| t.cycle);
+    let dbs = c.doorbell_cycles.clone();
+    let order = [kick, first_tail, dbs.first().copied(), dbs.last().copied(), post, Some(host_saw)];
+    r.check(c.stats.cycles, order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), format!("event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {order:?}"))?;
+    let names = ["host_trigger", "first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted", "host saw completion"];
+    r.events = names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())).collect();
+    let tails = c.log.iter().filter(|t| tail(t)).count();
+    r.value("tail_pointer_writes", tails as u64);
+    r.value("descriptors", u64::from(m2s + s2m));
+    r.stats = c.stats;
+    Ok(r)
+}

@@ -1,0 +1,323 @@
+//! Co-simulation scenarios with checked endings (`cosim/scenarios/*.toml`).
+//!
+//! | kind | generations | what runs | what is checked |
+//! |---|---|---|---|
+//! | `bringup` | all | the HAL's `stpb_init` + `pooling_init`: SEQ firmware (`nx_boot.S`) and the Q7 kernel (`q7_sum.S`) installed over BAR0; the SEQ boots through the DIGEST §1 trampoline to enter_run; the Q7 cores are released (CAYMAN/MARIANA by the host, SUNDA by the SEQ firmware) and run | who released the Q7 cores, every core's sum, done marker and run_state, the SEQ's enter_run mark and its run_state running, then halted after the host's stop |
+//! | `doorbell` | CAYMAN, MARIANA | set-up as bringup plus the SEQ DMA rings; the host writes DMA descriptors, loads the CTRL/SLOT SPADs and fires host_trigger; the TOP_SP (`top_sp_ccop.S`) walks the cc_op program, rings the DMA tail-pointer doorbells, waits GE on the step semaphore the DMA completes into, and the reporter posts completion; the host polls it | semaphore values, DMA done counters and data copies, the firmware's counts, and the event order host_trigger → tail pointers → DMA doorbells → completion → host |
+//! | `barrier` | all | the Q7 cores run `q7_barrier.S` on the POOL EVT_SEM | every core passed only after the last arrival, saw ≥ N, the leader's DECs came after every departure, both semaphores end at 0 |
+//! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
+//!
+//! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
+//! TOP_SP firmware cannot poll as a semaphore (DIGEST §2.7, §3 choice (a)).
+
+use crate::firmware::{self, Addrs, FirmwareError};
+use crate::mesh::Mesh;
+use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
+use std::path::Path;
+use tpb_models::regmap::layout::SemWindows;
+use tpb_models::regmap::WindowOp;
+use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, PoolingConfig, RingConfig, StpbConfig, UcodeImages};
+use tpb_models::ncfw::mesh::{DmaApbBcast, MeshEvent, MeshEventType};
+use tpb_models::ncfw::spad::{pack_ctrl, pack_slot, AlgType, CcOpTarget, SlotWord, SpadCtrlEntry};
+use tpb_models::regmap::{Arch, Engine};
+
+mod barrier;
+mod bringup;
+mod doorbell;
+mod mesh;
+pub use barrier::barrier;
+pub use bringup::bringup;
+pub use doorbell::doorbell;
+pub use mesh::{die_path, mesh, mesh_tape};
+
+/// A scenario file (`cosim/scenarios/*.toml`, or a user's).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    pub description: String,
+    pub kind: Kind,
+    pub archs: Vec<String>,
+    /// Cycle limit for the ending.
+    pub cycles: u64,
+    /// bringup: kernel input (core k sums 1..(n + k)).
+    #[serde(default = "default_n")]
+    pub n: u32,
+    #[serde(default)]
+    pub doorbell: Option<DoorbellCfg>,
+    #[serde(default)]
+    pub barrier: Option<BarrierCfg>,
+    #[serde(default)]
+    pub mesh: Option<MeshCfg>,
+}
+
+fn default_n() -> u32 {
+    20
+}
+
+/// Scenario kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Bringup,
+    Doorbell,
+    Barrier,
+    Mesh,
+}
+
+/// `[doorbell]`: the cc_op program.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoorbellCfg {
+    /// TOP_SP semaphore the DMA descriptors complete into.
+    pub step_sem: u32,
+    /// TOP_SP semaphore the reporter's completion increments.
+    pub compl_sem: u32,
+    /// Words each descriptor copies.
+    pub words: u32,
+    /// CTRL entries, each a list of STEP words `[m2s, s2m, repeat]`; every
+    /// entry but the last ends with CONTINUE, the last with END (reporter).
+    pub entries: Vec<Vec<[u32; 3]>>,
+}
+
+/// `[barrier]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierCfg {
+    /// POOL EVT_SEM semaphores: arrivals and departures.
+    pub arrive_sem: u32,
+    pub depart_sem: u32,
+    /// Work units before arriving (core k spins units × (k + 1)).
+    pub work: u32,
+}
+
+/// `[mesh]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshCfg {
+    /// First of the 4 TOP_SP semaphores the tape uses.
+    pub first_sem: u32,
+}
+
+/// The built-in scenarios: (file name, text).
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("bringup.toml", include_str!("../../scenarios/bringup.toml")),
+    ("doorbell.toml", include_str!("../../scenarios/doorbell.toml")),
+    ("barrier.toml", include_str!("../../scenarios/barrier.toml")),
+    ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
+];
+
+/// What a parsed scenario runs: its kind with the table that kind needs
+/// (a file without it is refused by [`ScenarioFile::parse`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Program<'a> {
+    Bringup { n: u32 },
+    Doorbell(&'a DoorbellCfg),
+    Barrier(&'a BarrierCfg),
+    /// Two dies in lockstep: [`mesh`] runs its own systems.
+    Mesh(&'a MeshCfg),
+}
+
+impl ScenarioFile {
+    /// The kind with its table.
+    pub fn program(&self) -> Result<Program<'_>, ScenarioError> {
+        let missing = |what: &str| ScenarioError::File(format!("{}: kind = \"{what}\" needs a [{what}] table", self.name));
+        Ok(match self.kind {
+            Kind::Bringup => Program::Bringup { n: self.n },
+            Kind::Doorbell => Program::Doorbell(self.doorbell.as_ref().ok_or_else(|| missing("doorbell"))?),
+            Kind::Barrier => Program::Barrier(self.barrier.as_ref().ok_or_else(|| missing("barrier"))?),
+            Kind::Mesh => Program::Mesh(self.mesh.as_ref().ok_or_else(|| missing("mesh"))?),
+        })
+    }
+
+    /// Run a single-system scenario on `c` (every kind but the mesh, which
+    /// runs its own dies: [`mesh`]).
+    pub fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        match self.program()? {
+            Program::Bringup { n } => bringup(c, n, limit),
+            Program::Doorbell(d) => doorbell(c, d, limit),
+            Program::Barrier(b) => barrier(c, b, limit),
+            Program::Mesh(_) => Err(ScenarioError::NotApplicable { scenario: "mesh", arch: c.map().arch.name(), why: "it runs two dies of its own: scenario::mesh" }),
+        }
+    }
+
+    /// Parse a scenario file; errors name `path:line:column`.
+    pub fn parse(path: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+        let f: ScenarioFile = toml::from_str(text).map_err(|e| {
+            let (line, col) = e.span().map_or((0, 0), |s| {
+                let before = &text[..s.start.min(text.len())];
+                (before.matches('\n').count() + 1, before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1)
+            });
+            ScenarioError::File(format!("{path}:{line}:{col}: {}", e.message()))
+        })?;
+        for a in &f.archs {
+            Arch::parse(a).map_err(|_| ScenarioError::File(format!("{path}: archs: '{a}' is not a generation (sunda, cayman, mariana)")))?;
+        }
+        let need = |ok: bool, what: &str| if ok { Ok(()) } else { Err(ScenarioError::File(format!("{path}: kind = \"{}\" needs a [{what}] table", what))) };
+        match f.kind {
+            Kind::Bringup => {}
+            Kind::Doorbell => need(f.doorbell.is_some(), "doorbell")?,
+            Kind::Barrier => need(f.barrier.is_some(), "barrier")?,
+            Kind::Mesh => need(f.mesh.is_some(), "mesh")?,
+        }
+        if let Some(d) = &f.doorbell {
+            if d.entries.is_empty() || d.entries.iter().any(|e| e.is_empty()) {
+                return Err(ScenarioError::File(format!("{path}: [doorbell] entries: every entry needs at least one [m2s, s2m, repeat] step")));
+            }
+            if let Some(s) = d.entries.iter().flatten().find(|s| s[0] > RING_LEN || s[1] > RING_LEN || s[2] > 255) {
+                return Err(ScenarioError::File(format!("{path}: [doorbell] step {s:?}: m2s and s2m at most {RING_LEN} (the ring length), repeat at most 255")));
+            }
+            if !(1..=DATA_WORDS).contains(&d.words) {
+                return Err(ScenarioError::File(format!("{path}: [doorbell] words = {}: 1..={DATA_WORDS}", d.words)));
+            }
+        }
+        Ok(f)
+    }
+
+    /// A built-in scenario by name, or a scenario file by path.
+    pub fn find(name_or_path: &str) -> Result<ScenarioFile, ScenarioError> {
+        if let Some((file, text)) = BUILTIN.iter().find(|(f, _)| f.trim_end_matches(".toml") == name_or_path) {
+            return ScenarioFile::parse(&format!("cosim/scenarios/{file}"), text);
+        }
+        let p = Path::new(name_or_path);
+        if p.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(p).map_err(|e| ScenarioError::File(format!("{name_or_path}: {e}")))?;
+            return ScenarioFile::parse(name_or_path, &text);
+        }
+        let known: Vec<&str> = BUILTIN.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect();
+        Err(ScenarioError::File(format!("no scenario '{name_or_path}' (built in: {}; or give a .toml file)", known.join(", "))))
+    }
+
+    /// Does it apply to `arch`?
+    pub fn applies(&self, arch: Arch) -> bool {
+        self.archs.iter().any(|a| a == arch.name())
+    }
+}
+
+/// Why a scenario failed: setup, the HAL, or a checked ending.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error(transparent)]
+    Cosim(#[from] CosimError),
+    #[error("HAL: {0}")]
+    Hal(#[from] HalError),
+    #[error("{0}")]
+    File(String),
+    #[error("firmware {0}")]
+    Firmware(#[from] FirmwareError),
+    #[error("{scenario} does not apply to {arch}: {why}")]
+    NotApplicable { scenario: &'static str, arch: &'static str, why: &'static str },
+    #[error("check failed at cycle {cycle}: {what}")]
+    Check { cycle: u64, what: String },
+    #[error("{0}")]
+    Layout(#[from] tpb_models::regmap::layout::LayoutError),
+}
+
+impl From<tpb_models::hal::MmioError> for ScenarioError {
+    fn from(e: tpb_models::hal::MmioError) -> Self {
+        ScenarioError::Hal(e.into())
+    }
+}
+
+/// What a scenario did and saw.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every check that passed, in order.
+    pub checks: Vec<String>,
+    /// Named observations (`q7[3].sum`, `init_done`, `step_sem`, ...).
+    pub values: std::collections::BTreeMap<String, u64>,
+    /// Counters (summed over the dies of a mesh).
+    pub stats: Stats,
+    /// Cycle of each checked event, in order (`host_trigger`, `doorbell#1`, ...).
+    pub events: Vec<(u64, String)>,
+}
+
+impl Report {
+    fn check(&mut self, cycle: u64, ok: bool, what: impl Into<String>) -> Result<(), ScenarioError> {
+        let what = what.into();
+        if ok {
+            self.checks.push(what);
+            Ok(())
+        } else {
+            Err(ScenarioError::Check { cycle, what })
+        }
+    }
+    fn value(&mut self, k: impl Into<String>, v: u64) {
+        self.values.insert(k.into(), v);
+    }
+    /// The value recorded under `k` (0 if none).
+    pub fn get(&self, k: &str) -> u64 {
+        self.values.get(k).copied().unwrap_or(0)
+    }
+}
+
+/// `[D]` SEQ DMA SRAM layout of the doorbell scenario: RX descriptors at
+/// 0x000, TX at 0x080 (8 each), then per descriptor slot a source and a
+/// destination buffer of [`DATA_WORDS`] words.
+pub const RING_LEN: u32 = 8;
+const RX_RING: u32 = 0x000;
+const TX_RING: u32 = 0x080;
+const DATA: u32 = 0x100;
+pub const DATA_WORDS: u32 = 4;
+
+fn region(c: &Cosim, name: &str) -> Result<u64, ScenarioError> {
+    firmware::bar0_region(c.map(), name).map(u64::from).ok_or_else(|| ScenarioError::File(format!("no BAR0 region '{name}' in {}", c.map().arch.name())))
+}
+
+/// The bring-up every scenario starts from: `stpb_init` with the SEQ boot
+/// firmware and `q7` as the Q7 images (and the SEQ DMA rings with `dma`).
+/// Returns the cycle it finished.
+fn init(c: &mut Cosim, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError> {
+    let arch = c.map().arch;
+    let seq = firmware::nx_boot(c.map(), arch == Arch::Sunda)?;
+    let cfg = StpbConfig {
+        notific_ring_base: 0x0000_0004_8000_0000,
+        notific_ring_size: 256,
+        pooling: PoolingConfig {
+            instr_debug_level: 0,
+            engine_id_a: 0x2,
+            engine_id_b: 0x5,
+            seq: UcodeImages { iram: seq.bytes, dram: vec![0; 16] },
+            engine_base_address: 0,
+            q7,
+            hw_decode: Default::default(),
+            dma: dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 }),
+        },
+    };
+    Hal::with_map(c.map().clone()).stpb_init(c, &cfg, None)?;
+    Ok(c.stats.cycles)
+}
+
+fn words(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The first logged transaction matching `f`.
+fn first(c: &Cosim, f: impl Fn(&Txn) -> bool) -> Option<Txn> {
+    c.log.iter().find(|t| f(t)).copied()
+}
+
+fn last(c: &Cosim, f: impl Fn(&Txn) -> bool) -> Option<Txn> {
+    c.log.iter().rev().find(|t| f(t)).copied()
+}
+
+/// Host polls `addr` until `done(value)`, within `limit` cycles.
+fn poll(c: &mut Cosim, addr: u64, limit: u64, done: impl Fn(u32) -> bool) -> Result<Option<u32>, ScenarioError> {
+    let end = c.stats.cycles + limit;
+    while c.stats.cycles < end {
+        let v = c.read32(addr)?;
+        if done(v) {
+            return Ok(Some(v));
+        }
+        c.run(16);
+    }
+    Ok(None)
+}
+
+/// A field of the register at `addr` (host read).
+fn field(c: &mut Cosim, e: Engine, block: &str, reg: &str, f: &str) -> Result<u32, ScenarioError> {
+    let a = Addrs::new(c.map(), "scenario").reg(e, block, reg)?;
+    let r = c.map().block(block).and_then(|b| b.register(reg)).and_then(|r| r.field(f)).cloned().ok_or_else(|| ScenarioError::File(format!("no field {block}.{reg}.{f}")))?;
+    let v = c.read32(a.into())?;
+    Ok((v & r.mask()) >> r.lsb)
+}
