@@ -1,0 +1,214 @@
+//! Running a testbench file on one generation: every step through the
+//! [`Tb`] API, the first failure with its step and place.
+
+use super::*;
+
+/// The outcome of one testbench on one generation.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub name: String,
+    pub arch: Arch,
+    pub engine: EngineKind,
+    pub result: Result<(), Failure>,
+    /// Steps executed (repeats counted each time).
+    pub steps: u64,
+    pub cycles: u64,
+    pub wall: std::time::Duration,
+    /// Values printed by `read` steps.
+    pub reads: Vec<String>,
+    /// The VCD written, if any.
+    pub vcd: Option<PathBuf>,
+}
+
+/// The first failing step.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub loc: Loc,
+    pub step: String,
+    pub error: String,
+    pub cycle: u64,
+}
+
+/// How to run a file.
+#[derive(Debug, Clone, Default)]
+pub struct RunOpts {
+    pub engine: EngineKind,
+    /// Trace every run into this directory (`<name>.<arch>.vcd`)…
+    pub vcd_dir: Option<PathBuf>,
+    /// …and keep the traces of passing runs too.
+    pub vcd_all: bool,
+    /// Where `trace_start` files go: this, else `vcd_dir`, else `waves/`.
+    pub trace_dir: Option<PathBuf>,
+}
+
+/// Run `file` on `arch`. Setup failures (a name that does not resolve, no
+/// engine) are a failed outcome at the offending step, not a panic.
+pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
+    let t0 = std::time::Instant::now();
+    let mut out = Outcome { name: file.name.clone(), arch, engine: opts.engine, result: Ok(()), steps: 0, cycles: 0, wall: Default::default(), reads: Vec::new(), vcd: None };
+    let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
+    let mut tb = match Tb::new(arch, opts.engine) {
+        Ok(tb) => tb,
+        Err(e) => {
+            out.result = Err(setup_fail(Loc::default(), "setup", e.to_string()));
+            return out;
+        }
+    };
+    if let Err(e) = file.check(tb.names()) {
+        out.result = Err(setup_fail(e.loc, &e.key, format!("{}: {}", e.key, e.msg)));
+        return out;
+    }
+    let vcd = opts.vcd_dir.as_ref().map(|d| d.join(format!("{}.{}.vcd", sanitize(&file.name), arch.name())));
+    if let Some(p) = &vcd {
+        if let Err(e) = tb.trace_start(p) {
+            out.result = Err(setup_fail(Loc::default(), "--vcd", e.to_string()));
+            return out;
+        }
+    }
+    let (steps, consts) = file.for_arch(arch);
+    let start = tb.cycle();
+    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new() };
+    let r = ctx.run_steps(&steps);
+    out.steps = ctx.steps;
+    out.reads = std::mem::take(&mut ctx.reads);
+    out.cycles = tb.cycle() - start;
+    out.result = r;
+    let traced = match tb.trace_stop() {
+        Ok(t) => t,
+        Err(e) => {
+            if out.result.is_ok() {
+                out.result = Err(setup_fail(Loc::default(), "trace", e.to_string()));
+            }
+            None
+        }
+    };
+    if let (Some(p), Some(_)) = (vcd, traced) {
+        if out.result.is_ok() && !opts.vcd_all {
+            let _ = std::fs::remove_file(&p);
+        } else {
+            out.vcd = Some(p);
+        }
+    }
+    out.wall = t0.elapsed();
+    out
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+struct RunCtx<'a> {
+    tb: &'a mut Tb,
+    consts: &'a BTreeMap<String, u64>,
+    dir: PathBuf,
+    steps: u64,
+    reads: Vec<String>,
+}
+
+impl RunCtx<'_> {
+    fn val(&self, v: &Val) -> u64 {
+        match v {
+            Val::Num(n) => *n,
+            Val::Const(c) => self.consts[c],
+        }
+    }
+
+    fn run_steps(&mut self, steps: &[Step]) -> Result<(), Failure> {
+        for s in steps {
+            self.steps += 1;
+            let r = self.run_step(s);
+            if let Err(e) = r {
+                return Err(match e {
+                    StepErr::Tb(e) => Failure { loc: s.loc, step: s.text.clone(), error: e.to_string(), cycle: self.tb.cycle() },
+                    StepErr::Inner(f) => f,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn run_step(&mut self, s: &Step) -> Result<(), StepErr> {
+        let value = |v: &Val| self.val(v);
+        let v = match &s.verb {
+            Verb::Write { value: x, .. } | Verb::Expect { value: x, .. } | Verb::Poll { value: x, .. } | Verb::Doorbell { value: x, .. } | Verb::Pin { value: x, .. } => value(x),
+            _ => 0,
+        };
+        let tb = &mut *self.tb;
+        match &s.verb {
+            Verb::Write { name, .. } => match parse_u32(name) {
+                Some(a) => {
+                    let r = tb.write_addr(a, v as u32)?;
+                    bus_ok(name, a, true, r, tb.cycle())?
+                }
+                None => tb.write(name, v)?,
+            },
+            Verb::Read { name } => {
+                let got = match parse_u32(name) {
+                    Some(a) => {
+                        let r = tb.read_addr(a)?;
+                        bus_ok(name, a, false, r, tb.cycle())?;
+                        u64::from(r.rdata)
+                    }
+                    None => tb.read(name)?,
+                };
+                let line = format!("{name} = {got:#x} (cycle {})", tb.cycle());
+                self.reads.push(line);
+            }
+            Verb::Expect { name, .. } => match parse_u32(name) {
+                Some(a) => {
+                    let r = tb.read_addr(a)?;
+                    bus_ok(name, a, false, r, tb.cycle())?;
+                    if u64::from(r.rdata) != v {
+                        return Err(TbError::Mismatch { name: name.clone(), expected: v, got: r.rdata.into(), cycle: tb.cycle(), detail: String::new() }.into());
+                    }
+                }
+                None => tb.expect(name, v)?,
+            },
+            Verb::Poll { name, timeout, .. } => {
+                tb.poll(name, v, *timeout)?;
+            }
+            Verb::Wait(n) => tb.wait(*n),
+            Verb::Doorbell { name, .. } => {
+                tb.doorbell(name, v)?;
+            }
+            Verb::Reset => tb.reset(),
+            Verb::Pin { name, .. } => tb.set_pin(name, v)?,
+            Verb::ExpectBusError { name, write } => tb.expect_bus_error(name, *write)?,
+            Verb::ExpectWriteIgnored { name } => tb.expect_write_ignored(name)?,
+            Verb::Lookup { opcode, func } => tb.hwd_lookup(*opcode, *func)?,
+            Verb::Pop => tb.hwd_pop(),
+            Verb::TraceStart(f) => {
+                let p = self.dir.join(f);
+                tb.trace_start(&p)?;
+            }
+            Verb::TraceStop => {
+                tb.trace_stop()?;
+            }
+            Verb::Repeat { count, steps } => {
+                for _ in 0..*count {
+                    self.run_steps(steps).map_err(StepErr::Inner)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum StepErr {
+    Tb(TbError),
+    Inner(Failure),
+}
+
+impl From<TbError> for StepErr {
+    fn from(e: TbError) -> Self {
+        StepErr::Tb(e)
+    }
+}
+
+fn bus_ok(name: &str, addr: u32, write: bool, r: tpb_models::csr::Rsp, cycle: u64) -> Result<(), TbError> {
+    if r.err {
+        Err(TbError::Bus { name: name.into(), addr, write, cycle })
+    } else {
+        Ok(())
+    }
+}
