@@ -123,9 +123,16 @@ fn placed(expr: &str, f: &Field) -> String {
 /// rust-hdl source of one block (a module body: `use` lines, struct, impls).
 pub fn block_source(block: &Block) -> String {
     let tn = type_name(block);
-    let mut s = String::new();
     let ports = hw_ports(block);
-    let w = &mut s;
+    let mut s = String::new();
+    let dffs = block_struct(&mut s, block, &tn, &ports);
+    block_update(&mut s, block, &tn, &dffs);
+    block_ports_impl(&mut s, &tn, &ports);
+    s
+}
+
+/// The block's struct (doc, ports, registers); returns the flip-flops.
+fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) -> Vec<String> {
     writeln!(w, "/// Register block `{}` of {} (generated from `{}`).", block.name, block.arch.name().to_uppercase(), block.source_files()).unwrap();
     writeln!(w, "///").unwrap();
     writeln!(w, "/// {}", block.description).unwrap();
@@ -147,7 +154,7 @@ pub fn block_source(block: &Block) -> String {
     writeln!(w, "    pub rsp_valid: Signal<Out, Bit>,").unwrap();
     writeln!(w, "    pub rsp_rdata: Signal<Out, Bits<32>>,").unwrap();
     writeln!(w, "    pub rsp_err: Signal<Out, Bit>,").unwrap();
-    for p in &ports {
+    for p in ports {
         let d = if p.dir == PortDir::In { "In" } else { "Out" };
         let t = if p.is_bit { "Bit".to_string() } else { ty(p.width) };
         writeln!(w, "    pub {}: Signal<{d}, {t}>,", p.name).unwrap();
@@ -170,8 +177,11 @@ pub fn block_source(block: &Block) -> String {
         }
     }
     writeln!(w, "}}\n").unwrap();
+    dffs
+}
 
-    // ---- update ----
+/// The block's `update`: hardware-side defaults, the bus decode, reset, outputs.
+fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "impl Logic for {tn} {{").unwrap();
     writeln!(w, "    #[hdl_gen]").unwrap();
     writeln!(w, "    fn update(&mut self) {{").unwrap();
@@ -196,42 +206,7 @@ pub fn block_source(block: &Block) -> String {
     writeln!(w, "            if self.req_addr.val().get_bit(0) | self.req_addr.val().get_bit(1) {{").unwrap();
     writeln!(w, "                self.rsp_err_q.d.next = true;").unwrap();
     for r in &block.registers {
-        writeln!(w, "            }} else if self.req_addr.val() == {:#x} {{", r.offset).unwrap();
-        writeln!(w, "                // {}", r.name).unwrap();
-        // write
-        let writes: Vec<&Field> = r.fields.iter().filter(|f| f.access != Access::Ro && f.access != Access::Rc).collect();
-        writeln!(w, "                if self.req_write.val() {{").unwrap();
-        for f in &writes {
-            let b = port_base(r, f);
-            let wf = wfield(f);
-            match f.access {
-                Access::Rw | Access::Wo => writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap(),
-                Access::Doorbell => {
-                    writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap();
-                    writeln!(w, "                    self.{b}_pulse_q.d.next = true;").unwrap();
-                }
-                Access::W1c => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !{wf}) | self.{b}_set_i.val();").unwrap(),
-                Access::W1s => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !self.{b}_clr_i.val()) | {wf};").unwrap(),
-                Access::Ro | Access::Rc => unreachable!(),
-            }
-        }
-        writeln!(w, "                }} else {{").unwrap();
-        let mut terms = Vec::new();
-        for f in &r.fields {
-            let b = port_base(r, f);
-            match f.access {
-                Access::Ro => terms.push(placed(&format!("self.{b}_i.val()"), f)),
-                Access::Wo | Access::Doorbell => {}
-                _ => terms.push(placed(&format!("self.{b}_q.q.val()"), f)),
-            }
-            if f.access == Access::Rc {
-                writeln!(w, "                    self.{b}_q.d.next = self.{b}_set_i.val();").unwrap();
-            }
-        }
-        if !terms.is_empty() {
-            writeln!(w, "                    self.rsp_rdata_q.d.next = {};", terms.join(" | ")).unwrap();
-        }
-        writeln!(w, "                }}").unwrap();
+        register_case(w, r);
     }
     writeln!(w, "            }} else {{").unwrap();
     writeln!(w, "                self.rsp_err_q.d.next = true;").unwrap();
@@ -271,8 +246,50 @@ pub fn block_source(block: &Block) -> String {
     }
     writeln!(w, "    }}").unwrap();
     writeln!(w, "}}\n").unwrap();
+}
 
-    // ---- dynamic port access for testbenches ----
+/// One register's arm of the bus decode: its writes and its read value.
+fn register_case(w: &mut String, r: &Register) {
+    writeln!(w, "            }} else if self.req_addr.val() == {:#x} {{", r.offset).unwrap();
+    writeln!(w, "                // {}", r.name).unwrap();
+    // write
+    let writes: Vec<&Field> = r.fields.iter().filter(|f| f.access != Access::Ro && f.access != Access::Rc).collect();
+    writeln!(w, "                if self.req_write.val() {{").unwrap();
+    for f in &writes {
+        let b = port_base(r, f);
+        let wf = wfield(f);
+        match f.access {
+            Access::Rw | Access::Wo => writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap(),
+            Access::Doorbell => {
+                writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap();
+                writeln!(w, "                    self.{b}_pulse_q.d.next = true;").unwrap();
+            }
+            Access::W1c => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !{wf}) | self.{b}_set_i.val();").unwrap(),
+            Access::W1s => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !self.{b}_clr_i.val()) | {wf};").unwrap(),
+            Access::Ro | Access::Rc => unreachable!(),
+        }
+    }
+    writeln!(w, "                }} else {{").unwrap();
+    let mut terms = Vec::new();
+    for f in &r.fields {
+        let b = port_base(r, f);
+        match f.access {
+            Access::Ro => terms.push(placed(&format!("self.{b}_i.val()"), f)),
+            Access::Wo | Access::Doorbell => {}
+            _ => terms.push(placed(&format!("self.{b}_q.q.val()"), f)),
+        }
+        if f.access == Access::Rc {
+            writeln!(w, "                    self.{b}_q.d.next = self.{b}_set_i.val();").unwrap();
+        }
+    }
+    if !terms.is_empty() {
+        writeln!(w, "                    self.rsp_rdata_q.d.next = {};", terms.join(" | ")).unwrap();
+    }
+    writeln!(w, "                }}").unwrap();
+}
+
+/// The dynamic port access testbenches use (`RegBlockPorts`).
+fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     writeln!(w, "impl crate::regblock::RegBlockPorts for {tn} {{").unwrap();
     writeln!(w, "    fn drive_clock(&mut self, level: bool) {{ self.clock.next = Clock {{ clk: level }}; }}").unwrap();
     writeln!(w, "    fn drive_reset(&mut self, level: bool) {{ self.reset.next = level; }}").unwrap();
@@ -313,7 +330,6 @@ pub fn block_source(block: &Block) -> String {
     writeln!(w, "        }}").unwrap();
     writeln!(w, "    }}").unwrap();
     writeln!(w, "}}").unwrap();
-    s
 }
 
 /// The whole generated module for a set of maps: one block type per RTL
