@@ -14,6 +14,16 @@ pub const ERR_COMPLETION: u32 = 1;
 pub const ERR_RANGE: u32 = 2;
 pub const ERR_EMPTY_RING: u32 = 4;
 
+/// What the engine decided at an edge (before the ring bookkeeping).
+struct Edge {
+    next_read: Option<u32>,
+    wrote: bool,
+    retire: bool,
+    err_set: u32,
+    state: State,
+    waiting: bool,
+}
+
 /// One ring's registers as the POOL NX bundle drives them this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ring {
@@ -139,10 +149,67 @@ impl SeqDmaModel {
 
     /// One rising edge.
     pub fn step(&mut self, reset: bool, bus: Option<Req>, inp: &Inputs) {
+        let (rsp, mut error, bus_sram) = self.bus_access(reset, bus);
+        let Edge { next_read, wrote, retire, mut err_set, mut state, mut waiting } = self.engine(inp, bus_sram);
+        let mut rings = self.rings;
+        if retire {
+            state = State::Idle;
+            let (r, len) = if self.ring_tx { (&mut rings[1], inp.tx.length) } else { (&mut rings[0], inp.rx.length) };
+            r.hw_head = if r.hw_head.wrapping_add(1) == len { 0 } else { r.hw_head.wrapping_add(1) };
+            r.done = r.done.wrapping_add(1);
+        }
+        for (k, ring) in [inp.rx, inp.tx].iter().enumerate() {
+            let mut add = 0;
+            if inp.enable && ring.tail_inc_pulse {
+                if ring.length == 0 {
+                    err_set |= ERR_EMPTY_RING;
+                } else {
+                    add = ring.tail_inc;
+                }
+            }
+            let dec = (retire && self.ring_tx == (k == 1)) as u32;
+            rings[k].pending = self.rings[k].pending.wrapping_add(add).wrapping_sub(dec);
+        }
+        error |= err_set;
+        if inp.enable && !self.enable_q {
+            rings[0].hw_head = inp.rx.head;
+            rings[1].hw_head = inp.tx.head;
+        }
+        if !inp.enable {
+            rings[0].pending = 0;
+            rings[1].pending = 0;
+            state = State::Idle;
+            waiting = false;
+        }
+        self.enable_q = inp.enable;
+        self.rings = rings;
+        self.error = error;
+        self.state = state;
+        self.waiting = waiting;
+        self.a_read = next_read;
+        self.a_wrote_last = wrote;
+        self.rsp = rsp;
+        if reset {
+            // As the RTL: the SRAM (a write in the reset cycle included) and
+            // the descriptor registers keep their contents; the state,
+            // counters, errors and responses clear.
+            self.a_read = None;
+            self.a_wrote_last = false;
+            self.rings = [RingState::default(); 2];
+            self.error = 0;
+            self.enable_q = false;
+            self.state = State::Idle;
+            self.waiting = false;
+            self.rsp = Rsp::default();
+        }
+    }
+
+    /// The bus access of this edge: its response, the error bits after it,
+    /// and whether it used the SRAM (the engine then waits).
+    fn bus_access(&mut self, reset: bool, bus: Option<Req>) -> (Rsp, u32, bool) {
         let aligned = bus.is_some_and(|b| b.addr & 3 == 0);
         let bus_sram = !reset && aligned && bus.is_some_and(|b| self.in_sram(b.addr));
         let bus_status = !reset && aligned && bus.is_some_and(|b| b.addr >> 5 == STATUS >> 5);
-        // ---- bus ----
         let mut rsp = Rsp { valid: bus.is_some(), err: bus.is_some() && !bus_sram && !bus_status, rdata: 0 };
         let mut error = self.error;
         if let Some(b) = bus {
@@ -177,7 +244,11 @@ impl SeqDmaModel {
                 }
             }
         }
-        // ---- engine (state before this edge) ----
+        (rsp, error, bus_sram)
+    }
+
+    /// The engine's step from the state before this edge.
+    fn engine(&mut self, inp: &Inputs, bus_sram: bool) -> Edge {
         let ring = if self.ring_tx { inp.tx } else { inp.rx };
         let rs = self.rings[self.ring_tx as usize];
         let desc_addr = ring.base.wrapping_add(rs.hw_head << 4).wrapping_add(self.desc_k << 2);
@@ -266,56 +337,7 @@ impl SeqDmaModel {
                 }
             }
         }
-        let mut rings = self.rings;
-        if retire {
-            state = State::Idle;
-            let (r, len) = if self.ring_tx { (&mut rings[1], inp.tx.length) } else { (&mut rings[0], inp.rx.length) };
-            r.hw_head = if r.hw_head.wrapping_add(1) == len { 0 } else { r.hw_head.wrapping_add(1) };
-            r.done = r.done.wrapping_add(1);
-        }
-        for (k, ring) in [inp.rx, inp.tx].iter().enumerate() {
-            let mut add = 0;
-            if inp.enable && ring.tail_inc_pulse {
-                if ring.length == 0 {
-                    err_set |= ERR_EMPTY_RING;
-                } else {
-                    add = ring.tail_inc;
-                }
-            }
-            let dec = (retire && self.ring_tx == (k == 1)) as u32;
-            rings[k].pending = self.rings[k].pending.wrapping_add(add).wrapping_sub(dec);
-        }
-        error |= err_set;
-        if inp.enable && !self.enable_q {
-            rings[0].hw_head = inp.rx.head;
-            rings[1].hw_head = inp.tx.head;
-        }
-        if !inp.enable {
-            rings[0].pending = 0;
-            rings[1].pending = 0;
-            state = State::Idle;
-            waiting = false;
-        }
-        self.enable_q = inp.enable;
-        self.rings = rings;
-        self.error = error;
-        self.state = state;
-        self.waiting = waiting;
-        self.a_read = next_read;
-        self.a_wrote_last = wrote;
-        self.rsp = rsp;
-        if reset {
-            // As the RTL: the SRAM (a write in the reset cycle included) and
-            // the descriptor registers keep their contents; the state,
-            // counters, errors and responses clear.
-            self.a_read = None;
-            self.a_wrote_last = false;
-            self.rings = [RingState::default(); 2];
-            self.error = 0;
-            self.enable_q = false;
-            self.state = State::Idle;
-            self.waiting = false;
-            self.rsp = Rsp::default();
-        }
+        Edge { next_read, wrote, retire, err_set, state, waiting }
     }
+
 }
