@@ -64,40 +64,44 @@ pub enum Format {
     Hal,
 }
 
+/// `tpb fpga build`'s options.
+#[derive(clap::Args, Debug)]
+pub struct FpgaBuild {
+    #[arg(long, value_enum)]
+    pub arch: ArchArg,
+    /// A built-in board (`ulx3s-85f`) or a board .toml file.
+    #[arg(long, default_value = "ulx3s-85f")]
+    pub board: String,
+    /// The design clock (the PLL makes it; timing is met against it).
+    #[arg(long, default_value_t = f64::from(tpb_hdl::proto::DEFAULT_CLOCK_HZ) / 1e6)]
+    pub clock_mhz: f64,
+    /// The host link's rate.
+    #[arg(long, default_value_t = tpb_hdl::proto::DEFAULT_BAUD)]
+    pub baud: u32,
+    /// 1 KiB memories instead of the prototype's (a quicker build).
+    #[arg(long)]
+    pub small: bool,
+    /// Where everything goes (default: build/fpga/<arch>-<board>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// nextpnr's threads (default: the machine's cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// nextpnr's router.
+    #[arg(long, default_value = "router1", value_parser = ["router1", "router2"])]
+    pub router: String,
+    /// Timing-driven LUT mapping (`synth_ecp5 -abc9`).
+    #[arg(long)]
+    pub abc9: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum FpgaCmd {
     /// Synthesize, place and route a generation's prototype (the host-link
     /// bridge and the top) for a board and write its bitstream and report.
-    Build {
-        #[arg(long, value_enum)]
-        arch: ArchArg,
-        /// A built-in board (`ulx3s-85f`) or a board .toml file.
-        #[arg(long, default_value = "ulx3s-85f")]
-        board: String,
-        /// The design clock (the PLL makes it; timing is met against it).
-        #[arg(long, default_value_t = f64::from(tpb_hdl::proto::DEFAULT_CLOCK_HZ) / 1e6)]
-        clock_mhz: f64,
-        /// The host link's rate.
-        #[arg(long, default_value_t = tpb_hdl::proto::DEFAULT_BAUD)]
-        baud: u32,
-        /// 1 KiB memories instead of the prototype's (a quicker build).
-        #[arg(long)]
-        small: bool,
-        /// Where everything goes (default: build/fpga/<arch>-<board>).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// nextpnr's threads (default: the machine's cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// nextpnr's router.
-        #[arg(long, default_value = "router1", value_parser = ["router1", "router2"])]
-        router: String,
-        /// Timing-driven LUT mapping (`synth_ecp5 -abc9`).
-        #[arg(long)]
-        abc9: bool,
-    },
+    Build(FpgaBuild),
     /// Print the openFPGALoader command that loads a bitstream on the board
     /// (nothing is run: no board is attached here).
     Program {

@@ -211,35 +211,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             print!("{}", render(&map, format));
             Ok(())
         }
-        Command::GenVerilog { arch, out, fpga } => {
-            let archs: Vec<Arch> = match arch {
-                Some(a) => vec![a.into()],
-                None => Arch::ALL.to_vec(),
-            };
-            let t0 = std::time::Instant::now();
-            let mut n = 0;
-            for a in archs {
-                let mut files = tpb_hdl::generated::verilog_files(a)?;
-                if fpga {
-                    let map = regmap::builtin(a)?;
-                    files.push(tpb_hdl::generated::top_file(&map, true).map_err(|source| tpb_hdl::generated::GenError::Layout { arch: a.name(), source })?);
-                }
-                for f in files {
-                    let p = out.join(&f.file_name);
-                    write(&p, &f.text)?;
-                    println!("{}", p.display());
-                    n += 1;
-                }
-            }
-            for f in tpb_hdl::generated::common_verilog_files() {
-                let p = out.join(&f.file_name);
-                write(&p, &f.text)?;
-                println!("{}", p.display());
-                n += 1;
-            }
-            eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
-            Ok(())
-        }
+        Command::GenVerilog { arch, out, fpga } => gen_verilog(arch, &out, fpga),
         Command::Asm { input, out, elf, arch, core, base } => {
             let cfg = core_config(arch, core)?;
             let src = String::from_utf8_lossy(&read_file(&input)?).into_owned();
@@ -286,25 +258,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
         }
-        Command::Fpga { what: FpgaCmd::Build { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9 } } => {
-            use tpb_hdl::fpga::{board::Board, flow};
-            let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
-            let arch: Arch = arch.into();
-            let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
-            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
-            let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9 };
-            let t0 = std::time::Instant::now();
-            let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
-            let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
-            print!("{}", r.markdown());
-            println!("report: {}", opts.out.join("report.md").display());
-            println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
-            if !r.meets_timing() {
-                return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));
-            }
-            Ok(())
-        }
+        Command::Fpga { what: FpgaCmd::Build(b) } => fpga_build(b),
         Command::Fpga { what: FpgaCmd::Program { board, bit, flash } } => {
             let board = tpb_hdl::fpga::board::Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
             if !bit.exists() {
@@ -330,28 +284,84 @@ fn run_command(command: Command) -> Result<(), CliError> {
             let map = load(arch.into(), maps.as_ref())?;
             bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])
         }
-        Command::Regen { check } => {
-            let files = crate::regen::all_generated()?;
-            let mut stale = 0;
-            for (path, text) in &files {
-                let cur = std::fs::read_to_string(path).ok();
-                if cur.as_deref() != Some(text.as_str()) {
-                    stale += 1;
-                    if check {
-                        eprintln!("stale: {}", path.display());
-                    } else {
-                        write(path, text)?;
-                        println!("wrote {}", path.display());
-                    }
-                }
-            }
-            if check && stale > 0 {
-                return Err(CliError::Stale(stale));
-            }
-            if stale == 0 {
-                println!("all {} generated files are fresh", files.len());
-            }
-            Ok(())
+        Command::Regen { check } => regen(check),
+    }
+}
+
+/// `tpb gen-verilog`: the generated Verilog of one or every generation into `out`.
+fn gen_verilog(arch: Option<ArchArg>, out: &std::path::Path, fpga: bool) -> Result<(), CliError> {
+    let archs: Vec<Arch> = match arch {
+        Some(a) => vec![a.into()],
+        None => Arch::ALL.to_vec(),
+    };
+    let t0 = std::time::Instant::now();
+    let mut n = 0;
+    for a in archs {
+        let mut files = tpb_hdl::generated::verilog_files(a)?;
+        if fpga {
+            let map = regmap::builtin(a)?;
+            files.push(tpb_hdl::generated::top_file(&map, true).map_err(|source| tpb_hdl::generated::GenError::Layout { arch: a.name(), source })?);
+        }
+        for f in files {
+            let p = out.join(&f.file_name);
+            write(&p, &f.text)?;
+            println!("{}", p.display());
+            n += 1;
         }
     }
+    for f in tpb_hdl::generated::common_verilog_files() {
+        let p = out.join(&f.file_name);
+        write(&p, &f.text)?;
+        println!("{}", p.display());
+        n += 1;
+    }
+    eprintln!("wrote {n} Verilog file(s) in {:.2?}", t0.elapsed());
+    Ok(())
+}
+
+/// `tpb fpga build`: synthesis, place and route, bitstream and report.
+fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
+    let args::FpgaBuild { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9 } = b;
+    use tpb_hdl::fpga::{board::Board, flow};
+    let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+    let arch: Arch = arch.into();
+    let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
+    let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9 };
+    let t0 = std::time::Instant::now();
+    let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
+    let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
+    print!("{}", r.markdown());
+    println!("report: {}", opts.out.join("report.md").display());
+    println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
+    if !r.meets_timing() {
+        return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));
+    }
+    Ok(())
+}
+
+/// `tpb regen [--check]`: write every generated file, or list the stale ones.
+fn regen(check: bool) -> Result<(), CliError> {
+    let files = crate::regen::all_generated()?;
+    let mut stale = 0;
+    for (path, text) in &files {
+        let cur = std::fs::read_to_string(path).ok();
+        if cur.as_deref() != Some(text.as_str()) {
+            stale += 1;
+            if check {
+                eprintln!("stale: {}", path.display());
+            } else {
+                write(path, text)?;
+                println!("wrote {}", path.display());
+            }
+        }
+    }
+    if check && stale > 0 {
+        return Err(CliError::Stale(stale));
+    }
+    if stale == 0 {
+        println!("all {} generated files are fresh", files.len());
+    }
+    Ok(())
 }

@@ -180,28 +180,7 @@ pub fn render_dump(dump: &Dump, namer: &Namer, tb: Timebase, group: &str, from: 
     }
     // The legend: one block per signal, wrapped to the diagram's width.
     let width = LABEL_W + PLOT_W + 20.0;
-    let mut y = plot_bottom + 40.0;
-    if !legends.is_empty() {
-        let _ = writeln!(body, "<text x=\"8\" y=\"{y:.0}\" font-weight=\"bold\">Values too long for their slot (letter in the slot; cycle where it starts):</text>");
-        y += 16.0;
-    }
-    for l in &legends {
-        let _ = writeln!(body, "<text x=\"8\" y=\"{y:.0}\">{}</text>", esc(&l.signal));
-        let mut xx = LABEL_W;
-        for (k, label, cycles) in &l.entries {
-            let at: Vec<String> = cycles.iter().take(4).map(|c| c.to_string()).collect();
-            let more = if cycles.len() > 4 { format!(" +{}", cycles.len() - 4) } else { String::new() };
-            let text = format!("{k} = {label} ({}{more})", at.join(", "));
-            let w = CHAR_W * text.chars().count() as f64 + 18.0;
-            if xx + w > width && xx > LABEL_W {
-                xx = LABEL_W;
-                y += 15.0;
-            }
-            let _ = writeln!(body, "<text x=\"{xx:.1}\" y=\"{y:.0}\"><tspan font-weight=\"bold\">{}</tspan>{}</text>", esc(k), esc(&text[k.len()..]));
-            xx += w;
-        }
-        y += 18.0;
-    }
+    let y = write_legends(&mut body, &legends, plot_bottom, width);
     let height = if legends.is_empty() { plot_bottom + 30.0 } else { y + 4.0 };
     let mut s = String::new();
     let _ = writeln!(
@@ -218,6 +197,34 @@ pub fn render_dump(dump: &Dump, namer: &Namer, tb: Timebase, group: &str, from: 
     s += &body;
     s.push_str("</svg>\n");
     Ok(s)
+}
+
+/// The legend under a diagram: one block per signal, wrapped to `width`;
+/// returns the y below it.
+fn write_legends(body: &mut String, legends: &[Legend], plot_bottom: f64, width: f64) -> f64 {
+    let mut y = plot_bottom + 40.0;
+    if !legends.is_empty() {
+        let _ = writeln!(body, "<text x=\"8\" y=\"{y:.0}\" font-weight=\"bold\">Values too long for their slot (letter in the slot; cycle where it starts):</text>");
+        y += 16.0;
+    }
+    for l in legends {
+        let _ = writeln!(body, "<text x=\"8\" y=\"{y:.0}\">{}</text>", esc(&l.signal));
+        let mut xx = LABEL_W;
+        for (k, label, cycles) in &l.entries {
+            let at: Vec<String> = cycles.iter().take(4).map(|c| c.to_string()).collect();
+            let more = if cycles.len() > 4 { format!(" +{}", cycles.len() - 4) } else { String::new() };
+            let text = format!("{k} = {label} ({}{more})", at.join(", "));
+            let w = CHAR_W * text.chars().count() as f64 + 18.0;
+            if xx + w > width && xx > LABEL_W {
+                xx = LABEL_W;
+                y += 15.0;
+            }
+            let _ = writeln!(body, "<text x=\"{xx:.1}\" y=\"{y:.0}\"><tspan font-weight=\"bold\">{}</tspan>{}</text>", esc(k), esc(&text[k.len()..]));
+            xx += w;
+        }
+        y += 18.0;
+    }
+    y
 }
 
 /// Picoseconds as nanoseconds, without a fraction where there is none.
