@@ -42,7 +42,20 @@ fn reset(m: &RegMap, block: &str, reg: &str) -> Option<u32> {
 fn digest_sections_1_to_3_are_pinned() {
     let mut p = Pins { rows: vec![], failures: vec![] };
     let (s, c, m) = (map(Arch::Sunda), map(Arch::Cayman), map(Arch::Mariana));
+    section_1(&mut p, [&s, &c, &m]);
+    section_2(&mut p, [&s, &c, &m]);
+    section_3(&mut p, [&s, &c, &m]);
 
+    for r in &p.rows {
+        println!("{r}");
+    }
+    println!("{} constants pinned, {} failed", p.rows.len(), p.failures.len());
+    assert!(p.failures.is_empty(), "fidelity failures:\n{}", p.failures.join("\n"));
+    assert!(p.rows.len() >= 150, "expected at least 150 pins, have {}", p.rows.len());
+}
+
+/// DIGEST §1: the generations, the HAL arch types, the boot bytes.
+fn section_1(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     // ---- §1 Generations ----
     for (mp, id, ct, ht) in [(&s, 5, 6, 2), (&c, 0x0c, 13, 3), (&m, 0x14, 21, 4)] {
         let n = mp.arch.name();
@@ -96,7 +109,10 @@ fn digest_sections_1_to_3_are_pinned() {
     );
     p.pin("§1", "DRAM .globstruct magic", spec::DRAM_GLOBSTRUCT_MAGIC, 0x6099cb34);
     p.pin("§1", "DRAM dispatcher-state init @0x18", (spec::DRAM_DISPATCHER_STATE_OFFSET, spec::DRAM_DISPATCHER_STATE_INIT), (0x18, [0x1000; 4]));
+}
 
+/// DIGEST §2: the host HAL, the local registers, the TOP_SP doorbells.
+fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     // ---- §2 Host HAL ----
     p.pin("§2.1", "khal get_q7_params slot", spec::khal_slot::GET_Q7_PARAMS, 0xb8);
     p.pin("§2.1", "khal pooling_init slot", spec::khal_slot::POOLING_INIT, 0x368);
@@ -190,7 +206,10 @@ fn digest_sections_1_to_3_are_pinned() {
     }
     p.pin("§2.8", "window bundle stride constant", spec::WINDOW_BUNDLE_STRIDE, 0x1c);
     p.pin("§2.8", "unmodelled sub-block bases hw_decode/tensor_replace/notific", spec::UNMODELLED_LOCAL_REG_BLOCKS.iter().map(|(_, b)| *b).collect::<Vec<_>>(), vec![0x4000, 0x5000, 0x6000]);
+}
 
+/// DIGEST §3 (and §6's SPAD sizes): EVT_SEM, the TOP_SP bases and routing.
+fn section_3(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     // ---- §3 EVT_SEM ----
     for mp in [&s, &c, &m] {
         let n = mp.arch.name();
@@ -213,11 +232,4 @@ fn digest_sections_1_to_3_are_pinned() {
         p.pin("§3", &format!("{} doorbells = EVT_SEM SET of sema 80/88/104 [I]", mp.arch.name()), idx, vec![("init_signal", 80), ("tsync_signal", 88), ("host_trigger", 104)]);
     }
     p.pin("§6", "CAYMAN CTRL/SLOT SPAD sizes, slot staging", (sp.spad_ctrl_size, sp.spad_slot_size, sp.spad_slot_staging_offset), (Some(0x1000), Some(0x8000), Some(0x100000)));
-
-    for r in &p.rows {
-        println!("{r}");
-    }
-    println!("{} constants pinned, {} failed", p.rows.len(), p.failures.len());
-    assert!(p.failures.is_empty(), "fidelity failures:\n{}", p.failures.join("\n"));
-    assert!(p.rows.len() >= 150, "expected at least 150 pins, have {}", p.rows.len());
 }

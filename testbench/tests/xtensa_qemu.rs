@@ -195,6 +195,108 @@ kfail:
     s
 }
 
+impl Gen {
+    /// Forward branches of every kind, zero-overhead loops and indirect
+    /// jumps (their targets go to `jx_targets`, for the literal pool).
+    fn branches(&mut self, jx_targets: &mut Vec<String>) {
+    for _ in 0..self.r(8, 20) {
+        let l = self.fresh();
+        match self.r(0, 4) {
+            0 => {
+                // a zero-overhead loop with a small trip count
+                let c = self.reg(&[1]);
+                let n = self.r(1, 5);
+                self.line(format!("movi a{c}, {n}"));
+                {
+                    let l = format!("{} a{c}, {l}", ["loop", "loopnez", "loopgtz"][self.r(0, 2) as usize]);
+                    self.line(l);
+                }
+                for _ in 0..self.r(1, 5) {
+                    self.alu(&[1]);
+                }
+            }
+            1 => {
+                // an indirect jump through a literal
+                let r = self.reg(&[1]);
+                self.line(format!("l32r a{r}, jptr{}", jx_targets.len()));
+                self.line(format!("jx a{r}"));
+                jx_targets.push(l.clone());
+                for _ in 0..self.r(1, 3) {
+                    self.alu(&[1]);
+                }
+            }
+            _ => {
+                self.branch(&l);
+                for _ in 0..self.r(1, 6) {
+                    self.alu(&[1]);
+                }
+            }
+        }
+        self.s += &format!("{l}:\n");
+        self.alu(&[1]);
+    }
+    }
+
+    /// The called functions: f0 recursive (depth in a2) calling f1..f5 with
+    /// random call sizes, leaf0 for call0, f1..f5 windowed leaves.
+    fn call_functions(&mut self) {
+    // f0: recursive (depth in a2), calling f1..f5 on the way with random call sizes.
+    self.s += "    .align 4\nf0:\n";
+    self.line("entry a1, 128".into());
+    self.line("beqz a2, f0_base".into());
+    for _ in 0..self.r(0, 3) {
+        self.alu(&[1, 2]);
+    }
+    self.line("s32i a2, a1, 0".into());
+    let (n, argreg) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
+    self.line(format!("addi a{argreg}, a2, -1"));
+    if self.rng.gen_bool(0.5) {
+        self.line(format!("call{n} f0"));
+    } else {
+        self.line("l32r a3, fptr0".into());
+        self.line(format!("callx{n} a3"));
+    }
+    self.line("l32i a2, a1, 0".into());
+    self.line(format!("add a2, a2, a{argreg}"));
+    let h = self.r(1, 5);
+    let (n2, arg2) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
+    self.line(format!("mov.n a{arg2}, a2"));
+    self.line(format!("call{n2} f{h}"));
+    self.line(format!("xor a2, a2, a{arg2}"));
+    {
+        let l = ["retw", "retw.n"][self.r(0, 1) as usize].into();
+        self.line(l);
+    }
+    self.s += "f0_base:\n";
+    {
+        let l = format!("movi a2, {}", self.r(0, 2047));
+        self.line(l);
+    }
+    self.line("retw".into());
+    self.s += "    .align 4\nleaf0:\n";
+    for _ in 0..self.r(2, 8) {
+        self.alu(&[0, 1]);
+    }
+    {
+        let l = ["ret", "ret.n"][self.r(0, 1) as usize].to_string();
+        self.line(l);
+    }
+    for f in 1..6 {
+        self.s += &format!("    .align 4\nf{f}:\n");
+        self.line("entry a1, 128".into());
+        for _ in 0..self.r(2, 12) {
+            if self.rng.gen_bool(0.3) {
+                // locals only: below the save areas at the top of the frame
+                self.mem_op(1, &[1], 16);
+            } else {
+                self.alu(&[1]);
+            }
+        }
+        self.line("retw.n".into());
+    }
+    }
+}
+
 /// The generated program: code (at CODE) and the vector/data source (at VEC).
 fn program(kind: Kind, seed: u64) -> (String, String) {
     let mut g = Gen { rng: SmallRng::seed_from_u64(seed), s: String::new(), label: 0 };
@@ -227,44 +329,7 @@ fn program(kind: Kind, seed: u64) -> (String, String) {
                 }
             }
         }
-        Kind::Branch => {
-            for _ in 0..g.r(8, 20) {
-                let l = g.fresh();
-                match g.r(0, 4) {
-                    0 => {
-                        // a zero-overhead loop with a small trip count
-                        let c = g.reg(&[1]);
-                        let n = g.r(1, 5);
-                        g.line(format!("movi a{c}, {n}"));
-                        {
-                            let l = format!("{} a{c}, {l}", ["loop", "loopnez", "loopgtz"][g.r(0, 2) as usize]);
-                            g.line(l);
-                        }
-                        for _ in 0..g.r(1, 5) {
-                            g.alu(&[1]);
-                        }
-                    }
-                    1 => {
-                        // an indirect jump through a literal
-                        let r = g.reg(&[1]);
-                        g.line(format!("l32r a{r}, jptr{}", jx_targets.len()));
-                        g.line(format!("jx a{r}"));
-                        jx_targets.push(l.clone());
-                        for _ in 0..g.r(1, 3) {
-                            g.alu(&[1]);
-                        }
-                    }
-                    _ => {
-                        g.branch(&l);
-                        for _ in 0..g.r(1, 6) {
-                            g.alu(&[1]);
-                        }
-                    }
-                }
-                g.s += &format!("{l}:\n");
-                g.alu(&[1]);
-            }
-        }
+        Kind::Branch => g.branches(&mut jx_targets),
         Kind::Calls => {
             // call0 ABI leaves first (a0 holds the return address, no window change)
             g.line("call0 leaf0".into());
@@ -293,60 +358,7 @@ fn program(kind: Kind, seed: u64) -> (String, String) {
     g.line("movi a3, 0".into());
     g.line("simcall".into());
     if let Kind::Calls = kind {
-        // f0: recursive (depth in a2), calling f1..f5 on the way with random call sizes.
-        g.s += "    .align 4\nf0:\n";
-        g.line("entry a1, 128".into());
-        g.line("beqz a2, f0_base".into());
-        for _ in 0..g.r(0, 3) {
-            g.alu(&[1, 2]);
-        }
-        g.line("s32i a2, a1, 0".into());
-        let (n, argreg) = [(4, 6), (8, 10), (12, 14)][g.r(0, 2) as usize];
-        g.line(format!("addi a{argreg}, a2, -1"));
-        if g.rng.gen_bool(0.5) {
-            g.line(format!("call{n} f0"));
-        } else {
-            g.line("l32r a3, fptr0".into());
-            g.line(format!("callx{n} a3"));
-        }
-        g.line("l32i a2, a1, 0".into());
-        g.line(format!("add a2, a2, a{argreg}"));
-        let h = g.r(1, 5);
-        let (n2, arg2) = [(4, 6), (8, 10), (12, 14)][g.r(0, 2) as usize];
-        g.line(format!("mov.n a{arg2}, a2"));
-        g.line(format!("call{n2} f{h}"));
-        g.line(format!("xor a2, a2, a{arg2}"));
-        {
-            let l = ["retw", "retw.n"][g.r(0, 1) as usize].into();
-            g.line(l);
-        }
-        g.s += "f0_base:\n";
-        {
-            let l = format!("movi a2, {}", g.r(0, 2047));
-            g.line(l);
-        }
-        g.line("retw".into());
-        g.s += "    .align 4\nleaf0:\n";
-        for _ in 0..g.r(2, 8) {
-            g.alu(&[0, 1]);
-        }
-        {
-            let l = ["ret", "ret.n"][g.r(0, 1) as usize].to_string();
-            g.line(l);
-        }
-        for f in 1..6 {
-            g.s += &format!("    .align 4\nf{f}:\n");
-            g.line("entry a1, 128".into());
-            for _ in 0..g.r(2, 12) {
-                if g.rng.gen_bool(0.3) {
-                    // locals only: below the save areas at the top of the frame
-                    g.mem_op(1, &[1], 16);
-                } else {
-                    g.alu(&[1]);
-                }
-            }
-            g.line("retw.n".into());
-        }
+        g.call_functions();
     } else {
         for f in 0..6 {
             g.s += &format!("f{f}: ret\n");
