@@ -10,7 +10,7 @@
 //! - `clock`, `reset` (synchronous, active high);
 //! - bus: `req_valid/req_write/req_addr[31:0]/req_wdata[31:0]` in,
 //!   `rsp_valid/rsp_rdata[31:0]/rsp_err` out — the protocol of every register
-//!   block (`regblock.rs`): sampled on a rising edge, answered during the next
+//!   block (`bar0_port.rs`): sampled on a rising edge, answered during the next
 //!   cycle, error for an address outside the four windows or not 4-byte aligned;
 //! - doorbell: `db_valid`, `db_index[7:0]`, `db_amount[31:0]` in, `db_ready` out;
 //!   an increment is taken on an edge where `db_valid & db_ready`;
@@ -60,17 +60,8 @@ use tpb_models::regmap::RegMap;
 /// Number of semaphores the unit holds (its RAM: 2^8 words of 4 bytes).
 pub const COUNT: u32 = 256;
 
-#[derive(LogicBlock)]
+bar0_slave_block! {
 pub struct EvtSem {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<32>>,
-    pub req_wdata: Signal<In, Bits<32>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<32>>,
-    pub rsp_err: Signal<Out, Bit>,
     pub db_valid: Signal<In, Bit>,
     pub db_index: Signal<In, Bits<8>>,
     pub db_amount: Signal<In, Bits<32>>,
@@ -120,6 +111,7 @@ pub struct EvtSem {
     idx_next: Signal<Local, Bits<8>>,
     db_take: Signal<Local, Bit>,
 }
+}
 
 fn c32(v: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(v).into())
@@ -140,16 +132,7 @@ impl EvtSem {
                 detail: format!("the unit holds {COUNT} semaphores 4 bytes apart; the map has {} with stride {}", w.count, w.stride),
             });
         }
-        Ok(EvtSem {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
+        Ok(bar0_slave_new!(EvtSem {
             db_valid: Default::default(),
             db_index: Default::default(),
             db_amount: Default::default(),
@@ -193,7 +176,7 @@ impl EvtSem {
             bus_idx: Default::default(),
             idx_next: Default::default(),
             db_take: Default::default(),
-        })
+        }))
     }
 }
 

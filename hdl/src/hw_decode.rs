@@ -48,17 +48,8 @@ pub const fn table_offset(tw: usize) -> u32 {
 /// Depth of the result FIFO.
 pub const FIFO_DEPTH: usize = 4;
 
-#[derive(LogicBlock)]
+bar0_slave_block! {
 pub struct HwDecode<const N: usize, const TW: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<32>>,
-    pub req_wdata: Signal<In, Bits<32>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<32>>,
-    pub rsp_err: Signal<Out, Bit>,
     pub lookup_valid: Signal<In, Bit>,
     pub lookup_opcode: Signal<In, Bits<8>>,
     pub lookup_func: Signal<In, Bits<8>>,
@@ -120,22 +111,14 @@ pub struct HwDecode<const N: usize, const TW: usize> {
     sel_mask_w1: Signal<Local, Bits<8>>,
     sel_index: Signal<Local, Bits<16>>,
 }
+}
 
 impl<const N: usize, const TW: usize> HwDecode<N, TW> {
     /// A CAM in CAYMAN+ mask order, or SUNDA's with `sunda_mask_order`.
     pub fn new(sunda_mask_order: bool) -> Self {
         assert!(N * 16 <= STATUS as usize, "entries must end below the status register");
         assert!((8..=16).contains(&TW), "the table (at 4 << TW) must start above the status register");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
+        bar0_slave_new!(Self {
             lookup_valid: Default::default(),
             lookup_opcode: Default::default(),
             lookup_func: Default::default(),
@@ -198,7 +181,7 @@ impl<const N: usize, const TW: usize> HwDecode<N, TW> {
             sel_mask_w0: Default::default(),
             sel_mask_w1: Default::default(),
             sel_index: Default::default(),
-        }
+        })
     }
 }
 

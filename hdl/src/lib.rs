@@ -4,9 +4,12 @@
 //!
 //! - [`regblocks`]: the register blocks of every generation, generated from
 //!   the register maps (`models/regmap/maps`) by `build.rs`;
-//! - [`regblock`]: their bus protocol, port conventions and a cycle driver;
+//! - [`bar0_port`]: the BAR0 slave port every block has (protocol, the
+//!   bundle the hand-written blocks declare, a cycle driver);
 //! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files.
 
+#[macro_use]
+pub mod bar0_port;
 pub mod evt_sem;
 pub mod fpga;
 pub mod generated;
@@ -15,7 +18,6 @@ pub mod proto;
 pub mod hw_decode;
 pub mod q7_cluster;
 pub mod ram;
-pub mod regblock;
 pub mod regblocks;
 pub mod seq_dma;
 pub mod tcm;

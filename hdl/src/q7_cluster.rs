@@ -7,7 +7,7 @@
 //! run_state_n, intr_ctrl, intr_info_n) are the generated Q7 register bundle
 //! at local-register +0x3000; this block takes its `release_run_stall` output.
 //!
-//! ## BAR0 programmed-I/O port (`req_*`/`rsp_*`, the protocol of `regblock.rs`)
+//! ## BAR0 programmed-I/O port (`req_*`/`rsp_*`, the protocol of `bar0_port.rs`)
 //! `req_addr` is the byte offset from the generation's Q7 `base_offset`
 //! ([S] `arch.toml [q7.pooling]`). Per-core layout `[D]` (from `arch.toml`
 //! `[bar0]`): core `n` IRAM at `n * stride`, its DRAM at
@@ -241,18 +241,9 @@ impl<const IW: usize, const DW: usize> Logic for Q7Core<IW, DW> {
     }
 }
 
+bar0_slave_block! {
 /// The cluster: [`CORES`] × [`Q7Core`], the PIO decoder and run-stall gating.
-#[derive(LogicBlock)]
 pub struct Q7Cluster<const IW: usize, const DW: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<32>>,
-    pub req_wdata: Signal<In, Bits<32>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<32>>,
-    pub rsp_err: Signal<Out, Bit>,
     /// release_run_stall of the Q7 bundle: bit n stalls core n.
     pub run_stall: Signal<In, Bits<8>>,
     /// The cores' HALT/WAITI state (from the behavioural cores).
@@ -291,6 +282,7 @@ pub struct Q7Cluster<const IW: usize, const DW: usize> {
     in_dram: Signal<Local, Bit>,
     past_built: Signal<Local, Bit>,
 }
+}
 
 impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
     /// A cluster with the BAR0 layout `stride` (bytes per core),
@@ -310,16 +302,7 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
             "DRAM region {dram_region:#x}"
         );
         let c32 = |v: u64| Constant::new((v & 0xffff_ffff).into());
-        Q7Cluster {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
+        bar0_slave_new!(Q7Cluster {
             run_stall: Default::default(),
             halted: Default::default(),
             running: Default::default(),
@@ -354,7 +337,7 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
             in_iram: Default::default(),
             in_dram: Default::default(),
             past_built: Default::default(),
-        }
+        })
     }
 }
 

@@ -70,17 +70,8 @@ pub const DEFAULT_AW: usize = 8;
 // constants, so `update` spells them as numbers): 0 idle, 1 descriptor
 // fetch, 2 read a source word, 3 write a destination word, 4 completion.
 
-#[derive(LogicBlock)]
+bar0_slave_block! {
 pub struct SeqDma<const AW: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<32>>,
-    pub req_wdata: Signal<In, Bits<32>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<32>>,
-    pub rsp_err: Signal<Out, Bit>,
     pub enable: Signal<In, Bit>,
     pub rx_base: Signal<In, Bits<32>>,
     pub rx_length: Signal<In, Bits<32>>,
@@ -136,6 +127,7 @@ pub struct SeqDma<const AW: usize> {
     err_set: Signal<Local, Bits<3>>,
     err_kept: Signal<Local, Bits<3>>,
 }
+}
 
 impl<const AW: usize> SeqDma<AW> {
     /// The engine of `map`'s tops.
@@ -152,16 +144,7 @@ impl<const AW: usize> SeqDma<AW> {
                 detail: format!("the doorbell index is addr[9:2]: the INC window must hold 256 slots 4 bytes apart, not {:#x}/{}", slot.span, slot.stride),
             });
         }
-        Ok(SeqDma {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
+        Ok(bar0_slave_new!(SeqDma {
             enable: Default::default(),
             rx_base: Default::default(),
             rx_length: Default::default(),
@@ -215,7 +198,7 @@ impl<const AW: usize> SeqDma<AW> {
             tx_add: Default::default(),
             err_set: Default::default(),
             err_kept: Default::default(),
-        })
+        }))
     }
 }
 

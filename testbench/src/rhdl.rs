@@ -1,7 +1,7 @@
 //! A bus-level driver for one generated register block under the rust-hdl
 //! simulator: reset, read, write and hardware-port access by name.
 
-use tpb_hdl::regblock::{PortError, RegBlockSim};
+use tpb_hdl::bar0_port::{PortError, RegBlockSim};
 use tpb_models::csr::Rsp;
 use tpb_models::regmap::Arch;
 

@@ -27,7 +27,7 @@
 //!
 //! ## Ports
 //! - `clock`, `reset` (synchronous, active high); the BAR0 port `req_*` /
-//!   `rsp_*` (protocol of `regblock.rs`: one request per cycle, the response
+//!   `rsp_*` (protocol of `bar0_port.rs`: one request per cycle, the response
 //!   registered in the next cycle, never back-pressured; a request in a
 //!   cycle where `reset` is high is ignored and gets no response);
 //! - Q7 core memory ports `q7_if_*`, `q7_ls_*` (arrays of 8, see

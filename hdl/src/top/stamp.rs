@@ -23,18 +23,9 @@ macro_rules! tpb_top {
         extra_drive = |$pins:ident| { $($extra_drive:tt)* },
         extra_outputs = |$outs:ident| { $($extra_outputs:tt)* }
     ) => {
+        bar0_slave_block! {
         $(#[$doc])*
-        #[derive(LogicBlock)]
         pub struct $name<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> {
-            pub clock: Signal<In, Clock>,
-            pub reset: Signal<In, Bit>,
-            pub req_valid: Signal<In, Bit>,
-            pub req_write: Signal<In, Bit>,
-            pub req_addr: Signal<In, Bits<32>>,
-            pub req_wdata: Signal<In, Bits<32>>,
-            pub rsp_valid: Signal<Out, Bit>,
-            pub rsp_rdata: Signal<Out, Bits<32>>,
-            pub rsp_err: Signal<Out, Bit>,
             pub nx_halted: Signal<In, Bits<6>>,
             pub q7_halted: Signal<In, Bits<8>>,
             pub nx_run_stall: Signal<Out, Bits<6>>,
@@ -116,6 +107,7 @@ macro_rules! tpb_top {
             notif_found: Signal<Local, Bit>,
             $($extra_fields)*
         }
+        }
 
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> $name<QIW, QDW, SW, CW, LW> {
             /// A top decoding `layout`, or why its memories don't fit it.
@@ -135,16 +127,7 @@ macro_rules! tpb_top {
                     return Err(LayoutError::Bad { what: "q7 dram".into(), detail: format!("DRAM offset {:#x} not aligned to the DRAM", $lay.q7_dram_offset) });
                 }
                 let built = |aw: usize| c32(((4u64 << aw) - 1) as u32 ^ 0xffff_ffff);
-                Ok(Self {
-                    clock: Default::default(),
-                    reset: Default::default(),
-                    req_valid: Default::default(),
-                    req_write: Default::default(),
-                    req_addr: Default::default(),
-                    req_wdata: Default::default(),
-                    rsp_valid: Default::default(),
-                    rsp_rdata: Default::default(),
-                    rsp_err: Default::default(),
+                Ok(bar0_slave_new!(Self {
                     nx_halted: Default::default(),
                     q7_halted: Default::default(),
                     nx_run_stall: Default::default(),
@@ -227,7 +210,7 @@ macro_rules! tpb_top {
                     notif_index: Default::default(),
                     notif_found: Default::default(),
                     $($extra_init)*
-                })
+                }))
             }
         }
 

@@ -2,7 +2,7 @@
 //! register map directly (no generated code): the reference the rust-hdl and
 //! Verilator blocks are compared against under random traffic.
 //!
-//! Semantics (the same contract as `hdl/src/regblock.rs`): a request is
+//! Semantics (the same contract as `hdl/src/bar0_port.rs`): a request is
 //! taken on a clock edge and answered, registered, in the following cycle;
 //! unmapped or misaligned addresses answer with an error and change nothing;
 //! hardware set (w1c, rc) wins over a same-cycle software clear; a software

@@ -2,7 +2,7 @@
 //! decode, per-field storage with synchronous reset, access-type behaviour,
 //! hardware-side ports and the read mux. No decoder is written by hand.
 //!
-//! The bus protocol of every generated block (documented in `hdl/src/regblock.rs`):
+//! The bus protocol of every generated block (documented in `hdl/src/bar0_port.rs`):
 //! a request (`req_valid`, `req_write`, `req_addr`, `req_wdata`) is sampled
 //! on a rising clock edge; its response (`rsp_valid`, `rsp_rdata`, `rsp_err`)
 //! is registered and visible for exactly one cycle after that edge. There is
@@ -290,7 +290,7 @@ fn register_case(w: &mut String, r: &Register) {
 
 /// The dynamic port access testbenches use (`RegBlockPorts`).
 fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
-    writeln!(w, "impl crate::regblock::RegBlockPorts for {tn} {{").unwrap();
+    writeln!(w, "impl crate::bar0_port::RegBlockPorts for {tn} {{").unwrap();
     writeln!(w, "    fn drive_clock(&mut self, level: bool) {{ self.clock.next = Clock {{ clk: level }}; }}").unwrap();
     writeln!(w, "    fn drive_reset(&mut self, level: bool) {{ self.reset.next = level; }}").unwrap();
     writeln!(w, "    fn drive_req(&mut self, valid: bool, write: bool, addr: u32, wdata: u32) {{").unwrap();
@@ -300,7 +300,7 @@ fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     writeln!(w, "        self.req_wdata.next = (wdata as u64).into();").unwrap();
     writeln!(w, "    }}").unwrap();
     writeln!(w, "    fn rsp(&self) -> (bool, u32, bool) {{ (self.rsp_valid.val(), self.rsp_rdata.val().to_u32(), self.rsp_err.val()) }}").unwrap();
-    writeln!(w, "    fn drive_input(&mut self, port: &str, value: u64) -> Result<(), crate::regblock::PortError> {{").unwrap();
+    writeln!(w, "    fn drive_input(&mut self, port: &str, value: u64) -> Result<(), crate::bar0_port::PortError> {{").unwrap();
     if !ports.iter().any(|p| p.dir == PortDir::In) {
         writeln!(w, "        let _ = value;").unwrap();
     }
@@ -308,13 +308,13 @@ fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     for p in ports.iter().filter(|p| p.dir == PortDir::In) {
         writeln!(
             w,
-            "            \"{n}\" => {{ crate::regblock::check_width(port, {wd}, value)?; self.{n}.next = value.into(); Ok(()) }}",
+            "            \"{n}\" => {{ crate::bar0_port::check_width(port, {wd}, value)?; self.{n}.next = value.into(); Ok(()) }}",
             n = p.name,
             wd = p.width
         )
         .unwrap();
     }
-    writeln!(w, "            _ => Err(crate::regblock::PortError::NoSuchInput(port.to_string())),").unwrap();
+    writeln!(w, "            _ => Err(crate::bar0_port::PortError::NoSuchInput(port.to_string())),").unwrap();
     writeln!(w, "        }}").unwrap();
     writeln!(w, "    }}").unwrap();
     writeln!(w, "    fn output(&self, port: &str) -> Option<u64> {{").unwrap();
@@ -345,7 +345,7 @@ pub fn module_source(maps: &[crate::RegMap]) -> String {
         }
     }
     writeln!(s, "/// A fresh, connected instance of a generated block, or None for an unknown name.").unwrap();
-    writeln!(s, "pub fn new_block(arch: tpb_models::regmap::Arch, block: &str) -> Option<Box<dyn crate::regblock::RegBlockSim>> {{").unwrap();
+    writeln!(s, "pub fn new_block(arch: tpb_models::regmap::Arch, block: &str) -> Option<Box<dyn crate::bar0_port::RegBlockSim>> {{").unwrap();
     writeln!(s, "    use tpb_models::regmap::Arch;").unwrap();
     writeln!(s, "    match (arch, block) {{").unwrap();
     for m in maps {
@@ -355,7 +355,7 @@ pub fn module_source(maps: &[crate::RegMap]) -> String {
                 crate::Arch::Cayman => "Cayman",
                 crate::Arch::Mariana => "Mariana",
             };
-            writeln!(s, "        (Arch::{arch}, \"{}\") => Some(Box::new(crate::regblock::Driver::new({}::default()))),", b.name, type_name(b)).unwrap();
+            writeln!(s, "        (Arch::{arch}, \"{}\") => Some(Box::new(crate::bar0_port::Driver::new({}::default()))),", b.name, type_name(b)).unwrap();
         }
     }
     writeln!(s, "        _ => None,").unwrap();

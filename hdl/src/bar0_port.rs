@@ -1,7 +1,11 @@
-//! Conventions shared by every generated register block, and a small
-//! cycle driver for running one under the rust-hdl simulator.
+//! # The BAR0 slave port every block has
 //!
-//! ## Bus protocol (BAR0 slave port of a block) [D]
+//! Its protocol, the port bundle the hand-written blocks declare with
+//! [`bar0_slave_block!`] (and construct with [`bar0_slave_new!`]), and, for
+//! the generated register blocks, name-based port access and a cycle driver
+//! for the rust-hdl simulator.
+//!
+//! ## Bus protocol [D]
 //! Inputs `req_valid`, `req_write`, `req_addr[31:0]` (byte address within the
 //! aperture), `req_wdata[31:0]` are sampled on a rising edge of `clock`. The
 //! response `rsp_valid`, `rsp_rdata[31:0]`, `rsp_err` is registered: it is
@@ -18,6 +22,55 @@
 //! See `tpb_regmap::gen::rust_hdl` (one table of suffixes per access type).
 
 use rust_hdl::prelude::*;
+
+/// Declares a block whose first ports are the BAR0 slave port, in the
+/// order every block's Verilog lists them: `clock`, `reset`, `req_valid`,
+/// `req_write`, `req_addr[31:0]`, `req_wdata[31:0]`, `rsp_valid`,
+/// `rsp_rdata[31:0]`, `rsp_err`; then the block's own fields. The ports stay
+/// flat signals of the block (a rust-hdl `LogicInterface` would rename each
+/// to `bus$req_valid` in the Verilog every tool and test names them by).
+#[macro_export]
+macro_rules! bar0_slave_block {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident $(<$(const $g:ident: usize),+>)? { $($fields:tt)* }
+    ) => {
+        $(#[$meta])*
+        #[derive(LogicBlock)]
+        pub struct $name $(<$(const $g: usize),+>)? {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub req_valid: Signal<In, Bit>,
+            pub req_write: Signal<In, Bit>,
+            pub req_addr: Signal<In, Bits<32>>,
+            pub req_wdata: Signal<In, Bits<32>>,
+            pub rsp_valid: Signal<Out, Bit>,
+            pub rsp_rdata: Signal<Out, Bits<32>>,
+            pub rsp_err: Signal<Out, Bit>,
+            $($fields)*
+        }
+    };
+}
+
+/// A struct literal of a [`bar0_slave_block!`] block: the slave port's
+/// signals new, the block's own fields as given.
+#[macro_export]
+macro_rules! bar0_slave_new {
+    ($name:ident { $($fields:tt)* }) => {
+        $name {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_write: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_rdata: Default::default(),
+            rsp_err: Default::default(),
+            $($fields)*
+        }
+    };
+}
 
 /// A port name or value the block does not accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
