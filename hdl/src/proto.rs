@@ -233,33 +233,35 @@ proto_top!(
         }
     }
 );
-proto_top!(
+/// CAYMAN's and MARIANA's prototype: led 7 is the HW-decode CAM's miss;
+/// its lookup port is idle (the prototype has no NX core to drive it).
+macro_rules! hwd_proto_top {
+    ($s:tt, $pound:tt $attr:tt, $(#[$doc:meta])* $name:ident, $top:ident) => {
+        proto_top!(
+            $s, $pound $attr,
+            $(#[$doc])*
+            $name, $top,
+            extra = {
+                $s.top.hwd_lookup_valid.next = false;
+                $s.top.hwd_lookup_opcode.next = 0.into();
+                $s.top.hwd_lookup_func.next = 0.into();
+                $s.top.hwd_fifo_pop.next = false;
+                if $s.top.hwd_miss.val() {
+                    $s.extra_seen.d.next = true;
+                }
+            }
+        );
+    };
+}
+hwd_proto_top!(
     self, #[hdl_gen],
     /// CAYMAN's prototype (led 7: the HW-decode CAM missed).
-    CaymanProtoTop, CaymanTpbTop,
-    extra = {
-        self.top.hwd_lookup_valid.next = false;
-        self.top.hwd_lookup_opcode.next = 0.into();
-        self.top.hwd_lookup_func.next = 0.into();
-        self.top.hwd_fifo_pop.next = false;
-        if self.top.hwd_miss.val() {
-            self.extra_seen.d.next = true;
-        }
-    }
+    CaymanProtoTop, CaymanTpbTop
 );
-proto_top!(
+hwd_proto_top!(
     self, #[hdl_gen],
     /// MARIANA's prototype (led 7: the HW-decode CAM missed).
-    MarianaProtoTop, MarianaTpbTop,
-    extra = {
-        self.top.hwd_lookup_valid.next = false;
-        self.top.hwd_lookup_opcode.next = 0.into();
-        self.top.hwd_lookup_func.next = 0.into();
-        self.top.hwd_fifo_pop.next = false;
-        if self.top.hwd_miss.val() {
-            self.extra_seen.d.next = true;
-        }
-    }
+    MarianaProtoTop, MarianaTpbTop
 );
 
 /// The prototypes with [`ProtoMem`]'s memories.
