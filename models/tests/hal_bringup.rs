@@ -10,31 +10,21 @@ use tpb_models::regmap::{builtin, Arch};
 /// shows the data length and the zero pad separately.
 fn config(arch: Arch) -> StpbConfig {
     let img = |tag: u8, len: usize| (0..len).map(|i| tag ^ (i as u8) | 1).collect::<Vec<u8>>();
-    StpbConfig {
-        notific_ring_base: 0x0000_0004_8000_0000,
-        notific_ring_size: 256,
-        pooling: PoolingConfig {
-            instr_debug_level: 2,
-            engine_id_a: 0x2,
-            engine_id_b: 0x5,
-            seq: UcodeImages { iram: img(0x10, 0x1f0), dram: img(0x20, 0x40) },
-            engine_base_address: 0x0000_0001_0000_0000,
-            q7: UcodeImages { iram: img(0x30, 0x100), dram: img(0x40, 0x80) },
-            hw_decode: if arch == Arch::Sunda {
-                HwDecodeTable::default()
-            } else {
-                HwDecodeTable {
-                    cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 0 }],
-                    table: vec![0x00, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00],
-                }
-            },
-            dma: Some(DmaConfig {
-                rx: RingConfig { base: 0x1000, length: 64 },
-                tx: RingConfig { base: 0x2000, length: 32 },
-                mem_window2: 0x0000_0002_0000_0000,
-            }),
-        },
+    let mut cfg = StpbConfig::new(UcodeImages { iram: img(0x10, 0x1f0), dram: img(0x20, 0x40) }, UcodeImages { iram: img(0x30, 0x100), dram: img(0x40, 0x80) });
+    cfg.pooling.instr_debug_level = 2;
+    cfg.pooling.engine_base_address = 0x0000_0001_0000_0000;
+    if arch != Arch::Sunda {
+        cfg.pooling.hw_decode = HwDecodeTable {
+            cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 0 }],
+            table: vec![0x00, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00],
+        };
     }
+    cfg.pooling.dma = Some(DmaConfig {
+        rx: RingConfig { base: 0x1000, length: 64 },
+        tx: RingConfig { base: 0x2000, length: 32 },
+        mem_window2: 0x0000_0002_0000_0000,
+    });
+    cfg
 }
 
 fn bring_up(arch: Arch) -> Recorder<RegFileModel> {

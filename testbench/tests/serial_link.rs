@@ -10,7 +10,7 @@
 use std::time::Duration;
 use tpb_cosim::serial::SerialSim;
 use tpb_models::hal::serial::SerialLink;
-use tpb_models::hal::{DmaConfig, Hal, Mmio, PoolingConfig, Recorder, RegFileModel, RingConfig, StpbConfig, UcodeImages};
+use tpb_models::hal::{DmaConfig, Hal, Mmio, Recorder, RegFileModel, RingConfig, StpbConfig, UcodeImages};
 use tpb_models::hostlink::STATUS_MAGIC;
 use tpb_models::regmap::{builtin, Arch};
 
@@ -18,20 +18,8 @@ use tpb_models::regmap::{builtin, Arch};
 fn session(hal: &Hal, bar0: &mut dyn Mmio) {
     let map = builtin(Arch::Cayman).unwrap();
     let iram: Vec<u8> = (0..600u32).flat_map(|k| (k.wrapping_mul(0x0101_0101) ^ 0x55aa).to_le_bytes()).collect();
-    let cfg = StpbConfig {
-        notific_ring_base: 0x0000_0004_8000_0000,
-        notific_ring_size: 256,
-        pooling: PoolingConfig {
-            instr_debug_level: 0,
-            engine_id_a: 0x2,
-            engine_id_b: 0x5,
-            seq: UcodeImages { iram: iram[..400].to_vec(), dram: vec![1, 2, 3, 4, 0, 0, 0, 0, 9, 9, 9, 9] },
-            engine_base_address: 0,
-            q7: UcodeImages { iram, dram: 20u32.to_le_bytes().to_vec() },
-            hw_decode: Default::default(),
-            dma: Some(DmaConfig { rx: RingConfig { base: 0x100, length: 8 }, tx: RingConfig { base: 0x200, length: 8 }, mem_window2: 0 }),
-        },
-    };
+    let mut cfg = StpbConfig::new(UcodeImages { iram: iram[..400].to_vec(), dram: vec![1, 2, 3, 4, 0, 0, 0, 0, 9, 9, 9, 9] }, UcodeImages { iram, dram: 20u32.to_le_bytes().to_vec() });
+    cfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0x100, length: 8 }, tx: RingConfig { base: 0x200, length: 8 }, mem_window2: 0 });
     hal.stpb_init(bar0, &cfg, None).unwrap();
     // Doorbells: the CTRL and SLOT SPADs loaded and the TOP_SP kicked, the
     // host trigger rung again, and state read back.

@@ -366,27 +366,16 @@ impl tpb_models::hal::Mmio for RtlBar0<'_> {
 fn hal_bringup_on_rtl(arch: Arch) -> (Bench, Outputs) {
     use tpb_models::hal::*;
     let img = |tag: u8, len: usize| (0..len).map(|i| tag ^ (i as u8) | 1).collect::<Vec<u8>>();
-    let cfg = StpbConfig {
-        notific_ring_base: 0x0000_0004_8000_0000,
-        notific_ring_size: 256,
-        pooling: PoolingConfig {
-            instr_debug_level: 2,
-            engine_id_a: 0x2,
-            engine_id_b: 0x5,
-            seq: UcodeImages { iram: img(0x10, 0x40), dram: img(0x20, 0x40) },
-            engine_base_address: 0x0000_0001_0000_0000,
-            q7: UcodeImages { iram: img(0x30, 0x40), dram: img(0x40, 0x20) },
-            hw_decode: if arch == Arch::Sunda {
-                HwDecodeTable::default()
-            } else {
-                HwDecodeTable {
-                    cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 1 }],
-                    table: vec![0, 0, 0, 0, 0x44, 0x33, 0x22, 0x11],
-                }
-            },
-            dma: Some(DmaConfig { rx: RingConfig { base: 0x100, length: 4 }, tx: RingConfig { base: 0x200, length: 4 }, mem_window2: 0 }),
-        },
-    };
+    let mut cfg = StpbConfig::new(UcodeImages { iram: img(0x10, 0x40), dram: img(0x20, 0x40) }, UcodeImages { iram: img(0x30, 0x40), dram: img(0x40, 0x20) });
+    cfg.pooling.instr_debug_level = 2;
+    cfg.pooling.engine_base_address = 0x0000_0001_0000_0000;
+    if arch != Arch::Sunda {
+        cfg.pooling.hw_decode = HwDecodeTable {
+            cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 1 }],
+            table: vec![0, 0, 0, 0, 0x44, 0x33, 0x22, 0x11],
+        };
+    }
+    cfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0x100, length: 4 }, tx: RingConfig { base: 0x200, length: 4 }, mem_window2: 0 });
     let mut bench = Bench::new(arch);
     let start = bench.cycle;
     let mut bar0 = RtlBar0 { bench: &mut bench, written: Default::default(), elided: 0, accesses: 0 };

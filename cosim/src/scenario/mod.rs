@@ -16,7 +16,7 @@ use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
 use std::path::Path;
 use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::WindowOp;
-use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, PoolingConfig, RingConfig, StpbConfig, UcodeImages};
+use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, RingConfig, StpbConfig, UcodeImages};
 use tpb_models::ncfw::mesh::{DmaApbBcast, MeshEvent, MeshEventType};
 use tpb_models::ncfw::spad::{pack_ctrl, pack_slot, AlgType, CcOpTarget, SlotWord, SpadCtrlEntry};
 use tpb_models::regmap::{Arch, Engine};
@@ -270,20 +270,8 @@ fn region(c: &Cosim, name: &str) -> Result<u64, ScenarioError> {
 fn init(c: &mut Cosim, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError> {
     let arch = c.map().arch;
     let seq = firmware::nx_boot(c.map(), arch == Arch::Sunda)?;
-    let cfg = StpbConfig {
-        notific_ring_base: 0x0000_0004_8000_0000,
-        notific_ring_size: 256,
-        pooling: PoolingConfig {
-            instr_debug_level: 0,
-            engine_id_a: 0x2,
-            engine_id_b: 0x5,
-            seq: UcodeImages { iram: seq.bytes, dram: vec![0; 16] },
-            engine_base_address: 0,
-            q7,
-            hw_decode: Default::default(),
-            dma: dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 }),
-        },
-    };
+    let mut cfg = StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, q7);
+    cfg.pooling.dma = dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 });
     Hal::with_map(c.map().clone()).stpb_init(c, &cfg, None)?;
     Ok(c.stats.cycles)
 }

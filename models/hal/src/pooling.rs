@@ -122,6 +122,23 @@ pub struct StpbConfig {
     pub pooling: PoolingConfig,
 }
 
+impl StpbConfig {
+    /// `[D]` The notification ring the scenarios and tests use: 256 records at 0x4_8000_0000.
+    pub const RING_BASE: u64 = 0x0000_0004_8000_0000;
+    pub const RING_RECORDS: u32 = 256;
+
+    /// A configuration that installs `seq` and `q7`, on the ring above with
+    /// engine ids A = 2, B = 5 (`[D]`, as the scenarios use them) and nothing
+    /// else: debug level 0, fetch base 0, no CAM table, no DMA rings.
+    pub fn new(seq: UcodeImages, q7: UcodeImages) -> Self {
+        StpbConfig {
+            notific_ring_base: Self::RING_BASE,
+            notific_ring_size: Self::RING_RECORDS,
+            pooling: PoolingConfig { engine_id_a: 0x2, engine_id_b: 0x5, seq, q7, ..PoolingConfig::default() },
+        }
+    }
+}
+
 fn w(mmio: &mut dyn Mmio, base: u64, reg: Reg, value: u32) -> Result<()> {
     Ok(mmio.write32(base + reg.offset as u64, value)?)
 }
@@ -323,4 +340,19 @@ pub fn pooling_init_v3(
     mmio.note("pooling_init step 6: release_eng_run_stall (Q7 release_run_stall 0xff -> 0x00)");
     let q7_base = ctx.pool_base();
     w(mmio, q7_base, ctx.regs.q7_release_run_stall, 0x00)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `StpbConfig::new` sets the images, the `[D]` ring and engine ids, and nothing else.
+    #[test]
+    fn new_config_takes_the_images_and_the_documented_defaults() {
+        let (seq, q7) = (UcodeImages { iram: vec![1; 8], dram: vec![2; 4] }, UcodeImages { iram: vec![3; 8], dram: vec![] });
+        let c = StpbConfig::new(seq.clone(), q7.clone());
+        assert_eq!((c.notific_ring_base, c.notific_ring_size), (0x4_8000_0000, 256));
+        let want = PoolingConfig { engine_id_a: 2, engine_id_b: 5, seq, q7, ..PoolingConfig::default() };
+        assert_eq!(c.pooling, want);
+    }
 }
