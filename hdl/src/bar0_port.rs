@@ -52,6 +52,22 @@ macro_rules! bar0_slave_block {
     };
 }
 
+/// Drive a [`bar0_slave_block!`] block's `reset` and request (`None`: no
+/// request) from a simulation: `bar0_slave_drive!(block, reset, req)` with
+/// `req: Option<tpb_models::csr::Req>`.
+#[macro_export]
+macro_rules! bar0_slave_drive {
+    ($b:expr, $reset:expr, $req:expr) => {{
+        let req: Option<tpb_models::csr::Req> = $req;
+        let r = req.unwrap_or(tpb_models::csr::Req { write: false, addr: 0, wdata: 0 });
+        $b.reset.next = $reset;
+        $b.req_valid.next = req.is_some();
+        $b.req_write.next = r.write;
+        $b.req_addr.next = u64::from(r.addr).into();
+        $b.req_wdata.next = u64::from(r.wdata).into();
+    }};
+}
+
 /// A struct literal of a [`bar0_slave_block!`] block: the slave port's
 /// signals new, the block's own fields as given.
 #[macro_export]

@@ -36,12 +36,7 @@ impl Sim {
     }
     fn drive(&mut self, reset: bool, bus: Option<BusReq>, db: Option<DbReq>) {
         let u = &mut self.uut;
-        u.reset.next = reset;
-        u.req_valid.next = bus.is_some();
-        let b = bus.unwrap_or(BusReq { write: false, addr: 0, wdata: 0 });
-        u.req_write.next = b.write;
-        u.req_addr.next = (b.addr as u64).into();
-        u.req_wdata.next = (b.wdata as u64).into();
+        tpb_hdl::bar0_slave_drive!(u, reset, bus);
         u.db_valid.next = db.is_some();
         let d = db.unwrap_or(DbReq { index: 0, amount: 0 });
         u.db_index.next = (d.index as u64).into();

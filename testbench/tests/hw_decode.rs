@@ -24,12 +24,7 @@ impl<const N: usize, const TW: usize> Sim<N, TW> {
     }
     fn drive(&mut self, reset: bool, bus: Option<BusReq>, lookup: Option<(u8, u8)>, pop: bool) {
         let u = &mut self.uut;
-        u.reset.next = reset;
-        u.req_valid.next = bus.is_some();
-        let b = bus.unwrap_or(BusReq { write: false, addr: 0, wdata: 0 });
-        u.req_write.next = b.write;
-        u.req_addr.next = (b.addr as u64).into();
-        u.req_wdata.next = (b.wdata as u64).into();
+        tpb_hdl::bar0_slave_drive!(u, reset, bus);
         u.lookup_valid.next = lookup.is_some();
         let (op, func) = lookup.unwrap_or((0, 0));
         u.lookup_opcode.next = (op as u64).into();

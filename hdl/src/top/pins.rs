@@ -76,12 +76,7 @@ macro_rules! top_pins {
                 $s.clock.next = Clock::from(level);
             }
             fn drive(&mut $s, reset: bool, req: Option<Req>, $pins: &Pins) {
-                let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
-                $s.reset.next = reset;
-                $s.req_valid.next = req.is_some();
-                $s.req_write.next = r.write;
-                $s.req_addr.next = u64::from(r.addr).into();
-                $s.req_wdata.next = u64::from(r.wdata).into();
+                bar0_slave_drive!($s, reset, req);
                 $s.nx_halted.next = u64::from($pins.nx_halted & 0x3f).into();
                 $s.q7_halted.next = u64::from($pins.q7_halted).into();
                 for n in 0..8 {
