@@ -22,30 +22,6 @@ pub(super) fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::pat
     Ok(g.write(out)?)
 }
 
-/// The cycles a run's save file opens on and its diagrams show, and its markers.
-fn key_view(kind: crate::scenario::Kind, r: &crate::scenario::Report, s: &crate::sched::Stats) -> Option<crate::waves::View> {
-    use crate::scenario::Kind;
-    let mut markers: Vec<(u64, String)> = r.events.iter().filter(|e| e.0 > 0).cloned().collect();
-    if let Some(rel) = s.first_release {
-        markers.push((rel, "run-stall release".into()));
-    }
-    markers.sort();
-    let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-    let (from, to, focus) = match kind {
-        Kind::Doorbell => (at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]),
-        Kind::Bringup => {
-            let rel = s.first_release?;
-            (rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"])
-        }
-        Kind::Barrier | Kind::Mesh => {
-            let first = markers.first()?.0;
-            let last = markers.last()?.0;
-            (first.saturating_sub(8), last + 16, vec!["cores", "doorbell"])
-        }
-    };
-    Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
-}
-
 /// A `--window` trigger: `write:X`, `access:X` or `cycle:N`, X an address
 /// or any register name of the generation's address space
 /// (`pool.q7.release_run_stall`, `top_sp.evt_sem.inc[5]`).
@@ -69,8 +45,9 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Tri
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
 pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
-    use crate::scenario::{self as sc, Kind, Report, ScenarioFile};
+    use crate::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
+    let scenario = f.scenario()?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
     }
@@ -81,7 +58,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     if window.is_some() && trace.is_none() {
         return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
     }
-    if window.is_some() && f.kind == Kind::Mesh {
+    if window.is_some() && !scenario.single_system() {
         return Err(CliError::Sim("--window: not for the mesh scenario (it traces every die whole)".into()));
     }
     let limit = cycles.unwrap_or(f.cycles);
@@ -94,11 +71,11 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     // What the scheduler counted, also when a check failed (the mesh's dies
     // report only through their Report).
     let mut ran = crate::sched::Stats::default();
-    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if let sc::Program::Mesh(m) = f.program()? {
+    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if !scenario.single_system() {
         if let Some(p) = trace {
             traces = (0..2).map(|k| sc::die_path(p, k)).collect();
         }
-        (sc::mesh(arch, m, limit, trace).map(|(r, _)| r), None)
+        (scenario.run_dies(arch, limit, trace), None)
     } else {
         let mut c = crate::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {
@@ -113,7 +90,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         }
         c.progress = Some(bar.clone());
         c0 = c.stats.cycles;
-        let r = f.run_on(&mut c, limit);
+        let r = scenario.run_on(&mut c, limit);
         ran = c.stats;
         let closed = c.dut.trace_close();
         let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
@@ -149,7 +126,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     }
     let tb = crate::waves::Timebase::of(arch)?;
     println!("time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us", tb.period_ps, tb.mhz(), s.cycles, (s.cycles * tb.period_ps) as f64 / 1e6);
-    let view = result.as_ref().ok().and_then(|r| key_view(f.kind, r, &s)).filter(|_| window.is_none());
+    let view = result.as_ref().ok().and_then(|r| scenario.key_view(r, &s)).filter(|_| window.is_none());
     // Each trace is read once: its .gtkw and its diagrams come from that read.
     let mut dumps = Vec::new();
     for p in &traces {
@@ -164,20 +141,8 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     }
     // Timing diagrams of what people look at, drawn from the trace.
     if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
-        let mut d: Vec<(&str, u64, u64)> = Vec::new();
-        if let Some(rel) = s.first_release {
-            d.push(("run_stall", rel.saturating_sub(12), rel + 16));
-            if f.kind != Kind::Mesh {
-                d.push(("q7_core0", rel, rel + 24));
-            }
-        }
-        if f.kind == Kind::Doorbell {
-            if let Some(v) = &view {
-                d.push(("doorbell", v.from, v.to));
-                d.push(("cores", v.from, v.to));
-            }
-        }
-        let p = if f.kind == Kind::Mesh { sc::die_path(p, 0) } else { p.to_path_buf() };
+        let d = scenario.diagrams(&s, view.as_ref());
+        let p = if scenario.single_system() { p.to_path_buf() } else { sc::die_path(p, 0) };
         let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
         let namer = crate::waves::names::Namer::for_arch(arch)?;
         let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();

@@ -107,38 +107,134 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
 ];
 
-/// What a parsed scenario runs: its kind with the table that kind needs
-/// (a file without it is refused by [`ScenarioFile::parse`]).
+/// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
+/// runs, what its save file opens on, which diagrams it draws. The kinds
+/// are the tables of a scenario file; [`ScenarioFile::scenario`] is the
+/// registry that picks one.
+pub trait Scenario {
+    /// It runs on one system the runner builds ([`Scenario::run_on`]); the
+    /// mesh builds dies of its own ([`Scenario::run_dies`]).
+    fn single_system(&self) -> bool {
+        true
+    }
+    /// Run on `c` and check the ending within `limit` cycles.
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError>;
+    /// Run on systems of its own, die k traced into `die_path(trace, k)`.
+    fn run_dies(&self, arch: Arch, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        let _ = (limit, trace);
+        Err(ScenarioError::NotApplicable { scenario: "this scenario", arch: arch.name(), why: "it runs on one system: run_on" })
+    }
+    /// The cycles the save file opens on and the diagrams show: `(from, to, groups first)`.
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)>;
+    /// The diagrams a traced run draws: `(group, from, to)`, `view` the key window.
+    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        let _ = view;
+        match s.first_release {
+            Some(rel) => vec![("run_stall", rel.saturating_sub(12), rel + 16), ("q7_core0", rel, rel + 24)],
+            None => Vec::new(),
+        }
+    }
+    /// The key window with the run's checked events (and the first
+    /// run-stall release) as markers.
+    fn key_view(&self, r: &Report, s: &Stats) -> Option<crate::waves::View> {
+        let mut markers: Vec<(u64, String)> = r.events.iter().filter(|e| e.0 > 0).cloned().collect();
+        if let Some(rel) = s.first_release {
+            markers.push((rel, "run-stall release".into()));
+        }
+        markers.sort();
+        let (from, to, focus) = self.key_window(r, s)?;
+        Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
+    }
+}
+
+/// `bringup`'s table: the kernel input.
 #[derive(Debug, Clone, Copy)]
-pub enum Program<'a> {
-    Bringup { n: u32 },
-    Doorbell(&'a DoorbellCfg),
-    Barrier(&'a BarrierCfg),
-    /// Two dies in lockstep: [`mesh`] runs its own systems.
-    Mesh(&'a MeshCfg),
+pub struct Bringup {
+    pub n: u32,
+}
+
+/// From the first to the last marker (checked events and the first
+/// run-stall release), widened (barrier, mesh).
+fn events_window(r: &Report, s: &Stats) -> Option<(u64, u64)> {
+    let cycles = r.events.iter().map(|e| e.0).filter(|c| *c > 0).chain(s.first_release);
+    let (first, last) = (cycles.clone().min()?, cycles.max()?);
+    Some((first.saturating_sub(8), last + 16))
+}
+
+impl Scenario for Bringup {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        bringup(c, self.n, limit)
+    }
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let rel = s.first_release?;
+        Some((rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"]))
+    }
+}
+
+impl Scenario for DoorbellCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        doorbell(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+        Some((at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]))
+    }
+    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        let mut d = match s.first_release {
+            Some(rel) => vec![("run_stall", rel.saturating_sub(12), rel + 16), ("q7_core0", rel, rel + 24)],
+            None => Vec::new(),
+        };
+        if let Some(v) = view {
+            d.push(("doorbell", v.from, v.to));
+            d.push(("cores", v.from, v.to));
+        }
+        d
+    }
+}
+
+impl Scenario for BarrierCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        barrier(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+}
+
+impl Scenario for MeshCfg {
+    fn single_system(&self) -> bool {
+        false
+    }
+    fn run_on(&self, c: &mut Cosim, _: u64) -> Result<Report, ScenarioError> {
+        Err(ScenarioError::NotApplicable { scenario: "mesh", arch: c.map().arch.name(), why: "it runs two dies of its own: scenario::mesh" })
+    }
+    fn run_dies(&self, arch: Arch, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        mesh(arch, self, limit, trace).map(|(r, _)| r)
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+    fn diagrams(&self, s: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        s.first_release.map(|rel| vec![("run_stall", rel.saturating_sub(12), rel + 16)]).unwrap_or_default()
+    }
 }
 
 impl ScenarioFile {
-    /// The kind with its table.
-    pub fn program(&self) -> Result<Program<'_>, ScenarioError> {
+    /// The registry: the file's kind with the table it needs.
+    pub fn scenario(&self) -> Result<Box<dyn Scenario + '_>, ScenarioError> {
         let missing = |what: &str| ScenarioError::File(format!("{}: kind = \"{what}\" needs a [{what}] table", self.name));
         Ok(match self.kind {
-            Kind::Bringup => Program::Bringup { n: self.n },
-            Kind::Doorbell => Program::Doorbell(self.doorbell.as_ref().ok_or_else(|| missing("doorbell"))?),
-            Kind::Barrier => Program::Barrier(self.barrier.as_ref().ok_or_else(|| missing("barrier"))?),
-            Kind::Mesh => Program::Mesh(self.mesh.as_ref().ok_or_else(|| missing("mesh"))?),
+            Kind::Bringup => Box::new(Bringup { n: self.n }),
+            Kind::Doorbell => Box::new(self.doorbell.clone().ok_or_else(|| missing("doorbell"))?),
+            Kind::Barrier => Box::new(self.barrier.clone().ok_or_else(|| missing("barrier"))?),
+            Kind::Mesh => Box::new(self.mesh.clone().ok_or_else(|| missing("mesh"))?),
         })
     }
 
     /// Run a single-system scenario on `c` (every kind but the mesh, which
-    /// runs its own dies: [`mesh`]).
+    /// runs its own dies).
     pub fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
-        match self.program()? {
-            Program::Bringup { n } => bringup(c, n, limit),
-            Program::Doorbell(d) => doorbell(c, d, limit),
-            Program::Barrier(b) => barrier(c, b, limit),
-            Program::Mesh(_) => Err(ScenarioError::NotApplicable { scenario: "mesh", arch: c.map().arch.name(), why: "it runs two dies of its own: scenario::mesh" }),
-        }
+        self.scenario()?.run_on(c, limit)
     }
 
     /// Parse a scenario file; errors name `path:line:column`.
