@@ -152,7 +152,7 @@ fn range(v: i64, lo: i64, hi: i64, step: i64, what: &str) -> Result<u32, String>
 }
 
 /// Field bits of operand `o` with value `v` for an instruction at `pc`.
-pub fn encode_operand(o: Opnd, v: i64, pc: u32) -> Result<u32, String> {
+pub(crate) fn encode_operand(o: Opnd, v: i64, pc: u32) -> Result<u32, String> {
     let pc = pc as i64;
     let is_target = matches!(o, Opnd::Rel8 | Opnd::Rel12 | Opnd::Rel18 | Opnd::Call | Opnd::L32r | Opnd::Loop | Opnd::RelN6);
     // A 32-bit hex literal of a signed immediate (as objdump prints -1 = 0xffffffff).
