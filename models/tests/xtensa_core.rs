@@ -326,6 +326,22 @@ fn multiply_high_rotw_movsp_and_const16() {
     assert_eq!(core.physical()[4 + 9], 77, "a9 of window 1 got window-0's a5 through the rotation");
 }
 
+/// An NX core over random code (0x800 bytes at 0) and data (0x400 bytes at
+/// 0x1000_0000), with a random PS and WINDOWSTART.
+fn random_image(rng: &mut rand::rngs::SmallRng, params: &tpb_regmap::params::ArchParams) -> (Core, MemorySpace) {
+    use rand::Rng;
+    let cfg = CoreConfig::nx(params);
+    let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+    let code: Vec<u8> = (0..0x800).map(|_| rng.gen()).collect();
+    mem.write_bytes(0, &code).unwrap();
+    let data: Vec<u8> = (0..0x400).map(|_| rng.gen()).collect();
+    mem.write_bytes(0x1000_0000, &data).unwrap();
+    let mut core = Core::new(cfg);
+    core.set_sreg(sr::PS, rng.gen::<u32>() & 0x7_0f3f);
+    core.set_sreg(sr::WINDOWSTART, rng.gen::<u32>() & 0xffff);
+    (core, mem)
+}
+
 /// Nothing panics: random bytes as code and data, random PS, run with the
 /// window option on, must only ever retire, raise exceptions or stop.
 #[test]
@@ -335,15 +351,7 @@ fn random_images_never_panic() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
     let mut steps = 0u64;
     for _ in 0..300 {
-        let cfg = CoreConfig::nx(&params);
-        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
-        let code: Vec<u8> = (0..0x800).map(|_| rng.gen()).collect();
-        mem.write_bytes(0, &code).unwrap();
-        let data: Vec<u8> = (0..0x400).map(|_| rng.gen()).collect();
-        mem.write_bytes(0x1000_0000, &data).unwrap();
-        let mut core = Core::new(cfg);
-        core.set_sreg(sr::PS, rng.gen::<u32>() & 0x7_0f3f);
-        core.set_sreg(sr::WINDOWSTART, rng.gen::<u32>() & 0xffff);
+        let (mut core, mut mem) = random_image(&mut rng, &params);
         for r in 0..16 {
             core.set_a(r, if rng.gen_bool(0.5) { 0x1000_0000 + rng.gen_range(0..0x400) } else { rng.gen() });
         }
@@ -367,15 +375,7 @@ fn run_and_step_agree_on_random_images() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(23);
     let mut steps = 0u64;
     for _ in 0..300 {
-        let cfg = CoreConfig::nx(&params);
-        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
-        let code: Vec<u8> = (0..0x800).map(|_| rng.gen()).collect();
-        mem.write_bytes(0, &code).unwrap();
-        let data: Vec<u8> = (0..0x400).map(|_| rng.gen()).collect();
-        mem.write_bytes(0x1000_0000, &data).unwrap();
-        let mut core = Core::new(cfg);
-        core.set_sreg(sr::PS, rng.gen::<u32>() & 0x7_0f3f);
-        core.set_sreg(sr::WINDOWSTART, rng.gen::<u32>() & 0xffff);
+        let (mut core, mut mem) = random_image(&mut rng, &params);
         for r in 0..16 {
             // Code addresses too, so that stores land in the code being run.
             let v = match rng.gen_range(0..3) {

@@ -114,7 +114,7 @@ impl Khal {
         let common = Khal { get_q7_params: Some(q7::get_q7_params), ..Khal::default() };
         match arch {
             Arch::Sunda => Khal {
-                q7_ucode_eng_init: Some(q7::ucode_eng_init_sunda),
+                q7_ucode_eng_init: Some(q7::ucode_eng_init),
                 q7_swap_table: Some(q7::swap_table_sunda),
                 q7_swap_table_get_register_offsets: Some(q7::swap_table_offsets_sunda),
                 q7_swap_file_io_table: Some(q7::swap_file_io_table_sunda),
@@ -126,7 +126,7 @@ impl Khal {
             },
             Arch::Cayman | Arch::Mariana => {
                 let v3 = Khal {
-                    q7_ucode_eng_init: Some(q7::ucode_eng_init_v3),
+                    q7_ucode_eng_init: Some(q7::ucode_eng_init),
                     q7_swap_table: Some(q7::swap_table_v3),
                     q7_swap_table_get_register_offsets: Some(q7::swap_table_offsets_v3),
                     q7_swap_file_io_table: Some(q7::swap_file_io_table_v3),

@@ -315,7 +315,7 @@ pub fn pooling_init_sunda(
     regs_init(ctx, mmio, cfg)?;
     ucode_seq_init(ctx, mmio, cfg, swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32))?;
     mmio.note("pooling_init step 3: q7_ucode_eng_init (owner_idx 0)");
-    q7::ucode_eng_init_sunda(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
+    q7::ucode_eng_init(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
     dma_init(ctx, mmio, cfg)?;
     release_seq_run_stall(ctx, mmio)?;
     mmio.note("pooling_init step 6: release_eng_run_stall: SUNDA no-op (the SEQ releases the Q7 cores)");
@@ -333,7 +333,7 @@ pub fn pooling_init_v3(
     regs_init(ctx, mmio, cfg)?;
     ucode_seq_init(ctx, mmio, cfg, swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32))?;
     mmio.note("pooling_init step 3: q7_ucode_eng_init (owner_idx 0)");
-    q7::ucode_eng_init_v3(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
+    q7::ucode_eng_init(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
     hw_decode_table_init(ctx, mmio, &cfg.hw_decode)?;
     dma_init(ctx, mmio, cfg)?;
     release_seq_run_stall(ctx, mmio)?;

@@ -9,6 +9,7 @@ use crate::regs;
 use crate::spec::q7_owner;
 use serde::{Deserialize, Serialize};
 use tpb_regmap::params::Q7Params;
+use tpb_regmap::Arch;
 
 /// The two ucode images of a Q7 install (`imgs[0]` IRAM, `imgs[1]` DRAM).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,8 +126,10 @@ pub fn ucode_eng_install(
     Ok(())
 }
 
-/// `q7_ucode_eng_init` on SUNDA.
-pub fn ucode_eng_init_sunda(
+/// `q7_ucode_eng_init`: the generation's owner rule (SUNDA knows only the
+/// POOLING owner; CAYMAN and MARIANA, byte-identical in the seeds, index
+/// the owner table), then the install.
+pub fn ucode_eng_init(
     ctx: &ArchCtx,
     mmio: &mut dyn Mmio,
     image_base: u64,
@@ -134,20 +137,10 @@ pub fn ucode_eng_init_sunda(
     swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
     owner_idx: u32,
 ) -> Result<()> {
-    let owner = owner_sunda(owner_idx)?;
-    ucode_eng_install(ctx, mmio, image_base, imgs, swap, owner)
-}
-
-/// `q7_ucode_eng_init` on CAYMAN and MARIANA (byte-identical in the seeds).
-pub fn ucode_eng_init_v3(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    image_base: u64,
-    imgs: &UcodeImages,
-    swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-    owner_idx: u32,
-) -> Result<()> {
-    let owner = owner_v3(owner_idx)?;
+    let owner = match ctx.arch {
+        Arch::Sunda => owner_sunda(owner_idx)?,
+        Arch::Cayman | Arch::Mariana => owner_v3(owner_idx)?,
+    };
     ucode_eng_install(ctx, mmio, image_base, imgs, swap, owner)
 }
 

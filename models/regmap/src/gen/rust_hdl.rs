@@ -99,6 +99,30 @@ pub fn hw_ports(block: &Block) -> Vec<HwPort> {
     v
 }
 
+/// A flip-flop behind a field: `<base>_q` holds a stored field,
+/// `<base>_pulse_q` a doorbell's one-cycle pulse.
+enum Flop {
+    Stored { base: String, width: u32, reset: u64 },
+    Pulse { base: String },
+}
+
+/// The block's field flip-flops in declaration order (a field can have both).
+fn flops(block: &Block) -> Vec<Flop> {
+    let mut out = Vec::new();
+    for r in &block.registers {
+        for f in &r.fields {
+            let base = port_base(r, f);
+            if f.access.is_stored() {
+                out.push(Flop::Stored { base: base.clone(), width: f.width, reset: f.reset });
+            }
+            if f.access == Access::Doorbell {
+                out.push(Flop::Pulse { base });
+            }
+        }
+    }
+    out
+}
+
 fn ty(width: u32) -> String {
     format!("Bits<{width}>")
 }
@@ -163,16 +187,15 @@ fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) -> Ve
     writeln!(w, "    rsp_valid_q: DFF<Bit>,").unwrap();
     writeln!(w, "    rsp_rdata_q: DFF<Bits<32>>,").unwrap();
     writeln!(w, "    rsp_err_q: DFF<Bit>,").unwrap();
-    for r in &block.registers {
-        for f in &r.fields {
-            let b = port_base(r, f);
-            if f.access.is_stored() {
-                writeln!(w, "    {b}_q: DFF<{}>,", ty(f.width)).unwrap();
-                dffs.push(format!("{b}_q"));
+    for fl in flops(block) {
+        match fl {
+            Flop::Stored { base, width, .. } => {
+                writeln!(w, "    {base}_q: DFF<{}>,", ty(width)).unwrap();
+                dffs.push(format!("{base}_q"));
             }
-            if f.access == Access::Doorbell {
-                writeln!(w, "    {b}_pulse_q: DFF<Bit>,").unwrap();
-                dffs.push(format!("{b}_pulse_q"));
+            Flop::Pulse { base } => {
+                writeln!(w, "    {base}_pulse_q: DFF<Bit>,").unwrap();
+                dffs.push(format!("{base}_pulse_q"));
             }
         }
     }
@@ -217,15 +240,10 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "            self.rsp_valid_q.d.next = false;").unwrap();
     writeln!(w, "            self.rsp_err_q.d.next = false;").unwrap();
     writeln!(w, "            self.rsp_rdata_q.d.next = 0.into();").unwrap();
-    for r in &block.registers {
-        for f in &r.fields {
-            let b = port_base(r, f);
-            if f.access.is_stored() {
-                writeln!(w, "            self.{b}_q.d.next = {:#x}.into();", f.reset).unwrap();
-            }
-            if f.access == Access::Doorbell {
-                writeln!(w, "            self.{b}_pulse_q.d.next = false;").unwrap();
-            }
+    for fl in flops(block) {
+        match fl {
+            Flop::Stored { base, reset, .. } => writeln!(w, "            self.{base}_q.d.next = {reset:#x}.into();").unwrap(),
+            Flop::Pulse { base } => writeln!(w, "            self.{base}_pulse_q.d.next = false;").unwrap(),
         }
     }
     writeln!(w, "        }}").unwrap();
@@ -233,15 +251,10 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "        self.rsp_valid.next = self.rsp_valid_q.q.val();").unwrap();
     writeln!(w, "        self.rsp_rdata.next = self.rsp_rdata_q.q.val();").unwrap();
     writeln!(w, "        self.rsp_err.next = self.rsp_err_q.q.val();").unwrap();
-    for r in &block.registers {
-        for f in &r.fields {
-            let b = port_base(r, f);
-            if f.access.is_stored() {
-                writeln!(w, "        self.{b}_o.next = self.{b}_q.q.val();").unwrap();
-            }
-            if f.access == Access::Doorbell {
-                writeln!(w, "        self.{b}_pulse_o.next = self.{b}_pulse_q.q.val();").unwrap();
-            }
+    for fl in flops(block) {
+        match fl {
+            Flop::Stored { base, .. } => writeln!(w, "        self.{base}_o.next = self.{base}_q.q.val();").unwrap(),
+            Flop::Pulse { base } => writeln!(w, "        self.{base}_pulse_o.next = self.{base}_pulse_q.q.val();").unwrap(),
         }
     }
     writeln!(w, "    }}").unwrap();
