@@ -357,39 +357,34 @@ pub fn module_source(maps: &[crate::RegMap]) -> String {
             s.push('\n');
         }
     }
-    writeln!(s, "/// A fresh, connected instance of a generated block, or None for an unknown name.").unwrap();
-    writeln!(s, "pub fn new_block(arch: tpb_models::regmap::Arch, block: &str) -> Option<Box<dyn crate::bar0_port::RegBlockSim>> {{").unwrap();
+    by_arch_and_block(&mut s, maps, "A fresh, connected instance of a generated block, or None for an unknown name.", "new_block", "Box<dyn crate::bar0_port::RegBlockSim>", |b| {
+        format!("Box::new(crate::bar0_port::Driver::new({}::default()))", type_name(b))
+    });
+    writeln!(s).unwrap();
+    by_arch_and_block(&mut s, maps, "Verilog of a generated block, or None for an unknown name.", "block_verilog", "String", |b| {
+        format!("crate::verilog::of(&mut {}::default(), \"{}\")", type_name(b), b.module_name())
+    });
+    s
+}
+
+/// A generated `pub fn <name>(arch, block) -> Option<<ret>>` with one arm per
+/// (generation, block with register RTL); `arm` writes the arm's value.
+fn by_arch_and_block(s: &mut String, maps: &[crate::RegMap], doc: &str, name: &str, ret: &str, arm: impl Fn(&Block) -> String) {
+    writeln!(s, "/// {doc}").unwrap();
+    writeln!(s, "pub fn {name}(arch: tpb_models::regmap::Arch, block: &str) -> Option<{ret}> {{").unwrap();
     writeln!(s, "    use tpb_models::regmap::Arch;").unwrap();
     writeln!(s, "    match (arch, block) {{").unwrap();
     for m in maps {
+        let arch = match m.arch {
+            crate::Arch::Sunda => "Sunda",
+            crate::Arch::Cayman => "Cayman",
+            crate::Arch::Mariana => "Mariana",
+        };
         for b in m.blocks.iter().filter(|b| b.has_register_rtl()) {
-            let arch = match m.arch {
-                crate::Arch::Sunda => "Sunda",
-                crate::Arch::Cayman => "Cayman",
-                crate::Arch::Mariana => "Mariana",
-            };
-            writeln!(s, "        (Arch::{arch}, \"{}\") => Some(Box::new(crate::bar0_port::Driver::new({}::default()))),", b.name, type_name(b)).unwrap();
-        }
-    }
-    writeln!(s, "        _ => None,").unwrap();
-    writeln!(s, "    }}").unwrap();
-    writeln!(s, "}}\n").unwrap();
-    writeln!(s, "/// Verilog of a generated block, or None for an unknown name.").unwrap();
-    writeln!(s, "pub fn block_verilog(arch: tpb_models::regmap::Arch, block: &str) -> Option<String> {{").unwrap();
-    writeln!(s, "    use tpb_models::regmap::Arch;").unwrap();
-    writeln!(s, "    match (arch, block) {{").unwrap();
-    for m in maps {
-        for b in m.blocks.iter().filter(|b| b.has_register_rtl()) {
-            let arch = match m.arch {
-                crate::Arch::Sunda => "Sunda",
-                crate::Arch::Cayman => "Cayman",
-                crate::Arch::Mariana => "Mariana",
-            };
-            writeln!(s, "        (Arch::{arch}, \"{}\") => Some(crate::verilog::of(&mut {}::default(), \"{}\")),", b.name, type_name(b), b.module_name()).unwrap();
+            writeln!(s, "        (Arch::{arch}, \"{}\") => Some({}),", b.name, arm(b)).unwrap();
         }
     }
     writeln!(s, "        _ => None,").unwrap();
     writeln!(s, "    }}").unwrap();
     writeln!(s, "}}").unwrap();
-    s
 }
