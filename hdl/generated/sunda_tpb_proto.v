@@ -19,12 +19,26 @@ module sunda_tpb_proto(
     reg bad_seen;
     reg extra_seen;
     reg reset_q;
+    reg req_valid_q;
+    reg req_write_q;
+    reg [31:0] req_addr_q;
+    reg [31:0] req_wdata_q;
+    reg rsp_valid_q;
+    reg rsp_err_q;
+    reg [31:0] rsp_rdata_q;
     initial begin
         por = 8'h0;
         heartbeat = 25'h0;
         bad_seen = 1'h0;
         extra_seen = 1'h0;
         reset_q = 1'h0;
+        req_valid_q = 1'h0;
+        req_write_q = 1'h0;
+        req_addr_q = 32'h0;
+        req_wdata_q = 32'h0;
+        rsp_valid_q = 1'h0;
+        rsp_err_q = 1'h0;
+        rsp_rdata_q = 32'h0;
     end
 
     // Combinational signals
@@ -180,19 +194,19 @@ module sunda_tpb_proto(
         .m_req_write(bridge$m_req_write),
         .m_req_addr(bridge$m_req_addr),
         .m_req_wdata(bridge$m_req_wdata),
-        .m_rsp_valid(top$rsp_valid),
-        .m_rsp_rdata(top$rsp_rdata),
-        .m_rsp_err(top$rsp_err),
+        .m_rsp_valid(rsp_valid_q),
+        .m_rsp_rdata(rsp_rdata_q),
+        .m_rsp_err(rsp_err_q),
         .busy(bridge$busy),
         .bad_frames(bridge$bad_frames)
     );
     sunda_tpb_proto__top top (
         .clock(clock),
         .reset(reset),
-        .req_valid(bridge$m_req_valid),
-        .req_write(bridge$m_req_write),
-        .req_addr(bridge$m_req_addr),
-        .req_wdata(bridge$m_req_wdata),
+        .req_valid(req_valid_q),
+        .req_write(req_write_q),
+        .req_addr(req_addr_q),
+        .req_wdata(req_wdata_q),
         .rsp_valid(top$rsp_valid),
         .rsp_rdata(top$rsp_rdata),
         .rsp_err(top$rsp_err),
@@ -434,6 +448,13 @@ module sunda_tpb_proto(
             por <= por + 32'h1;
         end
         heartbeat <= heartbeat + 32'h1;
+        req_valid_q <= bridge$m_req_valid & ~reset;
+        req_write_q <= bridge$m_req_write;
+        req_addr_q <= bridge$m_req_addr;
+        req_wdata_q <= bridge$m_req_wdata;
+        rsp_valid_q <= top$rsp_valid & ~reset;
+        rsp_err_q <= top$rsp_err;
+        rsp_rdata_q <= top$rsp_rdata;
         if (top$host_trigger_pulse) begin
             extra_seen <= 1'b1;
         end

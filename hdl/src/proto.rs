@@ -8,6 +8,13 @@
 //! golden register-file model. The host reaches every register and memory
 //! over the link, as it would over PCIe.
 //!
+//! Between the bridge and the top's BAR0 port sit a request stage and a
+//! response stage (flip-flops): the request leaves the bridge's burst
+//! buffer and reaches the ~17k flip-flops of the top's blocks from a
+//! register, and the top's response mux ends in a register instead of the
+//! bridge's state machine. Each access takes two cycles more; the bridge
+//! waits for the response anyway.
+//!
 //! The board wrapper (`tpb fpga build`, `hdl/src/fpga/`) adds the PLL that
 //! makes the design clock from the board's oscillator and the pins.
 //!
@@ -116,6 +123,17 @@ macro_rules! proto_top {
             bad_seen: DFF<Bit>,
             extra_seen: DFF<Bit>,
             reset_q: DFF<Bit>,
+            /// The BAR0 request stage: the bridge's request, registered
+            /// before it fans out to every block of the top.
+            req_valid_q: DFF<Bit>,
+            req_write_q: DFF<Bit>,
+            req_addr_q: DFF<Bits<32>>,
+            req_wdata_q: DFF<Bits<32>>,
+            /// The BAR0 response stage: the top's response mux, registered
+            /// before the bridge's state machine.
+            rsp_valid_q: DFF<Bit>,
+            rsp_err_q: DFF<Bit>,
+            rsp_rdata_q: DFF<Bits<32>>,
             leds: Signal<Local, Bits<8>>,
         }
 
@@ -139,6 +157,13 @@ macro_rules! proto_top {
                     bad_seen: Default::default(),
                     extra_seen: Default::default(),
                     reset_q: Default::default(),
+                    req_valid_q: Default::default(),
+                    req_write_q: Default::default(),
+                    req_addr_q: Default::default(),
+                    req_wdata_q: Default::default(),
+                    rsp_valid_q: Default::default(),
+                    rsp_err_q: Default::default(),
+                    rsp_rdata_q: Default::default(),
                     leds: Default::default(),
                 })
             }
@@ -147,7 +172,7 @@ macro_rules! proto_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, por, heartbeat, bad_seen, extra_seen, reset_q);
+                dff_setup!($s, clock, por, heartbeat, bad_seen, extra_seen, reset_q, req_valid_q, req_write_q, req_addr_q, req_wdata_q, rsp_valid_q, rsp_err_q, rsp_rdata_q);
                 // ---- power-on reset: 255 cycles after the clock is stable ----
                 $s.reset_q.d.next = $s.por.q.val() != 255;
                 $s.reset_req.next = $s.reset_q.q.val();
@@ -164,13 +189,23 @@ macro_rules! proto_top {
                 $s.uart_tx.next = $s.bridge.tx.val();
                 $s.top.clock.next = $s.clock.val();
                 $s.top.reset.next = $s.reset.val();
-                $s.top.req_valid.next = $s.bridge.m_req_valid.val();
-                $s.top.req_write.next = $s.bridge.m_req_write.val();
-                $s.top.req_addr.next = $s.bridge.m_req_addr.val();
-                $s.top.req_wdata.next = $s.bridge.m_req_wdata.val();
-                $s.bridge.m_rsp_valid.next = $s.top.rsp_valid.val();
-                $s.bridge.m_rsp_rdata.next = $s.top.rsp_rdata.val();
-                $s.bridge.m_rsp_err.next = $s.top.rsp_err.val();
+                // A request stage and a response stage between them: a
+                // request reaches the top a cycle later, its response the
+                // bridge a cycle later (the bridge waits for it).
+                $s.req_valid_q.d.next = $s.bridge.m_req_valid.val() & !$s.reset.val();
+                $s.req_write_q.d.next = $s.bridge.m_req_write.val();
+                $s.req_addr_q.d.next = $s.bridge.m_req_addr.val();
+                $s.req_wdata_q.d.next = $s.bridge.m_req_wdata.val();
+                $s.top.req_valid.next = $s.req_valid_q.q.val();
+                $s.top.req_write.next = $s.req_write_q.q.val();
+                $s.top.req_addr.next = $s.req_addr_q.q.val();
+                $s.top.req_wdata.next = $s.req_wdata_q.q.val();
+                $s.rsp_valid_q.d.next = $s.top.rsp_valid.val() & !$s.reset.val();
+                $s.rsp_err_q.d.next = $s.top.rsp_err.val();
+                $s.rsp_rdata_q.d.next = $s.top.rsp_rdata.val();
+                $s.bridge.m_rsp_valid.next = $s.rsp_valid_q.q.val();
+                $s.bridge.m_rsp_rdata.next = $s.rsp_rdata_q.q.val();
+                $s.bridge.m_rsp_err.next = $s.rsp_err_q.q.val();
                 // ---- no cores on the board: their ports idle, none halted ----
                 $s.top.nx_halted.next = 0.into();
                 $s.top.q7_halted.next = 0.into();
