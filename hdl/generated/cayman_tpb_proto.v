@@ -4946,6 +4946,8 @@ module cayman_tpb_proto__top__hwd(
     reg [7:0] sel_mask_w0;
     reg [7:0] sel_mask_w1;
     reg [15:0] sel_index;
+    reg [31:0] pick;
+    reg [31:0] sel_rdata;
     reg [10:0] handler_ram$read_address;
     reg [10:0] handler_ram$write_address;
     reg [31:0] handler_ram$write_data;
@@ -4954,6 +4956,8 @@ module cayman_tpb_proto__top__hwd(
     always @(*) begin
         handler_ram$write_enable = 1'b0;
         sel = 1'b0;
+        sel_rdata = 32'h0;
+        pick = 32'h0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
         sel_key_func = 32'h0;
@@ -4966,6 +4970,7 @@ module cayman_tpb_proto__top__hwd(
                     handler_ram$write_enable = 1'b1;
                 end
             end
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$0)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$0;
@@ -4974,7 +4979,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$0;
                 sel_mask_w1 = ent_mask_w1$0;
                 sel_index = ent_index$0;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$1)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$1;
@@ -4983,7 +4996,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$1;
                 sel_mask_w1 = ent_mask_w1$1;
                 sel_index = ent_index$1;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$2)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$2;
@@ -4992,7 +5013,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$2;
                 sel_mask_w1 = ent_mask_w1$2;
                 sel_index = ent_index$2;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$3)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$3;
@@ -5001,7 +5030,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$3;
                 sel_mask_w1 = ent_mask_w1$3;
                 sel_index = ent_index$3;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$4)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$4;
@@ -5010,7 +5047,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$4;
                 sel_mask_w1 = ent_mask_w1$4;
                 sel_index = ent_index$4;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$5)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$5;
@@ -5019,7 +5064,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$5;
                 sel_mask_w1 = ent_mask_w1$5;
                 sel_index = ent_index$5;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$6)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$6;
@@ -5028,7 +5081,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$6;
                 sel_mask_w1 = ent_mask_w1$6;
                 sel_index = ent_index$6;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$7)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$7;
@@ -5037,7 +5098,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$7;
                 sel_mask_w1 = ent_mask_w1$7;
                 sel_index = ent_index$7;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$8)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$8;
@@ -5046,7 +5115,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$8;
                 sel_mask_w1 = ent_mask_w1$8;
                 sel_index = ent_index$8;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$9)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$9;
@@ -5055,7 +5132,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$9;
                 sel_mask_w1 = ent_mask_w1$9;
                 sel_index = ent_index$9;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$10)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$10;
@@ -5064,7 +5149,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$10;
                 sel_mask_w1 = ent_mask_w1$10;
                 sel_index = ent_index$10;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$11)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$11;
@@ -5073,7 +5166,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$11;
                 sel_mask_w1 = ent_mask_w1$11;
                 sel_index = ent_index$11;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$12)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$12;
@@ -5082,7 +5183,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$12;
                 sel_mask_w1 = ent_mask_w1$12;
                 sel_index = ent_index$12;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$13)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$13;
@@ -5091,7 +5200,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$13;
                 sel_mask_w1 = ent_mask_w1$13;
                 sel_index = ent_index$13;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$14)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$14;
@@ -5100,7 +5217,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$14;
                 sel_mask_w1 = ent_mask_w1$14;
                 sel_index = ent_index$14;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$15)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$15;
@@ -5109,7 +5234,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$15;
                 sel_mask_w1 = ent_mask_w1$15;
                 sel_index = ent_index$15;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$16)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$16;
@@ -5118,7 +5251,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$16;
                 sel_mask_w1 = ent_mask_w1$16;
                 sel_index = ent_index$16;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$17)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$17;
@@ -5127,7 +5268,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$17;
                 sel_mask_w1 = ent_mask_w1$17;
                 sel_index = ent_index$17;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$18)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$18;
@@ -5136,7 +5285,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$18;
                 sel_mask_w1 = ent_mask_w1$18;
                 sel_index = ent_index$18;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$19)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$19;
@@ -5145,7 +5302,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$19;
                 sel_mask_w1 = ent_mask_w1$19;
                 sel_index = ent_index$19;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$20)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$20;
@@ -5154,7 +5319,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$20;
                 sel_mask_w1 = ent_mask_w1$20;
                 sel_index = ent_index$20;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$21)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$21;
@@ -5163,7 +5336,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$21;
                 sel_mask_w1 = ent_mask_w1$21;
                 sel_index = ent_index$21;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$22)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$22;
@@ -5172,7 +5353,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$22;
                 sel_mask_w1 = ent_mask_w1$22;
                 sel_index = ent_index$22;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$23)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$23;
@@ -5181,7 +5370,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$23;
                 sel_mask_w1 = ent_mask_w1$23;
                 sel_index = ent_index$23;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$24)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$24;
@@ -5190,7 +5387,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$24;
                 sel_mask_w1 = ent_mask_w1$24;
                 sel_index = ent_index$24;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$25)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$25;
@@ -5199,7 +5404,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$25;
                 sel_mask_w1 = ent_mask_w1$25;
                 sel_index = ent_index$25;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$26)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$26;
@@ -5208,7 +5421,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$26;
                 sel_mask_w1 = ent_mask_w1$26;
                 sel_index = ent_index$26;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$27)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$27;
@@ -5217,7 +5438,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$27;
                 sel_mask_w1 = ent_mask_w1$27;
                 sel_index = ent_index$27;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$28)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$28;
@@ -5226,7 +5455,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$28;
                 sel_mask_w1 = ent_mask_w1$28;
                 sel_index = ent_index$28;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$29)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$29;
@@ -5235,7 +5472,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$29;
                 sel_mask_w1 = ent_mask_w1$29;
                 sel_index = ent_index$29;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$30)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$30;
@@ -5244,7 +5489,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$30;
                 sel_mask_w1 = ent_mask_w1$30;
                 sel_index = ent_index$30;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$31)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$31;
@@ -5253,7 +5506,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$31;
                 sel_mask_w1 = ent_mask_w1$31;
                 sel_index = ent_index$31;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$32)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$32;
@@ -5262,7 +5523,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$32;
                 sel_mask_w1 = ent_mask_w1$32;
                 sel_index = ent_index$32;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$33)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$33;
@@ -5271,7 +5540,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$33;
                 sel_mask_w1 = ent_mask_w1$33;
                 sel_index = ent_index$33;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$34)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$34;
@@ -5280,7 +5557,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$34;
                 sel_mask_w1 = ent_mask_w1$34;
                 sel_index = ent_index$34;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$35)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$35;
@@ -5289,7 +5574,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$35;
                 sel_mask_w1 = ent_mask_w1$35;
                 sel_index = ent_index$35;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$36)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$36;
@@ -5298,7 +5591,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$36;
                 sel_mask_w1 = ent_mask_w1$36;
                 sel_index = ent_index$36;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$37)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$37;
@@ -5307,7 +5608,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$37;
                 sel_mask_w1 = ent_mask_w1$37;
                 sel_index = ent_index$37;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$38)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$38;
@@ -5316,7 +5625,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$38;
                 sel_mask_w1 = ent_mask_w1$38;
                 sel_index = ent_index$38;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$39)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$39;
@@ -5325,7 +5642,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$39;
                 sel_mask_w1 = ent_mask_w1$39;
                 sel_index = ent_index$39;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$40)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$40;
@@ -5334,7 +5659,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$40;
                 sel_mask_w1 = ent_mask_w1$40;
                 sel_index = ent_index$40;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$41)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$41;
@@ -5343,7 +5676,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$41;
                 sel_mask_w1 = ent_mask_w1$41;
                 sel_index = ent_index$41;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$42)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$42;
@@ -5352,7 +5693,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$42;
                 sel_mask_w1 = ent_mask_w1$42;
                 sel_index = ent_index$42;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$43)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$43;
@@ -5361,7 +5710,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$43;
                 sel_mask_w1 = ent_mask_w1$43;
                 sel_index = ent_index$43;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$44)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$44;
@@ -5370,7 +5727,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$44;
                 sel_mask_w1 = ent_mask_w1$44;
                 sel_index = ent_index$44;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$45)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$45;
@@ -5379,7 +5744,15 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$45;
                 sel_mask_w1 = ent_mask_w1$45;
                 sel_index = ent_index$45;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$46)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$46;
@@ -5388,7 +5761,14 @@ module cayman_tpb_proto__top__hwd(
                 sel_mask_w0 = ent_mask_w0$46;
                 sel_mask_w1 = ent_mask_w1$46;
                 sel_index = ent_index$46;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
         end
     end
 
@@ -5401,11 +5781,11 @@ module cayman_tpb_proto__top__hwd(
     end
 
     always @(*) begin
-        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
+        sel_word = req_addr[32'h2 +: 2];
     end
 
     always @(*) begin
-        sel_word = req_addr[32'h2 +: 2];
+        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -6667,12 +7047,7 @@ module cayman_tpb_proto__top__hwd(
             end
         end
         if ((req_valid & ~req_write) & sel) begin
-            if (sel_word == 32'h0) begin
-                rsp_rdata_q <= (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
-            end
-            if (sel_word == 32'h1) begin
-                rsp_rdata_q <= (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
-            end
+            rsp_rdata_q <= sel_rdata;
         end
         l1_valid <= 32'h0;
         if (take) begin

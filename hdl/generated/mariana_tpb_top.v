@@ -4455,6 +4455,8 @@ module mariana_tpb_top__hwd(
     reg [7:0] sel_mask_w0;
     reg [7:0] sel_mask_w1;
     reg [15:0] sel_index;
+    reg [31:0] pick;
+    reg [31:0] sel_rdata;
     reg [10:0] handler_ram$read_address;
     reg [10:0] handler_ram$write_address;
     reg [31:0] handler_ram$write_data;
@@ -4463,6 +4465,8 @@ module mariana_tpb_top__hwd(
     always @(*) begin
         handler_ram$write_enable = 1'b0;
         sel = 1'b0;
+        sel_rdata = 32'h0;
+        pick = 32'h0;
         sel_valid = 32'h0;
         sel_key_op = 32'h0;
         sel_key_func = 32'h0;
@@ -4475,6 +4479,7 @@ module mariana_tpb_top__hwd(
                     handler_ram$write_enable = 1'b1;
                 end
             end
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$0)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$0;
@@ -4483,7 +4488,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$0;
                 sel_mask_w1 = ent_mask_w1$0;
                 sel_index = ent_index$0;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$1)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$1;
@@ -4492,7 +4505,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$1;
                 sel_mask_w1 = ent_mask_w1$1;
                 sel_index = ent_index$1;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$2)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$2;
@@ -4501,7 +4522,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$2;
                 sel_mask_w1 = ent_mask_w1$2;
                 sel_index = ent_index$2;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$3)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$3;
@@ -4510,7 +4539,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$3;
                 sel_mask_w1 = ent_mask_w1$3;
                 sel_index = ent_index$3;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$4)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$4;
@@ -4519,7 +4556,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$4;
                 sel_mask_w1 = ent_mask_w1$4;
                 sel_index = ent_index$4;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$5)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$5;
@@ -4528,7 +4573,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$5;
                 sel_mask_w1 = ent_mask_w1$5;
                 sel_index = ent_index$5;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$6)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$6;
@@ -4537,7 +4590,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$6;
                 sel_mask_w1 = ent_mask_w1$6;
                 sel_index = ent_index$6;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$7)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$7;
@@ -4546,7 +4607,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$7;
                 sel_mask_w1 = ent_mask_w1$7;
                 sel_index = ent_index$7;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$8)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$8;
@@ -4555,7 +4624,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$8;
                 sel_mask_w1 = ent_mask_w1$8;
                 sel_index = ent_index$8;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$9)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$9;
@@ -4564,7 +4641,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$9;
                 sel_mask_w1 = ent_mask_w1$9;
                 sel_index = ent_index$9;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$10)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$10;
@@ -4573,7 +4658,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$10;
                 sel_mask_w1 = ent_mask_w1$10;
                 sel_index = ent_index$10;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$11)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$11;
@@ -4582,7 +4675,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$11;
                 sel_mask_w1 = ent_mask_w1$11;
                 sel_index = ent_index$11;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$12)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$12;
@@ -4591,7 +4692,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$12;
                 sel_mask_w1 = ent_mask_w1$12;
                 sel_index = ent_index$12;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$13)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$13;
@@ -4600,7 +4709,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$13;
                 sel_mask_w1 = ent_mask_w1$13;
                 sel_index = ent_index$13;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$14)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$14;
@@ -4609,7 +4726,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$14;
                 sel_mask_w1 = ent_mask_w1$14;
                 sel_index = ent_index$14;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$15)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$15;
@@ -4618,7 +4743,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$15;
                 sel_mask_w1 = ent_mask_w1$15;
                 sel_index = ent_index$15;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$16)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$16;
@@ -4627,7 +4760,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$16;
                 sel_mask_w1 = ent_mask_w1$16;
                 sel_index = ent_index$16;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$17)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$17;
@@ -4636,7 +4777,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$17;
                 sel_mask_w1 = ent_mask_w1$17;
                 sel_index = ent_index$17;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$18)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$18;
@@ -4645,7 +4794,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$18;
                 sel_mask_w1 = ent_mask_w1$18;
                 sel_index = ent_index$18;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$19)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$19;
@@ -4654,7 +4811,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$19;
                 sel_mask_w1 = ent_mask_w1$19;
                 sel_index = ent_index$19;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$20)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$20;
@@ -4663,7 +4828,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$20;
                 sel_mask_w1 = ent_mask_w1$20;
                 sel_index = ent_index$20;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$21)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$21;
@@ -4672,7 +4845,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$21;
                 sel_mask_w1 = ent_mask_w1$21;
                 sel_index = ent_index$21;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$22)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$22;
@@ -4681,7 +4862,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$22;
                 sel_mask_w1 = ent_mask_w1$22;
                 sel_index = ent_index$22;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$23)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$23;
@@ -4690,7 +4879,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$23;
                 sel_mask_w1 = ent_mask_w1$23;
                 sel_index = ent_index$23;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$24)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$24;
@@ -4699,7 +4896,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$24;
                 sel_mask_w1 = ent_mask_w1$24;
                 sel_index = ent_index$24;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$25)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$25;
@@ -4708,7 +4913,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$25;
                 sel_mask_w1 = ent_mask_w1$25;
                 sel_index = ent_index$25;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$26)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$26;
@@ -4717,7 +4930,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$26;
                 sel_mask_w1 = ent_mask_w1$26;
                 sel_index = ent_index$26;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$27)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$27;
@@ -4726,7 +4947,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$27;
                 sel_mask_w1 = ent_mask_w1$27;
                 sel_index = ent_index$27;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$28)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$28;
@@ -4735,7 +4964,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$28;
                 sel_mask_w1 = ent_mask_w1$28;
                 sel_index = ent_index$28;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$29)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$29;
@@ -4744,7 +4981,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$29;
                 sel_mask_w1 = ent_mask_w1$29;
                 sel_index = ent_index$29;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$30)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$30;
@@ -4753,7 +4998,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$30;
                 sel_mask_w1 = ent_mask_w1$30;
                 sel_index = ent_index$30;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$31)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$31;
@@ -4762,7 +5015,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$31;
                 sel_mask_w1 = ent_mask_w1$31;
                 sel_index = ent_index$31;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$32)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$32;
@@ -4771,7 +5032,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$32;
                 sel_mask_w1 = ent_mask_w1$32;
                 sel_index = ent_index$32;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$33)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$33;
@@ -4780,7 +5049,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$33;
                 sel_mask_w1 = ent_mask_w1$33;
                 sel_index = ent_index$33;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$34)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$34;
@@ -4789,7 +5066,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$34;
                 sel_mask_w1 = ent_mask_w1$34;
                 sel_index = ent_index$34;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$35)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$35;
@@ -4798,7 +5083,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$35;
                 sel_mask_w1 = ent_mask_w1$35;
                 sel_index = ent_index$35;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$36)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$36;
@@ -4807,7 +5100,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$36;
                 sel_mask_w1 = ent_mask_w1$36;
                 sel_index = ent_index$36;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$37)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$37;
@@ -4816,7 +5117,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$37;
                 sel_mask_w1 = ent_mask_w1$37;
                 sel_index = ent_index$37;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$38)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$38;
@@ -4825,7 +5134,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$38;
                 sel_mask_w1 = ent_mask_w1$38;
                 sel_index = ent_index$38;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$39)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$39;
@@ -4834,7 +5151,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$39;
                 sel_mask_w1 = ent_mask_w1$39;
                 sel_index = ent_index$39;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$40)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$40;
@@ -4843,7 +5168,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$40;
                 sel_mask_w1 = ent_mask_w1$40;
                 sel_index = ent_index$40;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$41)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$41;
@@ -4852,7 +5185,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$41;
                 sel_mask_w1 = ent_mask_w1$41;
                 sel_index = ent_index$41;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$42)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$42;
@@ -4861,7 +5202,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$42;
                 sel_mask_w1 = ent_mask_w1$42;
                 sel_index = ent_index$42;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$43)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$43;
@@ -4870,7 +5219,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$43;
                 sel_mask_w1 = ent_mask_w1$43;
                 sel_index = ent_index$43;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$44)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$44;
@@ -4879,7 +5236,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$44;
                 sel_mask_w1 = ent_mask_w1$44;
                 sel_index = ent_index$44;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$45)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$45;
@@ -4888,7 +5253,15 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$45;
                 sel_mask_w1 = ent_mask_w1$45;
                 sel_index = ent_index$45;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
+            pick = 32'h0;
             if ((aligned & (req_addr[32'hc +: 20] == 32'h0)) & (req_addr[32'h4 +: 8] == ent_id$46)) begin
                 sel = 1'b1;
                 sel_valid = ent_valid$46;
@@ -4897,7 +5270,14 @@ module mariana_tpb_top__hwd(
                 sel_mask_w0 = ent_mask_w0$46;
                 sel_mask_w1 = ent_mask_w1$46;
                 sel_index = ent_index$46;
+                if (sel_word == 32'h0) begin
+                    pick = (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
+                end
+                if (sel_word == 32'h1) begin
+                    pick = (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
+                end
             end
+            sel_rdata = sel_rdata | pick;
         end
     end
 
@@ -4910,11 +5290,11 @@ module mariana_tpb_top__hwd(
     end
 
     always @(*) begin
-        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
+        sel_word = req_addr[32'h2 +: 2];
     end
 
     always @(*) begin
-        sel_word = req_addr[32'h2 +: 2];
+        aligned = ~req_addr[32'h0] & ~req_addr[32'h1];
     end
 
     always @(*) begin
@@ -6176,12 +6556,7 @@ module mariana_tpb_top__hwd(
             end
         end
         if ((req_valid & ~req_write) & sel) begin
-            if (sel_word == 32'h0) begin
-                rsp_rdata_q <= (((sel_valid & 32'hffffffff) | ((sel_key_op & 32'hffffffff) << 32'h8)) | ((sel_key_func & 32'hffffffff) << 32'h10)) | ((sel_mask_w0 & 32'hffffffff) << 32'h18);
-            end
-            if (sel_word == 32'h1) begin
-                rsp_rdata_q <= (sel_mask_w1 & 32'hffffffff) | ((sel_index & 32'hffffffff) << 32'h10);
-            end
+            rsp_rdata_q <= sel_rdata;
         end
         l1_valid <= 32'h0;
         if (take) begin

@@ -110,6 +110,10 @@ pub struct HwDecode<const N: usize, const TW: usize> {
     sel_mask_w0: Signal<Local, Bits<8>>,
     sel_mask_w1: Signal<Local, Bits<8>>,
     sel_index: Signal<Local, Bits<16>>,
+    /// The addressed entry's word as entry `i` would answer (0 unless `i`
+    /// is addressed), and the OR of those over the entries.
+    pick: Signal<Local, Bits<32>>,
+    sel_rdata: Signal<Local, Bits<32>>,
 }
 }
 
@@ -181,6 +185,8 @@ impl<const N: usize, const TW: usize> HwDecode<N, TW> {
             sel_mask_w0: Default::default(),
             sel_mask_w1: Default::default(),
             sel_index: Default::default(),
+            pick: Default::default(),
+            sel_rdata: Default::default(),
         })
     }
 }
@@ -246,6 +252,9 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
         self.handler_ram.write_data.next = self.req_wdata.val();
         self.miss_irq_q.d.next = false;
         self.sel.next = false;
+        self.sel_word.next = self.req_addr.val().get_bits::<2>(2);
+        self.sel_rdata.next = 0.into();
+        self.pick.next = 0.into();
         self.sel_valid.next = 0.into();
         self.sel_key_op.next = 0.into();
         self.sel_key_func.next = 0.into();
@@ -275,6 +284,7 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                 }
             }
             for i in 0..N {
+                self.pick.next = 0.into();
                 if self.aligned.val() & (self.req_addr.val().get_bits::<20>(12) == 0) & (self.req_addr.val().get_bits::<8>(4) == self.ent_id[i].val()) {
                     self.rsp_err_q.d.next = false;
                     self.sel.next = true;
@@ -284,6 +294,15 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                     self.sel_mask_w0.next = self.ent_mask_w0[i].q.val();
                     self.sel_mask_w1.next = self.ent_mask_w1[i].q.val();
                     self.sel_index.next = self.ent_index[i].q.val();
+                    if self.sel_word.val() == 0 {
+                        self.pick.next = bit_cast::<32, 1>(self.sel_valid.val())
+                            | (bit_cast::<32, 8>(self.sel_key_op.val()) << 8)
+                            | (bit_cast::<32, 8>(self.sel_key_func.val()) << 16)
+                            | (bit_cast::<32, 8>(self.sel_mask_w0.val()) << 24);
+                    }
+                    if self.sel_word.val() == 1 {
+                        self.pick.next = bit_cast::<32, 8>(self.sel_mask_w1.val()) | (bit_cast::<32, 16>(self.sel_index.val()) << 16);
+                    }
                     if self.req_addr.val().get_bits::<2>(2) == 0 {
                         if self.req_write.val() {
                             self.ent_valid[i].d.next = self.req_wdata.val().get_bits::<1>(0);
@@ -309,20 +328,14 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                         }
                     }
                 }
+                // At most one entry is addressed: OR-ing each entry's answer in is a
+                // balanced OR tree in synthesis, not an N-deep priority chain.
+                self.sel_rdata.next = self.sel_rdata.val() | self.pick.val();
             }
         }
         // Read-back of the selected entry.
-        self.sel_word.next = self.req_addr.val().get_bits::<2>(2);
         if self.req_valid.val() & !self.req_write.val() & self.sel.val() {
-            if self.sel_word.val() == 0 {
-                self.rsp_rdata_q.d.next = bit_cast::<32, 1>(self.sel_valid.val())
-                    | (bit_cast::<32, 8>(self.sel_key_op.val()) << 8)
-                    | (bit_cast::<32, 8>(self.sel_key_func.val()) << 16)
-                    | (bit_cast::<32, 8>(self.sel_mask_w0.val()) << 24);
-            }
-            if self.sel_word.val() == 1 {
-                self.rsp_rdata_q.d.next = bit_cast::<32, 8>(self.sel_mask_w1.val()) | (bit_cast::<32, 16>(self.sel_index.val()) << 16);
-            }
+            self.rsp_rdata_q.d.next = self.sel_rdata.val();
         }
         // ---- lookup: lowest matching entry wins (the last assignment: positions hold entries in descending order) ----
         self.hit.next = false;
