@@ -193,3 +193,29 @@ fn hal_offsets_land_on_the_intended_rtl_registers() {
         assert!(name.contains("host_trigger"), "{arch}: {name}");
     }
 }
+
+/// `nrt_set_pool_eng_ucode`: registered images replace the configuration's
+/// Q7 images at `stpb_init` (every core gets them), and `None` restores them.
+#[test]
+fn registered_pool_engine_ucode_overrides_the_configurations_q7_images() {
+    let q7_lens = |hal: &Hal, arch: Arch| {
+        let map = builtin(arch).unwrap();
+        let mut bar0 = Recorder::new(RegFileModel::new(map.clone()), map);
+        hal.stpb_init(&mut bar0, &config(arch), None).unwrap();
+        bar0.log()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::WriteBuf { name, nonzero_len, .. } if name.starts_with("q7[") => Some(*nonzero_len),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    for arch in Arch::ALL {
+        let mut hal = Hal::for_arch(arch).unwrap();
+        hal.set_pool_eng_ucode(Some(UcodeImages { iram: vec![0x5a; 0x24], dram: vec![0xa5; 0x10] }));
+        let lens = q7_lens(&hal, arch);
+        assert!(!lens.is_empty() && lens.chunks(2).all(|p| p == [0x10, 0x24]), "{arch}: {lens:?}");
+        hal.set_pool_eng_ucode(None);
+        assert!(q7_lens(&hal, arch).chunks(2).all(|p| p == [0x80, 0x100]), "{arch}: the configuration's images again");
+    }
+}

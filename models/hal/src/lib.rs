@@ -26,6 +26,7 @@
 //! transport speaks. The rest of the project names it `tpb_models::hal`.
 
 pub mod arch;
+pub mod collective;
 pub mod error;
 pub mod hostlink;
 pub mod mmio;
@@ -161,6 +162,9 @@ pub struct Hal {
     arch_type: u32,
     ctx: Option<ArchCtx>,
     khal: Khal,
+    /// `nrt_set_pool_eng_ucode`'s registered Q7 images: when set they
+    /// override the configuration's at `stpb_init`.
+    pool_eng_ucode: Option<UcodeImages>,
 }
 
 impl Hal {
@@ -177,7 +181,7 @@ impl Hal {
                 return Ok(Hal::with_map(map));
             }
         }
-        Ok(Hal { arch_type, ctx: None, khal: Khal::default() })
+        Ok(Hal { arch_type, ctx: None, khal: Khal::default(), pool_eng_ucode: None })
     }
 
     /// The HAL of a built-in generation.
@@ -189,7 +193,7 @@ impl Hal {
     /// The HAL of a generation described by `map` (e.g. a user's edited maps).
     pub fn with_map(map: RegMap) -> Hal {
         let arch = map.arch;
-        Hal { arch_type: map.params.hal_arch_type, khal: Khal::register(arch), ctx: Some(ArchCtx::new(arch, map)) }
+        Hal { arch_type: map.params.hal_arch_type, khal: Khal::register(arch), ctx: Some(ArchCtx::new(arch, map)), pool_eng_ucode: None }
     }
 
     pub fn arch_type(&self) -> u32 {
@@ -255,10 +259,27 @@ impl Hal {
         f(ctx, mmio, cfg, swap)
     }
 
-    /// `aws_hal_stpb_init`: notification ring and enables, then `pooling_init`.
+    /// `aws_hal_stpb_init`: notification ring and enables, then `pooling_init`
+    /// (with the Q7 images of [`Hal::set_pool_eng_ucode`] if some were registered).
     pub fn stpb_init(&self, mmio: &mut dyn Mmio, cfg: &StpbConfig, swap: SwapFn) -> Result<()> {
         let (ctx, f) = self.slot("pooling_init", self.khal.pooling_init)?;
-        pooling::stpb_init_common(ctx, mmio, cfg, |m| f(ctx, m, &cfg.pooling, swap))
+        let over;
+        let pooling = match &self.pool_eng_ucode {
+            Some(q7) => {
+                over = PoolingConfig { q7: q7.clone(), ..cfg.pooling.clone() };
+                &over
+            }
+            None => &cfg.pooling,
+        };
+        pooling::stpb_init_common(ctx, mmio, cfg, |m| f(ctx, m, pooling, swap))
+    }
+
+    /// `nrt_set_pool_eng_ucode(iram, dram)`: register Q7 images that
+    /// override the configuration's stock ones at the next `stpb_init`
+    /// (`None` goes back to the configuration's). Their sizes are checked
+    /// then, before anything is written.
+    pub fn set_pool_eng_ucode(&mut self, images: Option<UcodeImages>) {
+        self.pool_eng_ucode = images;
     }
 
     /// `aws_hal_sp_topsp_set_host_trigger` (kaena_khal +0x708, the write).
