@@ -3388,115 +3388,11 @@ module cayman_tpb_top(
     end
 
     always @(*) begin
-        if (hwd$rsp_valid) begin
-            rsp_err = hwd$rsp_err;
-        end else if (dma$rsp_valid) begin
-            rsp_err = dma$rsp_err;
-        end else if (tpb$rsp_valid) begin
-            rsp_err = tpb$rsp_err;
-        end else if (cluster$rsp_valid) begin
-            rsp_err = cluster$rsp_err;
-        end else if (q7regs$rsp_valid) begin
-            rsp_err = q7regs$rsp_err;
-        end else if (win$5$rsp_valid) begin
-            rsp_err = win$5$rsp_err;
-        end else if (sem$5$rsp_valid) begin
-            rsp_err = sem$5$rsp_err;
-        end else if (nx$5$rsp_valid) begin
-            rsp_err = nx$5$rsp_err;
-        end else if (win$4$rsp_valid) begin
-            rsp_err = win$4$rsp_err;
-        end else if (sem$4$rsp_valid) begin
-            rsp_err = sem$4$rsp_err;
-        end else if (nx$4$rsp_valid) begin
-            rsp_err = nx$4$rsp_err;
-        end else if (win$3$rsp_valid) begin
-            rsp_err = win$3$rsp_err;
-        end else if (sem$3$rsp_valid) begin
-            rsp_err = sem$3$rsp_err;
-        end else if (nx$3$rsp_valid) begin
-            rsp_err = nx$3$rsp_err;
-        end else if (win$2$rsp_valid) begin
-            rsp_err = win$2$rsp_err;
-        end else if (sem$2$rsp_valid) begin
-            rsp_err = sem$2$rsp_err;
-        end else if (nx$2$rsp_valid) begin
-            rsp_err = nx$2$rsp_err;
-        end else if (win$1$rsp_valid) begin
-            rsp_err = win$1$rsp_err;
-        end else if (sem$1$rsp_valid) begin
-            rsp_err = sem$1$rsp_err;
-        end else if (nx$1$rsp_valid) begin
-            rsp_err = nx$1$rsp_err;
-        end else if (win$0$rsp_valid) begin
-            rsp_err = win$0$rsp_err;
-        end else if (sem$0$rsp_valid) begin
-            rsp_err = sem$0$rsp_err;
-        end else if (nx$0$rsp_valid) begin
-            rsp_err = nx$0$rsp_err;
-        end else begin
-            rsp_err = err_q;
-        end
+        rsp_err = ((((((((((((((((((((((err_q | (nx$0$rsp_valid & nx$0$rsp_err)) | (sem$0$rsp_valid & sem$0$rsp_err)) | (win$0$rsp_valid & win$0$rsp_err)) | (nx$1$rsp_valid & nx$1$rsp_err)) | (sem$1$rsp_valid & sem$1$rsp_err)) | (win$1$rsp_valid & win$1$rsp_err)) | (nx$2$rsp_valid & nx$2$rsp_err)) | (sem$2$rsp_valid & sem$2$rsp_err)) | (win$2$rsp_valid & win$2$rsp_err)) | (nx$3$rsp_valid & nx$3$rsp_err)) | (sem$3$rsp_valid & sem$3$rsp_err)) | (win$3$rsp_valid & win$3$rsp_err)) | (nx$4$rsp_valid & nx$4$rsp_err)) | (sem$4$rsp_valid & sem$4$rsp_err)) | (win$4$rsp_valid & win$4$rsp_err)) | (nx$5$rsp_valid & nx$5$rsp_err)) | (sem$5$rsp_valid & sem$5$rsp_err)) | (win$5$rsp_valid & win$5$rsp_err)) | (q7regs$rsp_valid & q7regs$rsp_err)) | (cluster$rsp_valid & cluster$rsp_err)) | (tpb$rsp_valid & tpb$rsp_err)) | (dma$rsp_valid & dma$rsp_err)) | (hwd$rsp_valid & hwd$rsp_err);
     end
 
     always @(*) begin
-        if (hwd$rsp_valid) begin
-            rsp_rdata = hwd$rsp_rdata;
-        end else if (slot_spad$pio_rvalid) begin
-            rsp_rdata = slot_spad$rdata;
-        end else if (ctrl_spad$pio_rvalid) begin
-            rsp_rdata = ctrl_spad$rdata;
-        end else if (seq_dram$pio_rvalid) begin
-            rsp_rdata = seq_dram$rdata;
-        end else if (seq_iram$pio_rvalid) begin
-            rsp_rdata = seq_iram$rdata;
-        end else if (dma$rsp_valid) begin
-            rsp_rdata = dma$rsp_rdata;
-        end else if (tpb$rsp_valid) begin
-            rsp_rdata = tpb$rsp_rdata;
-        end else if (cluster$rsp_valid) begin
-            rsp_rdata = cluster$rsp_rdata;
-        end else if (q7regs$rsp_valid) begin
-            rsp_rdata = q7regs$rsp_rdata;
-        end else if (win$5$rsp_valid) begin
-            rsp_rdata = win$5$rsp_rdata;
-        end else if (sem$5$rsp_valid) begin
-            rsp_rdata = sem$5$rsp_rdata;
-        end else if (nx$5$rsp_valid) begin
-            rsp_rdata = nx$5$rsp_rdata;
-        end else if (win$4$rsp_valid) begin
-            rsp_rdata = win$4$rsp_rdata;
-        end else if (sem$4$rsp_valid) begin
-            rsp_rdata = sem$4$rsp_rdata;
-        end else if (nx$4$rsp_valid) begin
-            rsp_rdata = nx$4$rsp_rdata;
-        end else if (win$3$rsp_valid) begin
-            rsp_rdata = win$3$rsp_rdata;
-        end else if (sem$3$rsp_valid) begin
-            rsp_rdata = sem$3$rsp_rdata;
-        end else if (nx$3$rsp_valid) begin
-            rsp_rdata = nx$3$rsp_rdata;
-        end else if (win$2$rsp_valid) begin
-            rsp_rdata = win$2$rsp_rdata;
-        end else if (sem$2$rsp_valid) begin
-            rsp_rdata = sem$2$rsp_rdata;
-        end else if (nx$2$rsp_valid) begin
-            rsp_rdata = nx$2$rsp_rdata;
-        end else if (win$1$rsp_valid) begin
-            rsp_rdata = win$1$rsp_rdata;
-        end else if (sem$1$rsp_valid) begin
-            rsp_rdata = sem$1$rsp_rdata;
-        end else if (nx$1$rsp_valid) begin
-            rsp_rdata = nx$1$rsp_rdata;
-        end else if (win$0$rsp_valid) begin
-            rsp_rdata = win$0$rsp_rdata;
-        end else if (sem$0$rsp_valid) begin
-            rsp_rdata = sem$0$rsp_rdata;
-        end else if (nx$0$rsp_valid) begin
-            rsp_rdata = nx$0$rsp_rdata;
-        end else begin
-            rsp_rdata = 32'h0;
-        end
+        rsp_rdata = (slot_spad$pio_rvalid ? ((ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)))) | slot_spad$rdata) : (ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))))) | hwd$rsp_rdata;
     end
 
     always @(*) begin

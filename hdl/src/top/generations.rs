@@ -56,9 +56,9 @@ tpb_top!(
         }
         if self.top_sp_regs.rsp_valid.val() {
             self.rsp_valid.next = true;
-            self.rsp_err.next = self.top_sp_regs.rsp_err.val();
-            self.rsp_rdata.next = self.top_sp_regs.rsp_rdata.val();
         }
+        self.rsp_err.next = self.rsp_err.val() | (self.top_sp_regs.rsp_valid.val() & self.top_sp_regs.rsp_err.val());
+        self.rsp_rdata.next = self.rsp_rdata.val() | self.top_sp_regs.rsp_rdata.val();
         self.host_trigger_pulse.next = self.top_sp_regs.host_trigger_pulse_o.val();
         self.stop_pulse.next = self.top_sp_regs.stop_pulse_o.val();
     },
@@ -121,9 +121,9 @@ macro_rules! hw_decode_top {
                 }
                 if $s.hwd.rsp_valid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_err.next = $s.hwd.rsp_err.val();
-                    $s.rsp_rdata.next = $s.hwd.rsp_rdata.val();
                 }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.hwd.rsp_valid.val() & $s.hwd.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.hwd.rsp_rdata.val();
                 $s.hwd.lookup_valid.next = $s.hwd_lookup_valid.val();
                 $s.hwd.lookup_opcode.next = $s.hwd_lookup_opcode.val();
                 $s.hwd.lookup_func.next = $s.hwd_lookup_func.val();

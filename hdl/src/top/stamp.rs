@@ -279,19 +279,19 @@ macro_rules! tpb_top {
                     }
                     if $s.nx[i].rsp_valid.val() {
                         $s.rsp_valid.next = true;
-                        $s.rsp_err.next = $s.nx[i].rsp_err.val();
-                        $s.rsp_rdata.next = $s.nx[i].rsp_rdata.val();
                     }
+                    $s.rsp_err.next = $s.rsp_err.val() | ($s.nx[i].rsp_valid.val() & $s.nx[i].rsp_err.val());
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.nx[i].rsp_rdata.val();
                     if $s.sem[i].rsp_valid.val() {
                         $s.rsp_valid.next = true;
-                        $s.rsp_err.next = $s.sem[i].rsp_err.val();
-                        $s.rsp_rdata.next = $s.sem[i].rsp_rdata.val();
                     }
+                    $s.rsp_err.next = $s.rsp_err.val() | ($s.sem[i].rsp_valid.val() & $s.sem[i].rsp_err.val());
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.sem[i].rsp_rdata.val();
                     if $s.win[i].rsp_valid.val() {
                         $s.rsp_valid.next = true;
-                        $s.rsp_err.next = $s.win[i].rsp_err.val();
-                        $s.rsp_rdata.next = $s.win[i].rsp_rdata.val();
                     }
+                    $s.rsp_err.next = $s.rsp_err.val() | ($s.win[i].rsp_valid.val() & $s.win[i].rsp_err.val());
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.win[i].rsp_rdata.val();
                     $s.nx[i].run_state_running_i.next = !$s.nx[i].release_run_stall_stall_o.val() & !$s.nx_halted.val().get_bits::<1>(i);
                     $s.nx[i].run_state_halted_i.next = $s.nx_halted.val().get_bits::<1>(i);
                     $s.nx[i].intr_info_info_set_i.next = 0.into();
@@ -350,9 +350,9 @@ macro_rules! tpb_top {
                 }
                 if $s.q7regs.rsp_valid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_err.next = $s.q7regs.rsp_err.val();
-                    $s.rsp_rdata.next = $s.q7regs.rsp_rdata.val();
                 }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.q7regs.rsp_valid.val() & $s.q7regs.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.q7regs.rsp_rdata.val();
                 $s.q7regs.run_state_0_running_i.next = $s.cluster.running.val().get_bits::<1>(0);
                 $s.q7regs.run_state_1_running_i.next = $s.cluster.running.val().get_bits::<1>(1);
                 $s.q7regs.run_state_2_running_i.next = $s.cluster.running.val().get_bits::<1>(2);
@@ -393,9 +393,9 @@ macro_rules! tpb_top {
                 }
                 if $s.cluster.rsp_valid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_err.next = $s.cluster.rsp_err.val();
-                    $s.rsp_rdata.next = $s.cluster.rsp_rdata.val();
                 }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.cluster.rsp_valid.val() & $s.cluster.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.cluster.rsp_rdata.val();
                 for i in 0..8 {
                     $s.cluster.if_valid[i].next = $s.q7_if_valid[i].val();
                     $s.cluster.if_addr[i].next = $s.q7_if_addr[i].val();
@@ -425,9 +425,9 @@ macro_rules! tpb_top {
                 }
                 if $s.tpb.rsp_valid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_err.next = $s.tpb.rsp_err.val();
-                    $s.rsp_rdata.next = $s.tpb.rsp_rdata.val();
                 }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.tpb.rsp_valid.val() & $s.tpb.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.tpb.rsp_rdata.val();
                 // ---- SEQ DMA ----
                 $s.dma.clock.next = $s.clock.val();
                 $s.dma.reset.next = $s.reset.val();
@@ -440,9 +440,9 @@ macro_rules! tpb_top {
                 }
                 if $s.dma.rsp_valid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_err.next = $s.dma.rsp_err.val();
-                    $s.rsp_rdata.next = $s.dma.rsp_rdata.val();
                 }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.dma.rsp_valid.val() & $s.dma.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.dma.rsp_rdata.val();
                 $s.dma_db_valid.next = $s.dma.db_valid.val();
                 $s.dma_busy.next = $s.dma.busy.val();
                 // ---- memories: SEQ IRAM/DRAM, TOP_SP SPADs (PIO port only) ----
@@ -527,19 +527,19 @@ macro_rules! tpb_top {
                 $s.slot_spad.a_wstrb.next = 0.into();
                 if $s.seq_iram.pio_rvalid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_rdata.next = $s.seq_iram.rdata.val();
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.seq_iram.rdata.val();
                 }
                 if $s.seq_dram.pio_rvalid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_rdata.next = $s.seq_dram.rdata.val();
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.seq_dram.rdata.val();
                 }
                 if $s.ctrl_spad.pio_rvalid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_rdata.next = $s.ctrl_spad.rdata.val();
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.ctrl_spad.rdata.val();
                 }
                 if $s.slot_spad.pio_rvalid.val() {
                     $s.rsp_valid.next = true;
-                    $s.rsp_rdata.next = $s.slot_spad.rdata.val();
+                    $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.slot_spad.rdata.val();
                 }
                 // ---- the generation's own blocks ----
                 $($extra_update)*
