@@ -294,6 +294,8 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                     self.sel_mask_w0.next = self.ent_mask_w0[i].q.val();
                     self.sel_mask_w1.next = self.ent_mask_w1[i].q.val();
                     self.sel_index.next = self.ent_index[i].q.val();
+                    // The entry's fields go through the sel_* locals because
+                    // hdl_gen cannot translate an indexed signal inside bit_cast.
                     if self.sel_word.val() == 0 {
                         self.pick.next = bit_cast::<32, 1>(self.sel_valid.val())
                             | (bit_cast::<32, 8>(self.sel_key_op.val()) << 8)
