@@ -9,6 +9,8 @@
 //! |---|---|---|
 //! | `nx_trampoline.S` | every NX program | DIGEST §1 boot trampoline, put in front of the three below |
 //! | `nx_boot.S` | POOL SEQ | enter_run mailbox loop; SUNDA: releases the Q7 cores |
+//! | `nx_halt.S` | POOL SEQ | halt-start: records each entry, halts itself through instr_halt_ctrl |
+//! | `q7_halt.S` | Q7 | halt-start: records each entry, executes HALT |
 //! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
@@ -23,6 +25,8 @@ use tpb_models::xtensa::config::{Options, DRAM_BASE};
 
 pub const NX_TRAMPOLINE: &str = include_str!("../firmware/nx_trampoline.S");
 pub const NX_BOOT: &str = include_str!("../firmware/nx_boot.S");
+pub const NX_HALT: &str = include_str!("../firmware/nx_halt.S");
+pub const Q7_HALT: &str = include_str!("../firmware/q7_halt.S");
 pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
 pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
 pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
@@ -156,6 +160,21 @@ pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError>
     build_nx("nx_boot.S", NX_BOOT, &c)
 }
 
+/// `nx_halt.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
+pub fn nx_halt(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "nx_halt.S");
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7));
+    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));
+    build_nx("nx_halt.S", NX_HALT, &c)
+}
+
+/// `q7_halt.S`.
+pub fn q7_halt(map: &RegMap) -> Result<Program, FirmwareError> {
+    build("q7_halt.S", Q7_HALT, &q7_consts(map))
+}
+
 fn q7_consts(map: &RegMap) -> Consts {
     let mut c = Consts::default();
     c.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap_or(0x200) as u32);
@@ -246,6 +265,8 @@ mod tests {
         for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
             let m = builtin(arch).unwrap();
             q7_sum(&m).unwrap();
+            q7_halt(&m).unwrap();
+            nx_halt(&m, arch == Arch::Sunda).unwrap();
             q7_barrier(&m, 0, 1, 8).unwrap();
             mesh_tape(&m, 4, 1).unwrap();
             let top = top_sp_ccop(&m, 8);

@@ -5,7 +5,7 @@
 #define TPB_REGS_CAYMAN_H
 
 /* ---- block nx: NX sequencer local registers: run-stall, start, run state, SEQ DMA rings, windows, debug ---- */
-/* Start control: writing ctrl=1 latches start_addr valid and exits Halt */
+/* Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) */
 #define CAYMAN_NX_START_CTRL_OFFSET 0x0000u
 #define CAYMAN_NX_START_CTRL_HAL_OFFSET 0x0000u
 #define CAYMAN_NX_START_CTRL_DEVICE_OFFSET 0x0004u
@@ -19,13 +19,17 @@
 #define CAYMAN_NX_RELEASE_RUN_STALL_RESET 0x00000001u
 #define CAYMAN_NX_RELEASE_RUN_STALL_STALL_SHIFT 0u
 #define CAYMAN_NX_RELEASE_RUN_STALL_STALL_MASK 0x00000001u
-/* Instruction halt control (written by firmware to halt) */
+/* Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it */
 #define CAYMAN_NX_INSTR_HALT_CTRL_OFFSET 0x0008u
 #define CAYMAN_NX_INSTR_HALT_CTRL_HAL_OFFSET 0x0008u
 #define CAYMAN_NX_INSTR_HALT_CTRL_DEVICE_OFFSET 0x0014u
 #define CAYMAN_NX_INSTR_HALT_CTRL_RESET 0x00000000u
 #define CAYMAN_NX_INSTR_HALT_CTRL_HALT_SHIFT 0u
 #define CAYMAN_NX_INSTR_HALT_CTRL_HALT_MASK 0x00000001u
+/* Start address start_ctrl latches: the core restarts here (a reset to this vector) */
+#define CAYMAN_NX_START_ADDR_OFFSET 0x0020u
+#define CAYMAN_NX_START_ADDR_HAL_OFFSET 0x0020u
+#define CAYMAN_NX_START_ADDR_RESET 0x00000000u
 /* SEQ DMA RX base (device bundle) */
 #define CAYMAN_NX_DMA_RX_BASE_OFFSET 0x000cu
 #define CAYMAN_NX_DMA_RX_BASE_HAL_OFFSET 0x000cu
@@ -465,7 +469,7 @@
 #define CAYMAN_Q7_RELEASE_RUN_STALL_RESET 0x000000ffu
 #define CAYMAN_Q7_RELEASE_RUN_STALL_STALL_SHIFT 0u
 #define CAYMAN_Q7_RELEASE_RUN_STALL_STALL_MASK 0x000000ffu
-/* Per-core start: writing bit n latches core n's start address and exits Halt */
+/* Per-core start: writing bit n restarts core n at start_addr and exits Halt */
 #define CAYMAN_Q7_START_CTRL_OFFSET 0x3004u
 #define CAYMAN_Q7_START_CTRL_HAL_OFFSET 0x3004u
 #define CAYMAN_Q7_START_CTRL_DEVICE_OFFSET 0x3004u
@@ -607,6 +611,11 @@
 #define CAYMAN_Q7_INTR_INFO_7_RESET 0x00000000u
 #define CAYMAN_Q7_INTR_INFO_7_INFO_SHIFT 0u
 #define CAYMAN_Q7_INTR_INFO_7_INFO_MASK 0xffffffffu
+/* Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) */
+#define CAYMAN_Q7_START_ADDR_OFFSET 0x304cu
+#define CAYMAN_Q7_START_ADDR_HAL_OFFSET 0x304cu
+#define CAYMAN_Q7_START_ADDR_DEVICE_OFFSET 0x304cu
+#define CAYMAN_Q7_START_ADDR_RESET 0x00000000u
 
 /* ---- block tpb: TPB-level registers: SEQ instruction debug, notification SW-queue identity ---- */
 /* SEQ instruction-debug control (instr_debug_level_set) */

@@ -16,6 +16,8 @@ module cayman_nx_regs(
     output reg start_ctrl_ctrl_pulse_o,
     output reg release_run_stall_stall_o,
     output reg instr_halt_ctrl_halt_o,
+    input wire instr_halt_ctrl_halt_clr_i,
+    output reg [31:0] start_addr_o,
     output reg [31:0] dma_rx_base_o,
     output reg [31:0] dma_tx_base_o,
     input wire run_state_running_i,
@@ -51,6 +53,7 @@ module cayman_nx_regs(
     reg start_ctrl_ctrl_pulse_q;
     reg release_run_stall_stall_q;
     reg instr_halt_ctrl_halt_q;
+    reg [31:0] start_addr_q;
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
@@ -81,6 +84,7 @@ module cayman_nx_regs(
         start_ctrl_ctrl_pulse_q = 1'h0;
         release_run_stall_stall_q = 1'h0;
         instr_halt_ctrl_halt_q = 1'h0;
+        start_addr_q = 32'h0;
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
@@ -131,6 +135,10 @@ module cayman_nx_regs(
 
     always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(*) begin
@@ -226,6 +234,7 @@ module cayman_nx_regs(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
+        instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -250,9 +259,16 @@ module cayman_nx_regs(
                     end
                     32'h8: begin
                         if (req_write) begin
-                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                            instr_halt_ctrl_halt_q <= (instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i) | req_wdata[32'h0 +: 1];
                         end else begin
                             rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'h20: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
                         end
                     end
                     32'hc: begin
@@ -413,6 +429,7 @@ module cayman_nx_regs(
             start_ctrl_ctrl_pulse_q <= 1'b0;
             release_run_stall_stall_q <= 32'h1;
             instr_halt_ctrl_halt_q <= 32'h0;
+            start_addr_q <= 32'h0;
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;

@@ -47,7 +47,8 @@ module cayman_q7_regs(
     output reg [31:0] intr_info_6_info_o,
     input wire [31:0] intr_info_6_info_set_i,
     output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i
+    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] start_addr_o
 );
 
     // Registers
@@ -66,6 +67,7 @@ module cayman_q7_regs(
     reg [31:0] intr_info_5_info_q;
     reg [31:0] intr_info_6_info_q;
     reg [31:0] intr_info_7_info_q;
+    reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -82,6 +84,7 @@ module cayman_q7_regs(
         intr_info_5_info_q = 32'h0;
         intr_info_6_info_q = 32'h0;
         intr_info_7_info_q = 32'h0;
+        start_addr_q = 32'h0;
     end
 
     always @(*) begin
@@ -142,6 +145,10 @@ module cayman_q7_regs(
 
     always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(posedge clock) begin
@@ -287,6 +294,13 @@ module cayman_q7_regs(
                             rsp_rdata_q <= intr_info_7_info_q;
                         end
                     end
+                    32'h304c: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -309,6 +323,7 @@ module cayman_q7_regs(
             intr_info_5_info_q <= 32'h0;
             intr_info_6_info_q <= 32'h0;
             intr_info_7_info_q <= 32'h0;
+            start_addr_q <= 32'h0;
         end
     end
 

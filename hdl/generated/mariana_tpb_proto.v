@@ -123,6 +123,8 @@ module mariana_tpb_proto(
     wire top$hwd_miss;
     wire top$hwd_miss_irq;
     wire [5:0] top$nx_run_stall;
+    wire [5:0] top$nx_start;
+    wire [31:0] top$nx_start_addr;
     wire top$q7_if_err$0;
     wire top$q7_if_err$1;
     wire top$q7_if_err$2;
@@ -188,6 +190,8 @@ module mariana_tpb_proto(
     wire top$q7_ls_rvalid$6;
     wire top$q7_ls_rvalid$7;
     wire [7:0] top$q7_run_stall;
+    wire [7:0] top$q7_start;
+    wire [31:0] top$q7_start_addr;
     wire top$rsp_err;
     wire [31:0] top$rsp_rdata;
     wire top$rsp_valid;
@@ -224,6 +228,10 @@ module mariana_tpb_proto(
         .q7_halted(top$q7_halted),
         .nx_run_stall(top$nx_run_stall),
         .q7_run_stall(top$q7_run_stall),
+        .nx_start(top$nx_start),
+        .nx_start_addr(top$nx_start_addr),
+        .q7_start(top$q7_start),
+        .q7_start_addr(top$q7_start_addr),
         .sem_notif_valid(top$sem_notif_valid),
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
@@ -507,6 +515,10 @@ module mariana_tpb_proto__top(
     input wire [7:0] q7_halted,
     output reg [5:0] nx_run_stall,
     output reg [7:0] q7_run_stall,
+    output reg [5:0] nx_start,
+    output reg [31:0] nx_start_addr,
+    output reg [7:0] q7_start,
+    output reg [31:0] q7_start_addr,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -717,6 +729,8 @@ module mariana_tpb_proto__top(
     reg [31:0] lr_off;
     reg [31:0] mem_off;
     reg [5:0] nx_stall;
+    reg [5:0] nx_go;
+    reg [31:0] nx_go_addr;
     reg [5:0] notif;
     reg [7:0] notif_index;
     reg notif_found;
@@ -745,31 +759,37 @@ module mariana_tpb_proto__top(
     reg dma$tx_tail_inc_pulse;
     reg [31:0] hwd$req_addr;
     reg hwd$req_valid;
+    reg nx$0$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$0$intr_info_info_set_i;
     reg [31:0] nx$0$req_addr;
     reg nx$0$req_valid;
     reg nx$0$run_state_halted_i;
     reg nx$0$run_state_running_i;
+    reg nx$1$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$1$intr_info_info_set_i;
     reg [31:0] nx$1$req_addr;
     reg nx$1$req_valid;
     reg nx$1$run_state_halted_i;
     reg nx$1$run_state_running_i;
+    reg nx$2$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$2$intr_info_info_set_i;
     reg [31:0] nx$2$req_addr;
     reg nx$2$req_valid;
     reg nx$2$run_state_halted_i;
     reg nx$2$run_state_running_i;
+    reg nx$3$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$3$intr_info_info_set_i;
     reg [31:0] nx$3$req_addr;
     reg nx$3$req_valid;
     reg nx$3$run_state_halted_i;
     reg nx$3$run_state_running_i;
+    reg nx$4$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$4$intr_info_info_set_i;
     reg [31:0] nx$4$req_addr;
     reg nx$4$req_valid;
     reg nx$4$run_state_halted_i;
     reg nx$4$run_state_running_i;
+    reg nx$5$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$5$intr_info_info_set_i;
     reg [31:0] nx$5$req_addr;
     reg nx$5$req_valid;
@@ -970,6 +990,7 @@ module mariana_tpb_proto__top(
     wire nx$0$rsp_err;
     wire [31:0] nx$0$rsp_rdata;
     wire nx$0$rsp_valid;
+    wire [31:0] nx$0$start_addr_o;
     wire nx$0$start_ctrl_ctrl_o;
     wire nx$0$start_ctrl_ctrl_pulse_o;
     wire nx$1$dma_ctrl_enable_o;
@@ -999,6 +1020,7 @@ module mariana_tpb_proto__top(
     wire nx$1$rsp_err;
     wire [31:0] nx$1$rsp_rdata;
     wire nx$1$rsp_valid;
+    wire [31:0] nx$1$start_addr_o;
     wire nx$1$start_ctrl_ctrl_o;
     wire nx$1$start_ctrl_ctrl_pulse_o;
     wire nx$2$dma_ctrl_enable_o;
@@ -1028,6 +1050,7 @@ module mariana_tpb_proto__top(
     wire nx$2$rsp_err;
     wire [31:0] nx$2$rsp_rdata;
     wire nx$2$rsp_valid;
+    wire [31:0] nx$2$start_addr_o;
     wire nx$2$start_ctrl_ctrl_o;
     wire nx$2$start_ctrl_ctrl_pulse_o;
     wire nx$3$dma_ctrl_enable_o;
@@ -1057,6 +1080,7 @@ module mariana_tpb_proto__top(
     wire nx$3$rsp_err;
     wire [31:0] nx$3$rsp_rdata;
     wire nx$3$rsp_valid;
+    wire [31:0] nx$3$start_addr_o;
     wire nx$3$start_ctrl_ctrl_o;
     wire nx$3$start_ctrl_ctrl_pulse_o;
     wire nx$4$dma_ctrl_enable_o;
@@ -1086,6 +1110,7 @@ module mariana_tpb_proto__top(
     wire nx$4$rsp_err;
     wire [31:0] nx$4$rsp_rdata;
     wire nx$4$rsp_valid;
+    wire [31:0] nx$4$start_addr_o;
     wire nx$4$start_ctrl_ctrl_o;
     wire nx$4$start_ctrl_ctrl_pulse_o;
     wire nx$5$dma_ctrl_enable_o;
@@ -1115,6 +1140,7 @@ module mariana_tpb_proto__top(
     wire nx$5$rsp_err;
     wire [31:0] nx$5$rsp_rdata;
     wire nx$5$rsp_valid;
+    wire [31:0] nx$5$start_addr_o;
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
@@ -1130,6 +1156,7 @@ module mariana_tpb_proto__top(
     wire q7regs$rsp_err;
     wire [31:0] q7regs$rsp_rdata;
     wire q7regs$rsp_valid;
+    wire [31:0] q7regs$start_addr_o;
     wire [7:0] q7regs$start_ctrl_start_o;
     wire q7regs$start_ctrl_start_pulse_o;
     wire sem$0$db_ready;
@@ -1615,6 +1642,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$0$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$0$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$0$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$0$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$0$start_addr_o),
         .dma_rx_base_o(nx$0$dma_rx_base_o),
         .dma_tx_base_o(nx$0$dma_tx_base_o),
         .run_state_running_i(nx$0$run_state_running_i),
@@ -1655,6 +1684,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$1$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$1$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$1$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$1$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$1$start_addr_o),
         .dma_rx_base_o(nx$1$dma_rx_base_o),
         .dma_tx_base_o(nx$1$dma_tx_base_o),
         .run_state_running_i(nx$1$run_state_running_i),
@@ -1695,6 +1726,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$2$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$2$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$2$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$2$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$2$start_addr_o),
         .dma_rx_base_o(nx$2$dma_rx_base_o),
         .dma_tx_base_o(nx$2$dma_tx_base_o),
         .run_state_running_i(nx$2$run_state_running_i),
@@ -1735,6 +1768,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$3$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$3$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$3$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$3$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$3$start_addr_o),
         .dma_rx_base_o(nx$3$dma_rx_base_o),
         .dma_tx_base_o(nx$3$dma_tx_base_o),
         .run_state_running_i(nx$3$run_state_running_i),
@@ -1775,6 +1810,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$4$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$4$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$4$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$4$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$4$start_addr_o),
         .dma_rx_base_o(nx$4$dma_rx_base_o),
         .dma_tx_base_o(nx$4$dma_tx_base_o),
         .run_state_running_i(nx$4$run_state_running_i),
@@ -1815,6 +1852,8 @@ module mariana_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$5$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$5$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$5$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$5$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$5$start_addr_o),
         .dma_rx_base_o(nx$5$dma_rx_base_o),
         .dma_tx_base_o(nx$5$dma_tx_base_o),
         .run_state_running_i(nx$5$run_state_running_i),
@@ -2444,7 +2483,8 @@ module mariana_tpb_proto__top(
         .intr_info_6_info_o(q7regs$intr_info_6_info_o),
         .intr_info_6_info_set_i(q7regs$intr_info_6_info_set_i),
         .intr_info_7_info_o(q7regs$intr_info_7_info_o),
-        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i)
+        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i),
+        .start_addr_o(q7regs$start_addr_o)
     );
     mariana_tpb_proto__top__tpb tpb (
         .clock(clock),
@@ -2891,23 +2931,52 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         nx_stall = 32'h0;
-        if (nx$0$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$0$release_run_stall_stall_o | nx$0$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        if (nx$1$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$1$release_run_stall_stall_o | nx$1$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
         end
-        if (nx$2$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$2$release_run_stall_stall_o | nx$2$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$2;
         end
-        if (nx$3$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$3$release_run_stall_stall_o | nx$3$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$3;
         end
-        if (nx$4$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$4$release_run_stall_stall_o | nx$4$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$4;
         end
-        if (nx$5$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$5$release_run_stall_stall_o | nx$5$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        nx_go = 32'h0;
+        nx_go_addr = 32'h0;
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$0;
+            nx_go_addr = nx_go_addr | nx$0$start_addr_o;
+        end
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$1;
+            nx_go_addr = nx_go_addr | nx$1$start_addr_o;
+        end
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$2;
+            nx_go_addr = nx_go_addr | nx$2$start_addr_o;
+        end
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$3;
+            nx_go_addr = nx_go_addr | nx$3$start_addr_o;
+        end
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$4;
+            nx_go_addr = nx_go_addr | nx$4$start_addr_o;
+        end
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$5;
+            nx_go_addr = nx_go_addr | nx$5$start_addr_o;
         end
     end
 
@@ -3011,11 +3080,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1];
+        nx$0$run_state_running_i = (~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1]) & ~nx$0$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$0$run_state_halted_i = nx_halted[0 +: 1];
+        nx$0$run_state_halted_i = nx_halted[0 +: 1] | nx$0$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3067,11 +3144,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1];
+        nx$1$run_state_running_i = (~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1]) & ~nx$1$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$1$run_state_halted_i = nx_halted[1 +: 1];
+        nx$1$run_state_halted_i = nx_halted[1 +: 1] | nx$1$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3123,11 +3208,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1];
+        nx$2$run_state_running_i = (~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1]) & ~nx$2$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$2$run_state_halted_i = nx_halted[2 +: 1];
+        nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3223,11 +3316,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1];
+        nx$3$run_state_running_i = (~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1]) & ~nx$3$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$3$run_state_halted_i = nx_halted[3 +: 1];
+        nx$3$run_state_halted_i = nx_halted[3 +: 1] | nx$3$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3279,11 +3380,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1];
+        nx$4$run_state_running_i = (~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1]) & ~nx$4$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$4$run_state_halted_i = nx_halted[4 +: 1];
+        nx$4$run_state_halted_i = nx_halted[4 +: 1] | nx$4$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3335,11 +3444,19 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1];
+        nx$5$run_state_running_i = (~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1]) & ~nx$5$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$5$run_state_halted_i = nx_halted[5 +: 1];
+        nx$5$run_state_halted_i = nx_halted[5 +: 1] | nx$5$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3352,6 +3469,14 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_start = nx_go;
+    end
+
+    always @(*) begin
+        nx_start_addr = nx_go_addr;
     end
 
     always @(*) begin
@@ -3444,6 +3569,22 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         q7_run_stall = q7regs$release_run_stall_stall_o;
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start = q7regs$start_ctrl_start_o;
+        end else begin
+            q7_start = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start_addr = q7regs$start_addr_o;
+        end else begin
+            q7_start_addr = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -9818,7 +9959,8 @@ module mariana_tpb_proto__top__q7regs(
     output reg [31:0] intr_info_6_info_o,
     input wire [31:0] intr_info_6_info_set_i,
     output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i
+    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] start_addr_o
 );
 
     // Registers
@@ -9837,6 +9979,7 @@ module mariana_tpb_proto__top__q7regs(
     reg [31:0] intr_info_5_info_q;
     reg [31:0] intr_info_6_info_q;
     reg [31:0] intr_info_7_info_q;
+    reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -9853,6 +9996,7 @@ module mariana_tpb_proto__top__q7regs(
         intr_info_5_info_q = 32'h0;
         intr_info_6_info_q = 32'h0;
         intr_info_7_info_q = 32'h0;
+        start_addr_q = 32'h0;
     end
 
     always @(*) begin
@@ -9913,6 +10057,10 @@ module mariana_tpb_proto__top__q7regs(
 
     always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(posedge clock) begin
@@ -10058,6 +10206,13 @@ module mariana_tpb_proto__top__q7regs(
                             rsp_rdata_q <= intr_info_7_info_q;
                         end
                     end
+                    32'h304c: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -10080,6 +10235,7 @@ module mariana_tpb_proto__top__q7regs(
             intr_info_5_info_q <= 32'h0;
             intr_info_6_info_q <= 32'h0;
             intr_info_7_info_q <= 32'h0;
+            start_addr_q <= 32'h0;
         end
     end
 
@@ -11325,6 +11481,8 @@ module mariana_tpb_proto__top__nx(
     output reg start_ctrl_ctrl_pulse_o,
     output reg release_run_stall_stall_o,
     output reg instr_halt_ctrl_halt_o,
+    input wire instr_halt_ctrl_halt_clr_i,
+    output reg [31:0] start_addr_o,
     output reg [31:0] dma_rx_base_o,
     output reg [31:0] dma_tx_base_o,
     input wire run_state_running_i,
@@ -11360,6 +11518,7 @@ module mariana_tpb_proto__top__nx(
     reg start_ctrl_ctrl_pulse_q;
     reg release_run_stall_stall_q;
     reg instr_halt_ctrl_halt_q;
+    reg [31:0] start_addr_q;
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
@@ -11390,6 +11549,7 @@ module mariana_tpb_proto__top__nx(
         start_ctrl_ctrl_pulse_q = 1'h0;
         release_run_stall_stall_q = 1'h0;
         instr_halt_ctrl_halt_q = 1'h0;
+        start_addr_q = 32'h0;
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
@@ -11440,6 +11600,10 @@ module mariana_tpb_proto__top__nx(
 
     always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(*) begin
@@ -11535,6 +11699,7 @@ module mariana_tpb_proto__top__nx(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
+        instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -11559,9 +11724,16 @@ module mariana_tpb_proto__top__nx(
                     end
                     32'h8: begin
                         if (req_write) begin
-                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                            instr_halt_ctrl_halt_q <= (instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i) | req_wdata[32'h0 +: 1];
                         end else begin
                             rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'h20: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
                         end
                     end
                     32'hc: begin
@@ -11722,6 +11894,7 @@ module mariana_tpb_proto__top__nx(
             start_ctrl_ctrl_pulse_q <= 1'b0;
             release_run_stall_stall_q <= 32'h1;
             instr_halt_ctrl_halt_q <= 32'h0;
+            start_addr_q <= 32'h0;
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;

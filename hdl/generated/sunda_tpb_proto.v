@@ -112,6 +112,8 @@ module sunda_tpb_proto(
     wire top$dma_db_valid;
     wire top$host_trigger_pulse;
     wire [5:0] top$nx_run_stall;
+    wire [5:0] top$nx_start;
+    wire [31:0] top$nx_start_addr;
     wire top$q7_if_err$0;
     wire top$q7_if_err$1;
     wire top$q7_if_err$2;
@@ -177,6 +179,8 @@ module sunda_tpb_proto(
     wire top$q7_ls_rvalid$6;
     wire top$q7_ls_rvalid$7;
     wire [7:0] top$q7_run_stall;
+    wire [7:0] top$q7_start;
+    wire [31:0] top$q7_start_addr;
     wire top$rsp_err;
     wire [31:0] top$rsp_rdata;
     wire top$rsp_valid;
@@ -214,6 +218,10 @@ module sunda_tpb_proto(
         .q7_halted(top$q7_halted),
         .nx_run_stall(top$nx_run_stall),
         .q7_run_stall(top$q7_run_stall),
+        .nx_start(top$nx_start),
+        .nx_start_addr(top$nx_start_addr),
+        .q7_start(top$q7_start),
+        .q7_start_addr(top$q7_start_addr),
         .sem_notif_valid(top$sem_notif_valid),
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
@@ -483,6 +491,10 @@ module sunda_tpb_proto__top(
     input wire [7:0] q7_halted,
     output reg [5:0] nx_run_stall,
     output reg [7:0] q7_run_stall,
+    output reg [5:0] nx_start,
+    output reg [31:0] nx_start_addr,
+    output reg [7:0] q7_start,
+    output reg [31:0] q7_start_addr,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -683,6 +695,8 @@ module sunda_tpb_proto__top(
     reg [31:0] lr_off;
     reg [31:0] mem_off;
     reg [5:0] nx_stall;
+    reg [5:0] nx_go;
+    reg [31:0] nx_go_addr;
     reg [5:0] notif;
     reg [7:0] notif_index;
     reg notif_found;
@@ -709,31 +723,37 @@ module sunda_tpb_proto__top(
     reg [31:0] dma$tx_length;
     reg [31:0] dma$tx_tail_inc;
     reg dma$tx_tail_inc_pulse;
+    reg nx$0$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$0$intr_info_info_set_i;
     reg [31:0] nx$0$req_addr;
     reg nx$0$req_valid;
     reg nx$0$run_state_halted_i;
     reg nx$0$run_state_running_i;
+    reg nx$1$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$1$intr_info_info_set_i;
     reg [31:0] nx$1$req_addr;
     reg nx$1$req_valid;
     reg nx$1$run_state_halted_i;
     reg nx$1$run_state_running_i;
+    reg nx$2$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$2$intr_info_info_set_i;
     reg [31:0] nx$2$req_addr;
     reg nx$2$req_valid;
     reg nx$2$run_state_halted_i;
     reg nx$2$run_state_running_i;
+    reg nx$3$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$3$intr_info_info_set_i;
     reg [31:0] nx$3$req_addr;
     reg nx$3$req_valid;
     reg nx$3$run_state_halted_i;
     reg nx$3$run_state_running_i;
+    reg nx$4$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$4$intr_info_info_set_i;
     reg [31:0] nx$4$req_addr;
     reg nx$4$req_valid;
     reg nx$4$run_state_halted_i;
     reg nx$4$run_state_running_i;
+    reg nx$5$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$5$intr_info_info_set_i;
     reg [31:0] nx$5$req_addr;
     reg nx$5$req_valid;
@@ -929,6 +949,7 @@ module sunda_tpb_proto__top(
     wire nx$0$rsp_err;
     wire [31:0] nx$0$rsp_rdata;
     wire nx$0$rsp_valid;
+    wire [31:0] nx$0$start_addr_o;
     wire nx$0$start_ctrl_ctrl_o;
     wire nx$0$start_ctrl_ctrl_pulse_o;
     wire nx$1$dma_ctrl_enable_o;
@@ -962,6 +983,7 @@ module sunda_tpb_proto__top(
     wire nx$1$rsp_err;
     wire [31:0] nx$1$rsp_rdata;
     wire nx$1$rsp_valid;
+    wire [31:0] nx$1$start_addr_o;
     wire nx$1$start_ctrl_ctrl_o;
     wire nx$1$start_ctrl_ctrl_pulse_o;
     wire nx$2$dma_ctrl_enable_o;
@@ -995,6 +1017,7 @@ module sunda_tpb_proto__top(
     wire nx$2$rsp_err;
     wire [31:0] nx$2$rsp_rdata;
     wire nx$2$rsp_valid;
+    wire [31:0] nx$2$start_addr_o;
     wire nx$2$start_ctrl_ctrl_o;
     wire nx$2$start_ctrl_ctrl_pulse_o;
     wire nx$3$dma_ctrl_enable_o;
@@ -1028,6 +1051,7 @@ module sunda_tpb_proto__top(
     wire nx$3$rsp_err;
     wire [31:0] nx$3$rsp_rdata;
     wire nx$3$rsp_valid;
+    wire [31:0] nx$3$start_addr_o;
     wire nx$3$start_ctrl_ctrl_o;
     wire nx$3$start_ctrl_ctrl_pulse_o;
     wire nx$4$dma_ctrl_enable_o;
@@ -1061,6 +1085,7 @@ module sunda_tpb_proto__top(
     wire nx$4$rsp_err;
     wire [31:0] nx$4$rsp_rdata;
     wire nx$4$rsp_valid;
+    wire [31:0] nx$4$start_addr_o;
     wire nx$4$start_ctrl_ctrl_o;
     wire nx$4$start_ctrl_ctrl_pulse_o;
     wire nx$5$dma_ctrl_enable_o;
@@ -1094,6 +1119,7 @@ module sunda_tpb_proto__top(
     wire nx$5$rsp_err;
     wire [31:0] nx$5$rsp_rdata;
     wire nx$5$rsp_valid;
+    wire [31:0] nx$5$start_addr_o;
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
@@ -1109,6 +1135,7 @@ module sunda_tpb_proto__top(
     wire q7regs$rsp_err;
     wire [31:0] q7regs$rsp_rdata;
     wire q7regs$rsp_valid;
+    wire [31:0] q7regs$start_addr_o;
     wire [7:0] q7regs$start_ctrl_start_o;
     wire q7regs$start_ctrl_start_pulse_o;
     wire sem$0$db_ready;
@@ -1601,6 +1628,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$0$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$0$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$0$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$0$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$0$start_addr_o),
         .dma_rx_base_o(nx$0$dma_rx_base_o),
         .dma_tx_base_o(nx$0$dma_tx_base_o),
         .run_state_running_i(nx$0$run_state_running_i),
@@ -1645,6 +1674,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$1$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$1$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$1$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$1$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$1$start_addr_o),
         .dma_rx_base_o(nx$1$dma_rx_base_o),
         .dma_tx_base_o(nx$1$dma_tx_base_o),
         .run_state_running_i(nx$1$run_state_running_i),
@@ -1689,6 +1720,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$2$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$2$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$2$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$2$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$2$start_addr_o),
         .dma_rx_base_o(nx$2$dma_rx_base_o),
         .dma_tx_base_o(nx$2$dma_tx_base_o),
         .run_state_running_i(nx$2$run_state_running_i),
@@ -1733,6 +1766,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$3$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$3$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$3$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$3$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$3$start_addr_o),
         .dma_rx_base_o(nx$3$dma_rx_base_o),
         .dma_tx_base_o(nx$3$dma_tx_base_o),
         .run_state_running_i(nx$3$run_state_running_i),
@@ -1777,6 +1812,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$4$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$4$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$4$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$4$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$4$start_addr_o),
         .dma_rx_base_o(nx$4$dma_rx_base_o),
         .dma_tx_base_o(nx$4$dma_tx_base_o),
         .run_state_running_i(nx$4$run_state_running_i),
@@ -1821,6 +1858,8 @@ module sunda_tpb_proto__top(
         .start_ctrl_ctrl_pulse_o(nx$5$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$5$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$5$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$5$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$5$start_addr_o),
         .dma_rx_base_o(nx$5$dma_rx_base_o),
         .dma_tx_base_o(nx$5$dma_tx_base_o),
         .run_state_running_i(nx$5$run_state_running_i),
@@ -2454,7 +2493,8 @@ module sunda_tpb_proto__top(
         .intr_info_6_info_o(q7regs$intr_info_6_info_o),
         .intr_info_6_info_set_i(q7regs$intr_info_6_info_set_i),
         .intr_info_7_info_o(q7regs$intr_info_7_info_o),
-        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i)
+        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i),
+        .start_addr_o(q7regs$start_addr_o)
     );
     sunda_tpb_proto__top__tpb tpb (
         .clock(clock),
@@ -2893,23 +2933,52 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         nx_stall = 32'h0;
-        if (nx$0$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$0$release_run_stall_stall_o | nx$0$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        if (nx$1$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$1$release_run_stall_stall_o | nx$1$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
         end
-        if (nx$2$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$2$release_run_stall_stall_o | nx$2$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$2;
         end
-        if (nx$3$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$3$release_run_stall_stall_o | nx$3$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$3;
         end
-        if (nx$4$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$4$release_run_stall_stall_o | nx$4$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$4;
         end
-        if (nx$5$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$5$release_run_stall_stall_o | nx$5$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        nx_go = 32'h0;
+        nx_go_addr = 32'h0;
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$0;
+            nx_go_addr = nx_go_addr | nx$0$start_addr_o;
+        end
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$1;
+            nx_go_addr = nx_go_addr | nx$1$start_addr_o;
+        end
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$2;
+            nx_go_addr = nx_go_addr | nx$2$start_addr_o;
+        end
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$3;
+            nx_go_addr = nx_go_addr | nx$3$start_addr_o;
+        end
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$4;
+            nx_go_addr = nx_go_addr | nx$4$start_addr_o;
+        end
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$5;
+            nx_go_addr = nx_go_addr | nx$5$start_addr_o;
         end
     end
 
@@ -3013,11 +3082,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1];
+        nx$0$run_state_running_i = (~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1]) & ~nx$0$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$0$run_state_halted_i = nx_halted[0 +: 1];
+        nx$0$run_state_halted_i = nx_halted[0 +: 1] | nx$0$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3069,11 +3146,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1];
+        nx$1$run_state_running_i = (~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1]) & ~nx$1$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$1$run_state_halted_i = nx_halted[1 +: 1];
+        nx$1$run_state_halted_i = nx_halted[1 +: 1] | nx$1$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3125,11 +3210,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1];
+        nx$2$run_state_running_i = (~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1]) & ~nx$2$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$2$run_state_halted_i = nx_halted[2 +: 1];
+        nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3225,11 +3318,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1];
+        nx$3$run_state_running_i = (~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1]) & ~nx$3$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$3$run_state_halted_i = nx_halted[3 +: 1];
+        nx$3$run_state_halted_i = nx_halted[3 +: 1] | nx$3$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3281,11 +3382,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1];
+        nx$4$run_state_running_i = (~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1]) & ~nx$4$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$4$run_state_halted_i = nx_halted[4 +: 1];
+        nx$4$run_state_halted_i = nx_halted[4 +: 1] | nx$4$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3325,11 +3434,19 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1];
+        nx$5$run_state_running_i = (~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1]) & ~nx$5$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$5$run_state_halted_i = nx_halted[5 +: 1];
+        nx$5$run_state_halted_i = nx_halted[5 +: 1] | nx$5$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -3342,6 +3459,14 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_start = nx_go;
+    end
+
+    always @(*) begin
+        nx_start_addr = nx_go_addr;
     end
 
     always @(*) begin
@@ -3434,6 +3559,22 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         q7_run_stall = q7regs$release_run_stall_stall_o;
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start = q7regs$start_ctrl_start_o;
+        end else begin
+            q7_start = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start_addr = q7regs$start_addr_o;
+        end else begin
+            q7_start_addr = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -6757,7 +6898,8 @@ module sunda_tpb_proto__top__q7regs(
     output reg [31:0] intr_info_6_info_o,
     input wire [31:0] intr_info_6_info_set_i,
     output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i
+    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] start_addr_o
 );
 
     // Registers
@@ -6776,6 +6918,7 @@ module sunda_tpb_proto__top__q7regs(
     reg [31:0] intr_info_5_info_q;
     reg [31:0] intr_info_6_info_q;
     reg [31:0] intr_info_7_info_q;
+    reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -6792,6 +6935,7 @@ module sunda_tpb_proto__top__q7regs(
         intr_info_5_info_q = 32'h0;
         intr_info_6_info_q = 32'h0;
         intr_info_7_info_q = 32'h0;
+        start_addr_q = 32'h0;
     end
 
     always @(*) begin
@@ -6852,6 +6996,10 @@ module sunda_tpb_proto__top__q7regs(
 
     always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(posedge clock) begin
@@ -6997,6 +7145,13 @@ module sunda_tpb_proto__top__q7regs(
                             rsp_rdata_q <= intr_info_7_info_q;
                         end
                     end
+                    32'h304c: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -7019,6 +7174,7 @@ module sunda_tpb_proto__top__q7regs(
             intr_info_5_info_q <= 32'h0;
             intr_info_6_info_q <= 32'h0;
             intr_info_7_info_q <= 32'h0;
+            start_addr_q <= 32'h0;
         end
     end
 
@@ -8264,6 +8420,8 @@ module sunda_tpb_proto__top__nx(
     output reg start_ctrl_ctrl_pulse_o,
     output reg release_run_stall_stall_o,
     output reg instr_halt_ctrl_halt_o,
+    input wire instr_halt_ctrl_halt_clr_i,
+    output reg [31:0] start_addr_o,
     output reg [31:0] dma_rx_base_o,
     output reg [31:0] dma_tx_base_o,
     input wire run_state_running_i,
@@ -8303,6 +8461,7 @@ module sunda_tpb_proto__top__nx(
     reg start_ctrl_ctrl_pulse_q;
     reg release_run_stall_stall_q;
     reg instr_halt_ctrl_halt_q;
+    reg [31:0] start_addr_q;
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
@@ -8337,6 +8496,7 @@ module sunda_tpb_proto__top__nx(
         start_ctrl_ctrl_pulse_q = 1'h0;
         release_run_stall_stall_q = 1'h0;
         instr_halt_ctrl_halt_q = 1'h0;
+        start_addr_q = 32'h0;
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
@@ -8391,6 +8551,10 @@ module sunda_tpb_proto__top__nx(
 
     always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(*) begin
@@ -8502,6 +8666,7 @@ module sunda_tpb_proto__top__nx(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
+        instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -8526,9 +8691,16 @@ module sunda_tpb_proto__top__nx(
                     end
                     32'h8: begin
                         if (req_write) begin
-                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                            instr_halt_ctrl_halt_q <= (instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i) | req_wdata[32'h0 +: 1];
                         end else begin
                             rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'h20: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
                         end
                     end
                     32'hc: begin
@@ -8717,6 +8889,7 @@ module sunda_tpb_proto__top__nx(
             start_ctrl_ctrl_pulse_q <= 1'b0;
             release_run_stall_stall_q <= 32'h1;
             instr_halt_ctrl_halt_q <= 32'h0;
+            start_addr_q <= 32'h0;
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;

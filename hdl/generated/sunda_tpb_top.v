@@ -16,6 +16,10 @@ module sunda_tpb_top(
     input wire [7:0] q7_halted,
     output reg [5:0] nx_run_stall,
     output reg [7:0] q7_run_stall,
+    output reg [5:0] nx_start,
+    output reg [31:0] nx_start_addr,
+    output reg [7:0] q7_start,
+    output reg [31:0] q7_start_addr,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -216,6 +220,8 @@ module sunda_tpb_top(
     reg [31:0] lr_off;
     reg [31:0] mem_off;
     reg [5:0] nx_stall;
+    reg [5:0] nx_go;
+    reg [31:0] nx_go_addr;
     reg [5:0] notif;
     reg [7:0] notif_index;
     reg notif_found;
@@ -242,31 +248,37 @@ module sunda_tpb_top(
     reg [31:0] dma$tx_length;
     reg [31:0] dma$tx_tail_inc;
     reg dma$tx_tail_inc_pulse;
+    reg nx$0$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$0$intr_info_info_set_i;
     reg [31:0] nx$0$req_addr;
     reg nx$0$req_valid;
     reg nx$0$run_state_halted_i;
     reg nx$0$run_state_running_i;
+    reg nx$1$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$1$intr_info_info_set_i;
     reg [31:0] nx$1$req_addr;
     reg nx$1$req_valid;
     reg nx$1$run_state_halted_i;
     reg nx$1$run_state_running_i;
+    reg nx$2$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$2$intr_info_info_set_i;
     reg [31:0] nx$2$req_addr;
     reg nx$2$req_valid;
     reg nx$2$run_state_halted_i;
     reg nx$2$run_state_running_i;
+    reg nx$3$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$3$intr_info_info_set_i;
     reg [31:0] nx$3$req_addr;
     reg nx$3$req_valid;
     reg nx$3$run_state_halted_i;
     reg nx$3$run_state_running_i;
+    reg nx$4$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$4$intr_info_info_set_i;
     reg [31:0] nx$4$req_addr;
     reg nx$4$req_valid;
     reg nx$4$run_state_halted_i;
     reg nx$4$run_state_running_i;
+    reg nx$5$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$5$intr_info_info_set_i;
     reg [31:0] nx$5$req_addr;
     reg nx$5$req_valid;
@@ -462,6 +474,7 @@ module sunda_tpb_top(
     wire nx$0$rsp_err;
     wire [31:0] nx$0$rsp_rdata;
     wire nx$0$rsp_valid;
+    wire [31:0] nx$0$start_addr_o;
     wire nx$0$start_ctrl_ctrl_o;
     wire nx$0$start_ctrl_ctrl_pulse_o;
     wire nx$1$dma_ctrl_enable_o;
@@ -495,6 +508,7 @@ module sunda_tpb_top(
     wire nx$1$rsp_err;
     wire [31:0] nx$1$rsp_rdata;
     wire nx$1$rsp_valid;
+    wire [31:0] nx$1$start_addr_o;
     wire nx$1$start_ctrl_ctrl_o;
     wire nx$1$start_ctrl_ctrl_pulse_o;
     wire nx$2$dma_ctrl_enable_o;
@@ -528,6 +542,7 @@ module sunda_tpb_top(
     wire nx$2$rsp_err;
     wire [31:0] nx$2$rsp_rdata;
     wire nx$2$rsp_valid;
+    wire [31:0] nx$2$start_addr_o;
     wire nx$2$start_ctrl_ctrl_o;
     wire nx$2$start_ctrl_ctrl_pulse_o;
     wire nx$3$dma_ctrl_enable_o;
@@ -561,6 +576,7 @@ module sunda_tpb_top(
     wire nx$3$rsp_err;
     wire [31:0] nx$3$rsp_rdata;
     wire nx$3$rsp_valid;
+    wire [31:0] nx$3$start_addr_o;
     wire nx$3$start_ctrl_ctrl_o;
     wire nx$3$start_ctrl_ctrl_pulse_o;
     wire nx$4$dma_ctrl_enable_o;
@@ -594,6 +610,7 @@ module sunda_tpb_top(
     wire nx$4$rsp_err;
     wire [31:0] nx$4$rsp_rdata;
     wire nx$4$rsp_valid;
+    wire [31:0] nx$4$start_addr_o;
     wire nx$4$start_ctrl_ctrl_o;
     wire nx$4$start_ctrl_ctrl_pulse_o;
     wire nx$5$dma_ctrl_enable_o;
@@ -627,6 +644,7 @@ module sunda_tpb_top(
     wire nx$5$rsp_err;
     wire [31:0] nx$5$rsp_rdata;
     wire nx$5$rsp_valid;
+    wire [31:0] nx$5$start_addr_o;
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
@@ -642,6 +660,7 @@ module sunda_tpb_top(
     wire q7regs$rsp_err;
     wire [31:0] q7regs$rsp_rdata;
     wire q7regs$rsp_valid;
+    wire [31:0] q7regs$start_addr_o;
     wire [7:0] q7regs$start_ctrl_start_o;
     wire q7regs$start_ctrl_start_pulse_o;
     wire sem$0$db_ready;
@@ -1134,6 +1153,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$0$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$0$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$0$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$0$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$0$start_addr_o),
         .dma_rx_base_o(nx$0$dma_rx_base_o),
         .dma_tx_base_o(nx$0$dma_tx_base_o),
         .run_state_running_i(nx$0$run_state_running_i),
@@ -1178,6 +1199,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$1$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$1$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$1$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$1$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$1$start_addr_o),
         .dma_rx_base_o(nx$1$dma_rx_base_o),
         .dma_tx_base_o(nx$1$dma_tx_base_o),
         .run_state_running_i(nx$1$run_state_running_i),
@@ -1222,6 +1245,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$2$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$2$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$2$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$2$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$2$start_addr_o),
         .dma_rx_base_o(nx$2$dma_rx_base_o),
         .dma_tx_base_o(nx$2$dma_tx_base_o),
         .run_state_running_i(nx$2$run_state_running_i),
@@ -1266,6 +1291,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$3$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$3$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$3$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$3$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$3$start_addr_o),
         .dma_rx_base_o(nx$3$dma_rx_base_o),
         .dma_tx_base_o(nx$3$dma_tx_base_o),
         .run_state_running_i(nx$3$run_state_running_i),
@@ -1310,6 +1337,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$4$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$4$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$4$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$4$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$4$start_addr_o),
         .dma_rx_base_o(nx$4$dma_rx_base_o),
         .dma_tx_base_o(nx$4$dma_tx_base_o),
         .run_state_running_i(nx$4$run_state_running_i),
@@ -1354,6 +1383,8 @@ module sunda_tpb_top(
         .start_ctrl_ctrl_pulse_o(nx$5$start_ctrl_ctrl_pulse_o),
         .release_run_stall_stall_o(nx$5$release_run_stall_stall_o),
         .instr_halt_ctrl_halt_o(nx$5$instr_halt_ctrl_halt_o),
+        .instr_halt_ctrl_halt_clr_i(nx$5$instr_halt_ctrl_halt_clr_i),
+        .start_addr_o(nx$5$start_addr_o),
         .dma_rx_base_o(nx$5$dma_rx_base_o),
         .dma_tx_base_o(nx$5$dma_tx_base_o),
         .run_state_running_i(nx$5$run_state_running_i),
@@ -1987,7 +2018,8 @@ module sunda_tpb_top(
         .intr_info_6_info_o(q7regs$intr_info_6_info_o),
         .intr_info_6_info_set_i(q7regs$intr_info_6_info_set_i),
         .intr_info_7_info_o(q7regs$intr_info_7_info_o),
-        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i)
+        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i),
+        .start_addr_o(q7regs$start_addr_o)
     );
     sunda_tpb_top__tpb tpb (
         .clock(clock),
@@ -2426,23 +2458,52 @@ module sunda_tpb_top(
 
     always @(*) begin
         nx_stall = 32'h0;
-        if (nx$0$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$0$release_run_stall_stall_o | nx$0$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$0;
         end
-        if (nx$1$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$1$release_run_stall_stall_o | nx$1$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$1;
         end
-        if (nx$2$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$2$release_run_stall_stall_o | nx$2$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$2;
         end
-        if (nx$3$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$3$release_run_stall_stall_o | nx$3$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$3;
         end
-        if (nx$4$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$4$release_run_stall_stall_o | nx$4$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$4;
         end
-        if (nx$5$release_run_stall_stall_o == 32'h1) begin
+        if ((nx$5$release_run_stall_stall_o | nx$5$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_stall = nx_stall | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        nx_go = 32'h0;
+        nx_go_addr = 32'h0;
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$0;
+            nx_go_addr = nx_go_addr | nx$0$start_addr_o;
+        end
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$1;
+            nx_go_addr = nx_go_addr | nx$1$start_addr_o;
+        end
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$2;
+            nx_go_addr = nx_go_addr | nx$2$start_addr_o;
+        end
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$3;
+            nx_go_addr = nx_go_addr | nx$3$start_addr_o;
+        end
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$4;
+            nx_go_addr = nx_go_addr | nx$4$start_addr_o;
+        end
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx_go = nx_go | eng_bit$5;
+            nx_go_addr = nx_go_addr | nx$5$start_addr_o;
         end
     end
 
@@ -2546,11 +2607,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$0$run_state_running_i = ~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1];
+        nx$0$run_state_running_i = (~nx$0$release_run_stall_stall_o & ~nx_halted[0 +: 1]) & ~nx$0$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$0$run_state_halted_i = nx_halted[0 +: 1];
+        nx$0$run_state_halted_i = nx_halted[0 +: 1] | nx$0$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$0$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2602,11 +2671,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$1$run_state_running_i = ~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1];
+        nx$1$run_state_running_i = (~nx$1$release_run_stall_stall_o & ~nx_halted[1 +: 1]) & ~nx$1$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$1$run_state_halted_i = nx_halted[1 +: 1];
+        nx$1$run_state_halted_i = nx_halted[1 +: 1] | nx$1$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$1$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2658,11 +2735,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$2$run_state_running_i = ~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1];
+        nx$2$run_state_running_i = (~nx$2$release_run_stall_stall_o & ~nx_halted[2 +: 1]) & ~nx$2$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$2$run_state_halted_i = nx_halted[2 +: 1];
+        nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$2$start_ctrl_ctrl_pulse_o & (nx$2$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$2$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2758,11 +2843,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$3$run_state_running_i = ~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1];
+        nx$3$run_state_running_i = (~nx$3$release_run_stall_stall_o & ~nx_halted[3 +: 1]) & ~nx$3$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$3$run_state_halted_i = nx_halted[3 +: 1];
+        nx$3$run_state_halted_i = nx_halted[3 +: 1] | nx$3$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$3$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2814,11 +2907,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$4$run_state_running_i = ~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1];
+        nx$4$run_state_running_i = (~nx$4$release_run_stall_stall_o & ~nx_halted[4 +: 1]) & ~nx$4$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$4$run_state_halted_i = nx_halted[4 +: 1];
+        nx$4$run_state_halted_i = nx_halted[4 +: 1] | nx$4$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$4$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2858,11 +2959,19 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$5$run_state_running_i = ~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1];
+        nx$5$run_state_running_i = (~nx$5$release_run_stall_stall_o & ~nx_halted[5 +: 1]) & ~nx$5$instr_halt_ctrl_halt_o;
     end
 
     always @(*) begin
-        nx$5$run_state_halted_i = nx_halted[5 +: 1];
+        nx$5$run_state_halted_i = nx_halted[5 +: 1] | nx$5$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
+        end else begin
+            nx$5$instr_halt_ctrl_halt_clr_i = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -2875,6 +2984,14 @@ module sunda_tpb_top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_start = nx_go;
+    end
+
+    always @(*) begin
+        nx_start_addr = nx_go_addr;
     end
 
     always @(*) begin
@@ -2967,6 +3084,22 @@ module sunda_tpb_top(
 
     always @(*) begin
         q7_run_stall = q7regs$release_run_stall_stall_o;
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start = q7regs$start_ctrl_start_o;
+        end else begin
+            q7_start = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        if (q7regs$start_ctrl_start_pulse_o) begin
+            q7_start_addr = q7regs$start_addr_o;
+        end else begin
+            q7_start_addr = 32'h0;
+        end
     end
 
     always @(*) begin
@@ -6160,7 +6293,8 @@ module sunda_tpb_top__q7regs(
     output reg [31:0] intr_info_6_info_o,
     input wire [31:0] intr_info_6_info_set_i,
     output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i
+    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] start_addr_o
 );
 
     // Registers
@@ -6179,6 +6313,7 @@ module sunda_tpb_top__q7regs(
     reg [31:0] intr_info_5_info_q;
     reg [31:0] intr_info_6_info_q;
     reg [31:0] intr_info_7_info_q;
+    reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -6195,6 +6330,7 @@ module sunda_tpb_top__q7regs(
         intr_info_5_info_q = 32'h0;
         intr_info_6_info_q = 32'h0;
         intr_info_7_info_q = 32'h0;
+        start_addr_q = 32'h0;
     end
 
     always @(*) begin
@@ -6255,6 +6391,10 @@ module sunda_tpb_top__q7regs(
 
     always @(*) begin
         intr_info_7_info_o = intr_info_7_info_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(posedge clock) begin
@@ -6400,6 +6540,13 @@ module sunda_tpb_top__q7regs(
                             rsp_rdata_q <= intr_info_7_info_q;
                         end
                     end
+                    32'h304c: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -6422,6 +6569,7 @@ module sunda_tpb_top__q7regs(
             intr_info_5_info_q <= 32'h0;
             intr_info_6_info_q <= 32'h0;
             intr_info_7_info_q <= 32'h0;
+            start_addr_q <= 32'h0;
         end
     end
 
@@ -7667,6 +7815,8 @@ module sunda_tpb_top__nx(
     output reg start_ctrl_ctrl_pulse_o,
     output reg release_run_stall_stall_o,
     output reg instr_halt_ctrl_halt_o,
+    input wire instr_halt_ctrl_halt_clr_i,
+    output reg [31:0] start_addr_o,
     output reg [31:0] dma_rx_base_o,
     output reg [31:0] dma_tx_base_o,
     input wire run_state_running_i,
@@ -7706,6 +7856,7 @@ module sunda_tpb_top__nx(
     reg start_ctrl_ctrl_pulse_q;
     reg release_run_stall_stall_q;
     reg instr_halt_ctrl_halt_q;
+    reg [31:0] start_addr_q;
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
@@ -7740,6 +7891,7 @@ module sunda_tpb_top__nx(
         start_ctrl_ctrl_pulse_q = 1'h0;
         release_run_stall_stall_q = 1'h0;
         instr_halt_ctrl_halt_q = 1'h0;
+        start_addr_q = 32'h0;
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
@@ -7794,6 +7946,10 @@ module sunda_tpb_top__nx(
 
     always @(*) begin
         instr_halt_ctrl_halt_o = instr_halt_ctrl_halt_q;
+    end
+
+    always @(*) begin
+        start_addr_o = start_addr_q;
     end
 
     always @(*) begin
@@ -7905,6 +8061,7 @@ module sunda_tpb_top__nx(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
+        instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -7929,9 +8086,16 @@ module sunda_tpb_top__nx(
                     end
                     32'h8: begin
                         if (req_write) begin
-                            instr_halt_ctrl_halt_q <= req_wdata[32'h0 +: 1];
+                            instr_halt_ctrl_halt_q <= (instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i) | req_wdata[32'h0 +: 1];
                         end else begin
                             rsp_rdata_q <= (instr_halt_ctrl_halt_q & 32'hffffffff);
+                        end
+                    end
+                    32'h20: begin
+                        if (req_write) begin
+                            start_addr_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= start_addr_q;
                         end
                     end
                     32'hc: begin
@@ -8120,6 +8284,7 @@ module sunda_tpb_top__nx(
             start_ctrl_ctrl_pulse_q <= 1'b0;
             release_run_stall_stall_q <= 32'h1;
             instr_halt_ctrl_halt_q <= 32'h0;
+            start_addr_q <= 32'h0;
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;

@@ -70,6 +70,27 @@ fn barrier_passes_only_after_the_last_arrival_on_every_generation() {
 }
 
 #[test]
+fn halt_start_halts_and_restarts_the_seq_and_the_chosen_q7_cores_on_every_generation() {
+    let f = file("halt-start");
+    let h = f.halt_start.as_ref().unwrap();
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::halt_start(&mut c, h, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        // The SEQ once, Q7 cores 0 and 2.
+        assert_eq!(r.get("starts"), 3, "{arch:?}");
+        assert_eq!(c.start_log.iter().map(|s| s.1).collect::<Vec<_>>(), vec![CoreId::Seq, CoreId::Q7(0), CoreId::Q7(2)], "{arch:?}");
+        let ev: Vec<&str> = r.events.iter().map(|e| e.1.as_str()).collect();
+        assert_eq!(ev.len(), 5, "{arch:?}: {ev:?}");
+        assert!(r.events.windows(2).all(|w| w[0].0 < w[1].0), "{arch:?}: events in order: {:?}", r.events);
+        println!("{arch:?}: {} checks, events {:?}, SEQ held after {} spins", r.checks.len(), r.events, r.get("seq.spins"));
+    }
+    // Without the start, the SEQ's restart never comes: the check says so.
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let e = scenario::halt_start(&mut c, h, 40).unwrap_err().to_string();
+    assert!(e.starts_with("check failed at cycle") && e.contains("within 40 cycles"), "{e}");
+}
+
+#[test]
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
     for arch in [Arch::Cayman, Arch::Mariana] {
@@ -204,7 +225,11 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
     let (code, out, _) = tpb(&["scenarios"]);
     assert_eq!(code, 0);
-    for n in ["bringup", "doorbell", "barrier", "mesh"] {
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"halt_start\"\narchs = [\"cayman\"]\ncycles = 5\n[halt_start]\nq7_cores = 0\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -287,10 +312,12 @@ fn readme_diagrams_are_fresh() {
     let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    let vcd = dir.join("doorbell.cayman.vcd");
-    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
-    assert_eq!(code, 0, "{out}{err}");
-    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores")] {
+    for s in ["doorbell", "halt-start"] {
+        let vcd = dir.join(format!("{s}.cayman.vcd"));
+        let (code, out, err) = tpb(&["sim", s, "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start")] {
         let name = format!("{s}.cayman.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());

@@ -5,6 +5,7 @@
 //! | `bringup` | all | the HAL's `stpb_init` + `pooling_init`: SEQ firmware (`nx_boot.S`) and the Q7 kernel (`q7_sum.S`) installed over BAR0; the SEQ boots through the DIGEST §1 trampoline to enter_run; the Q7 cores are released (CAYMAN/MARIANA by the host, SUNDA by the SEQ firmware) and run | who released the Q7 cores, every core's sum, done marker and run_state, the SEQ's enter_run mark and its run_state running, then halted after the host's stop |
 //! | `doorbell` | CAYMAN, MARIANA | set-up as bringup plus the SEQ DMA rings; the host writes DMA descriptors, loads the CTRL/SLOT SPADs and fires host_trigger; the TOP_SP (`top_sp_ccop.S`) walks the cc_op program, rings the DMA tail-pointer doorbells, waits GE on the step semaphore the DMA completes into, and the reporter posts completion; the host polls it | semaphore values, DMA done counters and data copies, the firmware's counts, and the event order host_trigger → tail pointers → DMA doorbells → completion → host |
 //! | `barrier` | all | the Q7 cores run `q7_barrier.S` on the POOL EVT_SEM | every core passed only after the last arrival, saw ≥ N, the leader's DECs came after every departure, both semaphores end at 0 |
+//! | `halt-start` | all | stpb_init with `nx_halt.S` as the SEQ firmware and `q7_halt.S` as the Q7 kernel; the SEQ records its entry and halts itself through instr_halt_ctrl (DIGEST §2.8), the host sees it in run_state and restarts it at another address through start_addr/start_ctrl; the Q7 cores HALT and the host restarts the chosen ones | run_state halted (and not running) after each halt, the top holding the SEQ (no instruction retired while held), the restart address taken, the entries recorded in DRAM (kept across a start), only the chosen Q7 cores restarted |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -24,10 +25,12 @@ use tpb_models::regmap::{Arch, Engine};
 mod barrier;
 mod bringup;
 mod doorbell;
+mod halt_start;
 mod mesh;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use doorbell::doorbell;
+pub use halt_start::halt_start;
 pub use mesh::{die_path, mesh, mesh_tape};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
@@ -49,6 +52,8 @@ pub struct ScenarioFile {
     pub barrier: Option<BarrierCfg>,
     #[serde(default)]
     pub mesh: Option<MeshCfg>,
+    #[serde(default)]
+    pub halt_start: Option<HaltStartCfg>,
 }
 
 fn default_n() -> u32 {
@@ -63,6 +68,7 @@ pub enum Kind {
     Doorbell,
     Barrier,
     Mesh,
+    HaltStart,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -91,6 +97,14 @@ pub struct BarrierCfg {
     pub work: u32,
 }
 
+/// `[halt_start]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HaltStartCfg {
+    /// The Q7 cores the host restarts (bit n = core n; not 0).
+    pub q7_cores: u8,
+}
+
 /// `[mesh]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,6 +119,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("doorbell.toml", include_str!("../../scenarios/doorbell.toml")),
     ("barrier.toml", include_str!("../../scenarios/barrier.toml")),
     ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
+    ("halt-start.toml", include_str!("../../scenarios/halt-start.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -201,6 +216,19 @@ impl Scenario for BarrierCfg {
     }
 }
 
+impl Scenario for HaltStartCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        halt_start(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        Some((at("host writes start_ctrl")?.saturating_sub(6), at("SEQ halts again")? + 12, vec!["halt_start", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("halt_start", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -228,6 +256,7 @@ impl ScenarioFile {
             Kind::Doorbell => Box::new(self.doorbell.clone().ok_or_else(|| missing("doorbell"))?),
             Kind::Barrier => Box::new(self.barrier.clone().ok_or_else(|| missing("barrier"))?),
             Kind::Mesh => Box::new(self.mesh.clone().ok_or_else(|| missing("mesh"))?),
+            Kind::HaltStart => Box::new(self.halt_start.clone().ok_or_else(|| missing("halt_start"))?),
         })
     }
 
@@ -255,6 +284,10 @@ impl ScenarioFile {
             Kind::Doorbell => need(f.doorbell.is_some(), "doorbell")?,
             Kind::Barrier => need(f.barrier.is_some(), "barrier")?,
             Kind::Mesh => need(f.mesh.is_some(), "mesh")?,
+            Kind::HaltStart => need(f.halt_start.is_some(), "halt_start")?,
+        }
+        if f.halt_start.as_ref().is_some_and(|h| h.q7_cores == 0) {
+            return Err(ScenarioError::File(format!("{path}: [halt_start] q7_cores = 0: choose at least one core (bit n = core n)")));
         }
         if let Some(d) = &f.doorbell {
             if d.entries.is_empty() || d.entries.iter().any(|e| e.is_empty()) {
@@ -366,7 +399,12 @@ fn region(c: &Cosim, name: &str) -> Result<u64, ScenarioError> {
 fn init(c: &mut Cosim, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError> {
     let arch = c.map().arch;
     let seq = firmware::nx_boot(c.map(), arch == Arch::Sunda)?;
-    let mut cfg = StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, q7);
+    init_with(c, seq.bytes, q7, dma)
+}
+
+/// As [`init`] with `seq` as the SEQ's IRAM image.
+fn init_with(c: &mut Cosim, seq: Vec<u8>, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError> {
+    let mut cfg = StpbConfig::new(UcodeImages { iram: seq, dram: vec![0; 16] }, q7);
     cfg.pooling.dma = dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 });
     Hal::with_map(c.map().clone()).stpb_init(c, &cfg, None)?;
     Ok(c.stats.cycles)

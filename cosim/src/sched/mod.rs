@@ -166,6 +166,8 @@ pub struct Stats {
     pub first_release: Option<u64>,
     /// DMA completion doorbells (rising edges of `dma_db_valid`).
     pub doorbells: u64,
+    /// Core restarts by a start_ctrl write (`nx_start` / `q7_start`).
+    pub starts: u64,
 }
 
 /// Why a co-simulation cannot start.
@@ -194,6 +196,9 @@ pub struct Slot {
     pub last: Option<Step>,
     /// The last instruction retired: (pc, instruction word), for the probes.
     pub shown: (u32, u32),
+    /// A start the top signalled (`nx_start` / `q7_start`): the address the
+    /// core restarts at once it has nothing in flight.
+    pub restart: Option<u32>,
 }
 
 impl Slot {
@@ -238,6 +243,8 @@ pub struct Cosim {
     pub log: VecDeque<Txn>,
     /// Cycle of each DMA completion doorbell (rising `dma_db_valid`).
     pub doorbell_cycles: Vec<u64>,
+    /// Each core restart: (cycle it took effect, core, start address).
+    pub start_log: Vec<(u64, CoreId, u32)>,
     /// This die's number in a mesh (0 alone).
     pub die: u32,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
@@ -294,14 +301,14 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0) }
+                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0), restart: None }
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
         let seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
-        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0) });
+        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0) });
+        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -312,6 +319,7 @@ impl Cosim {
             stats: Stats::default(),
             log: VecDeque::new(),
             doorbell_cycles: Vec::new(),
+            start_log: Vec::new(),
             die: 0,
             inbound: VecDeque::new(),
             outbound: Vec::new(),
@@ -382,6 +390,7 @@ impl Cosim {
         self.stats = Stats { cycles: self.stats.cycles, ..Stats::default() };
         self.log.clear();
         self.doorbell_cycles.clear();
+        self.start_log.clear();
         self.stalled = self.stall_bits(&self.out.clone());
     }
 
@@ -436,6 +445,18 @@ impl Cosim {
             if !s.attached {
                 continue;
             }
+            // A start (DIGEST §2.8): the core resets to the start address,
+            // out of HALT/WAITI, once nothing of its is in flight.
+            if let Some(at) = s.restart.filter(|_| s.bus.pending.is_none() && !reset) {
+                s.core.reset_to(at);
+                s.bus.answers.clear();
+                s.restart = None;
+                s.last = None;
+                self.stats.starts += 1;
+                if self.start_log.len() < LOG_LIMIT {
+                    self.start_log.push((self.stats.cycles, s.id, at));
+                }
+            }
             if s.bus.pending.is_none() && !reset {
                 let st = s.core.step(&mut s.bus);
                 match st {
@@ -484,6 +505,15 @@ impl Cosim {
         let o = self.dut.outputs();
         for (s, po) in self.cores.iter_mut().zip(o.q7.iter()) {
             take_port(&mut s.bus, po);
+        }
+        if o.nx_start != 0 || o.q7_start != 0 {
+            for s in self.cores.iter_mut() {
+                let (nx, b) = s.id.pin();
+                let (bits, at) = if nx { (o.nx_start, o.nx_start_addr) } else { (o.q7_start, o.q7_start_addr) };
+                if bits >> b & 1 != 0 {
+                    s.restart = Some(at);
+                }
+            }
         }
         if let Some((m, req, li, waited)) = self.inflight.take() {
             if o.rsp.valid || waited >= BAR0_TIMEOUT {

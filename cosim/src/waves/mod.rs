@@ -70,6 +70,11 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
         Group { name: "bar0", title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
         Group { name: "run_stall", title: "Run-stall release", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]) },
         Group {
+            name: "halt_start",
+            title: "Halt and start",
+            signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_run_stall", "nx_halted", "nx_start", "nx_start_addr", "q7_run_stall", "q7_halted", "q7_start", "q7_start_addr", "probe_seq_state", "probe_seq_pc", "probe_q7_0_state", "probe_q7_0_pc"]),
+        },
+        Group {
             name: "q7_core0",
             title: "Q7 core 0 memory ports",
             signals: s(&["q7_run_stall", "q7_if_valid$0", "q7_if_addr$0", "q7_if_ready$0", "q7_if_rvalid$0", "q7_if_rdata$0", "q7_ls_valid$0", "q7_ls_write$0", "q7_ls_addr$0", "q7_ls_rvalid$0", "q7_ls_rdata$0"]),

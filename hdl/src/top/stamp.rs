@@ -30,6 +30,10 @@ macro_rules! tpb_top {
             pub q7_halted: Signal<In, Bits<8>>,
             pub nx_run_stall: Signal<Out, Bits<6>>,
             pub q7_run_stall: Signal<Out, Bits<8>>,
+            pub nx_start: Signal<Out, Bits<6>>,
+            pub nx_start_addr: Signal<Out, Bits<32>>,
+            pub q7_start: Signal<Out, Bits<8>>,
+            pub q7_start_addr: Signal<Out, Bits<32>>,
             pub sem_notif_valid: Signal<Out, Bits<6>>,
             pub sem_notif_index: Signal<Out, Bits<8>>,
             pub dma_db_valid: Signal<Out, Bit>,
@@ -102,6 +106,8 @@ macro_rules! tpb_top {
             lr_off: Signal<Local, Bits<32>>,
             mem_off: Signal<Local, Bits<32>>,
             nx_stall: Signal<Local, Bits<6>>,
+            nx_go: Signal<Local, Bits<6>>,
+            nx_go_addr: Signal<Local, Bits<32>>,
             notif: Signal<Local, Bits<6>>,
             notif_index: Signal<Local, Bits<8>>,
             notif_found: Signal<Local, Bit>,
@@ -132,6 +138,10 @@ macro_rules! tpb_top {
                     q7_halted: Default::default(),
                     nx_run_stall: Default::default(),
                     q7_run_stall: Default::default(),
+                    nx_start: Default::default(),
+                    nx_start_addr: Default::default(),
+                    q7_start: Default::default(),
+                    q7_start_addr: Default::default(),
                     sem_notif_valid: Default::default(),
                     sem_notif_index: Default::default(),
                     dma_db_valid: Default::default(),
@@ -206,6 +216,8 @@ macro_rules! tpb_top {
                     lr_off: Default::default(),
                     mem_off: Default::default(),
                     nx_stall: Default::default(),
+                    nx_go: Default::default(),
+                    nx_go_addr: Default::default(),
                     notif: Default::default(),
                     notif_index: Default::default(),
                     notif_found: Default::default(),
@@ -228,6 +240,8 @@ macro_rules! tpb_top {
                 $s.past_hit.next = false;
                 $s.rsp_rdata.next = 0.into();
                 $s.nx_stall.next = 0.into();
+                $s.nx_go.next = 0.into();
+                $s.nx_go_addr.next = 0.into();
                 $s.notif.next = 0.into();
                 $s.notif_index.next = 0.into();
                 // ---- the SEQ DMA's inputs come from the POOL NX bundle ----
@@ -292,11 +306,20 @@ macro_rules! tpb_top {
                     }
                     $s.rsp_err.next = $s.rsp_err.val() | ($s.win[i].rsp_valid.val() & $s.win[i].rsp_err.val());
                     $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.win[i].rsp_rdata.val();
-                    $s.nx[i].run_state_running_i.next = !$s.nx[i].release_run_stall_stall_o.val() & !$s.nx_halted.val().get_bits::<1>(i);
-                    $s.nx[i].run_state_halted_i.next = $s.nx_halted.val().get_bits::<1>(i);
+                    // Halt and start (DIGEST §2.8): instr_halt_ctrl.halt holds the
+                    // core like its run-stall and reads as halted; a start_ctrl
+                    // write of ctrl=1 clears it and restarts the core at start_addr.
+                    $s.nx[i].run_state_running_i.next = !$s.nx[i].release_run_stall_stall_o.val() & !$s.nx_halted.val().get_bits::<1>(i) & !$s.nx[i].instr_halt_ctrl_halt_o.val();
+                    $s.nx[i].run_state_halted_i.next = $s.nx_halted.val().get_bits::<1>(i) | $s.nx[i].instr_halt_ctrl_halt_o.val();
+                    $s.nx[i].instr_halt_ctrl_halt_clr_i.next = 0.into();
                     $s.nx[i].intr_info_info_set_i.next = 0.into();
-                    if $s.nx[i].release_run_stall_stall_o.val() == 1 {
+                    if ($s.nx[i].release_run_stall_stall_o.val() | $s.nx[i].instr_halt_ctrl_halt_o.val()) == 1 {
                         $s.nx_stall.next = $s.nx_stall.val() | $s.eng_bit[i].val();
+                    }
+                    if $s.nx[i].start_ctrl_ctrl_pulse_o.val() & ($s.nx[i].start_ctrl_ctrl_o.val() == 1) {
+                        $s.nx[i].instr_halt_ctrl_halt_clr_i.next = 1.into();
+                        $s.nx_go.next = $s.nx_go.val() | $s.eng_bit[i].val();
+                        $s.nx_go_addr.next = $s.nx_go_addr.val() | $s.nx[i].start_addr_o.val();
                     }
                     $s.sem[i].db_valid.next = false;
                     $s.sem[i].db_index.next = $s.dma.db_index.val();
@@ -331,6 +354,8 @@ macro_rules! tpb_top {
                     }
                 }
                 $s.nx_run_stall.next = $s.nx_stall.val();
+                $s.nx_start.next = $s.nx_go.val();
+                $s.nx_start_addr.next = $s.nx_go_addr.val();
                 $s.sem_notif_valid.next = $s.notif.val();
                 $s.sem_notif_index.next = $s.notif_index.val();
                 // ---- POOL's Q7 bundle (+0x3000) and the cluster ----
@@ -382,6 +407,13 @@ macro_rules! tpb_top {
                 $s.cluster.run_stall.next = $s.q7regs.release_run_stall_stall_o.val();
                 $s.cluster.halted.next = $s.q7_halted.val();
                 $s.q7_run_stall.next = $s.q7regs.release_run_stall_stall_o.val();
+                // A start_ctrl write restarts the cores of its set bits at start_addr.
+                $s.q7_start.next = 0.into();
+                $s.q7_start_addr.next = 0.into();
+                if $s.q7regs.start_ctrl_start_pulse_o.val() {
+                    $s.q7_start.next = $s.q7regs.start_ctrl_start_o.val();
+                    $s.q7_start_addr.next = $s.q7regs.start_addr_o.val();
+                }
                 $s.q7_off.next = $s.req_addr.val() - $s.q7_base.val();
                 $s.q7_sel.next = $s.req_go.val() & ($s.q7_off.val() < $s.q7_size.val());
                 $s.cluster.req_valid.next = $s.q7_sel.val();

@@ -64,6 +64,13 @@ pub struct Outputs {
     pub rsp: Rsp,
     pub nx_run_stall: u8,
     pub q7_run_stall: u8,
+    /// NX cores a start_ctrl write (ctrl = 1) restarts this cycle (engine
+    /// order), and the start address (the OR over them: one write starts one).
+    pub nx_start: u8,
+    pub nx_start_addr: u32,
+    /// Q7 cores the Q7 bundle's start_ctrl restarts this cycle, at `q7_start_addr`.
+    pub q7_start: u8,
+    pub q7_start_addr: u32,
     pub sem_notif_valid: u8,
     pub sem_notif_index: u8,
     pub dma_db_valid: bool,
@@ -224,6 +231,11 @@ impl TopModel {
         }
     }
 
+    /// A start_ctrl write of ctrl = 1 is being acted on (DIGEST §2.8).
+    fn nx_starts(nx: &CsrModel) -> bool {
+        Self::out(nx, "start_ctrl_ctrl_pulse_o") & Self::out(nx, "start_ctrl_ctrl_o") & 1 != 0
+    }
+
     fn q7_run_stall(&self) -> u8 {
         Self::out(&self.q7regs, "release_run_stall_stall_o") as u8
     }
@@ -242,7 +254,12 @@ impl TopModel {
             let s = self.sem[i].outputs();
             take(Rsp { valid: s.rsp_valid, rdata: s.rsp_rdata, err: s.rsp_err });
             take(self.win[i].rsp());
-            o.nx_run_stall |= (Self::out(&self.nx[i], "release_run_stall_stall_o") as u8 & 1) << i;
+            let nx = &self.nx[i];
+            o.nx_run_stall |= ((Self::out(nx, "release_run_stall_stall_o") | Self::out(nx, "instr_halt_ctrl_halt_o")) as u8 & 1) << i;
+            if Self::nx_starts(nx) {
+                o.nx_start |= 1 << i;
+                o.nx_start_addr |= Self::out(nx, "start_addr_o") as u32;
+            }
             if s.notif_valid {
                 if o.sem_notif_valid == 0 {
                     o.sem_notif_index = s.notif_index;
@@ -268,6 +285,10 @@ impl TopModel {
         }
         o.rsp = rsp;
         o.q7_run_stall = self.q7_run_stall();
+        if Self::out(&self.q7regs, "start_ctrl_start_pulse_o") != 0 {
+            o.q7_start = Self::out(&self.q7regs, "start_ctrl_start_o") as u8;
+            o.q7_start_addr = Self::out(&self.q7regs, "start_addr_o") as u32;
+        }
         let d = self.dma.outputs();
         o.dma_db_valid = d.db_valid;
         o.dma_busy = d.busy;
@@ -289,10 +310,14 @@ impl TopModel {
         // The TOP_SP EVT_SEM takes the DMA's completion doorbell.
         dma_in.db_ready = self.sem[TOP_SP].db_ready(to(Dest::Sem(TOP_SP)), dma_out.db_index);
         for i in 0..6 {
+            // Halt and start: instr_halt_ctrl.halt holds the core and reads as
+            // halted; a start clears it.
             let stall = Self::out(&self.nx[i], "release_run_stall_stall_o") & 1;
+            let halt = Self::out(&self.nx[i], "instr_halt_ctrl_halt_o") & 1;
             let halted = u64::from(pins.nx_halted >> i & 1);
-            set_input(&mut self.nx_inputs, "run_state_running_i", !stall & !halted & 1);
-            set_input(&mut self.nx_inputs, "run_state_halted_i", halted);
+            set_input(&mut self.nx_inputs, "run_state_running_i", !stall & !halted & !halt & 1);
+            set_input(&mut self.nx_inputs, "run_state_halted_i", halted | halt);
+            set_input(&mut self.nx_inputs, "instr_halt_ctrl_halt_clr_i", u64::from(Self::nx_starts(&self.nx[i])));
             self.nx[i].step(reset, to(Dest::Nx(i)), &self.nx_inputs);
             self.win[i].step(reset, to(Dest::Win(i)), &self.no_inputs);
             let db = (i == TOP_SP && dma_out.db_valid).then_some(DbReq { index: dma_out.db_index, amount: 1 });

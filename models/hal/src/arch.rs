@@ -23,6 +23,10 @@ pub struct NxRegs {
     pub mem_window2_lo: Reg,
     pub mem_window2_hi: Reg,
     pub instr_dbg_ctrl: Reg,
+    /// Halt and start (DIGEST §2.8).
+    pub start_ctrl: Reg,
+    pub start_addr: Reg,
+    pub instr_halt_ctrl: Reg,
 }
 
 /// TPB-level registers (tpb_regs aperture).
@@ -50,6 +54,10 @@ pub struct ArchRegs {
     pub nx: NxRegs,
     pub tpb: TpbRegs,
     pub q7_release_run_stall: Reg,
+    /// The Q7 bundle's start_ctrl / start_addr and run_state_0..7.
+    pub q7_start_ctrl: Reg,
+    pub q7_start_addr: Reg,
+    pub q7_run_state: [Reg; 8],
 }
 
 macro_rules! arch_regs {
@@ -78,6 +86,9 @@ macro_rules! arch_regs {
                 mem_window2_lo: regs::$a::nx::MEM_WINDOW2_LO,
                 mem_window2_hi: regs::$a::nx::MEM_WINDOW2_HI,
                 instr_dbg_ctrl: regs::$a::nx::INSTR_DBG_CTRL,
+                start_ctrl: regs::$a::nx::START_CTRL,
+                start_addr: regs::$a::nx::START_ADDR,
+                instr_halt_ctrl: regs::$a::nx::INSTR_HALT_CTRL,
             },
             tpb: TpbRegs {
                 seq_instr_dbg_ctrl: regs::$a::tpb::SEQ_INSTR_DBG_CTRL,
@@ -94,6 +105,18 @@ macro_rules! arch_regs {
                 engine_id_b_lo: regs::$a::tpb::notific_sw_queue_num0::ENGINE_ID_B_LO,
             },
             q7_release_run_stall: regs::$a::q7::RELEASE_RUN_STALL,
+            q7_start_ctrl: regs::$a::q7::START_CTRL,
+            q7_start_addr: regs::$a::q7::START_ADDR,
+            q7_run_state: [
+                regs::$a::q7::RUN_STATE_0,
+                regs::$a::q7::RUN_STATE_1,
+                regs::$a::q7::RUN_STATE_2,
+                regs::$a::q7::RUN_STATE_3,
+                regs::$a::q7::RUN_STATE_4,
+                regs::$a::q7::RUN_STATE_5,
+                regs::$a::q7::RUN_STATE_6,
+                regs::$a::q7::RUN_STATE_7,
+            ],
         }
     };
 }

@@ -27,6 +27,7 @@
 
 pub mod arch;
 pub mod collective;
+pub mod control;
 pub mod error;
 pub mod hostlink;
 pub mod mmio;
@@ -40,6 +41,7 @@ pub mod spec;
 pub mod top_sp;
 
 pub use arch::ArchCtx;
+pub use control::RunState;
 pub use tpb_regmap::space::{AddressSpace, Target};
 pub use error::{printf, HalError, Result};
 pub use mmio::{check_buf, Mmio, MmioError};
@@ -310,6 +312,31 @@ impl Hal {
     pub fn topsp_stop(&self, mmio: &mut dyn Mmio) -> Result<()> {
         let (ctx, f) = self.slot("topsp_stop", self.khal.topsp_stop)?;
         f(ctx, mmio)
+    }
+
+    /// Restart NX core `e` at `addr` ([`control::start_nx`]).
+    pub fn start_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine, addr: u32) -> Result<()> {
+        control::start_nx(self.ctx_checked()?, mmio, e, addr)
+    }
+
+    /// Hold NX core `e` for debug ([`control::halt_nx`]).
+    pub fn halt_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine) -> Result<()> {
+        control::halt_nx(self.ctx_checked()?, mmio, e)
+    }
+
+    /// NX core `e`'s run_state.
+    pub fn nx_run_state(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine) -> Result<RunState> {
+        control::nx_run_state(self.ctx_checked()?, mmio, e)
+    }
+
+    /// Restart the Q7 cores of the mask `cores` at `addr` ([`control::start_q7`]).
+    pub fn start_q7(&self, mmio: &mut dyn Mmio, cores: u8, addr: u32) -> Result<()> {
+        control::start_q7(self.ctx_checked()?, mmio, cores, addr)
+    }
+
+    /// Q7 core `core`'s run_state.
+    pub fn q7_run_state(&self, mmio: &mut dyn Mmio, core: u32) -> Result<RunState> {
+        control::q7_run_state(self.ctx_checked()?, mmio, core)
     }
 
     /// `get_xt_local_reg_offset(tpb_base, eng_type, owner)`.

@@ -7,7 +7,9 @@
 //! Hardware-side behaviour it stands in for (`[D]`, the RTL issue refines it):
 //! a core's `run_state.running` reads 1 while its run-stall bit is clear
 //! (NX: `release_run_stall.stall`; Q7 core n: bit n of the Q7 bundle's
-//! `release_run_stall`). Semaphores wrap modulo 2^32. Doorbell pulses and
+//! `release_run_stall`) and, for an NX core, its `instr_halt_ctrl.halt` is
+//! clear (halt also reads as `run_state.halted`; a start_ctrl write of 1
+//! clears it). Semaphores wrap modulo 2^32. Doorbell pulses and
 //! semaphore operations are kept in an event log the tests read.
 
 use tpb_regmap::space::{AddressSpace, Target};
@@ -88,16 +90,24 @@ impl RegFileModel {
     fn inputs(m: &CsrModel) -> BTreeMap<String, u64> {
         let mut inp = BTreeMap::new();
         let stall = m.output("release_run_stall_stall_o");
+        let halt = m.output("instr_halt_ctrl_halt_o").unwrap_or(0) & 1;
+        if m.output("start_ctrl_ctrl_pulse_o").is_some() {
+            let start = m.output("start_ctrl_ctrl_pulse_o").unwrap_or(0) & m.output("start_ctrl_ctrl_o").unwrap_or(0) & 1;
+            inp.insert("instr_halt_ctrl_halt_clr_i".into(), start);
+        }
         if let Some(stall) = stall {
             for r in &m.block().registers {
                 if r.group != "run_state" {
                     continue;
                 }
                 let running = match r.index {
-                    None => stall == 0,
+                    None => stall == 0 && halt == 0,
                     Some(n) => (stall >> n) & 1 == 0,
                 };
                 inp.insert(format!("{}_running_i", r.name), running as u64);
+                if r.index.is_none() {
+                    inp.insert(format!("{}_halted_i", r.name), halt);
+                }
             }
         }
         inp
@@ -135,6 +145,12 @@ impl RegFileModel {
                     if write && m.output(&format!("{port}_pulse_o")) == Some(1) {
                         self.events.push(Event::Doorbell { name: label, value });
                     }
+                }
+                // A start acts at once (the next cycle in the RTL): it clears
+                // the halt before the host's next access.
+                if m.output("start_ctrl_ctrl_pulse_o") == Some(1) {
+                    let inputs = Self::inputs(m);
+                    m.step(false, None, &inputs);
                 }
                 Ok(rsp.rdata)
             }

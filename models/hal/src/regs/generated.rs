@@ -10,7 +10,7 @@ pub mod sunda {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -24,13 +24,15 @@ pub mod sunda {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control (written by firmware to halt) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement and field [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
         /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
@@ -295,7 +297,7 @@ pub mod sunda {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n latches core n's start address and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -429,6 +431,8 @@ pub mod sunda {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
@@ -470,7 +474,7 @@ pub mod cayman {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -484,13 +488,15 @@ pub mod cayman {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control (written by firmware to halt) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement and field [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
         /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
@@ -749,7 +755,7 @@ pub mod cayman {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n latches core n's start address and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -883,6 +889,8 @@ pub mod cayman {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
@@ -924,7 +932,7 @@ pub mod mariana {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -938,13 +946,15 @@ pub mod mariana {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control (written by firmware to halt) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement and field [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
         /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
@@ -1203,7 +1213,7 @@ pub mod mariana {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n latches core n's start address and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
@@ -1337,6 +1347,8 @@ pub mod mariana {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
