@@ -656,5 +656,23 @@
 #define CAYMAN_TPB_NOTIFIC_ENABLE_EVT_SEM_MASK 0x00000002u
 #define CAYMAN_TPB_NOTIFIC_ENABLE_INST_SHIFT 2u
 #define CAYMAN_TPB_NOTIFIC_ENABLE_INST_MASK 0x00000004u
+/* [D] Notification ring head: the record the unit writes next (hardware producer index) */
+#define CAYMAN_TPB_NOTIFIC_HEAD_OFFSET 0x0a20u
+#define CAYMAN_TPB_NOTIFIC_HEAD_HAL_OFFSET 0x0a20u
+#define CAYMAN_TPB_NOTIFIC_HEAD_RESET 0x00000000u
+/* [D] Notification ring tail: the next record the host reads (the host writes it back after reading) */
+#define CAYMAN_TPB_NOTIFIC_TAIL_OFFSET 0x0a24u
+#define CAYMAN_TPB_NOTIFIC_TAIL_HAL_OFFSET 0x0a24u
+#define CAYMAN_TPB_NOTIFIC_TAIL_RESET 0x00000000u
+/* [D] Notification unit status */
+#define CAYMAN_TPB_NOTIFIC_STATUS_OFFSET 0x0a28u
+#define CAYMAN_TPB_NOTIFIC_STATUS_HAL_OFFSET 0x0a28u
+#define CAYMAN_TPB_NOTIFIC_STATUS_RESET 0x00000000u
+#define CAYMAN_TPB_NOTIFIC_STATUS_OVERFLOW_SHIFT 0u
+#define CAYMAN_TPB_NOTIFIC_STATUS_OVERFLOW_MASK 0x00000001u
+/* [D] Events the notification unit dropped since reset (wraps) */
+#define CAYMAN_TPB_NOTIFIC_DROPPED_OFFSET 0x0a2cu
+#define CAYMAN_TPB_NOTIFIC_DROPPED_HAL_OFFSET 0x0a2cu
+#define CAYMAN_TPB_NOTIFIC_DROPPED_RESET 0x00000000u
 
 #endif /* TPB_REGS_CAYMAN_H */

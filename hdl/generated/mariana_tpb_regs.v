@@ -22,7 +22,12 @@ module mariana_tpb_regs(
     output reg [31:0] notific_ring_size_o,
     output reg notific_enable_error_o,
     output reg notific_enable_evt_sem_o,
-    output reg notific_enable_inst_o
+    output reg notific_enable_inst_o,
+    input wire [31:0] notific_head_i,
+    output reg [31:0] notific_tail_o,
+    output reg notific_status_overflow_o,
+    input wire notific_status_overflow_set_i,
+    input wire [31:0] notific_dropped_i
 );
 
     // Registers
@@ -40,6 +45,8 @@ module mariana_tpb_regs(
     reg notific_enable_error_q;
     reg notific_enable_evt_sem_q;
     reg notific_enable_inst_q;
+    reg [31:0] notific_tail_q;
+    reg notific_status_overflow_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -55,6 +62,8 @@ module mariana_tpb_regs(
         notific_enable_error_q = 1'h0;
         notific_enable_evt_sem_q = 1'h0;
         notific_enable_inst_q = 1'h0;
+        notific_tail_q = 32'h0;
+        notific_status_overflow_q = 1'h0;
     end
 
     always @(*) begin
@@ -113,10 +122,19 @@ module mariana_tpb_regs(
         notific_enable_inst_o = notific_enable_inst_q;
     end
 
+    always @(*) begin
+        notific_tail_o = notific_tail_q;
+    end
+
+    always @(*) begin
+        notific_status_overflow_o = notific_status_overflow_q;
+    end
+
     always @(posedge clock) begin
         rsp_valid_q <= 1'b0;
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
+        notific_status_overflow_q <= notific_status_overflow_q | notific_status_overflow_set_i;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -170,6 +188,32 @@ module mariana_tpb_regs(
                             rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
                         end
                     end
+                    32'ha20: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= notific_head_i;
+                        end
+                    end
+                    32'ha24: begin
+                        if (req_write) begin
+                            notific_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_tail_q;
+                        end
+                    end
+                    32'ha28: begin
+                        if (req_write) begin
+                            notific_status_overflow_q <= (notific_status_overflow_q & ~req_wdata[32'h0 +: 1]) | notific_status_overflow_set_i;
+                        end else begin
+                            rsp_rdata_q <= (notific_status_overflow_q & 32'hffffffff);
+                        end
+                    end
+                    32'ha2c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= notific_dropped_i;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -191,6 +235,8 @@ module mariana_tpb_regs(
             notific_enable_error_q <= 32'h0;
             notific_enable_evt_sem_q <= 32'h0;
             notific_enable_inst_q <= 32'h0;
+            notific_tail_q <= 32'h0;
+            notific_status_overflow_q <= 32'h0;
         end
     end
 

@@ -27,7 +27,8 @@ module seq_dma(
     output reg [7:0] db_index,
     output reg [31:0] db_amount,
     input wire db_ready,
-    output reg busy
+    output reg busy,
+    output reg [2:0] errors
 );
 
     // Constants
@@ -242,6 +243,10 @@ module seq_dma(
 
     always @(*) begin
         busy = state != 32'h0;
+    end
+
+    always @(*) begin
+        errors = error;
     end
 
     always @(*) begin

@@ -111,6 +111,7 @@ module sunda_tpb_proto(
     wire top$dma_busy;
     wire top$dma_db_valid;
     wire top$host_trigger_pulse;
+    wire [31:0] top$notific_head;
     wire [5:0] top$nx_run_stall;
     wire [5:0] top$nx_start;
     wire [31:0] top$nx_start_addr;
@@ -222,6 +223,7 @@ module sunda_tpb_proto(
         .nx_start_addr(top$nx_start_addr),
         .q7_start(top$q7_start),
         .q7_start_addr(top$q7_start_addr),
+        .notific_head(top$notific_head),
         .sem_notif_valid(top$sem_notif_valid),
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
@@ -495,6 +497,7 @@ module sunda_tpb_proto__top(
     output reg [31:0] nx_start_addr,
     output reg [7:0] q7_start,
     output reg [31:0] q7_start_addr,
+    output reg [31:0] notific_head,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -665,6 +668,8 @@ module sunda_tpb_proto__top(
     localparam seq_built = 32'hffffc000;
     localparam dma_base = 32'h8a0000;
     localparam dma_mask = 32'hfffff000;
+    localparam ntf_base = 32'h72000;
+    localparam ntf_mask = 32'hfffff000;
     localparam ctrl_base = 32'h900000;
     localparam ctrl_mask = 32'hfffff000;
     localparam ctrl_built = 32'hfffff000;
@@ -677,14 +682,17 @@ module sunda_tpb_proto__top(
     localparam tsr_mask = 32'hfffffff8;
 
     // Registers
+    reg [31:0] err_addr_q;
     reg err_q;
     reg zero_q;
     initial begin
+        err_addr_q = 32'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
     end
 
     // Combinational signals
+    reg [5:0] nx_held;
     reg [31:0] q7_off;
     reg q7_sel;
     reg zero_ok;
@@ -723,6 +731,12 @@ module sunda_tpb_proto__top(
     reg [31:0] dma$tx_length;
     reg [31:0] dma$tx_tail_inc;
     reg dma$tx_tail_inc_pulse;
+    reg ntf$dma_done;
+    reg [2:0] ntf$enable;
+    reg [15:0] ntf$halted;
+    reg [31:0] ntf$req_addr;
+    reg ntf$req_valid;
+    reg [5:0] ntf$sem_valid;
     reg nx$0$instr_halt_ctrl_halt_clr_i;
     reg [31:0] nx$0$intr_info_info_set_i;
     reg [31:0] nx$0$req_addr;
@@ -826,6 +840,7 @@ module sunda_tpb_proto__top(
     reg [12:0] slot_spad$pio_word;
     reg [31:0] top_sp_regs$req_addr;
     reg top_sp_regs$req_valid;
+    reg tpb$notific_status_overflow_set_i;
     reg [31:0] tpb$req_addr;
     reg tpb$req_valid;
     reg [31:0] win$0$req_addr;
@@ -915,9 +930,16 @@ module sunda_tpb_proto__top(
     wire [31:0] dma$db_amount;
     wire [7:0] dma$db_index;
     wire dma$db_valid;
+    wire [2:0] dma$errors;
     wire dma$rsp_err;
     wire [31:0] dma$rsp_rdata;
     wire dma$rsp_valid;
+    wire [31:0] ntf$dropped;
+    wire [31:0] ntf$head;
+    wire ntf$overflow;
+    wire ntf$rsp_err;
+    wire [31:0] ntf$rsp_rdata;
+    wire ntf$rsp_valid;
     wire nx$0$dma_ctrl_enable_o;
     wire [31:0] nx$0$dma_rx_base_o;
     wire [31:0] nx$0$dma_rx_ring_base_o;
@@ -1202,10 +1224,12 @@ module sunda_tpb_proto__top(
     wire [31:0] tpb$notific_ring_base_hi_o;
     wire [31:0] tpb$notific_ring_base_lo_o;
     wire [31:0] tpb$notific_ring_size_o;
+    wire tpb$notific_status_overflow_o;
     wire [3:0] tpb$notific_sw_queue_num0_engine_id_a_o;
     wire [3:0] tpb$notific_sw_queue_num0_engine_id_b_hi_o;
     wire [3:0] tpb$notific_sw_queue_num0_engine_id_b_lo_o;
     wire [15:0] tpb$notific_sw_queue_num0_queue_o;
+    wire [31:0] tpb$notific_tail_o;
     wire tpb$rsp_err;
     wire [31:0] tpb$rsp_rdata;
     wire tpb$rsp_valid;
@@ -2516,7 +2540,12 @@ module sunda_tpb_proto__top(
         .notific_ring_size_o(tpb$notific_ring_size_o),
         .notific_enable_error_o(tpb$notific_enable_error_o),
         .notific_enable_evt_sem_o(tpb$notific_enable_evt_sem_o),
-        .notific_enable_inst_o(tpb$notific_enable_inst_o)
+        .notific_enable_inst_o(tpb$notific_enable_inst_o),
+        .notific_head_i(ntf$head),
+        .notific_tail_o(tpb$notific_tail_o),
+        .notific_status_overflow_o(tpb$notific_status_overflow_o),
+        .notific_status_overflow_set_i(tpb$notific_status_overflow_set_i),
+        .notific_dropped_i(ntf$dropped)
     );
     sunda_tpb_proto__top__cluster cluster (
         .clock(clock),
@@ -2741,7 +2770,38 @@ module sunda_tpb_proto__top(
         .db_index(dma$db_index),
         .db_amount(dma$db_amount),
         .db_ready(dma$db_ready),
-        .busy(dma$busy)
+        .busy(dma$busy),
+        .errors(dma$errors)
+    );
+    sunda_tpb_proto__top__ntf ntf (
+        .clock(clock),
+        .reset(reset),
+        .req_valid(ntf$req_valid),
+        .req_write(req_write),
+        .req_addr(ntf$req_addr),
+        .req_wdata(req_wdata),
+        .rsp_valid(ntf$rsp_valid),
+        .rsp_rdata(ntf$rsp_rdata),
+        .rsp_err(ntf$rsp_err),
+        .size(tpb$notific_ring_size_o),
+        .enable(ntf$enable),
+        .tail(tpb$notific_tail_o),
+        .sem_valid(ntf$sem_valid),
+        .sem_index$0(sem$0$notif_index),
+        .sem_index$1(sem$1$notif_index),
+        .sem_index$2(sem$2$notif_index),
+        .sem_index$3(sem$3$notif_index),
+        .sem_index$4(sem$4$notif_index),
+        .sem_index$5(sem$5$notif_index),
+        .dma_done(ntf$dma_done),
+        .dma_index(dma$db_index),
+        .dma_err(dma$errors),
+        .halted(ntf$halted),
+        .bus_err(err_q),
+        .bus_addr(err_addr_q),
+        .head(ntf$head),
+        .dropped(ntf$dropped),
+        .overflow(ntf$overflow)
     );
     sunda_tpb_proto__top__top_sp_regs top_sp_regs (
         .clock(clock),
@@ -2893,6 +2953,9 @@ module sunda_tpb_proto__top(
         if (req_go & ((req_addr & dma_mask) == dma_base)) begin
             hit = 1'b1;
         end
+        if (req_go & ((req_addr & ntf_mask) == ntf_base)) begin
+            hit = 1'b1;
+        end
         if ((req_go & aligned) & ((mem_off & seq_built) == 32'h0)) begin
             if ((req_addr & seq_mask) == seq_iram_base) begin
                 hit = 1'b1;
@@ -2979,6 +3042,28 @@ module sunda_tpb_proto__top(
         if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
             nx_go = nx_go | eng_bit$5;
             nx_go_addr = nx_go_addr | nx$5$start_addr_o;
+        end
+    end
+
+    always @(*) begin
+        nx_held = 32'h0;
+        if ((nx_halted[0 +: 1] | nx$0$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$0;
+        end
+        if ((nx_halted[1 +: 1] | nx$1$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$1;
+        end
+        if ((nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$2;
+        end
+        if ((nx_halted[3 +: 1] | nx$3$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$3;
+        end
+        if ((nx_halted[4 +: 1] | nx$4$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$4;
+        end
+        if ((nx_halted[5 +: 1] | nx$5$instr_halt_ctrl_halt_o) == 32'h1) begin
+            nx_held = nx_held | eng_bit$5;
         end
     end
 
@@ -3458,6 +3543,10 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        ntf$dma_done = dma$db_valid & sem$5$db_ready;
+    end
+
+    always @(*) begin
         nx_run_stall = nx_stall;
     end
 
@@ -3874,6 +3963,38 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        ntf$req_valid = req_go & ((req_addr & ntf_mask) == ntf_base);
+    end
+
+    always @(*) begin
+        ntf$req_addr = req_addr & ~ntf_mask;
+    end
+
+    always @(*) begin
+        ntf$enable = ((tpb$notific_enable_error_o & 3'h7) | ((tpb$notific_enable_evt_sem_o & 3'h7) << 32'h1)) | ((tpb$notific_enable_inst_o & 3'h7) << 32'h2);
+    end
+
+    always @(*) begin
+        ntf$sem_valid = notif;
+    end
+
+    always @(*) begin
+        ntf$halted = ((q7_halted & 16'hffff) << 32'h8) | (nx_held & 16'hffff);
+    end
+
+    always @(*) begin
+        notific_head = ntf$head;
+    end
+
+    always @(*) begin
+        if (ntf$overflow) begin
+            tpb$notific_status_overflow_set_i = 32'h1;
+        end else begin
+            tpb$notific_status_overflow_set_i = 32'h0;
+        end
+    end
+
+    always @(*) begin
         mem_off = req_addr & ~seq_mask;
     end
 
@@ -3978,6 +4099,8 @@ module sunda_tpb_proto__top(
             rsp_valid = 1'b1;
         end else if (seq_iram$pio_rvalid) begin
             rsp_valid = 1'b1;
+        end else if (ntf$rsp_valid) begin
+            rsp_valid = 1'b1;
         end else if (dma$rsp_valid) begin
             rsp_valid = 1'b1;
         end else if (tpb$rsp_valid) begin
@@ -4028,11 +4151,11 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        rsp_err = ((((((((((((((((((((((err_q | (nx$0$rsp_valid & nx$0$rsp_err)) | (sem$0$rsp_valid & sem$0$rsp_err)) | (win$0$rsp_valid & win$0$rsp_err)) | (nx$1$rsp_valid & nx$1$rsp_err)) | (sem$1$rsp_valid & sem$1$rsp_err)) | (win$1$rsp_valid & win$1$rsp_err)) | (nx$2$rsp_valid & nx$2$rsp_err)) | (sem$2$rsp_valid & sem$2$rsp_err)) | (win$2$rsp_valid & win$2$rsp_err)) | (nx$3$rsp_valid & nx$3$rsp_err)) | (sem$3$rsp_valid & sem$3$rsp_err)) | (win$3$rsp_valid & win$3$rsp_err)) | (nx$4$rsp_valid & nx$4$rsp_err)) | (sem$4$rsp_valid & sem$4$rsp_err)) | (win$4$rsp_valid & win$4$rsp_err)) | (nx$5$rsp_valid & nx$5$rsp_err)) | (sem$5$rsp_valid & sem$5$rsp_err)) | (win$5$rsp_valid & win$5$rsp_err)) | (q7regs$rsp_valid & q7regs$rsp_err)) | (cluster$rsp_valid & cluster$rsp_err)) | (tpb$rsp_valid & tpb$rsp_err)) | (dma$rsp_valid & dma$rsp_err)) | (top_sp_regs$rsp_valid & top_sp_regs$rsp_err);
+        rsp_err = (((((((((((((((((((((((err_q | (nx$0$rsp_valid & nx$0$rsp_err)) | (sem$0$rsp_valid & sem$0$rsp_err)) | (win$0$rsp_valid & win$0$rsp_err)) | (nx$1$rsp_valid & nx$1$rsp_err)) | (sem$1$rsp_valid & sem$1$rsp_err)) | (win$1$rsp_valid & win$1$rsp_err)) | (nx$2$rsp_valid & nx$2$rsp_err)) | (sem$2$rsp_valid & sem$2$rsp_err)) | (win$2$rsp_valid & win$2$rsp_err)) | (nx$3$rsp_valid & nx$3$rsp_err)) | (sem$3$rsp_valid & sem$3$rsp_err)) | (win$3$rsp_valid & win$3$rsp_err)) | (nx$4$rsp_valid & nx$4$rsp_err)) | (sem$4$rsp_valid & sem$4$rsp_err)) | (win$4$rsp_valid & win$4$rsp_err)) | (nx$5$rsp_valid & nx$5$rsp_err)) | (sem$5$rsp_valid & sem$5$rsp_err)) | (win$5$rsp_valid & win$5$rsp_err)) | (q7regs$rsp_valid & q7regs$rsp_err)) | (cluster$rsp_valid & cluster$rsp_err)) | (tpb$rsp_valid & tpb$rsp_err)) | (dma$rsp_valid & dma$rsp_err)) | (ntf$rsp_valid & ntf$rsp_err)) | (top_sp_regs$rsp_valid & top_sp_regs$rsp_err);
     end
 
     always @(*) begin
-        rsp_rdata = (slot_spad$pio_rvalid ? ((ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)))) | slot_spad$rdata) : (ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | seq_iram$rdata) : ((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata))))) | top_sp_regs$rsp_rdata;
+        rsp_rdata = (slot_spad$pio_rvalid ? ((ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata)))) | slot_spad$rdata) : (ctrl_spad$pio_rvalid ? ((seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata))) | ctrl_spad$rdata) : (seq_dram$pio_rvalid ? ((seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata)) | seq_dram$rdata) : (seq_iram$pio_rvalid ? ((((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata) | seq_iram$rdata) : (((((((((((((((((((((((32'h0 | nx$0$rsp_rdata) | sem$0$rsp_rdata) | win$0$rsp_rdata) | nx$1$rsp_rdata) | sem$1$rsp_rdata) | win$1$rsp_rdata) | nx$2$rsp_rdata) | sem$2$rsp_rdata) | win$2$rsp_rdata) | nx$3$rsp_rdata) | sem$3$rsp_rdata) | win$3$rsp_rdata) | nx$4$rsp_rdata) | sem$4$rsp_rdata) | win$4$rsp_rdata) | nx$5$rsp_rdata) | sem$5$rsp_rdata) | win$5$rsp_rdata) | q7regs$rsp_rdata) | cluster$rsp_rdata) | tpb$rsp_rdata) | dma$rsp_rdata) | ntf$rsp_rdata))))) | top_sp_regs$rsp_rdata;
     end
 
     always @(*) begin
@@ -4044,6 +4167,9 @@ module sunda_tpb_proto__top(
     end
 
     always @(posedge clock) begin
+        if (req_go) begin
+            err_addr_q <= req_addr;
+        end
         err_q <= req_go & ~hit;
         zero_q <= past_hit;
         if (reset) begin
@@ -4153,6 +4279,613 @@ module sunda_tpb_proto__top__top_sp_regs(
 
 endmodule
 
+module sunda_tpb_proto__top__ntf(
+    input wire clock,
+    input wire reset,
+    input wire req_valid,
+    input wire req_write,
+    input wire [31:0] req_addr,
+    input wire [31:0] req_wdata,
+    output reg rsp_valid,
+    output reg [31:0] rsp_rdata,
+    output reg rsp_err,
+    input wire [31:0] size,
+    input wire [2:0] enable,
+    input wire [31:0] tail,
+    input wire [5:0] sem_valid,
+    input wire [7:0] sem_index$0,
+    input wire [7:0] sem_index$1,
+    input wire [7:0] sem_index$2,
+    input wire [7:0] sem_index$3,
+    input wire [7:0] sem_index$4,
+    input wire [7:0] sem_index$5,
+    input wire dma_done,
+    input wire [7:0] dma_index,
+    input wire [2:0] dma_err,
+    input wire [15:0] halted,
+    input wire bus_err,
+    input wire [31:0] bus_addr,
+    output reg [31:0] head,
+    output reg [31:0] dropped,
+    output reg overflow
+);
+
+    // Constants
+    localparam cap = 32'h100;
+    localparam ring_hi = 32'hfffff000;
+    localparam eng_bit$0 = 6'b1;
+    localparam eng_bit$1 = 6'b10;
+    localparam eng_bit$2 = 6'b100;
+    localparam eng_bit$3 = 6'b1000;
+    localparam eng_bit$4 = 6'b10000;
+    localparam eng_bit$5 = 6'b100000;
+    localparam w0_of$0 = 32'h201;
+    localparam w0_of$1 = 32'hff02;
+    localparam w0_of$2 = 32'hff20;
+    localparam w0_of$3 = 32'h221;
+    localparam w0_of$4 = 32'h10;
+    localparam w0_of$5 = 32'h110;
+    localparam w0_of$6 = 32'h210;
+    localparam w0_of$7 = 32'h310;
+    localparam w0_of$8 = 32'h410;
+    localparam w0_of$9 = 32'h510;
+
+    // Registers
+    reg rsp_valid_q;
+    reg rsp_err_q;
+    reg rvalid_q;
+    reg [1:0] lane_q;
+    reg [31:0] head_q;
+    reg [15:0] seq_q;
+    reg [31:0] dropped_q;
+    reg overflow_q;
+    reg [31:0] cycle_q;
+    reg [15:0] prev_halted;
+    reg [2:0] prev_err;
+    reg [3:0] fix_valid;
+    reg [5:0] sem_slot_valid;
+    reg [2:0] err_arg;
+    reg [31:0] bus_arg;
+    reg [15:0] halt_arg;
+    reg [7:0] dma_arg;
+    reg [7:0] sem_arg$0;
+    reg [7:0] sem_arg$1;
+    reg [7:0] sem_arg$2;
+    reg [7:0] sem_arg$3;
+    reg [7:0] sem_arg$4;
+    reg [7:0] sem_arg$5;
+    initial begin
+        rsp_valid_q = 1'h0;
+        rsp_err_q = 1'h0;
+        rvalid_q = 1'h0;
+        lane_q = 2'h0;
+        head_q = 32'h0;
+        seq_q = 16'h0;
+        dropped_q = 32'h0;
+        overflow_q = 1'h0;
+        cycle_q = 32'h0;
+        prev_halted = 16'h0;
+        prev_err = 3'h0;
+        fix_valid = 4'h0;
+        sem_slot_valid = 6'h0;
+        err_arg = 3'h0;
+        bus_arg = 32'h0;
+        halt_arg = 16'h0;
+        dma_arg = 8'h0;
+        sem_arg$0 = 8'h0;
+        sem_arg$1 = 8'h0;
+        sem_arg$2 = 8'h0;
+        sem_arg$3 = 8'h0;
+        sem_arg$4 = 8'h0;
+        sem_arg$5 = 8'h0;
+    end
+
+    // Memories (synchronous read, old data on a read-during-write)
+    reg [31:0] lane$0 [0:255];
+    reg [31:0] lane$0$read_data;
+    reg [31:0] lane$1 [0:255];
+    reg [31:0] lane$1$read_data;
+    reg [31:0] lane$2 [0:255];
+    reg [31:0] lane$2$read_data;
+    reg [31:0] lane$3 [0:255];
+    reg [31:0] lane$3$read_data;
+
+    // Combinational signals
+    reg bus_ok;
+    reg active;
+    reg [31:0] next_head;
+    reg post;
+    reg [3:0] fix_free;
+    reg [5:0] sem_free;
+    reg [31:0] w0;
+    reg [31:0] w1;
+    reg [2:0] new_err;
+    reg [15:0] new_halt;
+    reg [31:0] drops;
+    reg [3:0] fix_next;
+    reg [5:0] sem_next;
+    reg [7:0] lane$0$read_address;
+    reg lane$0$read_enable;
+    reg [7:0] lane$0$write_address;
+    reg [31:0] lane$0$write_data;
+    reg [3:0] lane$0$write_strobe;
+    reg [7:0] lane$1$read_address;
+    reg lane$1$read_enable;
+    reg [7:0] lane$1$write_address;
+    reg [31:0] lane$1$write_data;
+    reg [3:0] lane$1$write_strobe;
+    reg [7:0] lane$2$read_address;
+    reg lane$2$read_enable;
+    reg [7:0] lane$2$write_address;
+    reg [31:0] lane$2$write_data;
+    reg [3:0] lane$2$write_strobe;
+    reg [7:0] lane$3$read_address;
+    reg lane$3$read_enable;
+    reg [7:0] lane$3$write_address;
+    reg [31:0] lane$3$write_data;
+    reg [3:0] lane$3$write_strobe;
+
+    always @(*) begin
+        bus_ok = ((((req_valid & ~reset) & ~req_write) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & ring_hi) == 32'h0);
+    end
+
+    always @(*) begin
+        rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
+        rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
+        if (rvalid_q) begin
+            case (lane_q)
+                32'h0: begin
+                    rsp_rdata = lane$0$read_data;
+                end
+                32'h1: begin
+                    rsp_rdata = lane$1$read_data;
+                end
+                32'h2: begin
+                    rsp_rdata = lane$2$read_data;
+                end
+                default: begin
+                    rsp_rdata = lane$3$read_data;
+                end
+            endcase
+        end else begin
+            rsp_rdata = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        active = (size != 32'h0) & (size <= cap);
+    end
+
+    always @(*) begin
+        next_head = head_q + 32'h1;
+        if ((head_q + 32'h1) >= size) begin
+            next_head = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        post = (active & (next_head != tail)) & ~reset;
+        fix_free = 32'h0;
+        sem_free = 32'h0;
+        w0 = 32'h0;
+        w1 = 32'h0;
+        if (fix_valid[32'h0]) begin
+            fix_free = 32'h1;
+            w0 = w0_of$0;
+            w1 = (err_arg & 32'hffffffff);
+        end else if (fix_valid[32'h1]) begin
+            fix_free = 32'h2;
+            w0 = w0_of$1;
+            w1 = bus_arg;
+        end else if (fix_valid[32'h2]) begin
+            fix_free = 32'h4;
+            w0 = w0_of$2;
+            w1 = (halt_arg & 32'hffffffff);
+        end else if (fix_valid[32'h3]) begin
+            fix_free = 32'h8;
+            w0 = w0_of$3;
+            w1 = (dma_arg & 32'hffffffff);
+        end else if (sem_slot_valid[32'h0]) begin
+            sem_free = 32'h1;
+            w0 = w0_of$4;
+            w1 = (sem_arg$0 & 32'hffffffff);
+        end else if (sem_slot_valid[32'h1]) begin
+            sem_free = 32'h2;
+            w0 = w0_of$5;
+            w1 = (sem_arg$1 & 32'hffffffff);
+        end else if (sem_slot_valid[32'h2]) begin
+            sem_free = 32'h4;
+            w0 = w0_of$6;
+            w1 = (sem_arg$2 & 32'hffffffff);
+        end else if (sem_slot_valid[32'h3]) begin
+            sem_free = 32'h8;
+            w0 = w0_of$7;
+            w1 = (sem_arg$3 & 32'hffffffff);
+        end else if (sem_slot_valid[32'h4]) begin
+            sem_free = 32'h10;
+            w0 = w0_of$8;
+            w1 = (sem_arg$4 & 32'hffffffff);
+        end else if (sem_slot_valid[32'h5]) begin
+            sem_free = 32'h20;
+            w0 = w0_of$9;
+            w1 = (sem_arg$5 & 32'hffffffff);
+        end else begin
+            post = 1'b0;
+        end
+        if (~post) begin
+            fix_free = 32'h0;
+            sem_free = 32'h0;
+        end
+    end
+
+    always @(*) begin
+        lane$0$read_enable = bus_ok;
+    end
+
+    always @(*) begin
+        lane$0$read_address = req_addr[32'h4 +: 8];
+    end
+
+    always @(*) begin
+        lane$0$write_address = head_q[32'h0 +: 8];
+    end
+
+    always @(*) begin
+        lane$0$write_strobe = 32'h0;
+        if (post) begin
+            lane$0$write_strobe = 32'hf;
+        end
+    end
+
+    always @(*) begin
+        lane$1$read_enable = bus_ok;
+    end
+
+    always @(*) begin
+        lane$1$read_address = req_addr[32'h4 +: 8];
+    end
+
+    always @(*) begin
+        lane$1$write_address = head_q[32'h0 +: 8];
+    end
+
+    always @(*) begin
+        lane$1$write_strobe = 32'h0;
+        if (post) begin
+            lane$1$write_strobe = 32'hf;
+        end
+    end
+
+    always @(*) begin
+        lane$2$read_enable = bus_ok;
+    end
+
+    always @(*) begin
+        lane$2$read_address = req_addr[32'h4 +: 8];
+    end
+
+    always @(*) begin
+        lane$2$write_address = head_q[32'h0 +: 8];
+    end
+
+    always @(*) begin
+        lane$2$write_strobe = 32'h0;
+        if (post) begin
+            lane$2$write_strobe = 32'hf;
+        end
+    end
+
+    always @(*) begin
+        lane$3$read_enable = bus_ok;
+    end
+
+    always @(*) begin
+        lane$3$read_address = req_addr[32'h4 +: 8];
+    end
+
+    always @(*) begin
+        lane$3$write_address = head_q[32'h0 +: 8];
+    end
+
+    always @(*) begin
+        lane$3$write_strobe = 32'h0;
+        if (post) begin
+            lane$3$write_strobe = 32'hf;
+        end
+    end
+
+    always @(*) begin
+        lane$0$write_data = w0 | ((seq_q & 32'hffffffff) << 32'h10);
+    end
+
+    always @(*) begin
+        lane$1$write_data = w1;
+    end
+
+    always @(*) begin
+        lane$2$write_data = dropped_q;
+    end
+
+    always @(*) begin
+        lane$3$write_data = cycle_q;
+    end
+
+    always @(*) begin
+        fix_next = fix_valid & ~fix_free;
+        sem_next = sem_slot_valid & ~sem_free;
+        drops = 32'h0;
+        if (active) begin
+            if (enable[32'h0] & (new_err != 32'h0)) begin
+                fix_next = fix_next | 32'h1;
+            end
+            if (enable[32'h2] & (new_halt != 32'h0)) begin
+                fix_next = fix_next | 32'h4;
+            end
+            if (enable[32'h0] & bus_err) begin
+                if (fix_valid[32'h1] & ~fix_free[32'h1]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    fix_next = fix_next | 32'h2;
+                end
+            end
+            if (enable[32'h2] & dma_done) begin
+                if (fix_valid[32'h3] & ~fix_free[32'h3]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    fix_next = fix_next | 32'h8;
+                end
+            end
+            if (enable[32'h1] & sem_valid[0]) begin
+                if (sem_slot_valid[0] & ~sem_free[0]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$0;
+                end
+            end
+            if (enable[32'h1] & sem_valid[1]) begin
+                if (sem_slot_valid[1] & ~sem_free[1]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$1;
+                end
+            end
+            if (enable[32'h1] & sem_valid[2]) begin
+                if (sem_slot_valid[2] & ~sem_free[2]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$2;
+                end
+            end
+            if (enable[32'h1] & sem_valid[3]) begin
+                if (sem_slot_valid[3] & ~sem_free[3]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$3;
+                end
+            end
+            if (enable[32'h1] & sem_valid[4]) begin
+                if (sem_slot_valid[4] & ~sem_free[4]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$4;
+                end
+            end
+            if (enable[32'h1] & sem_valid[5]) begin
+                if (sem_slot_valid[5] & ~sem_free[5]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    sem_next = sem_next | eng_bit$5;
+                end
+            end
+        end
+    end
+
+    always @(*) begin
+        new_err = dma_err & ~prev_err;
+    end
+
+    always @(*) begin
+        new_halt = halted & ~prev_halted;
+    end
+
+    always @(*) begin
+        head = head_q;
+    end
+
+    always @(*) begin
+        dropped = dropped_q;
+    end
+
+    always @(*) begin
+        overflow = overflow_q;
+    end
+
+    always @(posedge clock) begin
+        rsp_valid_q <= req_valid & ~reset;
+        rsp_err_q <= (req_valid & ~reset) & ~bus_ok;
+        rvalid_q <= bus_ok;
+        lane_q <= req_addr[32'h2 +: 2];
+        if (post) begin
+            head_q <= next_head;
+            seq_q <= seq_q + 32'h1;
+        end
+        if (active) begin
+            if (enable[32'h0] & (new_err != 32'h0)) begin
+                if (fix_valid[32'h0] & ~fix_free[32'h0]) begin
+                    err_arg <= err_arg | new_err;
+                end else begin
+                    err_arg <= new_err;
+                end
+            end
+            if (enable[32'h2] & (new_halt != 32'h0)) begin
+                if (fix_valid[32'h2] & ~fix_free[32'h2]) begin
+                    halt_arg <= halt_arg | new_halt;
+                end else begin
+                    halt_arg <= new_halt;
+                end
+            end
+            if (enable[32'h0] & bus_err) begin
+                if (fix_valid[32'h1] & ~fix_free[32'h1]) begin
+                end else begin
+                    bus_arg <= bus_addr;
+                end
+            end
+            if (enable[32'h2] & dma_done) begin
+                if (fix_valid[32'h3] & ~fix_free[32'h3]) begin
+                end else begin
+                    dma_arg <= dma_index;
+                end
+            end
+            if (enable[32'h1] & sem_valid[0]) begin
+                if (sem_slot_valid[0] & ~sem_free[0]) begin
+                end else begin
+                    sem_arg$0 <= sem_index$0;
+                end
+            end
+            if (enable[32'h1] & sem_valid[1]) begin
+                if (sem_slot_valid[1] & ~sem_free[1]) begin
+                end else begin
+                    sem_arg$1 <= sem_index$1;
+                end
+            end
+            if (enable[32'h1] & sem_valid[2]) begin
+                if (sem_slot_valid[2] & ~sem_free[2]) begin
+                end else begin
+                    sem_arg$2 <= sem_index$2;
+                end
+            end
+            if (enable[32'h1] & sem_valid[3]) begin
+                if (sem_slot_valid[3] & ~sem_free[3]) begin
+                end else begin
+                    sem_arg$3 <= sem_index$3;
+                end
+            end
+            if (enable[32'h1] & sem_valid[4]) begin
+                if (sem_slot_valid[4] & ~sem_free[4]) begin
+                end else begin
+                    sem_arg$4 <= sem_index$4;
+                end
+            end
+            if (enable[32'h1] & sem_valid[5]) begin
+                if (sem_slot_valid[5] & ~sem_free[5]) begin
+                end else begin
+                    sem_arg$5 <= sem_index$5;
+                end
+            end
+        end
+        fix_valid <= fix_next;
+        sem_slot_valid <= sem_next;
+        prev_err <= dma_err;
+        prev_halted <= halted;
+        dropped_q <= dropped_q + drops;
+        overflow_q <= drops != 32'h0;
+        cycle_q <= cycle_q + 32'h1;
+        if (reset) begin
+            rsp_valid_q <= 1'b0;
+            rsp_err_q <= 1'b0;
+            rvalid_q <= 1'b0;
+            head_q <= 32'h0;
+            seq_q <= 32'h0;
+            dropped_q <= 32'h0;
+            overflow_q <= 1'b0;
+            cycle_q <= 32'h0;
+            prev_halted <= 32'h0;
+            prev_err <= 32'h0;
+            fix_valid <= 32'h0;
+            sem_slot_valid <= 32'h0;
+            err_arg <= 32'h0;
+            bus_arg <= 32'h0;
+            halt_arg <= 32'h0;
+            dma_arg <= 32'h0;
+            sem_arg$0 <= 32'h0;
+            sem_arg$1 <= 32'h0;
+            sem_arg$2 <= 32'h0;
+            sem_arg$3 <= 32'h0;
+            sem_arg$4 <= 32'h0;
+            sem_arg$5 <= 32'h0;
+        end
+    end
+
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (lane$0$write_strobe[0]) begin
+            lane$0[lane$0$write_address][7:0] <= lane$0$write_data[7:0];
+        end
+        if (lane$0$write_strobe[1]) begin
+            lane$0[lane$0$write_address][15:8] <= lane$0$write_data[15:8];
+        end
+        if (lane$0$write_strobe[2]) begin
+            lane$0[lane$0$write_address][23:16] <= lane$0$write_data[23:16];
+        end
+        if (lane$0$write_strobe[3]) begin
+            lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
+        end
+    end
+
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (lane$1$write_strobe[0]) begin
+            lane$1[lane$1$write_address][7:0] <= lane$1$write_data[7:0];
+        end
+        if (lane$1$write_strobe[1]) begin
+            lane$1[lane$1$write_address][15:8] <= lane$1$write_data[15:8];
+        end
+        if (lane$1$write_strobe[2]) begin
+            lane$1[lane$1$write_address][23:16] <= lane$1$write_data[23:16];
+        end
+        if (lane$1$write_strobe[3]) begin
+            lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
+        end
+    end
+
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (lane$2$write_strobe[0]) begin
+            lane$2[lane$2$write_address][7:0] <= lane$2$write_data[7:0];
+        end
+        if (lane$2$write_strobe[1]) begin
+            lane$2[lane$2$write_address][15:8] <= lane$2$write_data[15:8];
+        end
+        if (lane$2$write_strobe[2]) begin
+            lane$2[lane$2$write_address][23:16] <= lane$2$write_data[23:16];
+        end
+        if (lane$2$write_strobe[3]) begin
+            lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
+        end
+    end
+
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (lane$3$write_strobe[0]) begin
+            lane$3[lane$3$write_address][7:0] <= lane$3$write_data[7:0];
+        end
+        if (lane$3$write_strobe[1]) begin
+            lane$3[lane$3$write_address][15:8] <= lane$3$write_data[15:8];
+        end
+        if (lane$3$write_strobe[2]) begin
+            lane$3[lane$3$write_address][23:16] <= lane$3$write_data[23:16];
+        end
+        if (lane$3$write_strobe[3]) begin
+            lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
+        end
+    end
+
+endmodule
+
 module sunda_tpb_proto__top__dma(
     input wire clock,
     input wire reset,
@@ -4178,7 +4911,8 @@ module sunda_tpb_proto__top__dma(
     output reg [7:0] db_index,
     output reg [31:0] db_amount,
     input wire db_ready,
-    output reg busy
+    output reg busy,
+    output reg [2:0] errors
 );
 
     // Constants
@@ -4393,6 +5127,10 @@ module sunda_tpb_proto__top__dma(
 
     always @(*) begin
         busy = state != 32'h0;
+    end
+
+    always @(*) begin
+        errors = error;
     end
 
     always @(*) begin
@@ -6679,7 +7417,12 @@ module sunda_tpb_proto__top__tpb(
     output reg [31:0] notific_ring_size_o,
     output reg notific_enable_error_o,
     output reg notific_enable_evt_sem_o,
-    output reg notific_enable_inst_o
+    output reg notific_enable_inst_o,
+    input wire [31:0] notific_head_i,
+    output reg [31:0] notific_tail_o,
+    output reg notific_status_overflow_o,
+    input wire notific_status_overflow_set_i,
+    input wire [31:0] notific_dropped_i
 );
 
     // Registers
@@ -6697,6 +7440,8 @@ module sunda_tpb_proto__top__tpb(
     reg notific_enable_error_q;
     reg notific_enable_evt_sem_q;
     reg notific_enable_inst_q;
+    reg [31:0] notific_tail_q;
+    reg notific_status_overflow_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -6712,6 +7457,8 @@ module sunda_tpb_proto__top__tpb(
         notific_enable_error_q = 1'h0;
         notific_enable_evt_sem_q = 1'h0;
         notific_enable_inst_q = 1'h0;
+        notific_tail_q = 32'h0;
+        notific_status_overflow_q = 1'h0;
     end
 
     always @(*) begin
@@ -6770,10 +7517,19 @@ module sunda_tpb_proto__top__tpb(
         notific_enable_inst_o = notific_enable_inst_q;
     end
 
+    always @(*) begin
+        notific_tail_o = notific_tail_q;
+    end
+
+    always @(*) begin
+        notific_status_overflow_o = notific_status_overflow_q;
+    end
+
     always @(posedge clock) begin
         rsp_valid_q <= 1'b0;
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
+        notific_status_overflow_q <= notific_status_overflow_q | notific_status_overflow_set_i;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -6827,6 +7583,32 @@ module sunda_tpb_proto__top__tpb(
                             rsp_rdata_q <= ((notific_enable_error_q & 32'hffffffff) | ((notific_enable_evt_sem_q & 32'hffffffff) << 32'h1)) | ((notific_enable_inst_q & 32'hffffffff) << 32'h2);
                         end
                     end
+                    32'ha20: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= notific_head_i;
+                        end
+                    end
+                    32'ha24: begin
+                        if (req_write) begin
+                            notific_tail_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= notific_tail_q;
+                        end
+                    end
+                    32'ha28: begin
+                        if (req_write) begin
+                            notific_status_overflow_q <= (notific_status_overflow_q & ~req_wdata[32'h0 +: 1]) | notific_status_overflow_set_i;
+                        end else begin
+                            rsp_rdata_q <= (notific_status_overflow_q & 32'hffffffff);
+                        end
+                    end
+                    32'ha2c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= notific_dropped_i;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -6848,6 +7630,8 @@ module sunda_tpb_proto__top__tpb(
             notific_enable_error_q <= 32'h0;
             notific_enable_evt_sem_q <= 32'h0;
             notific_enable_inst_q <= 32'h0;
+            notific_tail_q <= 32'h0;
+            notific_status_overflow_q <= 32'h0;
         end
     end
 

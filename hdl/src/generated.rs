@@ -60,8 +60,8 @@ pub fn top_file(map: &regmap::RegMap, fpga: bool) -> Result<VerilogFile, crate::
     Ok(VerilogFile { file_name: format!("{module}.v"), module, arch: map.arch, block: "tpb_top".into(), text })
 }
 
-/// The hand-written blocks (not generated from a map): the EVT_SEM unit of
-/// every generation, the HW-decode CAM of CAYMAN/MARIANA, the FPGA
+/// The hand-written blocks (not generated from a map): the EVT_SEM unit and
+/// the notification unit of every generation, the HW-decode CAM of CAYMAN/MARIANA, the FPGA
 /// prototype's host-link bridge (its default UART) and, as stand-alone
 /// instances for the FPGA report, the Q7 cluster (CAYMAN's BAR0 layout with
 /// 1 KiB memories; every top has its own inside) and the SEQ DMA engine.
@@ -78,6 +78,7 @@ pub fn common_verilog_files() -> Vec<VerilogFile> {
         one("evt_sem", "hdl/src/evt_sem.rs", crate::verilog::of(&mut sem, "evt_sem")),
         one("host_bridge", "hdl/src/host_link.rs", crate::verilog::of(&mut crate::host_link::HostBridge::new(crate::proto::DEFAULT_UART_DIV), "host_bridge")),
         one("hw_decode", "hdl/src/hw_decode.rs", crate::verilog::of(&mut crate::hw_decode::HwDecodeCam::default(), "hw_decode")),
+        one("notific", "hdl/src/notific.rs", crate::verilog::of(&mut crate::notific::Notific::<{ crate::notific::DEFAULT_RW }>::default(), "notific")),
         one("q7_cluster", "hdl/src/q7_cluster.rs", crate::verilog::of(&mut q7_cluster_block(), "q7_cluster")),
         one("seq_dma", "hdl/src/seq_dma.rs", crate::verilog::of(&mut dma, "seq_dma")),
     ]

@@ -14,6 +14,7 @@ pub mod evt_sem;
 pub mod fpga;
 pub mod generated;
 pub mod host_link;
+pub mod notific;
 pub mod proto;
 pub mod hw_decode;
 pub mod q7_cluster;

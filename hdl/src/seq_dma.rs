@@ -88,6 +88,8 @@ pub struct SeqDma<const AW: usize> {
     pub db_amount: Signal<Out, Bits<32>>,
     pub db_ready: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
+    /// The sticky error bits (the status window's `0x818`), for the notification unit.
+    pub errors: Signal<Out, Bits<3>>,
     sram: Tcm<AW>,
     sram_hi: Constant<Bits<32>>,
     status_base: Constant<Bits<32>>,
@@ -161,6 +163,7 @@ impl<const AW: usize> SeqDma<AW> {
             db_amount: Default::default(),
             db_ready: Default::default(),
             busy: Default::default(),
+            errors: Default::default(),
             sram: Default::default(),
             sram_hi: Constant::new((!((4u64 << AW) - 1) & 0xffff_ffff).into()),
             status_base: Constant::new(u64::from(STATUS).into()),
@@ -300,6 +303,7 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         self.db_index.next = self.d_done_addr.q.val().get_bits::<8>(2);
         self.db_amount.next = 1.into();
         self.busy.next = self.state.q.val() != 0;
+        self.errors.next = self.error.q.val();
         self.retire.next = false;
         // ---- the engine ----
         if self.state.q.val() == 0 {

@@ -91,6 +91,19 @@ fn halt_start_halts_and_restarts_the_seq_and_the_chosen_q7_cores_on_every_genera
 }
 
 #[test]
+fn notify_reads_every_event_back_in_order_on_every_generation() {
+    let f = file("notify");
+    let n = f.notify.as_ref().unwrap();
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::notify(&mut c, n, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        // 9 halts in at least 2 records, 3 semaphores, 1 bus error, 3 DMA records.
+        assert!(r.get("records") >= 2 + 3 + 1 + 3, "{arch:?}: {}", r.get("records"));
+        println!("{arch:?}: {} checks, {} records, events {:?}", r.checks.len(), r.get("records"), r.events);
+    }
+}
+
+#[test]
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
     for arch in [Arch::Cayman, Arch::Mariana] {
@@ -229,7 +242,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start"] {
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -312,12 +325,12 @@ fn readme_diagrams_are_fresh() {
     let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    for s in ["doorbell", "halt-start"] {
+    for s in ["doorbell", "halt-start", "notify"] {
         let vcd = dir.join(format!("{s}.cayman.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
         assert_eq!(code, 0, "{out}{err}");
     }
-    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start")] {
+    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start"), ("notify", "notify")] {
         let name = format!("{s}.cayman.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());

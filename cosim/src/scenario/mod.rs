@@ -6,6 +6,7 @@
 //! | `doorbell` | CAYMAN, MARIANA | set-up as bringup plus the SEQ DMA rings; the host writes DMA descriptors, loads the CTRL/SLOT SPADs and fires host_trigger; the TOP_SP (`top_sp_ccop.S`) walks the cc_op program, rings the DMA tail-pointer doorbells, waits GE on the step semaphore the DMA completes into, and the reporter posts completion; the host polls it | semaphore values, DMA done counters and data copies, the firmware's counts, and the event order host_trigger → tail pointers → DMA doorbells → completion → host |
 //! | `barrier` | all | the Q7 cores run `q7_barrier.S` on the POOL EVT_SEM | every core passed only after the last arrival, saw ≥ N, the leader's DECs came after every departure, both semaphores end at 0 |
 //! | `halt-start` | all | stpb_init with `nx_halt.S` as the SEQ firmware and `q7_halt.S` as the Q7 kernel; the SEQ records its entry and halts itself through instr_halt_ctrl (DIGEST §2.8), the host sees it in run_state and restarts it at another address through start_addr/start_ctrl; the Q7 cores HALT and the host restarts the chosen ones | run_state halted (and not running) after each halt, the top holding the SEQ (no instruction retired while held), the restart address taken, the entries recorded in DRAM (kept across a start), only the chosen Q7 cores restarted |
+//! | `notify` | all | stpb_init (which arms the three notification classes) with `nx_halt.S` and `q7_sum.S`; the SEQ halts itself and the Q7 cores HALT; the host changes three engines' semaphores, reads an unmapped address, and rings the SEQ DMA with one good descriptor and one whose completion address is outside the INC window; after each step the HAL's reader reads the ring | the halt records (the SEQ and the 8 Q7 cores once each, the SEQ's posted within 8 cycles of its halt write), the EVT_SEM records in write order, the BAR0-error record with its address, DMA done, the TOP_SP semaphore it incremented and the DMA error in that order; no drop, sequence numbers without a gap |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -27,10 +28,12 @@ mod bringup;
 mod doorbell;
 mod halt_start;
 mod mesh;
+mod notify;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use doorbell::doorbell;
 pub use halt_start::halt_start;
+pub use notify::notify;
 pub use mesh::{die_path, mesh, mesh_tape};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
@@ -54,6 +57,8 @@ pub struct ScenarioFile {
     pub mesh: Option<MeshCfg>,
     #[serde(default)]
     pub halt_start: Option<HaltStartCfg>,
+    #[serde(default)]
+    pub notify: Option<NotifyCfg>,
 }
 
 fn default_n() -> u32 {
@@ -69,6 +74,7 @@ pub enum Kind {
     Barrier,
     Mesh,
     HaltStart,
+    Notify,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -105,6 +111,14 @@ pub struct HaltStartCfg {
     pub q7_cores: u8,
 }
 
+/// `[notify]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyCfg {
+    /// TOP_SP semaphore the DMA descriptor completes into (0..256).
+    pub dma_sem: u32,
+}
+
 /// `[mesh]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -120,6 +134,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("barrier.toml", include_str!("../../scenarios/barrier.toml")),
     ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
     ("halt-start.toml", include_str!("../../scenarios/halt-start.toml")),
+    ("notify.toml", include_str!("../../scenarios/notify.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -229,6 +244,19 @@ impl Scenario for HaltStartCfg {
     }
 }
 
+impl Scenario for NotifyCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        notify(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+        Some((at("host rings the DMA")?.saturating_sub(4), at("DMA doorbell")? + 40, vec!["notify", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("notify", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -257,6 +285,7 @@ impl ScenarioFile {
             Kind::Barrier => Box::new(self.barrier.clone().ok_or_else(|| missing("barrier"))?),
             Kind::Mesh => Box::new(self.mesh.clone().ok_or_else(|| missing("mesh"))?),
             Kind::HaltStart => Box::new(self.halt_start.clone().ok_or_else(|| missing("halt_start"))?),
+            Kind::Notify => Box::new(self.notify.clone().ok_or_else(|| missing("notify"))?),
         })
     }
 
@@ -285,6 +314,10 @@ impl ScenarioFile {
             Kind::Barrier => need(f.barrier.is_some(), "barrier")?,
             Kind::Mesh => need(f.mesh.is_some(), "mesh")?,
             Kind::HaltStart => need(f.halt_start.is_some(), "halt_start")?,
+            Kind::Notify => need(f.notify.is_some(), "notify")?,
+        }
+        if f.notify.as_ref().is_some_and(|n| n.dma_sem >= 256) {
+            return Err(ScenarioError::File(format!("{path}: [notify] dma_sem = {}: a TOP_SP semaphore, 0..256", f.notify.as_ref().map_or(0, |n| n.dma_sem))));
         }
         if f.halt_start.as_ref().is_some_and(|h| h.q7_cores == 0) {
             return Err(ScenarioError::File(format!("{path}: [halt_start] q7_cores = 0: choose at least one core (bit n = core n)")));

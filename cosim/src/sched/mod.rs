@@ -81,6 +81,9 @@ pub const SYSTEM_WINDOW: u32 = 0x2000_0000;
 pub const SYSTEM_WINDOW_SIZE: u32 = 0x1000_0000;
 /// `[D]` The SoC port: `+0` address low word, `+4` high word, `+8` data.
 pub const SOC_PORT: u32 = 0x3fff_0000;
+/// Cycles [`Cosim::reset`] holds reset: a block counting cycles since
+/// reset reads `stats.cycles - RESET_CYCLES`.
+pub const RESET_CYCLES: u64 = 4;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
 
@@ -381,7 +384,7 @@ impl Cosim {
     /// Hold reset for 4 cycles, then run the EVT_SEM post-reset clear.
     /// [`Stats`] count from the end of this.
     pub fn reset(&mut self) {
-        for _ in 0..4 {
+        for _ in 0..RESET_CYCLES {
             self.cycle(true);
         }
         self.run(u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + 2);

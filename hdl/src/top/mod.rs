@@ -122,6 +122,8 @@ fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<St
 pub use tpb_models::regmap::layout::{LayoutError, TopLayout, Window, ENGINES};
 /// Word-address bits of the SEQ DMA SRAM in every top.
 pub const DMA_AW: usize = crate::seq_dma::DEFAULT_AW;
+/// Record-address bits of the notification ring SRAM in every top.
+pub const NTF_RW: usize = crate::notific::DEFAULT_RW;
 
 fn c32(v: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(v).into())

@@ -100,6 +100,7 @@ macro_rules! top_pins {
                     nx_start_addr: $s.nx_start_addr.val().index() as u32,
                     q7_start: $s.q7_start.val().index() as u8,
                     q7_start_addr: $s.q7_start_addr.val().index() as u32,
+                    notific_head: $s.notific_head.val().index() as u32,
                     sem_notif_valid: $s.sem_notif_valid.val().index() as u8,
                     sem_notif_index: if $s.sem_notif_valid.val().index() != 0 { $s.sem_notif_index.val().index() as u8 } else { 0 },
                     dma_db_valid: $s.dma_db_valid.val(),

@@ -34,6 +34,7 @@ macro_rules! tpb_top {
             pub nx_start_addr: Signal<Out, Bits<32>>,
             pub q7_start: Signal<Out, Bits<8>>,
             pub q7_start_addr: Signal<Out, Bits<32>>,
+            pub notific_head: Signal<Out, Bits<32>>,
             pub sem_notif_valid: Signal<Out, Bits<6>>,
             pub sem_notif_index: Signal<Out, Bits<8>>,
             pub dma_db_valid: Signal<Out, Bit>,
@@ -64,6 +65,7 @@ macro_rules! tpb_top {
             ctrl_spad: Tcm<CW>,
             slot_spad: Tcm<LW>,
             dma: SeqDma<DMA_AW>,
+            ntf: crate::notific::Notific<NTF_RW>,
             lr_base: [Constant<Bits<32>>; 6],
             lr_mask: Constant<Bits<32>>,
             /// The aperture's blocks (`TopLayout::nx_regs` ...): base and mask.
@@ -86,6 +88,11 @@ macro_rules! tpb_top {
             seq_built: Constant<Bits<32>>,
             dma_base: Constant<Bits<32>>,
             dma_mask: Constant<Bits<32>>,
+            ntf_base: Constant<Bits<32>>,
+            ntf_mask: Constant<Bits<32>>,
+            /// The last request's address: the argument of a BAR0-error notification.
+            err_addr_q: DFF<Bits<32>>,
+            nx_held: Signal<Local, Bits<6>>,
             ctrl_base: Constant<Bits<32>>,
             ctrl_mask: Constant<Bits<32>>,
             ctrl_built: Constant<Bits<32>>,
@@ -124,6 +131,9 @@ macro_rules! tpb_top {
                 fits("top_sp.ctrl_spad", CW, &$lay.ctrl_spad)?;
                 fits("top_sp.slot_spad", LW, &$lay.slot_spad)?;
                 fits("seq.dma", DMA_AW, &Window { base: 0, size: crate::seq_dma::STATUS })?;
+                if u64::from($lay.notific.size) != (u64::from(tpb_models::golden::notific::RECORD_BYTES) << NTF_RW) {
+                    return Err(LayoutError::Bad { what: "notific.ring".into(), detail: format!("the ring SRAM holds {} records of 16 bytes: the region must be {:#x} bytes, not {:#x}", 1u32 << NTF_RW, 16u32 << NTF_RW, $lay.notific.size) });
+                }
                 fits("q7 iram", QIW, &Window { base: 0, size: $lay.q7_dram_offset })?;
                 fits("q7 dram", QDW, &Window { base: 0, size: $lay.q7_stride - $lay.q7_dram_offset })?;
                 if $lay.seq_iram.size != $lay.seq_dram.size {
@@ -142,6 +152,7 @@ macro_rules! tpb_top {
                     nx_start_addr: Default::default(),
                     q7_start: Default::default(),
                     q7_start_addr: Default::default(),
+                    notific_head: Default::default(),
                     sem_notif_valid: Default::default(),
                     sem_notif_index: Default::default(),
                     dma_db_valid: Default::default(),
@@ -175,6 +186,7 @@ macro_rules! tpb_top {
                     ctrl_spad: Default::default(),
                     slot_spad: Default::default(),
                     dma: SeqDma::new(&$lay.inc_slot)?,
+                    ntf: Default::default(),
                     lr_base: std::array::from_fn(|i| c32($lay.local_reg[i].base)),
                     lr_mask: c32($lay.local_reg[0].mask()),
                     nx_base: c32($lay.nx_regs.base),
@@ -196,6 +208,10 @@ macro_rules! tpb_top {
                     seq_built: built(SW),
                     dma_base: c32($lay.seq_dma.base),
                     dma_mask: c32($lay.seq_dma.mask()),
+                    ntf_base: c32($lay.notific.base),
+                    ntf_mask: c32($lay.notific.mask()),
+                    err_addr_q: Default::default(),
+                    nx_held: Default::default(),
                     ctrl_base: c32($lay.ctrl_spad.base),
                     ctrl_mask: c32($lay.ctrl_spad.mask()),
                     ctrl_built: built(CW),
@@ -229,7 +245,7 @@ macro_rules! tpb_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, err_q, zero_q);
+                dff_setup!($s, clock, err_q, zero_q, err_addr_q);
                 $s.aligned.next = !$s.req_addr.val().get_bit(0) & !$s.req_addr.val().get_bit(1);
                 $s.lr_off.next = $s.req_addr.val() & !$s.lr_mask.val();
                 $s.req_go.next = $s.req_valid.val() & !$s.reset.val();
@@ -242,6 +258,8 @@ macro_rules! tpb_top {
                 $s.nx_stall.next = 0.into();
                 $s.nx_go.next = 0.into();
                 $s.nx_go_addr.next = 0.into();
+                $s.nx_held.next = 0.into();
+                $s.ntf.dma_done.next = false;
                 $s.notif.next = 0.into();
                 $s.notif_index.next = 0.into();
                 // ---- the SEQ DMA's inputs come from the POOL NX bundle ----
@@ -313,6 +331,10 @@ macro_rules! tpb_top {
                     $s.nx[i].run_state_halted_i.next = $s.nx_halted.val().get_bits::<1>(i) | $s.nx[i].instr_halt_ctrl_halt_o.val();
                     $s.nx[i].instr_halt_ctrl_halt_clr_i.next = 0.into();
                     $s.nx[i].intr_info_info_set_i.next = 0.into();
+                    if ($s.nx_halted.val().get_bits::<1>(i) | $s.nx[i].instr_halt_ctrl_halt_o.val()) == 1 {
+                        $s.nx_held.next = $s.nx_held.val() | $s.eng_bit[i].val();
+                    }
+                    $s.ntf.sem_index[i].next = $s.sem[i].notif_index.val();
                     if ($s.nx[i].release_run_stall_stall_o.val() | $s.nx[i].instr_halt_ctrl_halt_o.val()) == 1 {
                         $s.nx_stall.next = $s.nx_stall.val() | $s.eng_bit[i].val();
                     }
@@ -343,6 +365,7 @@ macro_rules! tpb_top {
                     if $s.is_top_sp[i].val() {
                         $s.sem[i].db_valid.next = $s.dma.db_valid.val();
                         $s.dma.db_ready.next = $s.sem[i].db_ready.val();
+                        $s.ntf.dma_done.next = $s.dma.db_valid.val() & $s.sem[i].db_ready.val();
                     }
                 }
                 // The lowest engine whose semaphore changed names the index.
@@ -477,6 +500,40 @@ macro_rules! tpb_top {
                 $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.dma.rsp_rdata.val();
                 $s.dma_db_valid.next = $s.dma.db_valid.val();
                 $s.dma_busy.next = $s.dma.busy.val();
+                // ---- notification unit: its ring SRAM on BAR0, its events and registers ----
+                $s.ntf.clock.next = $s.clock.val();
+                $s.ntf.reset.next = $s.reset.val();
+                $s.ntf.req_valid.next = $s.req_go.val() & (($s.req_addr.val() & $s.ntf_mask.val()) == $s.ntf_base.val());
+                $s.ntf.req_write.next = $s.req_write.val();
+                $s.ntf.req_addr.next = $s.req_addr.val() & !$s.ntf_mask.val();
+                $s.ntf.req_wdata.next = $s.req_wdata.val();
+                if $s.req_go.val() & (($s.req_addr.val() & $s.ntf_mask.val()) == $s.ntf_base.val()) {
+                    $s.hit.next = true;
+                }
+                if $s.ntf.rsp_valid.val() {
+                    $s.rsp_valid.next = true;
+                }
+                $s.rsp_err.next = $s.rsp_err.val() | ($s.ntf.rsp_valid.val() & $s.ntf.rsp_err.val());
+                $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.ntf.rsp_rdata.val();
+                $s.ntf.size.next = $s.tpb.notific_ring_size_o.val();
+                $s.ntf.enable.next = bit_cast::<3, 1>($s.tpb.notific_enable_error_o.val()) | (bit_cast::<3, 1>($s.tpb.notific_enable_evt_sem_o.val()) << 1) | (bit_cast::<3, 1>($s.tpb.notific_enable_inst_o.val()) << 2);
+                $s.ntf.tail.next = $s.tpb.notific_tail_o.val();
+                $s.ntf.sem_valid.next = $s.notif.val();
+                $s.ntf.dma_index.next = $s.dma.db_index.val();
+                $s.ntf.dma_err.next = $s.dma.errors.val();
+                $s.ntf.halted.next = (bit_cast::<16, 8>($s.q7_halted.val()) << 8) | bit_cast::<16, 6>($s.nx_held.val());
+                $s.ntf.bus_err.next = $s.err_q.q.val();
+                $s.ntf.bus_addr.next = $s.err_addr_q.q.val();
+                if $s.req_go.val() {
+                    $s.err_addr_q.d.next = $s.req_addr.val();
+                }
+                $s.tpb.notific_head_i.next = $s.ntf.head.val();
+                $s.notific_head.next = $s.ntf.head.val();
+                $s.tpb.notific_dropped_i.next = $s.ntf.dropped.val();
+                $s.tpb.notific_status_overflow_set_i.next = 0.into();
+                if $s.ntf.overflow.val() {
+                    $s.tpb.notific_status_overflow_set_i.next = 1.into();
+                }
                 // ---- memories: SEQ IRAM/DRAM, TOP_SP SPADs (PIO port only) ----
                 $s.seq_iram.clock.next = $s.clock.val();
                 $s.seq_dram.clock.next = $s.clock.val();

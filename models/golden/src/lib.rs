@@ -8,6 +8,7 @@
 pub mod csr;
 pub mod evt_sem;
 pub mod hw_decode;
+pub mod notific;
 pub mod q7_cluster;
 pub mod seq_dma;
 pub mod top;

@@ -9,6 +9,7 @@ use super::hw_decode::{self, HwDecodeModel};
 use super::q7_cluster::{self, PortIn, PortOut, Q7ClusterModel, CORES};
 use super::seq_dma::{self, SeqDmaModel};
 use crate::csr::{CsrModel, Req, Rsp};
+use crate::notific::{self, NotificModel};
 use std::collections::BTreeMap;
 pub use tpb_regmap::layout::ENGINES;
 use tpb_regmap::layout::{Dest, LayoutError, TopLayout, POOL, TOP_SP};
@@ -71,6 +72,8 @@ pub struct Outputs {
     /// Q7 cores the Q7 bundle's start_ctrl restarts this cycle, at `q7_start_addr`.
     pub q7_start: u8,
     pub q7_start_addr: u32,
+    /// The notification unit's head (it moves with each record posted).
+    pub notific_head: u32,
     pub sem_notif_valid: u8,
     pub sem_notif_index: u8,
     pub dma_db_valid: bool,
@@ -102,9 +105,13 @@ pub struct TopModel {
     mems: Vec<Memory>,
     cluster: Q7ClusterModel,
     dma: SeqDmaModel,
+    ntf: NotificModel,
     hwd: Option<HwDecodeModel>,
     mem_rsp: Rsp,
     err: bool,
+    /// The last request's address (the notification unit's BAR0-error argument).
+    err_addr: u32,
+    tpb_inputs: BTreeMap<String, u64>,
     /// Input-port maps reused every cycle (building them is most of a step's cost).
     nx_inputs: BTreeMap<String, u64>,
     q7_inputs: BTreeMap<String, u64>,
@@ -194,6 +201,9 @@ impl TopModel {
                 dram_region: layout.q7_dram_size,
             }),
             dma: SeqDmaModel::new(mem.dma, layout.inc_slot),
+            ntf: NotificModel::new((layout.notific.size / crate::notific::RECORD_BYTES) as usize),
+            err_addr: 0,
+            tpb_inputs: BTreeMap::new(),
             hwd,
             mem_rsp: Rsp::default(),
             err: false,
@@ -229,6 +239,33 @@ impl TopModel {
             tx: ring(["dma_tx_ring_base_o", "dma_tx_ring_length_o", "dma_tx_ring_head_o", "dma_tx_ring_tail_inc_o", "dma_tx_ring_tail_inc_pulse_o"]),
             db_ready: false,
         }
+    }
+
+    /// The notification unit's inputs this cycle (before the edge).
+    fn notific_inputs(&self, pins: &Pins, dma_done: bool) -> notific::Inputs {
+        let t = &self.tpb;
+        let mut i = notific::Inputs {
+            size: Self::out(t, "notific_ring_size_o") as u32,
+            en_error: Self::out(t, "notific_enable_error_o") != 0,
+            en_sem: Self::out(t, "notific_enable_evt_sem_o") != 0,
+            en_inst: Self::out(t, "notific_enable_inst_o") != 0,
+            tail: Self::out(t, "notific_tail_o") as u32,
+            dma_done,
+            dma_index: self.dma.outputs().db_index,
+            dma_err: self.dma.error() as u8,
+            halted: u16::from(pins.q7_halted) << 8,
+            bus_err: self.err,
+            bus_addr: self.err_addr,
+            ..notific::Inputs::default()
+        };
+        for e in 0..6 {
+            let s = self.sem[e].outputs();
+            i.sem_valid |= u8::from(s.notif_valid) << e;
+            i.sem_index[e] = s.notif_index;
+            let halt = (u64::from(pins.nx_halted >> e & 1) | Self::out(&self.nx[e], "instr_halt_ctrl_halt_o")) & 1;
+            i.halted |= (halt as u16) << e;
+        }
+        i
     }
 
     /// A start_ctrl write of ctrl = 1 is being acted on (DIGEST §2.8).
@@ -271,6 +308,8 @@ impl TopModel {
         take(self.cluster.rsp());
         take(self.tpb.rsp());
         take(self.dma.rsp());
+        take(self.ntf.rsp());
+        o.notific_head = self.ntf.outputs().head;
         take(self.mem_rsp);
         if let Some(t) = &self.top_sp_regs {
             take(t.rsp());
@@ -328,7 +367,18 @@ impl TopModel {
             set_input(&mut self.q7_inputs, halt, u64::from(pins.q7_halted >> n & 1));
         }
         self.q7regs.step(reset, to(Dest::Q7Regs), &self.q7_inputs);
-        self.tpb.step(reset, to(Dest::Tpb), &self.no_inputs);
+        // The notification unit sees this cycle's events and the TPB-level
+        // registers' configuration; they see its head, drop count and overflow.
+        let ntf_in = self.notific_inputs(pins, dma_out.db_valid && dma_in.db_ready);
+        let no = self.ntf.outputs();
+        set_input(&mut self.tpb_inputs, "notific_head_i", no.head.into());
+        set_input(&mut self.tpb_inputs, "notific_dropped_i", no.dropped.into());
+        set_input(&mut self.tpb_inputs, "notific_status_overflow_set_i", no.overflow.into());
+        self.tpb.step(reset, to(Dest::Tpb), &self.tpb_inputs);
+        self.ntf.step(reset, to(Dest::Notific), &ntf_in);
+        if let Some(r) = req {
+            self.err_addr = r.addr;
+        }
         if let Some(t) = &mut self.top_sp_regs {
             t.step(reset, to(Dest::TopSpRegs), &self.no_inputs);
         }

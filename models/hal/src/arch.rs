@@ -38,6 +38,11 @@ pub struct TpbRegs {
     pub notific_ring_base_hi: Reg,
     pub notific_ring_size: Reg,
     pub notific_enable: Reg,
+    /// The ring state: head (hardware), tail (host), status (overflow), drops.
+    pub notific_head: Reg,
+    pub notific_tail: Reg,
+    pub notific_status: Reg,
+    pub notific_dropped: Reg,
     /// notific_enable fields: ERROR, EVT_SEM, INST.
     pub notific_enable_error: Field,
     pub notific_enable_evt_sem: Field,
@@ -97,6 +102,10 @@ macro_rules! arch_regs {
                 notific_ring_base_hi: regs::$a::tpb::NOTIFIC_RING_BASE_HI,
                 notific_ring_size: regs::$a::tpb::NOTIFIC_RING_SIZE,
                 notific_enable: regs::$a::tpb::NOTIFIC_ENABLE,
+                notific_head: regs::$a::tpb::NOTIFIC_HEAD,
+                notific_tail: regs::$a::tpb::NOTIFIC_TAIL,
+                notific_status: regs::$a::tpb::NOTIFIC_STATUS,
+                notific_dropped: regs::$a::tpb::NOTIFIC_DROPPED,
                 notific_enable_error: regs::$a::tpb::notific_enable::ERROR,
                 notific_enable_evt_sem: regs::$a::tpb::notific_enable::EVT_SEM,
                 notific_enable_inst: regs::$a::tpb::notific_enable::INST,

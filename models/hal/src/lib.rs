@@ -31,6 +31,7 @@ pub mod control;
 pub mod error;
 pub mod hostlink;
 pub mod mmio;
+pub mod notify;
 pub mod pooling;
 pub mod q7;
 pub mod record;
@@ -312,6 +313,11 @@ impl Hal {
     pub fn topsp_stop(&self, mmio: &mut dyn Mmio) -> Result<()> {
         let (ctx, f) = self.slot("topsp_stop", self.khal.topsp_stop)?;
         f(ctx, mmio)
+    }
+
+    /// Read and consume the notification ring ([`notify::read`]).
+    pub fn read_notifications(&self, mmio: &mut dyn Mmio) -> Result<notify::Batch> {
+        notify::read(self.ctx_checked()?, mmio)
     }
 
     /// Restart NX core `e` at `addr` ([`control::start_nx`]).

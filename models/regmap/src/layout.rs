@@ -133,6 +133,8 @@ pub enum Dest {
     CtrlSpad,
     SlotSpad,
     Dma,
+    /// The notification unit's ring SRAM.
+    Notific,
     /// The Q7 cluster's memories.
     Q7,
     HwDecode,
@@ -159,6 +161,7 @@ pub struct TopLayout {
     pub seq_iram: Window,
     pub seq_dram: Window,
     pub seq_dma: Window,
+    pub notific: Window,
     pub ctrl_spad: Window,
     pub slot_spad: Window,
     /// All 8 Q7 cores' memories (`base` need not be aligned to `size`);
@@ -249,6 +252,7 @@ impl TopLayout {
             seq_iram: win("seq.iram")?,
             seq_dram: win("seq.dram")?,
             seq_dma: win("seq.dma")?,
+            notific: win("notific.ring")?,
             ctrl_spad: win("top_sp.ctrl_spad")?,
             slot_spad: win("top_sp.slot_spad")?,
             q7,
@@ -290,6 +294,7 @@ impl TopLayout {
             (Dest::CtrlSpad, Some(self.ctrl_spad)),
             (Dest::SlotSpad, Some(self.slot_spad)),
             (Dest::Dma, Some(self.seq_dma)),
+            (Dest::Notific, Some(self.notific)),
             (Dest::Q7, Some(self.q7)),
             (Dest::HwDecode, self.hw_decode),
         ];

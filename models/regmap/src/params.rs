@@ -146,6 +146,8 @@ pub struct Bar0 {
     /// The SEQ DMA engine's window: its descriptor/data SRAM and status
     /// registers (`tpb_hdl::seq_dma`).
     pub seq_dma: Region,
+    /// The notification unit's ring SRAM (`tpb_hdl::notific`): 16-byte records.
+    pub notific_ring: Region,
     /// TOP_SP CTRL SPAD (its SRAM); `[top_sp] spad_ctrl_size` bytes.
     pub top_sp_ctrl_spad: u64,
     /// TOP_SP SLOT SPAD (its TPB IRAM); `[top_sp] spad_slot_size` bytes.
@@ -293,6 +295,7 @@ impl ArchParams {
         v.push(mem("seq.iram".into(), tb + self.bar0.seq_iram.base, self.bar0.seq_iram.size));
         v.push(mem("seq.dram".into(), tb + self.bar0.seq_dram.base, self.bar0.seq_dram.size));
         v.push(mem("seq.dma".into(), tb + self.bar0.seq_dma.base, self.bar0.seq_dma.size));
+        v.push(mem("notific.ring".into(), tb + self.bar0.notific_ring.base, self.bar0.notific_ring.size));
         if let Some(size) = self.top_sp.spad_ctrl_size {
             v.push(mem("top_sp.ctrl_spad".into(), tb + self.bar0.top_sp_ctrl_spad, size as u64));
         }

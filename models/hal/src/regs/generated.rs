@@ -465,6 +465,19 @@ pub mod sunda {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
+        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
+        /// [D] Notification unit status [D] (DIGEST §2.9)
+        pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_status`.
+        pub mod notific_status {
+            use crate::regs::Field;
+            pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
+        }
+        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
     }
 }
 
@@ -923,6 +936,19 @@ pub mod cayman {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
+        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
+        /// [D] Notification unit status [D] (DIGEST §2.9)
+        pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_status`.
+        pub mod notific_status {
+            use crate::regs::Field;
+            pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
+        }
+        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
     }
 }
 
@@ -1381,5 +1407,18 @@ pub mod mariana {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
+        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
+        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
+        /// [D] Notification unit status [D] (DIGEST §2.9)
+        pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
+        /// Fields of `notific_status`.
+        pub mod notific_status {
+            use crate::regs::Field;
+            pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
+        }
+        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
     }
 }

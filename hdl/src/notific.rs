@@ -1,0 +1,378 @@
+//! # Notification unit: the TPB's notification ring (ERROR, EVT_SEM, INST)
+//!
+//! DIGEST §2.9 (`notific_init` and the three class enables of `stpb_init`),
+//! §3. Hardware events become 16-byte records in a ring the host reads over
+//! BAR0. The `[D]` rules (ring placement, record layout, sources, priority,
+//! full ring and drops) are stated once, in the golden model
+//! [`tpb_models::golden::notific`]; this block implements them cycle for
+//! cycle.
+//!
+//! ## Ports
+//! - `clock`, `reset` (synchronous, active high; the SRAM keeps its contents);
+//! - the BAR0 port of the ring SRAM (`2^RW` records, read-only: a write, a
+//!   misaligned address or one past the SRAM answers `rsp_err`);
+//! - configuration, from the TPB-level registers: `size` (records), `enable`
+//!   (bit 0 ERROR, bit 1 EVT_SEM, bit 2 INST), `tail`;
+//! - sources: `sem_valid[5:0]` + `sem_index[6]`, `dma_done` + `dma_index`,
+//!   `dma_err[2:0]` (the DMA's sticky error bits), `halted[15:0]` (NX engine
+//!   e at bit e, Q7 core n at bit 8 + n), `bus_err` + `bus_addr`;
+//! - status, to the TPB-level registers: `head`, `dropped`, `overflow` (a
+//!   one-cycle pulse for the sticky status bit).
+//!
+//! ## Implementation
+//! The ring is four [`WordRam`] lanes, one per record word, so a record is
+//! written in one cycle while the bus reads any word. Each source has one
+//! slot (valid bit and argument); the lowest valid slot posts when the ring
+//! has room.
+//!
+//! ```
+//! use tpb_hdl::notific::Notific;
+//! let v = tpb_hdl::verilog::of(&mut Notific::<8>::default(), "notific");
+//! assert!(v.contains("module notific"));
+//! ```
+
+use crate::ram::WordRam;
+use rust_hdl::prelude::*;
+use tpb_models::golden::notific::slot_kind;
+
+/// Word 0 of slot `k`'s records: type and source (the golden model's rules).
+fn slot_word0(k: usize) -> u32 {
+    let (t, src) = slot_kind(k);
+    t | src << 8
+}
+
+/// Default ring SRAM: 2^8 records (4 KiB).
+pub const DEFAULT_RW: usize = 8;
+
+bar0_slave_block! {
+pub struct Notific<const RW: usize> {
+    pub size: Signal<In, Bits<32>>,
+    pub enable: Signal<In, Bits<3>>,
+    pub tail: Signal<In, Bits<32>>,
+    pub sem_valid: Signal<In, Bits<6>>,
+    pub sem_index: [Signal<In, Bits<8>>; 6],
+    pub dma_done: Signal<In, Bit>,
+    pub dma_index: Signal<In, Bits<8>>,
+    pub dma_err: Signal<In, Bits<3>>,
+    pub halted: Signal<In, Bits<16>>,
+    pub bus_err: Signal<In, Bit>,
+    pub bus_addr: Signal<In, Bits<32>>,
+    pub head: Signal<Out, Bits<32>>,
+    pub dropped: Signal<Out, Bits<32>>,
+    pub overflow: Signal<Out, Bit>,
+    lane: [WordRam<RW>; 4],
+    /// The largest valid size, and the SRAM's address bits above it.
+    cap: Constant<Bits<32>>,
+    ring_hi: Constant<Bits<32>>,
+    rsp_valid_q: DFF<Bit>,
+    rsp_err_q: DFF<Bit>,
+    rvalid_q: DFF<Bit>,
+    lane_q: DFF<Bits<2>>,
+    head_q: DFF<Bits<32>>,
+    seq_q: DFF<Bits<16>>,
+    dropped_q: DFF<Bits<32>>,
+    overflow_q: DFF<Bit>,
+    cycle_q: DFF<Bits<32>>,
+    prev_halted: DFF<Bits<16>>,
+    prev_err: DFF<Bits<3>>,
+    /// Slots 0..3: DMA error, bus error, halt, DMA done; then one per engine.
+    fix_valid: DFF<Bits<4>>,
+    sem_slot_valid: DFF<Bits<6>>,
+    err_arg: DFF<Bits<3>>,
+    bus_arg: DFF<Bits<32>>,
+    halt_arg: DFF<Bits<16>>,
+    dma_arg: DFF<Bits<8>>,
+    sem_arg: [DFF<Bits<8>>; 6],
+    bus_ok: Signal<Local, Bit>,
+    active: Signal<Local, Bit>,
+    next_head: Signal<Local, Bits<32>>,
+    post: Signal<Local, Bit>,
+    fix_free: Signal<Local, Bits<4>>,
+    sem_free: Signal<Local, Bits<6>>,
+    w0: Signal<Local, Bits<32>>,
+    w1: Signal<Local, Bits<32>>,
+    new_err: Signal<Local, Bits<3>>,
+    new_halt: Signal<Local, Bits<16>>,
+    drops: Signal<Local, Bits<32>>,
+    fix_next: Signal<Local, Bits<4>>,
+    sem_next: Signal<Local, Bits<6>>,
+    eng_bit: [Constant<Bits<6>>; 6],
+    /// Word 0 (type and source) of each slot's records, from the golden model's constants.
+    w0_of: [Constant<Bits<32>>; 10],
+}
+}
+
+impl<const RW: usize> Default for Notific<RW> {
+    fn default() -> Self {
+        let bytes = (16u64 << RW) - 1;
+        bar0_slave_new!(Notific {
+            size: Default::default(),
+            enable: Default::default(),
+            tail: Default::default(),
+            sem_valid: Default::default(),
+            sem_index: Default::default(),
+            dma_done: Default::default(),
+            dma_index: Default::default(),
+            dma_err: Default::default(),
+            halted: Default::default(),
+            bus_err: Default::default(),
+            bus_addr: Default::default(),
+            head: Default::default(),
+            dropped: Default::default(),
+            overflow: Default::default(),
+            lane: Default::default(),
+            cap: Constant::new((1u64 << RW).into()),
+            ring_hi: Constant::new((!bytes & 0xffff_ffff).into()),
+            rsp_valid_q: Default::default(),
+            rsp_err_q: Default::default(),
+            rvalid_q: Default::default(),
+            lane_q: Default::default(),
+            head_q: Default::default(),
+            seq_q: Default::default(),
+            dropped_q: Default::default(),
+            overflow_q: Default::default(),
+            cycle_q: Default::default(),
+            prev_halted: Default::default(),
+            prev_err: Default::default(),
+            fix_valid: Default::default(),
+            sem_slot_valid: Default::default(),
+            err_arg: Default::default(),
+            bus_arg: Default::default(),
+            halt_arg: Default::default(),
+            dma_arg: Default::default(),
+            sem_arg: Default::default(),
+            bus_ok: Default::default(),
+            active: Default::default(),
+            next_head: Default::default(),
+            post: Default::default(),
+            fix_free: Default::default(),
+            sem_free: Default::default(),
+            w0: Default::default(),
+            w1: Default::default(),
+            new_err: Default::default(),
+            new_halt: Default::default(),
+            drops: Default::default(),
+            fix_next: Default::default(),
+            sem_next: Default::default(),
+            eng_bit: std::array::from_fn(|e| Constant::new((1u64 << e).into())),
+            w0_of: std::array::from_fn(|k| Constant::new(u64::from(slot_word0(k)).into())),
+        })
+    }
+}
+
+impl<const RW: usize> Logic for Notific<RW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rsp_valid_q,
+            rsp_err_q,
+            rvalid_q,
+            lane_q,
+            head_q,
+            seq_q,
+            dropped_q,
+            overflow_q,
+            cycle_q,
+            prev_halted,
+            prev_err,
+            fix_valid,
+            sem_slot_valid,
+            err_arg,
+            bus_arg,
+            halt_arg,
+            dma_arg
+        );
+        for e in 0..6 {
+            self.sem_arg[e].clock.next = self.clock.val();
+            self.sem_arg[e].d.next = self.sem_arg[e].q.val();
+        }
+        // ---- bus: read-only ring SRAM ----
+        self.bus_ok.next = self.req_valid.val()
+            & !self.reset.val()
+            & !self.req_write.val()
+            & !self.req_addr.val().get_bit(0)
+            & !self.req_addr.val().get_bit(1)
+            & ((self.req_addr.val() & self.ring_hi.val()) == 0);
+        self.rsp_valid_q.d.next = self.req_valid.val() & !self.reset.val();
+        self.rsp_err_q.d.next = self.req_valid.val() & !self.reset.val() & !self.bus_ok.val();
+        self.rvalid_q.d.next = self.bus_ok.val();
+        self.lane_q.d.next = self.req_addr.val().get_bits::<2>(2);
+        self.rsp_valid.next = self.rsp_valid_q.q.val();
+        self.rsp_err.next = self.rsp_err_q.q.val();
+        self.rsp_rdata.next = 0.into();
+        if self.rvalid_q.q.val() {
+            if self.lane_q.q.val() == 0 {
+                self.rsp_rdata.next = self.lane[0].read_data.val();
+            } else if self.lane_q.q.val() == 1 {
+                self.rsp_rdata.next = self.lane[1].read_data.val();
+            } else if self.lane_q.q.val() == 2 {
+                self.rsp_rdata.next = self.lane[2].read_data.val();
+            } else {
+                self.rsp_rdata.next = self.lane[3].read_data.val();
+            }
+        }
+        // ---- post the first waiting slot when the ring has room ----
+        self.active.next = (self.size.val() != 0) & (self.size.val() <= self.cap.val());
+        self.next_head.next = self.head_q.q.val() + 1;
+        if (self.head_q.q.val() + 1) >= self.size.val() {
+            self.next_head.next = 0.into();
+        }
+        self.post.next = self.active.val() & (self.next_head.val() != self.tail.val()) & !self.reset.val();
+        self.fix_free.next = 0.into();
+        self.sem_free.next = 0.into();
+        self.w0.next = 0.into();
+        self.w1.next = 0.into();
+        if self.fix_valid.q.val().get_bit(0) {
+            self.fix_free.next = 1.into();
+            self.w0.next = self.w0_of[0].val();
+            self.w1.next = bit_cast::<32, 3>(self.err_arg.q.val());
+        } else if self.fix_valid.q.val().get_bit(1) {
+            self.fix_free.next = 2.into();
+            self.w0.next = self.w0_of[1].val();
+            self.w1.next = self.bus_arg.q.val();
+        } else if self.fix_valid.q.val().get_bit(2) {
+            self.fix_free.next = 4.into();
+            self.w0.next = self.w0_of[2].val();
+            self.w1.next = bit_cast::<32, 16>(self.halt_arg.q.val());
+        } else if self.fix_valid.q.val().get_bit(3) {
+            self.fix_free.next = 8.into();
+            self.w0.next = self.w0_of[3].val();
+            self.w1.next = bit_cast::<32, 8>(self.dma_arg.q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(0) {
+            self.sem_free.next = 1.into();
+            self.w0.next = self.w0_of[4].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[0].q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(1) {
+            self.sem_free.next = 2.into();
+            self.w0.next = self.w0_of[5].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[1].q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(2) {
+            self.sem_free.next = 4.into();
+            self.w0.next = self.w0_of[6].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[2].q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(3) {
+            self.sem_free.next = 8.into();
+            self.w0.next = self.w0_of[7].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[3].q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(4) {
+            self.sem_free.next = 16.into();
+            self.w0.next = self.w0_of[8].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[4].q.val());
+        } else if self.sem_slot_valid.q.val().get_bit(5) {
+            self.sem_free.next = 32.into();
+            self.w0.next = self.w0_of[9].val();
+            self.w1.next = bit_cast::<32, 8>(self.sem_arg[5].q.val());
+        } else {
+            self.post.next = false;
+        }
+        if !self.post.val() {
+            self.fix_free.next = 0.into();
+            self.sem_free.next = 0.into();
+        }
+        for k in 0..4 {
+            self.lane[k].clock.next = self.clock.val();
+            self.lane[k].read_enable.next = self.bus_ok.val();
+            self.lane[k].read_address.next = self.req_addr.val().get_bits::<RW>(4);
+            self.lane[k].write_address.next = self.head_q.q.val().get_bits::<RW>(0);
+            self.lane[k].write_strobe.next = 0.into();
+            if self.post.val() {
+                self.lane[k].write_strobe.next = 15.into();
+            }
+        }
+        self.lane[0].write_data.next = self.w0.val() | (bit_cast::<32, 16>(self.seq_q.q.val()) << 16);
+        self.lane[1].write_data.next = self.w1.val();
+        self.lane[2].write_data.next = self.dropped_q.q.val();
+        self.lane[3].write_data.next = self.cycle_q.q.val();
+        if self.post.val() {
+            self.head_q.d.next = self.next_head.val();
+            self.seq_q.d.next = self.seq_q.q.val() + 1;
+        }
+        // ---- capture this cycle's events into their slots ----
+        // (a DFF's `d` is an input: rust-hdl's simulator reads back its value
+        // from the previous pass, so the slots' next state lives in locals)
+        self.fix_next.next = self.fix_valid.q.val() & !self.fix_free.val();
+        self.sem_next.next = self.sem_slot_valid.q.val() & !self.sem_free.val();
+        self.new_err.next = self.dma_err.val() & !self.prev_err.q.val();
+        self.new_halt.next = self.halted.val() & !self.prev_halted.q.val();
+        self.drops.next = 0.into();
+        if self.active.val() {
+            if self.enable.val().get_bit(0) & (self.new_err.val() != 0) {
+                self.fix_next.next = self.fix_next.val() | 1;
+                // Merge into a waiting slot; a free (or just posted) one starts afresh.
+                if self.fix_valid.q.val().get_bit(0) & !self.fix_free.val().get_bit(0) {
+                    self.err_arg.d.next = self.err_arg.q.val() | self.new_err.val();
+                } else {
+                    self.err_arg.d.next = self.new_err.val();
+                }
+            }
+            if self.enable.val().get_bit(2) & (self.new_halt.val() != 0) {
+                self.fix_next.next = self.fix_next.val() | 4;
+                // Merge into a waiting slot; a free (or just posted) one starts afresh.
+                if self.fix_valid.q.val().get_bit(2) & !self.fix_free.val().get_bit(2) {
+                    self.halt_arg.d.next = self.halt_arg.q.val() | self.new_halt.val();
+                } else {
+                    self.halt_arg.d.next = self.new_halt.val();
+                }
+            }
+            if self.enable.val().get_bit(0) & self.bus_err.val() {
+                if self.fix_valid.q.val().get_bit(1) & !self.fix_free.val().get_bit(1) {
+                    self.drops.next = self.drops.val() + 1;
+                } else {
+                    self.fix_next.next = self.fix_next.val() | 2;
+                    self.bus_arg.d.next = self.bus_addr.val();
+                }
+            }
+            if self.enable.val().get_bit(2) & self.dma_done.val() {
+                if self.fix_valid.q.val().get_bit(3) & !self.fix_free.val().get_bit(3) {
+                    self.drops.next = self.drops.val() + 1;
+                } else {
+                    self.fix_next.next = self.fix_next.val() | 8;
+                    self.dma_arg.d.next = self.dma_index.val();
+                }
+            }
+            for e in 0..6 {
+                if self.enable.val().get_bit(1) & self.sem_valid.val().get_bit(e) {
+                    if self.sem_slot_valid.q.val().get_bit(e) & !self.sem_free.val().get_bit(e) {
+                        self.drops.next = self.drops.val() + 1;
+                    } else {
+                        self.sem_next.next = self.sem_next.val() | self.eng_bit[e].val();
+                        self.sem_arg[e].d.next = self.sem_index[e].val();
+                    }
+                }
+            }
+        }
+        self.fix_valid.d.next = self.fix_next.val();
+        self.sem_slot_valid.d.next = self.sem_next.val();
+        self.prev_err.d.next = self.dma_err.val();
+        self.prev_halted.d.next = self.halted.val();
+        self.dropped_q.d.next = self.dropped_q.q.val() + self.drops.val();
+        self.overflow_q.d.next = self.drops.val() != 0;
+        self.cycle_q.d.next = self.cycle_q.q.val() + 1;
+        self.head.next = self.head_q.q.val();
+        self.dropped.next = self.dropped_q.q.val();
+        self.overflow.next = self.overflow_q.q.val();
+        if self.reset.val() {
+            self.rsp_valid_q.d.next = false;
+            self.rsp_err_q.d.next = false;
+            self.rvalid_q.d.next = false;
+            self.head_q.d.next = 0.into();
+            self.seq_q.d.next = 0.into();
+            self.dropped_q.d.next = 0.into();
+            self.overflow_q.d.next = false;
+            self.cycle_q.d.next = 0.into();
+            self.prev_halted.d.next = 0.into();
+            self.prev_err.d.next = 0.into();
+            self.fix_valid.d.next = 0.into();
+            self.sem_slot_valid.d.next = 0.into();
+            self.err_arg.d.next = 0.into();
+            self.bus_arg.d.next = 0.into();
+            self.halt_arg.d.next = 0.into();
+            self.dma_arg.d.next = 0.into();
+            for e in 0..6 {
+                self.sem_arg[e].d.next = 0.into();
+            }
+        }
+    }
+}
