@@ -11,6 +11,8 @@
 //! | `nx_boot.S` | POOL SEQ | enter_run mailbox loop; SUNDA: releases the Q7 cores |
 //! | `nx_halt.S` | POOL SEQ | halt-start: records each entry, halts itself through instr_halt_ctrl |
 //! | `q7_halt.S` | Q7 | halt-start: records each entry, executes HALT |
+//! | `nx_intr.S` | POOL SEQ | interrupt: level-1 handler logs and clears intr_info, RFE; halts after WANT |
+//! | `q7_intr.S` | Q7 | interrupt: the same with the core's intr_info_n, HALT after WANT |
 //! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
@@ -27,6 +29,8 @@ pub const NX_TRAMPOLINE: &str = include_str!("../firmware/nx_trampoline.S");
 pub const NX_BOOT: &str = include_str!("../firmware/nx_boot.S");
 pub const NX_HALT: &str = include_str!("../firmware/nx_halt.S");
 pub const Q7_HALT: &str = include_str!("../firmware/q7_halt.S");
+pub const NX_INTR: &str = include_str!("../firmware/nx_intr.S");
+pub const Q7_INTR: &str = include_str!("../firmware/q7_intr.S");
 pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
 pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
 pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
@@ -170,6 +174,34 @@ pub fn nx_halt(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError>
     build_nx("nx_halt.S", NX_HALT, &c)
 }
 
+/// The user (level-1 interrupt) vector of a core: VECBASE + its offset.
+fn user_vector(cfg: &tpb_models::xtensa::config::CoreConfig) -> u32 {
+    cfg.vecbase + cfg.vectors.user
+}
+
+/// `nx_intr.S`: the SEQ takes `want` interrupts, then halts.
+pub fn nx_intr(map: &RegMap, release_q7: bool, want: u32) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "nx_intr.S");
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("WANT", want);
+    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    c.set("INTR_CTRL", sys(a.reg(Engine::Pool, "nx", "intr_ctrl")?));
+    c.set("INTR_INFO", sys(a.reg(Engine::Pool, "nx", "intr_info")?));
+    c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));
+    c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
+    build_nx("nx_intr.S", NX_INTR, &c)
+}
+
+/// `q7_intr.S`: each core takes `want` interrupts, then halts.
+pub fn q7_intr(map: &RegMap, want: u32) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "q7_intr.S");
+    let mut c = q7_consts(map);
+    c.set("WANT", want);
+    c.set("INTR_INFO0", sys(a.reg(Engine::Pool, "q7", "intr_info_0")?));
+    c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)));
+    build("q7_intr.S", Q7_INTR, &c)
+}
+
 /// `q7_halt.S`.
 pub fn q7_halt(map: &RegMap) -> Result<Program, FirmwareError> {
     build("q7_halt.S", Q7_HALT, &q7_consts(map))
@@ -266,6 +298,8 @@ mod tests {
             let m = builtin(arch).unwrap();
             q7_sum(&m).unwrap();
             q7_halt(&m).unwrap();
+            q7_intr(&m, 2).unwrap();
+            nx_intr(&m, arch == Arch::Sunda, 3).unwrap();
             nx_halt(&m, arch == Arch::Sunda).unwrap();
             q7_barrier(&m, 0, 1, 8).unwrap();
             mesh_tape(&m, 4, 1).unwrap();

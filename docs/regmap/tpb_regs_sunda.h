@@ -49,13 +49,15 @@
 #define SUNDA_NX_RUN_STATE_RUNNING_MASK 0x00000001u
 #define SUNDA_NX_RUN_STATE_HALTED_SHIFT 1u
 #define SUNDA_NX_RUN_STATE_HALTED_MASK 0x00000002u
-/* Interrupt control */
+/* Interrupt control: the core's interrupt line is enable & (intr_info != 0) */
 #define SUNDA_NX_INTR_CTRL_OFFSET 0x0018u
 #define SUNDA_NX_INTR_CTRL_HAL_OFFSET 0x0018u
 #define SUNDA_NX_INTR_CTRL_DEVICE_OFFSET 0x0018u
 #define SUNDA_NX_INTR_CTRL_RESET 0x00000000u
 #define SUNDA_NX_INTR_CTRL_ENABLE_SHIFT 0u
 #define SUNDA_NX_INTR_CTRL_ENABLE_MASK 0x00000001u
+#define SUNDA_NX_INTR_CTRL_RAISE_SHIFT 8u
+#define SUNDA_NX_INTR_CTRL_RAISE_MASK 0x00000100u
 /* Interrupt information: hardware sets bits, software writes 1 to clear */
 #define SUNDA_NX_INTR_INFO_OFFSET 0x001cu
 #define SUNDA_NX_INTR_INFO_HAL_OFFSET 0x001cu
@@ -566,13 +568,15 @@
 #define SUNDA_Q7_RUN_STATE_7_RUNNING_MASK 0x00000001u
 #define SUNDA_Q7_RUN_STATE_7_HALTED_SHIFT 1u
 #define SUNDA_Q7_RUN_STATE_7_HALTED_MASK 0x00000002u
-/* Q7 interrupt control: bit n enables core n's interrupt */
+/* Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) */
 #define SUNDA_Q7_INTR_CTRL_OFFSET 0x3028u
 #define SUNDA_Q7_INTR_CTRL_HAL_OFFSET 0x3028u
 #define SUNDA_Q7_INTR_CTRL_DEVICE_OFFSET 0x3028u
 #define SUNDA_Q7_INTR_CTRL_RESET 0x00000000u
 #define SUNDA_Q7_INTR_CTRL_ENABLE_SHIFT 0u
 #define SUNDA_Q7_INTR_CTRL_ENABLE_MASK 0x000000ffu
+#define SUNDA_Q7_INTR_CTRL_RAISE_SHIFT 8u
+#define SUNDA_Q7_INTR_CTRL_RAISE_MASK 0x0000ff00u
 /* Interrupt information of Q7 core n: hardware sets, software writes 1 to clear */
 #define SUNDA_Q7_INTR_INFO_0_OFFSET 0x302cu
 #define SUNDA_Q7_INTR_INFO_0_HAL_OFFSET 0x302cu

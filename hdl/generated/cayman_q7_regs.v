@@ -32,6 +32,8 @@ module cayman_q7_regs(
     input wire run_state_7_running_i,
     input wire run_state_7_halted_i,
     output reg [7:0] intr_ctrl_enable_o,
+    output reg [7:0] intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_0_info_o,
     input wire [31:0] intr_info_0_info_set_i,
     output reg [31:0] intr_info_1_info_o,
@@ -59,6 +61,8 @@ module cayman_q7_regs(
     reg [7:0] start_ctrl_start_q;
     reg start_ctrl_start_pulse_q;
     reg [7:0] intr_ctrl_enable_q;
+    reg [7:0] intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_0_info_q;
     reg [31:0] intr_info_1_info_q;
     reg [31:0] intr_info_2_info_q;
@@ -76,6 +80,8 @@ module cayman_q7_regs(
         start_ctrl_start_q = 8'h0;
         start_ctrl_start_pulse_q = 1'h0;
         intr_ctrl_enable_q = 8'h0;
+        intr_ctrl_raise_q = 8'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_0_info_q = 32'h0;
         intr_info_1_info_q = 32'h0;
         intr_info_2_info_q = 32'h0;
@@ -113,6 +119,14 @@ module cayman_q7_regs(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -156,6 +170,7 @@ module cayman_q7_regs(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
         intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
         intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
@@ -234,6 +249,8 @@ module cayman_q7_regs(
                     32'h3028: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 8];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -315,6 +332,8 @@ module cayman_q7_regs(
             start_ctrl_start_q <= 32'h0;
             start_ctrl_start_pulse_q <= 1'b0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_0_info_q <= 32'h0;
             intr_info_1_info_q <= 32'h0;
             intr_info_2_info_q <= 32'h0;

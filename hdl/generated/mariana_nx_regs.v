@@ -23,6 +23,8 @@ module mariana_nx_regs(
     input wire run_state_running_i,
     input wire run_state_halted_i,
     output reg intr_ctrl_enable_o,
+    output reg intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
     output reg [31:0] engine_base_address_lo_o,
@@ -57,6 +59,8 @@ module mariana_nx_regs(
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
+    reg intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
@@ -88,6 +92,8 @@ module mariana_nx_regs(
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
+        intr_ctrl_raise_q = 1'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
@@ -151,6 +157,14 @@ module mariana_nx_regs(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -235,6 +249,7 @@ module mariana_nx_regs(
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -294,6 +309,8 @@ module mariana_nx_regs(
                     32'h18: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 1];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -433,6 +450,8 @@ module mariana_nx_regs(
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;

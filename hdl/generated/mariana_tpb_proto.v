@@ -123,6 +123,7 @@ module mariana_tpb_proto(
     wire top$hwd_miss;
     wire top$hwd_miss_irq;
     wire [31:0] top$notific_head;
+    wire [5:0] top$nx_irq;
     wire [5:0] top$nx_run_stall;
     wire [5:0] top$nx_start;
     wire [31:0] top$nx_start_addr;
@@ -158,6 +159,7 @@ module mariana_tpb_proto(
     wire top$q7_if_rvalid$5;
     wire top$q7_if_rvalid$6;
     wire top$q7_if_rvalid$7;
+    wire [7:0] top$q7_irq;
     wire top$q7_ls_err$0;
     wire top$q7_ls_err$1;
     wire top$q7_ls_err$2;
@@ -234,6 +236,8 @@ module mariana_tpb_proto(
         .q7_start(top$q7_start),
         .q7_start_addr(top$q7_start_addr),
         .notific_head(top$notific_head),
+        .nx_irq(top$nx_irq),
+        .q7_irq(top$q7_irq),
         .sem_notif_valid(top$sem_notif_valid),
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
@@ -522,6 +526,8 @@ module mariana_tpb_proto__top(
     output reg [7:0] q7_start,
     output reg [31:0] q7_start_addr,
     output reg [31:0] notific_head,
+    output reg [5:0] nx_irq,
+    output reg [7:0] q7_irq,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -717,16 +723,29 @@ module mariana_tpb_proto__top(
 
     // Registers
     reg [31:0] err_addr_q;
+    reg [2:0] dma_err_prev;
     reg err_q;
     reg zero_q;
     initial begin
         err_addr_q = 32'h0;
+        dma_err_prev = 3'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
     end
 
     // Combinational signals
     reg [5:0] nx_held;
+    reg [31:0] irq_set$0;
+    reg [31:0] irq_set$1;
+    reg [31:0] irq_set$2;
+    reg [31:0] irq_set$3;
+    reg [31:0] irq_set$4;
+    reg [31:0] irq_set$5;
+    reg [5:0] nx_irq_l;
+    reg [31:0] pool_sem_irq;
+    reg [7:0] q7_raise;
+    reg [7:0] q7_irq_l;
+    reg dma_err_new;
     reg [31:0] q7_off;
     reg q7_sel;
     reg zero_ok;
@@ -1005,6 +1024,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$0$instr_dbg_ctrl_o;
     wire nx$0$instr_halt_ctrl_halt_o;
     wire nx$0$intr_ctrl_enable_o;
+    wire nx$0$intr_ctrl_raise_o;
+    wire nx$0$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$0$intr_info_info_o;
     wire [31:0] nx$0$mem_window2_hi_o;
     wire [31:0] nx$0$mem_window2_lo_o;
@@ -1035,6 +1056,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$1$instr_dbg_ctrl_o;
     wire nx$1$instr_halt_ctrl_halt_o;
     wire nx$1$intr_ctrl_enable_o;
+    wire nx$1$intr_ctrl_raise_o;
+    wire nx$1$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$1$intr_info_info_o;
     wire [31:0] nx$1$mem_window2_hi_o;
     wire [31:0] nx$1$mem_window2_lo_o;
@@ -1065,6 +1088,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$2$instr_dbg_ctrl_o;
     wire nx$2$instr_halt_ctrl_halt_o;
     wire nx$2$intr_ctrl_enable_o;
+    wire nx$2$intr_ctrl_raise_o;
+    wire nx$2$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$2$intr_info_info_o;
     wire [31:0] nx$2$mem_window2_hi_o;
     wire [31:0] nx$2$mem_window2_lo_o;
@@ -1095,6 +1120,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$3$instr_dbg_ctrl_o;
     wire nx$3$instr_halt_ctrl_halt_o;
     wire nx$3$intr_ctrl_enable_o;
+    wire nx$3$intr_ctrl_raise_o;
+    wire nx$3$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$3$intr_info_info_o;
     wire [31:0] nx$3$mem_window2_hi_o;
     wire [31:0] nx$3$mem_window2_lo_o;
@@ -1125,6 +1152,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$4$instr_dbg_ctrl_o;
     wire nx$4$instr_halt_ctrl_halt_o;
     wire nx$4$intr_ctrl_enable_o;
+    wire nx$4$intr_ctrl_raise_o;
+    wire nx$4$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$4$intr_info_info_o;
     wire [31:0] nx$4$mem_window2_hi_o;
     wire [31:0] nx$4$mem_window2_lo_o;
@@ -1155,6 +1184,8 @@ module mariana_tpb_proto__top(
     wire [31:0] nx$5$instr_dbg_ctrl_o;
     wire nx$5$instr_halt_ctrl_halt_o;
     wire nx$5$intr_ctrl_enable_o;
+    wire nx$5$intr_ctrl_raise_o;
+    wire nx$5$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$5$intr_info_info_o;
     wire [31:0] nx$5$mem_window2_hi_o;
     wire [31:0] nx$5$mem_window2_lo_o;
@@ -1166,6 +1197,8 @@ module mariana_tpb_proto__top(
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
+    wire [7:0] q7regs$intr_ctrl_raise_o;
+    wire q7regs$intr_ctrl_raise_pulse_o;
     wire [31:0] q7regs$intr_info_0_info_o;
     wire [31:0] q7regs$intr_info_1_info_o;
     wire [31:0] q7regs$intr_info_2_info_o;
@@ -1673,6 +1706,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$0$run_state_running_i),
         .run_state_halted_i(nx$0$run_state_halted_i),
         .intr_ctrl_enable_o(nx$0$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$0$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$0$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$0$intr_info_info_o),
         .intr_info_info_set_i(nx$0$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$0$engine_base_address_lo_o),
@@ -1715,6 +1750,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$1$run_state_running_i),
         .run_state_halted_i(nx$1$run_state_halted_i),
         .intr_ctrl_enable_o(nx$1$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$1$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$1$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$1$intr_info_info_o),
         .intr_info_info_set_i(nx$1$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$1$engine_base_address_lo_o),
@@ -1757,6 +1794,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$2$run_state_running_i),
         .run_state_halted_i(nx$2$run_state_halted_i),
         .intr_ctrl_enable_o(nx$2$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$2$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$2$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$2$intr_info_info_o),
         .intr_info_info_set_i(nx$2$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$2$engine_base_address_lo_o),
@@ -1799,6 +1838,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$3$run_state_running_i),
         .run_state_halted_i(nx$3$run_state_halted_i),
         .intr_ctrl_enable_o(nx$3$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$3$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$3$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$3$intr_info_info_o),
         .intr_info_info_set_i(nx$3$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$3$engine_base_address_lo_o),
@@ -1841,6 +1882,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$4$run_state_running_i),
         .run_state_halted_i(nx$4$run_state_halted_i),
         .intr_ctrl_enable_o(nx$4$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$4$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$4$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$4$intr_info_info_o),
         .intr_info_info_set_i(nx$4$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$4$engine_base_address_lo_o),
@@ -1883,6 +1926,8 @@ module mariana_tpb_proto__top(
         .run_state_running_i(nx$5$run_state_running_i),
         .run_state_halted_i(nx$5$run_state_halted_i),
         .intr_ctrl_enable_o(nx$5$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$5$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$5$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$5$intr_info_info_o),
         .intr_info_info_set_i(nx$5$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$5$engine_base_address_lo_o),
@@ -2492,6 +2537,8 @@ module mariana_tpb_proto__top(
         .run_state_7_running_i(q7regs$run_state_7_running_i),
         .run_state_7_halted_i(q7regs$run_state_7_halted_i),
         .intr_ctrl_enable_o(q7regs$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(q7regs$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(q7regs$intr_ctrl_raise_pulse_o),
         .intr_info_0_info_o(q7regs$intr_info_0_info_o),
         .intr_info_0_info_set_i(q7regs$intr_info_0_info_set_i),
         .intr_info_1_info_o(q7regs$intr_info_1_info_o),
@@ -2818,25 +2865,11 @@ module mariana_tpb_proto__top(
     );
 
     always @(*) begin
-        nx$0$intr_info_info_set_i = 32'h0;
         sem$0$db_valid = 1'b0;
-        nx$1$intr_info_info_set_i = 32'h0;
         sem$1$db_valid = 1'b0;
-        nx$2$intr_info_info_set_i = 32'h0;
         sem$2$db_valid = 1'b0;
-        nx$3$intr_info_info_set_i = 32'h0;
         sem$3$db_valid = 1'b0;
-        nx$4$intr_info_info_set_i = 32'h0;
         sem$4$db_valid = 1'b0;
-        nx$5$intr_info_info_set_i = 32'h0;
-        q7regs$intr_info_0_info_set_i = 32'h0;
-        q7regs$intr_info_1_info_set_i = 32'h0;
-        q7regs$intr_info_2_info_set_i = 32'h0;
-        q7regs$intr_info_3_info_set_i = 32'h0;
-        q7regs$intr_info_4_info_set_i = 32'h0;
-        q7regs$intr_info_5_info_set_i = 32'h0;
-        q7regs$intr_info_6_info_set_i = 32'h0;
-        q7regs$intr_info_7_info_set_i = 32'h0;
         seq_iram$a_valid = 1'b0;
         seq_dram$a_valid = 1'b0;
         ctrl_spad$a_valid = 1'b0;
@@ -3066,6 +3099,39 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        nx_irq_l = 32'h0;
+        if ((nx$0$intr_ctrl_enable_o == 32'h1) & (nx$0$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$0;
+        end
+        if ((nx$1$intr_ctrl_enable_o == 32'h1) & (nx$1$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$1;
+        end
+        if ((nx$2$intr_ctrl_enable_o == 32'h1) & (nx$2$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$2;
+        end
+        if ((nx$3$intr_ctrl_enable_o == 32'h1) & (nx$3$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$3;
+        end
+        if ((nx$4$intr_ctrl_enable_o == 32'h1) & (nx$4$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$4;
+        end
+        if ((nx$5$intr_ctrl_enable_o == 32'h1) & (nx$5$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        pool_sem_irq = 32'h0;
+        if (is_pool$2 & sem$2$notif_valid) begin
+            pool_sem_irq = 32'h4;
+        end
+    end
+
+    always @(*) begin
+        dma_err_new = (dma$errors & ~dma_err_prev) != 32'h0;
+    end
+
+    always @(*) begin
         notif = 32'h0;
         if (sem$0$notif_valid) begin
             notif = notif | eng_bit$0;
@@ -3173,6 +3239,20 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$0 = 32'h0;
+        if (sem$0$notif_valid) begin
+            irq_set$0 = irq_set$0 | 32'h4;
+        end
+        if (nx$0$intr_ctrl_raise_pulse_o & (nx$0$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$0 = irq_set$0 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$0$intr_info_info_set_i = irq_set$0;
+    end
+
+    always @(*) begin
         if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
             nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3237,6 +3317,20 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$1 = 32'h0;
+        if (sem$1$notif_valid) begin
+            irq_set$1 = irq_set$1 | 32'h4;
+        end
+        if (nx$1$intr_ctrl_raise_pulse_o & (nx$1$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$1 = irq_set$1 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$1$intr_info_info_set_i = irq_set$1;
+    end
+
+    always @(*) begin
         if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
             nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3298,6 +3392,19 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        irq_set$2 = 32'h0;
+        if (sem$2$notif_valid) begin
+            irq_set$2 = irq_set$2 | 32'h4;
+        end
+        if (nx$2$intr_ctrl_raise_pulse_o & (nx$2$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$2 = irq_set$2 | 32'h8;
+        end
+        if (is_pool$2 & dma_err_new) begin
+            irq_set$2 = irq_set$2 | 32'h1;
+        end
     end
 
     always @(*) begin
@@ -3409,6 +3516,20 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$3 = 32'h0;
+        if (sem$3$notif_valid) begin
+            irq_set$3 = irq_set$3 | 32'h4;
+        end
+        if (nx$3$intr_ctrl_raise_pulse_o & (nx$3$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$3 = irq_set$3 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$3$intr_info_info_set_i = irq_set$3;
+    end
+
+    always @(*) begin
         if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
             nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3470,6 +3591,20 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         nx$4$run_state_halted_i = nx_halted[4 +: 1] | nx$4$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        irq_set$4 = 32'h0;
+        if (sem$4$notif_valid) begin
+            irq_set$4 = irq_set$4 | 32'h4;
+        end
+        if (nx$4$intr_ctrl_raise_pulse_o & (nx$4$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$4 = irq_set$4 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$4$intr_info_info_set_i = irq_set$4;
     end
 
     always @(*) begin
@@ -3537,6 +3672,20 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$5 = 32'h0;
+        if (sem$5$notif_valid) begin
+            irq_set$5 = irq_set$5 | 32'h4;
+        end
+        if (nx$5$intr_ctrl_raise_pulse_o & (nx$5$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$5 = irq_set$5 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$5$intr_info_info_set_i = irq_set$5;
+    end
+
+    always @(*) begin
         if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
             nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3558,6 +3707,10 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_irq = nx_irq_l;
     end
 
     always @(*) begin
@@ -3654,6 +3807,109 @@ module mariana_tpb_proto__top(
 
     always @(*) begin
         q7regs$run_state_7_halted_i = q7_halted[32'h7 +: 1];
+    end
+
+    always @(*) begin
+        q7_raise = 32'h0;
+        if (q7regs$intr_ctrl_raise_pulse_o) begin
+            q7_raise = q7regs$intr_ctrl_raise_o;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h0]) begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h1]) begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h2]) begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h3]) begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h4]) begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h5]) begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h6]) begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h7]) begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        q7_irq_l = 32'h0;
+        if (q7regs$intr_ctrl_enable_o[32'h0] & (q7regs$intr_info_0_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h1;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h1] & (q7regs$intr_info_1_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h2;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h2] & (q7regs$intr_info_2_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h4;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h3] & (q7regs$intr_info_3_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h8;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h4] & (q7regs$intr_info_4_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h10;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h5] & (q7regs$intr_info_5_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h20;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h6] & (q7regs$intr_info_6_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h40;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h7] & (q7regs$intr_info_7_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h80;
+        end
+    end
+
+    always @(*) begin
+        q7_irq = q7_irq_l;
     end
 
     always @(*) begin
@@ -4182,7 +4438,16 @@ module mariana_tpb_proto__top(
         hwd_miss_irq = hwd$miss_irq;
     end
 
+    always @(*) begin
+        if (hwd$miss_irq) begin
+            nx$2$intr_info_info_set_i = irq_set$2 | 32'h2;
+        end else begin
+            nx$2$intr_info_info_set_i = irq_set$2;
+        end
+    end
+
     always @(posedge clock) begin
+        dma_err_prev <= dma$errors;
         if (req_go) begin
             err_addr_q <= req_addr;
         end
@@ -10728,6 +10993,8 @@ module mariana_tpb_proto__top__q7regs(
     input wire run_state_7_running_i,
     input wire run_state_7_halted_i,
     output reg [7:0] intr_ctrl_enable_o,
+    output reg [7:0] intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_0_info_o,
     input wire [31:0] intr_info_0_info_set_i,
     output reg [31:0] intr_info_1_info_o,
@@ -10755,6 +11022,8 @@ module mariana_tpb_proto__top__q7regs(
     reg [7:0] start_ctrl_start_q;
     reg start_ctrl_start_pulse_q;
     reg [7:0] intr_ctrl_enable_q;
+    reg [7:0] intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_0_info_q;
     reg [31:0] intr_info_1_info_q;
     reg [31:0] intr_info_2_info_q;
@@ -10772,6 +11041,8 @@ module mariana_tpb_proto__top__q7regs(
         start_ctrl_start_q = 8'h0;
         start_ctrl_start_pulse_q = 1'h0;
         intr_ctrl_enable_q = 8'h0;
+        intr_ctrl_raise_q = 8'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_0_info_q = 32'h0;
         intr_info_1_info_q = 32'h0;
         intr_info_2_info_q = 32'h0;
@@ -10809,6 +11080,14 @@ module mariana_tpb_proto__top__q7regs(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -10852,6 +11131,7 @@ module mariana_tpb_proto__top__q7regs(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
         intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
         intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
@@ -10930,6 +11210,8 @@ module mariana_tpb_proto__top__q7regs(
                     32'h3028: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 8];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -11011,6 +11293,8 @@ module mariana_tpb_proto__top__q7regs(
             start_ctrl_start_q <= 32'h0;
             start_ctrl_start_pulse_q <= 1'b0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_0_info_q <= 32'h0;
             intr_info_1_info_q <= 32'h0;
             intr_info_2_info_q <= 32'h0;
@@ -12272,6 +12556,8 @@ module mariana_tpb_proto__top__nx(
     input wire run_state_running_i,
     input wire run_state_halted_i,
     output reg intr_ctrl_enable_o,
+    output reg intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
     output reg [31:0] engine_base_address_lo_o,
@@ -12306,6 +12592,8 @@ module mariana_tpb_proto__top__nx(
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
+    reg intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
@@ -12337,6 +12625,8 @@ module mariana_tpb_proto__top__nx(
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
+        intr_ctrl_raise_q = 1'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
@@ -12400,6 +12690,14 @@ module mariana_tpb_proto__top__nx(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -12484,6 +12782,7 @@ module mariana_tpb_proto__top__nx(
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -12543,6 +12842,8 @@ module mariana_tpb_proto__top__nx(
                     32'h18: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 1];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -12682,6 +12983,8 @@ module mariana_tpb_proto__top__nx(
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;

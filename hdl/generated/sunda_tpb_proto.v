@@ -112,6 +112,7 @@ module sunda_tpb_proto(
     wire top$dma_db_valid;
     wire top$host_trigger_pulse;
     wire [31:0] top$notific_head;
+    wire [5:0] top$nx_irq;
     wire [5:0] top$nx_run_stall;
     wire [5:0] top$nx_start;
     wire [31:0] top$nx_start_addr;
@@ -147,6 +148,7 @@ module sunda_tpb_proto(
     wire top$q7_if_rvalid$5;
     wire top$q7_if_rvalid$6;
     wire top$q7_if_rvalid$7;
+    wire [7:0] top$q7_irq;
     wire top$q7_ls_err$0;
     wire top$q7_ls_err$1;
     wire top$q7_ls_err$2;
@@ -224,6 +226,8 @@ module sunda_tpb_proto(
         .q7_start(top$q7_start),
         .q7_start_addr(top$q7_start_addr),
         .notific_head(top$notific_head),
+        .nx_irq(top$nx_irq),
+        .q7_irq(top$q7_irq),
         .sem_notif_valid(top$sem_notif_valid),
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
@@ -498,6 +502,8 @@ module sunda_tpb_proto__top(
     output reg [7:0] q7_start,
     output reg [31:0] q7_start_addr,
     output reg [31:0] notific_head,
+    output reg [5:0] nx_irq,
+    output reg [7:0] q7_irq,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -683,16 +689,29 @@ module sunda_tpb_proto__top(
 
     // Registers
     reg [31:0] err_addr_q;
+    reg [2:0] dma_err_prev;
     reg err_q;
     reg zero_q;
     initial begin
         err_addr_q = 32'h0;
+        dma_err_prev = 3'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
     end
 
     // Combinational signals
     reg [5:0] nx_held;
+    reg [31:0] irq_set$0;
+    reg [31:0] irq_set$1;
+    reg [31:0] irq_set$2;
+    reg [31:0] irq_set$3;
+    reg [31:0] irq_set$4;
+    reg [31:0] irq_set$5;
+    reg [5:0] nx_irq_l;
+    reg [31:0] pool_sem_irq;
+    reg [7:0] q7_raise;
+    reg [7:0] q7_irq_l;
+    reg dma_err_new;
     reg [31:0] q7_off;
     reg q7_sel;
     reg zero_ok;
@@ -960,6 +979,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$0$instr_dbg_ctrl_o;
     wire nx$0$instr_halt_ctrl_halt_o;
     wire nx$0$intr_ctrl_enable_o;
+    wire nx$0$intr_ctrl_raise_o;
+    wire nx$0$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$0$intr_info_info_o;
     wire [31:0] nx$0$mem_window2_hi_o;
     wire [31:0] nx$0$mem_window2_lo_o;
@@ -994,6 +1015,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$1$instr_dbg_ctrl_o;
     wire nx$1$instr_halt_ctrl_halt_o;
     wire nx$1$intr_ctrl_enable_o;
+    wire nx$1$intr_ctrl_raise_o;
+    wire nx$1$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$1$intr_info_info_o;
     wire [31:0] nx$1$mem_window2_hi_o;
     wire [31:0] nx$1$mem_window2_lo_o;
@@ -1028,6 +1051,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$2$instr_dbg_ctrl_o;
     wire nx$2$instr_halt_ctrl_halt_o;
     wire nx$2$intr_ctrl_enable_o;
+    wire nx$2$intr_ctrl_raise_o;
+    wire nx$2$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$2$intr_info_info_o;
     wire [31:0] nx$2$mem_window2_hi_o;
     wire [31:0] nx$2$mem_window2_lo_o;
@@ -1062,6 +1087,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$3$instr_dbg_ctrl_o;
     wire nx$3$instr_halt_ctrl_halt_o;
     wire nx$3$intr_ctrl_enable_o;
+    wire nx$3$intr_ctrl_raise_o;
+    wire nx$3$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$3$intr_info_info_o;
     wire [31:0] nx$3$mem_window2_hi_o;
     wire [31:0] nx$3$mem_window2_lo_o;
@@ -1096,6 +1123,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$4$instr_dbg_ctrl_o;
     wire nx$4$instr_halt_ctrl_halt_o;
     wire nx$4$intr_ctrl_enable_o;
+    wire nx$4$intr_ctrl_raise_o;
+    wire nx$4$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$4$intr_info_info_o;
     wire [31:0] nx$4$mem_window2_hi_o;
     wire [31:0] nx$4$mem_window2_lo_o;
@@ -1130,6 +1159,8 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$5$instr_dbg_ctrl_o;
     wire nx$5$instr_halt_ctrl_halt_o;
     wire nx$5$intr_ctrl_enable_o;
+    wire nx$5$intr_ctrl_raise_o;
+    wire nx$5$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$5$intr_info_info_o;
     wire [31:0] nx$5$mem_window2_hi_o;
     wire [31:0] nx$5$mem_window2_lo_o;
@@ -1145,6 +1176,8 @@ module sunda_tpb_proto__top(
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
+    wire [7:0] q7regs$intr_ctrl_raise_o;
+    wire q7regs$intr_ctrl_raise_pulse_o;
     wire [31:0] q7regs$intr_info_0_info_o;
     wire [31:0] q7regs$intr_info_1_info_o;
     wire [31:0] q7regs$intr_info_2_info_o;
@@ -1659,6 +1692,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$0$run_state_running_i),
         .run_state_halted_i(nx$0$run_state_halted_i),
         .intr_ctrl_enable_o(nx$0$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$0$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$0$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$0$intr_info_info_o),
         .intr_info_info_set_i(nx$0$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$0$engine_base_address_lo_o),
@@ -1705,6 +1740,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$1$run_state_running_i),
         .run_state_halted_i(nx$1$run_state_halted_i),
         .intr_ctrl_enable_o(nx$1$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$1$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$1$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$1$intr_info_info_o),
         .intr_info_info_set_i(nx$1$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$1$engine_base_address_lo_o),
@@ -1751,6 +1788,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$2$run_state_running_i),
         .run_state_halted_i(nx$2$run_state_halted_i),
         .intr_ctrl_enable_o(nx$2$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$2$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$2$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$2$intr_info_info_o),
         .intr_info_info_set_i(nx$2$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$2$engine_base_address_lo_o),
@@ -1797,6 +1836,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$3$run_state_running_i),
         .run_state_halted_i(nx$3$run_state_halted_i),
         .intr_ctrl_enable_o(nx$3$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$3$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$3$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$3$intr_info_info_o),
         .intr_info_info_set_i(nx$3$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$3$engine_base_address_lo_o),
@@ -1843,6 +1884,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$4$run_state_running_i),
         .run_state_halted_i(nx$4$run_state_halted_i),
         .intr_ctrl_enable_o(nx$4$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$4$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$4$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$4$intr_info_info_o),
         .intr_info_info_set_i(nx$4$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$4$engine_base_address_lo_o),
@@ -1889,6 +1932,8 @@ module sunda_tpb_proto__top(
         .run_state_running_i(nx$5$run_state_running_i),
         .run_state_halted_i(nx$5$run_state_halted_i),
         .intr_ctrl_enable_o(nx$5$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$5$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$5$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$5$intr_info_info_o),
         .intr_info_info_set_i(nx$5$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$5$engine_base_address_lo_o),
@@ -2502,6 +2547,8 @@ module sunda_tpb_proto__top(
         .run_state_7_running_i(q7regs$run_state_7_running_i),
         .run_state_7_halted_i(q7regs$run_state_7_halted_i),
         .intr_ctrl_enable_o(q7regs$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(q7regs$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(q7regs$intr_ctrl_raise_pulse_o),
         .intr_info_0_info_o(q7regs$intr_info_0_info_o),
         .intr_info_0_info_set_i(q7regs$intr_info_0_info_set_i),
         .intr_info_1_info_o(q7regs$intr_info_1_info_o),
@@ -2820,25 +2867,11 @@ module sunda_tpb_proto__top(
     );
 
     always @(*) begin
-        nx$0$intr_info_info_set_i = 32'h0;
         sem$0$db_valid = 1'b0;
-        nx$1$intr_info_info_set_i = 32'h0;
         sem$1$db_valid = 1'b0;
-        nx$2$intr_info_info_set_i = 32'h0;
         sem$2$db_valid = 1'b0;
-        nx$3$intr_info_info_set_i = 32'h0;
         sem$3$db_valid = 1'b0;
-        nx$4$intr_info_info_set_i = 32'h0;
         sem$4$db_valid = 1'b0;
-        nx$5$intr_info_info_set_i = 32'h0;
-        q7regs$intr_info_0_info_set_i = 32'h0;
-        q7regs$intr_info_1_info_set_i = 32'h0;
-        q7regs$intr_info_2_info_set_i = 32'h0;
-        q7regs$intr_info_3_info_set_i = 32'h0;
-        q7regs$intr_info_4_info_set_i = 32'h0;
-        q7regs$intr_info_5_info_set_i = 32'h0;
-        q7regs$intr_info_6_info_set_i = 32'h0;
-        q7regs$intr_info_7_info_set_i = 32'h0;
         seq_iram$a_valid = 1'b0;
         seq_dram$a_valid = 1'b0;
         ctrl_spad$a_valid = 1'b0;
@@ -3068,6 +3101,39 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        nx_irq_l = 32'h0;
+        if ((nx$0$intr_ctrl_enable_o == 32'h1) & (nx$0$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$0;
+        end
+        if ((nx$1$intr_ctrl_enable_o == 32'h1) & (nx$1$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$1;
+        end
+        if ((nx$2$intr_ctrl_enable_o == 32'h1) & (nx$2$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$2;
+        end
+        if ((nx$3$intr_ctrl_enable_o == 32'h1) & (nx$3$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$3;
+        end
+        if ((nx$4$intr_ctrl_enable_o == 32'h1) & (nx$4$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$4;
+        end
+        if ((nx$5$intr_ctrl_enable_o == 32'h1) & (nx$5$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        pool_sem_irq = 32'h0;
+        if (is_pool$2 & sem$2$notif_valid) begin
+            pool_sem_irq = 32'h4;
+        end
+    end
+
+    always @(*) begin
+        dma_err_new = (dma$errors & ~dma_err_prev) != 32'h0;
+    end
+
+    always @(*) begin
         notif = 32'h0;
         if (sem$0$notif_valid) begin
             notif = notif | eng_bit$0;
@@ -3175,6 +3241,20 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$0 = 32'h0;
+        if (sem$0$notif_valid) begin
+            irq_set$0 = irq_set$0 | 32'h4;
+        end
+        if (nx$0$intr_ctrl_raise_pulse_o & (nx$0$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$0 = irq_set$0 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$0$intr_info_info_set_i = irq_set$0;
+    end
+
+    always @(*) begin
         if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
             nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3239,6 +3319,20 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$1 = 32'h0;
+        if (sem$1$notif_valid) begin
+            irq_set$1 = irq_set$1 | 32'h4;
+        end
+        if (nx$1$intr_ctrl_raise_pulse_o & (nx$1$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$1 = irq_set$1 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$1$intr_info_info_set_i = irq_set$1;
+    end
+
+    always @(*) begin
         if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
             nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3300,6 +3394,23 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        irq_set$2 = 32'h0;
+        if (sem$2$notif_valid) begin
+            irq_set$2 = irq_set$2 | 32'h4;
+        end
+        if (nx$2$intr_ctrl_raise_pulse_o & (nx$2$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$2 = irq_set$2 | 32'h8;
+        end
+        if (is_pool$2 & dma_err_new) begin
+            irq_set$2 = irq_set$2 | 32'h1;
+        end
+    end
+
+    always @(*) begin
+        nx$2$intr_info_info_set_i = irq_set$2;
     end
 
     always @(*) begin
@@ -3411,6 +3522,20 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$3 = 32'h0;
+        if (sem$3$notif_valid) begin
+            irq_set$3 = irq_set$3 | 32'h4;
+        end
+        if (nx$3$intr_ctrl_raise_pulse_o & (nx$3$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$3 = irq_set$3 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$3$intr_info_info_set_i = irq_set$3;
+    end
+
+    always @(*) begin
         if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
             nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3475,6 +3600,20 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$4 = 32'h0;
+        if (sem$4$notif_valid) begin
+            irq_set$4 = irq_set$4 | 32'h4;
+        end
+        if (nx$4$intr_ctrl_raise_pulse_o & (nx$4$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$4 = irq_set$4 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$4$intr_info_info_set_i = irq_set$4;
+    end
+
+    always @(*) begin
         if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
             nx$4$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3527,6 +3666,20 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        irq_set$5 = 32'h0;
+        if (sem$5$notif_valid) begin
+            irq_set$5 = irq_set$5 | 32'h4;
+        end
+        if (nx$5$intr_ctrl_raise_pulse_o & (nx$5$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$5 = irq_set$5 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$5$intr_info_info_set_i = irq_set$5;
+    end
+
+    always @(*) begin
         if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
             nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3548,6 +3701,10 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_irq = nx_irq_l;
     end
 
     always @(*) begin
@@ -3644,6 +3801,109 @@ module sunda_tpb_proto__top(
 
     always @(*) begin
         q7regs$run_state_7_halted_i = q7_halted[32'h7 +: 1];
+    end
+
+    always @(*) begin
+        q7_raise = 32'h0;
+        if (q7regs$intr_ctrl_raise_pulse_o) begin
+            q7_raise = q7regs$intr_ctrl_raise_o;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h0]) begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h1]) begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h2]) begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h3]) begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h4]) begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h5]) begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h6]) begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h7]) begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        q7_irq_l = 32'h0;
+        if (q7regs$intr_ctrl_enable_o[32'h0] & (q7regs$intr_info_0_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h1;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h1] & (q7regs$intr_info_1_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h2;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h2] & (q7regs$intr_info_2_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h4;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h3] & (q7regs$intr_info_3_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h8;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h4] & (q7regs$intr_info_4_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h10;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h5] & (q7regs$intr_info_5_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h20;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h6] & (q7regs$intr_info_6_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h40;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h7] & (q7regs$intr_info_7_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h80;
+        end
+    end
+
+    always @(*) begin
+        q7_irq = q7_irq_l;
     end
 
     always @(*) begin
@@ -4167,6 +4427,7 @@ module sunda_tpb_proto__top(
     end
 
     always @(posedge clock) begin
+        dma_err_prev <= dma$errors;
         if (req_go) begin
             err_addr_q <= req_addr;
         end
@@ -7667,6 +7928,8 @@ module sunda_tpb_proto__top__q7regs(
     input wire run_state_7_running_i,
     input wire run_state_7_halted_i,
     output reg [7:0] intr_ctrl_enable_o,
+    output reg [7:0] intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_0_info_o,
     input wire [31:0] intr_info_0_info_set_i,
     output reg [31:0] intr_info_1_info_o,
@@ -7694,6 +7957,8 @@ module sunda_tpb_proto__top__q7regs(
     reg [7:0] start_ctrl_start_q;
     reg start_ctrl_start_pulse_q;
     reg [7:0] intr_ctrl_enable_q;
+    reg [7:0] intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_0_info_q;
     reg [31:0] intr_info_1_info_q;
     reg [31:0] intr_info_2_info_q;
@@ -7711,6 +7976,8 @@ module sunda_tpb_proto__top__q7regs(
         start_ctrl_start_q = 8'h0;
         start_ctrl_start_pulse_q = 1'h0;
         intr_ctrl_enable_q = 8'h0;
+        intr_ctrl_raise_q = 8'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_0_info_q = 32'h0;
         intr_info_1_info_q = 32'h0;
         intr_info_2_info_q = 32'h0;
@@ -7748,6 +8015,14 @@ module sunda_tpb_proto__top__q7regs(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -7791,6 +8066,7 @@ module sunda_tpb_proto__top__q7regs(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
         intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
         intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
@@ -7869,6 +8145,8 @@ module sunda_tpb_proto__top__q7regs(
                     32'h3028: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 8];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -7950,6 +8228,8 @@ module sunda_tpb_proto__top__q7regs(
             start_ctrl_start_q <= 32'h0;
             start_ctrl_start_pulse_q <= 1'b0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_0_info_q <= 32'h0;
             intr_info_1_info_q <= 32'h0;
             intr_info_2_info_q <= 32'h0;
@@ -9211,6 +9491,8 @@ module sunda_tpb_proto__top__nx(
     input wire run_state_running_i,
     input wire run_state_halted_i,
     output reg intr_ctrl_enable_o,
+    output reg intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
     output reg [31:0] engine_base_address_lo_o,
@@ -9249,6 +9531,8 @@ module sunda_tpb_proto__top__nx(
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
+    reg intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
@@ -9284,6 +9568,8 @@ module sunda_tpb_proto__top__nx(
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
+        intr_ctrl_raise_q = 1'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
@@ -9351,6 +9637,14 @@ module sunda_tpb_proto__top__nx(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -9451,6 +9745,7 @@ module sunda_tpb_proto__top__nx(
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -9510,6 +9805,8 @@ module sunda_tpb_proto__top__nx(
                     32'h18: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 1];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -9677,6 +9974,8 @@ module sunda_tpb_proto__top__nx(
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;

@@ -21,6 +21,8 @@ module sunda_tpb_top(
     output reg [7:0] q7_start,
     output reg [31:0] q7_start_addr,
     output reg [31:0] notific_head,
+    output reg [5:0] nx_irq,
+    output reg [7:0] q7_irq,
     output reg [5:0] sem_notif_valid,
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
@@ -206,16 +208,29 @@ module sunda_tpb_top(
 
     // Registers
     reg [31:0] err_addr_q;
+    reg [2:0] dma_err_prev;
     reg err_q;
     reg zero_q;
     initial begin
         err_addr_q = 32'h0;
+        dma_err_prev = 3'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
     end
 
     // Combinational signals
     reg [5:0] nx_held;
+    reg [31:0] irq_set$0;
+    reg [31:0] irq_set$1;
+    reg [31:0] irq_set$2;
+    reg [31:0] irq_set$3;
+    reg [31:0] irq_set$4;
+    reg [31:0] irq_set$5;
+    reg [5:0] nx_irq_l;
+    reg [31:0] pool_sem_irq;
+    reg [7:0] q7_raise;
+    reg [7:0] q7_irq_l;
+    reg dma_err_new;
     reg [31:0] q7_off;
     reg q7_sel;
     reg zero_ok;
@@ -483,6 +498,8 @@ module sunda_tpb_top(
     wire [31:0] nx$0$instr_dbg_ctrl_o;
     wire nx$0$instr_halt_ctrl_halt_o;
     wire nx$0$intr_ctrl_enable_o;
+    wire nx$0$intr_ctrl_raise_o;
+    wire nx$0$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$0$intr_info_info_o;
     wire [31:0] nx$0$mem_window2_hi_o;
     wire [31:0] nx$0$mem_window2_lo_o;
@@ -517,6 +534,8 @@ module sunda_tpb_top(
     wire [31:0] nx$1$instr_dbg_ctrl_o;
     wire nx$1$instr_halt_ctrl_halt_o;
     wire nx$1$intr_ctrl_enable_o;
+    wire nx$1$intr_ctrl_raise_o;
+    wire nx$1$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$1$intr_info_info_o;
     wire [31:0] nx$1$mem_window2_hi_o;
     wire [31:0] nx$1$mem_window2_lo_o;
@@ -551,6 +570,8 @@ module sunda_tpb_top(
     wire [31:0] nx$2$instr_dbg_ctrl_o;
     wire nx$2$instr_halt_ctrl_halt_o;
     wire nx$2$intr_ctrl_enable_o;
+    wire nx$2$intr_ctrl_raise_o;
+    wire nx$2$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$2$intr_info_info_o;
     wire [31:0] nx$2$mem_window2_hi_o;
     wire [31:0] nx$2$mem_window2_lo_o;
@@ -585,6 +606,8 @@ module sunda_tpb_top(
     wire [31:0] nx$3$instr_dbg_ctrl_o;
     wire nx$3$instr_halt_ctrl_halt_o;
     wire nx$3$intr_ctrl_enable_o;
+    wire nx$3$intr_ctrl_raise_o;
+    wire nx$3$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$3$intr_info_info_o;
     wire [31:0] nx$3$mem_window2_hi_o;
     wire [31:0] nx$3$mem_window2_lo_o;
@@ -619,6 +642,8 @@ module sunda_tpb_top(
     wire [31:0] nx$4$instr_dbg_ctrl_o;
     wire nx$4$instr_halt_ctrl_halt_o;
     wire nx$4$intr_ctrl_enable_o;
+    wire nx$4$intr_ctrl_raise_o;
+    wire nx$4$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$4$intr_info_info_o;
     wire [31:0] nx$4$mem_window2_hi_o;
     wire [31:0] nx$4$mem_window2_lo_o;
@@ -653,6 +678,8 @@ module sunda_tpb_top(
     wire [31:0] nx$5$instr_dbg_ctrl_o;
     wire nx$5$instr_halt_ctrl_halt_o;
     wire nx$5$intr_ctrl_enable_o;
+    wire nx$5$intr_ctrl_raise_o;
+    wire nx$5$intr_ctrl_raise_pulse_o;
     wire [31:0] nx$5$intr_info_info_o;
     wire [31:0] nx$5$mem_window2_hi_o;
     wire [31:0] nx$5$mem_window2_lo_o;
@@ -668,6 +695,8 @@ module sunda_tpb_top(
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
+    wire [7:0] q7regs$intr_ctrl_raise_o;
+    wire q7regs$intr_ctrl_raise_pulse_o;
     wire [31:0] q7regs$intr_info_0_info_o;
     wire [31:0] q7regs$intr_info_1_info_o;
     wire [31:0] q7regs$intr_info_2_info_o;
@@ -1182,6 +1211,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$0$run_state_running_i),
         .run_state_halted_i(nx$0$run_state_halted_i),
         .intr_ctrl_enable_o(nx$0$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$0$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$0$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$0$intr_info_info_o),
         .intr_info_info_set_i(nx$0$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$0$engine_base_address_lo_o),
@@ -1228,6 +1259,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$1$run_state_running_i),
         .run_state_halted_i(nx$1$run_state_halted_i),
         .intr_ctrl_enable_o(nx$1$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$1$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$1$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$1$intr_info_info_o),
         .intr_info_info_set_i(nx$1$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$1$engine_base_address_lo_o),
@@ -1274,6 +1307,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$2$run_state_running_i),
         .run_state_halted_i(nx$2$run_state_halted_i),
         .intr_ctrl_enable_o(nx$2$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$2$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$2$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$2$intr_info_info_o),
         .intr_info_info_set_i(nx$2$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$2$engine_base_address_lo_o),
@@ -1320,6 +1355,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$3$run_state_running_i),
         .run_state_halted_i(nx$3$run_state_halted_i),
         .intr_ctrl_enable_o(nx$3$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$3$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$3$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$3$intr_info_info_o),
         .intr_info_info_set_i(nx$3$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$3$engine_base_address_lo_o),
@@ -1366,6 +1403,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$4$run_state_running_i),
         .run_state_halted_i(nx$4$run_state_halted_i),
         .intr_ctrl_enable_o(nx$4$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$4$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$4$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$4$intr_info_info_o),
         .intr_info_info_set_i(nx$4$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$4$engine_base_address_lo_o),
@@ -1412,6 +1451,8 @@ module sunda_tpb_top(
         .run_state_running_i(nx$5$run_state_running_i),
         .run_state_halted_i(nx$5$run_state_halted_i),
         .intr_ctrl_enable_o(nx$5$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(nx$5$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(nx$5$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$5$intr_info_info_o),
         .intr_info_info_set_i(nx$5$intr_info_info_set_i),
         .engine_base_address_lo_o(nx$5$engine_base_address_lo_o),
@@ -2025,6 +2066,8 @@ module sunda_tpb_top(
         .run_state_7_running_i(q7regs$run_state_7_running_i),
         .run_state_7_halted_i(q7regs$run_state_7_halted_i),
         .intr_ctrl_enable_o(q7regs$intr_ctrl_enable_o),
+        .intr_ctrl_raise_o(q7regs$intr_ctrl_raise_o),
+        .intr_ctrl_raise_pulse_o(q7regs$intr_ctrl_raise_pulse_o),
         .intr_info_0_info_o(q7regs$intr_info_0_info_o),
         .intr_info_0_info_set_i(q7regs$intr_info_0_info_set_i),
         .intr_info_1_info_o(q7regs$intr_info_1_info_o),
@@ -2343,25 +2386,11 @@ module sunda_tpb_top(
     );
 
     always @(*) begin
-        nx$0$intr_info_info_set_i = 32'h0;
         sem$0$db_valid = 1'b0;
-        nx$1$intr_info_info_set_i = 32'h0;
         sem$1$db_valid = 1'b0;
-        nx$2$intr_info_info_set_i = 32'h0;
         sem$2$db_valid = 1'b0;
-        nx$3$intr_info_info_set_i = 32'h0;
         sem$3$db_valid = 1'b0;
-        nx$4$intr_info_info_set_i = 32'h0;
         sem$4$db_valid = 1'b0;
-        nx$5$intr_info_info_set_i = 32'h0;
-        q7regs$intr_info_0_info_set_i = 32'h0;
-        q7regs$intr_info_1_info_set_i = 32'h0;
-        q7regs$intr_info_2_info_set_i = 32'h0;
-        q7regs$intr_info_3_info_set_i = 32'h0;
-        q7regs$intr_info_4_info_set_i = 32'h0;
-        q7regs$intr_info_5_info_set_i = 32'h0;
-        q7regs$intr_info_6_info_set_i = 32'h0;
-        q7regs$intr_info_7_info_set_i = 32'h0;
         seq_iram$a_valid = 1'b0;
         seq_dram$a_valid = 1'b0;
         ctrl_spad$a_valid = 1'b0;
@@ -2591,6 +2620,39 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        nx_irq_l = 32'h0;
+        if ((nx$0$intr_ctrl_enable_o == 32'h1) & (nx$0$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$0;
+        end
+        if ((nx$1$intr_ctrl_enable_o == 32'h1) & (nx$1$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$1;
+        end
+        if ((nx$2$intr_ctrl_enable_o == 32'h1) & (nx$2$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$2;
+        end
+        if ((nx$3$intr_ctrl_enable_o == 32'h1) & (nx$3$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$3;
+        end
+        if ((nx$4$intr_ctrl_enable_o == 32'h1) & (nx$4$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$4;
+        end
+        if ((nx$5$intr_ctrl_enable_o == 32'h1) & (nx$5$intr_info_info_o != 32'h0)) begin
+            nx_irq_l = nx_irq_l | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        pool_sem_irq = 32'h0;
+        if (is_pool$2 & sem$2$notif_valid) begin
+            pool_sem_irq = 32'h4;
+        end
+    end
+
+    always @(*) begin
+        dma_err_new = (dma$errors & ~dma_err_prev) != 32'h0;
+    end
+
+    always @(*) begin
         notif = 32'h0;
         if (sem$0$notif_valid) begin
             notif = notif | eng_bit$0;
@@ -2698,6 +2760,20 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        irq_set$0 = 32'h0;
+        if (sem$0$notif_valid) begin
+            irq_set$0 = irq_set$0 | 32'h4;
+        end
+        if (nx$0$intr_ctrl_raise_pulse_o & (nx$0$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$0 = irq_set$0 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$0$intr_info_info_set_i = irq_set$0;
+    end
+
+    always @(*) begin
         if (nx$0$start_ctrl_ctrl_pulse_o & (nx$0$start_ctrl_ctrl_o == 32'h1)) begin
             nx$0$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -2762,6 +2838,20 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        irq_set$1 = 32'h0;
+        if (sem$1$notif_valid) begin
+            irq_set$1 = irq_set$1 | 32'h4;
+        end
+        if (nx$1$intr_ctrl_raise_pulse_o & (nx$1$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$1 = irq_set$1 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$1$intr_info_info_set_i = irq_set$1;
+    end
+
+    always @(*) begin
         if (nx$1$start_ctrl_ctrl_pulse_o & (nx$1$start_ctrl_ctrl_o == 32'h1)) begin
             nx$1$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -2823,6 +2913,23 @@ module sunda_tpb_top(
 
     always @(*) begin
         nx$2$run_state_halted_i = nx_halted[2 +: 1] | nx$2$instr_halt_ctrl_halt_o;
+    end
+
+    always @(*) begin
+        irq_set$2 = 32'h0;
+        if (sem$2$notif_valid) begin
+            irq_set$2 = irq_set$2 | 32'h4;
+        end
+        if (nx$2$intr_ctrl_raise_pulse_o & (nx$2$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$2 = irq_set$2 | 32'h8;
+        end
+        if (is_pool$2 & dma_err_new) begin
+            irq_set$2 = irq_set$2 | 32'h1;
+        end
+    end
+
+    always @(*) begin
+        nx$2$intr_info_info_set_i = irq_set$2;
     end
 
     always @(*) begin
@@ -2934,6 +3041,20 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        irq_set$3 = 32'h0;
+        if (sem$3$notif_valid) begin
+            irq_set$3 = irq_set$3 | 32'h4;
+        end
+        if (nx$3$intr_ctrl_raise_pulse_o & (nx$3$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$3 = irq_set$3 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$3$intr_info_info_set_i = irq_set$3;
+    end
+
+    always @(*) begin
         if (nx$3$start_ctrl_ctrl_pulse_o & (nx$3$start_ctrl_ctrl_o == 32'h1)) begin
             nx$3$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -2998,6 +3119,20 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        irq_set$4 = 32'h0;
+        if (sem$4$notif_valid) begin
+            irq_set$4 = irq_set$4 | 32'h4;
+        end
+        if (nx$4$intr_ctrl_raise_pulse_o & (nx$4$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$4 = irq_set$4 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$4$intr_info_info_set_i = irq_set$4;
+    end
+
+    always @(*) begin
         if (nx$4$start_ctrl_ctrl_pulse_o & (nx$4$start_ctrl_ctrl_o == 32'h1)) begin
             nx$4$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3050,6 +3185,20 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        irq_set$5 = 32'h0;
+        if (sem$5$notif_valid) begin
+            irq_set$5 = irq_set$5 | 32'h4;
+        end
+        if (nx$5$intr_ctrl_raise_pulse_o & (nx$5$intr_ctrl_raise_o == 32'h1)) begin
+            irq_set$5 = irq_set$5 | 32'h8;
+        end
+    end
+
+    always @(*) begin
+        nx$5$intr_info_info_set_i = irq_set$5;
+    end
+
+    always @(*) begin
         if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
             nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3071,6 +3220,10 @@ module sunda_tpb_top(
 
     always @(*) begin
         nx_run_stall = nx_stall;
+    end
+
+    always @(*) begin
+        nx_irq = nx_irq_l;
     end
 
     always @(*) begin
@@ -3167,6 +3320,109 @@ module sunda_tpb_top(
 
     always @(*) begin
         q7regs$run_state_7_halted_i = q7_halted[32'h7 +: 1];
+    end
+
+    always @(*) begin
+        q7_raise = 32'h0;
+        if (q7regs$intr_ctrl_raise_pulse_o) begin
+            q7_raise = q7regs$intr_ctrl_raise_o;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h0]) begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_0_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h1]) begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_1_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h2]) begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_2_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h3]) begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_3_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h4]) begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_4_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h5]) begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_5_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h6]) begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_6_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        if (q7_raise[32'h7]) begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq | 32'h8;
+        end else begin
+            q7regs$intr_info_7_info_set_i = pool_sem_irq;
+        end
+    end
+
+    always @(*) begin
+        q7_irq_l = 32'h0;
+        if (q7regs$intr_ctrl_enable_o[32'h0] & (q7regs$intr_info_0_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h1;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h1] & (q7regs$intr_info_1_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h2;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h2] & (q7regs$intr_info_2_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h4;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h3] & (q7regs$intr_info_3_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h8;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h4] & (q7regs$intr_info_4_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h10;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h5] & (q7regs$intr_info_5_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h20;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h6] & (q7regs$intr_info_6_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h40;
+        end
+        if (q7regs$intr_ctrl_enable_o[32'h7] & (q7regs$intr_info_7_info_o != 32'h0)) begin
+            q7_irq_l = q7_irq_l | 32'h80;
+        end
+    end
+
+    always @(*) begin
+        q7_irq = q7_irq_l;
     end
 
     always @(*) begin
@@ -3690,6 +3946,7 @@ module sunda_tpb_top(
     end
 
     always @(posedge clock) begin
+        dma_err_prev <= dma$errors;
         if (req_go) begin
             err_addr_q <= req_addr;
         end
@@ -7060,6 +7317,8 @@ module sunda_tpb_top__q7regs(
     input wire run_state_7_running_i,
     input wire run_state_7_halted_i,
     output reg [7:0] intr_ctrl_enable_o,
+    output reg [7:0] intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_0_info_o,
     input wire [31:0] intr_info_0_info_set_i,
     output reg [31:0] intr_info_1_info_o,
@@ -7087,6 +7346,8 @@ module sunda_tpb_top__q7regs(
     reg [7:0] start_ctrl_start_q;
     reg start_ctrl_start_pulse_q;
     reg [7:0] intr_ctrl_enable_q;
+    reg [7:0] intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_0_info_q;
     reg [31:0] intr_info_1_info_q;
     reg [31:0] intr_info_2_info_q;
@@ -7104,6 +7365,8 @@ module sunda_tpb_top__q7regs(
         start_ctrl_start_q = 8'h0;
         start_ctrl_start_pulse_q = 1'h0;
         intr_ctrl_enable_q = 8'h0;
+        intr_ctrl_raise_q = 8'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_0_info_q = 32'h0;
         intr_info_1_info_q = 32'h0;
         intr_info_2_info_q = 32'h0;
@@ -7141,6 +7404,14 @@ module sunda_tpb_top__q7regs(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -7184,6 +7455,7 @@ module sunda_tpb_top__q7regs(
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
         intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
         intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
@@ -7262,6 +7534,8 @@ module sunda_tpb_top__q7regs(
                     32'h3028: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 8];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 8];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -7343,6 +7617,8 @@ module sunda_tpb_top__q7regs(
             start_ctrl_start_q <= 32'h0;
             start_ctrl_start_pulse_q <= 1'b0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_0_info_q <= 32'h0;
             intr_info_1_info_q <= 32'h0;
             intr_info_2_info_q <= 32'h0;
@@ -8604,6 +8880,8 @@ module sunda_tpb_top__nx(
     input wire run_state_running_i,
     input wire run_state_halted_i,
     output reg intr_ctrl_enable_o,
+    output reg intr_ctrl_raise_o,
+    output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
     output reg [31:0] engine_base_address_lo_o,
@@ -8642,6 +8920,8 @@ module sunda_tpb_top__nx(
     reg [31:0] dma_rx_base_q;
     reg [31:0] dma_tx_base_q;
     reg intr_ctrl_enable_q;
+    reg intr_ctrl_raise_q;
+    reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
@@ -8677,6 +8957,8 @@ module sunda_tpb_top__nx(
         dma_rx_base_q = 32'h0;
         dma_tx_base_q = 32'h0;
         intr_ctrl_enable_q = 1'h0;
+        intr_ctrl_raise_q = 1'h0;
+        intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
@@ -8744,6 +9026,14 @@ module sunda_tpb_top__nx(
 
     always @(*) begin
         intr_ctrl_enable_o = intr_ctrl_enable_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_o = intr_ctrl_raise_q;
+    end
+
+    always @(*) begin
+        intr_ctrl_raise_pulse_o = intr_ctrl_raise_pulse_q;
     end
 
     always @(*) begin
@@ -8844,6 +9134,7 @@ module sunda_tpb_top__nx(
         rsp_rdata_q <= 32'h0;
         start_ctrl_ctrl_pulse_q <= 1'b0;
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
+        intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
@@ -8903,6 +9194,8 @@ module sunda_tpb_top__nx(
                     32'h18: begin
                         if (req_write) begin
                             intr_ctrl_enable_q <= req_wdata[32'h0 +: 1];
+                            intr_ctrl_raise_q <= req_wdata[32'h8 +: 1];
+                            intr_ctrl_raise_pulse_q <= 1'b1;
                         end else begin
                             rsp_rdata_q <= (intr_ctrl_enable_q & 32'hffffffff);
                         end
@@ -9070,6 +9363,8 @@ module sunda_tpb_top__nx(
             dma_rx_base_q <= 32'h0;
             dma_tx_base_q <= 32'h0;
             intr_ctrl_enable_q <= 32'h0;
+            intr_ctrl_raise_q <= 32'h0;
+            intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;

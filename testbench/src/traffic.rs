@@ -132,8 +132,22 @@ impl Traffic {
                 self.lr[2] + off
             }
             52..=55 => {
+                // The TPB-level registers, with values that turn the
+                // notification unit on (a small ring, its classes, a tail
+                // that follows the head), and reads of its ring.
+                if self.rng.gen_bool(0.3) {
+                    let (base, size) = self.region("notific.ring");
+                    return Req { write, addr: base + self.rng.gen_range(0..size), wdata };
+                }
                 let (base, _) = self.region("tpb_regs");
-                base + self.reg_offset("tpb").unwrap_or(0)
+                let off = self.reg_offset("tpb").unwrap_or(0);
+                let name = self.map.block("tpb").and_then(|b| b.registers.iter().find(|r| r.offset == off)).map(|r| r.name.clone()).unwrap_or_default();
+                match name.as_str() {
+                    "notific_ring_size" | "notific_tail" if self.rng.gen_bool(0.9) => wdata = self.rng.gen_range(0..12),
+                    "notific_enable" if self.rng.gen_bool(0.9) => wdata = self.rng.gen_range(0..8),
+                    _ => {}
+                }
+                base + off
             }
             56..=57 => match self.map.block("top_sp").filter(|b| !b.registers.is_empty()) {
                 Some(b) => self.lr[5] + b.registers[self.rng.gen_range(0..b.registers.len())].offset,

@@ -104,6 +104,25 @@ fn notify_reads_every_event_back_in_order_on_every_generation() {
 }
 
 #[test]
+fn interrupts_are_taken_through_the_level1_vector_and_rfe_on_every_generation() {
+    let f = file("interrupt");
+    let i = f.interrupt.as_ref().unwrap();
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::interrupt(&mut c, i, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(r.events.len(), 4, "{arch:?}: {:?}", r.events);
+        // Q7 cores 0 and 2 halted, the others wait in their loop.
+        let halted: Vec<bool> = c.q7().iter().map(|q| q.core.halted()).collect();
+        assert_eq!(halted, [true, false, true, false, false, false, false, false], "{arch:?}");
+        println!("{arch:?}: {} checks, SEQ loop count {}", r.checks.len(), r.get("seq.loops"));
+    }
+    // With the interrupt never raised the SEQ never takes it: the check says so.
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let e = scenario::interrupt(&mut c, i, 30).unwrap_err().to_string();
+    assert!(e.starts_with("check failed at cycle"), "{e}");
+}
+
+#[test]
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
     for arch in [Arch::Cayman, Arch::Mariana] {
@@ -242,7 +261,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify"] {
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -325,12 +344,12 @@ fn readme_diagrams_are_fresh() {
     let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    for s in ["doorbell", "halt-start", "notify"] {
+    for s in ["doorbell", "halt-start", "notify", "interrupt"] {
         let vcd = dir.join(format!("{s}.cayman.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
         assert_eq!(code, 0, "{out}{err}");
     }
-    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start"), ("notify", "notify")] {
+    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start"), ("notify", "notify"), ("interrupt", "interrupt")] {
         let name = format!("{s}.cayman.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());

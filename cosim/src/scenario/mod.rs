@@ -7,6 +7,7 @@
 //! | `barrier` | all | the Q7 cores run `q7_barrier.S` on the POOL EVT_SEM | every core passed only after the last arrival, saw ≥ N, the leader's DECs came after every departure, both semaphores end at 0 |
 //! | `halt-start` | all | stpb_init with `nx_halt.S` as the SEQ firmware and `q7_halt.S` as the Q7 kernel; the SEQ records its entry and halts itself through instr_halt_ctrl (DIGEST §2.8), the host sees it in run_state and restarts it at another address through start_addr/start_ctrl; the Q7 cores HALT and the host restarts the chosen ones | run_state halted (and not running) after each halt, the top holding the SEQ (no instruction retired while held), the restart address taken, the entries recorded in DRAM (kept across a start), only the chosen Q7 cores restarted |
 //! | `notify` | all | stpb_init (which arms the three notification classes) with `nx_halt.S` and `q7_sum.S`; the SEQ halts itself and the Q7 cores HALT; the host changes three engines' semaphores, reads an unmapped address, and rings the SEQ DMA with one good descriptor and one whose completion address is outside the INC window; after each step the HAL's reader reads the ring | the halt records (the SEQ and the 8 Q7 cores once each, the SEQ's posted within 8 cycles of its halt write), the EVT_SEM records in write order, the BAR0-error record with its address, DMA done, the TOP_SP semaphore it incremented and the DMA error in that order; no drop, sequence numbers without a gap |
+//! | `interrupt` | all | stpb_init with `nx_intr.S` and `q7_intr.S`: the cores set INTENABLE and drop to user mode; the host enables the Q7 cores' intr_ctrl; then raises the SEQ's interrupt (intr_ctrl.raise), sets a POOL semaphore (the SEQ and every Q7 core), rings a DMA descriptor whose completion address is outside the INC window, and raises the chosen Q7 cores; each handler (the user vector) reads, clears and logs intr_info and returns with RFE | each interrupt taken once with the right intr_info bit (host 8, EVT_SEM 4, DMA error 1), the SEQ halted after three, the chosen Q7 cores after two, the others still waiting, the SEQ's loop running between interrupts |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -27,12 +28,14 @@ mod barrier;
 mod bringup;
 mod doorbell;
 mod halt_start;
+mod interrupt;
 mod mesh;
 mod notify;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use doorbell::doorbell;
 pub use halt_start::halt_start;
+pub use interrupt::interrupt;
 pub use notify::notify;
 pub use mesh::{die_path, mesh, mesh_tape};
 
@@ -59,6 +62,8 @@ pub struct ScenarioFile {
     pub halt_start: Option<HaltStartCfg>,
     #[serde(default)]
     pub notify: Option<NotifyCfg>,
+    #[serde(default)]
+    pub interrupt: Option<InterruptCfg>,
 }
 
 fn default_n() -> u32 {
@@ -75,6 +80,7 @@ pub enum Kind {
     Mesh,
     HaltStart,
     Notify,
+    Interrupt,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -111,6 +117,16 @@ pub struct HaltStartCfg {
     pub q7_cores: u8,
 }
 
+/// `[interrupt]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterruptCfg {
+    /// The POOL semaphore the host sets (0..256).
+    pub sem: u32,
+    /// The Q7 cores the host raises at the end (bit n = core n; not 0).
+    pub q7_cores: u8,
+}
+
 /// `[notify]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -135,6 +151,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
     ("halt-start.toml", include_str!("../../scenarios/halt-start.toml")),
     ("notify.toml", include_str!("../../scenarios/notify.toml")),
+    ("interrupt.toml", include_str!("../../scenarios/interrupt.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -257,6 +274,20 @@ impl Scenario for NotifyCfg {
     }
 }
 
+impl Scenario for InterruptCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        interrupt(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        let from = at("host raises the SEQ")?;
+        Some((from.saturating_sub(4), from + 90, vec!["interrupt", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("interrupt", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -286,6 +317,7 @@ impl ScenarioFile {
             Kind::Mesh => Box::new(self.mesh.clone().ok_or_else(|| missing("mesh"))?),
             Kind::HaltStart => Box::new(self.halt_start.clone().ok_or_else(|| missing("halt_start"))?),
             Kind::Notify => Box::new(self.notify.clone().ok_or_else(|| missing("notify"))?),
+            Kind::Interrupt => Box::new(self.interrupt.clone().ok_or_else(|| missing("interrupt"))?),
         })
     }
 
@@ -315,6 +347,12 @@ impl ScenarioFile {
             Kind::Mesh => need(f.mesh.is_some(), "mesh")?,
             Kind::HaltStart => need(f.halt_start.is_some(), "halt_start")?,
             Kind::Notify => need(f.notify.is_some(), "notify")?,
+            Kind::Interrupt => need(f.interrupt.is_some(), "interrupt")?,
+        }
+        if let Some(i) = &f.interrupt {
+            if i.sem >= 256 || i.q7_cores == 0 {
+                return Err(ScenarioError::File(format!("{path}: [interrupt] sem = {} (0..256), q7_cores = {:#x} (not 0)", i.sem, i.q7_cores)));
+            }
         }
         if f.notify.as_ref().is_some_and(|n| n.dma_sem >= 256) {
             return Err(ScenarioError::File(format!("{path}: [notify] dma_sem = {}: a TOP_SP semaphore, 0..256", f.notify.as_ref().map_or(0, |n| n.dma_sem))));

@@ -81,6 +81,8 @@ pub const SYSTEM_WINDOW: u32 = 0x2000_0000;
 pub const SYSTEM_WINDOW_SIZE: u32 = 0x1000_0000;
 /// `[D]` The SoC port: `+0` address low word, `+4` high word, `+8` data.
 pub const SOC_PORT: u32 = 0x3fff_0000;
+/// `[D]` The core interrupt line the top's `nx_irq` / `q7_irq` drive (level 1).
+pub const IRQ_LINE: u32 = 0;
 /// Cycles [`Cosim::reset`] holds reset: a block counting cycles since
 /// reset reads `stats.cycles - RESET_CYCLES`.
 pub const RESET_CYCLES: u64 = 4;
@@ -564,6 +566,9 @@ impl Cosim {
         self.stalled = now;
         for (i, s) in self.cores.iter_mut().enumerate() {
             s.core.set_run_stall(now >> i & 1 != 0);
+            // The top's interrupt line of the core is its level-1 line 0 ([D]).
+            let (nx, b) = s.id.pin();
+            s.core.set_irq(IRQ_LINE, if nx { o.nx_irq } else { o.q7_irq } >> b & 1 != 0);
         }
         self.out = o;
         o

@@ -81,6 +81,11 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
         },
         Group { name: "doorbell", title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
         Group {
+            name: "interrupt",
+            title: "Interrupts: intr_ctrl/intr_info to the cores' lines",
+            signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_irq", "q7_irq", "probe_seq_state", "probe_seq_pc", "probe_seq_insn", "probe_q7_0_state", "probe_q7_0_pc"]),
+        },
+        Group {
             name: "notify",
             title: "Notifications: events and the ring",
             signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "probe_hal_kind"]),

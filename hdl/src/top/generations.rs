@@ -136,6 +136,14 @@ macro_rules! hw_decode_top {
                 $s.hwd.fifo_pop.next = $s.hwd_fifo_pop.val();
                 $s.hwd_miss.next = $s.hwd.miss.val();
                 $s.hwd_miss_irq.next = $s.hwd.miss_irq.val();
+                // A CAM miss is POOL's intr_info bit 1 (with the sources the common logic set).
+                if $s.hwd.miss_irq.val() {
+                    for i in 0..6 {
+                        if $s.is_pool[i].val() {
+                            $s.nx[i].intr_info_info_set_i.next = $s.irq_set[i].val() | 2;
+                        }
+                    }
+                }
             },
             extra_drive = |pins| {
                 let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));

@@ -101,6 +101,8 @@ macro_rules! top_pins {
                     q7_start: $s.q7_start.val().index() as u8,
                     q7_start_addr: $s.q7_start_addr.val().index() as u32,
                     notific_head: $s.notific_head.val().index() as u32,
+                    nx_irq: $s.nx_irq.val().index() as u8,
+                    q7_irq: $s.q7_irq.val().index() as u8,
                     sem_notif_valid: $s.sem_notif_valid.val().index() as u8,
                     sem_notif_index: if $s.sem_notif_valid.val().index() != 0 { $s.sem_notif_index.val().index() as u8 } else { 0 },
                     dma_db_valid: $s.dma_db_valid.val(),

@@ -35,6 +35,8 @@ macro_rules! tpb_top {
             pub q7_start: Signal<Out, Bits<8>>,
             pub q7_start_addr: Signal<Out, Bits<32>>,
             pub notific_head: Signal<Out, Bits<32>>,
+            pub nx_irq: Signal<Out, Bits<6>>,
+            pub q7_irq: Signal<Out, Bits<8>>,
             pub sem_notif_valid: Signal<Out, Bits<6>>,
             pub sem_notif_index: Signal<Out, Bits<8>>,
             pub dma_db_valid: Signal<Out, Bit>,
@@ -93,6 +95,14 @@ macro_rules! tpb_top {
             /// The last request's address: the argument of a BAR0-error notification.
             err_addr_q: DFF<Bits<32>>,
             nx_held: Signal<Local, Bits<6>>,
+            /// Interrupt sources of each engine this cycle (intr_info bits to set).
+            irq_set: [Signal<Local, Bits<32>>; 6],
+            nx_irq_l: Signal<Local, Bits<6>>,
+            pool_sem_irq: Signal<Local, Bits<32>>,
+            q7_raise: Signal<Local, Bits<8>>,
+            q7_irq_l: Signal<Local, Bits<8>>,
+            dma_err_new: Signal<Local, Bit>,
+            dma_err_prev: DFF<Bits<3>>,
             ctrl_base: Constant<Bits<32>>,
             ctrl_mask: Constant<Bits<32>>,
             ctrl_built: Constant<Bits<32>>,
@@ -153,6 +163,8 @@ macro_rules! tpb_top {
                     q7_start: Default::default(),
                     q7_start_addr: Default::default(),
                     notific_head: Default::default(),
+                    nx_irq: Default::default(),
+                    q7_irq: Default::default(),
                     sem_notif_valid: Default::default(),
                     sem_notif_index: Default::default(),
                     dma_db_valid: Default::default(),
@@ -212,6 +224,13 @@ macro_rules! tpb_top {
                     ntf_mask: c32($lay.notific.mask()),
                     err_addr_q: Default::default(),
                     nx_held: Default::default(),
+                    irq_set: Default::default(),
+                    nx_irq_l: Default::default(),
+                    pool_sem_irq: Default::default(),
+                    q7_raise: Default::default(),
+                    q7_irq_l: Default::default(),
+                    dma_err_new: Default::default(),
+                    dma_err_prev: Default::default(),
                     ctrl_base: c32($lay.ctrl_spad.base),
                     ctrl_mask: c32($lay.ctrl_spad.mask()),
                     ctrl_built: built(CW),
@@ -245,7 +264,7 @@ macro_rules! tpb_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, err_q, zero_q, err_addr_q);
+                dff_setup!($s, clock, err_q, zero_q, err_addr_q, dma_err_prev);
                 $s.aligned.next = !$s.req_addr.val().get_bit(0) & !$s.req_addr.val().get_bit(1);
                 $s.lr_off.next = $s.req_addr.val() & !$s.lr_mask.val();
                 $s.req_go.next = $s.req_valid.val() & !$s.reset.val();
@@ -259,6 +278,11 @@ macro_rules! tpb_top {
                 $s.nx_go.next = 0.into();
                 $s.nx_go_addr.next = 0.into();
                 $s.nx_held.next = 0.into();
+                $s.nx_irq_l.next = 0.into();
+                $s.pool_sem_irq.next = 0.into();
+                // A SEQ DMA error bit newly set (the DMA's error register is sticky).
+                $s.dma_err_new.next = ($s.dma.errors.val() & !$s.dma_err_prev.q.val()) != 0;
+                $s.dma_err_prev.d.next = $s.dma.errors.val();
                 $s.ntf.dma_done.next = false;
                 $s.notif.next = 0.into();
                 $s.notif_index.next = 0.into();
@@ -330,7 +354,27 @@ macro_rules! tpb_top {
                     $s.nx[i].run_state_running_i.next = !$s.nx[i].release_run_stall_stall_o.val() & !$s.nx_halted.val().get_bits::<1>(i) & !$s.nx[i].instr_halt_ctrl_halt_o.val();
                     $s.nx[i].run_state_halted_i.next = $s.nx_halted.val().get_bits::<1>(i) | $s.nx[i].instr_halt_ctrl_halt_o.val();
                     $s.nx[i].instr_halt_ctrl_halt_clr_i.next = 0.into();
-                    $s.nx[i].intr_info_info_set_i.next = 0.into();
+                    // Interrupts (`[D]`, nx.toml): intr_info bit 0 a SEQ DMA error
+                    // (POOL), bit 1 a CAM miss (POOL, set by the HW-decode tops), bit 2
+                    // this engine's EVT_SEM changed, bit 3 the host's intr_ctrl.raise;
+                    // the core's line is intr_ctrl.enable & (intr_info != 0).
+                    $s.irq_set[i].next = 0.into();
+                    if $s.sem[i].notif_valid.val() {
+                        $s.irq_set[i].next = $s.irq_set[i].val() | 4;
+                    }
+                    if $s.nx[i].intr_ctrl_raise_pulse_o.val() & ($s.nx[i].intr_ctrl_raise_o.val() == 1) {
+                        $s.irq_set[i].next = $s.irq_set[i].val() | 8;
+                    }
+                    if $s.is_pool[i].val() & $s.dma_err_new.val() {
+                        $s.irq_set[i].next = $s.irq_set[i].val() | 1;
+                    }
+                    if $s.is_pool[i].val() & $s.sem[i].notif_valid.val() {
+                        $s.pool_sem_irq.next = 4.into();
+                    }
+                    $s.nx[i].intr_info_info_set_i.next = $s.irq_set[i].val();
+                    if ($s.nx[i].intr_ctrl_enable_o.val() == 1) & ($s.nx[i].intr_info_info_o.val() != 0) {
+                        $s.nx_irq_l.next = $s.nx_irq_l.val() | $s.eng_bit[i].val();
+                    }
                     if ($s.nx_halted.val().get_bits::<1>(i) | $s.nx[i].instr_halt_ctrl_halt_o.val()) == 1 {
                         $s.nx_held.next = $s.nx_held.val() | $s.eng_bit[i].val();
                     }
@@ -377,6 +421,7 @@ macro_rules! tpb_top {
                     }
                 }
                 $s.nx_run_stall.next = $s.nx_stall.val();
+                $s.nx_irq.next = $s.nx_irq_l.val();
                 $s.nx_start.next = $s.nx_go.val();
                 $s.nx_start_addr.next = $s.nx_go_addr.val();
                 $s.sem_notif_valid.next = $s.notif.val();
@@ -417,14 +462,70 @@ macro_rules! tpb_top {
                 $s.q7regs.run_state_5_halted_i.next = $s.q7_halted.val().get_bits::<1>(5);
                 $s.q7regs.run_state_6_halted_i.next = $s.q7_halted.val().get_bits::<1>(6);
                 $s.q7regs.run_state_7_halted_i.next = $s.q7_halted.val().get_bits::<1>(7);
-                $s.q7regs.intr_info_0_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_1_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_2_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_3_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_4_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_5_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_6_info_set_i.next = 0.into();
-                $s.q7regs.intr_info_7_info_set_i.next = 0.into();
+                // Interrupts (`[D]`, q7.toml): intr_info_n bit 2 the POOL EVT_SEM
+                // changed, bit 3 the host raised core n; the line is enable[n] & (info != 0).
+                $s.q7_raise.next = 0.into();
+                if $s.q7regs.intr_ctrl_raise_pulse_o.val() {
+                    $s.q7_raise.next = $s.q7regs.intr_ctrl_raise_o.val();
+                }
+                $s.q7regs.intr_info_0_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(0) {
+                    $s.q7regs.intr_info_0_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_1_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(1) {
+                    $s.q7regs.intr_info_1_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_2_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(2) {
+                    $s.q7regs.intr_info_2_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_3_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(3) {
+                    $s.q7regs.intr_info_3_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_4_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(4) {
+                    $s.q7regs.intr_info_4_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_5_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(5) {
+                    $s.q7regs.intr_info_5_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_6_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(6) {
+                    $s.q7regs.intr_info_6_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7regs.intr_info_7_info_set_i.next = $s.pool_sem_irq.val();
+                if $s.q7_raise.val().get_bit(7) {
+                    $s.q7regs.intr_info_7_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                }
+                $s.q7_irq_l.next = 0.into();
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(0) & ($s.q7regs.intr_info_0_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 1;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(1) & ($s.q7regs.intr_info_1_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 2;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(2) & ($s.q7regs.intr_info_2_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 4;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(3) & ($s.q7regs.intr_info_3_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 8;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(4) & ($s.q7regs.intr_info_4_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 16;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(5) & ($s.q7regs.intr_info_5_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 32;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(6) & ($s.q7regs.intr_info_6_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 64;
+                }
+                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(7) & ($s.q7regs.intr_info_7_info_o.val() != 0) {
+                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 128;
+                }
+                $s.q7_irq.next = $s.q7_irq_l.val();
                 $s.cluster.clock.next = $s.clock.val();
                 $s.cluster.reset.next = $s.reset.val();
                 $s.cluster.run_stall.next = $s.q7regs.release_run_stall_stall_o.val();

@@ -74,6 +74,9 @@ pub struct Outputs {
     pub q7_start_addr: u32,
     /// The notification unit's head (it moves with each record posted).
     pub notific_head: u32,
+    /// Interrupt lines: NX engine e (`intr_ctrl.enable & intr_info != 0`), Q7 core n.
+    pub nx_irq: u8,
+    pub q7_irq: u8,
     pub sem_notif_valid: u8,
     pub sem_notif_index: u8,
     pub dma_db_valid: bool,
@@ -115,7 +118,10 @@ pub struct TopModel {
     /// Input-port maps reused every cycle (building them is most of a step's cost).
     nx_inputs: BTreeMap<String, u64>,
     q7_inputs: BTreeMap<String, u64>,
-    q7_keys: Vec<(String, String)>,
+    q7_keys: Vec<(String, String, String)>,
+    /// The SEQ DMA's error bits at the last edge (a newly set one interrupts POOL).
+    dma_err_prev: u32,
+    q7_info_o: Vec<String>,
     no_inputs: BTreeMap<String, u64>,
 }
 
@@ -209,7 +215,9 @@ impl TopModel {
             err: false,
             nx_inputs: BTreeMap::new(),
             q7_inputs: BTreeMap::new(),
-            q7_keys: (0..CORES).map(|n| (format!("run_state_{n}_running_i"), format!("run_state_{n}_halted_i"))).collect(),
+            q7_keys: (0..CORES).map(|n| (format!("run_state_{n}_running_i"), format!("run_state_{n}_halted_i"), format!("intr_info_{n}_info_set_i"))).collect(),
+            dma_err_prev: 0,
+            q7_info_o: (0..CORES).map(|n| format!("intr_info_{n}_info_o")).collect(),
             no_inputs: BTreeMap::new(),
             layout,
         })
@@ -310,6 +318,18 @@ impl TopModel {
         take(self.dma.rsp());
         take(self.ntf.rsp());
         o.notific_head = self.ntf.outputs().head;
+        for i in 0..6 {
+            let nx = &self.nx[i];
+            if Self::out(nx, "intr_ctrl_enable_o") & 1 != 0 && Self::out(nx, "intr_info_info_o") != 0 {
+                o.nx_irq |= 1 << i;
+            }
+        }
+        let en = Self::out(&self.q7regs, "intr_ctrl_enable_o");
+        for n in 0..CORES {
+            if en >> n & 1 != 0 && Self::out(&self.q7regs, &self.q7_info_o[n]) != 0 {
+                o.q7_irq |= 1 << n;
+            }
+        }
         take(self.mem_rsp);
         if let Some(t) = &self.top_sp_regs {
             take(t.rsp());
@@ -348,6 +368,31 @@ impl TopModel {
         let running = !q7_stall & !pins.q7_halted;
         // The TOP_SP EVT_SEM takes the DMA's completion doorbell.
         dma_in.db_ready = self.sem[TOP_SP].db_ready(to(Dest::Sem(TOP_SP)), dma_out.db_index);
+        // The notification unit sees this cycle's events and the TPB-level
+        // registers' configuration; they see its head, drop count and overflow.
+        let ntf_in = self.notific_inputs(pins, dma_out.db_valid && dma_in.db_ready);
+        // Interrupt sources this cycle (`[D]`, nx.toml / q7.toml).
+        let dma_err_new = self.dma.error() & !self.dma_err_prev & 7 != 0;
+        let cam_miss = self.hwd.as_ref().is_some_and(|h| h.outputs().miss_irq);
+        let pool_sem = self.sem[POOL].outputs().notif_valid;
+        let irq_set: Vec<u64> = (0..6)
+            .map(|i| {
+                let nx = &self.nx[i];
+                let mut v = if self.sem[i].outputs().notif_valid { 4 } else { 0 };
+                if Self::out(nx, "intr_ctrl_raise_pulse_o") != 0 && Self::out(nx, "intr_ctrl_raise_o") & 1 != 0 {
+                    v |= 8;
+                }
+                if i == POOL && dma_err_new {
+                    v |= 1;
+                }
+                if i == POOL && cam_miss {
+                    v |= 2;
+                }
+                v
+            })
+            .collect();
+        let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
+        self.dma_err_prev = self.dma.error() & 7;
         for i in 0..6 {
             // Halt and start: instr_halt_ctrl.halt holds the core and reads as
             // halted; a start clears it.
@@ -357,19 +402,18 @@ impl TopModel {
             set_input(&mut self.nx_inputs, "run_state_running_i", !stall & !halted & !halt & 1);
             set_input(&mut self.nx_inputs, "run_state_halted_i", halted | halt);
             set_input(&mut self.nx_inputs, "instr_halt_ctrl_halt_clr_i", u64::from(Self::nx_starts(&self.nx[i])));
+            set_input(&mut self.nx_inputs, "intr_info_info_set_i", irq_set[i]);
             self.nx[i].step(reset, to(Dest::Nx(i)), &self.nx_inputs);
             self.win[i].step(reset, to(Dest::Win(i)), &self.no_inputs);
             let db = (i == TOP_SP && dma_out.db_valid).then_some(DbReq { index: dma_out.db_index, amount: 1 });
             self.sem[i].step(reset, to(Dest::Sem(i)), db);
         }
-        for (n, (run, halt)) in self.q7_keys.iter().enumerate() {
+        for (n, (run, halt, irq)) in self.q7_keys.iter().enumerate() {
             set_input(&mut self.q7_inputs, run, u64::from(running >> n & 1));
             set_input(&mut self.q7_inputs, halt, u64::from(pins.q7_halted >> n & 1));
+            set_input(&mut self.q7_inputs, irq, if pool_sem { 4 } else { 0 } | if q7_raise >> n & 1 != 0 { 8 } else { 0 });
         }
         self.q7regs.step(reset, to(Dest::Q7Regs), &self.q7_inputs);
-        // The notification unit sees this cycle's events and the TPB-level
-        // registers' configuration; they see its head, drop count and overflow.
-        let ntf_in = self.notific_inputs(pins, dma_out.db_valid && dma_in.db_ready);
         let no = self.ntf.outputs();
         set_input(&mut self.tpb_inputs, "notific_head_i", no.head.into());
         set_input(&mut self.tpb_inputs, "notific_dropped_i", no.dropped.into());

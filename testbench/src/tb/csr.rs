@@ -7,7 +7,8 @@
 //! restored; **ro** reset-time value survives a write of all ones;
 //! **wo** reads 0 after a write; **w1c** writing ones to a clear status
 //! leaves it clear; **w1s** writing ones sets it; **doorbell** the
-//! `doorbell` verb (pulse where the top shows it, reads 0). Per block: one
+//! `doorbell` verb (pulse where the top shows it, reads 0), after the
+//! block's other checks (a doorbell may set status another register shows). Per block: one
 //! unmapped address inside the block's decoded range and one misaligned
 //! address answer with a bus error. Per EVT_SEM aperture: set / inc / dec /
 //! read through the windows at the first and last index. Per top: the first
@@ -65,6 +66,9 @@ pub fn generated(arch: Arch) -> (Vec<TbFile>, Coverage) {
         }) {
             let pre = if e == Engine::Tpb { "tpb.".to_string() } else { format!("{}.{}.", e.name(), b.name) };
             let mut steps = Vec::new();
+            // Doorbells go last: a doorbell may set status that another
+            // register of the block reports (intr_ctrl.raise sets intr_info).
+            let mut doorbells = Vec::new();
             for r in &b.registers {
                 cov.registers += 1;
                 for f in &r.fields {
@@ -98,11 +102,12 @@ pub fn generated(arch: Arch) -> (Vec<TbFile>, Coverage) {
                             steps.push(expect(&n, max));
                         }
                         Access::Doorbell => {
-                            steps.push(step(Verb::Doorbell { name: n.clone(), value: Val::Num(1) }, format!("doorbell = \"{n}\" value = 1")))
+                            doorbells.push(step(Verb::Doorbell { name: n.clone(), value: Val::Num(1) }, format!("doorbell = \"{n}\" value = 1")))
                         }
                     }
                 }
             }
+            steps.extend(doorbells);
             if !b.registers.is_empty() {
                 // An unmapped word inside the decoded range, and a misaligned one.
                 if let Some(hole) = (b.start..b.end).step_by(4).find(|o| b.register_at(*o).is_none()) {

@@ -45,14 +45,15 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control [S] (DIGEST §2.8 (offset [S]; field [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
@@ -368,63 +369,64 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: bit n enables core n's interrupt [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
@@ -522,14 +524,15 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control [S] (DIGEST §2.8 (offset [S]; field [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
@@ -839,63 +842,64 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: bit n enables core n's interrupt [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
@@ -993,14 +997,15 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control [S] (DIGEST §2.8 (offset [S]; field [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
@@ -1310,63 +1315,64 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: bit n enables core n's interrupt [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
+            pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
