@@ -21,6 +21,11 @@ struct Coverage {
     q7_fetches: u64,
     q7_loads_stores: u64,
     hwd_results: u64,
+    /// Records the notification unit posted, cycles with an interrupt line
+    /// high, core starts.
+    notifications: u64,
+    irq_cycles: u64,
+    starts: u64,
 }
 
 fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String> {
@@ -45,8 +50,12 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
         cov.q7_fetches += g.q7.iter().filter(|p| p.if_rvalid && !p.if_err).count() as u64;
         cov.q7_loads_stores += g.q7.iter().filter(|p| p.ls_rvalid && !p.ls_err).count() as u64;
         cov.hwd_results += g.hwd.is_some_and(|h| h.fifo_valid && h.head.hit) as u64;
+        cov.irq_cycles += (g.nx_irq != 0 || g.q7_irq != 0) as u64;
+        cov.starts += (g.nx_start != 0 || g.q7_start != 0) as u64;
+        let head = g.notific_head;
         rtl.tick();
         gold.step(c.reset, c.req, &c.pins);
+        cov.notifications += (gold.outputs(false, None, &c.pins).notific_head != head) as u64;
     }
     Ok(cov)
 }
@@ -64,6 +73,9 @@ fn diff(r: &Outputs, g: &Outputs) -> String {
     line("q7_run_stall", format!("{:#x}", r.q7_run_stall), format!("{:#x}", g.q7_run_stall));
     line("sem_notif", format!("{:#x}/{}", r.sem_notif_valid, r.sem_notif_index), format!("{:#x}/{}", g.sem_notif_valid, g.sem_notif_index));
     line("dma db_valid/busy", format!("{}/{}", r.dma_db_valid, r.dma_busy), format!("{}/{}", g.dma_db_valid, g.dma_busy));
+    line("start nx/addr q7/addr", format!("{:#x}/{:#x} {:#x}/{:#x}", r.nx_start, r.nx_start_addr, r.q7_start, r.q7_start_addr), format!("{:#x}/{:#x} {:#x}/{:#x}", g.nx_start, g.nx_start_addr, g.q7_start, g.q7_start_addr));
+    line("irq nx/q7", format!("{:#x}/{:#x}", r.nx_irq, r.q7_irq), format!("{:#x}/{:#x}", g.nx_irq, g.q7_irq));
+    line("notific_head", format!("{}", r.notific_head), format!("{}", g.notific_head));
     for n in 0..r.q7.len() {
         line(&format!("q7[{n}]"), format!("{:x?}", r.q7[n]), format!("{:x?}", g.q7[n]));
     }
@@ -87,6 +99,7 @@ fn random(arch: Arch, fpga: bool, seed: u64, n: usize) {
     );
     assert!(cov.reads > 100 && cov.errors > 100 && cov.dma_doorbells > 0 && cov.sem_changes > 10, "traffic reached too little: {cov:?}");
     assert!(cov.q7_fetches > 100 && cov.q7_loads_stores > 100, "Q7 ports reached too little: {cov:?}");
+    assert!(cov.notifications > 10 && cov.irq_cycles > 10 && cov.starts > 0, "halt/start, notifications and interrupts reached too little: {cov:?}");
     if map.params.hw_decode.present {
         assert!(cov.hwd_results > 0, "no HW-decode hit: {cov:?}");
     }
