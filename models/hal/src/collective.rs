@@ -131,6 +131,29 @@ mod tests {
         ArchCtx::new(arch, tpb_regmap::builtin(arch).unwrap())
     }
 
+    /// The BAR-mapped alias of a trigger: a host write there increments the
+    /// same TOP_SP semaphore the DMA's tail-pointer write does.
+    #[test]
+    fn the_host_alias_of_a_trigger_increments_that_semaphore() {
+        use crate::{Event, Mmio, RegFileModel};
+        for arch in Arch::ALL {
+            let c = ctx(arch);
+            let a = top_sp::get_trigger_host_addr(&c, 0, 9, 0).unwrap();
+            let mut m = RegFileModel::new(c.map.clone());
+            m.write32(a, 1).unwrap();
+            assert!(
+                m.events().iter().any(|e| matches!(e, Event::Semaphore { engine, op: tpb_regmap::WindowOp::Inc, index: 9, before: 0, after: 1 } if engine == "top_sp")),
+                "{arch:?}: {:?}",
+                m.events()
+            );
+            assert_eq!(top_sp::get_trigger_host_addr(&c, 0, 9, 0x7f00_0000_0000).unwrap(), 0x7f00_0000_0000 + a);
+            let n = c.params().top_sp.count;
+            assert!(top_sp::get_trigger_host_addr(&c, n, 0, 0).unwrap_err().to_string().contains("TOP_SP id"));
+            assert!(top_sp::get_trigger_host_addr(&c, 0, 256, 0).unwrap_err().to_string().contains("semaphore index"));
+            assert!(top_sp::get_trigger_host_addr(&c, 0, 0, u64::MAX).is_err());
+        }
+    }
+
     fn entry(reporter: bool) -> SpadCtrlEntry {
         SpadCtrlEntry {
             cc_op: true,

@@ -320,6 +320,11 @@ impl Hal {
         notify::read(self.ctx_checked()?, mmio)
     }
 
+    /// `encd_get_trigger_host_addr` ([`top_sp::get_trigger_host_addr`]).
+    pub fn get_trigger_host_addr(&self, sp_id: u32, idx: u32, bar_vaddr: u64) -> Result<u64> {
+        top_sp::get_trigger_host_addr(self.ctx_checked()?, sp_id, idx, bar_vaddr)
+    }
+
     /// Restart NX core `e` at `addr` ([`control::start_nx`]).
     pub fn start_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine, addr: u32) -> Result<()> {
         control::start_nx(self.ctx_checked()?, mmio, e, addr)

@@ -100,6 +100,20 @@ pub fn get_trigger_addr(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
     Ok(base + inc as u64 + (idx * stride) as u64)
 }
 
+/// `encd_get_trigger_host_addr`: the host-visible (BAR-mapped) alias of the
+/// same INC slot. The seeds give the name and that it adds the stream's
+/// mapped BAR address to a BAR-mapped semaphore offset; `[D]` here: the
+/// stream's TPB BAR is mapped at `bar_vaddr` (the host's mapping of that
+/// TOP_SP's TPB), and the offset is the TOP_SP local-register aperture's
+/// BAR0 address plus the INC window: `bar_vaddr + top_sp + 0x1800 + idx * 4`. A host write there increments the semaphore as the
+/// DMA's tail-pointer write does. `sp_id` and `idx` are checked as for
+/// [`get_trigger_addr`].
+pub fn get_trigger_host_addr(ctx: &ArchCtx, sp_id: u32, idx: u32, bar_vaddr: u64) -> Result<u64> {
+    let (inc, stride) = checked_slot(ctx, sp_id, idx)?;
+    let off = ctx.top_sp_base() + inc as u64 + (idx * stride) as u64;
+    bar_vaddr.checked_add(off).ok_or(HalError::OutOfRange { what: "mapped BAR address", value: bar_vaddr, limit: u64::MAX - off })
+}
+
 /// `[D]` MAX_TOP_SP_SEMAPHORES: the seeds name the bound, not its value; we
 /// take the EVT_SEM size (256). The allocator also never hands out a
 /// semaphore that the map names as a doorbell (CAYMAN's 80, 88, 104).
