@@ -11,6 +11,7 @@
 //! | `nx_boot.S` | POOL SEQ | enter_run mailbox loop; SUNDA: releases the Q7 cores |
 //! | `nx_halt.S` | POOL SEQ | halt-start: records each entry, halts itself through instr_halt_ctrl |
 //! | `q7_halt.S` | Q7 | halt-start: records each entry, executes HALT |
+//! | `q7_kernels.S` | Q7 (SUNDA) | the dispatch wrapper: linear scan of the kernel_info_table, call the kernel at funcVA, count misses |
 //! | `nx_intr.S` | POOL SEQ | interrupt: level-1 handler logs and clears intr_info, RFE; halts after WANT |
 //! | `q7_intr.S` | Q7 | interrupt: the same with the core's intr_info_n, HALT after WANT |
 //! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
@@ -30,6 +31,7 @@ pub const NX_BOOT: &str = include_str!("../firmware/nx_boot.S");
 pub const NX_HALT: &str = include_str!("../firmware/nx_halt.S");
 pub const Q7_HALT: &str = include_str!("../firmware/q7_halt.S");
 pub const NX_INTR: &str = include_str!("../firmware/nx_intr.S");
+pub const Q7_KERNELS: &str = include_str!("../firmware/q7_kernels.S");
 pub const Q7_INTR: &str = include_str!("../firmware/q7_intr.S");
 pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
 pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
@@ -44,6 +46,13 @@ pub const BARRIER_DONE: u32 = 0xba77;
 pub const CCOP_DONE: u32 = 0xd0e;
 pub const CCOP_BAD: u32 = 0xbad;
 pub const TAPE_DONE: u32 = 0x7a9e;
+
+/// `q7_kernels.S`'s done marker.
+pub const KERNELS_DONE: u32 = 0x6b9;
+/// `[D]` The opcodes of the 18 kernel_info_table records `q7_kernels.S`
+/// dispatches: the seed text keeps the range 0x41..0xe7 and a few of its
+/// numbers (0x41, 0x43, 0x44, 0x49), not the roster, so the rest are ours.
+pub const KERNEL_OPCODES: [u8; 18] = [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x60, 0x61, 0x62, 0x63, 0xe6, 0xe7];
 
 /// `[D]` Where the mesh stepper finds algo_configs and algo_ctx (core-local DRAM offsets).
 pub const ALGO_CONFIGS: u32 = 0x0000;
@@ -202,6 +211,29 @@ pub fn q7_intr(map: &RegMap, want: u32) -> Result<Program, FirmwareError> {
     build("q7_intr.S", Q7_INTR, &c)
 }
 
+/// `q7_kernels.S` with its 18 kernels (a stub each that counts itself).
+pub fn q7_kernels(map: &RegMap) -> Result<Program, FirmwareError> {
+    use tpb_models::spec::q7_kernels as k;
+    let mut c = q7_consts(map);
+    c.set("TABLE", k::TABLE_VA - k::DATA_WINDOW).set("RECORDS", k::RECORDS).set("CODE_WINDOW", k::CODE_WINDOW).set("DONE", KERNELS_DONE);
+    let mut kernels: String = (0..k::RECORDS).map(|n| format!("kernel_{n}:\n    movi a12, {n}\n    j count\n")).collect();
+    kernels += "count:\n    slli a12, a12, 2\n    add a12, a12, a2\n    l32i a13, a12, 0x200\n    addi a13, a13, 1\n    s32i a13, a12, 0x200\n    memw\n    ret\n";
+    build_parts("q7_kernels.S", &[("prelude", &c.prelude()), ("q7_kernels.S", Q7_KERNELS), ("kernels (generated)", &kernels)])
+}
+
+/// The kernel_info_table of `prog` (`q7_kernels`): record n is
+/// {0, 0, spec 0, [`KERNEL_OPCODES`]\[n], funcVA = the code window + kernel_n}.
+pub fn kernel_info_table(prog: &Program) -> Result<Vec<u8>, FirmwareError> {
+    use tpb_models::spec::q7_kernels as k;
+    let mut t = vec![0u8; (k::RECORDS * k::RECORD_BYTES) as usize];
+    for (n, r) in t.chunks_mut(k::RECORD_BYTES as usize).enumerate() {
+        let at = prog.labels.get(&format!("kernel_{n}")).ok_or_else(|| err("q7_kernels.S", format!("no label kernel_{n}")))?;
+        r[k::OPCODE_AT] = KERNEL_OPCODES[n];
+        r[k::FUNC_VA_AT..k::FUNC_VA_AT + 4].copy_from_slice(&(k::CODE_WINDOW + at).to_le_bytes());
+    }
+    Ok(t)
+}
+
 /// `q7_halt.S`.
 pub fn q7_halt(map: &RegMap) -> Result<Program, FirmwareError> {
     build("q7_halt.S", Q7_HALT, &q7_consts(map))
@@ -299,6 +331,8 @@ mod tests {
             q7_sum(&m).unwrap();
             q7_halt(&m).unwrap();
             q7_intr(&m, 2).unwrap();
+            let p = q7_kernels(&m).unwrap();
+            assert_eq!(kernel_info_table(&p).unwrap().len(), 18 * 8);
             nx_intr(&m, arch == Arch::Sunda, 3).unwrap();
             nx_halt(&m, arch == Arch::Sunda).unwrap();
             q7_barrier(&m, 0, 1, 8).unwrap();

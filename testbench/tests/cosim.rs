@@ -123,6 +123,18 @@ fn interrupts_are_taken_through_the_level1_vector_and_rfe_on_every_generation() 
 }
 
 #[test]
+fn q7_kernels_dispatch_through_the_kernel_info_table_on_sunda() {
+    let f = file("q7-kernels");
+    let q = f.q7_kernels.as_ref().unwrap();
+    let mut c = Cosim::new(Arch::Sunda).unwrap();
+    let r = scenario::q7_kernels(&mut c, q, f.cycles).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.get("misses"), 2, "0x50 and 0xf0 have no record");
+    println!("{} checks, shell {} bytes", r.checks.len(), r.get("shell_bytes"));
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    assert!(matches!(scenario::q7_kernels(&mut c, q, f.cycles), Err(ScenarioError::NotApplicable { .. })));
+}
+
+#[test]
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
     for arch in [Arch::Cayman, Arch::Mariana] {
@@ -261,7 +273,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt"] {
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -340,20 +352,28 @@ fn readme_diagrams_are_fresh() {
     let root = tpb_testbench::tools::repo_root();
     let dir = root.join("target/cosim-readme");
     let _ = std::fs::remove_dir_all(&dir);
-    let vcd = dir.join("bringup.cayman.vcd");
-    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
-    assert_eq!(code, 0, "{out}{err}");
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    for s in ["doorbell", "halt-start", "notify", "interrupt"] {
-        let vcd = dir.join(format!("{s}.cayman.vcd"));
-        let (code, out, err) = tpb(&["sim", s, "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda")];
+    for (s, arch) in runs {
+        let vcd = dir.join(format!("{s}.{arch}.vcd"));
+        let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
         assert_eq!(code, 0, "{out}{err}");
     }
-    for (s, g) in [("bringup", "run_stall"), ("bringup", "q7_core0"), ("doorbell", "doorbell"), ("doorbell", "cores"), ("halt-start", "halt_start"), ("notify", "notify"), ("interrupt", "interrupt")] {
-        let name = format!("{s}.cayman.{g}.svg");
+    let diagrams = [
+        ("bringup", "cayman", "run_stall"),
+        ("bringup", "cayman", "q7_core0"),
+        ("doorbell", "cayman", "doorbell"),
+        ("doorbell", "cayman", "cores"),
+        ("halt-start", "cayman", "halt_start"),
+        ("notify", "cayman", "notify"),
+        ("interrupt", "cayman", "interrupt"),
+        ("q7-kernels", "sunda", "q7_core0"),
+    ];
+    for (s, arch, g) in diagrams {
+        let name = format!("{s}.{arch}.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());
-        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch cayman --vcd waves/{s}.cayman.vcd && cp waves/{name} docs/waves/");
+        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch {arch} --vcd waves/{s}.{arch}.vcd && cp waves/{name} docs/waves/");
     }
 }
 

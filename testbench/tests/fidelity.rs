@@ -45,6 +45,7 @@ fn digest_sections_1_to_3_are_pinned() {
     section_1(&mut p, [&s, &c, &m]);
     section_2(&mut p, [&s, &c, &m]);
     section_3(&mut p, [&s, &c, &m]);
+    section_9(&mut p);
 
     for r in &p.rows {
         println!("{r}");
@@ -232,4 +233,16 @@ fn section_3(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§3", &format!("{} doorbells = EVT_SEM SET of sema 80/88/104 [I]", mp.arch.name()), idx, vec![("init_signal", 80), ("tsync_signal", 88), ("host_trigger", 104)]);
     }
     p.pin("§6", "CAYMAN CTRL/SLOT SPAD sizes, slot staging", (sp.spad_ctrl_size, sp.spad_slot_size, sp.spad_slot_staging_offset), (Some(0x1000), Some(0x8000), Some(0x100000)));
+}
+
+/// DIGEST §9: SUNDA's Q7 kernel dispatch (the kernel_info_table, the image
+/// windows and sizes).
+fn section_9(p: &mut Pins) {
+    use tpb_models::hal::spec::q7_kernels as k;
+    p.pin("§9", "kernel_info_table records x bytes", (k::RECORDS, k::RECORD_BYTES), (18, 8));
+    p.pin("§9", "record spec@+2, opcode@+3, funcVA@+4", (k::SPEC_AT, k::OPCODE_AT, k::FUNC_VA_AT), (2, 3, 4));
+    p.pin("§9", "opcodes 0x41..0xe7", (k::FIRST_OPCODE, k::LAST_OPCODE), (0x41, 0xe7));
+    p.pin("§9", "image windows code/data/dyn", (k::CODE_WINDOW, k::DATA_WINDOW, k::DYN_WINDOW), (0x0100_0000, 0x0200_0000, 0x0300_0000));
+    p.pin("§9", "kernel_info_table VA (data window)", k::TABLE_VA, 0x0200_0760);
+    p.pin("§9", "SUNDA Q7 flat IRAM, EXTRAM", (k::FLAT_IRAM_BYTES, k::EXTRAM_BYTES), (0x42d0, 0x1b40));
 }

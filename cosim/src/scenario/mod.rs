@@ -8,6 +8,7 @@
 //! | `halt-start` | all | stpb_init with `nx_halt.S` as the SEQ firmware and `q7_halt.S` as the Q7 kernel; the SEQ records its entry and halts itself through instr_halt_ctrl (DIGEST §2.8), the host sees it in run_state and restarts it at another address through start_addr/start_ctrl; the Q7 cores HALT and the host restarts the chosen ones | run_state halted (and not running) after each halt, the top holding the SEQ (no instruction retired while held), the restart address taken, the entries recorded in DRAM (kept across a start), only the chosen Q7 cores restarted |
 //! | `notify` | all | stpb_init (which arms the three notification classes) with `nx_halt.S` and `q7_sum.S`; the SEQ halts itself and the Q7 cores HALT; the host changes three engines' semaphores, reads an unmapped address, and rings the SEQ DMA with one good descriptor and one whose completion address is outside the INC window; after each step the HAL's reader reads the ring | the halt records (the SEQ and the 8 Q7 cores once each, the SEQ's posted within 8 cycles of its halt write), the EVT_SEM records in write order, the BAR0-error record with its address, DMA done, the TOP_SP semaphore it incremented and the DMA error in that order; no drop, sequence numbers without a gap |
 //! | `interrupt` | all | stpb_init with `nx_intr.S` and `q7_intr.S`: the cores set INTENABLE and drop to user mode; the host enables the Q7 cores' intr_ctrl; then raises the SEQ's interrupt (intr_ctrl.raise), sets a POOL semaphore (the SEQ and every Q7 core), rings a DMA descriptor whose completion address is outside the INC window, and raises the chosen Q7 cores; each handler (the user vector) reads, clears and logs intr_info and returns with RFE | each interrupt taken once with the right intr_info bit (host 8, EVT_SEM 4, DMA error 1), the SEQ halted after three, the chosen Q7 cores after two, the others still waiting, the SEQ's loop running between interrupts |
+//! | `q7-kernels` | SUNDA | bring-up with `q7_kernels.S` as the Q7 image and a DRAM image holding a request list and the 18-record kernel_info_table (DIGEST §9) at its data-window VA; each core's dispatch wrapper linear-scans the table per request and calls the kernel at funcVA (code-window VA); the SEQ releases the cores | the shell fits SUNDA's flat Q7 IRAM, every core's record per request in order (0xff for an opcode with no record), each kernel's call count, the misses, the done marker |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -31,12 +32,14 @@ mod halt_start;
 mod interrupt;
 mod mesh;
 mod notify;
+mod q7_kernels;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use doorbell::doorbell;
 pub use halt_start::halt_start;
 pub use interrupt::interrupt;
 pub use notify::notify;
+pub use q7_kernels::q7_kernels;
 pub use mesh::{die_path, mesh, mesh_tape};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
@@ -64,6 +67,8 @@ pub struct ScenarioFile {
     pub notify: Option<NotifyCfg>,
     #[serde(default)]
     pub interrupt: Option<InterruptCfg>,
+    #[serde(default)]
+    pub q7_kernels: Option<Q7KernelsCfg>,
 }
 
 fn default_n() -> u32 {
@@ -81,6 +86,7 @@ pub enum Kind {
     HaltStart,
     Notify,
     Interrupt,
+    Q7Kernels,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -115,6 +121,14 @@ pub struct BarrierCfg {
 pub struct HaltStartCfg {
     /// The Q7 cores the host restarts (bit n = core n; not 0).
     pub q7_cores: u8,
+}
+
+/// `[q7_kernels]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Q7KernelsCfg {
+    /// The opcodes each core dispatches, in order (at most 60).
+    pub requests: Vec<u8>,
 }
 
 /// `[interrupt]`.
@@ -152,6 +166,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("halt-start.toml", include_str!("../../scenarios/halt-start.toml")),
     ("notify.toml", include_str!("../../scenarios/notify.toml")),
     ("interrupt.toml", include_str!("../../scenarios/interrupt.toml")),
+    ("q7-kernels.toml", include_str!("../../scenarios/q7-kernels.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -288,6 +303,19 @@ impl Scenario for InterruptCfg {
     }
 }
 
+impl Scenario for Q7KernelsCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        q7_kernels(c, self, limit)
+    }
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let rel = s.first_release?;
+        Some((rel, rel + 120, vec!["q7_core0", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("q7_core0", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -318,6 +346,7 @@ impl ScenarioFile {
             Kind::HaltStart => Box::new(self.halt_start.clone().ok_or_else(|| missing("halt_start"))?),
             Kind::Notify => Box::new(self.notify.clone().ok_or_else(|| missing("notify"))?),
             Kind::Interrupt => Box::new(self.interrupt.clone().ok_or_else(|| missing("interrupt"))?),
+            Kind::Q7Kernels => Box::new(self.q7_kernels.clone().ok_or_else(|| missing("q7_kernels"))?),
         })
     }
 
@@ -348,6 +377,12 @@ impl ScenarioFile {
             Kind::HaltStart => need(f.halt_start.is_some(), "halt_start")?,
             Kind::Notify => need(f.notify.is_some(), "notify")?,
             Kind::Interrupt => need(f.interrupt.is_some(), "interrupt")?,
+            Kind::Q7Kernels => need(f.q7_kernels.is_some(), "q7_kernels")?,
+        }
+        if let Some(q) = &f.q7_kernels {
+            if q.requests.is_empty() || q.requests.len() > 60 {
+                return Err(ScenarioError::File(format!("{path}: [q7_kernels] requests: 1 to 60 opcodes (the request list ends where the trace begins), not {}", q.requests.len())));
+            }
         }
         if let Some(i) = &f.interrupt {
             if i.sem >= 256 || i.q7_cores == 0 {

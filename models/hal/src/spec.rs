@@ -73,3 +73,26 @@ pub const NX_BOOT_TRAMPOLINE_SUNDA: [(u32, [u8; 3], &str); 6] = [
 pub const DRAM_GLOBSTRUCT_MAGIC: u32 = 0x6099_cb34;
 pub const DRAM_DISPATCHER_STATE_OFFSET: u32 = 0x18;
 pub const DRAM_DISPATCHER_STATE_INIT: [u32; 4] = [0x1000; 4];
+
+/// SUNDA's Q7 kernel dispatch (DIGEST §9, seed 000 §3a, §3g).
+pub mod q7_kernels {
+    /// kernel_info_table: 18 records of 8 bytes {u8 0; u8 0; u8 spec; u8 opcode; u32 funcVA}.
+    pub const RECORDS: u32 = 18;
+    pub const RECORD_BYTES: u32 = 8;
+    /// Byte offsets in a record: spec, opcode, funcVA.
+    pub const SPEC_AT: usize = 2;
+    pub const OPCODE_AT: usize = 3;
+    pub const FUNC_VA_AT: usize = 4;
+    /// The opcode range of the table (no 0xf0 escape on SUNDA).
+    pub const FIRST_OPCODE: u8 = 0x41;
+    pub const LAST_OPCODE: u8 = 0xe7;
+    /// The table's VA in the device image (the data window).
+    pub const TABLE_VA: u32 = 0x0200_0760;
+    /// Image windows: code (RE), data (RWE), dyn (WE).
+    pub const CODE_WINDOW: u32 = 0x0100_0000;
+    pub const DATA_WINDOW: u32 = 0x0200_0000;
+    pub const DYN_WINDOW: u32 = 0x0300_0000;
+    /// SUNDA Q7_POOL flat IRAM image and EXTRAM image sizes.
+    pub const FLAT_IRAM_BYTES: u32 = 0x42d0;
+    pub const EXTRAM_BYTES: u32 = 0x1b40;
+}
