@@ -393,7 +393,7 @@ impl TopModel {
             .collect();
         let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
         self.dma_err_prev = self.dma.error() & 7;
-        for i in 0..6 {
+        for (i, &irq) in irq_set.iter().enumerate() {
             // Halt and start: instr_halt_ctrl.halt holds the core and reads as
             // halted; a start clears it.
             let stall = Self::out(&self.nx[i], "release_run_stall_stall_o") & 1;
@@ -402,7 +402,7 @@ impl TopModel {
             set_input(&mut self.nx_inputs, "run_state_running_i", !stall & !halted & !halt & 1);
             set_input(&mut self.nx_inputs, "run_state_halted_i", halted | halt);
             set_input(&mut self.nx_inputs, "instr_halt_ctrl_halt_clr_i", u64::from(Self::nx_starts(&self.nx[i])));
-            set_input(&mut self.nx_inputs, "intr_info_info_set_i", irq_set[i]);
+            set_input(&mut self.nx_inputs, "intr_info_info_set_i", irq);
             self.nx[i].step(reset, to(Dest::Nx(i)), &self.nx_inputs);
             self.win[i].step(reset, to(Dest::Win(i)), &self.no_inputs);
             let db = (i == TOP_SP && dma_out.db_valid).then_some(DbReq { index: dma_out.db_index, amount: 1 });
