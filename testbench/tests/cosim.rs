@@ -170,6 +170,61 @@ fn top_sp_runs(body: &str) -> (Cosim, u64) {
     (c, scratch.into())
 }
 
+/// The HW-decode port (`HWD_PORT`): a core looks an opcode up in the CAM
+/// the HAL programmed, reads the decode FIFO's head and pops it with the
+/// handler word; a miss reads valid without hit, handler 0, and raises
+/// POOL's CAM-miss interrupt bit; SUNDA has no CAM, so the port faults.
+#[test]
+fn a_core_looks_opcodes_up_through_the_hw_decode_port() {
+    use tpb_cosim::sched::HWD_PORT;
+    use tpb_models::hal::{pooling, ArchCtx, CamRecord, HwDecodeTable};
+    use tpb_models::xtensa::asm::assemble;
+    use tpb_models::xtensa::config::Options;
+    let body = |scratch: u32| {
+        format!(
+            "const16 a2, {hi}\n const16 a2, {lo}\n const16 a6, {phi}\n const16 a6, {plo}\n movi a9, 1\n\
+             movi a7, 0x41\n s32i a7, a6, 0\n\
+             p1: l32i a8, a6, 4\n and a10, a8, a9\n beqz a10, p1\n s32i a8, a2, 0\n l32i a8, a6, 8\n s32i a8, a2, 4\n\
+             movi a7, 0x55\n s32i a7, a6, 0\n\
+             p2: l32i a8, a6, 4\n and a10, a8, a9\n beqz a10, p2\n s32i a8, a2, 8\n l32i a8, a6, 8\n s32i a8, a2, 12\n memw\n halt 0\n",
+            hi = (SYSTEM_WINDOW + scratch) >> 16,
+            lo = (SYSTEM_WINDOW + scratch) & 0xffff,
+            phi = HWD_PORT >> 16,
+            plo = HWD_PORT & 0xffff
+        )
+    };
+    for arch in [Arch::Cayman, Arch::Mariana] {
+        let mut c = Cosim::new(arch).unwrap();
+        let map = c.map().clone();
+        let scratch = map.params.bar0_regions().iter().find(|r| r.name == "seq.dram").unwrap().region.base as u32;
+        let mut table = vec![0u8; 16];
+        table[12..16].copy_from_slice(&0x1234u32.to_le_bytes());
+        let t = HwDecodeTable { cam: vec![CamRecord { valid: true, key_opcode: 0x41, key_func: 0, mask_opcode: 0xff, mask_func: 0, table_index: 3 }], table };
+        pooling::hw_decode_table_init(&ArchCtx::new(arch, map.clone()), &mut c, &t).unwrap();
+        let p = assemble(&body(scratch), 0, &Options::tpb()).unwrap();
+        c.load_top_sp(&p.bytes, &[]).unwrap();
+        let a = tpb_cosim::firmware::Addrs::new(&map, "t");
+        c.write32(a.reg(tpb_models::regmap::Engine::TopSp, "nx", "release_run_stall").unwrap().into(), 0).unwrap();
+        assert!(c.run_until(2000, |c| c.core(CoreId::TopSp).core.halted()), "{arch:?}: the lookups finished");
+        let w = |c: &mut Cosim, k: u64| c.read32(u64::from(scratch) + 4 * k).unwrap();
+        assert_eq!(w(&mut c, 0), 1 | 2 | 3 << 16, "{arch:?}: 0x41 hits entry 0, table index 3");
+        assert_eq!(w(&mut c, 1), 0x1234, "{arch:?}: the handler word at index 3");
+        assert_eq!(w(&mut c, 2), 1, "{arch:?}: 0x55 misses");
+        assert_eq!(w(&mut c, 3), 0, "{arch:?}: a miss has no handler");
+        let info = c.read32(a.reg(tpb_models::regmap::Engine::Pool, "nx", "intr_info").unwrap().into()).unwrap();
+        assert_eq!(info & 2, 2, "{arch:?}: the miss set POOL's CAM-miss interrupt bit ({info:#x})");
+    }
+    // SUNDA has no CAM: the port faults (the core takes an exception).
+    let mut c = Cosim::new(Arch::Sunda).unwrap();
+    let p = assemble(&format!("const16 a6, {}\n const16 a6, {}\n l32i a8, a6, 4\n halt 0\n .org 0x700\n halt 0\n .org 0x740\n halt 0\n .org 0x7c0\n halt 0\n", HWD_PORT >> 16, HWD_PORT & 0xffff), 0, &Options::tpb()).unwrap();
+    c.load_top_sp(&p.bytes, &[]).unwrap();
+    let a = tpb_cosim::firmware::Addrs::new(c.map(), "t").reg(tpb_models::regmap::Engine::TopSp, "nx", "release_run_stall").unwrap();
+    c.write32(a.into(), 0).unwrap();
+    c.run(200);
+    let t = c.core(CoreId::TopSp);
+    assert!(t.core.halted() && t.core.pc >= 0x700, "SUNDA: the load faulted into a vector (pc {:#x})", t.core.pc);
+}
+
 /// The system window reaches BAR0 word by word; a sub-word store through
 /// it faults (BAR0 is word-only) and writes nothing; an unroutable SoC
 /// address faults; the TOP_SP's image must fit its memory.

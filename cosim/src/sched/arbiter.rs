@@ -104,6 +104,41 @@ impl Cosim {
         }
     }
 
+    /// Resolve the cores' HW-decode port requests against the top's outputs
+    /// of the last cycle, driving this cycle's `hwd_lookup` / `hwd_pop` pins
+    /// (at most one of each per cycle: the first core in slot order).
+    pub(super) fn resolve_hwd(&mut self, pins: &mut Pins) {
+        let hwd = self.out.hwd;
+        for s in self.cores.iter_mut() {
+            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
+            let Via::Hwd(off) = p.via else { continue };
+            let answer = match (hwd, off, p.kind) {
+                (Some(h), 0, Kind::Store { wdata, .. }) => {
+                    if !h.lookup_ready || pins.hwd_lookup.is_some() {
+                        continue;
+                    }
+                    pins.hwd_lookup = Some((wdata as u8, (wdata >> 8) as u8));
+                    Some(0)
+                }
+                (Some(h), 4, Kind::Load) => {
+                    let head = h.head;
+                    Some(if h.fifo_valid { 1 | u32::from(head.hit) << 1 | u32::from(head.entry) << 8 | u32::from(head.index) << 16 } else { 0 })
+                }
+                (Some(h), 8, Kind::Load) => {
+                    if h.fifo_valid && !pins.hwd_pop {
+                        pins.hwd_pop = true;
+                        Some(h.head.handler)
+                    } else {
+                        Some(0)
+                    }
+                }
+                _ => None,
+            };
+            s.bus.answers.push(Answer { kind: p.kind, addr: p.addr, data: answer.unwrap_or(0), err: answer.is_none() });
+            s.bus.pending = None;
+        }
+    }
+
     /// The answer to a request this core sent to another die.
     pub fn remote_answer(&mut self, core: CoreId, rsp: Rsp) {
         let b = &mut self.cores[slot_index(core)].bus;

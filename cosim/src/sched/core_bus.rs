@@ -23,6 +23,8 @@ pub(super) enum Via {
     Soc(u64),
     /// Forwarded to another die, waiting for its answer.
     Remote,
+    /// The HW-decode port at this offset ([`HWD_PORT`], resolved by the scheduler).
+    Hwd(u32),
 }
 
 /// One request: driven until taken, then awaiting its answer.
@@ -95,6 +97,8 @@ impl CoreBus {
             Route::Via(Via::Bar0(addr - SYSTEM_WINDOW))
         } else if (SOC_PORT..SOC_PORT + 12).contains(&addr) {
             Route::SocReg(addr - SOC_PORT)
+        } else if (HWD_PORT..HWD_PORT + 12).contains(&addr) {
+            Route::Via(Via::Hwd(addr - HWD_PORT))
         } else if matches!(self.iram, Mem::Port) {
             // The Q7 port decodes (and refuses) the rest itself.
             Route::Via(Via::Port)
@@ -141,6 +145,7 @@ impl CoreBus {
         match self.route(w) {
             Route::Iram(o) => Some(Ok(self.local_word(true, o))),
             Route::Dram(o) => Some(Ok(self.local_word(false, o))),
+            Route::Via(Via::Hwd(_)) => Some(Err(BusError::Fault { addr: w })),
             Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
                 Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
                 Some(a) => Some(Ok(a.data)),
@@ -224,7 +229,7 @@ impl Bus for CoreBus {
             }
             Route::SocReg(8) if wstrb == 0xf => self.word(kind, addr & !3, Via::Soc(self.soc_addr)).map(|_| ()),
             // BAR0 and the SoC port move whole words.
-            Route::Via(Via::Bar0(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
+            Route::Via(Via::Bar0(_) | Via::Hwd(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
             Route::Via(via) => self.word(kind, addr & !3, via).map(|_| ()),
             Route::SocReg(_) | Route::Fault => Err(BusError::Fault { addr }),
         }

@@ -17,6 +17,7 @@
 //! | DRAM [`DRAM_BASE`]`..` | its RTL port `ls_*` | BAR0 `seq_dram` | core-local RAM |
 //! | [`SYSTEM_WINDOW`]` + a` | BAR0 address `a` | BAR0 `a` | BAR0 `a` |
 //! | [`SOC_PORT`] `+0/+4/+8` | SoC address low / high / data | same | same |
+//! | [`HWD_PORT`] `+0/+4/+8` | the HW-decode port: lookup, head, handler + pop | same | same |
 //!
 //! The RTL gives the NX sequencers no memory port of their own, so they
 //! reach their memories and every register through the top's BAR0 port, the
@@ -86,6 +87,14 @@ pub const IRQ_LINE: u32 = 0;
 /// Cycles [`Cosim::reset`] holds reset: a block counting cycles since
 /// reset reads `stats.cycles - RESET_CYCLES`.
 pub const RESET_CYCLES: u64 = 4;
+/// `[D]` The HW-decode port (CAYMAN/MARIANA): a core's word access here
+/// drives the top's `hwd_*` lookup port. `+0` store: look up opcode
+/// `[7:0]`, func `[15:8]` (the store waits until the CAM takes it); `+4`
+/// load: the decode FIFO's head, bit 0 valid, bit 1 hit, `[15:8]` the CAM
+/// entry, `[31:16]` the table index; `+8` load: the head's handler word, and
+/// the head is popped (0 and no pop when the FIFO is empty). Anything else
+/// faults, and so does the port on SUNDA (no CAM).
+pub const HWD_PORT: u32 = 0x3ffe_0000;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
 
@@ -492,6 +501,7 @@ impl Cosim {
             }
         }
         self.resolve_soc();
+        self.resolve_hwd(&mut pins);
         // 2. One BAR0 request.
         let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
         if let Some((Master::Host, r)) = granted {
