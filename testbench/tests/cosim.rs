@@ -103,6 +103,36 @@ fn notify_reads_every_event_back_in_order_on_every_generation() {
     }
 }
 
+/// A ring too small for the events: one record posts, one waits in its
+/// slot, the next event of that source is dropped; the reader reports the
+/// drop and the overflow, clears the flag, and gets the waiting record on its
+/// next read (the tail it wrote back made room).
+#[test]
+fn a_full_notification_ring_drops_are_counted_and_reported_once() {
+    use tpb_models::hal::notify::Event;
+    use tpb_models::hal::Hal;
+    use tpb_models::regmap::{Engine, WindowOp};
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let map = c.map().clone();
+    let a = tpb_cosim::firmware::Addrs::new(&map, "t");
+    let tpb = |r: &str| u64::from(map.params.bar0.tpb_base + map.params.bar0.tpb_regs.base) + u64::from(map.block("tpb").unwrap().register(r).unwrap().offset);
+    c.write32(tpb("notific_ring_size"), 2).unwrap(); // holds one record
+    c.write32(tpb("notific_enable"), 2).unwrap(); // EVT_SEM only
+    for v in 1..=3 {
+        c.write32(a.sem(Engine::Pool, WindowOp::Set, 4).unwrap().into(), v).unwrap();
+    }
+    c.run(16);
+    let hal = Hal::with_map(map.clone());
+    let b = hal.read_notifications(&mut c).unwrap();
+    assert_eq!(b.notifications.iter().map(|n| n.event).collect::<Vec<_>>(), [Event::SemChanged { engine: Engine::Pool, index: 4 }]);
+    assert_eq!((b.dropped, b.overflow), (1, true), "{b:?}");
+    c.run(16);
+    let b = hal.read_notifications(&mut c).unwrap();
+    assert_eq!(b.notifications.len(), 1, "the waiting record posted once the tail moved: {b:?}");
+    assert_eq!(b.notifications[0].dropped_before, 1);
+    assert_eq!((b.dropped, b.overflow), (1, false), "the overflow flag was cleared by the first read: {b:?}");
+}
+
 #[test]
 fn interrupts_are_taken_through_the_level1_vector_and_rfe_on_every_generation() {
     let f = file("interrupt");
