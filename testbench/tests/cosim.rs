@@ -164,6 +164,56 @@ fn q7_kernels_dispatch_through_the_kernel_info_table_on_sunda() {
     assert!(matches!(scenario::q7_kernels(&mut c, q, f.cycles), Err(ScenarioError::NotApplicable { .. })));
 }
 
+/// A buffer of zeros the host writes over words a core wrote reaches
+/// them: only words nobody wrote are skipped (the SEQ's DRAM through BAR0,
+/// a Q7 core's DRAM through its port).
+#[test]
+fn zero_words_over_what_a_core_wrote_are_sent() {
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    scenario::bringup(&mut c, 20, 50_000).unwrap();
+    for region in ["seq.dram", "q7[0].dram"] {
+        let base = u64::from(tpb_cosim::firmware::bar0_region(c.map(), region).unwrap());
+        let before: Vec<u32> = (0..16).map(|k| c.read32(base + 4 * k).unwrap()).collect();
+        assert!(before.iter().any(|w| *w != 0), "{region}: the core wrote something: {before:x?}");
+        c.write_buf(base, &[0; 64]).unwrap();
+        let after: Vec<u32> = (0..16).map(|k| c.read32(base + 4 * k).unwrap()).collect();
+        assert_eq!(after, [0; 16], "{region}: was {before:x?}");
+    }
+}
+
+/// The SEQ dispatch on every generation: each mode's path counts for the
+/// stream of `dispatch.toml`, counted by hand from its roster (22 CAM hits,
+/// 13 software-table opcodes, 5 with no handler; SUNDA: 0xe6, 0xe7 and 0xf2
+/// are leaves, 6 of the stream); a record that disagrees fails the check.
+#[test]
+fn the_seq_dispatches_by_hw_decode_sunda_mode_miss_interrupt_and_base_subtraction() {
+    use tpb_cosim::scenario::dispatch::{check_record, BootMode};
+    let f = file("dispatch");
+    let d = f.dispatch.as_ref().unwrap();
+    let want: &[(&str, u64)] =
+        &[("hw.hw", 22), ("hw.table", 13), ("hw.unknown", 5), ("irq.hw", 22), ("irq.miss_irq", 18), ("irq.table", 0), ("sunda_mode.table", 35), ("sunda_mode.unknown", 5), ("sunda_mode.hw", 0)];
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let r = scenario::dispatch(&mut c, d, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        if arch == Arch::Sunda {
+            assert_eq!((r.get("sunda.table"), r.get("sunda.leaf"), r.get("sunda.unknown")), (29, 6, 5), "{arch:?}: {:?}", r.values);
+            continue;
+        }
+        for (k, v) in want {
+            assert_eq!(r.get(k), *v, "{arch:?}: {k}: {:?}", r.values);
+        }
+        assert_eq!(c.stats.starts, 2, "{arch:?}: restarted twice, into the miss-interrupt mode and Sunda-mode");
+        println!("{arch:?}: {} checks in {} cycles", r.checks.len(), r.stats.cycles);
+        // Tamper with the last run's record: the check names the instruction.
+        let dram = u64::from(tpb_cosim::firmware::bar0_region(c.map(), "seq.dram").unwrap());
+        let at = dram + u64::from(tpb_cosim::firmware::dispatch::LOG) + 4 * 3;
+        let w = c.read32(at).unwrap();
+        c.write32(at, w ^ 1 << 16).unwrap();
+        let e = check_record(&mut c, d, BootMode::SundaMode, dram, &mut Default::default()).unwrap_err().to_string();
+        assert!(e.contains("instruction 3 (0x43.2)"), "{e}");
+    }
+}
+
 #[test]
 fn mesh_tapes_complete_on_both_dies_with_cross_die_signals() {
     let f = file("mesh");
@@ -358,7 +408,19 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels"] {
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = []\nstream = []\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("[dispatch] stream: 1 to 4096 instructions"), "{err}");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = [{ opcode = 0x41, func = 1 }]\nstream = [[0x41, 1]]\n",
+    )
+    .unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -438,7 +500,7 @@ fn readme_diagrams_are_fresh() {
     let dir = root.join("target/cosim-readme");
     let _ = std::fs::remove_dir_all(&dir);
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda")];
+    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman")];
     for (s, arch) in runs {
         let vcd = dir.join(format!("{s}.{arch}.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
@@ -453,6 +515,7 @@ fn readme_diagrams_are_fresh() {
         ("notify", "cayman", "notify"),
         ("interrupt", "cayman", "interrupt"),
         ("q7-kernels", "sunda", "q7_core0"),
+        ("dispatch", "cayman", "dispatch"),
     ];
     for (s, arch, g) in diagrams {
         let name = format!("{s}.{arch}.{g}.svg");

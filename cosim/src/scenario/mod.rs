@@ -9,6 +9,7 @@
 //! | `notify` | all | stpb_init (which arms the three notification classes) with `nx_halt.S` and `q7_sum.S`; the SEQ halts itself and the Q7 cores HALT; the host changes three engines' semaphores, reads an unmapped address, and rings the SEQ DMA with one good descriptor and one whose completion address is outside the INC window; after each step the HAL's reader reads the ring | the halt records (the SEQ and the 8 Q7 cores once each, the SEQ's posted within 8 cycles of its halt write), the EVT_SEM records in write order, the BAR0-error record with its address, DMA done, the TOP_SP semaphore it incremented and the DMA error in that order; no drop, sequence numbers without a gap |
 //! | `interrupt` | all | stpb_init with `nx_intr.S` and `q7_intr.S`: the cores set INTENABLE and drop to user mode; the host enables the Q7 cores' intr_ctrl; then raises the SEQ's interrupt (intr_ctrl.raise), sets a POOL semaphore (the SEQ and every Q7 core), rings a DMA descriptor whose completion address is outside the INC window, and raises the chosen Q7 cores; each handler (the user vector) reads, clears and logs intr_info and returns with RFE | each interrupt taken once with the right intr_info bit (host 8, EVT_SEM 4, DMA error 1), the SEQ halted after three, the chosen Q7 cores after two, the others still waiting, the SEQ's loop running between interrupts |
 //! | `q7-kernels` | SUNDA | bring-up with `q7_kernels.S` as the Q7 image and a DRAM image holding a request list and the 18-record kernel_info_table (DIGEST §9) at its data-window VA; each core's dispatch wrapper linear-scans the table per request and calls the kernel at funcVA (code-window VA); the SEQ releases the cores | the shell fits SUNDA's flat Q7 IRAM, every core's record per request in order (0xff for an opcode with no record), each kernel's call count, the misses, the done marker |
+//! | `dispatch` | all | stpb_init with `nx_dispatch.S` as the SEQ firmware (its front end per generation) and its DRAM image (boot flag, software tables); CAYMAN/MARIANA: the HAL programs the CAM with the handlers marked `cam`. The host feeds the stream through the SEQ's instruction queue (a DRAM ring, refilled as the SEQ consumes); CAYMAN/MARIANA run it three times, the SEQ halted and restarted from reset with the next boot flag: HW-decode with software fallback, HW-decode with the miss interrupt, Sunda-mode; SUNDA once (base subtraction, segment tables, leaves) | every instruction's handler and path in order against the reference ([`dispatch::expect`]), each handler's count and operand sum (the unknown's too), the miss interrupts taken, intr_info's CAM-miss bit (set by misses without an interrupt in the fallback mode, cleared by the handler in the interrupt mode) |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -27,6 +28,7 @@ use tpb_models::regmap::{Arch, Engine};
 
 mod barrier;
 mod bringup;
+pub mod dispatch;
 mod doorbell;
 mod halt_start;
 mod interrupt;
@@ -35,6 +37,7 @@ mod notify;
 mod q7_kernels;
 pub use barrier::barrier;
 pub use bringup::bringup;
+pub use dispatch::dispatch;
 pub use doorbell::doorbell;
 pub use halt_start::halt_start;
 pub use interrupt::interrupt;
@@ -69,6 +72,8 @@ pub struct ScenarioFile {
     pub interrupt: Option<InterruptCfg>,
     #[serde(default)]
     pub q7_kernels: Option<Q7KernelsCfg>,
+    #[serde(default)]
+    pub dispatch: Option<DispatchCfg>,
 }
 
 fn default_n() -> u32 {
@@ -87,6 +92,7 @@ pub enum Kind {
     Notify,
     Interrupt,
     Q7Kernels,
+    Dispatch,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -131,6 +137,18 @@ pub struct Q7KernelsCfg {
     pub requests: Vec<u8>,
 }
 
+/// `[dispatch]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchCfg {
+    /// Instruction-queue entries (a power of two, 2..=64).
+    pub ring: u32,
+    /// The handlers, numbered in order (at most 62).
+    pub handlers: Vec<firmware::DispatchHandler>,
+    /// The instructions the host sends, `[opcode, func]` (operand i is 0x100 + i).
+    pub stream: Vec<[u8; 2]>,
+}
+
 /// `[interrupt]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,6 +185,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("notify.toml", include_str!("../../scenarios/notify.toml")),
     ("interrupt.toml", include_str!("../../scenarios/interrupt.toml")),
     ("q7-kernels.toml", include_str!("../../scenarios/q7-kernels.toml")),
+    ("dispatch.toml", include_str!("../../scenarios/dispatch.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -316,6 +335,22 @@ impl Scenario for Q7KernelsCfg {
     }
 }
 
+impl Scenario for DispatchCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        dispatch(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        match (at("CAM hit"), at("CAM miss interrupts")) {
+            (Some(hit), Some(irq)) => Some((hit.saturating_sub(8), irq + 40, vec!["dispatch", "cores"])),
+            _ => at(dispatch::BootMode::Sunda.name()).map(|from| (from.saturating_sub(4), from + 120, vec!["dispatch", "cores"])),
+        }
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("dispatch", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -347,6 +382,7 @@ impl ScenarioFile {
             Kind::Notify => Box::new(self.notify.clone().ok_or_else(|| missing("notify"))?),
             Kind::Interrupt => Box::new(self.interrupt.clone().ok_or_else(|| missing("interrupt"))?),
             Kind::Q7Kernels => Box::new(self.q7_kernels.clone().ok_or_else(|| missing("q7_kernels"))?),
+            Kind::Dispatch => Box::new(self.dispatch.clone().ok_or_else(|| missing("dispatch"))?),
         })
     }
 
@@ -378,6 +414,13 @@ impl ScenarioFile {
             Kind::Notify => need(f.notify.is_some(), "notify")?,
             Kind::Interrupt => need(f.interrupt.is_some(), "interrupt")?,
             Kind::Q7Kernels => need(f.q7_kernels.is_some(), "q7_kernels")?,
+            Kind::Dispatch => need(f.dispatch.is_some(), "dispatch")?,
+        }
+        if let Some(d) = &f.dispatch {
+            let max = firmware::dispatch::LOG_ENTRIES as usize;
+            if d.stream.is_empty() || d.stream.len() > max {
+                return Err(ScenarioError::File(format!("{path}: [dispatch] stream: 1 to {max} instructions (the SEQ's log holds {max}), not {}", d.stream.len())));
+            }
         }
         if let Some(q) = &f.q7_kernels {
             if q.requests.is_empty() || q.requests.len() > 60 {

@@ -57,6 +57,9 @@ impl Cosim {
             return Some((Master::Host, r));
         }
         if let Some(r) = self.inbound.pop_front() {
+            if r.req.write {
+                self.written.insert(u64::from(r.req.addr & !3));
+            }
             return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
         }
         let n = self.cores.len();
@@ -71,7 +74,11 @@ impl Cosim {
                 Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
                 _ => Req { write: false, addr: a, wdata: 0 },
             };
-            return Some((Master::Core(s.id), req));
+            let id = s.id;
+            if req.write {
+                self.written.insert(u64::from(a & !3));
+            }
+            return Some((Master::Core(id), req));
         }
         None
     }

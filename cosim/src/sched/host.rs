@@ -1,6 +1,7 @@
 //! The host side: the HAL reaches the co-simulation through [`Mmio`], each
 //! access running the whole system until the top answers; the words it
-//! wrote are remembered so an install can skip zero words nobody wrote.
+//! and the cores wrote are remembered so an install can skip zero words
+//! nobody wrote.
 
 use super::*;
 
@@ -83,8 +84,9 @@ impl Mmio for Cosim {
         Ok(())
     }
 
-    /// Word by word; zero words over never-written addresses are not sent
-    /// (every memory of the top resets to 0), and counted in `Stats::elided`.
+    /// Word by word; zero words over addresses neither the host nor a core
+    /// wrote are not sent (every memory of the top resets to 0), and are
+    /// counted in `Stats::elided`.
     fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
         check_buf(addr, data.len())?;
         // One look-up for a buffer that overlaps nothing written (the usual

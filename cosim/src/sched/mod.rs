@@ -272,8 +272,11 @@ pub struct Cosim {
     /// The request in flight on BAR0, its log index, and cycles waited.
     inflight: Option<(Master, Req, Option<usize>, u64)>,
     rr: usize,
-    /// BAR0 word addresses written (a zero pad word over one of them is sent).
+    /// BAR0 word addresses written, by the host or a core (a zero pad word
+    /// over one of them is sent).
     written: Written,
+    /// BAR0 bases of each Q7 core's IRAM and DRAM (its port's stores are marked written).
+    q7_mem: Vec<(u64, u64)>,
     stalled: u16,
     /// The outputs of the last cycle.
     pub out: Outputs,
@@ -326,6 +329,13 @@ impl Cosim {
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
+        let regions = p.bar0_regions();
+        let q7_mem = (0..CORES)
+            .map(|n| {
+                let at = |m: &str| regions.iter().find(|r| r.name == format!("q7[{n}].{m}")).map_or(u64::MAX, |r| r.region.base);
+                (at("iram"), at("dram"))
+            })
+            .collect();
         let mut c = Cosim {
             dut,
             map,
@@ -343,6 +353,7 @@ impl Cosim {
             inflight: None,
             rr: 0,
             written: Written::default(),
+            q7_mem,
             stalled: 0xffff,
             out: Outputs::default(),
             progress: None,
@@ -498,6 +509,10 @@ impl Cosim {
             }
             if let Some(p) = s.bus.pending.filter(|p| !p.accepted && p.via == Via::Port) {
                 pins.q7[i] = port_in(p);
+                if let (Kind::Store { .. }, Some(&(iram, dram))) = (p.kind, self.q7_mem.get(i)) {
+                    let a = if p.addr >= DRAM_BASE { dram.wrapping_add(u64::from(p.addr - DRAM_BASE)) } else { iram.wrapping_add(u64::from(p.addr)) };
+                    self.written.insert(a & !3);
+                }
             }
         }
         self.resolve_soc();

@@ -66,6 +66,11 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
     if arch == tpb_models::regmap::Arch::Sunda {
         doorbell.extend(s(&["host_trigger_pulse", "stop_pulse"]));
     }
+    let mut dispatch = s(&["req_valid", "req_write", "req_addr", "req_wdata"]);
+    if arch != tpb_models::regmap::Arch::Sunda {
+        dispatch.extend(s(&["hwd_lookup_valid", "hwd_lookup_opcode", "hwd_lookup_func", "hwd_fifo_valid", "hwd_fifo_hit", "hwd_fifo_handler", "hwd_fifo_pop", "hwd_miss_irq", "nx_irq"]));
+    }
+    dispatch.extend(s(&["probe_seq_state", "probe_seq_pc", "probe_seq_insn"]));
     vec![
         Group { name: "bar0", title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
         Group { name: "run_stall", title: "Run-stall release", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]) },
@@ -85,6 +90,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             title: "Interrupts: intr_ctrl/intr_info to the cores' lines",
             signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_irq", "q7_irq", "probe_seq_state", "probe_seq_pc", "probe_seq_insn", "probe_q7_0_state", "probe_q7_0_pc"]),
         },
+        Group { name: "dispatch", title: "SEQ dispatch: the HW-decode port and the SEQ", signals: dispatch },
         Group {
             name: "notify",
             title: "Notifications: events and the ring",
@@ -114,7 +120,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
 pub enum WavesError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
-    #[error("no signal group '{0}' (groups: bar0, run_stall, q7_core0, doorbell, cores)")]
+    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, notify, cores)")]
     NoGroup(String),
     #[error("{path}: no signal TOP.{name}")]
     NoSignal { path: String, name: String },
