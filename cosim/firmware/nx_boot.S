@@ -5,7 +5,7 @@
 # Constants (.equ, from the register map; see cosim/src/firmware.rs):
 #   ENTER_RUN          enter_run address (0x94 SUNDA, 0x90 CAYMAN/MARIANA)
 #   RELEASE_Q7         1: this SEQ releases the Q7 cores (SUNDA, DIGEST §2.9 step 6)
-#   Q7_RELEASE_HI/_LO  the Q7 bundle's release_run_stall, through the system window
+#   Q7_RELEASE_HI/_LO  the Q7 bundle's release_run_stall, through the POOL control window
 #   SEQ_MARK_HI/_LO    the value stored in DRAM[0] on reaching enter_run
 #
 # SEQ DRAM mailbox [D] (DRAM at 0x10000000, the SEQ DRAM of BAR0):

@@ -170,12 +170,22 @@ pub fn sys(a: u32) -> u32 {
     SYSTEM_WINDOW + a
 }
 
+/// The Q7 bundle's release_run_stall as the SEQ reaches it: through the
+/// POOL control window (DIGEST §1; SUNDA's SEQ releases the Q7 cores through
+/// it), or through the system window on a map without one.
+pub fn q7_release(map: &RegMap) -> Result<u32, FirmwareError> {
+    match map.params.boot.pool_control_window_base {
+        Some(base) => Ok(base + crate::sched::CTRL_WINDOW_Q7_BUNDLE),
+        None => Ok(sys(Addrs::new(map, "nx_boot.S").reg(Engine::Pool, "q7", "release_run_stall")?)),
+    }
+}
+
 /// `nx_boot.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
 pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
     let a = Addrs::new(map, "nx_boot.S");
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
-    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    c.set("Q7_RELEASE", q7_release(map)?);
     build_nx("nx_boot.S", NX_BOOT, &c)
 }
 
@@ -184,7 +194,7 @@ pub fn nx_halt(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError>
     let a = Addrs::new(map, "nx_halt.S");
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7));
-    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    c.set("Q7_RELEASE", q7_release(map)?);
     c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));
     build_nx("nx_halt.S", NX_HALT, &c)
 }
@@ -199,7 +209,7 @@ pub fn nx_intr(map: &RegMap, release_q7: bool, want: u32) -> Result<Program, Fir
     let a = Addrs::new(map, "nx_intr.S");
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("WANT", want);
-    c.set("Q7_RELEASE", sys(a.reg(Engine::Pool, "q7", "release_run_stall")?));
+    c.set("Q7_RELEASE", q7_release(map)?);
     c.set("INTR_CTRL", sys(a.reg(Engine::Pool, "nx", "intr_ctrl")?));
     c.set("INTR_INFO", sys(a.reg(Engine::Pool, "nx", "intr_info")?));
     c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));

@@ -181,6 +181,53 @@ fn zero_words_over_what_a_core_wrote_are_sent() {
     }
 }
 
+/// The POOL control window (DIGEST §1: SUNDA 0x00100000, CAYMAN/MARIANA
+/// 0x04000000): the SEQ releases the Q7 cores through it (+0x0c), reads
+/// run_state_0 at +0x14 (SUNDA's [S] address) and starts core 0 through
+/// start_addr and start_ctrl (+0x10, SUNDA's [S] start_ctrl); below the Q7
+/// bundle the window faults.
+#[test]
+fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
+    use tpb_cosim::firmware::{self, Consts};
+    use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
+    use tpb_models::xtensa::config::sr;
+    let src = "main:\n const16 a4, WIN_HI\n const16 a4, WIN_LO\n const16 a2, 0x1000\n const16 a2, 0\n movi a5, 0\n s32i a5, a4, 0x0c\n memw\n\
+               wait:\n l32i a6, a4, 0x14\n bbci a6, 1, wait\n s32i a6, a2, 0\n l32i a6, a4, 0x0c\n s32i a6, a2, 4\n\
+               const16 a6, RESTART_HI\n const16 a6, RESTART_LO\n s32i a6, a4, START_ADDR\n movi a6, 1\n s32i a6, a4, 0x10\n memw\n\
+               l32i a7, a4, 0\n halt 0\n";
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let map = c.map().clone();
+        let win = map.params.boot.pool_control_window_base.unwrap();
+        let a = firmware::Addrs::new(&map, "t");
+        let bundle = a.reg(tpb_models::regmap::Engine::Pool, "q7", "release_run_stall").unwrap();
+        let q7 = firmware::q7_halt(&map).unwrap();
+        let restart = q7.labels["restart"];
+        let mut k = Consts::default();
+        k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap() as u32).set("WIN", win).set("RESTART", restart);
+        k.set("START_ADDR", a.reg(tpb_models::regmap::Engine::Pool, "q7", "start_addr").unwrap() - bundle + 0x0c);
+        let seq = firmware::build_nx("t.S", src, &k).unwrap();
+        Hal::with_map(map.clone()).stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None).unwrap();
+        assert!(c.run_until(20_000, |c| c.core(CoreId::Seq).core.halted() || c.core(CoreId::Seq).core.sreg(sr::EXCCAUSE) != 0), "{arch:?}");
+        let dram = u64::from(firmware::bar0_region(&map, "seq.dram").unwrap());
+        let run_state_0 = c.read32(a.reg(tpb_models::regmap::Engine::Pool, "q7", "run_state_0").unwrap().into()).unwrap();
+        assert_eq!(c.read32(dram).unwrap() & 2, 2, "{arch:?}: the SEQ read core 0 halted at +0x14");
+        assert_eq!(c.read32(dram + 4).unwrap(), 0, "{arch:?}: release_run_stall reads 0 at +0x0c after the SEQ's release");
+        assert!(c.start_log.iter().any(|s| s.1 == CoreId::Q7(0) && s.2 == restart), "{arch:?}: core 0 started at {restart:#x}: {:?} (run_state_0 {run_state_0:#x})", c.start_log);
+        assert!(!c.start_log.iter().any(|s| s.1 == CoreId::Q7(1)), "{arch:?}: only core 0");
+        let k = &c.core(CoreId::Seq).core;
+        assert_eq!((k.sreg(sr::EXCCAUSE) != 0, k.sreg(sr::EXCVADDR)), (true, win), "{arch:?}: the load at the window's +0 faults");
+        // SUNDA's [S] start_ctrl / run_state addresses land on those registers.
+        let (b, at) = (map.params.boot.clone(), |r: &str| a.reg(tpb_models::regmap::Engine::Pool, "q7", r).unwrap());
+        let via = |x: u32| x - win - tpb_cosim::sched::CTRL_WINDOW_Q7_BUNDLE + bundle;
+        if let (Some(s), Some(r)) = (b.pool_start_ctrl, b.pool_run_state) {
+            assert_eq!((via(s), via(r)), (at("start_ctrl"), at("run_state_0")), "{arch:?}");
+        }
+        let w = c.log.iter().find(|t| t.master == tpb_cosim::sched::Master::Core(CoreId::Seq) && t.write && t.addr == bundle);
+        assert!(w.is_some_and(|t| t.data == 0), "{arch:?}: the release reached BAR0 {bundle:#x} as the SEQ's write");
+    }
+}
+
 /// The SEQ dispatch on every generation: each mode's path counts for the
 /// stream of `dispatch.toml`, counted by hand from its roster (22 CAM hits,
 /// 13 software-table opcodes, 5 with no handler; SUNDA: 0xe6, 0xe7 and 0xf2

@@ -74,13 +74,15 @@ pub struct CoreBus {
     pub(super) dram: Mem,
     pub(super) dram_size: u32,
     pub(super) soc_addr: u64,
+    /// The POOL control window: (its core base, the BAR0 address of the Q7 bundle).
+    pub(super) ctrl_window: Option<(u32, u32)>,
     pub(super) pending: Option<Pending>,
     pub(super) answers: Vec<Answer>,
 }
 
 impl CoreBus {
     pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
-        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, pending: None, answers: Vec::new() }
+        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, pending: None, answers: Vec::new() }
     }
 
     fn route(&self, addr: u32) -> Route {
@@ -99,6 +101,11 @@ impl CoreBus {
             Route::SocReg(addr - SOC_PORT)
         } else if (HWD_PORT..HWD_PORT + 12).contains(&addr) {
             Route::Via(Via::Hwd(addr - HWD_PORT))
+        } else if let Some(w) = self.ctrl_window.map(|(base, bundle)| (addr.wrapping_sub(base), bundle)).filter(|(w, _)| *w < CTRL_WINDOW_SIZE) {
+            match w {
+                (off, bundle) if off >= CTRL_WINDOW_Q7_BUNDLE => Route::Via(Via::Bar0(bundle + off - CTRL_WINDOW_Q7_BUNDLE)),
+                _ => Route::Fault,
+            }
         } else if matches!(self.iram, Mem::Port) {
             // The Q7 port decodes (and refuses) the rest itself.
             Route::Via(Via::Port)

@@ -18,6 +18,7 @@
 //! | [`SYSTEM_WINDOW`]` + a` | BAR0 address `a` | BAR0 `a` | BAR0 `a` |
 //! | [`SOC_PORT`] `+0/+4/+8` | SoC address low / high / data | same | same |
 //! | [`HWD_PORT`] `+0/+4/+8` | the HW-decode port: lookup, head, handler + pop | same | same |
+//! | `pool_control_window_base`` + w` | — | the POOL control window: BAR0 Q7 bundle `+ w -` [`CTRL_WINDOW_Q7_BUNDLE`] | — |
 //!
 //! The RTL gives the NX sequencers no memory port of their own, so they
 //! reach their memories and every register through the top's BAR0 port, the
@@ -95,6 +96,15 @@ pub const RESET_CYCLES: u64 = 4;
 /// the head is popped (0 and no pop when the FIFO is empty). Anything else
 /// faults, and so does the port on SUNDA (no CAM).
 pub const HWD_PORT: u32 = 0x3ffe_0000;
+/// `[D]` Size of the POOL control window (the SEQ's; its base is the
+/// generation's `[boot] pool_control_window_base`, `[S]` DIGEST §1).
+pub const CTRL_WINDOW_SIZE: u32 = 0x1000;
+/// `[D]` Where the Q7 bundle (DIGEST §2.8, POOL local-reg + 0x3000) starts in
+/// the control window: at +0x0c its start_ctrl (bundle +0x04) falls on the
+/// window's +0x10 and run_state_0 (+0x08) on +0x14, as SUNDA's `[S]`
+/// start_ctrl 0x00100010 / run_state 0x00100014 put them; offsets below it
+/// fault.
+pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
 
@@ -322,7 +332,9 @@ impl Cosim {
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
-        let seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
+        let mut seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
+        let q7_bundle = tpb_models::regmap::space::AddressSpace::new(map.clone()).resolve("pool.q7.release_run_stall").map(|n| n.addr());
+        seq_bus.ctrl_window = p.boot.pool_control_window_base.zip(q7_bundle.ok());
         cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
