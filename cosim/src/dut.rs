@@ -14,7 +14,7 @@ use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::hw_decode::{LookupResult, Outputs as HwdOutputs};
 use tpb_models::golden::q7_cluster::{PortOut, CORES};
-use tpb_models::golden::top::{Outputs, Pins};
+use tpb_models::golden::top::{Outputs, Pins, XlatOut};
 use tpb_models::regmap::Arch;
 
 struct Core {
@@ -75,12 +75,24 @@ struct Ix {
     sem_notif_index: Port<u8>,
     dma_db_valid: Port<u8>,
     dma_busy: Port<u8>,
+    xlat: Xlat,
     cores: Vec<Core>,
     hwd: Option<Hwd>,
     pulses: Option<(Port<u8>, Port<u8>)>,
     /// The wrapper's `sample` input: toggled with each cycle's inputs (`vlgen::sim_top`).
     sample: Option<Port<u8>>,
     probes: Option<Probes>,
+}
+
+/// The address-translation port.
+struct Xlat {
+    valid: Port<u8>,
+    who: Port<u8>,
+    addr: Port<u32>,
+    rsp_valid: Port<u8>,
+    hit: Port<u8>,
+    dst_lo: Port<u32>,
+    dst_hi: Port<u32>,
 }
 
 /// The sim-only wrapper's probe inputs (see `vlgen::sim_top`).
@@ -280,6 +292,15 @@ impl Dut {
             sem_notif_index: p!("sem_notif_index")?,
             dma_db_valid: p!("dma_db_valid")?,
             dma_busy: p!("dma_busy")?,
+            xlat: Xlat {
+                valid: p!("xlat_valid")?,
+                who: p!("xlat_who")?,
+                addr: p!("xlat_addr")?,
+                rsp_valid: p!("xlat_rsp_valid")?,
+                hit: p!("xlat_hit")?,
+                dst_lo: p!("xlat_dst_lo")?,
+                dst_hi: p!("xlat_dst_hi")?,
+            },
             cores: (0..CORES).map(core).collect::<Result<_, _>>()?,
             hwd,
             pulses,
@@ -496,6 +517,10 @@ impl TopSim for Dut {
             c.ls_wdata.set(p.ls_wdata);
             c.ls_wstrb.set(p.ls_wstrb & 15);
         }
+        let (who, addr) = pins.xlat.unwrap_or((0, 0));
+        ix.xlat.valid.set(u8::from(pins.xlat.is_some()));
+        ix.xlat.who.set(who & 15);
+        ix.xlat.addr.set(addr);
         if let Some(h) = &ix.hwd {
             let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
             h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
@@ -558,6 +583,7 @@ impl TopSim for Dut {
             sem_notif_index: if notif != 0 { ix.sem_notif_index.get() } else { 0 },
             dma_db_valid: b(ix.dma_db_valid),
             dma_busy: b(ix.dma_busy),
+            xlat: XlatOut { valid: b(ix.xlat.rsp_valid), hit: b(ix.xlat.hit), dst: u64::from(ix.xlat.dst_lo.get()) | u64::from(ix.xlat.dst_hi.get()) << 32 },
             ..Outputs::default()
         };
         for (k, c) in ix.cores.iter().enumerate() {

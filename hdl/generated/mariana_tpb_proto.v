@@ -105,6 +105,9 @@ module mariana_tpb_proto(
     reg [3:0] top$q7_ls_wstrb$5;
     reg [3:0] top$q7_ls_wstrb$6;
     reg [3:0] top$q7_ls_wstrb$7;
+    reg [31:0] top$xlat_addr;
+    reg top$xlat_valid;
+    reg [3:0] top$xlat_who;
     wire [15:0] bridge$bad_frames;
     wire bridge$busy;
     wire [31:0] bridge$m_req_addr;
@@ -200,6 +203,10 @@ module mariana_tpb_proto(
     wire top$rsp_valid;
     wire [7:0] top$sem_notif_index;
     wire [5:0] top$sem_notif_valid;
+    wire [31:0] top$xlat_dst_hi;
+    wire [31:0] top$xlat_dst_lo;
+    wire top$xlat_hit;
+    wire top$xlat_rsp_valid;
 
     // Sub-modules
     mariana_tpb_proto__bridge bridge (
@@ -242,6 +249,13 @@ module mariana_tpb_proto(
         .sem_notif_index(top$sem_notif_index),
         .dma_db_valid(top$dma_db_valid),
         .dma_busy(top$dma_busy),
+        .xlat_valid(top$xlat_valid),
+        .xlat_who(top$xlat_who),
+        .xlat_addr(top$xlat_addr),
+        .xlat_rsp_valid(top$xlat_rsp_valid),
+        .xlat_hit(top$xlat_hit),
+        .xlat_dst_lo(top$xlat_dst_lo),
+        .xlat_dst_hi(top$xlat_dst_hi),
         .q7_if_valid$0(top$q7_if_valid$0),
         .q7_if_valid$1(top$q7_if_valid$1),
         .q7_if_valid$2(top$q7_if_valid$2),
@@ -379,6 +393,9 @@ module mariana_tpb_proto(
     always @(*) begin
         top$nx_halted = 32'h0;
         top$q7_halted = 32'h0;
+        top$xlat_valid = 1'b0;
+        top$xlat_who = 32'h0;
+        top$xlat_addr = 32'h0;
         top$q7_if_valid$0 = 1'b0;
         top$q7_if_addr$0 = 32'h0;
         top$q7_ls_valid$0 = 1'b0;
@@ -532,6 +549,13 @@ module mariana_tpb_proto__top(
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
     output reg dma_busy,
+    input wire xlat_valid,
+    input wire [3:0] xlat_who,
+    input wire [31:0] xlat_addr,
+    output reg xlat_rsp_valid,
+    output reg xlat_hit,
+    output reg [31:0] xlat_dst_lo,
+    output reg [31:0] xlat_dst_hi,
     input wire q7_if_valid$0,
     input wire q7_if_valid$1,
     input wire q7_if_valid$2,
@@ -718,6 +742,8 @@ module mariana_tpb_proto__top(
     localparam slot_built = 32'hffff8000;
     localparam q7_base = 32'h3100000;
     localparam q7_size = 32'h800000;
+    localparam xl_mw2_base = 32'h40000000;
+    localparam xl_mw2_size = 32'h1000000;
     localparam hwd_base = 32'h2b88000;
     localparam hwd_mask = 32'hffffc000;
 
@@ -726,11 +752,19 @@ module mariana_tpb_proto__top(
     reg [2:0] dma_err_prev;
     reg err_q;
     reg zero_q;
+    reg xl_v_q;
+    reg xl_hit_q;
+    reg [31:0] xl_lo_q;
+    reg [31:0] xl_hi_q;
     initial begin
         err_addr_q = 32'h0;
         dma_err_prev = 3'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
+        xl_v_q = 1'h0;
+        xl_hit_q = 1'h0;
+        xl_lo_q = 32'h0;
+        xl_hi_q = 32'h0;
     end
 
     // Combinational signals
@@ -761,6 +795,99 @@ module mariana_tpb_proto__top(
     reg [5:0] notif;
     reg [7:0] notif_index;
     reg notif_found;
+    reg [31:0] xw_src_lo$0;
+    reg [31:0] xw_src_lo$1;
+    reg [31:0] xw_src_lo$2;
+    reg [31:0] xw_src_lo$3;
+    reg [31:0] xw_src_lo$4;
+    reg [31:0] xw_src_lo$5;
+    reg [31:0] xw_src_lo$6;
+    reg [31:0] xw_src_lo$7;
+    reg [31:0] xw_src_hi$0;
+    reg [31:0] xw_src_hi$1;
+    reg [31:0] xw_src_hi$2;
+    reg [31:0] xw_src_hi$3;
+    reg [31:0] xw_src_hi$4;
+    reg [31:0] xw_src_hi$5;
+    reg [31:0] xw_src_hi$6;
+    reg [31:0] xw_src_hi$7;
+    reg [31:0] xw_size_lo$0;
+    reg [31:0] xw_size_lo$1;
+    reg [31:0] xw_size_lo$2;
+    reg [31:0] xw_size_lo$3;
+    reg [31:0] xw_size_lo$4;
+    reg [31:0] xw_size_lo$5;
+    reg [31:0] xw_size_lo$6;
+    reg [31:0] xw_size_lo$7;
+    reg [31:0] xw_size_hi$0;
+    reg [31:0] xw_size_hi$1;
+    reg [31:0] xw_size_hi$2;
+    reg [31:0] xw_size_hi$3;
+    reg [31:0] xw_size_hi$4;
+    reg [31:0] xw_size_hi$5;
+    reg [31:0] xw_size_hi$6;
+    reg [31:0] xw_size_hi$7;
+    reg [31:0] xw_dst_lo$0;
+    reg [31:0] xw_dst_lo$1;
+    reg [31:0] xw_dst_lo$2;
+    reg [31:0] xw_dst_lo$3;
+    reg [31:0] xw_dst_lo$4;
+    reg [31:0] xw_dst_lo$5;
+    reg [31:0] xw_dst_lo$6;
+    reg [31:0] xw_dst_lo$7;
+    reg [31:0] xw_dst_hi$0;
+    reg [31:0] xw_dst_hi$1;
+    reg [31:0] xw_dst_hi$2;
+    reg [31:0] xw_dst_hi$3;
+    reg [31:0] xw_dst_hi$4;
+    reg [31:0] xw_dst_hi$5;
+    reg [31:0] xw_dst_hi$6;
+    reg [31:0] xw_dst_hi$7;
+    reg xw_en$0;
+    reg xw_en$1;
+    reg xw_en$2;
+    reg xw_en$3;
+    reg xw_en$4;
+    reg xw_en$5;
+    reg xw_en$6;
+    reg xw_en$7;
+    reg [3:0] xw_req$0;
+    reg [3:0] xw_req$1;
+    reg [3:0] xw_req$2;
+    reg [3:0] xw_req$3;
+    reg [3:0] xw_req$4;
+    reg [3:0] xw_req$5;
+    reg [3:0] xw_req$6;
+    reg [3:0] xw_req$7;
+    reg [31:0] xw_off$0;
+    reg [31:0] xw_off$1;
+    reg [31:0] xw_off$2;
+    reg [31:0] xw_off$3;
+    reg [31:0] xw_off$4;
+    reg [31:0] xw_off$5;
+    reg [31:0] xw_off$6;
+    reg [31:0] xw_off$7;
+    reg [31:0] xw_lo$0;
+    reg [31:0] xw_lo$1;
+    reg [31:0] xw_lo$2;
+    reg [31:0] xw_lo$3;
+    reg [31:0] xw_lo$4;
+    reg [31:0] xw_lo$5;
+    reg [31:0] xw_lo$6;
+    reg [31:0] xw_lo$7;
+    reg xw_m$0;
+    reg xw_m$1;
+    reg xw_m$2;
+    reg xw_m$3;
+    reg xw_m$4;
+    reg xw_m$5;
+    reg xw_m$6;
+    reg xw_m$7;
+    reg xl_hit;
+    reg [31:0] xl_lo;
+    reg [31:0] xl_hi;
+    reg [31:0] xl_moff;
+    reg [31:0] xl_mlo;
     reg [31:0] cluster$req_addr;
     reg cluster$req_valid;
     reg ctrl_spad$a_valid;
@@ -4329,6 +4456,460 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
+        xw_src_lo$0 = win$2$window7_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$0 = win$2$window7_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$0 = win$2$window7_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$0 = win$2$window7_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$0 = win$2$window7_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$0 = win$2$window7_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$1 = win$2$window6_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$1 = win$2$window6_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$1 = win$2$window6_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$1 = win$2$window6_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$1 = win$2$window6_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$1 = win$2$window6_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$2 = win$2$window5_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$2 = win$2$window5_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$2 = win$2$window5_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$2 = win$2$window5_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$2 = win$2$window5_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$2 = win$2$window5_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$3 = win$2$window4_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$3 = win$2$window4_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$3 = win$2$window4_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$3 = win$2$window4_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$3 = win$2$window4_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$3 = win$2$window4_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$4 = win$2$window3_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$4 = win$2$window3_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$4 = win$2$window3_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$4 = win$2$window3_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$4 = win$2$window3_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$4 = win$2$window3_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$5 = win$2$window2_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$5 = win$2$window2_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$5 = win$2$window2_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$5 = win$2$window2_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$5 = win$2$window2_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$5 = win$2$window2_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$6 = win$2$window1_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$6 = win$2$window1_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$6 = win$2$window1_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$6 = win$2$window1_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$6 = win$2$window1_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$6 = win$2$window1_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_src_lo$7 = win$2$window0_src_lo_o;
+    end
+
+    always @(*) begin
+        xw_src_hi$7 = win$2$window0_src_hi_o;
+    end
+
+    always @(*) begin
+        xw_size_lo$7 = win$2$window0_size_lo_o;
+    end
+
+    always @(*) begin
+        xw_size_hi$7 = win$2$window0_size_hi_o;
+    end
+
+    always @(*) begin
+        xw_dst_lo$7 = win$2$window0_dst_lo_o;
+    end
+
+    always @(*) begin
+        xw_dst_hi$7 = win$2$window0_dst_hi_o;
+    end
+
+    always @(*) begin
+        xw_en$0 = win$2$window7_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$0 = win$2$window7_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$1 = win$2$window6_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$1 = win$2$window6_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$2 = win$2$window5_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$2 = win$2$window5_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$3 = win$2$window4_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$3 = win$2$window4_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$4 = win$2$window3_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$4 = win$2$window3_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$5 = win$2$window2_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$5 = win$2$window2_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$6 = win$2$window1_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$6 = win$2$window1_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xw_en$7 = win$2$window0_ctrl_enable_o;
+    end
+
+    always @(*) begin
+        xw_req$7 = win$2$window0_ctrl_requester_o;
+    end
+
+    always @(*) begin
+        xl_hit = 1'b0;
+        xl_lo = 32'h0;
+        xl_hi = 32'h0;
+        if (((xlat_who == 32'h0) & (xl_moff < xl_mw2_size)) & ((nx$2$mem_window2_lo_o | nx$2$mem_window2_hi_o) != 32'h0)) begin
+            xl_hit = 1'b1;
+            xl_lo = xl_mlo;
+            xl_hi = nx$2$mem_window2_hi_o;
+            if (xl_mlo < nx$2$mem_window2_lo_o) begin
+                xl_hi = nx$2$mem_window2_hi_o + 32'h1;
+            end
+        end
+        if (xw_m$0) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$0;
+            xl_hi = xw_dst_hi$0;
+            if (xw_lo$0 < xw_dst_lo$0) begin
+                xl_hi = xw_dst_hi$0 + 32'h1;
+            end
+        end
+        if (xw_m$1) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$1;
+            xl_hi = xw_dst_hi$1;
+            if (xw_lo$1 < xw_dst_lo$1) begin
+                xl_hi = xw_dst_hi$1 + 32'h1;
+            end
+        end
+        if (xw_m$2) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$2;
+            xl_hi = xw_dst_hi$2;
+            if (xw_lo$2 < xw_dst_lo$2) begin
+                xl_hi = xw_dst_hi$2 + 32'h1;
+            end
+        end
+        if (xw_m$3) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$3;
+            xl_hi = xw_dst_hi$3;
+            if (xw_lo$3 < xw_dst_lo$3) begin
+                xl_hi = xw_dst_hi$3 + 32'h1;
+            end
+        end
+        if (xw_m$4) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$4;
+            xl_hi = xw_dst_hi$4;
+            if (xw_lo$4 < xw_dst_lo$4) begin
+                xl_hi = xw_dst_hi$4 + 32'h1;
+            end
+        end
+        if (xw_m$5) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$5;
+            xl_hi = xw_dst_hi$5;
+            if (xw_lo$5 < xw_dst_lo$5) begin
+                xl_hi = xw_dst_hi$5 + 32'h1;
+            end
+        end
+        if (xw_m$6) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$6;
+            xl_hi = xw_dst_hi$6;
+            if (xw_lo$6 < xw_dst_lo$6) begin
+                xl_hi = xw_dst_hi$6 + 32'h1;
+            end
+        end
+        if (xw_m$7) begin
+            xl_hit = 1'b1;
+            xl_lo = xw_lo$7;
+            xl_hi = xw_dst_hi$7;
+            if (xw_lo$7 < xw_dst_lo$7) begin
+                xl_hi = xw_dst_hi$7 + 32'h1;
+            end
+        end
+    end
+
+    always @(*) begin
+        xl_moff = xlat_addr - xl_mw2_base;
+    end
+
+    always @(*) begin
+        xl_mlo = nx$2$mem_window2_lo_o + xl_moff;
+    end
+
+    always @(*) begin
+        xw_off$0 = xlat_addr - xw_src_lo$0;
+    end
+
+    always @(*) begin
+        xw_lo$0 = xw_dst_lo$0 + xw_off$0;
+    end
+
+    always @(*) begin
+        xw_m$0 = ((((xw_en$0 != 32'h0) & (xw_req$0 == xlat_who)) & (xw_src_hi$0 == 32'h0)) & ~(xlat_addr < xw_src_lo$0)) & ((xw_size_hi$0 != 32'h0) | (xw_off$0 < xw_size_lo$0));
+    end
+
+    always @(*) begin
+        xw_off$1 = xlat_addr - xw_src_lo$1;
+    end
+
+    always @(*) begin
+        xw_lo$1 = xw_dst_lo$1 + xw_off$1;
+    end
+
+    always @(*) begin
+        xw_m$1 = ((((xw_en$1 != 32'h0) & (xw_req$1 == xlat_who)) & (xw_src_hi$1 == 32'h0)) & ~(xlat_addr < xw_src_lo$1)) & ((xw_size_hi$1 != 32'h0) | (xw_off$1 < xw_size_lo$1));
+    end
+
+    always @(*) begin
+        xw_off$2 = xlat_addr - xw_src_lo$2;
+    end
+
+    always @(*) begin
+        xw_lo$2 = xw_dst_lo$2 + xw_off$2;
+    end
+
+    always @(*) begin
+        xw_m$2 = ((((xw_en$2 != 32'h0) & (xw_req$2 == xlat_who)) & (xw_src_hi$2 == 32'h0)) & ~(xlat_addr < xw_src_lo$2)) & ((xw_size_hi$2 != 32'h0) | (xw_off$2 < xw_size_lo$2));
+    end
+
+    always @(*) begin
+        xw_off$3 = xlat_addr - xw_src_lo$3;
+    end
+
+    always @(*) begin
+        xw_lo$3 = xw_dst_lo$3 + xw_off$3;
+    end
+
+    always @(*) begin
+        xw_m$3 = ((((xw_en$3 != 32'h0) & (xw_req$3 == xlat_who)) & (xw_src_hi$3 == 32'h0)) & ~(xlat_addr < xw_src_lo$3)) & ((xw_size_hi$3 != 32'h0) | (xw_off$3 < xw_size_lo$3));
+    end
+
+    always @(*) begin
+        xw_off$4 = xlat_addr - xw_src_lo$4;
+    end
+
+    always @(*) begin
+        xw_lo$4 = xw_dst_lo$4 + xw_off$4;
+    end
+
+    always @(*) begin
+        xw_m$4 = ((((xw_en$4 != 32'h0) & (xw_req$4 == xlat_who)) & (xw_src_hi$4 == 32'h0)) & ~(xlat_addr < xw_src_lo$4)) & ((xw_size_hi$4 != 32'h0) | (xw_off$4 < xw_size_lo$4));
+    end
+
+    always @(*) begin
+        xw_off$5 = xlat_addr - xw_src_lo$5;
+    end
+
+    always @(*) begin
+        xw_lo$5 = xw_dst_lo$5 + xw_off$5;
+    end
+
+    always @(*) begin
+        xw_m$5 = ((((xw_en$5 != 32'h0) & (xw_req$5 == xlat_who)) & (xw_src_hi$5 == 32'h0)) & ~(xlat_addr < xw_src_lo$5)) & ((xw_size_hi$5 != 32'h0) | (xw_off$5 < xw_size_lo$5));
+    end
+
+    always @(*) begin
+        xw_off$6 = xlat_addr - xw_src_lo$6;
+    end
+
+    always @(*) begin
+        xw_lo$6 = xw_dst_lo$6 + xw_off$6;
+    end
+
+    always @(*) begin
+        xw_m$6 = ((((xw_en$6 != 32'h0) & (xw_req$6 == xlat_who)) & (xw_src_hi$6 == 32'h0)) & ~(xlat_addr < xw_src_lo$6)) & ((xw_size_hi$6 != 32'h0) | (xw_off$6 < xw_size_lo$6));
+    end
+
+    always @(*) begin
+        xw_off$7 = xlat_addr - xw_src_lo$7;
+    end
+
+    always @(*) begin
+        xw_lo$7 = xw_dst_lo$7 + xw_off$7;
+    end
+
+    always @(*) begin
+        xw_m$7 = ((((xw_en$7 != 32'h0) & (xw_req$7 == xlat_who)) & (xw_src_hi$7 == 32'h0)) & ~(xlat_addr < xw_src_lo$7)) & ((xw_size_hi$7 != 32'h0) | (xw_off$7 < xw_size_lo$7));
+    end
+
+    always @(*) begin
+        xlat_rsp_valid = xl_v_q;
+    end
+
+    always @(*) begin
+        xlat_hit = xl_hit_q;
+    end
+
+    always @(*) begin
+        xlat_dst_lo = xl_lo_q;
+    end
+
+    always @(*) begin
+        xlat_dst_hi = xl_hi_q;
+    end
+
+    always @(*) begin
         hwd$req_valid = req_go & ((req_addr & hwd_mask) == hwd_base);
     end
 
@@ -4450,6 +5031,14 @@ module mariana_tpb_proto__top(
         dma_err_prev <= dma$errors;
         if (req_go) begin
             err_addr_q <= req_addr;
+        end
+        xl_v_q <= xlat_valid & ~reset;
+        xl_hit_q <= (xlat_valid & ~reset) & xl_hit;
+        xl_lo_q <= 32'h0;
+        xl_hi_q <= 32'h0;
+        if ((xlat_valid & ~reset) & xl_hit) begin
+            xl_lo_q <= xl_lo;
+            xl_hi_q <= xl_hi;
         end
         err_q <= req_go & ~hit;
         zero_q <= past_hit;

@@ -209,6 +209,9 @@ macro_rules! proto_top {
                 // ---- no cores on the board: their ports idle, none halted ----
                 $s.top.nx_halted.next = 0.into();
                 $s.top.q7_halted.next = 0.into();
+                $s.top.xlat_valid.next = false;
+                $s.top.xlat_who.next = 0.into();
+                $s.top.xlat_addr.next = 0.into();
                 for i in 0..8 {
                     $s.top.q7_if_valid[i].next = false;
                     $s.top.q7_if_addr[i].next = 0.into();

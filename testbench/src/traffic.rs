@@ -30,12 +30,17 @@ pub struct Traffic {
     pins: Pins,
     /// Scripted requests that go out before random ones.
     script: std::collections::VecDeque<Req>,
+    /// The address-translation stimulus draws from its own generator and
+    /// sends its window writes in cycles the rest leaves without a request,
+    /// so the rest of the stream is what it was without it.
+    xrng: SmallRng,
+    xscript: std::collections::VecDeque<Req>,
 }
 
 impl Traffic {
     pub fn new(map: &RegMap, mem: MemBits, seed: u64) -> Self {
         let lr = ENGINES.iter().map(|e| map.params.local_reg_base(*e).expect("every engine has a base") as u32).collect();
-        Traffic { rng: SmallRng::seed_from_u64(seed), map: map.clone(), mem, lr, pins: Pins::default(), script: Default::default() }
+        Traffic { rng: SmallRng::seed_from_u64(seed), map: map.clone(), mem, lr, pins: Pins::default(), script: Default::default(), xrng: SmallRng::seed_from_u64(seed ^ 0x7a11_5a7e), xscript: Default::default() }
     }
 
     fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
@@ -265,6 +270,35 @@ impl Traffic {
         self.script.extend(v.into_iter().map(|(addr, wdata)| Req { write: true, addr, wdata }));
     }
 
+    /// POOL's address-translation window n (requester 0..2, a source near
+    /// `MEM_WINDOW2_BASE`, sometimes a size past 4 GiB or a destination that
+    /// carries into the high word), or its mem_window2.
+    fn window_script(&mut self) {
+        use tpb_models::golden::top::MEM_WINDOW2_BASE;
+        let space = tpb_models::regmap::space::AddressSpace::new(self.map.clone());
+        let at = |r: &str| space.resolve(&format!("pool.{r}")).map(|n| n.addr()).ok();
+        let mut v = Vec::new();
+        if self.xrng.gen_bool(0.25) {
+            let lo = if self.xrng.gen_bool(0.2) { 0 } else { self.xrng.r#gen::<u32>() | 0xffff_0000 };
+            v.extend([(at("nx.mem_window2_lo"), lo), (at("nx.mem_window2_hi"), self.xrng.gen_range(0..4))]);
+        } else {
+            let n = self.xrng.gen_range(0..8);
+            let w = |r: &str| at(&format!("windows.window{n}_{r}"));
+            let src = MEM_WINDOW2_BASE + self.xrng.gen_range(0..4) * 0x800;
+            let size_hi = u32::from(self.xrng.gen_bool(0.1));
+            v.extend([
+                (w("src_lo"), src),
+                (w("src_hi"), u32::from(self.xrng.gen_bool(0.1))),
+                (w("size_lo"), self.xrng.gen_range(0x100..0x1000)),
+                (w("size_hi"), size_hi),
+                (w("dst_lo"), if self.xrng.gen_bool(0.3) { 0xffff_ff00 } else { self.xrng.r#gen() }),
+                (w("dst_hi"), self.xrng.gen_range(0..0x10000)),
+                (w("ctrl"), u32::from(self.xrng.gen_bool(0.9)) | self.xrng.gen_range(0..3) << 4),
+            ]);
+        }
+        self.xscript.extend(v.into_iter().filter_map(|(a, wdata)| a.map(|addr| Req { write: true, addr, wdata })));
+    }
+
     /// The next cycle's stimulus.
     pub fn next_cycle(&mut self) -> Cycle {
         let reset = self.rng.gen_bool(1.0 / 4000.0);
@@ -274,7 +308,10 @@ impl Traffic {
         if self.script.is_empty() && self.rng.gen_bool(1.0 / 300.0) {
             self.cam_script();
         }
-        let req = if self.rng.gen_bool(0.7) { Some(self.script.pop_front().unwrap_or_else(|| self.req())) } else { None };
+        if self.xscript.is_empty() && self.xrng.gen_bool(1.0 / 200.0) {
+            self.window_script();
+        }
+        let req = if self.rng.gen_bool(0.7) { Some(self.script.pop_front().unwrap_or_else(|| self.req())) } else { self.xscript.pop_front() };
         if self.rng.gen_bool(0.02) {
             self.pins.nx_halted = self.rng.r#gen::<u8>() & 0x3f;
             self.pins.q7_halted = self.rng.r#gen();
@@ -284,6 +321,8 @@ impl Traffic {
         }
         self.pins.hwd_lookup = self.rng.gen_bool(0.3).then(|| (self.rng.gen_range(0x40..0x44), self.rng.gen_range(0..3)));
         self.pins.hwd_pop = self.rng.gen_bool(0.3);
+        let near = tpb_models::golden::top::MEM_WINDOW2_BASE + self.xrng.gen_range(0..0x3000);
+        self.pins.xlat = self.xrng.gen_bool(0.2).then(|| (self.xrng.gen_range(0..3), if self.xrng.gen_bool(0.9) { near } else { self.xrng.r#gen() }));
         Cycle { reset, req, pins: self.pins }
     }
 }

@@ -228,6 +228,72 @@ fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
     }
 }
 
+/// Address translation (DIGEST §2.7/§2.8): the HAL programs POOL's window 0
+/// for the SEQ, window 1 for Q7 core 0 (both onto the TOP_SP's INC window)
+/// and the SEQ's mem_window2; plain stores in the translated aperture then
+/// increment TOP_SP semaphores. Window 0 sits inside mem_window2's
+/// aperture and wins over it; the other Q7 cores' stores match no window
+/// of theirs and fault, and so does the SEQ's store where no window is.
+#[test]
+fn cores_reach_the_soc_through_the_translation_windows() {
+    use tpb_cosim::firmware::{self, Consts};
+    use tpb_cosim::sched::XLAT_APERTURE;
+    use tpb_models::hal::windows::{Requester, Window};
+    use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
+    use tpb_models::regmap::{Engine, WindowOp};
+    use tpb_models::xtensa::config::sr;
+    let seq_src = "main:\n const16 a4, W0_HI\n const16 a4, W0_LO\n movi a5, 1\n s32i a5, a4, 12\n s32i a5, a4, 12\n memw\n\
+                   const16 a6, MW2_HI\n const16 a6, MW2_LO\n s32i a5, a6, 0x20\n memw\n\
+                   const16 a6, NONE_HI\n const16 a6, NONE_LO\n s32i a5, a6, 0\n halt 0\n";
+    let q7_src = ".org 0\n j main\n .org RESET_JUMP\nmain:\n const16 a4, W1_HI\n const16 a4, W1_LO\n movi a5, 1\n s32i a5, a4, 0\n memw\n halt 0\n";
+    for arch in ALL {
+        let mut c = Cosim::new(arch).unwrap();
+        let map = c.map().clone();
+        let hal = Hal::with_map(map.clone());
+        let inc = |k: u32| hal.get_trigger_addr(0, k).unwrap();
+        let (w0, w1, none) = (XLAT_APERTURE + 0x1000, XLAT_APERTURE + 0x2000, XLAT_APERTURE + 0x80_0000 + 0x100_0000);
+        let mut k = Consts::default();
+        k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap() as u32).set("W0", w0).set("W1", w1).set("MW2", XLAT_APERTURE).set("NONE", none);
+        k.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap() as u32);
+        let seq = firmware::build_nx("seq.S", seq_src, &k).unwrap();
+        let q7 = firmware::build("q7.S", q7_src, &k).unwrap();
+        // The windows before the cores run.
+        hal.set_window(&mut c, 0, Some(Window { requester: Requester::Nx, src: w0.into(), size: 0x1000, dst: inc(0) })).unwrap();
+        hal.set_window(&mut c, 1, Some(Window { requester: Requester::Q7(0), src: w1.into(), size: 0x1000, dst: inc(16) })).unwrap();
+        hal.set_mem_window2(&mut c, inc(0)).unwrap();
+        hal.stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None).unwrap();
+        if arch == Arch::Sunda {
+            // SUNDA's host does not release the Q7 cores (its SEQ does): this test's host does.
+            let rel = firmware::Addrs::new(&map, "t").reg(Engine::Pool, "q7", "release_run_stall").unwrap();
+            c.write32(rel.into(), 0).unwrap();
+        }
+        // A fault leaves EXCVADDR at the address (the vectors hold no handler: the core then spins in them).
+        let seq_done = c.run_until(20_000, |c| c.core(CoreId::Seq).core.sreg(sr::EXCVADDR) != 0 || c.core(CoreId::Seq).core.halted());
+        let q7_done = c.run_until(20_000, |c| c.q7().iter().all(|q| q.core.halted() || q.core.sreg(sr::EXCVADDR) != 0));
+        let st: Vec<_> = c.q7().iter().map(|q| (q.core.pc, q.core.halted(), q.core.sreg(sr::EXCVADDR))).collect();
+        assert!(seq_done && q7_done, "{arch:?}: SEQ {seq_done} at {:#x}, Q7 (pc, halted, exccause) {st:x?}", c.core(CoreId::Seq).core.pc);
+        let sem = |c: &mut Cosim, k: u32| c.read32(firmware::Addrs::new(&map, "t").sem(Engine::TopSp, WindowOp::Read, k).unwrap().into()).unwrap();
+        assert_eq!(sem(&mut c, 3), 2, "{arch:?}: the SEQ's two stores through window 0 (window 0 wins over mem_window2)");
+        assert_eq!(sem(&mut c, 8), 1, "{arch:?}: the SEQ's store through mem_window2 (+0x20)");
+        assert_eq!(sem(&mut c, 16), 1, "{arch:?}: Q7 core 0's store through window 1, and only its");
+        let s = &c.core(CoreId::Seq).core;
+        assert_eq!(s.sreg(sr::EXCVADDR), none, "{arch:?}: the SEQ's store where no window is faults");
+        for (n, q) in c.q7().iter().enumerate() {
+            assert_eq!(q.core.sreg(sr::EXCVADDR), if n == 0 { 0 } else { w1 }, "{arch:?}: Q7 core {n} (window 1 is core 0's)");
+        }
+    }
+    // A bad window is refused before anything is written.
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let hal = Hal::with_map(c.map().clone());
+    let before = c.stats.transactions;
+    let w = |requester, size, src| Some(Window { requester, src, size, dst: 0 });
+    for (n, bad, what) in [(8, w(Requester::Nx, 4, 0), "window number"), (0, w(Requester::Q7(8), 4, 0), "Q7 core"), (0, w(Requester::Nx, 0, 0), "size 0"), (0, w(Requester::Nx, 2, u64::MAX), "past the 64-bit")] {
+        let e = hal.set_window(&mut c, n, bad).unwrap_err().to_string();
+        assert!(e.contains(what), "{e}");
+    }
+    assert_eq!(c.stats.transactions, before, "nothing was written");
+}
+
 /// The SEQ dispatch on every generation: each mode's path counts for the
 /// stream of `dispatch.toml`, counted by hand from its roster (22 CAM hits,
 /// 13 software-table opcodes, 5 with no handler; SUNDA: 0xe6, 0xe7 and 0xf2

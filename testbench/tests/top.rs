@@ -25,6 +25,7 @@ struct Coverage {
     /// high, core starts.
     notifications: u64,
     irq_cycles: u64,
+    xlat_hits: u64,
     starts: u64,
 }
 
@@ -52,6 +53,7 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
         cov.hwd_results += g.hwd.is_some_and(|h| h.fifo_valid && h.head.hit) as u64;
         cov.irq_cycles += (g.nx_irq != 0 || g.q7_irq != 0) as u64;
         cov.starts += (g.nx_start != 0 || g.q7_start != 0) as u64;
+        cov.xlat_hits += g.xlat.hit as u64;
         let head = g.notific_head;
         rtl.tick();
         gold.step(c.reset, c.req, &c.pins);
@@ -80,6 +82,7 @@ fn diff(r: &Outputs, g: &Outputs) -> String {
         line(&format!("q7[{n}]"), format!("{:x?}", r.q7[n]), format!("{:x?}", g.q7[n]));
     }
     line("hwd", format!("{:x?}", r.hwd), format!("{:x?}", g.hwd));
+    line("xlat", format!("{:x?}", r.xlat), format!("{:x?}", g.xlat));
     line("pulses", format!("{}/{}", r.host_trigger_pulse, r.stop_pulse), format!("{}/{}", g.host_trigger_pulse, g.stop_pulse));
     out
 }
@@ -100,6 +103,7 @@ fn random(arch: Arch, fpga: bool, seed: u64, n: usize) {
     assert!(cov.reads > 100 && cov.errors > 100 && cov.dma_doorbells > 0 && cov.sem_changes > 10, "traffic reached too little: {cov:?}");
     assert!(cov.q7_fetches > 100 && cov.q7_loads_stores > 100, "Q7 ports reached too little: {cov:?}");
     assert!(cov.notifications > 10 && cov.irq_cycles > 10 && cov.starts > 0, "halt/start, notifications and interrupts reached too little: {cov:?}");
+    assert!(cov.xlat_hits > 10, "address translation hit too little: {cov:?}");
     if map.params.hw_decode.present {
         assert!(cov.hwd_results > 0, "no HW-decode hit: {cov:?}");
     }

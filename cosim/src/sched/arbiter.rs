@@ -111,6 +111,39 @@ impl Cosim {
         }
     }
 
+    /// The cores' address translations: the answer to the one in flight
+    /// (a hit goes on as a SoC request, a miss faults), then the next core's
+    /// lookup on this cycle's `xlat` pins. A reset drops the one in flight
+    /// (the access faults) and sends nothing.
+    pub(super) fn resolve_xlat(&mut self, pins: &mut Pins, reset: bool) {
+        if let Some(i) = self.xlat_wait {
+            if !self.out.xlat.valid && !reset {
+                return;
+            }
+            self.xlat_wait = None;
+            let b = &mut self.cores[i].bus;
+            if let Some(p) = b.pending.filter(|p| matches!(p.via, Via::Xlat(_))) {
+                if self.out.xlat.hit && !reset {
+                    b.pending = Some(Pending { via: Via::Soc(self.out.xlat.dst), accepted: false, ..p });
+                } else {
+                    b.answers.push(Answer { kind: p.kind, addr: p.addr, data: 0, err: true });
+                    b.pending = None;
+                }
+            }
+        }
+        if reset {
+            return;
+        }
+        for (i, s) in self.cores.iter_mut().enumerate() {
+            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
+            let (Via::Xlat(addr), Some(who)) = (p.via, s.bus.xlat_who) else { continue };
+            pins.xlat = Some((who, addr));
+            s.bus.pending = Some(Pending { accepted: true, ..p });
+            self.xlat_wait = Some(i);
+            return;
+        }
+    }
+
     /// Resolve the cores' HW-decode port requests against the top's outputs
     /// of the last cycle, driving this cycle's `hwd_lookup` / `hwd_pop` pins
     /// (at most one of each per cycle: the first core in slot order).

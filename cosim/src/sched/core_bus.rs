@@ -25,6 +25,9 @@ pub(super) enum Via {
     Remote,
     /// The HW-decode port at this offset ([`HWD_PORT`], resolved by the scheduler).
     Hwd(u32),
+    /// The top's address translation (POOL's windows, mem_window2) for this
+    /// core address; a hit becomes a [`Via::Soc`] request.
+    Xlat(u32),
 }
 
 /// One request: driven until taken, then awaiting its answer.
@@ -76,13 +79,16 @@ pub struct CoreBus {
     pub(super) soc_addr: u64,
     /// The POOL control window: (its core base, the BAR0 address of the Q7 bundle).
     pub(super) ctrl_window: Option<(u32, u32)>,
+    /// The core's requester number at the top's address translation (the
+    /// SEQ 0, Q7 core n n + 1); None: the translated aperture faults.
+    pub(super) xlat_who: Option<u8>,
     pub(super) pending: Option<Pending>,
     pub(super) answers: Vec<Answer>,
 }
 
 impl CoreBus {
     pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
-        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, pending: None, answers: Vec::new() }
+        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, xlat_who: None, pending: None, answers: Vec::new() }
     }
 
     fn route(&self, addr: u32) -> Route {
@@ -101,6 +107,8 @@ impl CoreBus {
             Route::SocReg(addr - SOC_PORT)
         } else if (HWD_PORT..HWD_PORT + 12).contains(&addr) {
             Route::Via(Via::Hwd(addr - HWD_PORT))
+        } else if self.xlat_who.is_some() && (XLAT_APERTURE..XLAT_APERTURE + XLAT_APERTURE_SIZE).contains(&addr) {
+            Route::Via(Via::Xlat(addr))
         } else if let Some(w) = self.ctrl_window.map(|(base, bundle)| (addr.wrapping_sub(base), bundle)).filter(|(w, _)| *w < CTRL_WINDOW_SIZE) {
             match w {
                 (off, bundle) if off >= CTRL_WINDOW_Q7_BUNDLE => Route::Via(Via::Bar0(bundle + off - CTRL_WINDOW_Q7_BUNDLE)),
@@ -152,7 +160,7 @@ impl CoreBus {
         match self.route(w) {
             Route::Iram(o) => Some(Ok(self.local_word(true, o))),
             Route::Dram(o) => Some(Ok(self.local_word(false, o))),
-            Route::Via(Via::Hwd(_)) => Some(Err(BusError::Fault { addr: w })),
+            Route::Via(Via::Hwd(_) | Via::Xlat(_)) => Some(Err(BusError::Fault { addr: w })),
             Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
                 Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
                 Some(a) => Some(Ok(a.data)),
@@ -236,7 +244,7 @@ impl Bus for CoreBus {
             }
             Route::SocReg(8) if wstrb == 0xf => self.word(kind, addr & !3, Via::Soc(self.soc_addr)).map(|_| ()),
             // BAR0 and the SoC port move whole words.
-            Route::Via(Via::Bar0(_) | Via::Hwd(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
+            Route::Via(Via::Bar0(_) | Via::Hwd(_) | Via::Xlat(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
             Route::Via(via) => self.word(kind, addr & !3, via).map(|_| ()),
             Route::SocReg(_) | Route::Fault => Err(BusError::Fault { addr }),
         }

@@ -18,6 +18,7 @@
 //! | [`SYSTEM_WINDOW`]` + a` | BAR0 address `a` | BAR0 `a` | BAR0 `a` |
 //! | [`SOC_PORT`] `+0/+4/+8` | SoC address low / high / data | same | same |
 //! | [`HWD_PORT`] `+0/+4/+8` | the HW-decode port: lookup, head, handler + pop | same | same |
+//! | [`XLAT_APERTURE`]`..+1 GiB` | POOL's address translation (requester n + 1), a hit goes out as a SoC address | same (requester 0) | — |
 //! | `pool_control_window_base`` + w` | — | the POOL control window: BAR0 Q7 bundle `+ w -` [`CTRL_WINDOW_Q7_BUNDLE`] | — |
 //!
 //! The RTL gives the NX sequencers no memory port of their own, so they
@@ -105,6 +106,13 @@ pub const CTRL_WINDOW_SIZE: u32 = 0x1000;
 /// start_ctrl 0x00100010 / run_state 0x00100014 put them; offsets below it
 /// fault.
 pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;
+/// `[D]` The core addresses the SEQ and the Q7 cores reach through the top's
+/// address translation (POOL's window bundle and `mem_window2`, whose
+/// aperture `MEM_WINDOW2_BASE` is inside it): the top answers with a SoC
+/// address a cycle later, which is routed as the SoC port routes (DIGEST §7);
+/// no window: the access faults. Word accesses only; no fetches.
+pub const XLAT_APERTURE: u32 = 0x4000_0000;
+pub const XLAT_APERTURE_SIZE: u32 = 0x4000_0000;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
 
@@ -287,6 +295,8 @@ pub struct Cosim {
     written: Written,
     /// BAR0 bases of each Q7 core's IRAM and DRAM (its port's stores are marked written).
     q7_mem: Vec<(u64, u64)>,
+    /// The core whose address translation is in flight (one at a time).
+    xlat_wait: Option<usize>,
     stalled: u16,
     /// The outputs of the last cycle.
     pub out: Outputs,
@@ -335,6 +345,10 @@ impl Cosim {
         let mut seq_bus = CoreBus::new(Mem::Bar0 { base: iram.base as u32 }, iram.size as u32, Mem::Bar0 { base: dram.base as u32 }, dram.size as u32);
         let q7_bundle = tpb_models::regmap::space::AddressSpace::new(map.clone()).resolve("pool.q7.release_run_stall").map(|n| n.addr());
         seq_bus.ctrl_window = p.boot.pool_control_window_base.zip(q7_bundle.ok());
+        seq_bus.xlat_who = Some(0);
+        for (n, s) in cores.iter_mut().enumerate() {
+            s.bus.xlat_who = Some(n as u8 + 1);
+        }
         cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
@@ -366,6 +380,7 @@ impl Cosim {
             rr: 0,
             written: Written::default(),
             q7_mem,
+            xlat_wait: None,
             stalled: 0xffff,
             out: Outputs::default(),
             progress: None,
@@ -527,6 +542,7 @@ impl Cosim {
                 }
             }
         }
+        self.resolve_xlat(&mut pins, reset);
         self.resolve_soc();
         self.resolve_hwd(&mut pins);
         // 2. One BAR0 request.

@@ -37,6 +37,11 @@
 //!   `q7_run_stall[7:0]`, `sem_notif_valid[5:0]` + `sem_notif_index` (the
 //!   lowest engine whose semaphore changed), `dma_db_valid`, `dma_busy`;
 //! - CAYMAN/MARIANA: the HW-decode lookup/FIFO port `hwd_*` for the NX core.
+//! - the address-translation port `xlat_*` (every generation, `[D]`): a
+//!   lookup (`xlat_valid`, requester `xlat_who`: 0 the SEQ, n + 1 Q7 core n,
+//!   `xlat_addr`) is answered the next cycle (`xlat_rsp_valid`, `xlat_hit`,
+//!   the SoC address `xlat_dst_hi:lo`) from POOL's window bundle and
+//!   `mem_window2` by the rules of `tpb_models::golden::top::translate`.
 //!
 //! ## Behaviour across blocks
 //! - An NX core's `run_state.running` = `!release_run_stall & !nx_halted[e]`;

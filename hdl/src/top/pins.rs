@@ -79,6 +79,10 @@ macro_rules! top_pins {
                 bar0_slave_drive!($s, reset, req);
                 $s.nx_halted.next = u64::from($pins.nx_halted & 0x3f).into();
                 $s.q7_halted.next = u64::from($pins.q7_halted).into();
+                let (who, addr) = $pins.xlat.unwrap_or((0, 0));
+                $s.xlat_valid.next = $pins.xlat.is_some();
+                $s.xlat_who.next = u64::from(who & 15).into();
+                $s.xlat_addr.next = u64::from(addr).into();
                 for n in 0..8 {
                     let c = &$pins.q7[n];
                     $s.q7_if_valid[n].next = c.if_valid;
@@ -107,6 +111,7 @@ macro_rules! top_pins {
                     sem_notif_index: if $s.sem_notif_valid.val().index() != 0 { $s.sem_notif_index.val().index() as u8 } else { 0 },
                     dma_db_valid: $s.dma_db_valid.val(),
                     dma_busy: $s.dma_busy.val(),
+                    xlat: tpb_models::golden::top::XlatOut { valid: $s.xlat_rsp_valid.val(), hit: $s.xlat_hit.val(), dst: $s.xlat_dst_lo.val().index() as u64 | ($s.xlat_dst_hi.val().index() as u64) << 32 },
                     ..Outputs::default()
                 };
                 for n in 0..8 {

@@ -57,6 +57,52 @@ pub struct Pins {
     /// HW-decode lookup (opcode, func) and FIFO pop (CAYMAN/MARIANA).
     pub hwd_lookup: Option<(u8, u8)>,
     pub hwd_pop: bool,
+    /// Address translation: (requester, address) to look up ([`translate`]).
+    pub xlat: Option<(u8, u32)>,
+}
+
+/// `[D]` The core-side aperture `mem_window2` translates (POOL's NX, the
+/// SEQ, only): `MEM_WINDOW2_BASE + off` → `mem_window2 + off` for `off <
+/// MEM_WINDOW2_SIZE`, while `mem_window2` is not 0.
+pub const MEM_WINDOW2_BASE: u32 = 0x4000_0000;
+pub const MEM_WINDOW2_SIZE: u32 = 0x0100_0000;
+/// The windows of a bundle (`windows.toml`: window0..7).
+pub const WINDOWS: usize = 8;
+
+/// One window of the bundle as its registers hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Window {
+    pub src: u64,
+    pub size: u64,
+    pub dst: u64,
+    pub enable: bool,
+    /// 0 = the engine's NX core, n + 1 = Q7 core n.
+    pub requester: u8,
+}
+
+/// `[D]` Address translation (POOL's window bundle and `mem_window2`): the
+/// SoC address requester `who`'s access to `addr` names, if any. Window n
+/// matches when enabled, for its requester, with `src <= addr < src + size`
+/// (64-bit, `addr` zero-extended); the lowest matching window wins and gives
+/// `dst + (addr - src)`; `mem_window2` (the SEQ's, below every window)
+/// covers [`MEM_WINDOW2_BASE`]`..+`[`MEM_WINDOW2_SIZE`]. Sums wrap at 64 bits.
+pub fn translate(windows: &[Window], mem_window2: u64, who: u8, addr: u32) -> Option<u64> {
+    let a = u64::from(addr);
+    let hit = windows.iter().find(|w| w.enable && w.requester == who && a >= w.src && a - w.src < w.size);
+    if let Some(w) = hit {
+        return Some(w.dst.wrapping_add(a - w.src));
+    }
+    let off = addr.wrapping_sub(MEM_WINDOW2_BASE);
+    (who == 0 && off < MEM_WINDOW2_SIZE && mem_window2 != 0).then(|| mem_window2.wrapping_add(u64::from(off)))
+}
+
+/// The translation port's answer, the cycle after a lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct XlatOut {
+    pub valid: bool,
+    pub hit: bool,
+    /// The SoC address (0 without a hit).
+    pub dst: u64,
 }
 
 /// Every output of the top during a cycle.
@@ -83,6 +129,8 @@ pub struct Outputs {
     pub dma_busy: bool,
     pub q7: [PortOut; CORES],
     pub hwd: Option<hw_decode::Outputs>,
+    /// The translation port's answer to the last cycle's lookup.
+    pub xlat: XlatOut,
     /// SUNDA: TOP_SP host_trigger / stop pulses.
     pub host_trigger_pulse: bool,
     pub stop_pulse: bool,
@@ -110,6 +158,7 @@ pub struct TopModel {
     dma: SeqDmaModel,
     ntf: NotificModel,
     hwd: Option<HwDecodeModel>,
+    xlat: XlatOut,
     mem_rsp: Rsp,
     err: bool,
     /// The last request's address (the notification unit's BAR0-error argument).
@@ -211,6 +260,7 @@ impl TopModel {
             err_addr: 0,
             tpb_inputs: BTreeMap::new(),
             hwd,
+            xlat: XlatOut::default(),
             mem_rsp: Rsp::default(),
             err: false,
             nx_inputs: BTreeMap::new(),
@@ -230,6 +280,22 @@ impl TopModel {
 
     fn out(m: &CsrModel, port: &str) -> u64 {
         m.output(port).unwrap_or(0)
+    }
+
+    /// Engine `e`'s window bundle as its registers hold it now.
+    pub fn windows(&self, e: usize) -> Vec<Window> {
+        let w = &self.win[e];
+        let word = |n: usize, r: &str| Self::out(w, &format!("window{n}_{r}_o"));
+        let wide = |n: usize, r: &str| word(n, &format!("{r}_lo")) | word(n, &format!("{r}_hi")) << 32;
+        (0..WINDOWS)
+            .map(|n| Window { src: wide(n, "src"), size: wide(n, "size"), dst: wide(n, "dst"), enable: word(n, "ctrl_enable") != 0, requester: word(n, "ctrl_requester") as u8 })
+            .collect()
+    }
+
+    /// POOL's `mem_window2` (hi:lo).
+    pub fn mem_window2(&self) -> u64 {
+        let nx = &self.nx[POOL];
+        Self::out(nx, "mem_window2_lo_o") | Self::out(nx, "mem_window2_hi_o") << 32
     }
 
     fn dma_inputs(&self) -> seq_dma::Inputs {
@@ -343,6 +409,7 @@ impl TopModel {
             o.hwd = Some(hw_decode::Outputs { rsp_valid: false, rsp_rdata: 0, rsp_err: false, ..ho });
         }
         o.rsp = rsp;
+        o.xlat = self.xlat;
         o.q7_run_stall = self.q7_run_stall();
         if Self::out(&self.q7regs, "start_ctrl_start_pulse_o") != 0 {
             o.q7_start = Self::out(&self.q7regs, "start_ctrl_start_o") as u8;
@@ -393,6 +460,14 @@ impl TopModel {
             .collect();
         let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
         self.dma_err_prev = self.dma.error() & 7;
+        // The translation port samples the window registers before this edge.
+        self.xlat = match pins.xlat.filter(|_| !reset) {
+            Some((who, addr)) => {
+                let dst = translate(&self.windows(POOL), self.mem_window2(), who, addr);
+                XlatOut { valid: true, hit: dst.is_some(), dst: dst.unwrap_or(0) }
+            }
+            None => XlatOut::default(),
+        };
         for (i, &irq) in irq_set.iter().enumerate() {
             // Halt and start: instr_halt_ctrl.halt holds the core and reads as
             // halted; a start clears it.
@@ -451,5 +526,40 @@ impl TopModel {
             }
         }
         self.err = req.is_some() && (dest.is_none() || mem_err);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(src: u64, size: u64, dst: u64, requester: u8) -> Window {
+        Window { src, size, dst, enable: true, requester }
+    }
+
+    /// The translation rules: bounds, requester, enable, the lowest window
+    /// first, mem_window2 below every window and for the SEQ only, 64-bit sums.
+    #[test]
+    fn translation_follows_the_window_rules() {
+        let b = u64::from(MEM_WINDOW2_BASE);
+        let ws = [w(b + 0x100, 0x100, 0x8_0000_0000, 0), w(b, 0x1000, 0x10, 0), w(b, 0x1000, 0x20, 2), Window { enable: false, ..w(b + 0x2000, 0x100, 0x30, 0) }];
+        let t = |who, a: u64| translate(&ws, 0, who, a as u32);
+        assert_eq!(t(0, b + 0x100), Some(0x8_0000_0000), "window 0 wins where it and window 1 overlap");
+        assert_eq!(t(0, b + 0x1ff), Some(0x8_0000_00ff));
+        assert_eq!(t(0, b + 0x200), Some(0x210), "past window 0: window 1");
+        assert_eq!(t(0, b + 0xfff), Some(0x10 + 0xfff));
+        assert_eq!(t(0, b + 0x1000), None, "src + size is outside");
+        assert_eq!(t(0, b - 4), None, "below src");
+        assert_eq!(t(2, b + 4), Some(0x24), "window 2 is Q7 core 1's");
+        assert_eq!(t(1, b + 4), None, "Q7 core 0 has no window");
+        assert_eq!(t(0, b + 0x2000), None, "a disabled window");
+        // mem_window2: the SEQ's aperture, under the windows.
+        assert_eq!(translate(&ws, 0x5_0000_0000, 0, MEM_WINDOW2_BASE + 0x2000), Some(0x5_0000_2000));
+        assert_eq!(translate(&ws, 0x5_0000_0000, 0, MEM_WINDOW2_BASE + 4), Some(0x14), "window 1 first");
+        assert_eq!(translate(&ws, 0x5_0000_0000, 1, MEM_WINDOW2_BASE + 0x2000), None, "the SEQ's only");
+        assert_eq!(translate(&ws, 0x5_0000_0000, 0, MEM_WINDOW2_BASE + MEM_WINDOW2_SIZE), None, "past its size");
+        assert_eq!(translate(&[], u64::MAX, 0, MEM_WINDOW2_BASE + 1), Some(0), "the sum wraps at 64 bits");
+        // A size past 4 GiB covers the rest of the 32-bit requester space.
+        assert_eq!(translate(&[w(b, 1 << 33, 0xffff_ff00, 0)], 0, 0, u32::MAX), Some(0xffff_ff00 + u64::from(u32::MAX) - b));
     }
 }

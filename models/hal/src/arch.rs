@@ -63,6 +63,22 @@ pub struct ArchRegs {
     pub q7_start_ctrl: Reg,
     pub q7_start_addr: Reg,
     pub q7_run_state: [Reg; 8],
+    /// The address-translation window bundle (`windows.toml`), and its ctrl fields.
+    pub windows: [WindowRegs; 8],
+    pub window_enable: Field,
+    pub window_requester: Field,
+}
+
+/// One window of the bundle.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowRegs {
+    pub src_lo: Reg,
+    pub src_hi: Reg,
+    pub size_lo: Reg,
+    pub size_hi: Reg,
+    pub dst_lo: Reg,
+    pub dst_hi: Reg,
+    pub ctrl: Reg,
 }
 
 macro_rules! arch_regs {
@@ -126,6 +142,82 @@ macro_rules! arch_regs {
                 regs::$a::q7::RUN_STATE_6,
                 regs::$a::q7::RUN_STATE_7,
             ],
+            windows: [
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW0_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW0_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW0_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW0_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW0_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW0_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW0_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW1_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW1_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW1_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW1_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW1_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW1_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW1_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW2_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW2_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW2_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW2_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW2_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW2_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW2_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW3_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW3_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW3_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW3_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW3_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW3_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW3_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW4_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW4_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW4_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW4_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW4_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW4_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW4_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW5_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW5_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW5_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW5_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW5_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW5_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW5_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW6_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW6_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW6_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW6_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW6_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW6_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW6_CTRL,
+                },
+                WindowRegs {
+                    src_lo: regs::$a::windows::WINDOW7_SRC_LO,
+                    src_hi: regs::$a::windows::WINDOW7_SRC_HI,
+                    size_lo: regs::$a::windows::WINDOW7_SIZE_LO,
+                    size_hi: regs::$a::windows::WINDOW7_SIZE_HI,
+                    dst_lo: regs::$a::windows::WINDOW7_DST_LO,
+                    dst_hi: regs::$a::windows::WINDOW7_DST_HI,
+                    ctrl: regs::$a::windows::WINDOW7_CTRL,
+                },
+            ],
+            window_enable: regs::$a::windows::window0_ctrl::ENABLE,
+            window_requester: regs::$a::windows::window0_ctrl::REQUESTER,
         }
     };
 }

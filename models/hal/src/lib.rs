@@ -40,6 +40,7 @@ pub mod serial;
 pub mod regs;
 pub mod spec;
 pub mod top_sp;
+pub mod windows;
 
 pub use arch::ArchCtx;
 pub use control::RunState;
@@ -328,6 +329,16 @@ impl Hal {
     /// Restart NX core `e` at `addr` ([`control::start_nx`]).
     pub fn start_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine, addr: u32) -> Result<()> {
         control::start_nx(self.ctx_checked()?, mmio, e, addr)
+    }
+
+    /// Program window `n` of POOL's address-translation bundle, or disable it ([`windows::set_window`]).
+    pub fn set_window(&self, mmio: &mut dyn Mmio, n: usize, w: Option<windows::Window>) -> Result<()> {
+        windows::set_window(self.ctx_checked()?, mmio, n, w)
+    }
+
+    /// Point the SEQ's mem_window2 at `dst` ([`windows::set_mem_window2`]).
+    pub fn set_mem_window2(&self, mmio: &mut dyn Mmio, dst: u64) -> Result<()> {
+        windows::set_mem_window2(self.ctx_checked()?, mmio, dst)
     }
 
     /// Hold NX core `e` for debug ([`control::halt_nx`]).

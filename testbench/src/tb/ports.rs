@@ -39,6 +39,10 @@ pub(super) fn port_value(o: &Outputs, port: &str) -> u64 {
         "dma_busy" => o.dma_busy as u64,
         "host_trigger_pulse" => o.host_trigger_pulse as u64,
         "stop_pulse" => o.stop_pulse as u64,
+        "xlat_rsp_valid" => o.xlat.valid as u64,
+        "xlat_hit" => o.xlat.hit as u64,
+        "xlat_dst_lo" => o.xlat.dst & 0xffff_ffff,
+        "xlat_dst_hi" => o.xlat.dst >> 32,
         p if p.starts_with("hwd_") => {
             let Some(h) = o.hwd else { return 0 };
             match p {
@@ -125,6 +129,7 @@ mod tests {
             host_trigger_pulse: true,
             stop_pulse: true,
             hwd: Some(h),
+            xlat: tpb_models::golden::top::XlatOut { valid: true, hit: true, dst: 1 << 32 | 1 },
             q7: [q; tpb_models::golden::q7_cluster::CORES],
         };
         for arch in tpb_models::regmap::Arch::ALL {
