@@ -8,7 +8,12 @@
 #
 # Constants (.equ): ENTER_RUN, USER_VECTOR (VECBASE + the user vector
 # offset), RING (queue entries, a power of two), UNKNOWN (the handler number
-# an instruction no handler takes is counted under), the front end's own.
+# an instruction no handler takes is counted under), INST_DONE (the POOL NX
+# bundle's inst_done, through the system window), the front end's own.
+#
+# Each instruction, once its handler returned (or the unknown was counted),
+# is reported complete: its tag, instruction number << 16 | opcode | func << 8,
+# goes to inst_done and the notification unit posts an INST record.
 #
 # The instruction queue and the record, in the SEQ's DRAM [D]:
 #   +0x00 boot flag (the DRAM image sets it: nx_decode_hw.S)
@@ -46,6 +51,13 @@ fetch:
     l32i a15, a9, 0x104         # operand
     j decode
 next:
+    extui a7, a5, 0, 16
+    slli a8, a4, 16
+    or a7, a7, a8
+    const16 a8, INST_DONE_HI
+    const16 a8, INST_DONE_LO
+    s32i a7, a8, 0              # the instruction is complete (INST notification)
+    memw
     addi a4, a4, 1
     s32i a4, a2, 4              # the entry is consumed: the host may refill it
     memw

@@ -17,6 +17,8 @@
 //! | `nx_dispatch.S` | POOL SEQ | dispatch: the instruction queue loop, the handlers' count routine |
 //! | `nx_decode_hw.S` | POOL SEQ (CAYMAN, MARIANA) | its front end: HW-decode FIFO path, "Sunda-mode" software fetch (addi -65, 178 entries), miss interrupt; boot flag |
 //! | `nx_decode_sunda.S` | POOL SEQ (SUNDA) | its front end: one base subtraction, segment tables, raw-compare leaves |
+//! | `nx_windows.S` | POOL SEQ | windows: stores through window 0 and mem_window2; SUNDA: releases the Q7 cores |
+//! | `q7_windows.S` | Q7 | windows: one store through the core's own window |
 //! | `q7_sum.S` | Q7 | sums 1..n, halts (bring-up) |
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
@@ -37,6 +39,8 @@ pub const NX_INTR: &str = include_str!("../firmware/nx_intr.S");
 pub const NX_DISPATCH: &str = include_str!("../firmware/nx_dispatch.S");
 pub const NX_DECODE_HW: &str = include_str!("../firmware/nx_decode_hw.S");
 pub const NX_DECODE_SUNDA: &str = include_str!("../firmware/nx_decode_sunda.S");
+pub const NX_WINDOWS: &str = include_str!("../firmware/nx_windows.S");
+pub const Q7_WINDOWS: &str = include_str!("../firmware/q7_windows.S");
 pub const Q7_KERNELS: &str = include_str!("../firmware/q7_kernels.S");
 pub const Q7_INTR: &str = include_str!("../firmware/q7_intr.S");
 pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
@@ -341,6 +345,7 @@ pub fn nx_dispatch(map: &RegMap, handlers: &[DispatchHandler], ring: u32) -> Res
     let a = Addrs::new(map, "nx_dispatch.S");
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("RING", ring).set("UNKNOWN", d::UNKNOWN.into());
+    c.set("INST_DONE", sys(a.reg(Engine::Pool, "nx", "inst_done")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
     c.set("PATH_HW", d::Path::Hw as u32).set("PATH_SW", d::Path::Table as u32).set("PATH_LEAF", d::Path::Leaf as u32);
     c.set("PATH_SW_UNKNOWN", d::Path::Unknown as u32).set("PATH_IRQ", d::Path::MissIrq as u32);
@@ -427,6 +432,22 @@ pub fn dispatch_cam(prog: &Program, handlers: &[DispatchHandler]) -> Result<tpb_
 
 fn handler_addr(prog: &Program, h: usize) -> Result<u32, FirmwareError> {
     prog.labels.get(&format!("h_{h}")).copied().ok_or_else(|| err("nx_dispatch.S", format!("no label h_{h}")))
+}
+
+/// `nx_windows.S`: `stores` stores through `w0`, one through `mw2`.
+pub fn nx_windows(map: &RegMap, release_q7: bool, w0: u32, mw2: u32, stores: u32) -> Result<Program, FirmwareError> {
+    let a = Addrs::new(map, "nx_windows.S");
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("Q7_RELEASE", q7_release(map)?);
+    c.set("W0", w0).set("MW2", mw2).set("STORES", stores);
+    build_nx("nx_windows.S", NX_WINDOWS, &c)
+}
+
+/// `q7_windows.S`: one store to `w1`.
+pub fn q7_windows(map: &RegMap, w1: u32) -> Result<Program, FirmwareError> {
+    let mut c = q7_consts(map);
+    c.set("W1", w1);
+    build("q7_windows.S", Q7_WINDOWS, &c)
 }
 
 /// `q7_halt.S`.

@@ -65,6 +65,10 @@
 #define CAYMAN_NX_INTR_INFO_RESET 0x00000000u
 #define CAYMAN_NX_INTR_INFO_INFO_SHIFT 0u
 #define CAYMAN_NX_INTR_INFO_INFO_MASK 0xffffffffu
+/* Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) */
+#define CAYMAN_NX_INST_DONE_OFFSET 0x0024u
+#define CAYMAN_NX_INST_DONE_HAL_OFFSET 0x0024u
+#define CAYMAN_NX_INST_DONE_RESET 0x00000000u
 /* SEQ instruction-fetch base, low word */
 #define CAYMAN_NX_ENGINE_BASE_ADDRESS_LO_OFFSET 0x0028u
 #define CAYMAN_NX_ENGINE_BASE_ADDRESS_LO_HAL_OFFSET 0x0028u

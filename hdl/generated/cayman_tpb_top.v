@@ -247,6 +247,7 @@ module cayman_tpb_top(
 
     // Combinational signals
     reg [5:0] nx_held;
+    reg [5:0] inst_l;
     reg [31:0] irq_set$0;
     reg [31:0] irq_set$1;
     reg [31:0] irq_set$2;
@@ -394,6 +395,7 @@ module cayman_tpb_top(
     reg ntf$dma_done;
     reg [2:0] ntf$enable;
     reg [15:0] ntf$halted;
+    reg [5:0] ntf$inst_valid;
     reg [31:0] ntf$req_addr;
     reg ntf$req_valid;
     reg [5:0] ntf$sem_valid;
@@ -626,6 +628,8 @@ module cayman_tpb_top(
     wire [31:0] nx$0$dma_tx_ring_tail_o;
     wire [31:0] nx$0$engine_base_address_hi_o;
     wire [31:0] nx$0$engine_base_address_lo_o;
+    wire [31:0] nx$0$inst_done_o;
+    wire nx$0$inst_done_pulse_o;
     wire [31:0] nx$0$instr_dbg_ctrl_o;
     wire nx$0$instr_halt_ctrl_halt_o;
     wire nx$0$intr_ctrl_enable_o;
@@ -658,6 +662,8 @@ module cayman_tpb_top(
     wire [31:0] nx$1$dma_tx_ring_tail_o;
     wire [31:0] nx$1$engine_base_address_hi_o;
     wire [31:0] nx$1$engine_base_address_lo_o;
+    wire [31:0] nx$1$inst_done_o;
+    wire nx$1$inst_done_pulse_o;
     wire [31:0] nx$1$instr_dbg_ctrl_o;
     wire nx$1$instr_halt_ctrl_halt_o;
     wire nx$1$intr_ctrl_enable_o;
@@ -690,6 +696,8 @@ module cayman_tpb_top(
     wire [31:0] nx$2$dma_tx_ring_tail_o;
     wire [31:0] nx$2$engine_base_address_hi_o;
     wire [31:0] nx$2$engine_base_address_lo_o;
+    wire [31:0] nx$2$inst_done_o;
+    wire nx$2$inst_done_pulse_o;
     wire [31:0] nx$2$instr_dbg_ctrl_o;
     wire nx$2$instr_halt_ctrl_halt_o;
     wire nx$2$intr_ctrl_enable_o;
@@ -722,6 +730,8 @@ module cayman_tpb_top(
     wire [31:0] nx$3$dma_tx_ring_tail_o;
     wire [31:0] nx$3$engine_base_address_hi_o;
     wire [31:0] nx$3$engine_base_address_lo_o;
+    wire [31:0] nx$3$inst_done_o;
+    wire nx$3$inst_done_pulse_o;
     wire [31:0] nx$3$instr_dbg_ctrl_o;
     wire nx$3$instr_halt_ctrl_halt_o;
     wire nx$3$intr_ctrl_enable_o;
@@ -754,6 +764,8 @@ module cayman_tpb_top(
     wire [31:0] nx$4$dma_tx_ring_tail_o;
     wire [31:0] nx$4$engine_base_address_hi_o;
     wire [31:0] nx$4$engine_base_address_lo_o;
+    wire [31:0] nx$4$inst_done_o;
+    wire nx$4$inst_done_pulse_o;
     wire [31:0] nx$4$instr_dbg_ctrl_o;
     wire nx$4$instr_halt_ctrl_halt_o;
     wire nx$4$intr_ctrl_enable_o;
@@ -786,6 +798,8 @@ module cayman_tpb_top(
     wire [31:0] nx$5$dma_tx_ring_tail_o;
     wire [31:0] nx$5$engine_base_address_hi_o;
     wire [31:0] nx$5$engine_base_address_lo_o;
+    wire [31:0] nx$5$inst_done_o;
+    wire nx$5$inst_done_pulse_o;
     wire [31:0] nx$5$instr_dbg_ctrl_o;
     wire nx$5$instr_halt_ctrl_halt_o;
     wire nx$5$intr_ctrl_enable_o;
@@ -1315,6 +1329,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$0$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$0$intr_info_info_o),
         .intr_info_info_set_i(nx$0$intr_info_info_set_i),
+        .inst_done_o(nx$0$inst_done_o),
+        .inst_done_pulse_o(nx$0$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$0$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$0$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$0$dma_ctrl_enable_o),
@@ -1359,6 +1375,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$1$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$1$intr_info_info_o),
         .intr_info_info_set_i(nx$1$intr_info_info_set_i),
+        .inst_done_o(nx$1$inst_done_o),
+        .inst_done_pulse_o(nx$1$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$1$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$1$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$1$dma_ctrl_enable_o),
@@ -1403,6 +1421,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$2$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$2$intr_info_info_o),
         .intr_info_info_set_i(nx$2$intr_info_info_set_i),
+        .inst_done_o(nx$2$inst_done_o),
+        .inst_done_pulse_o(nx$2$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$2$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$2$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$2$dma_ctrl_enable_o),
@@ -1447,6 +1467,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$3$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$3$intr_info_info_o),
         .intr_info_info_set_i(nx$3$intr_info_info_set_i),
+        .inst_done_o(nx$3$inst_done_o),
+        .inst_done_pulse_o(nx$3$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$3$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$3$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$3$dma_ctrl_enable_o),
@@ -1491,6 +1513,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$4$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$4$intr_info_info_o),
         .intr_info_info_set_i(nx$4$intr_info_info_set_i),
+        .inst_done_o(nx$4$inst_done_o),
+        .inst_done_pulse_o(nx$4$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$4$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$4$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$4$dma_ctrl_enable_o),
@@ -1535,6 +1559,8 @@ module cayman_tpb_top(
         .intr_ctrl_raise_pulse_o(nx$5$intr_ctrl_raise_pulse_o),
         .intr_info_info_o(nx$5$intr_info_info_o),
         .intr_info_info_set_i(nx$5$intr_info_info_set_i),
+        .inst_done_o(nx$5$inst_done_o),
+        .inst_done_pulse_o(nx$5$inst_done_pulse_o),
         .engine_base_address_lo_o(nx$5$engine_base_address_lo_o),
         .engine_base_address_hi_o(nx$5$engine_base_address_hi_o),
         .dma_ctrl_enable_o(nx$5$dma_ctrl_enable_o),
@@ -2441,6 +2467,13 @@ module cayman_tpb_top(
         .halted(ntf$halted),
         .bus_err(err_q),
         .bus_addr(err_addr_q),
+        .inst_valid(ntf$inst_valid),
+        .inst_tag$0(nx$0$inst_done_o),
+        .inst_tag$1(nx$1$inst_done_o),
+        .inst_tag$2(nx$2$inst_done_o),
+        .inst_tag$3(nx$3$inst_done_o),
+        .inst_tag$4(nx$4$inst_done_o),
+        .inst_tag$5(nx$5$inst_done_o),
         .head(ntf$head),
         .dropped(ntf$dropped),
         .overflow(ntf$overflow)
@@ -2700,6 +2733,28 @@ module cayman_tpb_top(
         end
         if ((nx_halted[5 +: 1] | nx$5$instr_halt_ctrl_halt_o) == 32'h1) begin
             nx_held = nx_held | eng_bit$5;
+        end
+    end
+
+    always @(*) begin
+        inst_l = 32'h0;
+        if (nx$0$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$0;
+        end
+        if (nx$1$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$1;
+        end
+        if (nx$2$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$2;
+        end
+        if (nx$3$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$3;
+        end
+        if (nx$4$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$4;
+        end
+        if (nx$5$inst_done_pulse_o) begin
+            inst_l = inst_l | eng_bit$5;
         end
     end
 
@@ -3847,6 +3902,10 @@ module cayman_tpb_top(
 
     always @(*) begin
         ntf$sem_valid = notif;
+    end
+
+    always @(*) begin
+        ntf$inst_valid = inst_l;
     end
 
     always @(*) begin
@@ -7698,6 +7757,13 @@ module cayman_tpb_top__ntf(
     input wire [15:0] halted,
     input wire bus_err,
     input wire [31:0] bus_addr,
+    input wire [5:0] inst_valid,
+    input wire [31:0] inst_tag$0,
+    input wire [31:0] inst_tag$1,
+    input wire [31:0] inst_tag$2,
+    input wire [31:0] inst_tag$3,
+    input wire [31:0] inst_tag$4,
+    input wire [31:0] inst_tag$5,
     output reg [31:0] head,
     output reg [31:0] dropped,
     output reg overflow
@@ -7722,6 +7788,12 @@ module cayman_tpb_top__ntf(
     localparam w0_of$7 = 32'h310;
     localparam w0_of$8 = 32'h410;
     localparam w0_of$9 = 32'h510;
+    localparam w0_of$10 = 32'h22;
+    localparam w0_of$11 = 32'h122;
+    localparam w0_of$12 = 32'h222;
+    localparam w0_of$13 = 32'h322;
+    localparam w0_of$14 = 32'h422;
+    localparam w0_of$15 = 32'h522;
 
     // Registers
     reg rsp_valid_q;
@@ -7747,6 +7819,13 @@ module cayman_tpb_top__ntf(
     reg [7:0] sem_arg$3;
     reg [7:0] sem_arg$4;
     reg [7:0] sem_arg$5;
+    reg [5:0] inst_slot_valid;
+    reg [31:0] inst_arg$0;
+    reg [31:0] inst_arg$1;
+    reg [31:0] inst_arg$2;
+    reg [31:0] inst_arg$3;
+    reg [31:0] inst_arg$4;
+    reg [31:0] inst_arg$5;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_err_q = 1'h0;
@@ -7771,6 +7850,13 @@ module cayman_tpb_top__ntf(
         sem_arg$3 = 8'h0;
         sem_arg$4 = 8'h0;
         sem_arg$5 = 8'h0;
+        inst_slot_valid = 6'h0;
+        inst_arg$0 = 32'h0;
+        inst_arg$1 = 32'h0;
+        inst_arg$2 = 32'h0;
+        inst_arg$3 = 32'h0;
+        inst_arg$4 = 32'h0;
+        inst_arg$5 = 32'h0;
     end
 
     // Memories (synchronous read, old data on a read-during-write)
@@ -7784,6 +7870,8 @@ module cayman_tpb_top__ntf(
     reg [31:0] lane$3$read_data;
 
     // Combinational signals
+    reg [5:0] inst_free;
+    reg [5:0] inst_next;
     reg bus_ok;
     reg active;
     reg [31:0] next_head;
@@ -7866,6 +7954,7 @@ module cayman_tpb_top__ntf(
         post = (active & (next_head != tail)) & ~reset;
         fix_free = 32'h0;
         sem_free = 32'h0;
+        inst_free = 32'h0;
         w0 = 32'h0;
         w1 = 32'h0;
         if (fix_valid[32'h0]) begin
@@ -7908,12 +7997,37 @@ module cayman_tpb_top__ntf(
             sem_free = 32'h20;
             w0 = w0_of$9;
             w1 = (sem_arg$5 & 32'hffffffff);
+        end else if (inst_slot_valid[32'h0]) begin
+            inst_free = 32'h1;
+            w0 = w0_of$10;
+            w1 = inst_arg$0;
+        end else if (inst_slot_valid[32'h1]) begin
+            inst_free = 32'h2;
+            w0 = w0_of$11;
+            w1 = inst_arg$1;
+        end else if (inst_slot_valid[32'h2]) begin
+            inst_free = 32'h4;
+            w0 = w0_of$12;
+            w1 = inst_arg$2;
+        end else if (inst_slot_valid[32'h3]) begin
+            inst_free = 32'h8;
+            w0 = w0_of$13;
+            w1 = inst_arg$3;
+        end else if (inst_slot_valid[32'h4]) begin
+            inst_free = 32'h10;
+            w0 = w0_of$14;
+            w1 = inst_arg$4;
+        end else if (inst_slot_valid[32'h5]) begin
+            inst_free = 32'h20;
+            w0 = w0_of$15;
+            w1 = inst_arg$5;
         end else begin
             post = 1'b0;
         end
         if (~post) begin
             fix_free = 32'h0;
             sem_free = 32'h0;
+            inst_free = 32'h0;
         end
     end
 
@@ -8012,6 +8126,7 @@ module cayman_tpb_top__ntf(
     always @(*) begin
         fix_next = fix_valid & ~fix_free;
         sem_next = sem_slot_valid & ~sem_free;
+        inst_next = inst_slot_valid & ~inst_free;
         drops = 32'h0;
         if (active) begin
             if (enable[32'h0] & (new_err != 32'h0)) begin
@@ -8074,6 +8189,48 @@ module cayman_tpb_top__ntf(
                     drops = drops + 32'h1;
                 end else begin
                     sem_next = sem_next | eng_bit$5;
+                end
+            end
+            if (enable[32'h2] & inst_valid[0]) begin
+                if (inst_slot_valid[0] & ~inst_free[0]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$0;
+                end
+            end
+            if (enable[32'h2] & inst_valid[1]) begin
+                if (inst_slot_valid[1] & ~inst_free[1]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$1;
+                end
+            end
+            if (enable[32'h2] & inst_valid[2]) begin
+                if (inst_slot_valid[2] & ~inst_free[2]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$2;
+                end
+            end
+            if (enable[32'h2] & inst_valid[3]) begin
+                if (inst_slot_valid[3] & ~inst_free[3]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$3;
+                end
+            end
+            if (enable[32'h2] & inst_valid[4]) begin
+                if (inst_slot_valid[4] & ~inst_free[4]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$4;
+                end
+            end
+            if (enable[32'h2] & inst_valid[5]) begin
+                if (inst_slot_valid[5] & ~inst_free[5]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$5;
                 end
             end
         end
@@ -8171,9 +8328,46 @@ module cayman_tpb_top__ntf(
                     sem_arg$5 <= sem_index$5;
                 end
             end
+            if (enable[32'h2] & inst_valid[0]) begin
+                if (inst_slot_valid[0] & ~inst_free[0]) begin
+                end else begin
+                    inst_arg$0 <= inst_tag$0;
+                end
+            end
+            if (enable[32'h2] & inst_valid[1]) begin
+                if (inst_slot_valid[1] & ~inst_free[1]) begin
+                end else begin
+                    inst_arg$1 <= inst_tag$1;
+                end
+            end
+            if (enable[32'h2] & inst_valid[2]) begin
+                if (inst_slot_valid[2] & ~inst_free[2]) begin
+                end else begin
+                    inst_arg$2 <= inst_tag$2;
+                end
+            end
+            if (enable[32'h2] & inst_valid[3]) begin
+                if (inst_slot_valid[3] & ~inst_free[3]) begin
+                end else begin
+                    inst_arg$3 <= inst_tag$3;
+                end
+            end
+            if (enable[32'h2] & inst_valid[4]) begin
+                if (inst_slot_valid[4] & ~inst_free[4]) begin
+                end else begin
+                    inst_arg$4 <= inst_tag$4;
+                end
+            end
+            if (enable[32'h2] & inst_valid[5]) begin
+                if (inst_slot_valid[5] & ~inst_free[5]) begin
+                end else begin
+                    inst_arg$5 <= inst_tag$5;
+                end
+            end
         end
         fix_valid <= fix_next;
         sem_slot_valid <= sem_next;
+        inst_slot_valid <= inst_next;
         prev_err <= dma_err;
         prev_halted <= halted;
         dropped_q <= dropped_q + drops;
@@ -8196,12 +8390,19 @@ module cayman_tpb_top__ntf(
             bus_arg <= 32'h0;
             halt_arg <= 32'h0;
             dma_arg <= 32'h0;
+            inst_slot_valid <= 32'h0;
             sem_arg$0 <= 32'h0;
+            inst_arg$0 <= 32'h0;
             sem_arg$1 <= 32'h0;
+            inst_arg$1 <= 32'h0;
             sem_arg$2 <= 32'h0;
+            inst_arg$2 <= 32'h0;
             sem_arg$3 <= 32'h0;
+            inst_arg$3 <= 32'h0;
             sem_arg$4 <= 32'h0;
+            inst_arg$4 <= 32'h0;
             sem_arg$5 <= 32'h0;
+            inst_arg$5 <= 32'h0;
         end
     end
 
@@ -12757,6 +12958,8 @@ module cayman_tpb_top__nx(
     output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
+    output reg [31:0] inst_done_o,
+    output reg inst_done_pulse_o,
     output reg [31:0] engine_base_address_lo_o,
     output reg [31:0] engine_base_address_hi_o,
     output reg dma_ctrl_enable_o,
@@ -12792,6 +12995,8 @@ module cayman_tpb_top__nx(
     reg intr_ctrl_raise_q;
     reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
+    reg [31:0] inst_done_q;
+    reg inst_done_pulse_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
     reg dma_ctrl_enable_q;
@@ -12825,6 +13030,8 @@ module cayman_tpb_top__nx(
         intr_ctrl_raise_q = 1'h0;
         intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
+        inst_done_q = 32'h0;
+        inst_done_pulse_q = 1'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
         dma_ctrl_enable_q = 1'h0;
@@ -12899,6 +13106,14 @@ module cayman_tpb_top__nx(
 
     always @(*) begin
         intr_info_info_o = intr_info_info_q;
+    end
+
+    always @(*) begin
+        inst_done_o = inst_done_q;
+    end
+
+    always @(*) begin
+        inst_done_pulse_o = inst_done_pulse_q;
     end
 
     always @(*) begin
@@ -12981,6 +13196,7 @@ module cayman_tpb_top__nx(
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
+        inst_done_pulse_q <= 1'b0;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
         if (req_valid) begin
@@ -13050,6 +13266,12 @@ module cayman_tpb_top__nx(
                             intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
                         end else begin
                             rsp_rdata_q <= intr_info_info_q;
+                        end
+                    end
+                    32'h24: begin
+                        if (req_write) begin
+                            inst_done_q <= req_wdata;
+                            inst_done_pulse_q <= 1'b1;
                         end
                     end
                     32'h28: begin
@@ -13183,6 +13405,8 @@ module cayman_tpb_top__nx(
             intr_ctrl_raise_q <= 32'h0;
             intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
+            inst_done_q <= 32'h0;
+            inst_done_pulse_q <= 1'b0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;
             dma_ctrl_enable_q <= 32'h0;

@@ -27,6 +27,8 @@ module mariana_nx_regs(
     output reg intr_ctrl_raise_pulse_o,
     output reg [31:0] intr_info_info_o,
     input wire [31:0] intr_info_info_set_i,
+    output reg [31:0] inst_done_o,
+    output reg inst_done_pulse_o,
     output reg [31:0] engine_base_address_lo_o,
     output reg [31:0] engine_base_address_hi_o,
     output reg dma_ctrl_enable_o,
@@ -62,6 +64,8 @@ module mariana_nx_regs(
     reg intr_ctrl_raise_q;
     reg intr_ctrl_raise_pulse_q;
     reg [31:0] intr_info_info_q;
+    reg [31:0] inst_done_q;
+    reg inst_done_pulse_q;
     reg [31:0] engine_base_address_lo_q;
     reg [31:0] engine_base_address_hi_q;
     reg dma_ctrl_enable_q;
@@ -95,6 +99,8 @@ module mariana_nx_regs(
         intr_ctrl_raise_q = 1'h0;
         intr_ctrl_raise_pulse_q = 1'h0;
         intr_info_info_q = 32'h0;
+        inst_done_q = 32'h0;
+        inst_done_pulse_q = 1'h0;
         engine_base_address_lo_q = 32'h0;
         engine_base_address_hi_q = 32'h0;
         dma_ctrl_enable_q = 1'h0;
@@ -169,6 +175,14 @@ module mariana_nx_regs(
 
     always @(*) begin
         intr_info_info_o = intr_info_info_q;
+    end
+
+    always @(*) begin
+        inst_done_o = inst_done_q;
+    end
+
+    always @(*) begin
+        inst_done_pulse_o = inst_done_pulse_q;
     end
 
     always @(*) begin
@@ -251,6 +265,7 @@ module mariana_nx_regs(
         instr_halt_ctrl_halt_q <= instr_halt_ctrl_halt_q & ~instr_halt_ctrl_halt_clr_i;
         intr_ctrl_raise_pulse_q <= 1'b0;
         intr_info_info_q <= intr_info_info_q | intr_info_info_set_i;
+        inst_done_pulse_q <= 1'b0;
         dma_rx_ring_tail_inc_pulse_q <= 1'b0;
         dma_tx_ring_tail_inc_pulse_q <= 1'b0;
         if (req_valid) begin
@@ -320,6 +335,12 @@ module mariana_nx_regs(
                             intr_info_info_q <= (intr_info_info_q & ~req_wdata) | intr_info_info_set_i;
                         end else begin
                             rsp_rdata_q <= intr_info_info_q;
+                        end
+                    end
+                    32'h24: begin
+                        if (req_write) begin
+                            inst_done_q <= req_wdata;
+                            inst_done_pulse_q <= 1'b1;
                         end
                     end
                     32'h28: begin
@@ -453,6 +474,8 @@ module mariana_nx_regs(
             intr_ctrl_raise_q <= 32'h0;
             intr_ctrl_raise_pulse_q <= 1'b0;
             intr_info_info_q <= 32'h0;
+            inst_done_q <= 32'h0;
+            inst_done_pulse_q <= 1'b0;
             engine_base_address_lo_q <= 32'h0;
             engine_base_address_hi_q <= 32'h0;
             dma_ctrl_enable_q <= 32'h0;

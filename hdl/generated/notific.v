@@ -28,6 +28,13 @@ module notific(
     input wire [15:0] halted,
     input wire bus_err,
     input wire [31:0] bus_addr,
+    input wire [5:0] inst_valid,
+    input wire [31:0] inst_tag$0,
+    input wire [31:0] inst_tag$1,
+    input wire [31:0] inst_tag$2,
+    input wire [31:0] inst_tag$3,
+    input wire [31:0] inst_tag$4,
+    input wire [31:0] inst_tag$5,
     output reg [31:0] head,
     output reg [31:0] dropped,
     output reg overflow
@@ -52,6 +59,12 @@ module notific(
     localparam w0_of$7 = 32'h310;
     localparam w0_of$8 = 32'h410;
     localparam w0_of$9 = 32'h510;
+    localparam w0_of$10 = 32'h22;
+    localparam w0_of$11 = 32'h122;
+    localparam w0_of$12 = 32'h222;
+    localparam w0_of$13 = 32'h322;
+    localparam w0_of$14 = 32'h422;
+    localparam w0_of$15 = 32'h522;
 
     // Registers
     reg rsp_valid_q;
@@ -77,6 +90,13 @@ module notific(
     reg [7:0] sem_arg$3;
     reg [7:0] sem_arg$4;
     reg [7:0] sem_arg$5;
+    reg [5:0] inst_slot_valid;
+    reg [31:0] inst_arg$0;
+    reg [31:0] inst_arg$1;
+    reg [31:0] inst_arg$2;
+    reg [31:0] inst_arg$3;
+    reg [31:0] inst_arg$4;
+    reg [31:0] inst_arg$5;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_err_q = 1'h0;
@@ -101,6 +121,13 @@ module notific(
         sem_arg$3 = 8'h0;
         sem_arg$4 = 8'h0;
         sem_arg$5 = 8'h0;
+        inst_slot_valid = 6'h0;
+        inst_arg$0 = 32'h0;
+        inst_arg$1 = 32'h0;
+        inst_arg$2 = 32'h0;
+        inst_arg$3 = 32'h0;
+        inst_arg$4 = 32'h0;
+        inst_arg$5 = 32'h0;
     end
 
     // Memories (synchronous read, old data on a read-during-write)
@@ -114,6 +141,8 @@ module notific(
     reg [31:0] lane$3$read_data;
 
     // Combinational signals
+    reg [5:0] inst_free;
+    reg [5:0] inst_next;
     reg bus_ok;
     reg active;
     reg [31:0] next_head;
@@ -196,6 +225,7 @@ module notific(
         post = (active & (next_head != tail)) & ~reset;
         fix_free = 32'h0;
         sem_free = 32'h0;
+        inst_free = 32'h0;
         w0 = 32'h0;
         w1 = 32'h0;
         if (fix_valid[32'h0]) begin
@@ -238,12 +268,37 @@ module notific(
             sem_free = 32'h20;
             w0 = w0_of$9;
             w1 = (sem_arg$5 & 32'hffffffff);
+        end else if (inst_slot_valid[32'h0]) begin
+            inst_free = 32'h1;
+            w0 = w0_of$10;
+            w1 = inst_arg$0;
+        end else if (inst_slot_valid[32'h1]) begin
+            inst_free = 32'h2;
+            w0 = w0_of$11;
+            w1 = inst_arg$1;
+        end else if (inst_slot_valid[32'h2]) begin
+            inst_free = 32'h4;
+            w0 = w0_of$12;
+            w1 = inst_arg$2;
+        end else if (inst_slot_valid[32'h3]) begin
+            inst_free = 32'h8;
+            w0 = w0_of$13;
+            w1 = inst_arg$3;
+        end else if (inst_slot_valid[32'h4]) begin
+            inst_free = 32'h10;
+            w0 = w0_of$14;
+            w1 = inst_arg$4;
+        end else if (inst_slot_valid[32'h5]) begin
+            inst_free = 32'h20;
+            w0 = w0_of$15;
+            w1 = inst_arg$5;
         end else begin
             post = 1'b0;
         end
         if (~post) begin
             fix_free = 32'h0;
             sem_free = 32'h0;
+            inst_free = 32'h0;
         end
     end
 
@@ -342,6 +397,7 @@ module notific(
     always @(*) begin
         fix_next = fix_valid & ~fix_free;
         sem_next = sem_slot_valid & ~sem_free;
+        inst_next = inst_slot_valid & ~inst_free;
         drops = 32'h0;
         if (active) begin
             if (enable[32'h0] & (new_err != 32'h0)) begin
@@ -404,6 +460,48 @@ module notific(
                     drops = drops + 32'h1;
                 end else begin
                     sem_next = sem_next | eng_bit$5;
+                end
+            end
+            if (enable[32'h2] & inst_valid[0]) begin
+                if (inst_slot_valid[0] & ~inst_free[0]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$0;
+                end
+            end
+            if (enable[32'h2] & inst_valid[1]) begin
+                if (inst_slot_valid[1] & ~inst_free[1]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$1;
+                end
+            end
+            if (enable[32'h2] & inst_valid[2]) begin
+                if (inst_slot_valid[2] & ~inst_free[2]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$2;
+                end
+            end
+            if (enable[32'h2] & inst_valid[3]) begin
+                if (inst_slot_valid[3] & ~inst_free[3]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$3;
+                end
+            end
+            if (enable[32'h2] & inst_valid[4]) begin
+                if (inst_slot_valid[4] & ~inst_free[4]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$4;
+                end
+            end
+            if (enable[32'h2] & inst_valid[5]) begin
+                if (inst_slot_valid[5] & ~inst_free[5]) begin
+                    drops = drops + 32'h1;
+                end else begin
+                    inst_next = inst_next | eng_bit$5;
                 end
             end
         end
@@ -501,9 +599,46 @@ module notific(
                     sem_arg$5 <= sem_index$5;
                 end
             end
+            if (enable[32'h2] & inst_valid[0]) begin
+                if (inst_slot_valid[0] & ~inst_free[0]) begin
+                end else begin
+                    inst_arg$0 <= inst_tag$0;
+                end
+            end
+            if (enable[32'h2] & inst_valid[1]) begin
+                if (inst_slot_valid[1] & ~inst_free[1]) begin
+                end else begin
+                    inst_arg$1 <= inst_tag$1;
+                end
+            end
+            if (enable[32'h2] & inst_valid[2]) begin
+                if (inst_slot_valid[2] & ~inst_free[2]) begin
+                end else begin
+                    inst_arg$2 <= inst_tag$2;
+                end
+            end
+            if (enable[32'h2] & inst_valid[3]) begin
+                if (inst_slot_valid[3] & ~inst_free[3]) begin
+                end else begin
+                    inst_arg$3 <= inst_tag$3;
+                end
+            end
+            if (enable[32'h2] & inst_valid[4]) begin
+                if (inst_slot_valid[4] & ~inst_free[4]) begin
+                end else begin
+                    inst_arg$4 <= inst_tag$4;
+                end
+            end
+            if (enable[32'h2] & inst_valid[5]) begin
+                if (inst_slot_valid[5] & ~inst_free[5]) begin
+                end else begin
+                    inst_arg$5 <= inst_tag$5;
+                end
+            end
         end
         fix_valid <= fix_next;
         sem_slot_valid <= sem_next;
+        inst_slot_valid <= inst_next;
         prev_err <= dma_err;
         prev_halted <= halted;
         dropped_q <= dropped_q + drops;
@@ -526,12 +661,19 @@ module notific(
             bus_arg <= 32'h0;
             halt_arg <= 32'h0;
             dma_arg <= 32'h0;
+            inst_slot_valid <= 32'h0;
             sem_arg$0 <= 32'h0;
+            inst_arg$0 <= 32'h0;
             sem_arg$1 <= 32'h0;
+            inst_arg$1 <= 32'h0;
             sem_arg$2 <= 32'h0;
+            inst_arg$2 <= 32'h0;
             sem_arg$3 <= 32'h0;
+            inst_arg$3 <= 32'h0;
             sem_arg$4 <= 32'h0;
+            inst_arg$4 <= 32'h0;
             sem_arg$5 <= 32'h0;
+            inst_arg$5 <= 32'h0;
         end
     end
 

@@ -15,7 +15,8 @@
 //!   (bit 0 ERROR, bit 1 EVT_SEM, bit 2 INST), `tail`;
 //! - sources: `sem_valid[5:0]` + `sem_index[6]`, `dma_done` + `dma_index`,
 //!   `dma_err[2:0]` (the DMA's sticky error bits), `halted[15:0]` (NX engine
-//!   e at bit e, Q7 core n at bit 8 + n), `bus_err` + `bus_addr`;
+//!   e at bit e, Q7 core n at bit 8 + n), `bus_err` + `bus_addr`,
+//!   `inst_valid[5:0]` + `inst_tag[6]` (instruction completions);
 //! - status, to the TPB-level registers: `head`, `dropped`, `overflow` (a
 //!   one-cycle pulse for the sticky status bit).
 //!
@@ -57,6 +58,8 @@ pub struct Notific<const RW: usize> {
     pub halted: Signal<In, Bits<16>>,
     pub bus_err: Signal<In, Bit>,
     pub bus_addr: Signal<In, Bits<32>>,
+    pub inst_valid: Signal<In, Bits<6>>,
+    pub inst_tag: [Signal<In, Bits<32>>; 6],
     pub head: Signal<Out, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
     pub overflow: Signal<Out, Bit>,
@@ -83,6 +86,10 @@ pub struct Notific<const RW: usize> {
     halt_arg: DFF<Bits<16>>,
     dma_arg: DFF<Bits<8>>,
     sem_arg: [DFF<Bits<8>>; 6],
+    inst_slot_valid: DFF<Bits<6>>,
+    inst_arg: [DFF<Bits<32>>; 6],
+    inst_free: Signal<Local, Bits<6>>,
+    inst_next: Signal<Local, Bits<6>>,
     bus_ok: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     next_head: Signal<Local, Bits<32>>,
@@ -98,7 +105,7 @@ pub struct Notific<const RW: usize> {
     sem_next: Signal<Local, Bits<6>>,
     eng_bit: [Constant<Bits<6>>; 6],
     /// Word 0 (type and source) of each slot's records, from the golden model's constants.
-    w0_of: [Constant<Bits<32>>; 10],
+    w0_of: [Constant<Bits<32>>; 16],
 }
 }
 
@@ -117,6 +124,8 @@ impl<const RW: usize> Default for Notific<RW> {
             halted: Default::default(),
             bus_err: Default::default(),
             bus_addr: Default::default(),
+            inst_valid: Default::default(),
+            inst_tag: Default::default(),
             head: Default::default(),
             dropped: Default::default(),
             overflow: Default::default(),
@@ -141,6 +150,10 @@ impl<const RW: usize> Default for Notific<RW> {
             halt_arg: Default::default(),
             dma_arg: Default::default(),
             sem_arg: Default::default(),
+            inst_slot_valid: Default::default(),
+            inst_arg: Default::default(),
+            inst_free: Default::default(),
+            inst_next: Default::default(),
             bus_ok: Default::default(),
             active: Default::default(),
             next_head: Default::default(),
@@ -182,11 +195,14 @@ impl<const RW: usize> Logic for Notific<RW> {
             err_arg,
             bus_arg,
             halt_arg,
-            dma_arg
+            dma_arg,
+            inst_slot_valid
         );
         for e in 0..6 {
             self.sem_arg[e].clock.next = self.clock.val();
             self.sem_arg[e].d.next = self.sem_arg[e].q.val();
+            self.inst_arg[e].clock.next = self.clock.val();
+            self.inst_arg[e].d.next = self.inst_arg[e].q.val();
         }
         // ---- bus: read-only ring SRAM ----
         self.bus_ok.next = self.req_valid.val()
@@ -222,6 +238,7 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.post.next = self.active.val() & (self.next_head.val() != self.tail.val()) & !self.reset.val();
         self.fix_free.next = 0.into();
         self.sem_free.next = 0.into();
+        self.inst_free.next = 0.into();
         self.w0.next = 0.into();
         self.w1.next = 0.into();
         if self.fix_valid.q.val().get_bit(0) {
@@ -264,12 +281,37 @@ impl<const RW: usize> Logic for Notific<RW> {
             self.sem_free.next = 32.into();
             self.w0.next = self.w0_of[9].val();
             self.w1.next = bit_cast::<32, 8>(self.sem_arg[5].q.val());
+        } else if self.inst_slot_valid.q.val().get_bit(0) {
+            self.inst_free.next = 1.into();
+            self.w0.next = self.w0_of[10].val();
+            self.w1.next = self.inst_arg[0].q.val();
+        } else if self.inst_slot_valid.q.val().get_bit(1) {
+            self.inst_free.next = 2.into();
+            self.w0.next = self.w0_of[11].val();
+            self.w1.next = self.inst_arg[1].q.val();
+        } else if self.inst_slot_valid.q.val().get_bit(2) {
+            self.inst_free.next = 4.into();
+            self.w0.next = self.w0_of[12].val();
+            self.w1.next = self.inst_arg[2].q.val();
+        } else if self.inst_slot_valid.q.val().get_bit(3) {
+            self.inst_free.next = 8.into();
+            self.w0.next = self.w0_of[13].val();
+            self.w1.next = self.inst_arg[3].q.val();
+        } else if self.inst_slot_valid.q.val().get_bit(4) {
+            self.inst_free.next = 16.into();
+            self.w0.next = self.w0_of[14].val();
+            self.w1.next = self.inst_arg[4].q.val();
+        } else if self.inst_slot_valid.q.val().get_bit(5) {
+            self.inst_free.next = 32.into();
+            self.w0.next = self.w0_of[15].val();
+            self.w1.next = self.inst_arg[5].q.val();
         } else {
             self.post.next = false;
         }
         if !self.post.val() {
             self.fix_free.next = 0.into();
             self.sem_free.next = 0.into();
+            self.inst_free.next = 0.into();
         }
         for k in 0..4 {
             self.lane[k].clock.next = self.clock.val();
@@ -294,6 +336,7 @@ impl<const RW: usize> Logic for Notific<RW> {
         // from the previous pass, so the slots' next state lives in locals)
         self.fix_next.next = self.fix_valid.q.val() & !self.fix_free.val();
         self.sem_next.next = self.sem_slot_valid.q.val() & !self.sem_free.val();
+        self.inst_next.next = self.inst_slot_valid.q.val() & !self.inst_free.val();
         self.new_err.next = self.dma_err.val() & !self.prev_err.q.val();
         self.new_halt.next = self.halted.val() & !self.prev_halted.q.val();
         self.drops.next = 0.into();
@@ -342,9 +385,20 @@ impl<const RW: usize> Logic for Notific<RW> {
                     }
                 }
             }
+            for e in 0..6 {
+                if self.enable.val().get_bit(2) & self.inst_valid.val().get_bit(e) {
+                    if self.inst_slot_valid.q.val().get_bit(e) & !self.inst_free.val().get_bit(e) {
+                        self.drops.next = self.drops.val() + 1;
+                    } else {
+                        self.inst_next.next = self.inst_next.val() | self.eng_bit[e].val();
+                        self.inst_arg[e].d.next = self.inst_tag[e].val();
+                    }
+                }
+            }
         }
         self.fix_valid.d.next = self.fix_next.val();
         self.sem_slot_valid.d.next = self.sem_next.val();
+        self.inst_slot_valid.d.next = self.inst_next.val();
         self.prev_err.d.next = self.dma_err.val();
         self.prev_halted.d.next = self.halted.val();
         self.dropped_q.d.next = self.dropped_q.q.val() + self.drops.val();
@@ -370,8 +424,10 @@ impl<const RW: usize> Logic for Notific<RW> {
             self.bus_arg.d.next = 0.into();
             self.halt_arg.d.next = 0.into();
             self.dma_arg.d.next = 0.into();
+            self.inst_slot_valid.d.next = 0.into();
             for e in 0..6 {
                 self.sem_arg[e].d.next = 0.into();
+                self.inst_arg[e].d.next = 0.into();
             }
         }
     }

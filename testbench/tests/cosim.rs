@@ -228,60 +228,26 @@ fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
     }
 }
 
-/// Address translation (DIGEST §2.7/§2.8): the HAL programs POOL's window 0
-/// for the SEQ, window 1 for Q7 core 0 (both onto the TOP_SP's INC window)
-/// and the SEQ's mem_window2; plain stores in the translated aperture then
-/// increment TOP_SP semaphores. Window 0 sits inside mem_window2's
-/// aperture and wins over it; the other Q7 cores' stores match no window
-/// of theirs and fault, and so does the SEQ's store where no window is.
+/// Address translation (DIGEST §2.7/§2.8), the `windows` scenario on every
+/// generation: 3 SEQ stores through window 0, one through mem_window2, one
+/// per Q7 core, each a lookup at the top's `xlat_*` port (12 in all); Q7
+/// core 7 has no window and faults (the scenario checks each).
 #[test]
 fn cores_reach_the_soc_through_the_translation_windows() {
-    use tpb_cosim::firmware::{self, Consts};
-    use tpb_cosim::sched::XLAT_APERTURE;
     use tpb_models::hal::windows::{Requester, Window};
-    use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
-    use tpb_models::regmap::{Engine, WindowOp};
-    use tpb_models::xtensa::config::sr;
-    let seq_src = "main:\n const16 a4, W0_HI\n const16 a4, W0_LO\n movi a5, 1\n s32i a5, a4, 12\n s32i a5, a4, 12\n memw\n\
-                   const16 a6, MW2_HI\n const16 a6, MW2_LO\n s32i a5, a6, 0x20\n memw\n\
-                   const16 a6, NONE_HI\n const16 a6, NONE_LO\n s32i a5, a6, 0\n halt 0\n";
-    let q7_src = ".org 0\n j main\n .org RESET_JUMP\nmain:\n const16 a4, W1_HI\n const16 a4, W1_LO\n movi a5, 1\n s32i a5, a4, 0\n memw\n halt 0\n";
+    use tpb_models::hal::Hal;
+    let f = file("windows");
+    let cfg = f.windows.as_ref().unwrap();
     for arch in ALL {
         let mut c = Cosim::new(arch).unwrap();
-        let map = c.map().clone();
-        let hal = Hal::with_map(map.clone());
-        let inc = |k: u32| hal.get_trigger_addr(0, k).unwrap();
-        let (w0, w1, none) = (XLAT_APERTURE + 0x1000, XLAT_APERTURE + 0x2000, XLAT_APERTURE + 0x80_0000 + 0x100_0000);
-        let mut k = Consts::default();
-        k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap() as u32).set("W0", w0).set("W1", w1).set("MW2", XLAT_APERTURE).set("NONE", none);
-        k.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap() as u32);
-        let seq = firmware::build_nx("seq.S", seq_src, &k).unwrap();
-        let q7 = firmware::build("q7.S", q7_src, &k).unwrap();
-        // The windows before the cores run.
-        hal.set_window(&mut c, 0, Some(Window { requester: Requester::Nx, src: w0.into(), size: 0x1000, dst: inc(0) })).unwrap();
-        hal.set_window(&mut c, 1, Some(Window { requester: Requester::Q7(0), src: w1.into(), size: 0x1000, dst: inc(16) })).unwrap();
-        hal.set_mem_window2(&mut c, inc(0)).unwrap();
-        hal.stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None).unwrap();
-        if arch == Arch::Sunda {
-            // SUNDA's host does not release the Q7 cores (its SEQ does): this test's host does.
-            let rel = firmware::Addrs::new(&map, "t").reg(Engine::Pool, "q7", "release_run_stall").unwrap();
-            c.write32(rel.into(), 0).unwrap();
-        }
-        // A fault leaves EXCVADDR at the address (the vectors hold no handler: the core then spins in them).
-        let seq_done = c.run_until(20_000, |c| c.core(CoreId::Seq).core.sreg(sr::EXCVADDR) != 0 || c.core(CoreId::Seq).core.halted());
-        let q7_done = c.run_until(20_000, |c| c.q7().iter().all(|q| q.core.halted() || q.core.sreg(sr::EXCVADDR) != 0));
-        let st: Vec<_> = c.q7().iter().map(|q| (q.core.pc, q.core.halted(), q.core.sreg(sr::EXCVADDR))).collect();
-        assert!(seq_done && q7_done, "{arch:?}: SEQ {seq_done} at {:#x}, Q7 (pc, halted, exccause) {st:x?}", c.core(CoreId::Seq).core.pc);
-        let sem = |c: &mut Cosim, k: u32| c.read32(firmware::Addrs::new(&map, "t").sem(Engine::TopSp, WindowOp::Read, k).unwrap().into()).unwrap();
-        assert_eq!(sem(&mut c, 3), 2, "{arch:?}: the SEQ's two stores through window 0 (window 0 wins over mem_window2)");
-        assert_eq!(sem(&mut c, 8), 1, "{arch:?}: the SEQ's store through mem_window2 (+0x20)");
-        assert_eq!(sem(&mut c, 16), 1, "{arch:?}: Q7 core 0's store through window 1, and only its");
-        let s = &c.core(CoreId::Seq).core;
-        assert_eq!(s.sreg(sr::EXCVADDR), none, "{arch:?}: the SEQ's store where no window is faults");
-        for (n, q) in c.q7().iter().enumerate() {
-            assert_eq!(q.core.sreg(sr::EXCVADDR), if n == 0 { 0 } else { w1 }, "{arch:?}: Q7 core {n} (window 1 is core 0's)");
-        }
+        let r = scenario::windows(&mut c, cfg, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(r.get("xlat_lookups"), 12, "{arch:?}");
+        assert_eq!(r.checks.len(), 13, "{arch:?}: {:?}", r.checks);
     }
+    // Too few cycles: the run fails its first check, saying when.
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let e = scenario::windows(&mut c, cfg, 30).unwrap_err().to_string();
+    assert!(e.starts_with("check failed at cycle"), "{e}");
     // A bad window is refused before anything is written.
     let mut c = Cosim::new(Arch::Cayman).unwrap();
     let hal = Hal::with_map(c.map().clone());
@@ -533,7 +499,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch"] {
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -613,7 +579,7 @@ fn readme_diagrams_are_fresh() {
     let dir = root.join("target/cosim-readme");
     let _ = std::fs::remove_dir_all(&dir);
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman")];
+    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman"), ("windows", "cayman")];
     for (s, arch) in runs {
         let vcd = dir.join(format!("{s}.{arch}.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
@@ -629,6 +595,7 @@ fn readme_diagrams_are_fresh() {
         ("interrupt", "cayman", "interrupt"),
         ("q7-kernels", "sunda", "q7_core0"),
         ("dispatch", "cayman", "dispatch"),
+        ("windows", "cayman", "xlat"),
     ];
     for (s, arch, g) in diagrams {
         let name = format!("{s}.{arch}.{g}.svg");

@@ -41,6 +41,10 @@ impl Sim {
         u.halted.next = u64::from(i.halted).into();
         u.bus_err.next = i.bus_err;
         u.bus_addr.next = u64::from(i.bus_addr).into();
+        u.inst_valid.next = u64::from(i.inst_valid).into();
+        for e in 0..6 {
+            u.inst_tag[e].next = u64::from(i.inst_tag[e]).into();
+        }
         assert!(simulate(u, 1000));
     }
     fn tick(&mut self) {
@@ -85,6 +89,10 @@ fn random_inputs(rng: &mut SmallRng, prev: &Inputs, head: u32) -> Inputs {
     }
     i.bus_err = rng.gen_bool(0.05);
     i.bus_addr = rng.gen();
+    i.inst_valid = if rng.gen_bool(0.2) { rng.gen::<u8>() & 0x3f } else { 0 };
+    for e in 0..6 {
+        i.inst_tag[e] = rng.gen();
+    }
     i
 }
 

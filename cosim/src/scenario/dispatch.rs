@@ -110,8 +110,12 @@ pub fn dispatch(c: &mut Cosim, cfg: &DispatchCfg, limit: u64) -> Result<Report, 
             hal.start_nx(c, Engine::Pool, 0)?;
             r.events.push((c.stats.cycles, format!("host restarts the SEQ: {}", mode.name())));
         }
-        run_stream(c, cfg, mode, dram, limit, &mut r)?;
+        let done = run_stream(c, cfg, mode, dram, limit, &mut r)?;
         check_record(c, cfg, mode, dram, &mut r)?;
+        // Every instruction reported its completion, in order, with its tag.
+        let want: Vec<u32> = cfg.stream.iter().enumerate().map(|(i, [op, func])| (i as u32) << 16 | u32::from(*func) << 8 | u32::from(*op)).collect();
+        let first = done.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(done.len().min(want.len()));
+        r.check(c.stats.cycles, done == want, format!("{}: {} INST notifications (POOL, inst_done) in stream order with their tags; expected {}, first difference at {first}", mode.name(), done.len(), want.len()))?;
         let info = c.read32(intr_info)?;
         let misses = cfg.stream.iter().filter(|[o, f]| expect(BootMode::HwDecode, &cfg.handlers, *o, *f).1 != P::Hw).count();
         match mode {
@@ -129,8 +133,21 @@ pub fn dispatch(c: &mut Cosim, cfg: &DispatchCfg, limit: u64) -> Result<Report, 
 }
 
 /// The host feeds the stream through the ring (refilling as the firmware
-/// consumes) and waits until the firmware has taken it all.
-fn run_stream(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64, limit: u64, r: &mut Report) -> Result<(), ScenarioError> {
+/// consumes) and waits until the firmware has taken it all; meanwhile it
+/// reads the notification ring. Returns the tags of the SEQ's instruction
+/// completions (INST records), in order.
+fn run_stream(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64, limit: u64, r: &mut Report) -> Result<Vec<u32>, ScenarioError> {
+    let hal = Hal::with_map(c.map().clone());
+    let (mut done, mut dropped) = (Vec::new(), 0);
+    let mut read = |c: &mut Cosim| -> Result<(), ScenarioError> {
+        let b = hal.read_notifications(c)?;
+        dropped += b.dropped + u32::from(b.overflow);
+        done.extend(b.notifications.iter().filter_map(|n| match n.event {
+            tpb_models::hal::notify::Event::InstDone { engine: Engine::Pool, tag } => Some(tag),
+            _ => None,
+        }));
+        Ok(())
+    };
     let n = cfg.stream.len() as u32;
     let (mut head, mut tail) = (0u32, 0u32);
     let end = c.stats.cycles + limit;
@@ -164,9 +181,13 @@ fn run_stream(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64, limit
         }
         c.run(16);
         head = c.read32(dram + u64::from(d::HEAD))?;
+        read(c)?;
     }
     r.events.push((c.stats.cycles, format!("{}: the SEQ took all {n}", mode.name())));
-    Ok(())
+    c.run(16);
+    read(c)?;
+    r.check(c.stats.cycles, dropped == 0, format!("{}: no notification dropped ({dropped})", mode.name()))?;
+    Ok(done)
 }
 
 /// The record of `mode`'s run in the SEQ's DRAM at `dram` against the reference:

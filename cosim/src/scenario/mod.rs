@@ -10,6 +10,7 @@
 //! | `interrupt` | all | stpb_init with `nx_intr.S` and `q7_intr.S`: the cores set INTENABLE and drop to user mode; the host enables the Q7 cores' intr_ctrl; then raises the SEQ's interrupt (intr_ctrl.raise), sets a POOL semaphore (the SEQ and every Q7 core), rings a DMA descriptor whose completion address is outside the INC window, and raises the chosen Q7 cores; each handler (the user vector) reads, clears and logs intr_info and returns with RFE | each interrupt taken once with the right intr_info bit (host 8, EVT_SEM 4, DMA error 1), the SEQ halted after three, the chosen Q7 cores after two, the others still waiting, the SEQ's loop running between interrupts |
 //! | `q7-kernels` | SUNDA | bring-up with `q7_kernels.S` as the Q7 image and a DRAM image holding a request list and the 18-record kernel_info_table (DIGEST §9) at its data-window VA; each core's dispatch wrapper linear-scans the table per request and calls the kernel at funcVA (code-window VA); the SEQ releases the cores | the shell fits SUNDA's flat Q7 IRAM, every core's record per request in order (0xff for an opcode with no record), each kernel's call count, the misses, the done marker |
 //! | `dispatch` | all | stpb_init with `nx_dispatch.S` as the SEQ firmware (its front end per generation) and its DRAM image (boot flag, software tables); CAYMAN/MARIANA: the HAL programs the CAM with the handlers marked `cam`. The host feeds the stream through the SEQ's instruction queue (a DRAM ring, refilled as the SEQ consumes); CAYMAN/MARIANA run it three times, the SEQ halted and restarted from reset with the next boot flag: HW-decode with software fallback, HW-decode with the miss interrupt, Sunda-mode; SUNDA once (base subtraction, segment tables, leaves) | every instruction's handler and path in order against the reference ([`dispatch::expect`]), each handler's count and operand sum (the unknown's too), the miss interrupts taken, intr_info's CAM-miss bit (set by misses without an interrupt in the fallback mode, cleared by the handler in the interrupt mode) |
+//! | `windows` | all | the HAL programs POOL's address-translation windows (window 0 for the SEQ, 1..7 for Q7 cores 0..6, all onto TOP_SP INC semaphores) and mem_window2; the SEQ (`nx_windows.S`) stores through window 0 and mem_window2, every Q7 core (`q7_windows.S`) stores once to the same address | each target semaphore's count (each Q7 core's store on its own semaphore), the first translated store on BAR0, Q7 core 7's store faulting (no window of its own), the SEQ without a fault |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -35,6 +36,7 @@ mod interrupt;
 mod mesh;
 mod notify;
 mod q7_kernels;
+mod windows;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use dispatch::dispatch;
@@ -43,6 +45,7 @@ pub use halt_start::halt_start;
 pub use interrupt::interrupt;
 pub use notify::notify;
 pub use q7_kernels::q7_kernels;
+pub use windows::windows;
 pub use mesh::{die_path, mesh, mesh_tape};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
@@ -74,6 +77,8 @@ pub struct ScenarioFile {
     pub q7_kernels: Option<Q7KernelsCfg>,
     #[serde(default)]
     pub dispatch: Option<DispatchCfg>,
+    #[serde(default)]
+    pub windows: Option<WindowsCfg>,
 }
 
 fn default_n() -> u32 {
@@ -93,6 +98,7 @@ pub enum Kind {
     Interrupt,
     Q7Kernels,
     Dispatch,
+    Windows,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -149,6 +155,16 @@ pub struct DispatchCfg {
     pub stream: Vec<[u8; 2]>,
 }
 
+/// `[windows]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowsCfg {
+    /// The first of the 9 TOP_SP semaphores the windows target (at most 247).
+    pub sem: u32,
+    /// Stores the SEQ makes through window 0 (1..=255).
+    pub stores: u32,
+}
+
 /// `[interrupt]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -186,6 +202,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("interrupt.toml", include_str!("../../scenarios/interrupt.toml")),
     ("q7-kernels.toml", include_str!("../../scenarios/q7-kernels.toml")),
     ("dispatch.toml", include_str!("../../scenarios/dispatch.toml")),
+    ("windows.toml", include_str!("../../scenarios/windows.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -351,6 +368,19 @@ impl Scenario for DispatchCfg {
     }
 }
 
+impl Scenario for WindowsCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        windows(c, self, limit)
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = r.events.iter().find(|e| e.1.starts_with("SEQ store through window 0")).map(|e| e.0)?;
+        Some((at.saturating_sub(16), at + 24, vec!["xlat", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("xlat", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
 impl Scenario for MeshCfg {
     fn single_system(&self) -> bool {
         false
@@ -383,6 +413,7 @@ impl ScenarioFile {
             Kind::Interrupt => Box::new(self.interrupt.clone().ok_or_else(|| missing("interrupt"))?),
             Kind::Q7Kernels => Box::new(self.q7_kernels.clone().ok_or_else(|| missing("q7_kernels"))?),
             Kind::Dispatch => Box::new(self.dispatch.clone().ok_or_else(|| missing("dispatch"))?),
+            Kind::Windows => Box::new(self.windows.clone().ok_or_else(|| missing("windows"))?),
         })
     }
 
@@ -415,6 +446,12 @@ impl ScenarioFile {
             Kind::Interrupt => need(f.interrupt.is_some(), "interrupt")?,
             Kind::Q7Kernels => need(f.q7_kernels.is_some(), "q7_kernels")?,
             Kind::Dispatch => need(f.dispatch.is_some(), "dispatch")?,
+            Kind::Windows => need(f.windows.is_some(), "windows")?,
+        }
+        if let Some(w) = &f.windows {
+            if w.sem > 247 || !(1..=255).contains(&w.stores) {
+                return Err(ScenarioError::File(format!("{path}: [windows] sem = {} (0..=247: it uses 9 semaphores), stores = {} (1..=255)", w.sem, w.stores)));
+            }
         }
         if let Some(d) = &f.dispatch {
             let max = firmware::dispatch::LOG_ENTRIES as usize;

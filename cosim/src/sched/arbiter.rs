@@ -140,6 +140,7 @@ impl Cosim {
             pins.xlat = Some((who, addr));
             s.bus.pending = Some(Pending { accepted: true, ..p });
             self.xlat_wait = Some(i);
+            self.stats.xlat += 1;
             return;
         }
     }

@@ -200,6 +200,8 @@ pub struct Stats {
     pub doorbells: u64,
     /// Core restarts by a start_ctrl write (`nx_start` / `q7_start`).
     pub starts: u64,
+    /// Address translations the cores looked up (the top's `xlat_*` port).
+    pub xlat: u64,
 }
 
 /// Why a co-simulation cannot start.

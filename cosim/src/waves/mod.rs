@@ -90,6 +90,11 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             title: "Interrupts: intr_ctrl/intr_info to the cores' lines",
             signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_irq", "q7_irq", "probe_seq_state", "probe_seq_pc", "probe_seq_insn", "probe_q7_0_state", "probe_q7_0_pc"]),
         },
+        Group {
+            name: "xlat",
+            title: "Address translation: a core's lookup and its SoC access",
+            signals: s(&["xlat_valid", "xlat_who", "xlat_addr", "xlat_rsp_valid", "xlat_hit", "xlat_dst_hi", "xlat_dst_lo", "req_valid", "req_write", "req_addr", "req_wdata", "probe_seq_pc", "probe_seq_insn"]),
+        },
         Group { name: "dispatch", title: "SEQ dispatch: the HW-decode port and the SEQ", signals: dispatch },
         Group {
             name: "notify",
@@ -120,7 +125,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
 pub enum WavesError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
-    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, notify, cores)")]
+    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, xlat, notify, cores)")]
     NoGroup(String),
     #[error("{path}: no signal TOP.{name}")]
     NoSignal { path: String, name: String },

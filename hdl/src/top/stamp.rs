@@ -102,6 +102,8 @@ macro_rules! tpb_top {
             /// The last request's address: the argument of a BAR0-error notification.
             err_addr_q: DFF<Bits<32>>,
             nx_held: Signal<Local, Bits<6>>,
+            /// Engines whose inst_done was written this cycle.
+            inst_l: Signal<Local, Bits<6>>,
             /// Interrupt sources of each engine this cycle (intr_info bits to set).
             irq_set: [Signal<Local, Bits<32>>; 6],
             nx_irq_l: Signal<Local, Bits<6>>,
@@ -260,6 +262,7 @@ macro_rules! tpb_top {
                     ntf_mask: c32($lay.notific.mask()),
                     err_addr_q: Default::default(),
                     nx_held: Default::default(),
+                    inst_l: Default::default(),
                     irq_set: Default::default(),
                     nx_irq_l: Default::default(),
                     pool_sem_irq: Default::default(),
@@ -336,6 +339,7 @@ macro_rules! tpb_top {
                 $s.nx_go.next = 0.into();
                 $s.nx_go_addr.next = 0.into();
                 $s.nx_held.next = 0.into();
+                $s.inst_l.next = 0.into();
                 $s.nx_irq_l.next = 0.into();
                 $s.pool_sem_irq.next = 0.into();
                 // A SEQ DMA error bit newly set (the DMA's error register is sticky).
@@ -437,6 +441,10 @@ macro_rules! tpb_top {
                         $s.nx_held.next = $s.nx_held.val() | $s.eng_bit[i].val();
                     }
                     $s.ntf.sem_index[i].next = $s.sem[i].notif_index.val();
+                    $s.ntf.inst_tag[i].next = $s.nx[i].inst_done_o.val();
+                    if $s.nx[i].inst_done_pulse_o.val() {
+                        $s.inst_l.next = $s.inst_l.val() | $s.eng_bit[i].val();
+                    }
                     if ($s.nx[i].release_run_stall_stall_o.val() | $s.nx[i].instr_halt_ctrl_halt_o.val()) == 1 {
                         $s.nx_stall.next = $s.nx_stall.val() | $s.eng_bit[i].val();
                     }
@@ -678,6 +686,7 @@ macro_rules! tpb_top {
                 $s.ntf.enable.next = bit_cast::<3, 1>($s.tpb.notific_enable_error_o.val()) | (bit_cast::<3, 1>($s.tpb.notific_enable_evt_sem_o.val()) << 1) | (bit_cast::<3, 1>($s.tpb.notific_enable_inst_o.val()) << 2);
                 $s.ntf.tail.next = $s.tpb.notific_tail_o.val();
                 $s.ntf.sem_valid.next = $s.notif.val();
+                $s.ntf.inst_valid.next = $s.inst_l.val();
                 $s.ntf.dma_index.next = $s.dma.db_index.val();
                 $s.ntf.dma_err.next = $s.dma.errors.val();
                 $s.ntf.halted.next = (bit_cast::<16, 8>($s.q7_halted.val()) << 8) | bit_cast::<16, 6>($s.nx_held.val());

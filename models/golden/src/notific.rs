@@ -19,7 +19,9 @@
 //!   DMA error bits newly set (ERROR, merged), a BAR0 error response (ERROR),
 //!   cores newly halted (INST, merged into one mask: NX engine `e` at bit
 //!   `e`, Q7 core `n` at bit `8 + n`), a DMA completion doorbell (INST, its
-//!   semaphore index), a semaphore change of engine 0..5 (EVT_SEM, its index).
+//!   semaphore index), a semaphore change of engine 0..5 (EVT_SEM, its index),
+//!   an instruction completion of engine 0..5 (INST: its firmware wrote the
+//!   tag to the NX bundle's `inst_done`; the argument is the tag).
 //!   One record is posted per cycle. Each source has one slot: an event that
 //!   finds its slot taken (and not freed by this cycle's post) is dropped,
 //!   counted in `notific_dropped` and flagged by the sticky
@@ -38,12 +40,13 @@ pub const T_BUS_ERROR: u32 = 0x02;
 pub const T_SEM: u32 = 0x10;
 pub const T_HALT: u32 = 0x20;
 pub const T_DMA_DONE: u32 = 0x21;
+pub const T_INST_DONE: u32 = 0x22;
 /// Source field for a record that names no engine.
 pub const NO_SOURCE: u32 = 0xff;
 /// The POOL engine (the SEQ DMA's owner) as a record source.
 pub const POOL_SOURCE: u32 = 2;
 /// Slots, in posting priority.
-pub const SLOTS: usize = 10;
+pub const SLOTS: usize = 16;
 
 /// The unit's inputs during a cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,6 +72,9 @@ pub struct Inputs {
     /// A BAR0 error response this cycle and the address of its request.
     pub bus_err: bool,
     pub bus_addr: u32,
+    /// Each engine's instruction completion (`inst_done` written) and its tag.
+    pub inst_valid: u8,
+    pub inst_tag: [u32; 6],
 }
 
 /// Outputs during a cycle.
@@ -103,7 +109,8 @@ pub fn slot_kind(k: usize) -> (u32, u32) {
         1 => (T_BUS_ERROR, NO_SOURCE),
         2 => (T_HALT, NO_SOURCE),
         3 => (T_DMA_DONE, POOL_SOURCE),
-        e => (T_SEM, (e - 4) as u32),
+        e @ 4..=9 => (T_SEM, (e - 4) as u32),
+        e => (T_INST_DONE, (e - 10) as u32),
     }
 }
 
@@ -188,6 +195,9 @@ impl NotificModel {
             for e in 0..6 {
                 take(4 + e, inp.sem_index[e].into(), inp.en_sem && inp.sem_valid >> e & 1 == 1, &mut self.slots);
             }
+            for e in 0..6 {
+                take(10 + e, inp.inst_tag[e], inp.en_inst && inp.inst_valid >> e & 1 == 1, &mut self.slots);
+            }
         }
         self.prev_dma_err = inp.dma_err & 7;
         self.prev_halted = inp.halted;
@@ -222,6 +232,31 @@ mod tests {
         assert_eq!(m.record(0).unwrap()[..2], [T_DMA_DONE | POOL_SOURCE << 8, 9]);
         assert_eq!(m.record(1).unwrap()[..2], [T_SEM | 1 << 8 | 1 << 16, 7]);
         assert_eq!(m.record(1).unwrap()[3], 2, "the cycle counter");
+    }
+
+    #[test]
+    fn instruction_completions_post_after_the_semaphores_with_their_tags() {
+        let mut m = NotificModel::new(8);
+        m.step(true, None, &Inputs::default());
+        let mut i = on();
+        i.inst_valid = 0b10_0100;
+        i.inst_tag[2] = 0x0003_0041;
+        i.inst_tag[5] = 7;
+        i.sem_valid = 1;
+        m.step(false, None, &i);
+        for _ in 0..3 {
+            m.step(false, None, &on());
+        }
+        assert_eq!(m.outputs().head, 3);
+        assert_eq!(m.record(0).unwrap()[0] & 0xff, T_SEM);
+        assert_eq!(m.record(1).unwrap()[..2], [T_INST_DONE | 2 << 8 | 1 << 16, 0x0003_0041]);
+        assert_eq!(m.record(2).unwrap()[..2], [T_INST_DONE | 5 << 8 | 2 << 16, 7]);
+        // INST off: not captured.
+        let mut i = Inputs { en_inst: false, ..on() };
+        i.inst_valid = 1;
+        m.step(false, None, &i);
+        m.step(false, None, &on());
+        assert_eq!(m.outputs().head, 3);
     }
 
     #[test]

@@ -336,6 +336,11 @@ impl TopModel {
             let s = self.sem[e].outputs();
             i.sem_valid |= u8::from(s.notif_valid) << e;
             i.sem_index[e] = s.notif_index;
+            let nx = &self.nx[e];
+            if Self::out(nx, "inst_done_pulse_o") != 0 {
+                i.inst_valid |= 1 << e;
+                i.inst_tag[e] = Self::out(nx, "inst_done_o") as u32;
+            }
             let halt = (u64::from(pins.nx_halted >> e & 1) | Self::out(&self.nx[e], "instr_halt_ctrl_halt_o")) & 1;
             i.halted |= (halt as u16) << e;
         }

@@ -11,7 +11,7 @@
 use crate::arch::ArchCtx;
 use crate::error::{HalError, Result};
 use crate::mmio::Mmio;
-use tpb_golden::notific::{NO_SOURCE, POOL_SOURCE, RECORD_BYTES, T_BUS_ERROR, T_DMA_DONE, T_DMA_ERROR, T_HALT, T_SEM};
+use tpb_golden::notific::{NO_SOURCE, POOL_SOURCE, RECORD_BYTES, T_BUS_ERROR, T_DMA_DONE, T_DMA_ERROR, T_HALT, T_INST_DONE, T_SEM};
 use tpb_regmap::layout::ENGINES;
 use tpb_regmap::Engine;
 
@@ -20,6 +20,9 @@ use tpb_regmap::Engine;
 pub enum Event {
     /// EVT_SEM class: semaphore `index` of `engine` changed.
     SemChanged { engine: Engine, index: u8 },
+    /// INST class: `engine`'s firmware finished the instruction it tagged `tag`
+    /// (it wrote the tag to its NX bundle's `inst_done`).
+    InstDone { engine: Engine, tag: u32 },
     /// INST class: a SEQ DMA descriptor completed into TOP_SP semaphore `sem`.
     DmaDone { sem: u8 },
     /// INST class: cores halted (NX engine `e` at bit `e` of `nx`, Q7 core `n` at bit `n` of `q7`).
@@ -58,10 +61,11 @@ pub fn decode(i: u32, w: [u32; 4]) -> Result<Notification> {
     let event = match (ty, src) {
         (T_SEM, e) if (e as usize) < ENGINES.len() => Event::SemChanged { engine: ENGINES[e as usize], index: w[1] as u8 },
         (T_DMA_DONE, POOL_SOURCE) => Event::DmaDone { sem: w[1] as u8 },
+        (T_INST_DONE, e) if (e as usize) < ENGINES.len() => Event::InstDone { engine: ENGINES[e as usize], tag: w[1] },
         (T_HALT, NO_SOURCE) => Event::Halted { nx: (w[1] & 0x3f) as u8, q7: (w[1] >> 8) as u8 },
         (T_DMA_ERROR, POOL_SOURCE) => Event::DmaError { bits: (w[1] & 7) as u8 },
         (T_BUS_ERROR, NO_SOURCE) => Event::BusError { addr: w[1] },
-        (T_SEM | T_DMA_DONE | T_HALT | T_DMA_ERROR | T_BUS_ERROR, s) => return Err(bad(format!("type {ty:#04x} with source {s:#04x}"))),
+        (T_SEM | T_INST_DONE | T_DMA_DONE | T_HALT | T_DMA_ERROR | T_BUS_ERROR, s) => return Err(bad(format!("type {ty:#04x} with source {s:#04x}"))),
         _ => return Err(bad(format!("unknown type {ty:#04x}"))),
     };
     Ok(Notification { seq: (w[0] >> 16) as u16, cycle: w[3], dropped_before: w[2], event })
@@ -118,6 +122,8 @@ mod tests {
         assert_eq!(n, Notification { seq: 7, cycle: 900, dropped_before: 2, event: Event::SemChanged { engine: Engine::TopSp, index: 104 } });
         assert_eq!(decode(0, [T_HALT | NO_SOURCE << 8, 1 << 2 | 0x05 << 8, 0, 0]).unwrap().event, Event::Halted { nx: 1 << 2, q7: 0x05 });
         assert_eq!(decode(0, [T_BUS_ERROR | NO_SOURCE << 8, 0xdead_0000, 0, 0]).unwrap().event, Event::BusError { addr: 0xdead_0000 });
+        assert_eq!(decode(0, [T_INST_DONE | 2 << 8, 0x0004_0143, 0, 0]).unwrap().event, Event::InstDone { engine: Engine::Pool, tag: 0x0004_0143 });
+        assert!(decode(0, [T_INST_DONE | 9 << 8, 0, 0, 0]).unwrap_err().to_string().contains("type 0x22 with source 0x09"));
         let e = decode(9, [0x77, 0, 0, 0]).unwrap_err().to_string();
         assert!(e.contains("notification record 9: unknown type 0x77"), "{e}");
         let e = decode(1, [T_SEM | 6 << 8, 0, 0, 0]).unwrap_err().to_string();

@@ -60,6 +60,8 @@ pub mod sunda {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)
@@ -539,6 +541,8 @@ pub mod cayman {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)
@@ -1012,6 +1016,8 @@ pub mod mariana {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)

@@ -1,0 +1,32 @@
+# NX sequencer firmware for the windows scenario (the POOL SEQ, behind
+# nx_trampoline.S): plain stores in the translated aperture reach the SoC
+# through the top's address translation (POOL's window bundle, mem_window2).
+# On SUNDA it first releases the Q7 cores (through the POOL control window).
+#
+# Constants (.equ): ENTER_RUN, RELEASE_Q7, Q7_RELEASE_HI/_LO as nx_boot.S;
+# W0 (the address window 0 translates for the SEQ), MW2 (mem_window2's
+# aperture), STORES (stores through window 0).
+main:
+    movi a8, RELEASE_Q7
+    beqz a8, go
+    const16 a4, Q7_RELEASE_HI
+    const16 a4, Q7_RELEASE_LO
+    movi a5, 0
+    memw
+    s32i a5, a4, 0              # SUNDA: the SEQ releases the Q7 cores
+    memw
+go:
+    const16 a4, W0_HI
+    const16 a4, W0_LO
+    movi a5, 1
+    movi a6, STORES
+again:
+    s32i a5, a4, 0              # through window 0: an INC of the TOP_SP semaphore it names
+    memw
+    addi a6, a6, -1
+    bnez a6, again
+    const16 a4, MW2_HI
+    const16 a4, MW2_LO
+    s32i a5, a4, 0              # through mem_window2
+    memw
+    halt 0

@@ -1,0 +1,14 @@
+# Q7 kernel for the windows scenario: one store in the translated aperture.
+# Every core stores to the same address W1; each core's own window (its
+# requester number) sends it to a different SoC address; a core without a
+# window faults (EXCVADDR = W1). RESET_JUMP (.equ) as q7_halt.S.
+    .org 0
+    j main
+    .org RESET_JUMP
+main:
+    const16 a4, W1_HI
+    const16 a4, W1_LO
+    movi a5, 1
+    s32i a5, a4, 0
+    memw
+    halt 0
