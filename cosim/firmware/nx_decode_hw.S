@@ -15,8 +15,9 @@
 # at DRAM +0x800 (178 IRAM addresses, 0 = no handler: unknown).
 #
 # Constants (.equ): HWD_PORT, INTR_CTRL, INTR_INFO (the POOL NX bundle's,
-# through the system window), SW_TABLE (the table's DRAM address), and the
-# path numbers PATH_HW, PATH_SW, PATH_SW_UNKNOWN, PATH_IRQ.
+# through the system window), SW_TABLE (the table's DRAM address),
+# OPCODE_BASE (0x41) and SW_LAST (177: the table's last entry; DIGEST §4),
+# and the path numbers PATH_HW, PATH_SW, PATH_SW_UNKNOWN, PATH_IRQ.
 decode_setup:
     const16 a6, HWD_PORT_HI
     const16 a6, HWD_PORT_LO
@@ -59,8 +60,8 @@ irq_wait:
 
 sunda_fetch:
     extui a7, a5, 0, 8          # opcode
-    addi a7, a7, -65            # normalise: the 0x41 base
-    movi a8, 177                # 178 entries
+    addi a7, a7, -OPCODE_BASE   # normalise: addi -65, the 0x41 base
+    movi a8, SW_LAST            # movi 177: 178 entries
     bltu a8, a7, sw_unknown
     const16 a9, SW_TABLE_HI
     const16 a9, SW_TABLE_LO

@@ -7,7 +7,7 @@
 # beq a7, a8, leaf_<h>` in front of `j unknown`, and a `leaf_<h>` that calls
 # handler h). The boot flag is not read.
 #
-# Constants (.equ): SEG_A (the first segment's length, from 0x41),
+# Constants (.equ): OPCODE_BASE (0x41, DIGEST §4), SEG_A (the first segment's length, from 0x41),
 # SEG_B_START (the second's first normalised opcode), SEG_B (its length),
 # TABLE_A, TABLE_B (the segment tables' DRAM addresses), and the path
 # numbers PATH_SW (a segment table), PATH_LEAF, PATH_SW_UNKNOWN.
@@ -16,7 +16,7 @@ decode_setup:
 
 decode:
     extui a7, a5, 0, 8          # opcode
-    movi a8, 0x41
+    movi a8, OPCODE_BASE
     sub a7, a7, a8              # the base subtraction
     movi a8, SEG_A
     bltu a7, a8, seg_a

@@ -289,9 +289,8 @@ pub mod dispatch {
     /// a CAM miss takes the unknown-opcode interrupt instead of the software fetch.
     pub const SUNDA_MODE: u32 = 1;
     pub const MISS_IRQ: u32 = 2;
-    /// The software fetch of CAYMAN+: opcode base ('A', `addi -65`) and entries (`movi 177` bounds them).
-    pub const OPCODE_BASE: u8 = 0x41;
-    pub const SW_ENTRIES: u32 = 178;
+    /// The software fetch's opcode base and table entries (`[S]`, DIGEST §4).
+    pub use tpb_models::spec::nx_dispatch::{OPCODE_BASE, SW_ENTRIES};
     /// SUNDA's segments of the normalised opcode: A = [0, SEG_A), B = [SEG_B_START, +SEG_B).
     pub const SEG_A: u32 = 16;
     pub const SEG_B_START: u32 = 0x1f;
@@ -349,6 +348,7 @@ pub fn nx_dispatch(map: &RegMap, handlers: &[DispatchHandler], ring: u32) -> Res
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
     c.set("PATH_HW", d::Path::Hw as u32).set("PATH_SW", d::Path::Table as u32).set("PATH_LEAF", d::Path::Leaf as u32);
     c.set("PATH_SW_UNKNOWN", d::Path::Unknown as u32).set("PATH_IRQ", d::Path::MissIrq as u32);
+    c.set("OPCODE_BASE", d::OPCODE_BASE.into()).set("SW_LAST", d::SW_ENTRIES - 1);
     let mut stubs: String = (0..handlers.len()).map(|n| format!("    .align 4\nh_{n}:\n    movi a12, {n}\n    j count\n")).collect();
     let front = if map.params.hw_decode.present {
         c.set("HWD_PORT", crate::sched::HWD_PORT).set("SW_TABLE", DRAM_BASE + d::TABLES);

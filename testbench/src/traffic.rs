@@ -35,12 +35,21 @@ pub struct Traffic {
     /// so the rest of the stream is what it was without it.
     xrng: SmallRng,
     xscript: std::collections::VecDeque<Req>,
+    /// BAR0 addresses of POOL's mem_window2 (lo, hi), then window n's seven words at 2 + 7n.
+    xregs: Vec<Option<u32>>,
 }
+
+/// The words of a window, in `windows.toml` order.
+const WINDOW_WORDS: [&str; 7] = ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl"];
 
 impl Traffic {
     pub fn new(map: &RegMap, mem: MemBits, seed: u64) -> Self {
         let lr = ENGINES.iter().map(|e| map.params.local_reg_base(*e).expect("every engine has a base") as u32).collect();
-        Traffic { rng: SmallRng::seed_from_u64(seed), map: map.clone(), mem, lr, pins: Pins::default(), script: Default::default(), xrng: SmallRng::seed_from_u64(seed ^ 0x7a11_5a7e), xscript: Default::default() }
+        let space = tpb_models::regmap::space::AddressSpace::new(map.clone());
+        let at = |r: String| space.resolve(&format!("pool.{r}")).map(|n| n.addr()).ok();
+        let names = ["nx.mem_window2_lo".to_string(), "nx.mem_window2_hi".to_string()].into_iter().chain((0..8).flat_map(|n| WINDOW_WORDS.map(|w| format!("windows.window{n}_{w}"))));
+        let xregs = names.map(at).collect();
+        Traffic { rng: SmallRng::seed_from_u64(seed), map: map.clone(), mem, lr, pins: Pins::default(), script: Default::default(), xrng: SmallRng::seed_from_u64(seed ^ 0x7a11_5a7e), xscript: Default::default(), xregs }
     }
 
     fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
@@ -275,26 +284,24 @@ impl Traffic {
     /// carries into the high word), or its mem_window2.
     fn window_script(&mut self) {
         use tpb_models::golden::top::MEM_WINDOW2_BASE;
-        let space = tpb_models::regmap::space::AddressSpace::new(self.map.clone());
-        let at = |r: &str| space.resolve(&format!("pool.{r}")).map(|n| n.addr()).ok();
         let mut v = Vec::new();
         if self.xrng.gen_bool(0.25) {
             let lo = if self.xrng.gen_bool(0.2) { 0 } else { self.xrng.r#gen::<u32>() | 0xffff_0000 };
-            v.extend([(at("nx.mem_window2_lo"), lo), (at("nx.mem_window2_hi"), self.xrng.gen_range(0..4))]);
+            v.extend([(self.xregs[0], lo), (self.xregs[1], self.xrng.gen_range(0..4))]);
         } else {
             let n = self.xrng.gen_range(0..8);
-            let w = |r: &str| at(&format!("windows.window{n}_{r}"));
             let src = MEM_WINDOW2_BASE + self.xrng.gen_range(0..4) * 0x800;
             let size_hi = u32::from(self.xrng.gen_bool(0.1));
-            v.extend([
-                (w("src_lo"), src),
-                (w("src_hi"), u32::from(self.xrng.gen_bool(0.1))),
-                (w("size_lo"), self.xrng.gen_range(0x100..0x1000)),
-                (w("size_hi"), size_hi),
-                (w("dst_lo"), if self.xrng.gen_bool(0.3) { 0xffff_ff00 } else { self.xrng.r#gen() }),
-                (w("dst_hi"), self.xrng.gen_range(0..0x10000)),
-                (w("ctrl"), u32::from(self.xrng.gen_bool(0.9)) | self.xrng.gen_range(0..3) << 4),
-            ]);
+            let words = [
+                src,
+                u32::from(self.xrng.gen_bool(0.1)),
+                self.xrng.gen_range(0x100..0x1000),
+                size_hi,
+                if self.xrng.gen_bool(0.3) { 0xffff_ff00 } else { self.xrng.r#gen() },
+                self.xrng.gen_range(0..0x10000),
+                u32::from(self.xrng.gen_bool(0.9)) | self.xrng.gen_range(0..3) << 4,
+            ];
+            v.extend(words.into_iter().enumerate().map(|(k, w)| (self.xregs[2 + 7 * n + k], w)));
         }
         self.xscript.extend(v.into_iter().filter_map(|(a, wdata)| a.map(|addr| Req { write: true, addr, wdata })));
     }

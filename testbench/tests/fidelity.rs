@@ -45,6 +45,7 @@ fn digest_sections_1_to_3_are_pinned() {
     section_1(&mut p, [&s, &c, &m]);
     section_2(&mut p, [&s, &c, &m]);
     section_3(&mut p, [&s, &c, &m]);
+    section_4(&mut p);
     section_9(&mut p);
 
     for r in &p.rows {
@@ -233,6 +234,14 @@ fn section_3(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§3", &format!("{} doorbells = EVT_SEM SET of sema 80/88/104 [I]", mp.arch.name()), idx, vec![("init_signal", 80), ("tsync_signal", 88), ("host_trigger", 104)]);
     }
     p.pin("§6", "CAYMAN CTRL/SLOT SPAD sizes, slot staging", (sp.spad_ctrl_size, sp.spad_slot_size, sp.spad_slot_staging_offset), (Some(0x1000), Some(0x8000), Some(0x100000)));
+}
+
+/// DIGEST §4: the NX software dispatch's opcode base and table bound (the
+/// assembled front ends are checked for `addi -65` / `movi 177` by
+/// `tpb_cosim::firmware`'s tests).
+fn section_4(p: &mut Pins) {
+    use tpb_models::hal::spec::nx_dispatch as d;
+    p.pin("§4", "software dispatch opcode base (addi -65), table entries (movi 177)", (d::OPCODE_BASE, d::SW_ENTRIES), (0x41, 178));
 }
 
 /// DIGEST §9: SUNDA's Q7 kernel dispatch (the kernel_info_table, the image

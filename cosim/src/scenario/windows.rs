@@ -31,11 +31,12 @@ pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, Sc
     let done = c.run_until(limit, |c| (c.core(CoreId::Seq).core.halted() || exc(c, CoreId::Seq) != 0) && (0..8u8).all(|n| c.q7()[usize::from(n)].core.halted() || exc(c, CoreId::Q7(n)) != 0));
     r.check(c.stats.cycles, done, format!("the SEQ and the Q7 cores finished their stores within {limit} cycles"))?;
     // The first translated store on BAR0: the SEQ's write to the TOP_SP INC address.
-    let inc_bar0 = |k: u32| Addrs::new(&map, "windows").sem(Engine::TopSp, tpb_models::regmap::WindowOp::Inc, sem(k));
-    let first = first(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && Ok(t.addr) == inc_bar0(0).map_err(|_| ()));
+    let a = Addrs::new(&map, "windows");
+    let inc0 = a.sem(Engine::TopSp, WindowOp::Inc, sem(0))?;
+    let first = first(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && t.addr == inc0);
     r.check(c.stats.cycles, first.is_some(), "the SEQ's store through window 0 reached the TOP_SP's INC window on BAR0")?;
     r.events.push((first.map_or(0, |t| t.cycle), "SEQ store through window 0 reaches the TOP_SP".into()));
-    let read = |c: &mut Cosim, k: u32| -> Result<u32, ScenarioError> { Ok(c.read32(Addrs::new(&map, "windows").sem(Engine::TopSp, tpb_models::regmap::WindowOp::Read, sem(k))?.into())?) };
+    let read = |c: &mut Cosim, k: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem(k))?.into())?) };
     let v = read(c, 0)?;
     r.check(c.stats.cycles, v == cfg.stores, format!("semaphore {} = {v}: the SEQ's {} stores through window 0", sem(0), cfg.stores))?;
     let v = read(c, 8)?;

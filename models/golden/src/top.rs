@@ -171,6 +171,8 @@ pub struct TopModel {
     /// The SEQ DMA's error bits at the last edge (a newly set one interrupts POOL).
     dma_err_prev: u32,
     q7_info_o: Vec<String>,
+    /// Window n's output ports: src, size, dst (lo, hi each), ctrl enable, ctrl requester.
+    win_ports: Vec<[String; 8]>,
     no_inputs: BTreeMap<String, u64>,
 }
 
@@ -261,6 +263,7 @@ impl TopModel {
             tpb_inputs: BTreeMap::new(),
             hwd,
             xlat: XlatOut::default(),
+            win_ports: (0..WINDOWS).map(|n| ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl_enable", "ctrl_requester"].map(|r| format!("window{n}_{r}_o"))).collect(),
             mem_rsp: Rsp::default(),
             err: false,
             nx_inputs: BTreeMap::new(),
@@ -285,10 +288,12 @@ impl TopModel {
     /// Engine `e`'s window bundle as its registers hold it now.
     pub fn windows(&self, e: usize) -> Vec<Window> {
         let w = &self.win[e];
-        let word = |n: usize, r: &str| Self::out(w, &format!("window{n}_{r}_o"));
-        let wide = |n: usize, r: &str| word(n, &format!("{r}_lo")) | word(n, &format!("{r}_hi")) << 32;
-        (0..WINDOWS)
-            .map(|n| Window { src: wide(n, "src"), size: wide(n, "size"), dst: wide(n, "dst"), enable: word(n, "ctrl_enable") != 0, requester: word(n, "ctrl_requester") as u8 })
+        self.win_ports
+            .iter()
+            .map(|p| {
+                let v = p.each_ref().map(|name| Self::out(w, name));
+                Window { src: v[0] | v[1] << 32, size: v[2] | v[3] << 32, dst: v[4] | v[5] << 32, enable: v[6] != 0, requester: v[7] as u8 }
+            })
             .collect()
     }
 

@@ -74,6 +74,15 @@ pub const DRAM_GLOBSTRUCT_MAGIC: u32 = 0x6099_cb34;
 pub const DRAM_DISPATCHER_STATE_OFFSET: u32 = 0x18;
 pub const DRAM_DISPATCHER_STATE_INIT: [u32; 4] = [0x1000; 4];
 
+/// The NX sequencers' software dispatch (DIGEST §4, seed 000 §4e/§4f):
+/// CAYMAN+ normalise the opcode with `addi -65` (the 0x41 base) and bound
+/// it with `movi 177` (a 178-entry table); SUNDA subtracts the same base
+/// from a register (`sub`).
+pub mod nx_dispatch {
+    pub const OPCODE_BASE: u8 = 0x41;
+    pub const SW_ENTRIES: u32 = 178;
+}
+
 /// SUNDA's Q7 kernel dispatch (DIGEST §9, seed 000 §3a, §3g).
 pub mod q7_kernels {
     /// kernel_info_table: 18 records of 8 bytes {u8 0; u8 0; u8 spec; u8 opcode; u32 funcVA}.
