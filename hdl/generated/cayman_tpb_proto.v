@@ -796,94 +796,6 @@ module cayman_tpb_proto__top(
     reg [5:0] notif;
     reg [7:0] notif_index;
     reg notif_found;
-    reg [31:0] xw_src_lo$0;
-    reg [31:0] xw_src_lo$1;
-    reg [31:0] xw_src_lo$2;
-    reg [31:0] xw_src_lo$3;
-    reg [31:0] xw_src_lo$4;
-    reg [31:0] xw_src_lo$5;
-    reg [31:0] xw_src_lo$6;
-    reg [31:0] xw_src_lo$7;
-    reg [31:0] xw_src_hi$0;
-    reg [31:0] xw_src_hi$1;
-    reg [31:0] xw_src_hi$2;
-    reg [31:0] xw_src_hi$3;
-    reg [31:0] xw_src_hi$4;
-    reg [31:0] xw_src_hi$5;
-    reg [31:0] xw_src_hi$6;
-    reg [31:0] xw_src_hi$7;
-    reg [31:0] xw_size_lo$0;
-    reg [31:0] xw_size_lo$1;
-    reg [31:0] xw_size_lo$2;
-    reg [31:0] xw_size_lo$3;
-    reg [31:0] xw_size_lo$4;
-    reg [31:0] xw_size_lo$5;
-    reg [31:0] xw_size_lo$6;
-    reg [31:0] xw_size_lo$7;
-    reg [31:0] xw_size_hi$0;
-    reg [31:0] xw_size_hi$1;
-    reg [31:0] xw_size_hi$2;
-    reg [31:0] xw_size_hi$3;
-    reg [31:0] xw_size_hi$4;
-    reg [31:0] xw_size_hi$5;
-    reg [31:0] xw_size_hi$6;
-    reg [31:0] xw_size_hi$7;
-    reg [31:0] xw_dst_lo$0;
-    reg [31:0] xw_dst_lo$1;
-    reg [31:0] xw_dst_lo$2;
-    reg [31:0] xw_dst_lo$3;
-    reg [31:0] xw_dst_lo$4;
-    reg [31:0] xw_dst_lo$5;
-    reg [31:0] xw_dst_lo$6;
-    reg [31:0] xw_dst_lo$7;
-    reg [31:0] xw_dst_hi$0;
-    reg [31:0] xw_dst_hi$1;
-    reg [31:0] xw_dst_hi$2;
-    reg [31:0] xw_dst_hi$3;
-    reg [31:0] xw_dst_hi$4;
-    reg [31:0] xw_dst_hi$5;
-    reg [31:0] xw_dst_hi$6;
-    reg [31:0] xw_dst_hi$7;
-    reg xw_en$0;
-    reg xw_en$1;
-    reg xw_en$2;
-    reg xw_en$3;
-    reg xw_en$4;
-    reg xw_en$5;
-    reg xw_en$6;
-    reg xw_en$7;
-    reg [3:0] xw_req$0;
-    reg [3:0] xw_req$1;
-    reg [3:0] xw_req$2;
-    reg [3:0] xw_req$3;
-    reg [3:0] xw_req$4;
-    reg [3:0] xw_req$5;
-    reg [3:0] xw_req$6;
-    reg [3:0] xw_req$7;
-    reg [31:0] xw_off$0;
-    reg [31:0] xw_off$1;
-    reg [31:0] xw_off$2;
-    reg [31:0] xw_off$3;
-    reg [31:0] xw_off$4;
-    reg [31:0] xw_off$5;
-    reg [31:0] xw_off$6;
-    reg [31:0] xw_off$7;
-    reg [31:0] xw_lo$0;
-    reg [31:0] xw_lo$1;
-    reg [31:0] xw_lo$2;
-    reg [31:0] xw_lo$3;
-    reg [31:0] xw_lo$4;
-    reg [31:0] xw_lo$5;
-    reg [31:0] xw_lo$6;
-    reg [31:0] xw_lo$7;
-    reg xw_m$0;
-    reg xw_m$1;
-    reg xw_m$2;
-    reg xw_m$3;
-    reg xw_m$4;
-    reg xw_m$5;
-    reg xw_m$6;
-    reg xw_m$7;
     reg xl_hit;
     reg [31:0] xl_lo;
     reg [31:0] xl_hi;
@@ -4515,262 +4427,6 @@ module cayman_tpb_proto__top(
     end
 
     always @(*) begin
-        xw_src_lo$0 = win$2$window7_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$0 = win$2$window7_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$0 = win$2$window7_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$0 = win$2$window7_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$0 = win$2$window7_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$0 = win$2$window7_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$1 = win$2$window6_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$1 = win$2$window6_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$1 = win$2$window6_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$1 = win$2$window6_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$1 = win$2$window6_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$1 = win$2$window6_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$2 = win$2$window5_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$2 = win$2$window5_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$2 = win$2$window5_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$2 = win$2$window5_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$2 = win$2$window5_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$2 = win$2$window5_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$3 = win$2$window4_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$3 = win$2$window4_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$3 = win$2$window4_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$3 = win$2$window4_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$3 = win$2$window4_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$3 = win$2$window4_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$4 = win$2$window3_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$4 = win$2$window3_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$4 = win$2$window3_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$4 = win$2$window3_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$4 = win$2$window3_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$4 = win$2$window3_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$5 = win$2$window2_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$5 = win$2$window2_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$5 = win$2$window2_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$5 = win$2$window2_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$5 = win$2$window2_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$5 = win$2$window2_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$6 = win$2$window1_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$6 = win$2$window1_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$6 = win$2$window1_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$6 = win$2$window1_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$6 = win$2$window1_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$6 = win$2$window1_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_src_lo$7 = win$2$window0_src_lo_o;
-    end
-
-    always @(*) begin
-        xw_src_hi$7 = win$2$window0_src_hi_o;
-    end
-
-    always @(*) begin
-        xw_size_lo$7 = win$2$window0_size_lo_o;
-    end
-
-    always @(*) begin
-        xw_size_hi$7 = win$2$window0_size_hi_o;
-    end
-
-    always @(*) begin
-        xw_dst_lo$7 = win$2$window0_dst_lo_o;
-    end
-
-    always @(*) begin
-        xw_dst_hi$7 = win$2$window0_dst_hi_o;
-    end
-
-    always @(*) begin
-        xw_en$0 = win$2$window7_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$0 = win$2$window7_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$1 = win$2$window6_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$1 = win$2$window6_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$2 = win$2$window5_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$2 = win$2$window5_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$3 = win$2$window4_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$3 = win$2$window4_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$4 = win$2$window3_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$4 = win$2$window3_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$5 = win$2$window2_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$5 = win$2$window2_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$6 = win$2$window1_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$6 = win$2$window1_ctrl_requester_o;
-    end
-
-    always @(*) begin
-        xw_en$7 = win$2$window0_ctrl_enable_o;
-    end
-
-    always @(*) begin
-        xw_req$7 = win$2$window0_ctrl_requester_o;
-    end
-
-    always @(*) begin
         xl_hit = 1'b0;
         xl_lo = 32'h0;
         xl_hi = 32'h0;
@@ -4782,68 +4438,68 @@ module cayman_tpb_proto__top(
                 xl_hi = nx$2$mem_window2_hi_o + 32'h1;
             end
         end
-        if (xw_m$0) begin
+        if (((((win$2$window7_ctrl_enable_o == 32'h1) & (win$2$window7_ctrl_requester_o == xlat_who)) & (win$2$window7_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window7_src_lo_o)) & ((win$2$window7_size_hi_o != 32'h0) | ((xlat_addr - win$2$window7_src_lo_o) < win$2$window7_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$0;
-            xl_hi = xw_dst_hi$0;
-            if (xw_lo$0 < xw_dst_lo$0) begin
-                xl_hi = xw_dst_hi$0 + 32'h1;
+            xl_lo = win$2$window7_dst_lo_o + (xlat_addr - win$2$window7_src_lo_o);
+            xl_hi = win$2$window7_dst_hi_o;
+            if ((win$2$window7_dst_lo_o + (xlat_addr - win$2$window7_src_lo_o)) < win$2$window7_dst_lo_o) begin
+                xl_hi = win$2$window7_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$1) begin
+        if (((((win$2$window6_ctrl_enable_o == 32'h1) & (win$2$window6_ctrl_requester_o == xlat_who)) & (win$2$window6_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window6_src_lo_o)) & ((win$2$window6_size_hi_o != 32'h0) | ((xlat_addr - win$2$window6_src_lo_o) < win$2$window6_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$1;
-            xl_hi = xw_dst_hi$1;
-            if (xw_lo$1 < xw_dst_lo$1) begin
-                xl_hi = xw_dst_hi$1 + 32'h1;
+            xl_lo = win$2$window6_dst_lo_o + (xlat_addr - win$2$window6_src_lo_o);
+            xl_hi = win$2$window6_dst_hi_o;
+            if ((win$2$window6_dst_lo_o + (xlat_addr - win$2$window6_src_lo_o)) < win$2$window6_dst_lo_o) begin
+                xl_hi = win$2$window6_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$2) begin
+        if (((((win$2$window5_ctrl_enable_o == 32'h1) & (win$2$window5_ctrl_requester_o == xlat_who)) & (win$2$window5_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window5_src_lo_o)) & ((win$2$window5_size_hi_o != 32'h0) | ((xlat_addr - win$2$window5_src_lo_o) < win$2$window5_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$2;
-            xl_hi = xw_dst_hi$2;
-            if (xw_lo$2 < xw_dst_lo$2) begin
-                xl_hi = xw_dst_hi$2 + 32'h1;
+            xl_lo = win$2$window5_dst_lo_o + (xlat_addr - win$2$window5_src_lo_o);
+            xl_hi = win$2$window5_dst_hi_o;
+            if ((win$2$window5_dst_lo_o + (xlat_addr - win$2$window5_src_lo_o)) < win$2$window5_dst_lo_o) begin
+                xl_hi = win$2$window5_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$3) begin
+        if (((((win$2$window4_ctrl_enable_o == 32'h1) & (win$2$window4_ctrl_requester_o == xlat_who)) & (win$2$window4_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window4_src_lo_o)) & ((win$2$window4_size_hi_o != 32'h0) | ((xlat_addr - win$2$window4_src_lo_o) < win$2$window4_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$3;
-            xl_hi = xw_dst_hi$3;
-            if (xw_lo$3 < xw_dst_lo$3) begin
-                xl_hi = xw_dst_hi$3 + 32'h1;
+            xl_lo = win$2$window4_dst_lo_o + (xlat_addr - win$2$window4_src_lo_o);
+            xl_hi = win$2$window4_dst_hi_o;
+            if ((win$2$window4_dst_lo_o + (xlat_addr - win$2$window4_src_lo_o)) < win$2$window4_dst_lo_o) begin
+                xl_hi = win$2$window4_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$4) begin
+        if (((((win$2$window3_ctrl_enable_o == 32'h1) & (win$2$window3_ctrl_requester_o == xlat_who)) & (win$2$window3_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window3_src_lo_o)) & ((win$2$window3_size_hi_o != 32'h0) | ((xlat_addr - win$2$window3_src_lo_o) < win$2$window3_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$4;
-            xl_hi = xw_dst_hi$4;
-            if (xw_lo$4 < xw_dst_lo$4) begin
-                xl_hi = xw_dst_hi$4 + 32'h1;
+            xl_lo = win$2$window3_dst_lo_o + (xlat_addr - win$2$window3_src_lo_o);
+            xl_hi = win$2$window3_dst_hi_o;
+            if ((win$2$window3_dst_lo_o + (xlat_addr - win$2$window3_src_lo_o)) < win$2$window3_dst_lo_o) begin
+                xl_hi = win$2$window3_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$5) begin
+        if (((((win$2$window2_ctrl_enable_o == 32'h1) & (win$2$window2_ctrl_requester_o == xlat_who)) & (win$2$window2_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window2_src_lo_o)) & ((win$2$window2_size_hi_o != 32'h0) | ((xlat_addr - win$2$window2_src_lo_o) < win$2$window2_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$5;
-            xl_hi = xw_dst_hi$5;
-            if (xw_lo$5 < xw_dst_lo$5) begin
-                xl_hi = xw_dst_hi$5 + 32'h1;
+            xl_lo = win$2$window2_dst_lo_o + (xlat_addr - win$2$window2_src_lo_o);
+            xl_hi = win$2$window2_dst_hi_o;
+            if ((win$2$window2_dst_lo_o + (xlat_addr - win$2$window2_src_lo_o)) < win$2$window2_dst_lo_o) begin
+                xl_hi = win$2$window2_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$6) begin
+        if (((((win$2$window1_ctrl_enable_o == 32'h1) & (win$2$window1_ctrl_requester_o == xlat_who)) & (win$2$window1_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window1_src_lo_o)) & ((win$2$window1_size_hi_o != 32'h0) | ((xlat_addr - win$2$window1_src_lo_o) < win$2$window1_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$6;
-            xl_hi = xw_dst_hi$6;
-            if (xw_lo$6 < xw_dst_lo$6) begin
-                xl_hi = xw_dst_hi$6 + 32'h1;
+            xl_lo = win$2$window1_dst_lo_o + (xlat_addr - win$2$window1_src_lo_o);
+            xl_hi = win$2$window1_dst_hi_o;
+            if ((win$2$window1_dst_lo_o + (xlat_addr - win$2$window1_src_lo_o)) < win$2$window1_dst_lo_o) begin
+                xl_hi = win$2$window1_dst_hi_o + 32'h1;
             end
         end
-        if (xw_m$7) begin
+        if (((((win$2$window0_ctrl_enable_o == 32'h1) & (win$2$window0_ctrl_requester_o == xlat_who)) & (win$2$window0_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window0_src_lo_o)) & ((win$2$window0_size_hi_o != 32'h0) | ((xlat_addr - win$2$window0_src_lo_o) < win$2$window0_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = xw_lo$7;
-            xl_hi = xw_dst_hi$7;
-            if (xw_lo$7 < xw_dst_lo$7) begin
-                xl_hi = xw_dst_hi$7 + 32'h1;
+            xl_lo = win$2$window0_dst_lo_o + (xlat_addr - win$2$window0_src_lo_o);
+            xl_hi = win$2$window0_dst_hi_o;
+            if ((win$2$window0_dst_lo_o + (xlat_addr - win$2$window0_src_lo_o)) < win$2$window0_dst_lo_o) begin
+                xl_hi = win$2$window0_dst_hi_o + 32'h1;
             end
         end
     end
@@ -4854,102 +4510,6 @@ module cayman_tpb_proto__top(
 
     always @(*) begin
         xl_mlo = nx$2$mem_window2_lo_o + xl_moff;
-    end
-
-    always @(*) begin
-        xw_off$0 = xlat_addr - xw_src_lo$0;
-    end
-
-    always @(*) begin
-        xw_lo$0 = xw_dst_lo$0 + xw_off$0;
-    end
-
-    always @(*) begin
-        xw_m$0 = ((((xw_en$0 != 32'h0) & (xw_req$0 == xlat_who)) & (xw_src_hi$0 == 32'h0)) & ~(xlat_addr < xw_src_lo$0)) & ((xw_size_hi$0 != 32'h0) | (xw_off$0 < xw_size_lo$0));
-    end
-
-    always @(*) begin
-        xw_off$1 = xlat_addr - xw_src_lo$1;
-    end
-
-    always @(*) begin
-        xw_lo$1 = xw_dst_lo$1 + xw_off$1;
-    end
-
-    always @(*) begin
-        xw_m$1 = ((((xw_en$1 != 32'h0) & (xw_req$1 == xlat_who)) & (xw_src_hi$1 == 32'h0)) & ~(xlat_addr < xw_src_lo$1)) & ((xw_size_hi$1 != 32'h0) | (xw_off$1 < xw_size_lo$1));
-    end
-
-    always @(*) begin
-        xw_off$2 = xlat_addr - xw_src_lo$2;
-    end
-
-    always @(*) begin
-        xw_lo$2 = xw_dst_lo$2 + xw_off$2;
-    end
-
-    always @(*) begin
-        xw_m$2 = ((((xw_en$2 != 32'h0) & (xw_req$2 == xlat_who)) & (xw_src_hi$2 == 32'h0)) & ~(xlat_addr < xw_src_lo$2)) & ((xw_size_hi$2 != 32'h0) | (xw_off$2 < xw_size_lo$2));
-    end
-
-    always @(*) begin
-        xw_off$3 = xlat_addr - xw_src_lo$3;
-    end
-
-    always @(*) begin
-        xw_lo$3 = xw_dst_lo$3 + xw_off$3;
-    end
-
-    always @(*) begin
-        xw_m$3 = ((((xw_en$3 != 32'h0) & (xw_req$3 == xlat_who)) & (xw_src_hi$3 == 32'h0)) & ~(xlat_addr < xw_src_lo$3)) & ((xw_size_hi$3 != 32'h0) | (xw_off$3 < xw_size_lo$3));
-    end
-
-    always @(*) begin
-        xw_off$4 = xlat_addr - xw_src_lo$4;
-    end
-
-    always @(*) begin
-        xw_lo$4 = xw_dst_lo$4 + xw_off$4;
-    end
-
-    always @(*) begin
-        xw_m$4 = ((((xw_en$4 != 32'h0) & (xw_req$4 == xlat_who)) & (xw_src_hi$4 == 32'h0)) & ~(xlat_addr < xw_src_lo$4)) & ((xw_size_hi$4 != 32'h0) | (xw_off$4 < xw_size_lo$4));
-    end
-
-    always @(*) begin
-        xw_off$5 = xlat_addr - xw_src_lo$5;
-    end
-
-    always @(*) begin
-        xw_lo$5 = xw_dst_lo$5 + xw_off$5;
-    end
-
-    always @(*) begin
-        xw_m$5 = ((((xw_en$5 != 32'h0) & (xw_req$5 == xlat_who)) & (xw_src_hi$5 == 32'h0)) & ~(xlat_addr < xw_src_lo$5)) & ((xw_size_hi$5 != 32'h0) | (xw_off$5 < xw_size_lo$5));
-    end
-
-    always @(*) begin
-        xw_off$6 = xlat_addr - xw_src_lo$6;
-    end
-
-    always @(*) begin
-        xw_lo$6 = xw_dst_lo$6 + xw_off$6;
-    end
-
-    always @(*) begin
-        xw_m$6 = ((((xw_en$6 != 32'h0) & (xw_req$6 == xlat_who)) & (xw_src_hi$6 == 32'h0)) & ~(xlat_addr < xw_src_lo$6)) & ((xw_size_hi$6 != 32'h0) | (xw_off$6 < xw_size_lo$6));
-    end
-
-    always @(*) begin
-        xw_off$7 = xlat_addr - xw_src_lo$7;
-    end
-
-    always @(*) begin
-        xw_lo$7 = xw_dst_lo$7 + xw_off$7;
-    end
-
-    always @(*) begin
-        xw_m$7 = ((((xw_en$7 != 32'h0) & (xw_req$7 == xlat_who)) & (xw_src_hi$7 == 32'h0)) & ~(xlat_addr < xw_src_lo$7)) & ((xw_size_hi$7 != 32'h0) | (xw_off$7 < xw_size_lo$7));
     end
 
     always @(*) begin

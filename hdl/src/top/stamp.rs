@@ -139,17 +139,6 @@ macro_rules! tpb_top {
             notif_found: Signal<Local, Bit>,
             xl_mw2_base: Constant<Bits<32>>,
             xl_mw2_size: Constant<Bits<32>>,
-            xw_src_lo: [Signal<Local, Bits<32>>; 8],
-            xw_src_hi: [Signal<Local, Bits<32>>; 8],
-            xw_size_lo: [Signal<Local, Bits<32>>; 8],
-            xw_size_hi: [Signal<Local, Bits<32>>; 8],
-            xw_dst_lo: [Signal<Local, Bits<32>>; 8],
-            xw_dst_hi: [Signal<Local, Bits<32>>; 8],
-            xw_en: [Signal<Local, Bits<1>>; 8],
-            xw_req: [Signal<Local, Bits<4>>; 8],
-            xw_off: [Signal<Local, Bits<32>>; 8],
-            xw_lo: [Signal<Local, Bits<32>>; 8],
-            xw_m: [Signal<Local, Bit>; 8],
             xl_hit: Signal<Local, Bit>,
             xl_lo: Signal<Local, Bits<32>>,
             xl_hi: Signal<Local, Bits<32>>,
@@ -297,17 +286,6 @@ macro_rules! tpb_top {
                     notif_found: Default::default(),
                     xl_mw2_base: c32(tpb_models::golden::top::MEM_WINDOW2_BASE),
                     xl_mw2_size: c32(tpb_models::golden::top::MEM_WINDOW2_SIZE),
-                    xw_src_lo: Default::default(),
-                    xw_src_hi: Default::default(),
-                    xw_size_lo: Default::default(),
-                    xw_size_hi: Default::default(),
-                    xw_dst_lo: Default::default(),
-                    xw_dst_hi: Default::default(),
-                    xw_en: Default::default(),
-                    xw_req: Default::default(),
-                    xw_off: Default::default(),
-                    xw_lo: Default::default(),
-                    xw_m: Default::default(),
                     xl_hit: Default::default(),
                     xl_lo: Default::default(),
                     xl_hi: Default::default(),
@@ -799,72 +777,8 @@ macro_rules! tpb_top {
                     $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.slot_spad.rdata.val();
                 }
                 // ---- address translation (`[D]`, golden `top::translate`): POOL's
-                // window bundle and mem_window2; the answer is registered. Position p
-                // holds window 7 - p, so the last match in the loop is the lowest window.
-                $s.xw_src_lo[0].next = $s.win[2].window7_src_lo_o.val();
-                $s.xw_src_hi[0].next = $s.win[2].window7_src_hi_o.val();
-                $s.xw_size_lo[0].next = $s.win[2].window7_size_lo_o.val();
-                $s.xw_size_hi[0].next = $s.win[2].window7_size_hi_o.val();
-                $s.xw_dst_lo[0].next = $s.win[2].window7_dst_lo_o.val();
-                $s.xw_dst_hi[0].next = $s.win[2].window7_dst_hi_o.val();
-                $s.xw_src_lo[1].next = $s.win[2].window6_src_lo_o.val();
-                $s.xw_src_hi[1].next = $s.win[2].window6_src_hi_o.val();
-                $s.xw_size_lo[1].next = $s.win[2].window6_size_lo_o.val();
-                $s.xw_size_hi[1].next = $s.win[2].window6_size_hi_o.val();
-                $s.xw_dst_lo[1].next = $s.win[2].window6_dst_lo_o.val();
-                $s.xw_dst_hi[1].next = $s.win[2].window6_dst_hi_o.val();
-                $s.xw_src_lo[2].next = $s.win[2].window5_src_lo_o.val();
-                $s.xw_src_hi[2].next = $s.win[2].window5_src_hi_o.val();
-                $s.xw_size_lo[2].next = $s.win[2].window5_size_lo_o.val();
-                $s.xw_size_hi[2].next = $s.win[2].window5_size_hi_o.val();
-                $s.xw_dst_lo[2].next = $s.win[2].window5_dst_lo_o.val();
-                $s.xw_dst_hi[2].next = $s.win[2].window5_dst_hi_o.val();
-                $s.xw_src_lo[3].next = $s.win[2].window4_src_lo_o.val();
-                $s.xw_src_hi[3].next = $s.win[2].window4_src_hi_o.val();
-                $s.xw_size_lo[3].next = $s.win[2].window4_size_lo_o.val();
-                $s.xw_size_hi[3].next = $s.win[2].window4_size_hi_o.val();
-                $s.xw_dst_lo[3].next = $s.win[2].window4_dst_lo_o.val();
-                $s.xw_dst_hi[3].next = $s.win[2].window4_dst_hi_o.val();
-                $s.xw_src_lo[4].next = $s.win[2].window3_src_lo_o.val();
-                $s.xw_src_hi[4].next = $s.win[2].window3_src_hi_o.val();
-                $s.xw_size_lo[4].next = $s.win[2].window3_size_lo_o.val();
-                $s.xw_size_hi[4].next = $s.win[2].window3_size_hi_o.val();
-                $s.xw_dst_lo[4].next = $s.win[2].window3_dst_lo_o.val();
-                $s.xw_dst_hi[4].next = $s.win[2].window3_dst_hi_o.val();
-                $s.xw_src_lo[5].next = $s.win[2].window2_src_lo_o.val();
-                $s.xw_src_hi[5].next = $s.win[2].window2_src_hi_o.val();
-                $s.xw_size_lo[5].next = $s.win[2].window2_size_lo_o.val();
-                $s.xw_size_hi[5].next = $s.win[2].window2_size_hi_o.val();
-                $s.xw_dst_lo[5].next = $s.win[2].window2_dst_lo_o.val();
-                $s.xw_dst_hi[5].next = $s.win[2].window2_dst_hi_o.val();
-                $s.xw_src_lo[6].next = $s.win[2].window1_src_lo_o.val();
-                $s.xw_src_hi[6].next = $s.win[2].window1_src_hi_o.val();
-                $s.xw_size_lo[6].next = $s.win[2].window1_size_lo_o.val();
-                $s.xw_size_hi[6].next = $s.win[2].window1_size_hi_o.val();
-                $s.xw_dst_lo[6].next = $s.win[2].window1_dst_lo_o.val();
-                $s.xw_dst_hi[6].next = $s.win[2].window1_dst_hi_o.val();
-                $s.xw_src_lo[7].next = $s.win[2].window0_src_lo_o.val();
-                $s.xw_src_hi[7].next = $s.win[2].window0_src_hi_o.val();
-                $s.xw_size_lo[7].next = $s.win[2].window0_size_lo_o.val();
-                $s.xw_size_hi[7].next = $s.win[2].window0_size_hi_o.val();
-                $s.xw_dst_lo[7].next = $s.win[2].window0_dst_lo_o.val();
-                $s.xw_dst_hi[7].next = $s.win[2].window0_dst_hi_o.val();
-                $s.xw_en[0].next = $s.win[2].window7_ctrl_enable_o.val();
-                $s.xw_req[0].next = $s.win[2].window7_ctrl_requester_o.val();
-                $s.xw_en[1].next = $s.win[2].window6_ctrl_enable_o.val();
-                $s.xw_req[1].next = $s.win[2].window6_ctrl_requester_o.val();
-                $s.xw_en[2].next = $s.win[2].window5_ctrl_enable_o.val();
-                $s.xw_req[2].next = $s.win[2].window5_ctrl_requester_o.val();
-                $s.xw_en[3].next = $s.win[2].window4_ctrl_enable_o.val();
-                $s.xw_req[3].next = $s.win[2].window4_ctrl_requester_o.val();
-                $s.xw_en[4].next = $s.win[2].window3_ctrl_enable_o.val();
-                $s.xw_req[4].next = $s.win[2].window3_ctrl_requester_o.val();
-                $s.xw_en[5].next = $s.win[2].window2_ctrl_enable_o.val();
-                $s.xw_req[5].next = $s.win[2].window2_ctrl_requester_o.val();
-                $s.xw_en[6].next = $s.win[2].window1_ctrl_enable_o.val();
-                $s.xw_req[6].next = $s.win[2].window1_ctrl_requester_o.val();
-                $s.xw_en[7].next = $s.win[2].window0_ctrl_enable_o.val();
-                $s.xw_req[7].next = $s.win[2].window0_ctrl_requester_o.val();
+                // window bundle and mem_window2; the answer is registered. Windows are
+                // tested from 7 down to 0, so the last match assigned is the lowest window.
                 $s.xl_hit.next = false;
                 $s.xl_lo.next = 0.into();
                 $s.xl_hi.next = 0.into();
@@ -878,17 +792,68 @@ macro_rules! tpb_top {
                         $s.xl_hi.next = $s.nx[2].mem_window2_hi_o.val() + 1;
                     }
                 }
-                for p in 0..8 {
-                    $s.xw_off[p].next = $s.xlat_addr.val() - $s.xw_src_lo[p].val();
-                    $s.xw_lo[p].next = $s.xw_dst_lo[p].val() + $s.xw_off[p].val();
-                    $s.xw_m[p].next = ($s.xw_en[p].val() != 0) & ($s.xw_req[p].val() == $s.xlat_who.val()) & ($s.xw_src_hi[p].val() == 0) & !($s.xlat_addr.val() < $s.xw_src_lo[p].val()) & (($s.xw_size_hi[p].val() != 0) | ($s.xw_off[p].val() < $s.xw_size_lo[p].val()));
-                    if $s.xw_m[p].val() {
-                        $s.xl_hit.next = true;
-                        $s.xl_lo.next = $s.xw_lo[p].val();
-                        $s.xl_hi.next = $s.xw_dst_hi[p].val();
-                        if $s.xw_lo[p].val() < $s.xw_dst_lo[p].val() {
-                            $s.xl_hi.next = $s.xw_dst_hi[p].val() + 1;
-                        }
+                if ($s.win[2].window7_ctrl_enable_o.val() == 1) & ($s.win[2].window7_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window7_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window7_src_lo_o.val()) & (($s.win[2].window7_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val()) < $s.win[2].window7_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window7_dst_hi_o.val();
+                    if ($s.win[2].window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val())) < $s.win[2].window7_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window7_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window6_ctrl_enable_o.val() == 1) & ($s.win[2].window6_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window6_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window6_src_lo_o.val()) & (($s.win[2].window6_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val()) < $s.win[2].window6_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window6_dst_hi_o.val();
+                    if ($s.win[2].window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val())) < $s.win[2].window6_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window6_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window5_ctrl_enable_o.val() == 1) & ($s.win[2].window5_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window5_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window5_src_lo_o.val()) & (($s.win[2].window5_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val()) < $s.win[2].window5_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window5_dst_hi_o.val();
+                    if ($s.win[2].window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val())) < $s.win[2].window5_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window5_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window4_ctrl_enable_o.val() == 1) & ($s.win[2].window4_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window4_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window4_src_lo_o.val()) & (($s.win[2].window4_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val()) < $s.win[2].window4_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window4_dst_hi_o.val();
+                    if ($s.win[2].window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val())) < $s.win[2].window4_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window4_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window3_ctrl_enable_o.val() == 1) & ($s.win[2].window3_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window3_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window3_src_lo_o.val()) & (($s.win[2].window3_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val()) < $s.win[2].window3_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window3_dst_hi_o.val();
+                    if ($s.win[2].window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val())) < $s.win[2].window3_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window3_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window2_ctrl_enable_o.val() == 1) & ($s.win[2].window2_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window2_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window2_src_lo_o.val()) & (($s.win[2].window2_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val()) < $s.win[2].window2_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window2_dst_hi_o.val();
+                    if ($s.win[2].window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val())) < $s.win[2].window2_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window2_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window1_ctrl_enable_o.val() == 1) & ($s.win[2].window1_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window1_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window1_src_lo_o.val()) & (($s.win[2].window1_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val()) < $s.win[2].window1_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window1_dst_hi_o.val();
+                    if ($s.win[2].window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val())) < $s.win[2].window1_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window1_dst_hi_o.val() + 1;
+                    }
+                }
+                if ($s.win[2].window0_ctrl_enable_o.val() == 1) & ($s.win[2].window0_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window0_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window0_src_lo_o.val()) & (($s.win[2].window0_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val()) < $s.win[2].window0_size_lo_o.val())) {
+                    $s.xl_hit.next = true;
+                    $s.xl_lo.next = $s.win[2].window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val());
+                    $s.xl_hi.next = $s.win[2].window0_dst_hi_o.val();
+                    if ($s.win[2].window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val())) < $s.win[2].window0_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.win[2].window0_dst_hi_o.val() + 1;
                     }
                 }
                 $s.xl_v_q.d.next = $s.xlat_valid.val() & !$s.reset.val();
