@@ -68,6 +68,10 @@ pub struct Namer {
     bar0: AddressSpace,
     nx: Options,
     q7: Options,
+    /// [`Namer::bar0_names`], built on first use (a save file asks once per
+    /// BAR0-address trace, and decoding every register word is most of the
+    /// cost of writing one).
+    bar0_names: std::sync::OnceLock<BTreeMap<u64, String>>,
 }
 
 impl Namer {
@@ -75,7 +79,7 @@ impl Namer {
     pub fn new(map: RegMap) -> Namer {
         let nx = tpb_models::xtensa::CoreConfig::nx(&map.params).options;
         let q7 = tpb_models::xtensa::CoreConfig::q7(&map.params, 0).options;
-        Namer { bar0: AddressSpace::new(map), nx, q7 }
+        Namer { bar0: AddressSpace::new(map), nx, q7, bar0_names: Default::default() }
     }
 
     /// The namer of a built-in generation.
@@ -117,20 +121,22 @@ impl Namer {
     /// Every BAR0 address a register or a semaphore-window element decodes
     /// at, with its name, in address order (memories are left out: a
     /// translate filter lists values one by one).
-    pub fn bar0_names(&self) -> BTreeMap<u64, String> {
-        let mut out = BTreeMap::new();
-        for r in self.bar0.regions() {
-            if r.kind == RegionKind::Memory {
-                continue;
-            }
-            for off in (0..r.region.size).step_by(4) {
-                let a = r.region.base + off;
-                if let Some(t @ (Target::Reg { .. } | Target::Elem { .. })) = self.bar0.decode(a) {
-                    out.insert(a, t.name());
+    pub fn bar0_names(&self) -> &BTreeMap<u64, String> {
+        self.bar0_names.get_or_init(|| {
+            let mut out = BTreeMap::new();
+            for r in self.bar0.regions() {
+                if r.kind == RegionKind::Memory {
+                    continue;
+                }
+                for off in (0..r.region.size).step_by(4) {
+                    let a = r.region.base + off;
+                    if let Some(t @ (Target::Reg { .. } | Target::Elem { .. })) = self.bar0.decode(a) {
+                        out.insert(a, t.name());
+                    }
                 }
             }
-        }
-        out
+            out
+        })
     }
 
     /// A GTKWave translate-filter file for a `width`-bit signal of `kind`
@@ -140,7 +146,7 @@ impl Namer {
     pub fn filter_file(&self, kind: ValueKind, width: u32) -> Option<String> {
         let digits = width.div_ceil(4).max(1) as usize;
         let entries: Vec<(u64, String)> = match kind {
-            ValueKind::Bar0Addr => self.bar0_names().into_iter().collect(),
+            ValueKind::Bar0Addr => self.bar0_names().iter().map(|(a, n)| (*a, n.clone())).collect(),
             ValueKind::CoreState => CORE_STATES.iter().enumerate().map(|(k, s)| (k as u64, s.to_string())).collect(),
             ValueKind::HalKind => HAL_KINDS.iter().enumerate().map(|(k, s)| (k as u64, s.to_string())).collect(),
             ValueKind::Plain | ValueKind::Insn(_) => return None,
