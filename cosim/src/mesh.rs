@@ -1,57 +1,113 @@
 //! Several TPB tops as dies of one SoC, on one clock (DIGEST §7).
 //!
-//! Each die is a [`Cosim`]. A core's SoC-port access whose address the
-//! DIGEST §7 fold puts on another die (bit 47, and the chip id bits when
-//! bit 54 says they are valid) leaves its die through [`Cosim::outbound`];
-//! the mesh hands it to the target die's BAR0 arbiter ([`Cosim::inbound`],
-//! after the host, before the cores) and carries the answer back. A request
-//! crosses in the cycle it was made and its answer in the cycle it came
-//! (`[D]`: no link latency modelled). A die that does not exist answers with
-//! an error.
+//! Each die is a [`Cosim`]. Die k is chip `k / 2`, die bit `k % 2`: the
+//! SoC address of one of its TOP_SPs has bit 47 = `k % 2` and, when bit 54
+//! says the chip id is valid, bits 53:48 = `k / 2` ([`die_addr`]). A core's
+//! SoC-port access that the fold puts on another die leaves its die through
+//! [`Cosim::outbound`]; the mesh carries it to the target die's BAR0
+//! arbiter ([`Cosim::inbound`], after the host, before the cores) and
+//! carries the answer back. Each crossing takes [`Mesh::latency`] cycles
+//! (`[D]`, a parameter: the seeds give no link timing), a request there and
+//! its answer back; 0 crosses in the cycle it was made. A die that does not
+//! exist answers at once with an error.
 
-use crate::sched::{Cosim, CosimError};
+use crate::sched::{Cosim, CosimError, RemoteReq};
+use std::collections::VecDeque;
 use tpb_models::csr::Rsp;
+use tpb_models::ncfw::mesh::{soc, ChipAddr};
 use tpb_models::regmap::Arch;
+
+/// The most dies the DIGEST §7 fold addresses: 64 chip ids × the die bit.
+pub const MAX_DIES: usize = 2 << soc::CHIP_ID_BITS;
+
+/// Something crossing between dies.
+#[derive(Debug, Clone, Copy)]
+enum Flight {
+    /// A request on its way to die `to`.
+    Req { to: u32, r: RemoteReq },
+    /// An answer on its way back to `r.from_die`.
+    Rsp { r: RemoteReq, rsp: Rsp },
+}
 
 /// Dies in lockstep.
 pub struct Mesh {
     pub dies: Vec<Cosim>,
     /// Requests that crossed between dies.
     pub remote: u64,
+    /// Cycles a crossing takes (each way).
+    pub latency: u64,
+    /// Mesh cycles run.
+    pub now: u64,
+    /// Crossings under way: (the cycle they arrive, what).
+    flights: VecDeque<(u64, Flight)>,
+}
+
+/// `addr` (a SoC address on die 0, bit 47 and bits 48..=54 clear) moved to
+/// die `die` of the mesh: chip `die / 2` (id valid) and die bit `die % 2`.
+pub fn die_addr(addr: u64, die: u32) -> Result<u64, CosimError> {
+    let bad = |why: String| CosimError::Mesh(format!("die_addr({addr:#x}, die {die}): {why}"));
+    let c = ChipAddr::decode(addr).map_err(|e| bad(e.to_string()))?;
+    if c.die || c.id_valid || c.chip_id != 0 {
+        return Err(bad("not a die-0 address (bit 47 or bits 48..=54 set)".into()));
+    }
+    if die as usize >= MAX_DIES {
+        return Err(bad(format!("the SoC address reaches {MAX_DIES} dies (DIGEST §7)")));
+    }
+    ChipAddr { local: c.local, die: die & 1 != 0, chip_id: (die >> 1) as u8, id_valid: true }.encode().map_err(|e| bad(e.to_string()))
 }
 
 impl Mesh {
-    /// `n` dies of `arch`, die k numbered k.
-    pub fn new(arch: Arch, n: usize) -> Result<Mesh, CosimError> {
+    /// `n` dies of `arch`, die k numbered k, crossings taking `latency` cycles.
+    pub fn new(arch: Arch, n: usize, latency: u64) -> Result<Mesh, CosimError> {
+        if !(1..=MAX_DIES).contains(&n) {
+            return Err(CosimError::Mesh(format!("{n} dies: a mesh has 1 to {MAX_DIES} (64 chip ids x 2 dies, DIGEST §7)")));
+        }
         let mut dies = Vec::with_capacity(n);
         for k in 0..n {
             let mut c = Cosim::new(arch)?;
             c.die = k as u32;
             dies.push(c);
         }
-        Ok(Mesh { dies, remote: 0 })
+        Ok(Mesh { dies, remote: 0, latency, now: 0, flights: VecDeque::new() })
     }
 
-    /// Move requests and answers between dies.
+    /// Send what the dies asked for, and deliver what arrives this cycle.
     pub fn route(&mut self) {
+        let due = self.now + self.latency;
         for k in 0..self.dies.len() {
             for (to, r) in std::mem::take(&mut self.dies[k].outbound) {
-                match self.dies.get_mut(to as usize) {
-                    Some(t) => {
-                        t.inbound.push_back(r);
-                        self.remote += 1;
-                    }
-                    None => self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true }),
+                if (to as usize) < self.dies.len() {
+                    self.flights.push_back((due, Flight::Req { to, r }));
+                } else {
+                    self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
                 }
             }
         }
         for k in 0..self.dies.len() {
             for (r, rsp) in std::mem::take(&mut self.dies[k].replies) {
-                if let Some(src) = self.dies.get_mut(r.from_die as usize) {
-                    src.remote_answer(r.core, rsp);
+                self.flights.push_back((due, Flight::Rsp { r, rsp }));
+            }
+        }
+        // One latency for all: the queue is in arrival order.
+        while self.flights.front().is_some_and(|f| f.0 <= self.now) {
+            let Some((_, f)) = self.flights.pop_front() else { break };
+            match f {
+                Flight::Req { to, r } => {
+                    self.dies[to as usize].inbound.push_back(r);
+                    self.remote += 1;
+                }
+                Flight::Rsp { r, rsp } => {
+                    if let Some(src) = self.dies.get_mut(r.from_die as usize) {
+                        src.remote_answer(r.core, rsp);
+                    }
                 }
             }
         }
+    }
+
+    /// Crossings under way.
+    pub fn in_flight(&self) -> usize {
+        self.flights.len()
     }
 
     /// One cycle of every die.
@@ -59,6 +115,7 @@ impl Mesh {
         for c in &mut self.dies {
             c.cycle(false);
         }
+        self.now += 1;
         self.route();
     }
 
@@ -72,5 +129,21 @@ impl Mesh {
             self.cycle();
         }
         done(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn die_addresses_put_the_die_in_the_chip_id_and_die_bit() {
+        let a = 0x0000_0060_0000_1800u64;
+        assert_eq!(die_addr(a, 0).unwrap(), a | 1 << 54);
+        assert_eq!(die_addr(a, 1).unwrap(), a | 1 << 54 | 1 << 47);
+        assert_eq!(die_addr(a, 13).unwrap(), a | 1 << 54 | 6 << 48 | 1 << 47);
+        assert_eq!(die_addr(a, 127).unwrap(), a | 1 << 54 | 63 << 48 | 1 << 47);
+        assert!(die_addr(a, 128).unwrap_err().to_string().contains("128 dies"));
+        assert!(die_addr(a | 1 << 47, 2).unwrap_err().to_string().contains("not a die-0 address"));
     }
 }

@@ -6,7 +6,11 @@
 //!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
 //!   a VCD, and with a 200-cycle trace window armed on the Q7 release write;
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
-//!   with `--vcd`.
+//!   with `--vcd`;
+//! - scale (CAYMAN/MARIANA, [`scale_rows`]): a mesh of 1, 2, 4, 8 and 16
+//!   dies whose TOP_SPs all wait on a semaphore (die-cycles/s), and
+//!   `allreduce-ring` on 2..16 dies (die-cycles/s from the release to the
+//!   end, and the whole run's wall time, set-up and checks included).
 //!
 //! Each figure is the median of `--runs` runs (3) with its spread (max / min
 //! − 1): the host is noisy. With `--before`, the same measurements on the
@@ -49,7 +53,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "target/bench-before")]
     pub before_dir: PathBuf,
     /// Only these measurements (default: all).
-    #[arg(long, value_parser = ["bare", "cosim", "process"])]
+    #[arg(long, value_parser = ["bare", "cosim", "process", "scale"])]
     pub only: Vec<String>,
 }
 
@@ -314,6 +318,11 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
             }
         }
     }
+    for &arch in archs.iter().filter(|a| **a != Arch::Sunda) {
+        if args.wants("scale") {
+            scale_rows(arch, args, &mut rows)?;
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
     print_table(&rows, args);
     Ok(())
@@ -343,6 +352,14 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("| {} | {} | {} |", r.arch.name(), r.what, show(&r.now));
         }
     }
+    // Cost per die against one die (the goal: within 1.3×).
+    for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
+        let rate = |n: usize| rows.iter().find(|r| r.arch == arch && r.what == scale_waiting(n)).and_then(|r| r.now).map(|f| f.median);
+        if let Some(one) = rate(1) {
+            let per: Vec<String> = SCALE_DIES.iter().filter_map(|&n| rate(n).map(|r| format!("{n} dies {:.2}×", one / r))).collect();
+            println!("{}: cost per die-cycle against one die, all waiting: {}", arch.name(), per.join(", "));
+        }
+    }
     // Co-simulation against the bare top (the goal: ≥ 0.8×).
     println!();
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
@@ -351,4 +368,72 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("{}: untraced co-simulation runs at {:.2}× the bare top", arch.name(), c.median / b.median);
         }
     }
+}
+
+/// The mesh sizes of the scale rows.
+const SCALE_DIES: [usize; 5] = [1, 2, 4, 8, 16];
+
+fn scale_waiting(n: usize) -> String {
+    format!("scale: {n} dies, every TOP_SP waiting on a semaphore (die-cycles/s)")
+}
+
+/// A mesh of `n` dies whose TOP_SPs each run a one-event tape that waits
+/// for a semaphore nobody SIGNALs (polling it through the SoC port): what
+/// every die of a collective does most of the time.
+fn waiting_mesh(arch: Arch, n: usize) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
+    use tpb_models::ncfw::mesh::MeshEvent;
+    let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16).map_err(run_err)?;
+    let hal = tpb_models::hal::Hal::for_arch(arch).map_err(run_err)?;
+    let map = m.dies[0].map().clone();
+    let w = tpb_models::regmap::layout::SemWindows::of(&map).map_err(run_err)?;
+    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1).map_err(run_err)?;
+    let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall").map_err(run_err)?;
+    for (d, c) in m.dies.iter_mut().enumerate() {
+        let read = tpb_cosim::mesh::die_addr(hal.get_trigger_addr(0, 40).map_err(run_err)?, d as u32).map_err(run_err)? - u64::from(w.inc - w.read);
+        let e = MeshEvent { wait_event: 1, event_wait_sema: read, wait_val: 1, ..MeshEvent::default() };
+        let mut dram = vec![0u8; (tpb_cosim::firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
+        dram.extend_from_slice(&e.pack());
+        c.load_top_sp(&prog.bytes, &dram).map_err(run_err)?;
+        tpb_models::hal::Mmio::write32(c, release.into(), 0).map_err(run_err)?;
+    }
+    Ok(m)
+}
+
+/// The scale rows of `arch` (see the module comment).
+fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> Result<(), BenchError> {
+    let cycles = (args.cycles / 20).max(1000);
+    for n in SCALE_DIES {
+        eprintln!("tpb bench: {} {}", arch.name(), scale_waiting(n));
+        let fig = repeat(args.runs, || {
+            let mut m = waiting_mesh(arch, n)?;
+            for _ in 0..500 {
+                m.cycle();
+            }
+            let t0 = Instant::now();
+            for _ in 0..cycles {
+                m.cycle();
+            }
+            Ok((n as u64 * cycles) as f64 / t0.elapsed().as_secs_f64())
+        })?;
+        rows.push(Row { arch, what: scale_waiting(n), unit: Unit::Rate, now: Some(fig), before: None });
+    }
+    let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
+    let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-ring has no [collective] table"))?;
+    for n in SCALE_DIES.into_iter().filter(|n| *n >= 2) {
+        let mut rates = Vec::new();
+        let mut walls = Vec::new();
+        let mut span = 0;
+        eprintln!("tpb bench: {} allreduce-ring on {n} dies", arch.name());
+        for _ in 0..args.runs.max(1) {
+            let t0 = Instant::now();
+            let mut ran = scenario::collective::run(arch, &cfg, n, f.cycles, None).map_err(run_err)?;
+            let r = ran.check().map_err(run_err)?;
+            walls.push(t0.elapsed().as_secs_f64());
+            span = r.get("collective_cycles");
+            rates.push((n as u64 * ran.mesh.now) as f64 / ran.run_seconds);
+        }
+        rows.push(Row { arch, what: format!("scale: allreduce-ring on {n} dies, release to end ({span} cycles; die-cycles/s)"), unit: Unit::Rate, now: Some(Figure::of(rates)), before: None });
+        rows.push(Row { arch, what: format!("scale: allreduce-ring on {n} dies, whole run with set-up and checks (s)"), unit: Unit::Seconds, now: Some(Figure::of(walls)), before: None });
+    }
+    Ok(())
 }

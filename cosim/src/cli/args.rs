@@ -184,6 +184,10 @@ pub enum Command {
         /// Cycles the window stays open.
         #[arg(long, default_value = "200", requires = "window")]
         window_cycles: u64,
+        /// Dies for the collectives (allreduce-ring, allreduce-mesh,
+        /// barrier-global); default: the scenario file's.
+        #[arg(long)]
+        dies: Option<usize>,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,

@@ -246,9 +246,9 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles } => {
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies } => {
             let window = window.map(|w| (w, window_cycles));
-            sim::sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window)
+            sim::sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window, dies)
         }
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
             let arch: Arch = arch.into();

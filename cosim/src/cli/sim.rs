@@ -44,7 +44,7 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Tri
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>) -> Result<(), CliError> {
+pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>, dies: Option<usize>) -> Result<(), CliError> {
     use crate::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
     let scenario = f.scenario()?;
@@ -52,6 +52,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
     }
     let trace = vcd.or(fst);
+    let dies = scenario.dies(dies)?;
     if let Some(d) = trace.and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).map_err(|source| CliError::Io { path: d.into(), source })?;
     }
@@ -59,7 +60,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
     }
     if window.is_some() && !scenario.single_system() {
-        return Err(CliError::Sim("--window: not for the mesh scenario (it traces every die whole)".into()));
+        return Err(CliError::Sim(format!("--window: not for {} (it runs several dies and traces every die whole)", f.name)));
     }
     let limit = cycles.unwrap_or(f.cycles);
     let bar = indicatif::ProgressBar::new(limit);
@@ -73,9 +74,9 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     let mut ran = crate::sched::Stats::default();
     let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if !scenario.single_system() {
         if let Some(p) = trace {
-            traces = (0..2).map(|k| sc::die_path(p, k)).collect();
+            traces = (0..dies).map(|k| sc::die_path(p, k)).collect();
         }
-        (scenario.run_dies(arch, limit, trace), None)
+        (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
         let mut c = crate::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {

@@ -35,7 +35,7 @@ pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEve
 
 /// `mesh` on two dies of `arch`; with `trace`, die k writes `trace` with `.die<k>` before its extension.
 pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
-    let mut mesh = Mesh::new(arch, 2)?;
+    let mut mesh = Mesh::new(arch, 2, 0)?;
     if let Some(p) = trace {
         for (k, c) in mesh.dies.iter_mut().enumerate() {
             c.trace(&die_path(p, k)).map_err(CosimError::from)?;

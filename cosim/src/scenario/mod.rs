@@ -12,6 +12,7 @@
 //! | `dispatch` | all | stpb_init with `nx_dispatch.S` as the SEQ firmware (its front end per generation) and its DRAM image (boot flag, software tables); CAYMAN/MARIANA: the HAL programs the CAM with the handlers marked `cam`. The host feeds the stream through the SEQ's instruction queue (a DRAM ring, refilled as the SEQ consumes); CAYMAN/MARIANA run it three times, the SEQ halted and restarted from reset with the next boot flag: HW-decode with software fallback, HW-decode with the miss interrupt, Sunda-mode; SUNDA once (base subtraction, segment tables, leaves) | every instruction's handler and path in order against the reference ([`dispatch::expect`]), each handler's count and operand sum (the unknown's too), the miss interrupts taken, intr_info's CAM-miss bit (set by misses without an interrupt in the fallback mode, cleared by the handler in the interrupt mode) |
 //! | `windows` | all | the HAL programs POOL's address-translation windows (window 0 for the SEQ, 1..7 for Q7 cores 0..6, all onto TOP_SP INC semaphores) and mem_window2; the SEQ (`nx_windows.S`) stores through window 0 and mem_window2, every Q7 core (`q7_windows.S`) stores once to the same address | each target semaphore's count (each Q7 core's store on its own semaphore), the first translated store on BAR0, Q7 core 7's store faulting (no window of its own), the SEQ without a fault |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
+//! | `collective` (`allreduce-ring`, `allreduce-mesh`, `barrier-global`) | CAYMAN, MARIANA | N dies (`--dies N`, 2..=17 for the ring) with a link latency; each TOP_SP runs `mesh_tape.S` on the tape [`collective::tapes`] builds for the algorithm and the die; SIGNALs routed by chip id and die bit; DMA legs copy chunks in each die's SEQ DMA SRAM | every die's tape completed; every WAIT on a cross-die semaphore passed only after the SIGNAL that brought it to its count landed; each semaphore's final count; every DMA leg's words exact; the barrier: no die left before every die's arrival landed |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
 //! TOP_SP firmware cannot poll as a semaphore (DIGEST §2.7, §3 choice (a)).
@@ -29,6 +30,7 @@ use tpb_models::regmap::{Arch, Engine};
 
 mod barrier;
 mod bringup;
+pub mod collective;
 pub mod dispatch;
 mod doorbell;
 mod halt_start;
@@ -47,6 +49,7 @@ pub use notify::notify;
 pub use q7_kernels::q7_kernels;
 pub use windows::windows;
 pub use mesh::{die_path, mesh, mesh_tape};
+pub use collective::{collective, Algorithm, CollectiveCfg};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -79,6 +82,8 @@ pub struct ScenarioFile {
     pub dispatch: Option<DispatchCfg>,
     #[serde(default)]
     pub windows: Option<WindowsCfg>,
+    #[serde(default)]
+    pub collective: Option<CollectiveCfg>,
 }
 
 fn default_n() -> u32 {
@@ -99,6 +104,7 @@ pub enum Kind {
     Q7Kernels,
     Dispatch,
     Windows,
+    Collective,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -203,6 +209,9 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("q7-kernels.toml", include_str!("../../scenarios/q7-kernels.toml")),
     ("dispatch.toml", include_str!("../../scenarios/dispatch.toml")),
     ("windows.toml", include_str!("../../scenarios/windows.toml")),
+    ("allreduce-ring.toml", include_str!("../../scenarios/allreduce-ring.toml")),
+    ("allreduce-mesh.toml", include_str!("../../scenarios/allreduce-mesh.toml")),
+    ("barrier-global.toml", include_str!("../../scenarios/barrier-global.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -217,9 +226,16 @@ pub trait Scenario {
     }
     /// Run on `c` and check the ending within `limit` cycles.
     fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError>;
-    /// Run on systems of its own, die k traced into `die_path(trace, k)`.
-    fn run_dies(&self, arch: Arch, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
-        let _ = (limit, trace);
+    /// How many dies it runs on when asked for `requested` (`--dies`).
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        match requested {
+            None | Some(1) => Ok(1),
+            Some(n) => Err(ScenarioError::File(format!("--dies {n}: this scenario runs on one die"))),
+        }
+    }
+    /// Run on `dies` systems of its own, die k traced into `die_path(trace, k)`.
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        let _ = (dies, limit, trace);
         Err(ScenarioError::NotApplicable { scenario: "this scenario", arch: arch.name(), why: "it runs on one system: run_on" })
     }
     /// The cycles the save file opens on and the diagrams show: `(from, to, groups first)`.
@@ -388,7 +404,13 @@ impl Scenario for MeshCfg {
     fn run_on(&self, c: &mut Cosim, _: u64) -> Result<Report, ScenarioError> {
         Err(ScenarioError::NotApplicable { scenario: "mesh", arch: c.map().arch.name(), why: "it runs two dies of its own: scenario::mesh" })
     }
-    fn run_dies(&self, arch: Arch, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        match requested {
+            None | Some(2) => Ok(2),
+            Some(n) => Err(ScenarioError::File(format!("--dies {n}: the mesh scenario's tapes are for two dies (the collectives take N)"))),
+        }
+    }
+    fn run_dies(&self, arch: Arch, _: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
         mesh(arch, self, limit, trace).map(|(r, _)| r)
     }
     fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
@@ -414,6 +436,7 @@ impl ScenarioFile {
             Kind::Q7Kernels => Box::new(self.q7_kernels.clone().ok_or_else(|| missing("q7_kernels"))?),
             Kind::Dispatch => Box::new(self.dispatch.clone().ok_or_else(|| missing("dispatch"))?),
             Kind::Windows => Box::new(self.windows.clone().ok_or_else(|| missing("windows"))?),
+            Kind::Collective => Box::new(self.collective.clone().ok_or_else(|| missing("collective"))?),
         })
     }
 
@@ -447,6 +470,12 @@ impl ScenarioFile {
             Kind::Q7Kernels => need(f.q7_kernels.is_some(), "q7_kernels")?,
             Kind::Dispatch => need(f.dispatch.is_some(), "dispatch")?,
             Kind::Windows => need(f.windows.is_some(), "windows")?,
+            Kind::Collective => need(f.collective.is_some(), "collective")?,
+        }
+        if let Some(c) = &f.collective {
+            if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 {
+                return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words)));
+            }
         }
         if let Some(w) = &f.windows {
             if w.sem > 247 || !(1..=255).contains(&w.stores) {
@@ -628,4 +657,29 @@ fn field(c: &mut Cosim, e: Engine, block: &str, reg: &str, f: &str) -> Result<u3
     let r = c.map().block(block).and_then(|b| b.register(reg)).and_then(|r| r.field(f)).cloned().ok_or_else(|| ScenarioError::File(format!("no field {block}.{reg}.{f}")))?;
     let v = c.read32(a.into())?;
     Ok((v & r.mask()) >> r.lsb)
+}
+
+impl Scenario for CollectiveCfg {
+    fn single_system(&self) -> bool {
+        false
+    }
+    fn run_on(&self, c: &mut Cosim, _: u64) -> Result<Report, ScenarioError> {
+        Err(ScenarioError::NotApplicable { scenario: "collective", arch: c.map().arch.name(), why: "it runs N dies of its own: scenario::collective" })
+    }
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        let n = requested.unwrap_or(self.dies);
+        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
+            return Err(ScenarioError::File(format!("--dies {n}: a collective runs on 2 to {} dies", crate::mesh::MAX_DIES)));
+        }
+        Ok(n)
+    }
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        collective(arch, self, dies, limit, trace).map(|(r, _)| r)
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        Vec::new()
+    }
 }

@@ -217,6 +217,8 @@ pub enum CosimError {
     NotLocal,
     #[error("TOP_SP {what} image of {bytes} bytes does not fit its {room} bytes")]
     ImageTooBig { what: &'static str, bytes: usize, room: usize },
+    #[error("mesh: {0}")]
+    Mesh(String),
 }
 
 /// A behavioural core and its bus.

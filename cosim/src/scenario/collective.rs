@@ -1,0 +1,514 @@
+//! The collectives on N dies (`allreduce-ring`, `allreduce-mesh`,
+//! `barrier-global`; see the table in `mod.rs`): each die's TOP_SP runs the
+//! NCFW mesh event-tape stepper (`mesh_tape.S`) over a tape built here from
+//! the algorithm, the die's number and N.
+//!
+//! The tapes use only what the stepper does (DIGEST §7): WAIT until a
+//! semaphore reaches a count, fire a DMA leg (a tail-pointer increment of
+//! this die's SEQ RX ring), SIGNAL up to three semaphores, on this die or
+//! another (the SoC address carries the die: [`crate::mesh::die_addr`]).
+//! Semaphores only count up, so a WAIT for the n-th arrival waits for
+//! `>= n`. The schedules are ours (`[D]`): the seeds name the algorithm
+//! families and the event types, not the per-die event lists. The event
+//! type of each event is a label; the stepper does not dispatch on it.
+//!
+//! The DMA legs copy within each die's SEQ DMA SRAM (the model's DMA has no
+//! system master: it cannot write another die), so the data a leg moves is
+//! the die's own; what crosses between dies is the control flow, the
+//! SIGNALs, and that is what the checks order.
+
+use super::*;
+use crate::mesh::{die_addr, Mesh};
+
+/// The algorithms (`[collective] algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// Ring all-reduce: N - 1 reduce-scatter steps, then N - 1 all-gather
+    /// steps; at step t die d's DMA leg copies chunk (d - t) mod N (then
+    /// (d + 1 - t') mod N in the all-gather), then SIGNALs die d + 1.
+    Ring,
+    /// Full-mesh all-reduce in two phases: copy the own chunk and SIGNAL
+    /// every other die; when all N - 1 arrived, write the reduced chunk and
+    /// SIGNAL every other die again; wait for their N - 1.
+    Mesh,
+    /// Dissemination barrier: ceil(log2 N) rounds; in round r die d SIGNALs
+    /// die (d + 2^r) mod N and waits for its own round-r semaphore.
+    Barrier,
+}
+
+impl Algorithm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Ring => "ring",
+            Algorithm::Mesh => "mesh",
+            Algorithm::Barrier => "barrier",
+        }
+    }
+}
+
+/// `[collective]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectiveCfg {
+    pub algorithm: Algorithm,
+    /// Dies when `tpb sim` is not given `--dies`.
+    pub dies: usize,
+    /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`).
+    pub link_latency: u64,
+    /// The first TOP_SP semaphore the tapes use (see [`Tapes::sems`]).
+    pub first_sem: u32,
+    /// Words per chunk a DMA leg copies.
+    pub words: u32,
+}
+
+/// SEQ DMA SRAM bytes in the co-simulated top.
+const DMA_SRAM: u32 = 4 << tpb_hdl::seq_dma::DEFAULT_AW;
+
+/// One die's tape and the DMA legs it fires.
+#[derive(Debug, Clone)]
+pub struct DieTape {
+    pub events: Vec<MeshEvent>,
+    /// The DMA legs in the order they fire: (source chunk, destination slot).
+    pub legs: Vec<(u32, u32)>,
+    /// The WAITs on semaphores other dies SIGNAL: (semaphore, count).
+    pub remote_waits: Vec<(u32, u32)>,
+}
+
+/// Every die's tape.
+#[derive(Debug, Clone)]
+pub struct Tapes {
+    pub dies: Vec<DieTape>,
+    /// Semaphores the algorithm uses, from `first_sem`.
+    pub sems: u32,
+    /// The final count of each of them on every die.
+    pub final_counts: Vec<u32>,
+}
+
+/// Where a tape's addresses come from.
+pub struct TapeAddrs<'a> {
+    hal: &'a Hal,
+    /// This die's BAR0 address of the SEQ RX ring's tail_inc.
+    dma_tail: u32,
+    /// A semaphore's INC slot minus its READ slot.
+    inc_to_read: u64,
+}
+
+impl<'a> TapeAddrs<'a> {
+    pub fn new(hal: &'a Hal, dma_tail: u32) -> Result<TapeAddrs<'a>, ScenarioError> {
+        let map = &hal.ctx().ok_or(ScenarioError::NotApplicable { scenario: "collective", arch: "the HAL's target", why: "it has no generation" })?.map;
+        let w = SemWindows::of(map)?;
+        Ok(TapeAddrs { hal, dma_tail, inc_to_read: u64::from(w.inc - w.read) })
+    }
+    /// SoC address of TOP_SP 0's INC slot of semaphore `s` on die `die`.
+    fn inc(&self, die: u32, s: u32) -> Result<u64, ScenarioError> {
+        Ok(die_addr(self.hal.get_trigger_addr(0, s)?, die)?)
+    }
+    /// The same semaphore's READ slot.
+    fn read(&self, die: u32, s: u32) -> Result<u64, ScenarioError> {
+        Ok(self.inc(die, s)? - self.inc_to_read)
+    }
+}
+
+fn event(t: MeshEventType) -> MeshEvent {
+    MeshEvent { event_type: t.0, ..MeshEvent::default() }
+}
+
+/// The tapes of `alg` on `n` dies, semaphores from `s`.
+pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    if n < 2 {
+        return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {n}", alg.name())));
+    }
+    let wait = |e: &mut MeshEvent, die: u32, sem: u32, count: u32| -> Result<(), ScenarioError> {
+        e.wait_event = 1;
+        e.event_wait_sema = a.read(die, sem)?;
+        e.wait_val = count;
+        Ok(())
+    };
+    let dma = |e: &mut MeshEvent| {
+        e.dma_trigger = 1;
+        e.dma_apb_bcast[0] = DmaApbBcast { m2s_tail_ptr: u64::from(a.dma_tail), s2m_tail_ptr: 0, mask: 1 };
+    };
+    // SIGNAL `targets` (die, semaphore), three per event: the first event is
+    // `first` (already holding a WAIT or a DMA leg), the others `t` alone.
+    let signal = |mut first: MeshEvent, t: MeshEventType, targets: &[(u32, u32)]| -> Result<Vec<MeshEvent>, ScenarioError> {
+        let mut out = Vec::new();
+        for (k, group) in targets.chunks(3).enumerate() {
+            let mut e = if k == 0 { first } else { event(t) };
+            e.direct_trigger = 1;
+            for (j, &(die, sem)) in group.iter().enumerate() {
+                e.direct_trigger_sema[j] = a.inc(die, sem)?;
+            }
+            out.push(e);
+        }
+        if targets.is_empty() {
+            first.direct_trigger = 0;
+            out.push(first);
+        }
+        Ok(out)
+    };
+    let mut dies = Vec::with_capacity(n as usize);
+    let (sems, final_counts);
+    match alg {
+        Algorithm::Ring => {
+            // s: chunks received from die d - 1; s + 1: this die's DMA legs done.
+            let (recv, done, steps) = (s, s + 1, 2 * (n - 1));
+            for d in 0..n {
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                for step in 0..steps {
+                    let scatter = step < n - 1;
+                    let chunk = if scatter { (d + n - step % n) % n } else { (d + 1 + n - (step - (n - 1)) % n) % n };
+                    let mut e = event(if scatter { MeshEventType::EVT_REDUCE_COPY } else { MeshEventType::EVT_REDUCE_WRITE });
+                    if step > 0 {
+                        wait(&mut e, d, recv, step)?;
+                        t.remote_waits.push((recv, step));
+                    }
+                    dma(&mut e);
+                    t.legs.push((chunk, step));
+                    t.events.push(e);
+                    let mut e = event(MeshEventType::EVT_REDUCE_LOCAL_HNDSHK);
+                    wait(&mut e, d, done, step + 1)?;
+                    t.events.extend(signal(e, MeshEventType::EVT_SYNC, &[((d + 1) % n, recv)])?);
+                }
+                let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
+                wait(&mut e, d, recv, steps)?;
+                t.remote_waits.push((recv, steps));
+                t.events.push(e);
+                dies.push(t);
+            }
+            sems = 2;
+            final_counts = vec![steps, steps];
+        }
+        Algorithm::Mesh => {
+            // s: phase-1 arrivals, s + 1: DMA legs done, s + 2: phase-2 writes.
+            let (arrive, done, written) = (s, s + 1, s + 2);
+            for d in 0..n {
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
+                let mut e = event(MeshEventType::EVT_REDUCE_COPY);
+                dma(&mut e);
+                t.legs.push((d, 0));
+                t.events.push(e);
+                let mut e = event(MeshEventType::EVT_INTRA_GRP_BRDCST);
+                wait(&mut e, d, done, 1)?;
+                t.events.extend(signal(e, MeshEventType::EVT_INTRA_GRP_BRDCST, &peers.iter().map(|&p| (p, arrive)).collect::<Vec<_>>())?);
+                let mut e = event(MeshEventType::EVT_REDUCE_WRITE);
+                wait(&mut e, d, arrive, n - 1)?;
+                t.remote_waits.push((arrive, n - 1));
+                dma(&mut e);
+                t.legs.push(((d + 1) % n, 1));
+                t.events.push(e);
+                let mut e = event(MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST);
+                wait(&mut e, d, done, 2)?;
+                t.events.extend(signal(e, MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST_2, &peers.iter().map(|&p| (p, written)).collect::<Vec<_>>())?);
+                let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
+                wait(&mut e, d, written, n - 1)?;
+                t.remote_waits.push((written, n - 1));
+                t.events.push(e);
+                dies.push(t);
+            }
+            sems = 3;
+            final_counts = vec![n - 1, 2, n - 1];
+        }
+        Algorithm::Barrier => {
+            // s + r: round r's arrival.
+            let rounds = u32::BITS - (n - 1).leading_zeros();
+            for d in 0..n {
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                for r in 0..rounds {
+                    let mut e = event(if r == 0 { MeshEventType::EVT_FUNCTION_BARRIER_FIRST_COLL } else { MeshEventType::EVT_SYNC });
+                    if r > 0 {
+                        wait(&mut e, d, s + r - 1, 1)?;
+                        t.remote_waits.push((s + r - 1, 1));
+                    }
+                    t.events.extend(signal(e, MeshEventType::EVT_SYNC, &[((d + (1 << r)) % n, s + r)])?);
+                }
+                let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
+                wait(&mut e, d, s + rounds - 1, 1)?;
+                t.remote_waits.push((s + rounds - 1, 1));
+                t.events.push(e);
+                dies.push(t);
+            }
+            sems = rounds;
+            final_counts = vec![1; rounds as usize];
+        }
+    }
+    Ok(Tapes { dies, sems, final_counts })
+}
+
+/// The SEQ DMA SRAM of a collective (`[D]`): the RX ring (one descriptor
+/// per leg) from 0, the source chunks after it, then the destination slots.
+#[derive(Debug, Clone, Copy)]
+struct DmaLayout {
+    ring: u32,
+    src: u32,
+    dst: u32,
+}
+
+impl DmaLayout {
+    fn of(n: u32, legs: u32, words: u32) -> Result<DmaLayout, ScenarioError> {
+        let src = 16 * legs;
+        let dst = src + 4 * words * n;
+        let end = dst + 4 * words * legs;
+        if words == 0 || end > DMA_SRAM {
+            return Err(ScenarioError::File(format!("{legs} DMA legs of {words} words on {n} dies need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies or words")));
+        }
+        Ok(DmaLayout { ring: legs, src, dst })
+    }
+}
+
+/// The word `w` of chunk `c` on die `d` (distinct everywhere).
+fn datum(d: u32, c: u32, w: u32) -> u32 {
+    0xc0_000000 | d << 16 | c << 8 | w
+}
+
+/// A collective that ran, for its checks ([`Ran::check`]).
+pub struct Ran {
+    pub mesh: Mesh,
+    pub tapes: Tapes,
+    pub cfg: CollectiveCfg,
+    lay: DmaLayout,
+    /// The cycle the TOP_SPs were released.
+    start: u64,
+    /// Every TOP_SP halted within `limit` cycles.
+    halted: bool,
+    limit: u64,
+    /// Wall seconds from the release until every TOP_SP halted.
+    pub run_seconds: f64,
+}
+
+/// Run `cfg` on `n` dies of `arch` and check it; with `trace`, die k writes `die_path(trace, k)`.
+pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
+    let mut ran = run(arch, cfg, n, limit, trace)?;
+    let r = ran.check();
+    if trace.is_some() {
+        for c in &mut ran.mesh.dies {
+            c.dut.trace_close().map_err(CosimError::from)?;
+        }
+    }
+    Ok((r?, ran.mesh))
+}
+
+/// Set up `n` dies, load every TOP_SP's tape, release them and run until
+/// they all halt or `limit` cycles pass.
+pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<Ran, ScenarioError> {
+    if arch == Arch::Sunda {
+        return Err(ScenarioError::NotApplicable { scenario: "collective", arch: arch.name(), why: "its host_trigger is a pulse register and its sp_base table has no die bit" });
+    }
+    let mut mesh = Mesh::new(arch, n, cfg.link_latency)?;
+    if let Some(p) = trace {
+        for (k, c) in mesh.dies.iter_mut().enumerate() {
+            c.trace(&die_path(p, k)).map_err(CosimError::from)?;
+        }
+    }
+    let hal = Hal::for_arch(arch)?;
+    let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
+    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail)?)?;
+    if cfg.first_sem + t.sems > 256 {
+        return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems)));
+    }
+    let longest = t.dies.iter().map(|d| d.events.len()).max().unwrap_or(0) as u32;
+    let prog = firmware::mesh_tape(mesh.dies[0].map(), longest, 1)?;
+    let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
+    let lay = DmaLayout::of(n as u32, legs.max(1), cfg.words)?;
+    let done_sem = hal.get_trigger_addr(0, cfg.first_sem + 1)? as u32;
+    for (d, c) in mesh.dies.iter_mut().enumerate() {
+        let tape = &t.dies[d];
+        let mut scfg = StpbConfig::new(
+            UcodeImages { iram: firmware::nx_boot(c.map(), false)?.bytes, dram: vec![0; 16] },
+            UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
+        );
+        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: lay.ring }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
+        Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
+        let base = region(c, "seq.dma")?;
+        let mut desc = Vec::new();
+        for &(chunk, slot) in &tape.legs {
+            desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
+        }
+        c.write_buf(base, &words(&desc))?;
+        let src: Vec<u32> = (0..n as u32).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
+        c.write_buf(base + u64::from(lay.src), &words(&src))?;
+        let mut dram = vec![0u8; (firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
+        for e in &tape.events {
+            dram.extend_from_slice(&e.pack());
+        }
+        // A shorter tape ends early: its event count is the stepper's EVENTS bound.
+        let prog_d = if tape.events.len() as u32 == longest { prog.clone() } else { firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)? };
+        c.load_top_sp(&prog_d.bytes, &dram)?;
+    }
+    let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
+    for c in &mut mesh.dies {
+        c.write32(release.into(), 0)?;
+    }
+    let start = mesh.dies.iter().map(|c| c.stats.cycles).max().unwrap_or(0);
+    let t0 = std::time::Instant::now();
+    let halted = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
+    let run_seconds = t0.elapsed().as_secs_f64();
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, start, halted, limit, run_seconds })
+}
+
+impl Ran {
+    /// The checks of the module table, on what the dies logged and hold now.
+    pub fn check(&mut self) -> Result<Report, ScenarioError> {
+        let Ran { mesh, tapes: t, cfg, lay, start, halted: done, limit, .. } = self;
+        let (n, lay, start, done, limit) = (mesh.dies.len(), *lay, *start, *done, *limit);
+        let mut r = Report::default();
+        let ctx = |c: &Cosim, off: u32| c.top_sp_dram(firmware::ALGO_CTX + off).unwrap_or(0);
+        let map0 = mesh.dies[0].map().clone();
+        let a = Addrs::new(&map0, "collective");
+        for (d, c) in mesh.dies.iter().enumerate() {
+            let idx = ctx(c, 0x204) & 0xffff;
+            let len = t.dies[d].events.len() as u32;
+            r.check(c.stats.cycles, (done || c.core(CoreId::TopSp).core.halted()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("die {d}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", ctx(c, 0x208)))?;
+        }
+        // Every WAIT on a semaphore other dies SIGNAL passed only after the
+        // SIGNAL that brought it to its count had landed on this die.
+        let mut final_pass = vec![0u64; n];
+        let mut round0 = vec![u64::MAX; n];
+        let round0_inc = a.sem(Engine::TopSp, WindowOp::Inc, cfg.first_sem)?;
+        for (d, c) in mesh.dies.iter().enumerate() {
+            for &(sem, count) in &t.dies[d].remote_waits {
+                let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
+                let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
+                let pass = first(c, |x| x.master == Master::Core(CoreId::TopSp) && !x.write && x.addr == read && x.data >= count);
+                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("die {d}: SIGNAL {count} of semaphore {sem} landed ({:?}) before the WAIT for {count} passed ({:?})", landed.map(|x| x.cycle), pass.map(|x| x.cycle)))?;
+                if let Some(p) = pass {
+                    final_pass[d] = final_pass[d].max(p.cycle);
+                }
+            }
+            round0[d] = first(c, |x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == round0_inc).map_or(u64::MAX, |x| x.cycle);
+            r.value(format!("die{d}.done"), final_pass[d]);
+        }
+        if cfg.algorithm == Algorithm::Barrier {
+            // No die leaves before every die's round-0 SIGNAL has landed.
+            let (last_arrival, first_exit) = (*round0.iter().max().unwrap_or(&0), *final_pass.iter().min().unwrap_or(&0));
+            r.check(last_arrival, last_arrival < first_exit, format!("every die's arrival landed (last at {last_arrival}) before any die left (first at {first_exit})"))?;
+            r.events.push((last_arrival, "last arrival lands".into()));
+            r.events.push((first_exit, "first die leaves".into()));
+        }
+        for (d, c) in mesh.dies.iter_mut().enumerate() {
+            for (i, want) in t.final_counts.iter().enumerate() {
+                let sem = cfg.first_sem + i as u32;
+                let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
+                r.check(c.stats.cycles, v == *want, format!("die {d}: semaphore {sem} = {v}, expected {want}"))?;
+            }
+            let base = region(c, "seq.dma")?;
+            for &(chunk, slot) in &t.dies[d].legs {
+                for wd in 0..cfg.words {
+                    let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
+                    let want = datum(d as u32, chunk, wd);
+                    r.check(c.stats.cycles, got == want, format!("die {d}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}"))?;
+                }
+            }
+        }
+        let end = final_pass.iter().copied().max().unwrap_or(0);
+        r.value("dies", n as u64);
+        r.value("start", start);
+        r.value("collective_cycles", end.saturating_sub(start));
+        r.value("remote_transactions", mesh.remote);
+        for c in &mesh.dies {
+            let s = c.stats;
+            r.stats.cycles = r.stats.cycles.max(s.cycles);
+            r.stats.transactions += s.transactions;
+            r.stats.core_transactions += s.core_transactions;
+            r.stats.elided += s.elided;
+            r.stats.retired += s.retired;
+            r.stats.bus_waits += s.bus_waits;
+            r.stats.stalls_released += s.stalls_released;
+            r.stats.doorbells += s.doorbells;
+            r.stats.first_release = r.stats.first_release.or(s.first_release);
+        }
+        r.events.sort();
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tapes_of(alg: Algorithm, n: u32) -> Tapes {
+        let hal = Hal::for_arch(Arch::Cayman).unwrap();
+        tapes(alg, n, 40, &TapeAddrs::new(&hal, 0x1234).unwrap()).unwrap()
+    }
+
+    /// Die of a SIGNAL target address.
+    fn die_of(addr: u64) -> u32 {
+        let c = tpb_models::ncfw::mesh::ChipAddr::decode(addr).unwrap();
+        u32::from(c.chip_id) * 2 + u32::from(c.die)
+    }
+
+    #[test]
+    fn the_ring_sends_every_chunk_to_the_next_die_twice_round() {
+        for n in [2u32, 3, 4, 16] {
+            let t = tapes_of(Algorithm::Ring, n);
+            for (d, die) in t.dies.iter().enumerate() {
+                let d = d as u32;
+                assert_eq!(die.legs.len() as u32, 2 * (n - 1));
+                // Reduce-scatter sends each chunk but one once; the all-gather starts with the reduced chunk (d + 1).
+                let scatter: std::collections::BTreeSet<u32> = die.legs[..(n - 1) as usize].iter().map(|l| l.0).collect();
+                assert_eq!(scatter.len() as u32, n - 1, "n {n} die {d}: {:?}", die.legs);
+                assert!(!scatter.contains(&((d + 1) % n)));
+                assert_eq!(die.legs[(n - 1) as usize].0, (d + 1) % n);
+                // Every SIGNAL goes to die d + 1.
+                for e in die.events.iter().filter(|e| e.direct_trigger == 1) {
+                    assert_eq!(die_of(e.direct_trigger_sema[0]), (d + 1) % n);
+                }
+                assert_eq!(die.events.len() as u32, 4 * (n - 1) + 1);
+                assert_eq!(*die.remote_waits.last().unwrap(), (40, 2 * (n - 1)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_mesh_signals_every_other_die_in_both_phases() {
+        for n in [2u32, 4, 5, 16] {
+            let t = tapes_of(Algorithm::Mesh, n);
+            for (d, die) in t.dies.iter().enumerate() {
+                let mut per_sem: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+                let sem_of = |a: u64| ((a & 0x7ff) >> 2) as u32;
+                for e in die.events.iter().filter(|e| e.direct_trigger == 1) {
+                    for &a in e.direct_trigger_sema.iter().filter(|&&a| a != 0) {
+                        per_sem.entry(sem_of(a)).or_default().push(die_of(a));
+                    }
+                }
+                let others: Vec<u32> = (0..n).filter(|&k| k != d as u32).collect();
+                assert_eq!(per_sem.len(), 2, "n {n} die {d}");
+                for dies in per_sem.values_mut() {
+                    dies.sort();
+                    assert_eq!(*dies, others);
+                }
+                assert_eq!(die.remote_waits, vec![(40, n - 1), (42, n - 1)]);
+            }
+        }
+    }
+
+    #[test]
+    fn the_barrier_reaches_every_die_from_every_die() {
+        // Dissemination: after the rounds, die d has (transitively) heard from all.
+        for n in [2u32, 3, 4, 7, 8, 16] {
+            let t = tapes_of(Algorithm::Barrier, n);
+            let rounds = t.sems;
+            assert_eq!(1u32 << rounds >= n && 1u32 << (rounds - 1) < n, true, "n {n}: {rounds} rounds");
+            let mut heard: Vec<u64> = (0..n).map(|d| 1u64 << d).collect();
+            for r in 0..rounds {
+                let before = heard.clone();
+                for (d, die) in t.dies.iter().enumerate() {
+                    let e = die.events.iter().filter(|e| e.direct_trigger == 1).nth(r as usize).unwrap();
+                    heard[die_of(e.direct_trigger_sema[0]) as usize] |= before[d];
+                }
+            }
+            assert!(heard.iter().all(|h| *h == (1u64 << n) - 1), "n {n}: {heard:x?}");
+        }
+    }
+
+    #[test]
+    fn one_die_is_no_collective_and_too_many_legs_do_not_fit() {
+        let hal = Hal::for_arch(Arch::Cayman).unwrap();
+        let e = tapes(Algorithm::Ring, 1, 40, &TapeAddrs::new(&hal, 0).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("at least 2 dies"), "{e}");
+        let e = DmaLayout::of(32, 62, 4).unwrap_err();
+        assert!(e.to_string().contains("SEQ DMA SRAM"), "{e}");
+        assert!(DmaLayout::of(16, 30, 2).is_ok());
+    }
+}

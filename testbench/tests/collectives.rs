@@ -1,0 +1,107 @@
+//! The collectives on N dies (`allreduce-ring`, `allreduce-mesh`,
+//! `barrier-global`): every die's TOP_SP runs its event tape under
+//! Verilator, the SIGNALs cross dies by chip id and die bit with a link
+//! latency, and the scenario's checks pass; tampering with what a run left
+//! makes them fail, naming the die.
+
+use tpb_cosim::scenario::collective::{self, Algorithm, CollectiveCfg};
+use tpb_cosim::scenario::ScenarioFile;
+use tpb_cosim::sched::Master;
+use tpb_models::hal::Mmio;
+use tpb_models::regmap::Arch;
+
+fn cfg(name: &str) -> (CollectiveCfg, u64) {
+    let f = ScenarioFile::find(name).unwrap();
+    (f.collective.clone().unwrap(), f.cycles)
+}
+
+/// SIGNALs that cross between dies, from the algorithm's definition.
+fn crossings(alg: Algorithm, n: u64) -> u64 {
+    match alg {
+        Algorithm::Ring => n * 2 * (n - 1),
+        Algorithm::Mesh => 2 * n * (n - 1),
+        Algorithm::Barrier => n * u64::from(u64::BITS - (n - 1).leading_zeros()),
+    }
+}
+
+#[test]
+fn every_collective_completes_on_2_4_8_and_16_cayman_dies() {
+    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
+        let (c, limit) = cfg(name);
+        for n in [2usize, 4, 8, 16] {
+            let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
+            assert_eq!(m.remote, crossings(c.algorithm, n as u64), "{name} on {n} dies");
+            assert_eq!(r.get("dies"), n as u64);
+            println!("{name:>15} {n:>2} dies: {:>4} checks, {:>5} cycles from the release, {:>4} crossings", r.checks.len(), r.get("collective_cycles"), m.remote);
+        }
+    }
+}
+
+#[test]
+fn the_collectives_run_on_mariana_and_not_on_sunda() {
+    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
+        let (c, limit) = cfg(name);
+        collective::collective(Arch::Mariana, &c, 4, limit, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let e = collective::collective(Arch::Sunda, &c, 2, limit, None).err().unwrap().to_string();
+        assert!(e.contains("does not apply to sunda"), "{e}");
+    }
+}
+
+/// Each crossing takes the link latency: the ring's two steps on two dies
+/// wait for two SIGNALs in a row, so 64 cycles each way cost at least 128.
+#[test]
+fn the_link_latency_delays_every_crossing() {
+    let (mut c, limit) = cfg("allreduce-ring");
+    let mut took = Vec::new();
+    for l in [0u64, 64] {
+        c.link_latency = l;
+        let (r, _) = collective::collective(Arch::Cayman, &c, 2, limit, None).unwrap();
+        took.push(r.get("collective_cycles"));
+    }
+    assert!(took[1] >= took[0] + 2 * 64, "{took:?}");
+}
+
+#[test]
+fn a_signal_that_lands_after_its_wait_or_a_wrong_word_fails_the_checks() {
+    let (c, limit) = cfg("allreduce-ring");
+    let mut ran = collective::run(Arch::Cayman, &c, 4, limit, None).unwrap();
+    ran.check().unwrap();
+    // Move die 2's first SIGNAL of the receive semaphore to after everything.
+    let inc = ran.mesh.dies[2].log.iter().position(|t| matches!(t.master, Master::Remote { .. }) && t.write).unwrap();
+    ran.mesh.dies[2].log[inc].cycle = u64::MAX;
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 2: SIGNAL 1 of semaphore 40 landed"), "{e}");
+    // A fresh run, then one destination word changed behind the DMA's back.
+    let mut ran = collective::run(Arch::Cayman, &c, 4, limit, None).unwrap();
+    let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[1].map(), "seq.dma").unwrap());
+    let at = dma + 16 * 6 + 4 * 2 * 4 + 4 * 2 * 3; // the ring (6 legs), the 4 source chunks, slot 3
+    let w = ran.mesh.dies[1].read32(at).unwrap();
+    ran.mesh.dies[1].write32(at, w ^ 1).unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 1: DMA leg 3 word 0"), "{e}");
+}
+
+#[test]
+fn a_tape_that_cannot_finish_fails_naming_the_die() {
+    let (mut c, _) = cfg("barrier-global");
+    c.link_latency = 5000;
+    let e = collective::collective(Arch::Cayman, &c, 2, 2000, None).err().unwrap().to_string();
+    assert!(e.contains("die 0: tape completed within 2000 cycles"), "{e}");
+}
+
+#[test]
+fn dies_are_counted_where_the_scenario_allows_them() {
+    let f = ScenarioFile::find("allreduce-ring").unwrap();
+    let s = f.scenario().unwrap();
+    assert_eq!(s.dies(None).unwrap(), 4);
+    assert_eq!(s.dies(Some(16)).unwrap(), 16);
+    assert!(s.dies(Some(1)).unwrap_err().to_string().contains("2 to 128 dies"));
+    let m = ScenarioFile::find("mesh").unwrap();
+    assert!(m.scenario().unwrap().dies(Some(4)).unwrap_err().to_string().contains("two dies"));
+    let b = ScenarioFile::find("bringup").unwrap();
+    assert!(b.scenario().unwrap().dies(Some(2)).unwrap_err().to_string().contains("one die"));
+    // The ring's legs must fit the SEQ DMA SRAM.
+    let (c, limit) = cfg("allreduce-ring");
+    let e = collective::collective(Arch::Cayman, &CollectiveCfg { words: 8, ..c }, 16, limit, None).err().unwrap().to_string();
+    assert!(e.contains("SEQ DMA SRAM"), "{e}");
+}
