@@ -11,7 +11,7 @@
 //! its answer back; 0 crosses in the cycle it was made. A die that does not
 //! exist answers at once with an error.
 
-use crate::sched::{Cosim, CosimError, RemoteReq};
+use crate::sched::{CoreId, Cosim, CosimError, RemoteReq};
 use std::collections::VecDeque;
 use tpb_models::csr::Rsp;
 use tpb_models::ncfw::mesh::{soc, ChipAddr};
@@ -29,6 +29,20 @@ enum Flight {
     Rsp { r: RemoteReq, rsp: Rsp },
 }
 
+/// One request that crossed between dies, for the cross-die diagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Crossing {
+    /// The mesh cycle it left its die, and the one it reached the target's BAR0 queue.
+    pub sent: u64,
+    pub arrived: Option<u64>,
+    pub from: u32,
+    pub to: u32,
+    pub core: CoreId,
+    pub write: bool,
+    /// The target die's BAR0 address.
+    pub addr: u32,
+}
+
 /// Dies in lockstep.
 pub struct Mesh {
     pub dies: Vec<Cosim>,
@@ -38,8 +52,10 @@ pub struct Mesh {
     pub latency: u64,
     /// Mesh cycles run.
     pub now: u64,
-    /// Crossings under way: (the cycle they arrive, what).
-    flights: VecDeque<(u64, Flight)>,
+    /// Crossings under way: (the cycle they arrive, what, index in `crossings`).
+    flights: VecDeque<(u64, Flight, usize)>,
+    /// Every request that crossed, in the order sent.
+    pub crossings: Vec<Crossing>,
 }
 
 /// `addr` (a SoC address on die 0, bit 47 and bits 48..=54 clear) moved to
@@ -68,7 +84,7 @@ impl Mesh {
             c.die = k as u32;
             dies.push(c);
         }
-        Ok(Mesh { dies, remote: 0, latency, now: 0, flights: VecDeque::new() })
+        Ok(Mesh { dies, remote: 0, latency, now: 0, flights: VecDeque::new(), crossings: Vec::new() })
     }
 
     /// Send what the dies asked for, and deliver what arrives this cycle.
@@ -77,7 +93,8 @@ impl Mesh {
         for k in 0..self.dies.len() {
             for (to, r) in std::mem::take(&mut self.dies[k].outbound) {
                 if (to as usize) < self.dies.len() {
-                    self.flights.push_back((due, Flight::Req { to, r }));
+                    self.crossings.push(Crossing { sent: self.now, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
+                    self.flights.push_back((due, Flight::Req { to, r }, self.crossings.len() - 1));
                 } else {
                     self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
                 }
@@ -85,14 +102,15 @@ impl Mesh {
         }
         for k in 0..self.dies.len() {
             for (r, rsp) in std::mem::take(&mut self.dies[k].replies) {
-                self.flights.push_back((due, Flight::Rsp { r, rsp }));
+                self.flights.push_back((due, Flight::Rsp { r, rsp }, usize::MAX));
             }
         }
         // One latency for all: the queue is in arrival order.
         while self.flights.front().is_some_and(|f| f.0 <= self.now) {
-            let Some((_, f)) = self.flights.pop_front() else { break };
+            let Some((_, f, k)) = self.flights.pop_front() else { break };
             match f {
                 Flight::Req { to, r } => {
+                    self.crossings[k].arrived = Some(self.now);
                     self.dies[to as usize].inbound.push_back(r);
                     self.remote += 1;
                 }

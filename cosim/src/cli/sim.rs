@@ -137,6 +137,16 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
         dumps.push(d);
     }
+    // The cross-die diagram of a run on several dies, from the mesh's log.
+    if let (Some(p), Ok(r)) = (trace, &result) {
+        if !r.crossings.is_empty() {
+            let namer = crate::waves::names::Namer::for_arch(arch)?;
+            let title = format!("{} on {}: {} dies, link latency {} cycles, {} crossings", f.name, arch.name(), r.get("dies"), r.get("link_latency"), r.crossings.len());
+            let svg = p.with_extension("crossings.svg");
+            write(&svg, &crate::waves::crossings::render_crossings(&r.crossings, r.get("dies") as usize, &namer, &title))?;
+            println!("diagram: {} (cross-die requests)", svg.display());
+        }
+    }
     if let Some(w) = window_seen {
         println!("window: {w}");
     }

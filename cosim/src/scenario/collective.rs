@@ -406,6 +406,8 @@ impl Ran {
         r.value("start", start);
         r.value("collective_cycles", end.saturating_sub(start));
         r.value("remote_transactions", mesh.remote);
+        r.value("link_latency", mesh.latency);
+        r.crossings = mesh.crossings.clone();
         for c in &mesh.dies {
             let s = c.stats;
             r.stats.cycles = r.stats.cycles.max(s.cycles);

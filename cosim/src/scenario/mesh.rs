@@ -114,6 +114,9 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         r.stats.first_release = r.stats.first_release.or(s.first_release);
     }
     r.value("remote_transactions", mesh.remote);
+    r.value("dies", 2);
+    r.value("link_latency", mesh.latency);
+    r.crossings = mesh.crossings.clone();
     if trace.is_some() {
         for c in &mut mesh.dies {
             c.dut.trace_close().map_err(CosimError::from)?;

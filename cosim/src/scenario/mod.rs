@@ -574,6 +574,8 @@ pub struct Report {
     pub stats: Stats,
     /// Cycle of each checked event, in order (`host_trigger`, `doorbell#1`, ...).
     pub events: Vec<(u64, String)>,
+    /// Requests that crossed between dies (the scenarios on several dies).
+    pub crossings: Vec<crate::mesh::Crossing>,
 }
 
 impl Report {

@@ -10,6 +10,7 @@
 //! generation's clock period (see `dut`), and times read back are in
 //! picoseconds whatever the file's timescale.
 
+pub mod crossings;
 pub mod gtkw;
 pub mod names;
 pub mod svg;
