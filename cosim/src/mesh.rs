@@ -82,6 +82,7 @@ impl Mesh {
         for k in 0..n {
             let mut c = Cosim::new(arch)?;
             c.die = k as u32;
+            c.dies = n as u32;
             dies.push(c);
         }
         Ok(Mesh { dies, remote: 0, latency, now: 0, flights: VecDeque::new(), crossings: Vec::new() })

@@ -4,7 +4,7 @@
 //! latency, and the scenario's checks pass; tampering with what a run left
 //! makes them fail, naming the die.
 
-use tpb_cosim::scenario::collective::{self, Algorithm, CollectiveCfg};
+use tpb_cosim::scenario::collective::{self, Addressing, Algorithm, CollectiveCfg};
 use tpb_cosim::scenario::ScenarioFile;
 use tpb_cosim::sched::Master;
 use tpb_models::hal::Mmio;
@@ -104,4 +104,53 @@ fn dies_are_counted_where_the_scenario_allows_them() {
     let (c, limit) = cfg("allreduce-ring");
     let e = collective::collective(Arch::Cayman, &CollectiveCfg { words: 8, ..c }, 16, limit, None).err().unwrap().to_string();
     assert!(e.contains("SEQ DMA SRAM"), "{e}");
+}
+
+/// The neighbour decoder reads bits 53:48 as routing flags relative to the
+/// die that sends; the chip-id decoder reads the same bits as a chip id: one
+/// address, two dies (DIGEST §7's GOTCHA), so a die uses one or the other.
+#[test]
+fn the_two_decoders_read_the_same_bits_two_ways() {
+    use tpb_cosim::sched::{Cosim, SocDecoder};
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
+    let local = hal.get_trigger_addr(0, 40).unwrap();
+    let (valid, route, exit_die, exit_seng) = (1u64 << 54, 1u64 << 52, 1u64 << 51, 1u64 << 50);
+    c.die = 5;
+    c.dies = 8;
+    // Chip id: 0b011100 = chip 28, die 0 → die 56, whoever asks.
+    let a = local | valid | route | exit_die | exit_seng;
+    assert_eq!(c.soc_die(a).unwrap(), 56);
+    // Without the valid bit the address stays on this chip (chip 2: dies 4, 5).
+    assert_eq!(c.soc_die(local).unwrap(), 4);
+    assert_eq!(c.soc_die(local | 1 << 47).unwrap(), 5);
+    c.decoder = SocDecoder::Neighbor;
+    // From die 5 (chip 2, die 1): EXIT_SENG + EXIT_DIE = chip 3's die 0 = die 6.
+    assert_eq!(c.soc_die(a).unwrap(), 6);
+    assert_eq!(c.soc_die(local | valid | route | exit_die).unwrap(), 4);
+    assert_eq!(c.soc_die(local | valid | route | exit_seng).unwrap(), 7);
+    c.die = 7; // the last package wraps to the first
+    assert_eq!(c.soc_die(a).unwrap(), 0);
+    assert_eq!(c.soc_die(local | 1 << 47).unwrap(), 7);
+    for (bad, why) in [(local | valid | exit_die, "only with NEIGHBOR_ROUTE"), (local | valid | route | 1 << 47, "bit 47 must be clear"), (local | 1 << 48, "only with ID_VALID"), (local | valid | route | 1 << 53, "only bits 52:50")] {
+        let e = c.soc_die(bad).unwrap_err().to_string();
+        assert!(e.contains(why), "{bad:#x}: {e}");
+    }
+}
+
+#[test]
+fn the_ring_runs_on_neighbour_routes_too() {
+    let (mut c, limit) = cfg("allreduce-ring");
+    c.addressing = Addressing::Neighbor;
+    for n in [2usize, 4, 8, 16] {
+        let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{n} dies: {e}"));
+        assert_eq!(m.remote, crossings(Algorithm::Ring, n as u64));
+        // Every SIGNAL went to the next die.
+        assert!(m.crossings.iter().all(|x| x.to == (x.from + 1) % n as u32), "{n} dies");
+        println!("neighbour ring on {n} dies: {} checks, {} cycles", r.checks.len(), r.get("collective_cycles"));
+    }
+    for (alg, n, why) in [(Algorithm::Ring, 3, "even number of dies"), (Algorithm::Mesh, 4, "reaches only the next die"), (Algorithm::Barrier, 4, "reaches only the next die")] {
+        let e = collective::collective(Arch::Cayman, &CollectiveCfg { algorithm: alg, ..c.clone() }, n, limit, None).err().unwrap().to_string();
+        assert!(e.contains(why), "{e}");
+    }
 }

@@ -19,6 +19,7 @@
 
 use super::*;
 use crate::mesh::{die_addr, Mesh};
+use tpb_models::ncfw::mesh::soc;
 
 /// The algorithms (`[collective] algorithm`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -47,11 +48,26 @@ impl Algorithm {
     }
 }
 
+/// How a tape names another die (`[collective] addressing`): the SoC
+/// port's two readings of bits 53:48 ([`crate::sched::SocDecoder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Addressing {
+    /// Chip id (bits 53:48, valid bit 54) and die bit 47: any die.
+    #[default]
+    ChipId,
+    /// The neighbour route (NEIGHBOR_ROUTE, EXIT_DIE, EXIT_SENG): the next
+    /// die only, so the ring alone, on an even number of dies.
+    Neighbor,
+}
+
 /// `[collective]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveCfg {
     pub algorithm: Algorithm,
+    #[serde(default)]
+    pub addressing: Addressing,
     /// Dies when `tpb sim` is not given `--dies`.
     pub dies: usize,
     /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`).
@@ -88,6 +104,7 @@ pub struct Tapes {
 /// Where a tape's addresses come from.
 pub struct TapeAddrs<'a> {
     hal: &'a Hal,
+    addressing: Addressing,
     /// This die's BAR0 address of the SEQ RX ring's tail_inc.
     dma_tail: u32,
     /// A semaphore's INC slot minus its READ slot.
@@ -95,18 +112,29 @@ pub struct TapeAddrs<'a> {
 }
 
 impl<'a> TapeAddrs<'a> {
-    pub fn new(hal: &'a Hal, dma_tail: u32) -> Result<TapeAddrs<'a>, ScenarioError> {
+    pub fn new(hal: &'a Hal, dma_tail: u32, addressing: Addressing) -> Result<TapeAddrs<'a>, ScenarioError> {
         let map = &hal.ctx().ok_or(ScenarioError::NotApplicable { scenario: "collective", arch: "the HAL's target", why: "it has no generation" })?.map;
         let w = SemWindows::of(map)?;
-        Ok(TapeAddrs { hal, dma_tail, inc_to_read: u64::from(w.inc - w.read) })
+        Ok(TapeAddrs { hal, addressing, dma_tail, inc_to_read: u64::from(w.inc - w.read) })
     }
-    /// SoC address of TOP_SP 0's INC slot of semaphore `s` on die `die`.
-    fn inc(&self, die: u32, s: u32) -> Result<u64, ScenarioError> {
-        Ok(die_addr(self.hal.get_trigger_addr(0, s)?, die)?)
+    /// SoC address, as die `from` names it, of TOP_SP 0's INC slot of
+    /// semaphore `s` on die `die` (with neighbour addressing: this die or
+    /// the next).
+    fn inc(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
+        let local = self.hal.get_trigger_addr(0, s)?;
+        match self.addressing {
+            Addressing::ChipId => Ok(die_addr(local, die)?),
+            Addressing::Neighbor if die == from => Ok(local | u64::from(from & 1) << soc::DIE_BIT),
+            Addressing::Neighbor => {
+                // The next die: the package's other die, and from die 1 on to the next package.
+                let seng = if from & 1 == 1 { 1u64 << soc::EXIT_SENG_BIT } else { 0 };
+                Ok(local | 1 << soc::ID_VALID_BIT | 1 << soc::NEIGHBOR_ROUTE_BIT | 1 << soc::EXIT_DIE_BIT | seng)
+            }
+        }
     }
     /// The same semaphore's READ slot.
-    fn read(&self, die: u32, s: u32) -> Result<u64, ScenarioError> {
-        Ok(self.inc(die, s)? - self.inc_to_read)
+    fn read(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
+        Ok(self.inc(from, die, s)? - self.inc_to_read)
     }
 }
 
@@ -119,9 +147,12 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     if n < 2 {
         return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {n}", alg.name())));
     }
+    if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || n % 2 != 0) {
+        return Err(ScenarioError::File(format!("{} on {n} dies: a neighbour route reaches only the next die (the package's other die, or the next package's), so it serves the ring on an even number of dies", alg.name())));
+    }
     let wait = |e: &mut MeshEvent, die: u32, sem: u32, count: u32| -> Result<(), ScenarioError> {
         e.wait_event = 1;
-        e.event_wait_sema = a.read(die, sem)?;
+        e.event_wait_sema = a.read(die, die, sem)?;
         e.wait_val = count;
         Ok(())
     };
@@ -131,13 +162,13 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     };
     // SIGNAL `targets` (die, semaphore), three per event: the first event is
     // `first` (already holding a WAIT or a DMA leg), the others `t` alone.
-    let signal = |mut first: MeshEvent, t: MeshEventType, targets: &[(u32, u32)]| -> Result<Vec<MeshEvent>, ScenarioError> {
+    let signal = |d: u32, mut first: MeshEvent, t: MeshEventType, targets: &[(u32, u32)]| -> Result<Vec<MeshEvent>, ScenarioError> {
         let mut out = Vec::new();
         for (k, group) in targets.chunks(3).enumerate() {
             let mut e = if k == 0 { first } else { event(t) };
             e.direct_trigger = 1;
             for (j, &(die, sem)) in group.iter().enumerate() {
-                e.direct_trigger_sema[j] = a.inc(die, sem)?;
+                e.direct_trigger_sema[j] = a.inc(d, die, sem)?;
             }
             out.push(e);
         }
@@ -168,7 +199,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
                     t.events.push(e);
                     let mut e = event(MeshEventType::EVT_REDUCE_LOCAL_HNDSHK);
                     wait(&mut e, d, done, step + 1)?;
-                    t.events.extend(signal(e, MeshEventType::EVT_SYNC, &[((d + 1) % n, recv)])?);
+                    t.events.extend(signal(d, e, MeshEventType::EVT_SYNC, &[((d + 1) % n, recv)])?);
                 }
                 let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
                 wait(&mut e, d, recv, steps)?;
@@ -191,7 +222,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
                 t.events.push(e);
                 let mut e = event(MeshEventType::EVT_INTRA_GRP_BRDCST);
                 wait(&mut e, d, done, 1)?;
-                t.events.extend(signal(e, MeshEventType::EVT_INTRA_GRP_BRDCST, &peers.iter().map(|&p| (p, arrive)).collect::<Vec<_>>())?);
+                t.events.extend(signal(d, e, MeshEventType::EVT_INTRA_GRP_BRDCST, &peers.iter().map(|&p| (p, arrive)).collect::<Vec<_>>())?);
                 let mut e = event(MeshEventType::EVT_REDUCE_WRITE);
                 wait(&mut e, d, arrive, n - 1)?;
                 t.remote_waits.push((arrive, n - 1));
@@ -200,7 +231,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
                 t.events.push(e);
                 let mut e = event(MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST);
                 wait(&mut e, d, done, 2)?;
-                t.events.extend(signal(e, MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST_2, &peers.iter().map(|&p| (p, written)).collect::<Vec<_>>())?);
+                t.events.extend(signal(d, e, MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST_2, &peers.iter().map(|&p| (p, written)).collect::<Vec<_>>())?);
                 let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
                 wait(&mut e, d, written, n - 1)?;
                 t.remote_waits.push((written, n - 1));
@@ -221,7 +252,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
                         wait(&mut e, d, s + r - 1, 1)?;
                         t.remote_waits.push((s + r - 1, 1));
                     }
-                    t.events.extend(signal(e, MeshEventType::EVT_SYNC, &[((d + (1 << r)) % n, s + r)])?);
+                    t.events.extend(signal(d, e, MeshEventType::EVT_SYNC, &[((d + (1 << r)) % n, s + r)])?);
                 }
                 let mut e = event(MeshEventType::EVT_FUNCTION_BARRIER_LAST_COLL);
                 wait(&mut e, d, s + rounds - 1, 1)?;
@@ -303,7 +334,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     }
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
-    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail)?)?;
+    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail, cfg.addressing)?)?;
     if cfg.first_sem + t.sems > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems)));
     }
@@ -313,6 +344,9 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let lay = DmaLayout::of(n as u32, legs.max(1), cfg.words)?;
     let done_sem = hal.get_trigger_addr(0, cfg.first_sem + 1)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
+        if cfg.addressing == Addressing::Neighbor {
+            c.decoder = crate::sched::SocDecoder::Neighbor;
+        }
         let tape = &t.dies[d];
         let mut scfg = StpbConfig::new(
             UcodeImages { iram: firmware::nx_boot(c.map(), false)?.bytes, dram: vec![0; 16] },
@@ -431,7 +465,7 @@ mod tests {
 
     fn tapes_of(alg: Algorithm, n: u32) -> Tapes {
         let hal = Hal::for_arch(Arch::Cayman).unwrap();
-        tapes(alg, n, 40, &TapeAddrs::new(&hal, 0x1234).unwrap()).unwrap()
+        tapes(alg, n, 40, &TapeAddrs::new(&hal, 0x1234, Addressing::ChipId).unwrap()).unwrap()
     }
 
     /// Die of a SIGNAL target address.
@@ -507,7 +541,7 @@ mod tests {
     #[test]
     fn one_die_is_no_collective_and_too_many_legs_do_not_fit() {
         let hal = Hal::for_arch(Arch::Cayman).unwrap();
-        let e = tapes(Algorithm::Ring, 1, 40, &TapeAddrs::new(&hal, 0).unwrap()).unwrap_err();
+        let e = tapes(Algorithm::Ring, 1, 40, &TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap()).unwrap_err();
         assert!(e.to_string().contains("at least 2 dies"), "{e}");
         let e = DmaLayout::of(32, 62, 4).unwrap_err();
         assert!(e.to_string().contains("SEQ DMA SRAM"), "{e}");

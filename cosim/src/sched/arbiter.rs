@@ -10,6 +10,8 @@ use super::*;
 pub enum RouteError {
     #[error("{addr:#x}: {why}")]
     Address { addr: u64, why: String },
+    #[error("{addr:#x}: the neighbour decoder {why}")]
+    Neighbor { addr: u64, why: &'static str },
     #[error("no sp_base table for this generation")]
     NoSpBase,
     #[error("no TOP_SP local-register base")]
@@ -28,10 +30,37 @@ pub enum RouteError {
 pub struct NoResponse;
 
 impl Cosim {
+    /// The die a SoC address names, as [`Cosim::decoder`] reads it.
+    pub fn soc_die(&self, addr: u64) -> Result<u32, RouteError> {
+        let c = ChipAddr::decode(addr).map_err(|e| RouteError::Address { addr, why: e.to_string() })?;
+        let chip = self.die / 2;
+        Ok(match self.decoder {
+            SocDecoder::ChipId if c.id_valid => u32::from(c.chip_id) * 2 + u32::from(c.die),
+            SocDecoder::ChipId => chip * 2 + u32::from(c.die),
+            SocDecoder::Neighbor => {
+                let n = tpb_models::ncfw::mesh::NeighborAddr::decode(addr);
+                if !n.id_valid {
+                    if c.chip_id != 0 {
+                        return Err(RouteError::Neighbor { addr, why: "reads bits 53:48 only with ID_VALID (bit 54)" });
+                    }
+                    chip * 2 + u32::from(c.die)
+                } else if !n.neighbor_route || c.chip_id & !0b11100 != 0 {
+                    return Err(RouteError::Neighbor { addr, why: "takes ID_VALID only with NEIGHBOR_ROUTE (bit 52), and only bits 52:50 of 53:48" });
+                } else if n.die {
+                    return Err(RouteError::Neighbor { addr, why: "moves relative to this die: bit 47 must be clear" });
+                } else {
+                    let chips = self.dies.div_ceil(2).max(1);
+                    let chip = if n.exit_seng { (chip + 1) % chips } else { chip };
+                    chip * 2 + ((self.die & 1) ^ u32::from(n.exit_die))
+                }
+            }
+        })
+    }
+
     /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
     pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), RouteError> {
         let c = ChipAddr::decode(addr).map_err(|e| RouteError::Address { addr, why: e.to_string() })?;
-        let die = if c.id_valid { u32::from(c.chip_id) * 2 } else { 0 } + u32::from(c.die);
+        let die = self.soc_die(addr)?;
         let t = &self.map.params.top_sp;
         let span = 1u64 << t.instance_shift;
         let strip = (1u64 << t.die_bit) - 1;

@@ -260,6 +260,22 @@ impl Slot {
     }
 }
 
+/// How the SoC port reads a SoC address's bits 53:48 (DIGEST §7): one way
+/// or the other, never both, as the firmware was built against one decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SocDecoder {
+    /// Bits 53:48 are a chip id (valid with bit 54): die = chip id × 2 + bit 47.
+    #[default]
+    ChipId,
+    /// Bits 52, 51 and 50 are NEIGHBOR_ROUTE, EXIT_DIE and EXIT_SENG (bit 54
+    /// ID_VALID, shared). `[D]`: with ID_VALID and NEIGHBOR_ROUTE the target
+    /// is relative to this die: EXIT_DIE crosses to the package's other die,
+    /// EXIT_SENG to the next package (chip + 1, wrapping over the mesh), both
+    /// to the next package's other die; bit 47 must be clear. Without
+    /// ID_VALID the address stays on this chip (bit 47 picks the die).
+    Neighbor,
+}
+
 /// A request from another die, and where its answer goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RemoteReq {
@@ -283,6 +299,10 @@ pub struct Cosim {
     pub start_log: Vec<(u64, CoreId, u32)>,
     /// This die's number in a mesh (0 alone).
     pub die: u32,
+    /// Dies in the mesh (1 alone): where a neighbour route wraps.
+    pub dies: u32,
+    /// How the SoC port reads bits 53:48 ([`SocDecoder`]).
+    pub decoder: SocDecoder,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
     pub inbound: VecDeque<RemoteReq>,
     /// Requests for other dies (taken by the mesh): (target die, request).
@@ -375,6 +395,8 @@ impl Cosim {
             doorbell_cycles: Vec::new(),
             start_log: Vec::new(),
             die: 0,
+            dies: 1,
+            decoder: SocDecoder::ChipId,
             inbound: VecDeque::new(),
             outbound: Vec::new(),
             replies: Vec::new(),
