@@ -833,6 +833,8 @@ module sunda_tpb_proto__top(
     reg nx$5$req_valid;
     reg nx$5$run_state_halted_i;
     reg nx$5$run_state_running_i;
+    reg [31:0] pool_win$req_addr;
+    reg pool_win$req_valid;
     reg [31:0] q7regs$intr_info_0_info_set_i;
     reg [31:0] q7regs$intr_info_1_info_set_i;
     reg [31:0] q7regs$intr_info_2_info_set_i;
@@ -1228,6 +1230,73 @@ module sunda_tpb_proto__top(
     wire [31:0] nx$5$start_addr_o;
     wire nx$5$start_ctrl_ctrl_o;
     wire nx$5$start_ctrl_ctrl_pulse_o;
+    wire pool_win$rsp_err;
+    wire [31:0] pool_win$rsp_rdata;
+    wire pool_win$rsp_valid;
+    wire pool_win$window0_ctrl_enable_o;
+    wire [3:0] pool_win$window0_ctrl_requester_o;
+    wire [31:0] pool_win$window0_dst_hi_o;
+    wire [31:0] pool_win$window0_dst_lo_o;
+    wire [31:0] pool_win$window0_size_hi_o;
+    wire [31:0] pool_win$window0_size_lo_o;
+    wire [31:0] pool_win$window0_src_hi_o;
+    wire [31:0] pool_win$window0_src_lo_o;
+    wire pool_win$window1_ctrl_enable_o;
+    wire [3:0] pool_win$window1_ctrl_requester_o;
+    wire [31:0] pool_win$window1_dst_hi_o;
+    wire [31:0] pool_win$window1_dst_lo_o;
+    wire [31:0] pool_win$window1_size_hi_o;
+    wire [31:0] pool_win$window1_size_lo_o;
+    wire [31:0] pool_win$window1_src_hi_o;
+    wire [31:0] pool_win$window1_src_lo_o;
+    wire pool_win$window2_ctrl_enable_o;
+    wire [3:0] pool_win$window2_ctrl_requester_o;
+    wire [31:0] pool_win$window2_dst_hi_o;
+    wire [31:0] pool_win$window2_dst_lo_o;
+    wire [31:0] pool_win$window2_size_hi_o;
+    wire [31:0] pool_win$window2_size_lo_o;
+    wire [31:0] pool_win$window2_src_hi_o;
+    wire [31:0] pool_win$window2_src_lo_o;
+    wire pool_win$window3_ctrl_enable_o;
+    wire [3:0] pool_win$window3_ctrl_requester_o;
+    wire [31:0] pool_win$window3_dst_hi_o;
+    wire [31:0] pool_win$window3_dst_lo_o;
+    wire [31:0] pool_win$window3_size_hi_o;
+    wire [31:0] pool_win$window3_size_lo_o;
+    wire [31:0] pool_win$window3_src_hi_o;
+    wire [31:0] pool_win$window3_src_lo_o;
+    wire pool_win$window4_ctrl_enable_o;
+    wire [3:0] pool_win$window4_ctrl_requester_o;
+    wire [31:0] pool_win$window4_dst_hi_o;
+    wire [31:0] pool_win$window4_dst_lo_o;
+    wire [31:0] pool_win$window4_size_hi_o;
+    wire [31:0] pool_win$window4_size_lo_o;
+    wire [31:0] pool_win$window4_src_hi_o;
+    wire [31:0] pool_win$window4_src_lo_o;
+    wire pool_win$window5_ctrl_enable_o;
+    wire [3:0] pool_win$window5_ctrl_requester_o;
+    wire [31:0] pool_win$window5_dst_hi_o;
+    wire [31:0] pool_win$window5_dst_lo_o;
+    wire [31:0] pool_win$window5_size_hi_o;
+    wire [31:0] pool_win$window5_size_lo_o;
+    wire [31:0] pool_win$window5_src_hi_o;
+    wire [31:0] pool_win$window5_src_lo_o;
+    wire pool_win$window6_ctrl_enable_o;
+    wire [3:0] pool_win$window6_ctrl_requester_o;
+    wire [31:0] pool_win$window6_dst_hi_o;
+    wire [31:0] pool_win$window6_dst_lo_o;
+    wire [31:0] pool_win$window6_size_hi_o;
+    wire [31:0] pool_win$window6_size_lo_o;
+    wire [31:0] pool_win$window6_src_hi_o;
+    wire [31:0] pool_win$window6_src_lo_o;
+    wire pool_win$window7_ctrl_enable_o;
+    wire [3:0] pool_win$window7_ctrl_requester_o;
+    wire [31:0] pool_win$window7_dst_hi_o;
+    wire [31:0] pool_win$window7_dst_lo_o;
+    wire [31:0] pool_win$window7_size_hi_o;
+    wire [31:0] pool_win$window7_size_lo_o;
+    wire [31:0] pool_win$window7_src_hi_o;
+    wire [31:0] pool_win$window7_src_lo_o;
     wire [7:0] q7regs$intr_ctrl_enable_o;
     wire [7:0] q7regs$intr_ctrl_raise_o;
     wire q7regs$intr_ctrl_raise_pulse_o;
@@ -1323,405 +1392,21 @@ module sunda_tpb_proto__top(
     wire win$0$rsp_err;
     wire [31:0] win$0$rsp_rdata;
     wire win$0$rsp_valid;
-    wire win$0$window0_ctrl_enable_o;
-    wire [3:0] win$0$window0_ctrl_requester_o;
-    wire [31:0] win$0$window0_dst_hi_o;
-    wire [31:0] win$0$window0_dst_lo_o;
-    wire [31:0] win$0$window0_size_hi_o;
-    wire [31:0] win$0$window0_size_lo_o;
-    wire [31:0] win$0$window0_src_hi_o;
-    wire [31:0] win$0$window0_src_lo_o;
-    wire win$0$window1_ctrl_enable_o;
-    wire [3:0] win$0$window1_ctrl_requester_o;
-    wire [31:0] win$0$window1_dst_hi_o;
-    wire [31:0] win$0$window1_dst_lo_o;
-    wire [31:0] win$0$window1_size_hi_o;
-    wire [31:0] win$0$window1_size_lo_o;
-    wire [31:0] win$0$window1_src_hi_o;
-    wire [31:0] win$0$window1_src_lo_o;
-    wire win$0$window2_ctrl_enable_o;
-    wire [3:0] win$0$window2_ctrl_requester_o;
-    wire [31:0] win$0$window2_dst_hi_o;
-    wire [31:0] win$0$window2_dst_lo_o;
-    wire [31:0] win$0$window2_size_hi_o;
-    wire [31:0] win$0$window2_size_lo_o;
-    wire [31:0] win$0$window2_src_hi_o;
-    wire [31:0] win$0$window2_src_lo_o;
-    wire win$0$window3_ctrl_enable_o;
-    wire [3:0] win$0$window3_ctrl_requester_o;
-    wire [31:0] win$0$window3_dst_hi_o;
-    wire [31:0] win$0$window3_dst_lo_o;
-    wire [31:0] win$0$window3_size_hi_o;
-    wire [31:0] win$0$window3_size_lo_o;
-    wire [31:0] win$0$window3_src_hi_o;
-    wire [31:0] win$0$window3_src_lo_o;
-    wire win$0$window4_ctrl_enable_o;
-    wire [3:0] win$0$window4_ctrl_requester_o;
-    wire [31:0] win$0$window4_dst_hi_o;
-    wire [31:0] win$0$window4_dst_lo_o;
-    wire [31:0] win$0$window4_size_hi_o;
-    wire [31:0] win$0$window4_size_lo_o;
-    wire [31:0] win$0$window4_src_hi_o;
-    wire [31:0] win$0$window4_src_lo_o;
-    wire win$0$window5_ctrl_enable_o;
-    wire [3:0] win$0$window5_ctrl_requester_o;
-    wire [31:0] win$0$window5_dst_hi_o;
-    wire [31:0] win$0$window5_dst_lo_o;
-    wire [31:0] win$0$window5_size_hi_o;
-    wire [31:0] win$0$window5_size_lo_o;
-    wire [31:0] win$0$window5_src_hi_o;
-    wire [31:0] win$0$window5_src_lo_o;
-    wire win$0$window6_ctrl_enable_o;
-    wire [3:0] win$0$window6_ctrl_requester_o;
-    wire [31:0] win$0$window6_dst_hi_o;
-    wire [31:0] win$0$window6_dst_lo_o;
-    wire [31:0] win$0$window6_size_hi_o;
-    wire [31:0] win$0$window6_size_lo_o;
-    wire [31:0] win$0$window6_src_hi_o;
-    wire [31:0] win$0$window6_src_lo_o;
-    wire win$0$window7_ctrl_enable_o;
-    wire [3:0] win$0$window7_ctrl_requester_o;
-    wire [31:0] win$0$window7_dst_hi_o;
-    wire [31:0] win$0$window7_dst_lo_o;
-    wire [31:0] win$0$window7_size_hi_o;
-    wire [31:0] win$0$window7_size_lo_o;
-    wire [31:0] win$0$window7_src_hi_o;
-    wire [31:0] win$0$window7_src_lo_o;
     wire win$1$rsp_err;
     wire [31:0] win$1$rsp_rdata;
     wire win$1$rsp_valid;
-    wire win$1$window0_ctrl_enable_o;
-    wire [3:0] win$1$window0_ctrl_requester_o;
-    wire [31:0] win$1$window0_dst_hi_o;
-    wire [31:0] win$1$window0_dst_lo_o;
-    wire [31:0] win$1$window0_size_hi_o;
-    wire [31:0] win$1$window0_size_lo_o;
-    wire [31:0] win$1$window0_src_hi_o;
-    wire [31:0] win$1$window0_src_lo_o;
-    wire win$1$window1_ctrl_enable_o;
-    wire [3:0] win$1$window1_ctrl_requester_o;
-    wire [31:0] win$1$window1_dst_hi_o;
-    wire [31:0] win$1$window1_dst_lo_o;
-    wire [31:0] win$1$window1_size_hi_o;
-    wire [31:0] win$1$window1_size_lo_o;
-    wire [31:0] win$1$window1_src_hi_o;
-    wire [31:0] win$1$window1_src_lo_o;
-    wire win$1$window2_ctrl_enable_o;
-    wire [3:0] win$1$window2_ctrl_requester_o;
-    wire [31:0] win$1$window2_dst_hi_o;
-    wire [31:0] win$1$window2_dst_lo_o;
-    wire [31:0] win$1$window2_size_hi_o;
-    wire [31:0] win$1$window2_size_lo_o;
-    wire [31:0] win$1$window2_src_hi_o;
-    wire [31:0] win$1$window2_src_lo_o;
-    wire win$1$window3_ctrl_enable_o;
-    wire [3:0] win$1$window3_ctrl_requester_o;
-    wire [31:0] win$1$window3_dst_hi_o;
-    wire [31:0] win$1$window3_dst_lo_o;
-    wire [31:0] win$1$window3_size_hi_o;
-    wire [31:0] win$1$window3_size_lo_o;
-    wire [31:0] win$1$window3_src_hi_o;
-    wire [31:0] win$1$window3_src_lo_o;
-    wire win$1$window4_ctrl_enable_o;
-    wire [3:0] win$1$window4_ctrl_requester_o;
-    wire [31:0] win$1$window4_dst_hi_o;
-    wire [31:0] win$1$window4_dst_lo_o;
-    wire [31:0] win$1$window4_size_hi_o;
-    wire [31:0] win$1$window4_size_lo_o;
-    wire [31:0] win$1$window4_src_hi_o;
-    wire [31:0] win$1$window4_src_lo_o;
-    wire win$1$window5_ctrl_enable_o;
-    wire [3:0] win$1$window5_ctrl_requester_o;
-    wire [31:0] win$1$window5_dst_hi_o;
-    wire [31:0] win$1$window5_dst_lo_o;
-    wire [31:0] win$1$window5_size_hi_o;
-    wire [31:0] win$1$window5_size_lo_o;
-    wire [31:0] win$1$window5_src_hi_o;
-    wire [31:0] win$1$window5_src_lo_o;
-    wire win$1$window6_ctrl_enable_o;
-    wire [3:0] win$1$window6_ctrl_requester_o;
-    wire [31:0] win$1$window6_dst_hi_o;
-    wire [31:0] win$1$window6_dst_lo_o;
-    wire [31:0] win$1$window6_size_hi_o;
-    wire [31:0] win$1$window6_size_lo_o;
-    wire [31:0] win$1$window6_src_hi_o;
-    wire [31:0] win$1$window6_src_lo_o;
-    wire win$1$window7_ctrl_enable_o;
-    wire [3:0] win$1$window7_ctrl_requester_o;
-    wire [31:0] win$1$window7_dst_hi_o;
-    wire [31:0] win$1$window7_dst_lo_o;
-    wire [31:0] win$1$window7_size_hi_o;
-    wire [31:0] win$1$window7_size_lo_o;
-    wire [31:0] win$1$window7_src_hi_o;
-    wire [31:0] win$1$window7_src_lo_o;
     wire win$2$rsp_err;
     wire [31:0] win$2$rsp_rdata;
     wire win$2$rsp_valid;
-    wire win$2$window0_ctrl_enable_o;
-    wire [3:0] win$2$window0_ctrl_requester_o;
-    wire [31:0] win$2$window0_dst_hi_o;
-    wire [31:0] win$2$window0_dst_lo_o;
-    wire [31:0] win$2$window0_size_hi_o;
-    wire [31:0] win$2$window0_size_lo_o;
-    wire [31:0] win$2$window0_src_hi_o;
-    wire [31:0] win$2$window0_src_lo_o;
-    wire win$2$window1_ctrl_enable_o;
-    wire [3:0] win$2$window1_ctrl_requester_o;
-    wire [31:0] win$2$window1_dst_hi_o;
-    wire [31:0] win$2$window1_dst_lo_o;
-    wire [31:0] win$2$window1_size_hi_o;
-    wire [31:0] win$2$window1_size_lo_o;
-    wire [31:0] win$2$window1_src_hi_o;
-    wire [31:0] win$2$window1_src_lo_o;
-    wire win$2$window2_ctrl_enable_o;
-    wire [3:0] win$2$window2_ctrl_requester_o;
-    wire [31:0] win$2$window2_dst_hi_o;
-    wire [31:0] win$2$window2_dst_lo_o;
-    wire [31:0] win$2$window2_size_hi_o;
-    wire [31:0] win$2$window2_size_lo_o;
-    wire [31:0] win$2$window2_src_hi_o;
-    wire [31:0] win$2$window2_src_lo_o;
-    wire win$2$window3_ctrl_enable_o;
-    wire [3:0] win$2$window3_ctrl_requester_o;
-    wire [31:0] win$2$window3_dst_hi_o;
-    wire [31:0] win$2$window3_dst_lo_o;
-    wire [31:0] win$2$window3_size_hi_o;
-    wire [31:0] win$2$window3_size_lo_o;
-    wire [31:0] win$2$window3_src_hi_o;
-    wire [31:0] win$2$window3_src_lo_o;
-    wire win$2$window4_ctrl_enable_o;
-    wire [3:0] win$2$window4_ctrl_requester_o;
-    wire [31:0] win$2$window4_dst_hi_o;
-    wire [31:0] win$2$window4_dst_lo_o;
-    wire [31:0] win$2$window4_size_hi_o;
-    wire [31:0] win$2$window4_size_lo_o;
-    wire [31:0] win$2$window4_src_hi_o;
-    wire [31:0] win$2$window4_src_lo_o;
-    wire win$2$window5_ctrl_enable_o;
-    wire [3:0] win$2$window5_ctrl_requester_o;
-    wire [31:0] win$2$window5_dst_hi_o;
-    wire [31:0] win$2$window5_dst_lo_o;
-    wire [31:0] win$2$window5_size_hi_o;
-    wire [31:0] win$2$window5_size_lo_o;
-    wire [31:0] win$2$window5_src_hi_o;
-    wire [31:0] win$2$window5_src_lo_o;
-    wire win$2$window6_ctrl_enable_o;
-    wire [3:0] win$2$window6_ctrl_requester_o;
-    wire [31:0] win$2$window6_dst_hi_o;
-    wire [31:0] win$2$window6_dst_lo_o;
-    wire [31:0] win$2$window6_size_hi_o;
-    wire [31:0] win$2$window6_size_lo_o;
-    wire [31:0] win$2$window6_src_hi_o;
-    wire [31:0] win$2$window6_src_lo_o;
-    wire win$2$window7_ctrl_enable_o;
-    wire [3:0] win$2$window7_ctrl_requester_o;
-    wire [31:0] win$2$window7_dst_hi_o;
-    wire [31:0] win$2$window7_dst_lo_o;
-    wire [31:0] win$2$window7_size_hi_o;
-    wire [31:0] win$2$window7_size_lo_o;
-    wire [31:0] win$2$window7_src_hi_o;
-    wire [31:0] win$2$window7_src_lo_o;
     wire win$3$rsp_err;
     wire [31:0] win$3$rsp_rdata;
     wire win$3$rsp_valid;
-    wire win$3$window0_ctrl_enable_o;
-    wire [3:0] win$3$window0_ctrl_requester_o;
-    wire [31:0] win$3$window0_dst_hi_o;
-    wire [31:0] win$3$window0_dst_lo_o;
-    wire [31:0] win$3$window0_size_hi_o;
-    wire [31:0] win$3$window0_size_lo_o;
-    wire [31:0] win$3$window0_src_hi_o;
-    wire [31:0] win$3$window0_src_lo_o;
-    wire win$3$window1_ctrl_enable_o;
-    wire [3:0] win$3$window1_ctrl_requester_o;
-    wire [31:0] win$3$window1_dst_hi_o;
-    wire [31:0] win$3$window1_dst_lo_o;
-    wire [31:0] win$3$window1_size_hi_o;
-    wire [31:0] win$3$window1_size_lo_o;
-    wire [31:0] win$3$window1_src_hi_o;
-    wire [31:0] win$3$window1_src_lo_o;
-    wire win$3$window2_ctrl_enable_o;
-    wire [3:0] win$3$window2_ctrl_requester_o;
-    wire [31:0] win$3$window2_dst_hi_o;
-    wire [31:0] win$3$window2_dst_lo_o;
-    wire [31:0] win$3$window2_size_hi_o;
-    wire [31:0] win$3$window2_size_lo_o;
-    wire [31:0] win$3$window2_src_hi_o;
-    wire [31:0] win$3$window2_src_lo_o;
-    wire win$3$window3_ctrl_enable_o;
-    wire [3:0] win$3$window3_ctrl_requester_o;
-    wire [31:0] win$3$window3_dst_hi_o;
-    wire [31:0] win$3$window3_dst_lo_o;
-    wire [31:0] win$3$window3_size_hi_o;
-    wire [31:0] win$3$window3_size_lo_o;
-    wire [31:0] win$3$window3_src_hi_o;
-    wire [31:0] win$3$window3_src_lo_o;
-    wire win$3$window4_ctrl_enable_o;
-    wire [3:0] win$3$window4_ctrl_requester_o;
-    wire [31:0] win$3$window4_dst_hi_o;
-    wire [31:0] win$3$window4_dst_lo_o;
-    wire [31:0] win$3$window4_size_hi_o;
-    wire [31:0] win$3$window4_size_lo_o;
-    wire [31:0] win$3$window4_src_hi_o;
-    wire [31:0] win$3$window4_src_lo_o;
-    wire win$3$window5_ctrl_enable_o;
-    wire [3:0] win$3$window5_ctrl_requester_o;
-    wire [31:0] win$3$window5_dst_hi_o;
-    wire [31:0] win$3$window5_dst_lo_o;
-    wire [31:0] win$3$window5_size_hi_o;
-    wire [31:0] win$3$window5_size_lo_o;
-    wire [31:0] win$3$window5_src_hi_o;
-    wire [31:0] win$3$window5_src_lo_o;
-    wire win$3$window6_ctrl_enable_o;
-    wire [3:0] win$3$window6_ctrl_requester_o;
-    wire [31:0] win$3$window6_dst_hi_o;
-    wire [31:0] win$3$window6_dst_lo_o;
-    wire [31:0] win$3$window6_size_hi_o;
-    wire [31:0] win$3$window6_size_lo_o;
-    wire [31:0] win$3$window6_src_hi_o;
-    wire [31:0] win$3$window6_src_lo_o;
-    wire win$3$window7_ctrl_enable_o;
-    wire [3:0] win$3$window7_ctrl_requester_o;
-    wire [31:0] win$3$window7_dst_hi_o;
-    wire [31:0] win$3$window7_dst_lo_o;
-    wire [31:0] win$3$window7_size_hi_o;
-    wire [31:0] win$3$window7_size_lo_o;
-    wire [31:0] win$3$window7_src_hi_o;
-    wire [31:0] win$3$window7_src_lo_o;
     wire win$4$rsp_err;
     wire [31:0] win$4$rsp_rdata;
     wire win$4$rsp_valid;
-    wire win$4$window0_ctrl_enable_o;
-    wire [3:0] win$4$window0_ctrl_requester_o;
-    wire [31:0] win$4$window0_dst_hi_o;
-    wire [31:0] win$4$window0_dst_lo_o;
-    wire [31:0] win$4$window0_size_hi_o;
-    wire [31:0] win$4$window0_size_lo_o;
-    wire [31:0] win$4$window0_src_hi_o;
-    wire [31:0] win$4$window0_src_lo_o;
-    wire win$4$window1_ctrl_enable_o;
-    wire [3:0] win$4$window1_ctrl_requester_o;
-    wire [31:0] win$4$window1_dst_hi_o;
-    wire [31:0] win$4$window1_dst_lo_o;
-    wire [31:0] win$4$window1_size_hi_o;
-    wire [31:0] win$4$window1_size_lo_o;
-    wire [31:0] win$4$window1_src_hi_o;
-    wire [31:0] win$4$window1_src_lo_o;
-    wire win$4$window2_ctrl_enable_o;
-    wire [3:0] win$4$window2_ctrl_requester_o;
-    wire [31:0] win$4$window2_dst_hi_o;
-    wire [31:0] win$4$window2_dst_lo_o;
-    wire [31:0] win$4$window2_size_hi_o;
-    wire [31:0] win$4$window2_size_lo_o;
-    wire [31:0] win$4$window2_src_hi_o;
-    wire [31:0] win$4$window2_src_lo_o;
-    wire win$4$window3_ctrl_enable_o;
-    wire [3:0] win$4$window3_ctrl_requester_o;
-    wire [31:0] win$4$window3_dst_hi_o;
-    wire [31:0] win$4$window3_dst_lo_o;
-    wire [31:0] win$4$window3_size_hi_o;
-    wire [31:0] win$4$window3_size_lo_o;
-    wire [31:0] win$4$window3_src_hi_o;
-    wire [31:0] win$4$window3_src_lo_o;
-    wire win$4$window4_ctrl_enable_o;
-    wire [3:0] win$4$window4_ctrl_requester_o;
-    wire [31:0] win$4$window4_dst_hi_o;
-    wire [31:0] win$4$window4_dst_lo_o;
-    wire [31:0] win$4$window4_size_hi_o;
-    wire [31:0] win$4$window4_size_lo_o;
-    wire [31:0] win$4$window4_src_hi_o;
-    wire [31:0] win$4$window4_src_lo_o;
-    wire win$4$window5_ctrl_enable_o;
-    wire [3:0] win$4$window5_ctrl_requester_o;
-    wire [31:0] win$4$window5_dst_hi_o;
-    wire [31:0] win$4$window5_dst_lo_o;
-    wire [31:0] win$4$window5_size_hi_o;
-    wire [31:0] win$4$window5_size_lo_o;
-    wire [31:0] win$4$window5_src_hi_o;
-    wire [31:0] win$4$window5_src_lo_o;
-    wire win$4$window6_ctrl_enable_o;
-    wire [3:0] win$4$window6_ctrl_requester_o;
-    wire [31:0] win$4$window6_dst_hi_o;
-    wire [31:0] win$4$window6_dst_lo_o;
-    wire [31:0] win$4$window6_size_hi_o;
-    wire [31:0] win$4$window6_size_lo_o;
-    wire [31:0] win$4$window6_src_hi_o;
-    wire [31:0] win$4$window6_src_lo_o;
-    wire win$4$window7_ctrl_enable_o;
-    wire [3:0] win$4$window7_ctrl_requester_o;
-    wire [31:0] win$4$window7_dst_hi_o;
-    wire [31:0] win$4$window7_dst_lo_o;
-    wire [31:0] win$4$window7_size_hi_o;
-    wire [31:0] win$4$window7_size_lo_o;
-    wire [31:0] win$4$window7_src_hi_o;
-    wire [31:0] win$4$window7_src_lo_o;
     wire win$5$rsp_err;
     wire [31:0] win$5$rsp_rdata;
     wire win$5$rsp_valid;
-    wire win$5$window0_ctrl_enable_o;
-    wire [3:0] win$5$window0_ctrl_requester_o;
-    wire [31:0] win$5$window0_dst_hi_o;
-    wire [31:0] win$5$window0_dst_lo_o;
-    wire [31:0] win$5$window0_size_hi_o;
-    wire [31:0] win$5$window0_size_lo_o;
-    wire [31:0] win$5$window0_src_hi_o;
-    wire [31:0] win$5$window0_src_lo_o;
-    wire win$5$window1_ctrl_enable_o;
-    wire [3:0] win$5$window1_ctrl_requester_o;
-    wire [31:0] win$5$window1_dst_hi_o;
-    wire [31:0] win$5$window1_dst_lo_o;
-    wire [31:0] win$5$window1_size_hi_o;
-    wire [31:0] win$5$window1_size_lo_o;
-    wire [31:0] win$5$window1_src_hi_o;
-    wire [31:0] win$5$window1_src_lo_o;
-    wire win$5$window2_ctrl_enable_o;
-    wire [3:0] win$5$window2_ctrl_requester_o;
-    wire [31:0] win$5$window2_dst_hi_o;
-    wire [31:0] win$5$window2_dst_lo_o;
-    wire [31:0] win$5$window2_size_hi_o;
-    wire [31:0] win$5$window2_size_lo_o;
-    wire [31:0] win$5$window2_src_hi_o;
-    wire [31:0] win$5$window2_src_lo_o;
-    wire win$5$window3_ctrl_enable_o;
-    wire [3:0] win$5$window3_ctrl_requester_o;
-    wire [31:0] win$5$window3_dst_hi_o;
-    wire [31:0] win$5$window3_dst_lo_o;
-    wire [31:0] win$5$window3_size_hi_o;
-    wire [31:0] win$5$window3_size_lo_o;
-    wire [31:0] win$5$window3_src_hi_o;
-    wire [31:0] win$5$window3_src_lo_o;
-    wire win$5$window4_ctrl_enable_o;
-    wire [3:0] win$5$window4_ctrl_requester_o;
-    wire [31:0] win$5$window4_dst_hi_o;
-    wire [31:0] win$5$window4_dst_lo_o;
-    wire [31:0] win$5$window4_size_hi_o;
-    wire [31:0] win$5$window4_size_lo_o;
-    wire [31:0] win$5$window4_src_hi_o;
-    wire [31:0] win$5$window4_src_lo_o;
-    wire win$5$window5_ctrl_enable_o;
-    wire [3:0] win$5$window5_ctrl_requester_o;
-    wire [31:0] win$5$window5_dst_hi_o;
-    wire [31:0] win$5$window5_dst_lo_o;
-    wire [31:0] win$5$window5_size_hi_o;
-    wire [31:0] win$5$window5_size_lo_o;
-    wire [31:0] win$5$window5_src_hi_o;
-    wire [31:0] win$5$window5_src_lo_o;
-    wire win$5$window6_ctrl_enable_o;
-    wire [3:0] win$5$window6_ctrl_requester_o;
-    wire [31:0] win$5$window6_dst_hi_o;
-    wire [31:0] win$5$window6_dst_lo_o;
-    wire [31:0] win$5$window6_size_hi_o;
-    wire [31:0] win$5$window6_size_lo_o;
-    wire [31:0] win$5$window6_src_hi_o;
-    wire [31:0] win$5$window6_src_lo_o;
-    wire win$5$window7_ctrl_enable_o;
-    wire [3:0] win$5$window7_ctrl_requester_o;
-    wire [31:0] win$5$window7_dst_hi_o;
-    wire [31:0] win$5$window7_dst_lo_o;
-    wire [31:0] win$5$window7_size_hi_o;
-    wire [31:0] win$5$window7_size_lo_o;
-    wire [31:0] win$5$window7_src_hi_o;
-    wire [31:0] win$5$window7_src_lo_o;
 
     // Sub-modules
     sunda_tpb_proto__top__nx nx$0 (
@@ -2141,71 +1826,7 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$0$rsp_valid),
         .rsp_rdata(win$0$rsp_rdata),
-        .rsp_err(win$0$rsp_err),
-        .window0_src_lo_o(win$0$window0_src_lo_o),
-        .window1_src_lo_o(win$0$window1_src_lo_o),
-        .window2_src_lo_o(win$0$window2_src_lo_o),
-        .window3_src_lo_o(win$0$window3_src_lo_o),
-        .window4_src_lo_o(win$0$window4_src_lo_o),
-        .window5_src_lo_o(win$0$window5_src_lo_o),
-        .window6_src_lo_o(win$0$window6_src_lo_o),
-        .window7_src_lo_o(win$0$window7_src_lo_o),
-        .window0_src_hi_o(win$0$window0_src_hi_o),
-        .window1_src_hi_o(win$0$window1_src_hi_o),
-        .window2_src_hi_o(win$0$window2_src_hi_o),
-        .window3_src_hi_o(win$0$window3_src_hi_o),
-        .window4_src_hi_o(win$0$window4_src_hi_o),
-        .window5_src_hi_o(win$0$window5_src_hi_o),
-        .window6_src_hi_o(win$0$window6_src_hi_o),
-        .window7_src_hi_o(win$0$window7_src_hi_o),
-        .window0_size_lo_o(win$0$window0_size_lo_o),
-        .window1_size_lo_o(win$0$window1_size_lo_o),
-        .window2_size_lo_o(win$0$window2_size_lo_o),
-        .window3_size_lo_o(win$0$window3_size_lo_o),
-        .window4_size_lo_o(win$0$window4_size_lo_o),
-        .window5_size_lo_o(win$0$window5_size_lo_o),
-        .window6_size_lo_o(win$0$window6_size_lo_o),
-        .window7_size_lo_o(win$0$window7_size_lo_o),
-        .window0_size_hi_o(win$0$window0_size_hi_o),
-        .window1_size_hi_o(win$0$window1_size_hi_o),
-        .window2_size_hi_o(win$0$window2_size_hi_o),
-        .window3_size_hi_o(win$0$window3_size_hi_o),
-        .window4_size_hi_o(win$0$window4_size_hi_o),
-        .window5_size_hi_o(win$0$window5_size_hi_o),
-        .window6_size_hi_o(win$0$window6_size_hi_o),
-        .window7_size_hi_o(win$0$window7_size_hi_o),
-        .window0_dst_lo_o(win$0$window0_dst_lo_o),
-        .window1_dst_lo_o(win$0$window1_dst_lo_o),
-        .window2_dst_lo_o(win$0$window2_dst_lo_o),
-        .window3_dst_lo_o(win$0$window3_dst_lo_o),
-        .window4_dst_lo_o(win$0$window4_dst_lo_o),
-        .window5_dst_lo_o(win$0$window5_dst_lo_o),
-        .window6_dst_lo_o(win$0$window6_dst_lo_o),
-        .window7_dst_lo_o(win$0$window7_dst_lo_o),
-        .window0_dst_hi_o(win$0$window0_dst_hi_o),
-        .window1_dst_hi_o(win$0$window1_dst_hi_o),
-        .window2_dst_hi_o(win$0$window2_dst_hi_o),
-        .window3_dst_hi_o(win$0$window3_dst_hi_o),
-        .window4_dst_hi_o(win$0$window4_dst_hi_o),
-        .window5_dst_hi_o(win$0$window5_dst_hi_o),
-        .window6_dst_hi_o(win$0$window6_dst_hi_o),
-        .window7_dst_hi_o(win$0$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$0$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$0$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$0$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$0$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$0$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$0$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$0$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$0$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$0$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$0$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$0$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$0$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$0$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$0$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$0$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$0$window7_ctrl_requester_o)
+        .rsp_err(win$0$rsp_err)
     );
     sunda_tpb_proto__top__win win$1 (
         .clock(clock),
@@ -2216,71 +1837,7 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$1$rsp_valid),
         .rsp_rdata(win$1$rsp_rdata),
-        .rsp_err(win$1$rsp_err),
-        .window0_src_lo_o(win$1$window0_src_lo_o),
-        .window1_src_lo_o(win$1$window1_src_lo_o),
-        .window2_src_lo_o(win$1$window2_src_lo_o),
-        .window3_src_lo_o(win$1$window3_src_lo_o),
-        .window4_src_lo_o(win$1$window4_src_lo_o),
-        .window5_src_lo_o(win$1$window5_src_lo_o),
-        .window6_src_lo_o(win$1$window6_src_lo_o),
-        .window7_src_lo_o(win$1$window7_src_lo_o),
-        .window0_src_hi_o(win$1$window0_src_hi_o),
-        .window1_src_hi_o(win$1$window1_src_hi_o),
-        .window2_src_hi_o(win$1$window2_src_hi_o),
-        .window3_src_hi_o(win$1$window3_src_hi_o),
-        .window4_src_hi_o(win$1$window4_src_hi_o),
-        .window5_src_hi_o(win$1$window5_src_hi_o),
-        .window6_src_hi_o(win$1$window6_src_hi_o),
-        .window7_src_hi_o(win$1$window7_src_hi_o),
-        .window0_size_lo_o(win$1$window0_size_lo_o),
-        .window1_size_lo_o(win$1$window1_size_lo_o),
-        .window2_size_lo_o(win$1$window2_size_lo_o),
-        .window3_size_lo_o(win$1$window3_size_lo_o),
-        .window4_size_lo_o(win$1$window4_size_lo_o),
-        .window5_size_lo_o(win$1$window5_size_lo_o),
-        .window6_size_lo_o(win$1$window6_size_lo_o),
-        .window7_size_lo_o(win$1$window7_size_lo_o),
-        .window0_size_hi_o(win$1$window0_size_hi_o),
-        .window1_size_hi_o(win$1$window1_size_hi_o),
-        .window2_size_hi_o(win$1$window2_size_hi_o),
-        .window3_size_hi_o(win$1$window3_size_hi_o),
-        .window4_size_hi_o(win$1$window4_size_hi_o),
-        .window5_size_hi_o(win$1$window5_size_hi_o),
-        .window6_size_hi_o(win$1$window6_size_hi_o),
-        .window7_size_hi_o(win$1$window7_size_hi_o),
-        .window0_dst_lo_o(win$1$window0_dst_lo_o),
-        .window1_dst_lo_o(win$1$window1_dst_lo_o),
-        .window2_dst_lo_o(win$1$window2_dst_lo_o),
-        .window3_dst_lo_o(win$1$window3_dst_lo_o),
-        .window4_dst_lo_o(win$1$window4_dst_lo_o),
-        .window5_dst_lo_o(win$1$window5_dst_lo_o),
-        .window6_dst_lo_o(win$1$window6_dst_lo_o),
-        .window7_dst_lo_o(win$1$window7_dst_lo_o),
-        .window0_dst_hi_o(win$1$window0_dst_hi_o),
-        .window1_dst_hi_o(win$1$window1_dst_hi_o),
-        .window2_dst_hi_o(win$1$window2_dst_hi_o),
-        .window3_dst_hi_o(win$1$window3_dst_hi_o),
-        .window4_dst_hi_o(win$1$window4_dst_hi_o),
-        .window5_dst_hi_o(win$1$window5_dst_hi_o),
-        .window6_dst_hi_o(win$1$window6_dst_hi_o),
-        .window7_dst_hi_o(win$1$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$1$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$1$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$1$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$1$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$1$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$1$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$1$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$1$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$1$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$1$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$1$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$1$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$1$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$1$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$1$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$1$window7_ctrl_requester_o)
+        .rsp_err(win$1$rsp_err)
     );
     sunda_tpb_proto__top__win win$2 (
         .clock(clock),
@@ -2291,71 +1848,7 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$2$rsp_valid),
         .rsp_rdata(win$2$rsp_rdata),
-        .rsp_err(win$2$rsp_err),
-        .window0_src_lo_o(win$2$window0_src_lo_o),
-        .window1_src_lo_o(win$2$window1_src_lo_o),
-        .window2_src_lo_o(win$2$window2_src_lo_o),
-        .window3_src_lo_o(win$2$window3_src_lo_o),
-        .window4_src_lo_o(win$2$window4_src_lo_o),
-        .window5_src_lo_o(win$2$window5_src_lo_o),
-        .window6_src_lo_o(win$2$window6_src_lo_o),
-        .window7_src_lo_o(win$2$window7_src_lo_o),
-        .window0_src_hi_o(win$2$window0_src_hi_o),
-        .window1_src_hi_o(win$2$window1_src_hi_o),
-        .window2_src_hi_o(win$2$window2_src_hi_o),
-        .window3_src_hi_o(win$2$window3_src_hi_o),
-        .window4_src_hi_o(win$2$window4_src_hi_o),
-        .window5_src_hi_o(win$2$window5_src_hi_o),
-        .window6_src_hi_o(win$2$window6_src_hi_o),
-        .window7_src_hi_o(win$2$window7_src_hi_o),
-        .window0_size_lo_o(win$2$window0_size_lo_o),
-        .window1_size_lo_o(win$2$window1_size_lo_o),
-        .window2_size_lo_o(win$2$window2_size_lo_o),
-        .window3_size_lo_o(win$2$window3_size_lo_o),
-        .window4_size_lo_o(win$2$window4_size_lo_o),
-        .window5_size_lo_o(win$2$window5_size_lo_o),
-        .window6_size_lo_o(win$2$window6_size_lo_o),
-        .window7_size_lo_o(win$2$window7_size_lo_o),
-        .window0_size_hi_o(win$2$window0_size_hi_o),
-        .window1_size_hi_o(win$2$window1_size_hi_o),
-        .window2_size_hi_o(win$2$window2_size_hi_o),
-        .window3_size_hi_o(win$2$window3_size_hi_o),
-        .window4_size_hi_o(win$2$window4_size_hi_o),
-        .window5_size_hi_o(win$2$window5_size_hi_o),
-        .window6_size_hi_o(win$2$window6_size_hi_o),
-        .window7_size_hi_o(win$2$window7_size_hi_o),
-        .window0_dst_lo_o(win$2$window0_dst_lo_o),
-        .window1_dst_lo_o(win$2$window1_dst_lo_o),
-        .window2_dst_lo_o(win$2$window2_dst_lo_o),
-        .window3_dst_lo_o(win$2$window3_dst_lo_o),
-        .window4_dst_lo_o(win$2$window4_dst_lo_o),
-        .window5_dst_lo_o(win$2$window5_dst_lo_o),
-        .window6_dst_lo_o(win$2$window6_dst_lo_o),
-        .window7_dst_lo_o(win$2$window7_dst_lo_o),
-        .window0_dst_hi_o(win$2$window0_dst_hi_o),
-        .window1_dst_hi_o(win$2$window1_dst_hi_o),
-        .window2_dst_hi_o(win$2$window2_dst_hi_o),
-        .window3_dst_hi_o(win$2$window3_dst_hi_o),
-        .window4_dst_hi_o(win$2$window4_dst_hi_o),
-        .window5_dst_hi_o(win$2$window5_dst_hi_o),
-        .window6_dst_hi_o(win$2$window6_dst_hi_o),
-        .window7_dst_hi_o(win$2$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$2$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$2$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$2$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$2$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$2$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$2$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$2$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$2$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$2$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$2$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$2$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$2$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$2$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$2$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$2$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$2$window7_ctrl_requester_o)
+        .rsp_err(win$2$rsp_err)
     );
     sunda_tpb_proto__top__win win$3 (
         .clock(clock),
@@ -2366,71 +1859,7 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$3$rsp_valid),
         .rsp_rdata(win$3$rsp_rdata),
-        .rsp_err(win$3$rsp_err),
-        .window0_src_lo_o(win$3$window0_src_lo_o),
-        .window1_src_lo_o(win$3$window1_src_lo_o),
-        .window2_src_lo_o(win$3$window2_src_lo_o),
-        .window3_src_lo_o(win$3$window3_src_lo_o),
-        .window4_src_lo_o(win$3$window4_src_lo_o),
-        .window5_src_lo_o(win$3$window5_src_lo_o),
-        .window6_src_lo_o(win$3$window6_src_lo_o),
-        .window7_src_lo_o(win$3$window7_src_lo_o),
-        .window0_src_hi_o(win$3$window0_src_hi_o),
-        .window1_src_hi_o(win$3$window1_src_hi_o),
-        .window2_src_hi_o(win$3$window2_src_hi_o),
-        .window3_src_hi_o(win$3$window3_src_hi_o),
-        .window4_src_hi_o(win$3$window4_src_hi_o),
-        .window5_src_hi_o(win$3$window5_src_hi_o),
-        .window6_src_hi_o(win$3$window6_src_hi_o),
-        .window7_src_hi_o(win$3$window7_src_hi_o),
-        .window0_size_lo_o(win$3$window0_size_lo_o),
-        .window1_size_lo_o(win$3$window1_size_lo_o),
-        .window2_size_lo_o(win$3$window2_size_lo_o),
-        .window3_size_lo_o(win$3$window3_size_lo_o),
-        .window4_size_lo_o(win$3$window4_size_lo_o),
-        .window5_size_lo_o(win$3$window5_size_lo_o),
-        .window6_size_lo_o(win$3$window6_size_lo_o),
-        .window7_size_lo_o(win$3$window7_size_lo_o),
-        .window0_size_hi_o(win$3$window0_size_hi_o),
-        .window1_size_hi_o(win$3$window1_size_hi_o),
-        .window2_size_hi_o(win$3$window2_size_hi_o),
-        .window3_size_hi_o(win$3$window3_size_hi_o),
-        .window4_size_hi_o(win$3$window4_size_hi_o),
-        .window5_size_hi_o(win$3$window5_size_hi_o),
-        .window6_size_hi_o(win$3$window6_size_hi_o),
-        .window7_size_hi_o(win$3$window7_size_hi_o),
-        .window0_dst_lo_o(win$3$window0_dst_lo_o),
-        .window1_dst_lo_o(win$3$window1_dst_lo_o),
-        .window2_dst_lo_o(win$3$window2_dst_lo_o),
-        .window3_dst_lo_o(win$3$window3_dst_lo_o),
-        .window4_dst_lo_o(win$3$window4_dst_lo_o),
-        .window5_dst_lo_o(win$3$window5_dst_lo_o),
-        .window6_dst_lo_o(win$3$window6_dst_lo_o),
-        .window7_dst_lo_o(win$3$window7_dst_lo_o),
-        .window0_dst_hi_o(win$3$window0_dst_hi_o),
-        .window1_dst_hi_o(win$3$window1_dst_hi_o),
-        .window2_dst_hi_o(win$3$window2_dst_hi_o),
-        .window3_dst_hi_o(win$3$window3_dst_hi_o),
-        .window4_dst_hi_o(win$3$window4_dst_hi_o),
-        .window5_dst_hi_o(win$3$window5_dst_hi_o),
-        .window6_dst_hi_o(win$3$window6_dst_hi_o),
-        .window7_dst_hi_o(win$3$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$3$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$3$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$3$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$3$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$3$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$3$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$3$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$3$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$3$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$3$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$3$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$3$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$3$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$3$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$3$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$3$window7_ctrl_requester_o)
+        .rsp_err(win$3$rsp_err)
     );
     sunda_tpb_proto__top__win win$4 (
         .clock(clock),
@@ -2441,71 +1870,7 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$4$rsp_valid),
         .rsp_rdata(win$4$rsp_rdata),
-        .rsp_err(win$4$rsp_err),
-        .window0_src_lo_o(win$4$window0_src_lo_o),
-        .window1_src_lo_o(win$4$window1_src_lo_o),
-        .window2_src_lo_o(win$4$window2_src_lo_o),
-        .window3_src_lo_o(win$4$window3_src_lo_o),
-        .window4_src_lo_o(win$4$window4_src_lo_o),
-        .window5_src_lo_o(win$4$window5_src_lo_o),
-        .window6_src_lo_o(win$4$window6_src_lo_o),
-        .window7_src_lo_o(win$4$window7_src_lo_o),
-        .window0_src_hi_o(win$4$window0_src_hi_o),
-        .window1_src_hi_o(win$4$window1_src_hi_o),
-        .window2_src_hi_o(win$4$window2_src_hi_o),
-        .window3_src_hi_o(win$4$window3_src_hi_o),
-        .window4_src_hi_o(win$4$window4_src_hi_o),
-        .window5_src_hi_o(win$4$window5_src_hi_o),
-        .window6_src_hi_o(win$4$window6_src_hi_o),
-        .window7_src_hi_o(win$4$window7_src_hi_o),
-        .window0_size_lo_o(win$4$window0_size_lo_o),
-        .window1_size_lo_o(win$4$window1_size_lo_o),
-        .window2_size_lo_o(win$4$window2_size_lo_o),
-        .window3_size_lo_o(win$4$window3_size_lo_o),
-        .window4_size_lo_o(win$4$window4_size_lo_o),
-        .window5_size_lo_o(win$4$window5_size_lo_o),
-        .window6_size_lo_o(win$4$window6_size_lo_o),
-        .window7_size_lo_o(win$4$window7_size_lo_o),
-        .window0_size_hi_o(win$4$window0_size_hi_o),
-        .window1_size_hi_o(win$4$window1_size_hi_o),
-        .window2_size_hi_o(win$4$window2_size_hi_o),
-        .window3_size_hi_o(win$4$window3_size_hi_o),
-        .window4_size_hi_o(win$4$window4_size_hi_o),
-        .window5_size_hi_o(win$4$window5_size_hi_o),
-        .window6_size_hi_o(win$4$window6_size_hi_o),
-        .window7_size_hi_o(win$4$window7_size_hi_o),
-        .window0_dst_lo_o(win$4$window0_dst_lo_o),
-        .window1_dst_lo_o(win$4$window1_dst_lo_o),
-        .window2_dst_lo_o(win$4$window2_dst_lo_o),
-        .window3_dst_lo_o(win$4$window3_dst_lo_o),
-        .window4_dst_lo_o(win$4$window4_dst_lo_o),
-        .window5_dst_lo_o(win$4$window5_dst_lo_o),
-        .window6_dst_lo_o(win$4$window6_dst_lo_o),
-        .window7_dst_lo_o(win$4$window7_dst_lo_o),
-        .window0_dst_hi_o(win$4$window0_dst_hi_o),
-        .window1_dst_hi_o(win$4$window1_dst_hi_o),
-        .window2_dst_hi_o(win$4$window2_dst_hi_o),
-        .window3_dst_hi_o(win$4$window3_dst_hi_o),
-        .window4_dst_hi_o(win$4$window4_dst_hi_o),
-        .window5_dst_hi_o(win$4$window5_dst_hi_o),
-        .window6_dst_hi_o(win$4$window6_dst_hi_o),
-        .window7_dst_hi_o(win$4$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$4$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$4$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$4$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$4$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$4$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$4$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$4$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$4$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$4$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$4$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$4$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$4$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$4$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$4$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$4$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$4$window7_ctrl_requester_o)
+        .rsp_err(win$4$rsp_err)
     );
     sunda_tpb_proto__top__win win$5 (
         .clock(clock),
@@ -2516,71 +1881,82 @@ module sunda_tpb_proto__top(
         .req_wdata(req_wdata),
         .rsp_valid(win$5$rsp_valid),
         .rsp_rdata(win$5$rsp_rdata),
-        .rsp_err(win$5$rsp_err),
-        .window0_src_lo_o(win$5$window0_src_lo_o),
-        .window1_src_lo_o(win$5$window1_src_lo_o),
-        .window2_src_lo_o(win$5$window2_src_lo_o),
-        .window3_src_lo_o(win$5$window3_src_lo_o),
-        .window4_src_lo_o(win$5$window4_src_lo_o),
-        .window5_src_lo_o(win$5$window5_src_lo_o),
-        .window6_src_lo_o(win$5$window6_src_lo_o),
-        .window7_src_lo_o(win$5$window7_src_lo_o),
-        .window0_src_hi_o(win$5$window0_src_hi_o),
-        .window1_src_hi_o(win$5$window1_src_hi_o),
-        .window2_src_hi_o(win$5$window2_src_hi_o),
-        .window3_src_hi_o(win$5$window3_src_hi_o),
-        .window4_src_hi_o(win$5$window4_src_hi_o),
-        .window5_src_hi_o(win$5$window5_src_hi_o),
-        .window6_src_hi_o(win$5$window6_src_hi_o),
-        .window7_src_hi_o(win$5$window7_src_hi_o),
-        .window0_size_lo_o(win$5$window0_size_lo_o),
-        .window1_size_lo_o(win$5$window1_size_lo_o),
-        .window2_size_lo_o(win$5$window2_size_lo_o),
-        .window3_size_lo_o(win$5$window3_size_lo_o),
-        .window4_size_lo_o(win$5$window4_size_lo_o),
-        .window5_size_lo_o(win$5$window5_size_lo_o),
-        .window6_size_lo_o(win$5$window6_size_lo_o),
-        .window7_size_lo_o(win$5$window7_size_lo_o),
-        .window0_size_hi_o(win$5$window0_size_hi_o),
-        .window1_size_hi_o(win$5$window1_size_hi_o),
-        .window2_size_hi_o(win$5$window2_size_hi_o),
-        .window3_size_hi_o(win$5$window3_size_hi_o),
-        .window4_size_hi_o(win$5$window4_size_hi_o),
-        .window5_size_hi_o(win$5$window5_size_hi_o),
-        .window6_size_hi_o(win$5$window6_size_hi_o),
-        .window7_size_hi_o(win$5$window7_size_hi_o),
-        .window0_dst_lo_o(win$5$window0_dst_lo_o),
-        .window1_dst_lo_o(win$5$window1_dst_lo_o),
-        .window2_dst_lo_o(win$5$window2_dst_lo_o),
-        .window3_dst_lo_o(win$5$window3_dst_lo_o),
-        .window4_dst_lo_o(win$5$window4_dst_lo_o),
-        .window5_dst_lo_o(win$5$window5_dst_lo_o),
-        .window6_dst_lo_o(win$5$window6_dst_lo_o),
-        .window7_dst_lo_o(win$5$window7_dst_lo_o),
-        .window0_dst_hi_o(win$5$window0_dst_hi_o),
-        .window1_dst_hi_o(win$5$window1_dst_hi_o),
-        .window2_dst_hi_o(win$5$window2_dst_hi_o),
-        .window3_dst_hi_o(win$5$window3_dst_hi_o),
-        .window4_dst_hi_o(win$5$window4_dst_hi_o),
-        .window5_dst_hi_o(win$5$window5_dst_hi_o),
-        .window6_dst_hi_o(win$5$window6_dst_hi_o),
-        .window7_dst_hi_o(win$5$window7_dst_hi_o),
-        .window0_ctrl_enable_o(win$5$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(win$5$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(win$5$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(win$5$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(win$5$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(win$5$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(win$5$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(win$5$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(win$5$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(win$5$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(win$5$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(win$5$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(win$5$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(win$5$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(win$5$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(win$5$window7_ctrl_requester_o)
+        .rsp_err(win$5$rsp_err)
+    );
+    sunda_tpb_proto__top__pool_win pool_win (
+        .clock(clock),
+        .reset(reset),
+        .req_valid(pool_win$req_valid),
+        .req_write(req_write),
+        .req_addr(pool_win$req_addr),
+        .req_wdata(req_wdata),
+        .rsp_valid(pool_win$rsp_valid),
+        .rsp_rdata(pool_win$rsp_rdata),
+        .rsp_err(pool_win$rsp_err),
+        .window0_src_lo_o(pool_win$window0_src_lo_o),
+        .window1_src_lo_o(pool_win$window1_src_lo_o),
+        .window2_src_lo_o(pool_win$window2_src_lo_o),
+        .window3_src_lo_o(pool_win$window3_src_lo_o),
+        .window4_src_lo_o(pool_win$window4_src_lo_o),
+        .window5_src_lo_o(pool_win$window5_src_lo_o),
+        .window6_src_lo_o(pool_win$window6_src_lo_o),
+        .window7_src_lo_o(pool_win$window7_src_lo_o),
+        .window0_src_hi_o(pool_win$window0_src_hi_o),
+        .window1_src_hi_o(pool_win$window1_src_hi_o),
+        .window2_src_hi_o(pool_win$window2_src_hi_o),
+        .window3_src_hi_o(pool_win$window3_src_hi_o),
+        .window4_src_hi_o(pool_win$window4_src_hi_o),
+        .window5_src_hi_o(pool_win$window5_src_hi_o),
+        .window6_src_hi_o(pool_win$window6_src_hi_o),
+        .window7_src_hi_o(pool_win$window7_src_hi_o),
+        .window0_size_lo_o(pool_win$window0_size_lo_o),
+        .window1_size_lo_o(pool_win$window1_size_lo_o),
+        .window2_size_lo_o(pool_win$window2_size_lo_o),
+        .window3_size_lo_o(pool_win$window3_size_lo_o),
+        .window4_size_lo_o(pool_win$window4_size_lo_o),
+        .window5_size_lo_o(pool_win$window5_size_lo_o),
+        .window6_size_lo_o(pool_win$window6_size_lo_o),
+        .window7_size_lo_o(pool_win$window7_size_lo_o),
+        .window0_size_hi_o(pool_win$window0_size_hi_o),
+        .window1_size_hi_o(pool_win$window1_size_hi_o),
+        .window2_size_hi_o(pool_win$window2_size_hi_o),
+        .window3_size_hi_o(pool_win$window3_size_hi_o),
+        .window4_size_hi_o(pool_win$window4_size_hi_o),
+        .window5_size_hi_o(pool_win$window5_size_hi_o),
+        .window6_size_hi_o(pool_win$window6_size_hi_o),
+        .window7_size_hi_o(pool_win$window7_size_hi_o),
+        .window0_dst_lo_o(pool_win$window0_dst_lo_o),
+        .window1_dst_lo_o(pool_win$window1_dst_lo_o),
+        .window2_dst_lo_o(pool_win$window2_dst_lo_o),
+        .window3_dst_lo_o(pool_win$window3_dst_lo_o),
+        .window4_dst_lo_o(pool_win$window4_dst_lo_o),
+        .window5_dst_lo_o(pool_win$window5_dst_lo_o),
+        .window6_dst_lo_o(pool_win$window6_dst_lo_o),
+        .window7_dst_lo_o(pool_win$window7_dst_lo_o),
+        .window0_dst_hi_o(pool_win$window0_dst_hi_o),
+        .window1_dst_hi_o(pool_win$window1_dst_hi_o),
+        .window2_dst_hi_o(pool_win$window2_dst_hi_o),
+        .window3_dst_hi_o(pool_win$window3_dst_hi_o),
+        .window4_dst_hi_o(pool_win$window4_dst_hi_o),
+        .window5_dst_hi_o(pool_win$window5_dst_hi_o),
+        .window6_dst_hi_o(pool_win$window6_dst_hi_o),
+        .window7_dst_hi_o(pool_win$window7_dst_hi_o),
+        .window0_ctrl_enable_o(pool_win$window0_ctrl_enable_o),
+        .window0_ctrl_requester_o(pool_win$window0_ctrl_requester_o),
+        .window1_ctrl_enable_o(pool_win$window1_ctrl_enable_o),
+        .window1_ctrl_requester_o(pool_win$window1_ctrl_requester_o),
+        .window2_ctrl_enable_o(pool_win$window2_ctrl_enable_o),
+        .window2_ctrl_requester_o(pool_win$window2_ctrl_requester_o),
+        .window3_ctrl_enable_o(pool_win$window3_ctrl_enable_o),
+        .window3_ctrl_requester_o(pool_win$window3_ctrl_requester_o),
+        .window4_ctrl_enable_o(pool_win$window4_ctrl_enable_o),
+        .window4_ctrl_requester_o(pool_win$window4_ctrl_requester_o),
+        .window5_ctrl_enable_o(pool_win$window5_ctrl_enable_o),
+        .window5_ctrl_requester_o(pool_win$window5_ctrl_requester_o),
+        .window6_ctrl_enable_o(pool_win$window6_ctrl_enable_o),
+        .window6_ctrl_requester_o(pool_win$window6_ctrl_requester_o),
+        .window7_ctrl_enable_o(pool_win$window7_ctrl_enable_o),
+        .window7_ctrl_requester_o(pool_win$window7_ctrl_requester_o)
     );
     sunda_tpb_proto__top__q7regs q7regs (
         .clock(clock),
@@ -3794,6 +3170,14 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
+        pool_win$req_valid = win$2$req_valid;
+    end
+
+    always @(*) begin
+        pool_win$req_addr = lr_off;
+    end
+
+    always @(*) begin
         nx_run_stall = nx_stall;
     end
 
@@ -4432,68 +3816,68 @@ module sunda_tpb_proto__top(
                 xl_hi = nx$2$mem_window2_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window7_ctrl_enable_o == 32'h1) & (win$2$window7_ctrl_requester_o == xlat_who)) & (win$2$window7_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window7_src_lo_o)) & ((win$2$window7_size_hi_o != 32'h0) | ((xlat_addr - win$2$window7_src_lo_o) < win$2$window7_size_lo_o))) begin
+        if (((((pool_win$window7_ctrl_enable_o == 32'h1) & (pool_win$window7_ctrl_requester_o == xlat_who)) & (pool_win$window7_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window7_src_lo_o)) & ((pool_win$window7_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window7_src_lo_o) < pool_win$window7_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window7_dst_lo_o + (xlat_addr - win$2$window7_src_lo_o);
-            xl_hi = win$2$window7_dst_hi_o;
-            if ((win$2$window7_dst_lo_o + (xlat_addr - win$2$window7_src_lo_o)) < win$2$window7_dst_lo_o) begin
-                xl_hi = win$2$window7_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window7_dst_lo_o + (xlat_addr - pool_win$window7_src_lo_o);
+            xl_hi = pool_win$window7_dst_hi_o;
+            if ((pool_win$window7_dst_lo_o + (xlat_addr - pool_win$window7_src_lo_o)) < pool_win$window7_dst_lo_o) begin
+                xl_hi = pool_win$window7_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window6_ctrl_enable_o == 32'h1) & (win$2$window6_ctrl_requester_o == xlat_who)) & (win$2$window6_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window6_src_lo_o)) & ((win$2$window6_size_hi_o != 32'h0) | ((xlat_addr - win$2$window6_src_lo_o) < win$2$window6_size_lo_o))) begin
+        if (((((pool_win$window6_ctrl_enable_o == 32'h1) & (pool_win$window6_ctrl_requester_o == xlat_who)) & (pool_win$window6_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window6_src_lo_o)) & ((pool_win$window6_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window6_src_lo_o) < pool_win$window6_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window6_dst_lo_o + (xlat_addr - win$2$window6_src_lo_o);
-            xl_hi = win$2$window6_dst_hi_o;
-            if ((win$2$window6_dst_lo_o + (xlat_addr - win$2$window6_src_lo_o)) < win$2$window6_dst_lo_o) begin
-                xl_hi = win$2$window6_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window6_dst_lo_o + (xlat_addr - pool_win$window6_src_lo_o);
+            xl_hi = pool_win$window6_dst_hi_o;
+            if ((pool_win$window6_dst_lo_o + (xlat_addr - pool_win$window6_src_lo_o)) < pool_win$window6_dst_lo_o) begin
+                xl_hi = pool_win$window6_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window5_ctrl_enable_o == 32'h1) & (win$2$window5_ctrl_requester_o == xlat_who)) & (win$2$window5_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window5_src_lo_o)) & ((win$2$window5_size_hi_o != 32'h0) | ((xlat_addr - win$2$window5_src_lo_o) < win$2$window5_size_lo_o))) begin
+        if (((((pool_win$window5_ctrl_enable_o == 32'h1) & (pool_win$window5_ctrl_requester_o == xlat_who)) & (pool_win$window5_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window5_src_lo_o)) & ((pool_win$window5_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window5_src_lo_o) < pool_win$window5_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window5_dst_lo_o + (xlat_addr - win$2$window5_src_lo_o);
-            xl_hi = win$2$window5_dst_hi_o;
-            if ((win$2$window5_dst_lo_o + (xlat_addr - win$2$window5_src_lo_o)) < win$2$window5_dst_lo_o) begin
-                xl_hi = win$2$window5_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window5_dst_lo_o + (xlat_addr - pool_win$window5_src_lo_o);
+            xl_hi = pool_win$window5_dst_hi_o;
+            if ((pool_win$window5_dst_lo_o + (xlat_addr - pool_win$window5_src_lo_o)) < pool_win$window5_dst_lo_o) begin
+                xl_hi = pool_win$window5_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window4_ctrl_enable_o == 32'h1) & (win$2$window4_ctrl_requester_o == xlat_who)) & (win$2$window4_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window4_src_lo_o)) & ((win$2$window4_size_hi_o != 32'h0) | ((xlat_addr - win$2$window4_src_lo_o) < win$2$window4_size_lo_o))) begin
+        if (((((pool_win$window4_ctrl_enable_o == 32'h1) & (pool_win$window4_ctrl_requester_o == xlat_who)) & (pool_win$window4_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window4_src_lo_o)) & ((pool_win$window4_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window4_src_lo_o) < pool_win$window4_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window4_dst_lo_o + (xlat_addr - win$2$window4_src_lo_o);
-            xl_hi = win$2$window4_dst_hi_o;
-            if ((win$2$window4_dst_lo_o + (xlat_addr - win$2$window4_src_lo_o)) < win$2$window4_dst_lo_o) begin
-                xl_hi = win$2$window4_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window4_dst_lo_o + (xlat_addr - pool_win$window4_src_lo_o);
+            xl_hi = pool_win$window4_dst_hi_o;
+            if ((pool_win$window4_dst_lo_o + (xlat_addr - pool_win$window4_src_lo_o)) < pool_win$window4_dst_lo_o) begin
+                xl_hi = pool_win$window4_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window3_ctrl_enable_o == 32'h1) & (win$2$window3_ctrl_requester_o == xlat_who)) & (win$2$window3_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window3_src_lo_o)) & ((win$2$window3_size_hi_o != 32'h0) | ((xlat_addr - win$2$window3_src_lo_o) < win$2$window3_size_lo_o))) begin
+        if (((((pool_win$window3_ctrl_enable_o == 32'h1) & (pool_win$window3_ctrl_requester_o == xlat_who)) & (pool_win$window3_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window3_src_lo_o)) & ((pool_win$window3_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window3_src_lo_o) < pool_win$window3_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window3_dst_lo_o + (xlat_addr - win$2$window3_src_lo_o);
-            xl_hi = win$2$window3_dst_hi_o;
-            if ((win$2$window3_dst_lo_o + (xlat_addr - win$2$window3_src_lo_o)) < win$2$window3_dst_lo_o) begin
-                xl_hi = win$2$window3_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window3_dst_lo_o + (xlat_addr - pool_win$window3_src_lo_o);
+            xl_hi = pool_win$window3_dst_hi_o;
+            if ((pool_win$window3_dst_lo_o + (xlat_addr - pool_win$window3_src_lo_o)) < pool_win$window3_dst_lo_o) begin
+                xl_hi = pool_win$window3_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window2_ctrl_enable_o == 32'h1) & (win$2$window2_ctrl_requester_o == xlat_who)) & (win$2$window2_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window2_src_lo_o)) & ((win$2$window2_size_hi_o != 32'h0) | ((xlat_addr - win$2$window2_src_lo_o) < win$2$window2_size_lo_o))) begin
+        if (((((pool_win$window2_ctrl_enable_o == 32'h1) & (pool_win$window2_ctrl_requester_o == xlat_who)) & (pool_win$window2_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window2_src_lo_o)) & ((pool_win$window2_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window2_src_lo_o) < pool_win$window2_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window2_dst_lo_o + (xlat_addr - win$2$window2_src_lo_o);
-            xl_hi = win$2$window2_dst_hi_o;
-            if ((win$2$window2_dst_lo_o + (xlat_addr - win$2$window2_src_lo_o)) < win$2$window2_dst_lo_o) begin
-                xl_hi = win$2$window2_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window2_dst_lo_o + (xlat_addr - pool_win$window2_src_lo_o);
+            xl_hi = pool_win$window2_dst_hi_o;
+            if ((pool_win$window2_dst_lo_o + (xlat_addr - pool_win$window2_src_lo_o)) < pool_win$window2_dst_lo_o) begin
+                xl_hi = pool_win$window2_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window1_ctrl_enable_o == 32'h1) & (win$2$window1_ctrl_requester_o == xlat_who)) & (win$2$window1_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window1_src_lo_o)) & ((win$2$window1_size_hi_o != 32'h0) | ((xlat_addr - win$2$window1_src_lo_o) < win$2$window1_size_lo_o))) begin
+        if (((((pool_win$window1_ctrl_enable_o == 32'h1) & (pool_win$window1_ctrl_requester_o == xlat_who)) & (pool_win$window1_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window1_src_lo_o)) & ((pool_win$window1_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window1_src_lo_o) < pool_win$window1_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window1_dst_lo_o + (xlat_addr - win$2$window1_src_lo_o);
-            xl_hi = win$2$window1_dst_hi_o;
-            if ((win$2$window1_dst_lo_o + (xlat_addr - win$2$window1_src_lo_o)) < win$2$window1_dst_lo_o) begin
-                xl_hi = win$2$window1_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window1_dst_lo_o + (xlat_addr - pool_win$window1_src_lo_o);
+            xl_hi = pool_win$window1_dst_hi_o;
+            if ((pool_win$window1_dst_lo_o + (xlat_addr - pool_win$window1_src_lo_o)) < pool_win$window1_dst_lo_o) begin
+                xl_hi = pool_win$window1_dst_hi_o + 32'h1;
             end
         end
-        if (((((win$2$window0_ctrl_enable_o == 32'h1) & (win$2$window0_ctrl_requester_o == xlat_who)) & (win$2$window0_src_hi_o == 32'h0)) & ~(xlat_addr < win$2$window0_src_lo_o)) & ((win$2$window0_size_hi_o != 32'h0) | ((xlat_addr - win$2$window0_src_lo_o) < win$2$window0_size_lo_o))) begin
+        if (((((pool_win$window0_ctrl_enable_o == 32'h1) & (pool_win$window0_ctrl_requester_o == xlat_who)) & (pool_win$window0_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window0_src_lo_o)) & ((pool_win$window0_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window0_src_lo_o) < pool_win$window0_size_lo_o))) begin
             xl_hit = 1'b1;
-            xl_lo = win$2$window0_dst_lo_o + (xlat_addr - win$2$window0_src_lo_o);
-            xl_hi = win$2$window0_dst_hi_o;
-            if ((win$2$window0_dst_lo_o + (xlat_addr - win$2$window0_src_lo_o)) < win$2$window0_dst_lo_o) begin
-                xl_hi = win$2$window0_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window0_dst_lo_o + (xlat_addr - pool_win$window0_src_lo_o);
+            xl_hi = pool_win$window0_dst_hi_o;
+            if ((pool_win$window0_dst_lo_o + (xlat_addr - pool_win$window0_src_lo_o)) < pool_win$window0_dst_lo_o) begin
+                xl_hi = pool_win$window0_dst_hi_o + 32'h1;
             end
         end
     end
@@ -8594,7 +7978,7 @@ module sunda_tpb_proto__top__q7regs(
 
 endmodule
 
-module sunda_tpb_proto__top__win(
+module sunda_tpb_proto__top__pool_win(
     input wire clock,
     input wire reset,
     input wire req_valid,
@@ -9560,6 +8944,176 @@ module sunda_tpb_proto__top__win(
             window6_ctrl_requester_q <= 32'h0;
             window7_ctrl_enable_q <= 32'h0;
             window7_ctrl_requester_q <= 32'h0;
+        end
+    end
+
+endmodule
+
+module sunda_tpb_proto__top__win(
+    input wire clock,
+    input wire reset,
+    input wire req_valid,
+    input wire req_write,
+    input wire [31:0] req_addr,
+    input wire [31:0] req_wdata,
+    output reg rsp_valid,
+    output reg [31:0] rsp_rdata,
+    output reg rsp_err
+);
+
+    // Constants
+    localparam first = 32'h2000;
+    localparam past = 32'h20e0;
+    localparam ctrl$0 = 32'h2018;
+    localparam ctrl$1 = 32'h2034;
+    localparam ctrl$2 = 32'h2050;
+    localparam ctrl$3 = 32'h206c;
+    localparam ctrl$4 = 32'h2088;
+    localparam ctrl$5 = 32'h20a4;
+    localparam ctrl$6 = 32'h20c0;
+    localparam ctrl$7 = 32'h20dc;
+    localparam ctrl_mask = 32'hf1;
+
+    // Registers
+    reg [63:0] written;
+    reg rsp_valid_q;
+    reg rsp_err_q;
+    reg read_q;
+    initial begin
+        written = 64'h0;
+        rsp_valid_q = 1'h0;
+        rsp_err_q = 1'h0;
+        read_q = 1'h0;
+    end
+
+    // Memories (synchronous read, old data on a read-during-write)
+    reg [31:0] mem [0:63];
+    reg [31:0] mem$read_data;
+
+    // Combinational signals
+    reg [31:0] off;
+    reg [5:0] word;
+    reg [31:0] mask;
+    reg [5:0] mem$read_address;
+    reg mem$read_enable;
+    reg [5:0] mem$write_address;
+    reg [31:0] mem$write_data;
+    reg [3:0] mem$write_strobe;
+
+    always @(*) begin
+        off = req_addr - first;
+    end
+
+    always @(*) begin
+        word = off[32'h2 +: 6];
+    end
+
+    always @(*) begin
+        mask = 64'hffffffff;
+        if (req_addr == ctrl$0) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$1) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$2) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$3) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$4) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$5) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$6) begin
+            mask = ctrl_mask;
+        end
+        if (req_addr == ctrl$7) begin
+            mask = ctrl_mask;
+        end
+    end
+
+    always @(*) begin
+        mem$read_enable = 1'b0;
+        mem$write_strobe = 32'h0;
+        if (req_valid) begin
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+            end else if (req_write) begin
+                mem$write_strobe = 32'hf;
+            end else begin
+                mem$read_enable = 1'b1;
+            end
+        end
+    end
+
+    always @(*) begin
+        mem$read_address = word;
+    end
+
+    always @(*) begin
+        mem$write_address = word;
+    end
+
+    always @(*) begin
+        mem$write_data = req_wdata & mask;
+    end
+
+    always @(*) begin
+        rsp_valid = rsp_valid_q;
+    end
+
+    always @(*) begin
+        rsp_err = rsp_err_q;
+    end
+
+    always @(*) begin
+        if (read_q) begin
+            rsp_rdata = mem$read_data;
+        end else begin
+            rsp_rdata = 32'h0;
+        end
+    end
+
+    always @(posedge clock) begin
+        rsp_valid_q <= 1'b0;
+        rsp_err_q <= 1'b0;
+        read_q <= 1'b0;
+        if (req_valid) begin
+            rsp_valid_q <= 1'b1;
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+                rsp_err_q <= 1'b1;
+            end else if (req_write) begin
+                written <= ((written & ~(1 << word)) | (1'b1 << word));
+            end else begin
+                read_q <= written[word];
+            end
+        end
+        if (reset) begin
+            written <= 32'h0;
+            rsp_valid_q <= 1'b0;
+            rsp_err_q <= 1'b0;
+            read_q <= 1'b0;
+        end
+    end
+
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (mem$write_strobe[0]) begin
+            mem[mem$write_address][7:0] <= mem$write_data[7:0];
+        end
+        if (mem$write_strobe[1]) begin
+            mem[mem$write_address][15:8] <= mem$write_data[15:8];
+        end
+        if (mem$write_strobe[2]) begin
+            mem[mem$write_address][23:16] <= mem$write_data[23:16];
+        end
+        if (mem$write_strobe[3]) begin
+            mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
 

@@ -24,3 +24,4 @@ pub mod seq_dma;
 pub mod tcm;
 pub mod top;
 pub mod verilog;
+pub mod windows_ram;

@@ -65,7 +65,8 @@ fn checked_in_verilog_is_lean() {
         bodies.sort();
         bodies.dedup();
         assert_eq!(bodies.len(), n, "{stem}: a module is written twice");
-        assert!(n <= 20, "{stem}: {n} modules");
+        // One module per kind of block (the prototype: 21, the window bundle's RAM form included).
+        assert!(n <= 24, "{stem}: {n} modules");
         println!("{stem:<24} {:>7} {n:>8} {regs:>10} {mems:>9}", text.lines().count());
     }
 }

@@ -10,6 +10,7 @@ use crate::hw_decode::HwDecodeCam;
 use crate::q7_cluster::Q7Cluster;
 use crate::seq_dma::SeqDma;
 use crate::tcm::Tcm;
+use crate::windows_ram::WindowsRam;
 use rust_hdl::prelude::*;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::hw_decode::Outputs as HwdOutputs;

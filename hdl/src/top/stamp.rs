@@ -65,7 +65,10 @@ macro_rules! tpb_top {
             pub q7_ls_err: [Signal<Out, Bit>; 8],
             nx: [$nx; 6],
             sem: [EvtSem; 6],
-            win: [$win; 6],
+            /// Every engine's window bundle in RAM (`crate::windows_ram`), and
+            /// POOL's also in flip-flops, for the address translation to read.
+            win: [WindowsRam; 6],
+            pool_win: $win,
             q7regs: $q7,
             tpb: $tpb,
             cluster: Q7Cluster<QIW, QDW>,
@@ -216,7 +219,11 @@ macro_rules! tpb_top {
                         EvtSem::new(&$lay.sem, false)?;
                         std::array::from_fn(|_| EvtSem::new(&$lay.sem, false).expect("the windows were checked above"))
                     },
-                    win: std::array::from_fn(|_| Default::default()),
+                    win: {
+                        WindowsRam::new(&$lay.win_words).map_err(|e| LayoutError::Bad { what: "windows".into(), detail: e.to_string() })?;
+                        std::array::from_fn(|_| WindowsRam::new(&$lay.win_words).expect("the bundle was checked above"))
+                    },
+                    pool_win: Default::default(),
                     q7regs: Default::default(),
                     tpb: Default::default(),
                     cluster: Q7Cluster::new($lay.q7_stride, $lay.q7_dram_offset, $lay.q7_iram_size, $lay.q7_dram_size),
@@ -456,6 +463,14 @@ macro_rules! tpb_top {
                         $s.ntf.dma_done.next = $s.dma.db_valid.val() & $s.sem[i].db_ready.val();
                     }
                 }
+                // POOL's windows in flip-flops too (the address translation reads
+                // them): the same requests as its RAM bundle; the RAM answers.
+                $s.pool_win.clock.next = $s.clock.val();
+                $s.pool_win.reset.next = $s.reset.val();
+                $s.pool_win.req_valid.next = $s.win[2].req_valid.val();
+                $s.pool_win.req_write.next = $s.req_write.val();
+                $s.pool_win.req_addr.next = $s.lr_off.val();
+                $s.pool_win.req_wdata.next = $s.req_wdata.val();
                 // The lowest engine whose semaphore changed names the index.
                 $s.notif_found.next = false;
                 for i in 0..6 {
@@ -792,68 +807,68 @@ macro_rules! tpb_top {
                         $s.xl_hi.next = $s.nx[2].mem_window2_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window7_ctrl_enable_o.val() == 1) & ($s.win[2].window7_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window7_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window7_src_lo_o.val()) & (($s.win[2].window7_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val()) < $s.win[2].window7_size_lo_o.val())) {
+                if ($s.pool_win.window7_ctrl_enable_o.val() == 1) & ($s.pool_win.window7_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window7_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window7_src_lo_o.val()) & (($s.pool_win.window7_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val()) < $s.pool_win.window7_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window7_dst_hi_o.val();
-                    if ($s.win[2].window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window7_src_lo_o.val())) < $s.win[2].window7_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window7_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window7_dst_hi_o.val();
+                    if ($s.pool_win.window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val())) < $s.pool_win.window7_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window7_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window6_ctrl_enable_o.val() == 1) & ($s.win[2].window6_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window6_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window6_src_lo_o.val()) & (($s.win[2].window6_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val()) < $s.win[2].window6_size_lo_o.val())) {
+                if ($s.pool_win.window6_ctrl_enable_o.val() == 1) & ($s.pool_win.window6_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window6_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window6_src_lo_o.val()) & (($s.pool_win.window6_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val()) < $s.pool_win.window6_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window6_dst_hi_o.val();
-                    if ($s.win[2].window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window6_src_lo_o.val())) < $s.win[2].window6_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window6_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window6_dst_hi_o.val();
+                    if ($s.pool_win.window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val())) < $s.pool_win.window6_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window6_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window5_ctrl_enable_o.val() == 1) & ($s.win[2].window5_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window5_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window5_src_lo_o.val()) & (($s.win[2].window5_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val()) < $s.win[2].window5_size_lo_o.val())) {
+                if ($s.pool_win.window5_ctrl_enable_o.val() == 1) & ($s.pool_win.window5_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window5_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window5_src_lo_o.val()) & (($s.pool_win.window5_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val()) < $s.pool_win.window5_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window5_dst_hi_o.val();
-                    if ($s.win[2].window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window5_src_lo_o.val())) < $s.win[2].window5_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window5_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window5_dst_hi_o.val();
+                    if ($s.pool_win.window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val())) < $s.pool_win.window5_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window5_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window4_ctrl_enable_o.val() == 1) & ($s.win[2].window4_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window4_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window4_src_lo_o.val()) & (($s.win[2].window4_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val()) < $s.win[2].window4_size_lo_o.val())) {
+                if ($s.pool_win.window4_ctrl_enable_o.val() == 1) & ($s.pool_win.window4_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window4_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window4_src_lo_o.val()) & (($s.pool_win.window4_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val()) < $s.pool_win.window4_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window4_dst_hi_o.val();
-                    if ($s.win[2].window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window4_src_lo_o.val())) < $s.win[2].window4_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window4_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window4_dst_hi_o.val();
+                    if ($s.pool_win.window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val())) < $s.pool_win.window4_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window4_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window3_ctrl_enable_o.val() == 1) & ($s.win[2].window3_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window3_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window3_src_lo_o.val()) & (($s.win[2].window3_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val()) < $s.win[2].window3_size_lo_o.val())) {
+                if ($s.pool_win.window3_ctrl_enable_o.val() == 1) & ($s.pool_win.window3_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window3_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window3_src_lo_o.val()) & (($s.pool_win.window3_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val()) < $s.pool_win.window3_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window3_dst_hi_o.val();
-                    if ($s.win[2].window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window3_src_lo_o.val())) < $s.win[2].window3_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window3_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window3_dst_hi_o.val();
+                    if ($s.pool_win.window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val())) < $s.pool_win.window3_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window3_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window2_ctrl_enable_o.val() == 1) & ($s.win[2].window2_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window2_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window2_src_lo_o.val()) & (($s.win[2].window2_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val()) < $s.win[2].window2_size_lo_o.val())) {
+                if ($s.pool_win.window2_ctrl_enable_o.val() == 1) & ($s.pool_win.window2_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window2_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window2_src_lo_o.val()) & (($s.pool_win.window2_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val()) < $s.pool_win.window2_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window2_dst_hi_o.val();
-                    if ($s.win[2].window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window2_src_lo_o.val())) < $s.win[2].window2_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window2_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window2_dst_hi_o.val();
+                    if ($s.pool_win.window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val())) < $s.pool_win.window2_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window2_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window1_ctrl_enable_o.val() == 1) & ($s.win[2].window1_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window1_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window1_src_lo_o.val()) & (($s.win[2].window1_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val()) < $s.win[2].window1_size_lo_o.val())) {
+                if ($s.pool_win.window1_ctrl_enable_o.val() == 1) & ($s.pool_win.window1_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window1_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window1_src_lo_o.val()) & (($s.pool_win.window1_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val()) < $s.pool_win.window1_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window1_dst_hi_o.val();
-                    if ($s.win[2].window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window1_src_lo_o.val())) < $s.win[2].window1_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window1_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window1_dst_hi_o.val();
+                    if ($s.pool_win.window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val())) < $s.pool_win.window1_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window1_dst_hi_o.val() + 1;
                     }
                 }
-                if ($s.win[2].window0_ctrl_enable_o.val() == 1) & ($s.win[2].window0_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.win[2].window0_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.win[2].window0_src_lo_o.val()) & (($s.win[2].window0_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val()) < $s.win[2].window0_size_lo_o.val())) {
+                if ($s.pool_win.window0_ctrl_enable_o.val() == 1) & ($s.pool_win.window0_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window0_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window0_src_lo_o.val()) & (($s.pool_win.window0_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val()) < $s.pool_win.window0_size_lo_o.val())) {
                     $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.win[2].window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val());
-                    $s.xl_hi.next = $s.win[2].window0_dst_hi_o.val();
-                    if ($s.win[2].window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.win[2].window0_src_lo_o.val())) < $s.win[2].window0_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.win[2].window0_dst_hi_o.val() + 1;
+                    $s.xl_lo.next = $s.pool_win.window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val());
+                    $s.xl_hi.next = $s.pool_win.window0_dst_hi_o.val();
+                    if ($s.pool_win.window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val())) < $s.pool_win.window0_dst_lo_o.val() {
+                        $s.xl_hi.next = $s.pool_win.window0_dst_hi_o.val() + 1;
                     }
                 }
                 $s.xl_v_q.d.next = $s.xlat_valid.val() & !$s.reset.val();

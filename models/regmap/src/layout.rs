@@ -176,6 +176,49 @@ pub struct TopLayout {
     pub hw_decode: Option<Window>,
     /// SUNDA's TOP_SP host_trigger/stop registers (offset within TOP_SP's aperture).
     pub top_sp_regs: Option<Window>,
+    /// The window bundle's words, for a block that keeps them in RAM.
+    pub win_words: WindowWords,
+}
+
+/// The window bundle (`windows.toml`) as words: contiguous read-write
+/// registers, reset 0, every bit writable but in the ctrl words, which
+/// share one writable mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowWords {
+    /// Offset of the first word, and the number of words.
+    pub first: u32,
+    pub words: u32,
+    /// Offsets of the words with a partial writable mask, and that mask.
+    pub partial: Vec<u32>,
+    pub partial_mask: u32,
+}
+
+impl WindowWords {
+    fn of(map: &RegMap) -> Result<WindowWords, LayoutError> {
+        let bad = |detail: String| LayoutError::Bad { what: "windows".into(), detail };
+        let b = map.block("windows").ok_or_else(|| bad("the map has no such block".into()))?;
+        let mut regs: Vec<_> = b.registers.iter().collect();
+        regs.sort_by_key(|r| r.offset);
+        let first = regs.first().ok_or_else(|| bad("no registers".into()))?.offset;
+        let (mut partial, mut partial_mask) = (Vec::new(), u32::MAX);
+        for (k, r) in regs.iter().enumerate() {
+            if r.offset != first + 4 * k as u32 {
+                return Err(bad(format!("{} at {:#x}: the words are not contiguous", r.name, r.offset)));
+            }
+            if r.reset_word() != 0 || !r.fields.iter().all(|f| f.access == crate::model::Access::Rw) {
+                return Err(bad(format!("{}: every word must be read-write with reset 0", r.name)));
+            }
+            let m = r.fields.iter().fold(0u32, |m, f| m | f.mask());
+            if m != u32::MAX {
+                if !partial.is_empty() && m != partial_mask {
+                    return Err(bad(format!("{}: a second partial mask {m:#x} (the first {partial_mask:#x})", r.name)));
+                }
+                partial.push(r.offset);
+                partial_mask = m;
+            }
+        }
+        Ok(WindowWords { first, words: regs.len() as u32, partial, partial_mask })
+    }
 }
 
 /// A generation's parameters that no top can decode.
@@ -240,6 +283,7 @@ impl TopLayout {
             None => None,
         };
         let sem = SemWindows::of(map)?;
+        let win_words = WindowWords::of(map)?;
         Ok(TopLayout {
             local_reg,
             nx_regs: block("nx")?,
@@ -262,6 +306,7 @@ impl TopLayout {
             q7_dram_size: q7l.params.dram_size as u32,
             hw_decode,
             top_sp_regs,
+            win_words,
         })
     }
 
