@@ -124,6 +124,25 @@ impl Mesh {
         }
     }
 
+    /// The dies' counters together: cycles the most any die ran, the rest summed.
+    pub fn stats(&self) -> crate::sched::Stats {
+        let mut t = crate::sched::Stats::default();
+        for s in self.dies.iter().map(|c| c.stats) {
+            t.cycles = t.cycles.max(s.cycles);
+            t.transactions += s.transactions;
+            t.core_transactions += s.core_transactions;
+            t.elided += s.elided;
+            t.retired += s.retired;
+            t.bus_waits += s.bus_waits;
+            t.stalls_released += s.stalls_released;
+            t.doorbells += s.doorbells;
+            t.starts += s.starts;
+            t.xlat += s.xlat;
+            t.first_release = t.first_release.or(s.first_release);
+        }
+        t
+    }
+
     /// Crossings under way.
     pub fn in_flight(&self) -> usize {
         self.flights.len()

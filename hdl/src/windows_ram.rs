@@ -43,17 +43,8 @@ pub struct ShapeError {
     pub partial: usize,
 }
 
-#[derive(LogicBlock)]
+crate::bar0_slave_block! {
 pub struct WindowsRam {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<32>>,
-    pub req_wdata: Signal<In, Bits<32>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<32>>,
-    pub rsp_err: Signal<Out, Bit>,
     mem: WordRam<AW>,
     /// Word n written since the reset.
     written: DFF<Bits<64>>,
@@ -71,6 +62,7 @@ pub struct WindowsRam {
     word: Signal<Local, Bits<AW>>,
     mask: Signal<Local, Bits<32>>,
 }
+}
 
 impl WindowsRam {
     /// The block for a bundle's words (`TopLayout::win_words`, from the map).
@@ -81,16 +73,7 @@ impl WindowsRam {
         // Unused partial slots repeat the last one (or name no word at all).
         let pad = w.partial.last().copied().unwrap_or(u32::MAX);
         let c = |v: u32| Constant::new(v.to_bits());
-        Ok(WindowsRam {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
+        Ok(crate::bar0_slave_new!(WindowsRam {
             mem: Default::default(),
             written: Default::default(),
             rsp_valid_q: Default::default(),
@@ -103,7 +86,7 @@ impl WindowsRam {
             off: Default::default(),
             word: Default::default(),
             mask: Default::default(),
-        })
+        }))
     }
 
     /// The block for `map`'s window bundle.

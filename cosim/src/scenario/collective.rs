@@ -442,18 +442,7 @@ impl Ran {
         r.value("remote_transactions", mesh.remote);
         r.value("link_latency", mesh.latency);
         r.crossings = mesh.crossings.clone();
-        for c in &mesh.dies {
-            let s = c.stats;
-            r.stats.cycles = r.stats.cycles.max(s.cycles);
-            r.stats.transactions += s.transactions;
-            r.stats.core_transactions += s.core_transactions;
-            r.stats.elided += s.elided;
-            r.stats.retired += s.retired;
-            r.stats.bus_waits += s.bus_waits;
-            r.stats.stalls_released += s.stalls_released;
-            r.stats.doorbells += s.doorbells;
-            r.stats.first_release = r.stats.first_release.or(s.first_release);
-        }
+        r.stats = mesh.stats();
         r.events.sort();
         Ok(r)
     }

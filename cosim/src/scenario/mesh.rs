@@ -101,18 +101,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         r.check(c.stats.cycles, copied == 0xd1e0 + d as u32, format!("die {d}: the DMA leg copied {copied:#x}"))?;
     }
     r.events.sort();
-    for c in &mesh.dies {
-        let s = c.stats;
-        r.stats.cycles = r.stats.cycles.max(s.cycles);
-        r.stats.transactions += s.transactions;
-        r.stats.core_transactions += s.core_transactions;
-        r.stats.elided += s.elided;
-        r.stats.retired += s.retired;
-        r.stats.bus_waits += s.bus_waits;
-        r.stats.stalls_released += s.stalls_released;
-        r.stats.doorbells += s.doorbells;
-        r.stats.first_release = r.stats.first_release.or(s.first_release);
-    }
+    r.stats = mesh.stats();
     r.value("remote_transactions", mesh.remote);
     r.value("dies", 2);
     r.value("link_latency", mesh.latency);

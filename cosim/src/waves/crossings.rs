@@ -5,6 +5,7 @@
 //! by the register they target (named in the legend); reads are dashed.
 
 use super::names::Namer;
+use super::svg::esc;
 use crate::mesh::Crossing;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -86,10 +87,6 @@ pub fn render_crossings(crossings: &[Crossing], dies: usize, namer: &Namer, titl
          {body}{legend}</svg>\n",
         esc(title)
     )
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 #[cfg(test)]
