@@ -338,8 +338,6 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     if cfg.first_sem + t.sems > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems)));
     }
-    let longest = t.dies.iter().map(|d| d.events.len()).max().unwrap_or(0) as u32;
-    let prog = firmware::mesh_tape(mesh.dies[0].map(), longest, 1)?;
     let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
     let lay = DmaLayout::of(n as u32, legs.max(1), cfg.words)?;
     let done_sem = hal.get_trigger_addr(0, cfg.first_sem + 1)? as u32;
@@ -366,9 +364,9 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         for e in &tape.events {
             dram.extend_from_slice(&e.pack());
         }
-        // A shorter tape ends early: its event count is the stepper's EVENTS bound.
-        let prog_d = if tape.events.len() as u32 == longest { prog.clone() } else { firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)? };
-        c.load_top_sp(&prog_d.bytes, &dram)?;
+        // The tape's event count is the stepper's EVENTS bound.
+        let prog = firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)?;
+        c.load_top_sp(&prog.bytes, &dram)?;
     }
     let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for c in &mut mesh.dies {
