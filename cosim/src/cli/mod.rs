@@ -321,19 +321,22 @@ fn gen_verilog(arch: Option<ArchArg>, out: &std::path::Path, fpga: bool) -> Resu
 
 /// `tpb fpga build`: synthesis, place and route, bitstream and report.
 fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
-    let args::FpgaBuild { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9 } = b;
+    let args::FpgaBuild { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9, synth_only } = b;
     use tpb_hdl::fpga::{board::Board, flow};
     let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
     let arch: Arch = arch.into();
     let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let size = if small { tpb_hdl::proto::ProtoSize::Small } else { tpb_hdl::proto::ProtoSize::Default };
-    let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9 };
+    let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9, synth_only };
     let t0 = std::time::Instant::now();
     let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
     let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
     print!("{}", r.markdown());
     println!("report: {}", opts.out.join("report.md").display());
+    if synth_only {
+        return Ok(());
+    }
     println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
     if !r.meets_timing() {
         return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));

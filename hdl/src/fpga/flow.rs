@@ -36,6 +36,9 @@ pub struct BuildOptions {
     pub router: String,
     /// Map with ABC9 (`synth_ecp5 -abc9`: timing-driven LUT mapping).
     pub abc9: bool,
+    /// Stop after synthesis and its timing estimate (no place and route,
+    /// no bitstream).
+    pub synth_only: bool,
 }
 
 /// Why a build stopped.
@@ -57,6 +60,8 @@ pub enum FlowError {
     Regmap(#[from] regmap::RegmapError),
     #[error("the report of {0} could not be read: {1}")]
     Report(String, String),
+    #[error("{0}: {1}")]
+    Estimate(String, super::estimate::EstimateError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FlowError + '_ {
@@ -119,6 +124,8 @@ pub struct Report {
     pub dp16kd: Use,
     pub comb: Use,
     pub critical: Vec<Path_>,
+    /// The slowest paths as estimated from the synthesized netlist, before placement.
+    pub estimate: Vec<super::estimate::EstPath>,
     /// Seconds per step.
     pub times: Vec<(&'static str, f64)>,
     pub bitstream: PathBuf,
@@ -141,11 +148,20 @@ impl Report {
         for (c, f) in &self.fmax {
             s += &format!("| {c} | {f:.2} MHz | {:.2} MHz | {} |\n", self.constraint_mhz, if *f >= self.constraint_mhz { "meets" } else { "FAILS" });
         }
-        s += "\nCritical paths (from → to, the RTL signals at either end):\n\n";
-        for p in &self.critical {
-            s += &format!("- {:.2} ns, {} logic levels: `{}` → `{}`\n", p.delay_ns, p.logic_levels, p.from, p.to);
+        if !self.critical.is_empty() {
+            s += "\nCritical paths (from → to, the RTL signals at either end):\n\n";
+            for p in &self.critical {
+                s += &format!("- {:.2} ns, {} logic levels: `{}` → `{}`\n", p.delay_ns, p.logic_levels, p.from, p.to);
+            }
         }
-        s += &format!("\nBitstream: {}\n\nTimes: {}\n", self.bitstream.display(), self.times.iter().map(|(k, t)| format!("{k} {t:.0} s")).collect::<Vec<_>>().join(", "));
+        if !self.estimate.is_empty() {
+            s += "\nSlowest paths estimated from the synthesized netlist (before placement; one per end signal):\n\n";
+            for p in &self.estimate {
+                s += &format!("- {:.1} ns, {} cells: `{}` → `{}`\n", p.arrival_ns, p.cells, p.from, p.to);
+            }
+        }
+        let bit = if self.bitstream.as_os_str().is_empty() { "none (synthesis only)".to_string() } else { self.bitstream.display().to_string() };
+        s += &format!("\nBitstream: {bit}\n\nTimes: {}\n", self.times.iter().map(|(k, t)| format!("{k} {t:.0} s")).collect::<Vec<_>>().join(", "));
         s
     }
 }
@@ -244,6 +260,32 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let lut4 = Use { used: cells("LUT4"), available: board.part.lut4 };
     times.push(("synthesis", t.elapsed().as_secs_f64()));
     say(&format!("synthesis: {} LUT4, {} FF, {} DP16KD in {:.0} s", lut4.used, cells("TRELLIS_FF"), cells("DP16KD"), times[1].1));
+    let netlist = out.join("design.json");
+    let text = std::fs::read_to_string(&netlist).map_err(io(&netlist))?;
+    let estimate = super::estimate::worst_paths(&text, &super::estimate::Delays::default(), 8).map_err(|e| FlowError::Estimate(netlist.display().to_string(), e))?;
+    for p in estimate.iter().take(3) {
+        say(&format!("estimate before placement: {:.1} ns ({:.0} MHz) `{}` -> `{}`", p.arrival_ns, 1e3 / p.arrival_ns, p.from, p.to));
+    }
+    if opts.synth_only {
+        let part = &board.part;
+        let md = out.join("report.md");
+        let r = Report {
+            arch: opts.arch,
+            board: board.name.clone(),
+            constraint_mhz: opts.clock_mhz,
+            fmax: Vec::new(),
+            lut4,
+            ff: Use { used: cells("TRELLIS_FF"), available: part.ff },
+            dp16kd: Use { used: cells("DP16KD"), available: part.dp16kd },
+            comb: Use::default(),
+            critical: Vec::new(),
+            estimate,
+            times,
+            bitstream: PathBuf::new(),
+        };
+        std::fs::write(&md, r.markdown()).map_err(io(&md))?;
+        return Ok(r);
+    }
     // ---- 3. place and route ----
     let t = Instant::now();
     let report_json = out.join("report.json");
@@ -278,6 +320,7 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     times.push(("bitstream", t.elapsed().as_secs_f64()));
     let mut r = read_report(&report_json, opts.arch, &board.name, opts.clock_mhz, lut4, &bit)?;
     r.times = times;
+    r.estimate = estimate;
     let md = out.join("report.md");
     std::fs::write(&md, r.markdown()).map_err(io(&md))?;
     Ok(r)
@@ -356,7 +399,7 @@ fn is_rtl_ident(s: &str) -> bool {
 /// where the name says it: a net's bit (`count[8]` → `count`), a flip-flop
 /// named after the signal it holds (`count_TRELLIS_FF_Q`, `x_TRELLIS_FF_Q_12`
 /// → the signal), a block-RAM tile of a memory (`burst.0.0` → `burst`).
-fn rtl_of_tool_name(name: &str) -> Option<String> {
+pub(crate) fn rtl_of_tool_name(name: &str) -> Option<String> {
     let mut n = name;
     if let Some(i) = n.find("_TRELLIS_FF_Q") {
         n = &n[..i];
@@ -417,6 +460,7 @@ pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lu
         dp16kd: get("DP16KD"),
         comb: get("TRELLIS_COMB"),
         critical,
+        estimate: Vec::new(),
         times: Vec::new(),
         bitstream: bit.to_path_buf(),
     })

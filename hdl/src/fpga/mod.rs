@@ -5,10 +5,13 @@
 //!   from one;
 //! - [`flow`]: `tpb fpga build`: Verilog, PLL, synthesis, place and route,
 //!   bitstream, and the report (utilisation, fmax, critical paths by RTL
-//!   signal).
+//!   signal);
+//! - [`estimate`]: a pre-route timing estimate from the synthesized netlist
+//!   (the slow paths in minutes rather than after an hour of routing).
 //!
 //! What is built is [`crate::proto`]: the host-link bridge and a
 //! generation's top.
 
 pub mod board;
+pub mod estimate;
 pub mod flow;
