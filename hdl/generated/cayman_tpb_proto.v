@@ -7267,10 +7267,10 @@ module cayman_tpb_proto__top__ntf(
     reg rvalid_q;
     reg [1:0] lane_q;
     reg [31:0] head_q;
+    reg [31:0] head_inc_x;
     reg [15:0] seq_q;
     reg [31:0] dropped_acc;
     reg [15:0] drop_bits_q;
-    reg overflow_q;
     reg [31:0] cycle_q;
     reg [15:0] prev_halted;
     reg [2:0] prev_err;
@@ -7299,10 +7299,10 @@ module cayman_tpb_proto__top__ntf(
         rvalid_q = 1'h0;
         lane_q = 2'h0;
         head_q = 32'h0;
+        head_inc_x = 32'h0;
         seq_q = 16'h0;
         dropped_acc = 32'h0;
         drop_bits_q = 16'h0;
-        overflow_q = 1'h0;
         cycle_q = 32'h0;
         prev_halted = 16'h0;
         prev_err = 3'h0;
@@ -7338,13 +7338,15 @@ module cayman_tpb_proto__top__ntf(
     reg [31:0] lane$3$read_data;
 
     // Combinational signals
+    reg [31:0] head_inc;
     reg [5:0] inst_free;
     reg [5:0] inst_next;
     reg bus_ok;
     reg active;
     reg [31:0] next_head;
-    reg [15:0] head16;
+    reg [15:0] inc16;
     reg [15:0] size16;
+    reg wrap;
     reg [31:0] dropped_now;
     reg post;
     reg [3:0] fix_free;
@@ -7442,7 +7444,11 @@ module cayman_tpb_proto__top__ntf(
     end
 
     always @(*) begin
-        head16 = head_q[32'h0 +: 16];
+        head_inc = head_inc_x ^ 32'h1;
+    end
+
+    always @(*) begin
+        inc16 = head_inc[32'h0 +: 16];
     end
 
     always @(*) begin
@@ -7450,14 +7456,16 @@ module cayman_tpb_proto__top__ntf(
     end
 
     always @(*) begin
-        next_head = head_q + 32'h1;
-        if ((head16 + 32'h1) >= size16) begin
-            next_head = 32'h0;
-        end
+        wrap = inc16 >= size16;
     end
 
     always @(*) begin
-        post = (active & (next_head != tail)) & ~reset;
+        next_head = head_inc;
+        post = (active & (head_inc != tail)) & ~reset;
+        if (wrap) begin
+            next_head = 32'h0;
+            post = (active & (tail != 32'h0)) & ~reset;
+        end
         fix_free = 32'h0;
         sem_free = 32'h0;
         inst_free = 32'h0;
@@ -7765,7 +7773,7 @@ module cayman_tpb_proto__top__ntf(
     end
 
     always @(*) begin
-        overflow = overflow_q;
+        overflow = drop_bits_q != 32'h0;
     end
 
     always @(posedge clock) begin
@@ -7776,6 +7784,10 @@ module cayman_tpb_proto__top__ntf(
         dropped_acc <= dropped_now;
         if (post) begin
             head_q <= next_head;
+            head_inc_x <= (head_inc + 32'h1) ^ 32'h1;
+            if (wrap) begin
+                head_inc_x <= 32'h0;
+            end
             seq_q <= seq_q + 32'h1;
         end
         if (active) begin
@@ -7884,17 +7896,16 @@ module cayman_tpb_proto__top__ntf(
         prev_err <= dma_err;
         prev_halted <= halted;
         drop_bits_q <= drop_bits;
-        overflow_q <= drop_bits != 32'h0;
         cycle_q <= cycle_q + 32'h1;
         if (reset) begin
             rsp_valid_q <= 1'b0;
             rsp_err_q <= 1'b0;
             rvalid_q <= 1'b0;
             head_q <= 32'h0;
+            head_inc_x <= 32'h0;
             seq_q <= 32'h0;
             dropped_acc <= 32'h0;
             drop_bits_q <= 32'h0;
-            overflow_q <= 1'b0;
             cycle_q <= 32'h0;
             prev_halted <= 32'h0;
             prev_err <= 32'h0;

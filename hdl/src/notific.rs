@@ -72,13 +72,18 @@ pub struct Notific<const RW: usize> {
     rvalid_q: DFF<Bit>,
     lane_q: DFF<Bits<2>>,
     head_q: DFF<Bits<32>>,
+    /// Always `head_q + 1`, kept in a register so that the wrap compare and
+    /// the full-ring compare start from flip-flops, side by side. Stored
+    /// with bit 0 inverted, so that its power-on value (0) means 1, as
+    /// `head_q`'s (0) does.
+    head_inc_x: DFF<Bits<32>>,
+    head_inc: Signal<Local, Bits<32>>,
     seq_q: DFF<Bits<16>>,
     /// The drop count is kept as the count up to the previous cycle plus
     /// the previous cycle's drop bits, so this cycle's drops (which depend
     /// on whether a record posts) end in a register without an adder.
     dropped_acc: DFF<Bits<32>>,
     drop_bits_q: DFF<Bits<16>>,
-    overflow_q: DFF<Bit>,
     cycle_q: DFF<Bits<32>>,
     prev_halted: DFF<Bits<16>>,
     prev_err: DFF<Bits<3>>,
@@ -97,10 +102,11 @@ pub struct Notific<const RW: usize> {
     bus_ok: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     next_head: Signal<Local, Bits<32>>,
-    /// The head and size on 16 bits: while the ring is active both fit
-    /// (size <= 2^RW, RW <= 15), and the wrap compare is half as long.
-    head16: Signal<Local, Bits<16>>,
+    /// `head_inc` and the size on 16 bits: while the ring is active both
+    /// fit (size <= 2^RW, RW <= 15), and the wrap compare is half as long.
+    inc16: Signal<Local, Bits<16>>,
     size16: Signal<Local, Bits<16>>,
+    wrap: Signal<Local, Bit>,
     dropped_now: Signal<Local, Bits<32>>,
     post: Signal<Local, Bit>,
     fix_free: Signal<Local, Bits<4>>,
@@ -157,10 +163,11 @@ impl<const RW: usize> Default for Notific<RW> {
             rvalid_q: Default::default(),
             lane_q: Default::default(),
             head_q: Default::default(),
+            head_inc_x: Default::default(),
+            head_inc: Default::default(),
             seq_q: Default::default(),
             dropped_acc: Default::default(),
             drop_bits_q: Default::default(),
-            overflow_q: Default::default(),
             cycle_q: Default::default(),
             prev_halted: Default::default(),
             prev_err: Default::default(),
@@ -178,7 +185,8 @@ impl<const RW: usize> Default for Notific<RW> {
             bus_ok: Default::default(),
             active: Default::default(),
             next_head: Default::default(),
-            head16: Default::default(),
+            inc16: Default::default(),
+            wrap: Default::default(),
             size16: Default::default(),
             dropped_now: Default::default(),
             post: Default::default(),
@@ -215,10 +223,10 @@ impl<const RW: usize> Logic for Notific<RW> {
             rvalid_q,
             lane_q,
             head_q,
+            head_inc_x,
             seq_q,
             dropped_acc,
             drop_bits_q,
-            overflow_q,
             cycle_q,
             prev_halted,
             prev_err,
@@ -270,13 +278,16 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.dropped_acc.d.next = self.dropped_now.val();
         // ---- post the first waiting slot when the ring has room ----
         self.active.next = (self.size.val() != 0) & (self.size.val() <= self.cap.val());
-        self.head16.next = self.head_q.q.val().get_bits::<16>(0);
+        self.head_inc.next = self.head_inc_x.q.val() ^ 1;
+        self.inc16.next = self.head_inc.val().get_bits::<16>(0);
         self.size16.next = self.size.val().get_bits::<16>(0);
-        self.next_head.next = self.head_q.q.val() + 1;
-        if (self.head16.val() + 1) >= self.size16.val() {
+        self.wrap.next = self.inc16.val() >= self.size16.val();
+        self.next_head.next = self.head_inc.val();
+        self.post.next = self.active.val() & (self.head_inc.val() != self.tail.val()) & !self.reset.val();
+        if self.wrap.val() {
             self.next_head.next = 0.into();
+            self.post.next = self.active.val() & (self.tail.val() != 0) & !self.reset.val();
         }
-        self.post.next = self.active.val() & (self.next_head.val() != self.tail.val()) & !self.reset.val();
         self.fix_free.next = 0.into();
         self.sem_free.next = 0.into();
         self.inst_free.next = 0.into();
@@ -370,6 +381,10 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.lane[3].write_data.next = self.cycle_q.q.val();
         if self.post.val() {
             self.head_q.d.next = self.next_head.val();
+            self.head_inc_x.d.next = (self.head_inc.val() + 1) ^ 1;
+            if self.wrap.val() {
+                self.head_inc_x.d.next = 0.into();
+            }
             self.seq_q.d.next = self.seq_q.q.val() + 1;
         }
         // ---- capture this cycle's events into their slots ----
@@ -448,20 +463,20 @@ impl<const RW: usize> Logic for Notific<RW> {
             | (bit_cast::<16, 6>(self.drop_sem.val()) << 2)
             | (bit_cast::<16, 6>(self.drop_inst.val()) << 8);
         self.drop_bits_q.d.next = self.drop_bits.val();
-        self.overflow_q.d.next = self.drop_bits.val() != 0;
         self.cycle_q.d.next = self.cycle_q.q.val() + 1;
         self.head.next = self.head_q.q.val();
         self.dropped.next = self.dropped_now.val();
-        self.overflow.next = self.overflow_q.q.val();
+        // Last cycle's drops: the sticky status bit's one-cycle pulse.
+        self.overflow.next = self.drop_bits_q.q.val() != 0;
         if self.reset.val() {
             self.rsp_valid_q.d.next = false;
             self.rsp_err_q.d.next = false;
             self.rvalid_q.d.next = false;
             self.head_q.d.next = 0.into();
+            self.head_inc_x.d.next = 0.into();
             self.seq_q.d.next = 0.into();
             self.dropped_acc.d.next = 0.into();
             self.drop_bits_q.d.next = 0.into();
-            self.overflow_q.d.next = false;
             self.cycle_q.d.next = 0.into();
             self.prev_halted.d.next = 0.into();
             self.prev_err.d.next = 0.into();

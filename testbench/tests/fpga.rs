@@ -39,6 +39,8 @@ fn the_bridge_places_and_routes_and_its_report_names_rtl_signals() {
             l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == name)
         })
     };
+    // (A name may carry its instance path, `a.b.count`: the signal is the last part.)
+    let declared = |name: &str| declared(name.rsplit('.').next().unwrap_or(name));
     for p in &r.critical {
         for name in [&p.from, &p.to] {
             assert!(declared(name), "`{name}` is a signal of the RTL");

@@ -417,6 +417,19 @@ pub(crate) fn rtl_of_tool_name(name: &str) -> Option<String> {
     is_rtl_ident(n).then(|| n.to_string())
 }
 
+/// A signal's name with the instance path the net's name gives it
+/// (`mem$read_data` on net `proto.top.cluster.core$0.iram.mem$read_data[11]`
+/// is that memory's), so that a path through one of many instances of a
+/// block says which.
+fn with_hierarchy(net: Option<&str>, short: String) -> String {
+    let Some(net) = net else { return short };
+    let net = net.rsplit_once('[').filter(|(_, t)| t.ends_with(']')).map_or(net, |(h, _)| h);
+    match net.strip_suffix(short.as_str()) {
+        Some(path) if path.ends_with('.') => net.to_string(),
+        _ => short,
+    }
+}
+
 /// Read nextpnr's JSON report (its source locations relative to the report's directory).
 pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lut4: Use, bit: &Path) -> Result<Report, FlowError> {
     let base = path.parent().unwrap_or(Path::new("."));
@@ -433,7 +446,7 @@ pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lu
             // tool's cell library), the start flip-flop's net and the end
             // cell by the names the tools give them; failing that, the cells.
             let routing: Vec<&RawStep> = p.path.iter().filter(|s| s.kind == "routing").collect();
-            let named: Vec<String> = routing.iter().filter_map(|s| s.sources.iter().find_map(|x| rtl_name(base, x))).collect();
+            let named: Vec<String> = routing.iter().filter_map(|s| s.sources.iter().find_map(|x| rtl_name(base, x)).map(|n| with_hierarchy(s.net.as_deref(), n))).collect();
             let first = &p.path[0];
             let last = p.path.last().expect("not empty");
             let from = named
@@ -507,6 +520,18 @@ mod tests {
     }
 
     #[test]
+    fn a_signal_takes_the_instance_path_of_its_net() {
+        let h = |net: Option<&str>, short: &str| with_hierarchy(net, short.to_string());
+        assert_eq!(h(Some("proto.top.cluster.core$0.iram.mem$read_data[11]"), "mem$read_data"), "proto.top.cluster.core$0.iram.mem$read_data");
+        assert_eq!(h(Some("a.b.count"), "count"), "a.b.count");
+        // Not the same signal, or a longer name that merely ends the same way.
+        assert_eq!(h(Some("a.b.count_next"), "count"), "count");
+        assert_eq!(h(Some("a.recount"), "count"), "count");
+        assert_eq!(h(Some("count[3]"), "count"), "count");
+        assert_eq!(h(None, "count"), "count");
+    }
+
+    #[test]
     fn report_names_paths_by_their_rtl_signals() {
         let dir = std::env::temp_dir().join(format!("tpb-fpga-report-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -519,7 +544,7 @@ mod tests {
                  {{"delay": 0.5, "type": "clk-to-q", "from": {{"cell": "idle_FF"}}, "to": {{"cell": "idle_FF"}}}},
                  {{"delay": 1.0, "type": "routing", "sources": ["{v}:2.13-2.17"], "from": {{"cell": "idle_FF"}}, "to": {{"cell": "l"}}}},
                  {{"delay": 0.4, "type": "logic", "from": {{"cell": "l"}}, "to": {{"cell": "l"}}}},
-                 {{"delay": 1.2, "type": "routing", "sources": ["{v}:3.8-3.17"], "from": {{"cell": "l"}}, "to": {{"cell": "ff2"}}}}]}}]}}"#,
+                 {{"delay": 1.2, "type": "routing", "sources": ["{v}:3.8-3.17"], "net": "top.u$1.busy_next", "from": {{"cell": "l"}}, "to": {{"cell": "ff2"}}}}]}}]}}"#,
             v = v.display()
         );
         let p = dir.join("r.json");
@@ -530,9 +555,10 @@ mod tests {
         assert_eq!((r.ff.used, r.dp16kd.used), (120, 1));
         assert_eq!(r.critical.len(), 1);
         let c = &r.critical[0];
-        assert_eq!((c.from.as_str(), c.to.as_str(), c.logic_levels), ("idle", "busy_next", 1));
+        // The end's net names its instance path; the start's has none.
+        assert_eq!((c.from.as_str(), c.to.as_str(), c.logic_levels), ("idle", "top.u$1.busy_next", 1));
         assert!((c.delay_ns - 3.1).abs() < 1e-9);
-        assert!(r.markdown().contains("`idle` → `busy_next`"));
+        assert!(r.markdown().contains("`idle` → `top.u$1.busy_next`"));
         assert!(read_report(&dir.join("missing.json"), Arch::Cayman, "b", 50.0, Use::default(), &p).is_err());
         std::fs::remove_dir_all(&dir).ok();
     }
