@@ -47,6 +47,7 @@ pub const Q7_SUM: &str = include_str!("../firmware/q7_sum.S");
 pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
 pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
 pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
+pub const TOP_SP_TSYNC: &str = include_str!("../firmware/top_sp_tsync.S");
 
 /// Value the SEQ stores in its DRAM[0] on reaching enter_run.
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -56,6 +57,9 @@ pub const BARRIER_DONE: u32 = 0xba77;
 pub const CCOP_DONE: u32 = 0xd0e;
 pub const CCOP_BAD: u32 = 0xbad;
 pub const TAPE_DONE: u32 = 0x7a9e;
+/// `top_sp_tsync.S`'s done marker, and where its results start in the TOP_SP's DRAM.
+pub const TSYNC_DONE: u32 = 0x75c;
+pub const TSYNC_OUT: u32 = 0x100;
 
 /// `q7_kernels.S`'s done marker.
 pub const KERNELS_DONE: u32 = 0x6b9;
@@ -519,6 +523,38 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     build_nx(f, MESH_TAPE, &c)
+}
+
+/// The TOP_SP semaphores of `top_sp_tsync.S` (`[D]`, the time-sync
+/// messages; init and tsync are the map's doorbell aliases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TsyncSems {
+    pub init: u32,
+    pub tsync: u32,
+    pub sync: u32,
+    pub delay_req: u32,
+    pub delay_resp: u32,
+    /// SET pairs (low word, then high word at + 1).
+    pub t1: u32,
+    pub t4: u32,
+}
+
+/// `top_sp_tsync.S` for `map`'s generation: its config block at
+/// `config` (BAR0), the SoC low words of TOP_SP 0's INC and SET slot 0.
+pub fn top_sp_tsync(map: &RegMap, s: &TsyncSems, config: u32, soc_inc0: u32, soc_set0: u32) -> Result<Program, FirmwareError> {
+    let f = "top_sp_tsync.S";
+    let a = Addrs::new(map, f);
+    let mut c = Consts::default();
+    c.set("ENTER_RUN", a.enter_run()).set("CONFIG", sys(config)).set("SOC_PORT", SOC_PORT);
+    c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?)).set("SEM_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, 0)?));
+    c.set("OUT", DRAM_BASE + TSYNC_OUT).set("TSYNC_DONE", TSYNC_DONE).set("SOC_INC0", soc_inc0).set("SOC_SET0", soc_set0);
+    let read0 = a.sem(Engine::TopSp, WindowOp::Read, 0)?;
+    for (name, sem) in [("INIT", s.init), ("TSYNC", s.tsync), ("SYNC", s.sync), ("DELAY_REQ", s.delay_req), ("DELAY_RESP", s.delay_resp), ("T1", s.t1), ("T4", s.t4)] {
+        // A pair's high word is the next semaphore (T1_AT + 4 in the source).
+        a.sem(Engine::TopSp, WindowOp::Read, sem + u32::from(name == "T1" || name == "T4"))?;
+        c.set(&format!("{name}_AT"), a.sem(Engine::TopSp, WindowOp::Read, sem)? - read0);
+    }
+    build_nx(f, TOP_SP_TSYNC, &c)
 }
 
 #[cfg(test)]

@@ -700,5 +700,31 @@
 #define SUNDA_TPB_NOTIFIC_DROPPED_OFFSET 0x0a2cu
 #define SUNDA_TPB_NOTIFIC_DROPPED_HAL_OFFSET 0x0a2cu
 #define SUNDA_TPB_NOTIFIC_DROPPED_RESET 0x00000000u
+/* [D] TPB timestamp control */
+#define SUNDA_TPB_TIMESTAMP_CTRL_OFFSET 0x0b00u
+#define SUNDA_TPB_TIMESTAMP_CTRL_HAL_OFFSET 0x0b00u
+#define SUNDA_TPB_TIMESTAMP_CTRL_RESET 0x00000000u
+#define SUNDA_TPB_TIMESTAMP_CTRL_RUN_SHIFT 0u
+#define SUNDA_TPB_TIMESTAMP_CTRL_RUN_MASK 0x00000001u
+/* [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run */
+#define SUNDA_TPB_TIMESTAMP_INC_OFFSET 0x0b04u
+#define SUNDA_TPB_TIMESTAMP_INC_HAL_OFFSET 0x0b04u
+#define SUNDA_TPB_TIMESTAMP_INC_RESET 0x00000001u
+/* [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi */
+#define SUNDA_TPB_TIMESTAMP_LO_OFFSET 0x0b08u
+#define SUNDA_TPB_TIMESTAMP_LO_HAL_OFFSET 0x0b08u
+#define SUNDA_TPB_TIMESTAMP_LO_RESET 0x00000000u
+/* [D] Counter, high word as it was at the last timestamp_lo read */
+#define SUNDA_TPB_TIMESTAMP_HI_OFFSET 0x0b0cu
+#define SUNDA_TPB_TIMESTAMP_HI_HAL_OFFSET 0x0b0cu
+#define SUNDA_TPB_TIMESTAMP_HI_RESET 0x00000000u
+/* [D] Adjustment, low word (held for timestamp_adjust_hi) */
+#define SUNDA_TPB_TIMESTAMP_ADJUST_LO_OFFSET 0x0b10u
+#define SUNDA_TPB_TIMESTAMP_ADJUST_LO_HAL_OFFSET 0x0b10u
+#define SUNDA_TPB_TIMESTAMP_ADJUST_LO_RESET 0x00000000u
+/* [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle */
+#define SUNDA_TPB_TIMESTAMP_ADJUST_HI_OFFSET 0x0b14u
+#define SUNDA_TPB_TIMESTAMP_ADJUST_HI_HAL_OFFSET 0x0b14u
+#define SUNDA_TPB_TIMESTAMP_ADJUST_HI_RESET 0x00000000u
 
 #endif /* TPB_REGS_SUNDA_H */

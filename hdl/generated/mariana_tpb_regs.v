@@ -27,7 +27,14 @@ module mariana_tpb_regs(
     output reg [31:0] notific_tail_o,
     output reg notific_status_overflow_o,
     input wire notific_status_overflow_set_i,
-    input wire [31:0] notific_dropped_i
+    input wire [31:0] notific_dropped_i,
+    output reg timestamp_ctrl_run_o,
+    output reg [31:0] timestamp_inc_o,
+    input wire [31:0] timestamp_lo_i,
+    input wire [31:0] timestamp_hi_i,
+    output reg [31:0] timestamp_adjust_lo_o,
+    output reg [31:0] timestamp_adjust_hi_o,
+    output reg timestamp_adjust_hi_pulse_o
 );
 
     // Registers
@@ -47,6 +54,11 @@ module mariana_tpb_regs(
     reg notific_enable_inst_q;
     reg [31:0] notific_tail_q;
     reg notific_status_overflow_q;
+    reg timestamp_ctrl_run_q;
+    reg [31:0] timestamp_inc_q;
+    reg [31:0] timestamp_adjust_lo_q;
+    reg [31:0] timestamp_adjust_hi_q;
+    reg timestamp_adjust_hi_pulse_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -64,6 +76,11 @@ module mariana_tpb_regs(
         notific_enable_inst_q = 1'h0;
         notific_tail_q = 32'h0;
         notific_status_overflow_q = 1'h0;
+        timestamp_ctrl_run_q = 1'h0;
+        timestamp_inc_q = 32'h0;
+        timestamp_adjust_lo_q = 32'h0;
+        timestamp_adjust_hi_q = 32'h0;
+        timestamp_adjust_hi_pulse_q = 1'h0;
     end
 
     always @(*) begin
@@ -130,11 +147,32 @@ module mariana_tpb_regs(
         notific_status_overflow_o = notific_status_overflow_q;
     end
 
+    always @(*) begin
+        timestamp_ctrl_run_o = timestamp_ctrl_run_q;
+    end
+
+    always @(*) begin
+        timestamp_inc_o = timestamp_inc_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_lo_o = timestamp_adjust_lo_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_hi_o = timestamp_adjust_hi_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_hi_pulse_o = timestamp_adjust_hi_pulse_q;
+    end
+
     always @(posedge clock) begin
         rsp_valid_q <= 1'b0;
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         notific_status_overflow_q <= notific_status_overflow_q | notific_status_overflow_set_i;
+        timestamp_adjust_hi_pulse_q <= 1'b0;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -214,6 +252,45 @@ module mariana_tpb_regs(
                             rsp_rdata_q <= notific_dropped_i;
                         end
                     end
+                    32'hb00: begin
+                        if (req_write) begin
+                            timestamp_ctrl_run_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (timestamp_ctrl_run_q & 32'hffffffff);
+                        end
+                    end
+                    32'hb04: begin
+                        if (req_write) begin
+                            timestamp_inc_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= timestamp_inc_q;
+                        end
+                    end
+                    32'hb08: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= timestamp_lo_i;
+                        end
+                    end
+                    32'hb0c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= timestamp_hi_i;
+                        end
+                    end
+                    32'hb10: begin
+                        if (req_write) begin
+                            timestamp_adjust_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= timestamp_adjust_lo_q;
+                        end
+                    end
+                    32'hb14: begin
+                        if (req_write) begin
+                            timestamp_adjust_hi_q <= req_wdata;
+                            timestamp_adjust_hi_pulse_q <= 1'b1;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -237,6 +314,11 @@ module mariana_tpb_regs(
             notific_enable_inst_q <= 32'h0;
             notific_tail_q <= 32'h0;
             notific_status_overflow_q <= 32'h0;
+            timestamp_ctrl_run_q <= 32'h0;
+            timestamp_inc_q <= 32'h1;
+            timestamp_adjust_lo_q <= 32'h0;
+            timestamp_adjust_hi_q <= 32'h0;
+            timestamp_adjust_hi_pulse_q <= 1'b0;
         end
     end
 

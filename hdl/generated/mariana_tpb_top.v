@@ -21,6 +21,8 @@ module mariana_tpb_top(
     output reg [7:0] q7_start,
     output reg [31:0] q7_start_addr,
     output reg [31:0] notific_head,
+    output reg [31:0] timestamp_lo,
+    output reg [31:0] timestamp_hi,
     output reg [5:0] nx_irq,
     output reg [7:0] q7_irq,
     output reg [5:0] sem_notif_valid,
@@ -222,6 +224,7 @@ module mariana_tpb_top(
     localparam q7_size = 32'h800000;
     localparam xl_mw2_base = 32'h40000000;
     localparam xl_mw2_size = 32'h1000000;
+    localparam ts_lo_addr = 32'h70b08;
     localparam hwd_base = 32'h2b88000;
     localparam hwd_mask = 32'hffffc000;
 
@@ -234,6 +237,8 @@ module mariana_tpb_top(
     reg xl_hit_q;
     reg [31:0] xl_lo_q;
     reg [31:0] xl_hi_q;
+    reg [63:0] ts_q;
+    reg [31:0] ts_hi_q;
     initial begin
         err_addr_q = 32'h0;
         dma_err_prev = 3'h0;
@@ -243,6 +248,8 @@ module mariana_tpb_top(
         xl_hit_q = 1'h0;
         xl_lo_q = 32'h0;
         xl_hi_q = 32'h0;
+        ts_q = 64'h0;
+        ts_hi_q = 32'h0;
     end
 
     // Combinational signals
@@ -279,6 +286,8 @@ module mariana_tpb_top(
     reg [31:0] xl_hi;
     reg [31:0] xl_moff;
     reg [31:0] xl_mlo;
+    reg [63:0] ts_tick;
+    reg [63:0] ts_adj;
     reg [31:0] cluster$req_addr;
     reg cluster$req_valid;
     reg ctrl_spad$a_valid;
@@ -417,6 +426,7 @@ module mariana_tpb_top(
     reg tpb$notific_status_overflow_set_i;
     reg [31:0] tpb$req_addr;
     reg tpb$req_valid;
+    reg [31:0] tpb$timestamp_lo_i;
     reg [31:0] win$0$req_addr;
     reg win$0$req_valid;
     reg [31:0] win$1$req_addr;
@@ -881,6 +891,11 @@ module mariana_tpb_top(
     wire [31:0] tpb$rsp_rdata;
     wire tpb$rsp_valid;
     wire [31:0] tpb$seq_instr_dbg_ctrl_o;
+    wire [31:0] tpb$timestamp_adjust_hi_o;
+    wire tpb$timestamp_adjust_hi_pulse_o;
+    wire [31:0] tpb$timestamp_adjust_lo_o;
+    wire tpb$timestamp_ctrl_run_o;
+    wire [31:0] tpb$timestamp_inc_o;
     wire win$0$rsp_err;
     wire [31:0] win$0$rsp_rdata;
     wire win$0$rsp_valid;
@@ -1501,7 +1516,14 @@ module mariana_tpb_top(
         .notific_tail_o(tpb$notific_tail_o),
         .notific_status_overflow_o(tpb$notific_status_overflow_o),
         .notific_status_overflow_set_i(tpb$notific_status_overflow_set_i),
-        .notific_dropped_i(ntf$dropped)
+        .notific_dropped_i(ntf$dropped),
+        .timestamp_ctrl_run_o(tpb$timestamp_ctrl_run_o),
+        .timestamp_inc_o(tpb$timestamp_inc_o),
+        .timestamp_lo_i(tpb$timestamp_lo_i),
+        .timestamp_hi_i(ts_hi_q),
+        .timestamp_adjust_lo_o(tpb$timestamp_adjust_lo_o),
+        .timestamp_adjust_hi_o(tpb$timestamp_adjust_hi_o),
+        .timestamp_adjust_hi_pulse_o(tpb$timestamp_adjust_hi_pulse_o)
     );
     mariana_tpb_top__cluster cluster (
         .clock(clock),
@@ -3213,6 +3235,32 @@ module mariana_tpb_top(
     end
 
     always @(*) begin
+        ts_tick = 32'h0;
+        if (|tpb$timestamp_ctrl_run_o) begin
+            ts_tick = (tpb$timestamp_inc_o & 64'hffffffffffffffff);
+        end
+    end
+
+    always @(*) begin
+        ts_adj = 32'h0;
+        if (tpb$timestamp_adjust_hi_pulse_o) begin
+            ts_adj = ((tpb$timestamp_adjust_hi_o & 64'hffffffffffffffff) << 32'h20) | (tpb$timestamp_adjust_lo_o & 64'hffffffffffffffff);
+        end
+    end
+
+    always @(*) begin
+        tpb$timestamp_lo_i = ts_q[32'h0 +: 32];
+    end
+
+    always @(*) begin
+        timestamp_lo = ts_q[32'h0 +: 32];
+    end
+
+    always @(*) begin
+        timestamp_hi = ts_q[32'h20 +: 32];
+    end
+
+    always @(*) begin
         if (ntf$overflow) begin
             tpb$notific_status_overflow_set_i = 32'h1;
         end else begin
@@ -3512,6 +3560,14 @@ module mariana_tpb_top(
         dma_err_prev <= dma$errors;
         if (req_go) begin
             err_addr_q <= req_addr;
+        end
+        ts_q <= (ts_q + ts_tick) + ts_adj;
+        if ((req_go & ~req_write) & (req_addr == ts_lo_addr)) begin
+            ts_hi_q <= ts_q[32'h20 +: 32];
+        end
+        if (reset) begin
+            ts_q <= 32'h0;
+            ts_hi_q <= 32'h0;
         end
         xl_v_q <= xlat_valid & ~reset;
         xl_hit_q <= (xlat_valid & ~reset) & xl_hit;
@@ -10149,7 +10205,14 @@ module mariana_tpb_top__tpb(
     output reg [31:0] notific_tail_o,
     output reg notific_status_overflow_o,
     input wire notific_status_overflow_set_i,
-    input wire [31:0] notific_dropped_i
+    input wire [31:0] notific_dropped_i,
+    output reg timestamp_ctrl_run_o,
+    output reg [31:0] timestamp_inc_o,
+    input wire [31:0] timestamp_lo_i,
+    input wire [31:0] timestamp_hi_i,
+    output reg [31:0] timestamp_adjust_lo_o,
+    output reg [31:0] timestamp_adjust_hi_o,
+    output reg timestamp_adjust_hi_pulse_o
 );
 
     // Registers
@@ -10169,6 +10232,11 @@ module mariana_tpb_top__tpb(
     reg notific_enable_inst_q;
     reg [31:0] notific_tail_q;
     reg notific_status_overflow_q;
+    reg timestamp_ctrl_run_q;
+    reg [31:0] timestamp_inc_q;
+    reg [31:0] timestamp_adjust_lo_q;
+    reg [31:0] timestamp_adjust_hi_q;
+    reg timestamp_adjust_hi_pulse_q;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -10186,6 +10254,11 @@ module mariana_tpb_top__tpb(
         notific_enable_inst_q = 1'h0;
         notific_tail_q = 32'h0;
         notific_status_overflow_q = 1'h0;
+        timestamp_ctrl_run_q = 1'h0;
+        timestamp_inc_q = 32'h0;
+        timestamp_adjust_lo_q = 32'h0;
+        timestamp_adjust_hi_q = 32'h0;
+        timestamp_adjust_hi_pulse_q = 1'h0;
     end
 
     always @(*) begin
@@ -10252,11 +10325,32 @@ module mariana_tpb_top__tpb(
         notific_status_overflow_o = notific_status_overflow_q;
     end
 
+    always @(*) begin
+        timestamp_ctrl_run_o = timestamp_ctrl_run_q;
+    end
+
+    always @(*) begin
+        timestamp_inc_o = timestamp_inc_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_lo_o = timestamp_adjust_lo_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_hi_o = timestamp_adjust_hi_q;
+    end
+
+    always @(*) begin
+        timestamp_adjust_hi_pulse_o = timestamp_adjust_hi_pulse_q;
+    end
+
     always @(posedge clock) begin
         rsp_valid_q <= 1'b0;
         rsp_err_q <= 1'b0;
         rsp_rdata_q <= 32'h0;
         notific_status_overflow_q <= notific_status_overflow_q | notific_status_overflow_set_i;
+        timestamp_adjust_hi_pulse_q <= 1'b0;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -10336,6 +10430,45 @@ module mariana_tpb_top__tpb(
                             rsp_rdata_q <= notific_dropped_i;
                         end
                     end
+                    32'hb00: begin
+                        if (req_write) begin
+                            timestamp_ctrl_run_q <= req_wdata[32'h0 +: 1];
+                        end else begin
+                            rsp_rdata_q <= (timestamp_ctrl_run_q & 32'hffffffff);
+                        end
+                    end
+                    32'hb04: begin
+                        if (req_write) begin
+                            timestamp_inc_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= timestamp_inc_q;
+                        end
+                    end
+                    32'hb08: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= timestamp_lo_i;
+                        end
+                    end
+                    32'hb0c: begin
+                        if (req_write) begin
+                        end else begin
+                            rsp_rdata_q <= timestamp_hi_i;
+                        end
+                    end
+                    32'hb10: begin
+                        if (req_write) begin
+                            timestamp_adjust_lo_q <= req_wdata;
+                        end else begin
+                            rsp_rdata_q <= timestamp_adjust_lo_q;
+                        end
+                    end
+                    32'hb14: begin
+                        if (req_write) begin
+                            timestamp_adjust_hi_q <= req_wdata;
+                            timestamp_adjust_hi_pulse_q <= 1'b1;
+                        end
+                    end
                     default: begin
                         rsp_err_q <= 1'b1;
                     end
@@ -10359,6 +10492,11 @@ module mariana_tpb_top__tpb(
             notific_enable_inst_q <= 32'h0;
             notific_tail_q <= 32'h0;
             notific_status_overflow_q <= 32'h0;
+            timestamp_ctrl_run_q <= 32'h0;
+            timestamp_inc_q <= 32'h1;
+            timestamp_adjust_lo_q <= 32'h0;
+            timestamp_adjust_hi_q <= 32'h0;
+            timestamp_adjust_hi_pulse_q <= 1'b0;
         end
     end
 

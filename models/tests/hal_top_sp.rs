@@ -159,3 +159,26 @@ fn oversized_spad_is_refused_before_any_write() {
     assert!(hal.load_spad_and_kick(&mut m, &[], &[0; 0x8004]).is_err());
     assert!(m.log().is_empty());
 }
+
+/// The init handshake's addresses (`[D]`, `hal::tsync`) and the timestamp
+/// accessors: the writes they make, in order, by register name.
+#[test]
+fn tsync_addresses_and_timestamp_accessors() {
+    for arch in Arch::ALL {
+        let hal = Hal::for_arch(arch).unwrap();
+        let p = builtin(arch).unwrap().params;
+        assert_eq!(hal.read_config_addr(0).unwrap(), p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad + 0xc00, "{arch}");
+        let e = hal.read_config_addr(1).unwrap_err().to_string();
+        assert!(e.contains("TOP_SP id with a CTRL SPAD") && e.contains("(0..1)"), "{e}");
+        assert_eq!(hal.get_ack_evt_addr_for_topsp_engine(0).unwrap(), hal.get_trigger_addr(0, tsync::INIT_ACK_SEM).unwrap());
+        let mut m = recorder(arch);
+        hal.timestamp_run(&mut m, Some(3)).unwrap();
+        hal.timestamp_adjust(&mut m, -2).unwrap();
+        hal.timestamp_run(&mut m, None).unwrap();
+        let w: Vec<(&str, u32)> = m.writes().iter().map(|(_, n, v)| (*n, *v)).collect();
+        assert_eq!(w, [("tpb.tpb.timestamp_inc", 3), ("tpb.tpb.timestamp_ctrl", 1), ("tpb.tpb.timestamp_adjust_lo", 0xffff_fffe), ("tpb.tpb.timestamp_adjust_hi", 0xffff_ffff), ("tpb.tpb.timestamp_ctrl", 0)], "{arch}");
+    }
+    let cayman = Hal::for_arch(Arch::Cayman).unwrap();
+    assert_eq!(cayman.get_ack_evt_addr_for_topsp_engine(0).unwrap(), 0x82_8000_1800 + 81 * 4);
+    assert_eq!(cayman.get_ack_evt_addr_for_topsp_engine(8).unwrap(), 0x8082_8000_1800 + 81 * 4, "TOP_SP 8 is on the die mirror");
+}

@@ -37,6 +37,18 @@ pub struct Traffic {
     xscript: std::collections::VecDeque<Req>,
     /// BAR0 addresses of POOL's mem_window2 (lo, hi), then window n's seven words at 2 + 7n.
     xregs: Vec<Option<u32>>,
+    /// The timestamp's stimulus, likewise from its own generator, in cycles
+    /// both streams above leave without a request; the BAR0 addresses of
+    /// timestamp_ctrl, _inc, _lo, _hi, _adjust_lo, _adjust_hi.
+    trng: SmallRng,
+    tscript: std::collections::VecDeque<Req>,
+    tregs: Vec<u32>,
+}
+
+/// TPB-level registers the main stream leaves to the timestamp's own (its
+/// registers came after the stream was fixed).
+fn timestamp_reg(name: &str) -> bool {
+    name.starts_with("timestamp_")
 }
 
 /// The words of a window, in `windows.toml` order.
@@ -49,7 +61,21 @@ impl Traffic {
         let at = |r: String| space.resolve(&format!("pool.{r}")).map(|n| n.addr()).ok();
         let names = ["nx.mem_window2_lo".to_string(), "nx.mem_window2_hi".to_string()].into_iter().chain((0..8).flat_map(|n| WINDOW_WORDS.map(|w| format!("windows.window{n}_{w}"))));
         let xregs = names.map(at).collect();
-        Traffic { rng: SmallRng::seed_from_u64(seed), map: map.clone(), mem, lr, pins: Pins::default(), script: Default::default(), xrng: SmallRng::seed_from_u64(seed ^ 0x7a11_5a7e), xscript: Default::default(), xregs }
+        let tregs = ["ctrl", "inc", "lo", "hi", "adjust_lo", "adjust_hi"].map(|r| space.resolve(&format!("tpb.timestamp_{r}")).map(|n| n.addr()).unwrap_or(0)).to_vec();
+        Traffic {
+            rng: SmallRng::seed_from_u64(seed),
+            map: map.clone(),
+            mem,
+            lr,
+            pins: Pins::default(),
+            script: Default::default(),
+            xrng: SmallRng::seed_from_u64(seed ^ 0x7a11_5a7e),
+            xscript: Default::default(),
+            xregs,
+            trng: SmallRng::seed_from_u64(seed ^ 0x7135_7a3b),
+            tscript: Default::default(),
+            tregs,
+        }
     }
 
     fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
@@ -71,11 +97,11 @@ impl Traffic {
 
     fn reg_offset(&mut self, block: &str) -> Option<u32> {
         let b = self.map.block(block)?;
-        if b.registers.is_empty() {
+        let regs: Vec<&tpb_models::regmap::Register> = b.registers.iter().filter(|r| block != "tpb" || !timestamp_reg(&r.name)).collect();
+        if regs.is_empty() {
             return None;
         }
-        let r = &b.registers[self.rng.gen_range(0..b.registers.len())];
-        Some(r.offset)
+        Some(regs[self.rng.gen_range(0..regs.len())].offset)
     }
 
     /// A value for the POOL NX DMA registers that makes the engine work.
@@ -156,6 +182,7 @@ impl Traffic {
                 let (base, _) = self.region("tpb_regs");
                 let off = self.reg_offset("tpb").unwrap_or(0);
                 let name = self.map.block("tpb").and_then(|b| b.registers.iter().find(|r| r.offset == off)).map(|r| r.name.clone()).unwrap_or_default();
+                debug_assert!(!timestamp_reg(&name));
                 match name.as_str() {
                     "notific_ring_size" | "notific_tail" if self.rng.gen_bool(0.9) => wdata = self.rng.gen_range(0..12),
                     "notific_enable" if self.rng.gen_bool(0.9) => wdata = self.rng.gen_range(0..8),
@@ -306,6 +333,23 @@ impl Traffic {
         self.xscript.extend(v.into_iter().filter_map(|(a, wdata)| a.map(|addr| Req { write: true, addr, wdata })));
     }
 
+    /// The timestamp: run it (mostly) with a small or any increment,
+    /// adjust it by a signed amount, snapshot it (lo then hi), or read the
+    /// high word alone.
+    fn timestamp_script(&mut self) {
+        let [ctrl, inc, lo, hi, adj_lo, adj_hi] = [0, 1, 2, 3, 4, 5].map(|k| self.tregs[k]);
+        let w = |addr: u32, wdata: u32| Req { write: true, addr, wdata };
+        let r = |addr: u32| Req { write: false, addr, wdata: 0 };
+        let v: Vec<Req> = match self.trng.gen_range(0..6) {
+            0 => vec![w(ctrl, u32::from(self.trng.gen_bool(0.8)) | self.trng.r#gen::<u32>() & !1)],
+            1 => vec![w(inc, if self.trng.gen_bool(0.7) { self.trng.gen_range(0..4) } else { self.trng.r#gen() })],
+            2 => vec![w(adj_lo, self.trng.r#gen()), w(adj_hi, if self.trng.gen_bool(0.5) { u32::MAX } else { self.trng.gen_range(0..3) })],
+            3 => vec![r(hi)],
+            _ => vec![r(lo), r(hi)],
+        };
+        self.tscript.extend(v);
+    }
+
     /// The next cycle's stimulus.
     pub fn next_cycle(&mut self) -> Cycle {
         let reset = self.rng.gen_bool(1.0 / 4000.0);
@@ -318,7 +362,10 @@ impl Traffic {
         if self.xscript.is_empty() && self.xrng.gen_bool(1.0 / 200.0) {
             self.window_script();
         }
-        let req = if self.rng.gen_bool(0.7) { Some(self.script.pop_front().unwrap_or_else(|| self.req())) } else { self.xscript.pop_front() };
+        if self.tscript.is_empty() && self.trng.gen_bool(1.0 / 40.0) {
+            self.timestamp_script();
+        }
+        let req = if self.rng.gen_bool(0.7) { Some(self.script.pop_front().unwrap_or_else(|| self.req())) } else { self.xscript.pop_front().or_else(|| self.tscript.pop_front()) };
         if self.rng.gen_bool(0.02) {
             self.pins.nx_halted = self.rng.r#gen::<u8>() & 0x3f;
             self.pins.q7_halted = self.rng.r#gen();

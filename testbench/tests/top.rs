@@ -27,6 +27,9 @@ struct Coverage {
     irq_cycles: u64,
     xlat_hits: u64,
     starts: u64,
+    /// Cycles the timestamp counter moved, and reads of its latched high word.
+    timestamp_moves: u64,
+    timestamp_hi_reads: u64,
 }
 
 fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String> {
@@ -36,6 +39,7 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
     let mut gold = TopModel::new(&map, mem).unwrap();
     let reset = Cycle { reset: true, req: None, pins: Default::default() };
     let mut cov = Coverage::default();
+    let ts_hi_addr = map.params.bar0.tpb_base as u32 + map.params.bar0.tpb_regs.base as u32 + map.block("tpb").and_then(|b| b.register("timestamp_hi")).unwrap().offset;
     for (n, c) in std::iter::once(&reset).chain(cycles).enumerate() {
         rtl.drive(c.reset, c.req, &c.pins);
         let (r, g) = (rtl.outputs(), gold.outputs(c.reset, c.req, &c.pins));
@@ -54,10 +58,13 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
         cov.irq_cycles += (g.nx_irq != 0 || g.q7_irq != 0) as u64;
         cov.starts += (g.nx_start != 0 || g.q7_start != 0) as u64;
         cov.xlat_hits += g.xlat.hit as u64;
-        let head = g.notific_head;
+        let (head, ts) = (g.notific_head, g.timestamp);
+        cov.timestamp_hi_reads += c.req.is_some_and(|r| !r.write && r.addr == ts_hi_addr) as u64;
         rtl.tick();
         gold.step(c.reset, c.req, &c.pins);
-        cov.notifications += (gold.outputs(false, None, &c.pins).notific_head != head) as u64;
+        let after = gold.outputs(false, None, &c.pins);
+        cov.notifications += (after.notific_head != head) as u64;
+        cov.timestamp_moves += (after.timestamp != ts) as u64;
     }
     Ok(cov)
 }
@@ -78,6 +85,7 @@ fn diff(r: &Outputs, g: &Outputs) -> String {
     line("start nx/addr q7/addr", format!("{:#x}/{:#x} {:#x}/{:#x}", r.nx_start, r.nx_start_addr, r.q7_start, r.q7_start_addr), format!("{:#x}/{:#x} {:#x}/{:#x}", g.nx_start, g.nx_start_addr, g.q7_start, g.q7_start_addr));
     line("irq nx/q7", format!("{:#x}/{:#x}", r.nx_irq, r.q7_irq), format!("{:#x}/{:#x}", g.nx_irq, g.q7_irq));
     line("notific_head", format!("{}", r.notific_head), format!("{}", g.notific_head));
+    line("timestamp", format!("{:#x}", r.timestamp), format!("{:#x}", g.timestamp));
     for n in 0..r.q7.len() {
         line(&format!("q7[{n}]"), format!("{:x?}", r.q7[n]), format!("{:x?}", g.q7[n]));
     }
@@ -104,6 +112,7 @@ fn random(arch: Arch, fpga: bool, seed: u64, n: usize) {
     assert!(cov.q7_fetches > 100 && cov.q7_loads_stores > 100, "Q7 ports reached too little: {cov:?}");
     assert!(cov.notifications > 10 && cov.irq_cycles > 10 && cov.starts > 0, "halt/start, notifications and interrupts reached too little: {cov:?}");
     assert!(cov.xlat_hits > 10, "address translation hit too little: {cov:?}");
+    assert!(cov.timestamp_moves > 100 && cov.timestamp_hi_reads > 0, "the timestamp moved or was read too little: {cov:?}");
     if map.params.hw_decode.present {
         assert!(cov.hwd_results > 0, "no HW-decode hit: {cov:?}");
     }

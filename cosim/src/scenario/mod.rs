@@ -13,6 +13,7 @@
 //! | `windows` | all | the HAL programs POOL's address-translation windows (window 0 for the SEQ, 1..7 for Q7 cores 0..6, all onto TOP_SP INC semaphores) and mem_window2; the SEQ (`nx_windows.S`) stores through window 0 and mem_window2, every Q7 core (`q7_windows.S`) stores once to the same address | each target semaphore's count (each Q7 core's store on its own semaphore), the first translated store on BAR0, Q7 core 7's store faulting (no window of its own), the SEQ without a fault |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //! | `collective` (`allreduce-ring`, `allreduce-mesh`, `barrier-global`) | CAYMAN, MARIANA | N dies (`--dies N`, 2..=17 for the ring) with a link latency; each TOP_SP runs `mesh_tape.S` on the tape [`collective::tapes`] builds for the algorithm and the die; SIGNALs routed by chip id and die bit; DMA legs copy chunks in each die's SEQ DMA SRAM | every die's tape completed; every WAIT on a cross-die semaphore passed only after the SIGNAL that brought it to its count landed; each semaphore's final count; every DMA leg's words exact; the barrier: no die left before every die's arrival landed |
+//! | `tsync` | CAYMAN, MARIANA | N dies (`--dies N`, 2..=128); the host writes each TOP_SP's config block at `read_config_addr` and rings init_signal die by die, a stagger apart; each TOP_SP (`top_sp_tsync.S`) starts its TPB timestamp and acknowledges; the host rings tsync_signal; die 0 leads a two-way exchange with each other die and each follower adjusts its timestamp ([`tsync`]) | every acknowledgement after its init signal (read by the host), every TOP_SP finished, the counters apart by at least the stagger before, within the tolerance of the leader's after (one mesh cycle), each adjustment the one its t1..t4 give |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
 //! TOP_SP firmware cannot poll as a semaphore (DIGEST §2.7, §3 choice (a)).
@@ -38,6 +39,7 @@ mod interrupt;
 mod mesh;
 mod notify;
 mod q7_kernels;
+pub mod tsync;
 mod windows;
 pub use barrier::barrier;
 pub use bringup::bringup;
@@ -50,6 +52,7 @@ pub use q7_kernels::q7_kernels;
 pub use windows::windows;
 pub use mesh::{die_path, mesh, mesh_tape};
 pub use collective::{collective, Algorithm, CollectiveCfg};
+pub use tsync::{tsync, TsyncCfg};
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -84,6 +87,8 @@ pub struct ScenarioFile {
     pub windows: Option<WindowsCfg>,
     #[serde(default)]
     pub collective: Option<CollectiveCfg>,
+    #[serde(default)]
+    pub tsync: Option<TsyncCfg>,
 }
 
 fn default_n() -> u32 {
@@ -105,6 +110,7 @@ pub enum Kind {
     Dispatch,
     Windows,
     Collective,
+    Tsync,
 }
 
 /// `[doorbell]`: the cc_op program.
@@ -212,6 +218,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("allreduce-ring.toml", include_str!("../../scenarios/allreduce-ring.toml")),
     ("allreduce-mesh.toml", include_str!("../../scenarios/allreduce-mesh.toml")),
     ("barrier-global.toml", include_str!("../../scenarios/barrier-global.toml")),
+    ("tsync.toml", include_str!("../../scenarios/tsync.toml")),
 ];
 
 /// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
@@ -437,6 +444,7 @@ impl ScenarioFile {
             Kind::Dispatch => Box::new(self.dispatch.clone().ok_or_else(|| missing("dispatch"))?),
             Kind::Windows => Box::new(self.windows.clone().ok_or_else(|| missing("windows"))?),
             Kind::Collective => Box::new(self.collective.clone().ok_or_else(|| missing("collective"))?),
+            Kind::Tsync => Box::new(self.tsync.clone().ok_or_else(|| missing("tsync"))?),
         })
     }
 
@@ -471,10 +479,16 @@ impl ScenarioFile {
             Kind::Dispatch => need(f.dispatch.is_some(), "dispatch")?,
             Kind::Windows => need(f.windows.is_some(), "windows")?,
             Kind::Collective => need(f.collective.is_some(), "collective")?,
+            Kind::Tsync => need(f.tsync.is_some(), "tsync")?,
         }
         if let Some(c) = &f.collective {
             if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 {
                 return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words)));
+            }
+        }
+        if let Some(t) = &f.tsync {
+            if !(2..=crate::mesh::MAX_DIES).contains(&t.dies) || t.stagger == 0 {
+                return Err(ScenarioError::File(format!("{path}: [tsync] dies = {} (2..={}), stagger = {} (not 0: the sync needs counters that start apart)", t.dies, crate::mesh::MAX_DIES, t.stagger)));
             }
         }
         if let Some(w) = &f.windows {
@@ -677,6 +691,31 @@ impl Scenario for CollectiveCfg {
     }
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
         collective(arch, self, dies, limit, trace).map(|(r, _)| r)
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        Vec::new()
+    }
+}
+
+impl Scenario for TsyncCfg {
+    fn single_system(&self) -> bool {
+        false
+    }
+    fn run_on(&self, c: &mut Cosim, _: u64) -> Result<Report, ScenarioError> {
+        Err(ScenarioError::NotApplicable { scenario: "tsync", arch: c.map().arch.name(), why: "it runs N dies of its own: scenario::tsync" })
+    }
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        let n = requested.unwrap_or(self.dies);
+        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
+            return Err(ScenarioError::File(format!("--dies {n}: tsync runs on 2 to {} dies", crate::mesh::MAX_DIES)));
+        }
+        Ok(n)
+    }
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        tsync(arch, self, dies, limit, trace).map(|(r, _)| r)
     }
     fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
         events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))

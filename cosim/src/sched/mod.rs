@@ -456,6 +456,16 @@ impl Cosim {
         }
     }
 
+    /// Write a word of the TOP_SP's core-local DRAM (a debugger's poke).
+    pub fn set_top_sp_dram(&mut self, off: u32, word: u32) -> Result<(), CosimError> {
+        let s = &mut self.cores[slot_index(CoreId::TopSp)];
+        let Mem::Local(v) = &mut s.bus.dram else { return Err(CosimError::NotLocal) };
+        let room = v.len();
+        let at = v.get_mut(off as usize..off as usize + 4).ok_or(CosimError::ImageTooBig { what: "DRAM word", bytes: off as usize + 4, room })?;
+        at.copy_from_slice(&word.to_le_bytes());
+        Ok(())
+    }
+
     /// Hold reset for 4 cycles, then run the EVT_SEM post-reset clear.
     /// [`Stats`] count from the end of this.
     pub fn reset(&mut self) {

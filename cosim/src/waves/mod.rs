@@ -100,7 +100,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
         Group {
             name: "notify",
             title: "Notifications: events and the ring",
-            signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "probe_hal_kind"]),
+            signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "timestamp_lo", "timestamp_hi", "probe_hal_kind"]),
         },
         Group {
             name: "cores",

@@ -105,6 +105,7 @@ macro_rules! top_pins {
                     q7_start: $s.q7_start.val().index() as u8,
                     q7_start_addr: $s.q7_start_addr.val().index() as u32,
                     notific_head: $s.notific_head.val().index() as u32,
+                    timestamp: $s.timestamp_lo.val().index() as u64 | ($s.timestamp_hi.val().index() as u64) << 32,
                     nx_irq: $s.nx_irq.val().index() as u8,
                     q7_irq: $s.q7_irq.val().index() as u8,
                     sem_notif_valid: $s.sem_notif_valid.val().index() as u8,

@@ -35,6 +35,9 @@ macro_rules! tpb_top {
             pub q7_start: Signal<Out, Bits<8>>,
             pub q7_start_addr: Signal<Out, Bits<32>>,
             pub notific_head: Signal<Out, Bits<32>>,
+            /// The TPB timestamp counter (`tpb_models::golden::timestamp`), for waves and the co-simulation.
+            pub timestamp_lo: Signal<Out, Bits<32>>,
+            pub timestamp_hi: Signal<Out, Bits<32>>,
             pub nx_irq: Signal<Out, Bits<6>>,
             pub q7_irq: Signal<Out, Bits<8>>,
             pub sem_notif_valid: Signal<Out, Bits<6>>,
@@ -151,6 +154,13 @@ macro_rules! tpb_top {
             xl_hit_q: DFF<Bit>,
             xl_lo_q: DFF<Bits<32>>,
             xl_hi_q: DFF<Bits<32>>,
+            /// The timestamp: the counter, the high word a timestamp_lo read
+            /// latched, timestamp_lo's BAR0 address, this cycle's tick and adjustment.
+            ts_q: DFF<Bits<64>>,
+            ts_hi_q: DFF<Bits<32>>,
+            ts_lo_addr: Constant<Bits<32>>,
+            ts_tick: Signal<Local, Bits<64>>,
+            ts_adj: Signal<Local, Bits<64>>,
             $($extra_fields)*
         }
         }
@@ -186,6 +196,8 @@ macro_rules! tpb_top {
                     q7_start: Default::default(),
                     q7_start_addr: Default::default(),
                     notific_head: Default::default(),
+                    timestamp_lo: Default::default(),
+                    timestamp_hi: Default::default(),
                     nx_irq: Default::default(),
                     q7_irq: Default::default(),
                     sem_notif_valid: Default::default(),
@@ -302,6 +314,11 @@ macro_rules! tpb_top {
                     xl_hit_q: Default::default(),
                     xl_lo_q: Default::default(),
                     xl_hi_q: Default::default(),
+                    ts_q: Default::default(),
+                    ts_hi_q: Default::default(),
+                    ts_lo_addr: c32($lay.tpb_regs.base + $lay.timestamp_lo),
+                    ts_tick: Default::default(),
+                    ts_adj: Default::default(),
                     $($extra_init)*
                 }))
             }
@@ -310,7 +327,7 @@ macro_rules! tpb_top {
         impl<const QIW: usize, const QDW: usize, const SW: usize, const CW: usize, const LW: usize> Logic for $name<QIW, QDW, SW, CW, LW> {
             $pound $attr
             fn update(&mut $s) {
-                dff_setup!($s, clock, err_q, zero_q, err_addr_q, dma_err_prev, xl_v_q, xl_hit_q, xl_lo_q, xl_hi_q);
+                dff_setup!($s, clock, err_q, zero_q, err_addr_q, dma_err_prev, xl_v_q, xl_hit_q, xl_lo_q, xl_hi_q, ts_q, ts_hi_q);
                 $s.aligned.next = !$s.req_addr.val().get_bit(0) & !$s.req_addr.val().get_bit(1);
                 $s.lr_off.next = $s.req_addr.val() & !$s.lr_mask.val();
                 $s.req_go.next = $s.req_valid.val() & !$s.reset.val();
@@ -690,6 +707,27 @@ macro_rules! tpb_top {
                 }
                 $s.tpb.notific_head_i.next = $s.ntf.head.val();
                 $s.notific_head.next = $s.ntf.head.val();
+                // ---- the TPB timestamp (rules: tpb_models::golden::timestamp) ----
+                $s.ts_tick.next = 0.into();
+                if $s.tpb.timestamp_ctrl_run_o.val().any() {
+                    $s.ts_tick.next = bit_cast::<64, 32>($s.tpb.timestamp_inc_o.val());
+                }
+                $s.ts_adj.next = 0.into();
+                if $s.tpb.timestamp_adjust_hi_pulse_o.val() {
+                    $s.ts_adj.next = (bit_cast::<64, 32>($s.tpb.timestamp_adjust_hi_o.val()) << 32) | bit_cast::<64, 32>($s.tpb.timestamp_adjust_lo_o.val());
+                }
+                $s.ts_q.d.next = $s.ts_q.q.val() + $s.ts_tick.val() + $s.ts_adj.val();
+                if $s.req_go.val() & !$s.req_write.val() & ($s.req_addr.val() == $s.ts_lo_addr.val()) {
+                    $s.ts_hi_q.d.next = $s.ts_q.q.val().get_bits::<32>(32);
+                }
+                if $s.reset.val() {
+                    $s.ts_q.d.next = 0.into();
+                    $s.ts_hi_q.d.next = 0.into();
+                }
+                $s.tpb.timestamp_lo_i.next = $s.ts_q.q.val().get_bits::<32>(0);
+                $s.tpb.timestamp_hi_i.next = $s.ts_hi_q.q.val();
+                $s.timestamp_lo.next = $s.ts_q.q.val().get_bits::<32>(0);
+                $s.timestamp_hi.next = $s.ts_q.q.val().get_bits::<32>(32);
                 $s.tpb.notific_dropped_i.next = $s.ntf.dropped.val();
                 $s.tpb.notific_status_overflow_set_i.next = 0.into();
                 if $s.ntf.overflow.val() {

@@ -11,4 +11,5 @@ pub mod hw_decode;
 pub mod notific;
 pub mod q7_cluster;
 pub mod seq_dma;
+pub mod timestamp;
 pub mod top;

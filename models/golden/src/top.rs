@@ -10,6 +10,7 @@ use super::q7_cluster::{self, PortIn, PortOut, Q7ClusterModel, CORES};
 use super::seq_dma::{self, SeqDmaModel};
 use crate::csr::{CsrModel, Req, Rsp};
 use crate::notific::{self, NotificModel};
+use crate::timestamp::Timestamp;
 use std::collections::BTreeMap;
 pub use tpb_regmap::layout::ENGINES;
 use tpb_regmap::layout::{Dest, LayoutError, TopLayout, POOL, TOP_SP};
@@ -134,6 +135,8 @@ pub struct Outputs {
     /// SUNDA: TOP_SP host_trigger / stop pulses.
     pub host_trigger_pulse: bool,
     pub stop_pulse: bool,
+    /// The TPB timestamp counter ([`crate::timestamp`]).
+    pub timestamp: u64,
 }
 
 /// A memory of the top: where it is decoded and the words it builds.
@@ -157,6 +160,7 @@ pub struct TopModel {
     cluster: Q7ClusterModel,
     dma: SeqDmaModel,
     ntf: NotificModel,
+    ts: Timestamp,
     hwd: Option<HwDecodeModel>,
     xlat: XlatOut,
     mem_rsp: Rsp,
@@ -259,6 +263,7 @@ impl TopModel {
             }),
             dma: SeqDmaModel::new(mem.dma, layout.inc_slot),
             ntf: NotificModel::new((layout.notific.size / crate::notific::RECORD_BYTES) as usize),
+            ts: Timestamp::default(),
             err_addr: 0,
             tpb_inputs: BTreeMap::new(),
             hwd,
@@ -394,6 +399,7 @@ impl TopModel {
         take(self.dma.rsp());
         take(self.ntf.rsp());
         o.notific_head = self.ntf.outputs().head;
+        o.timestamp = self.ts.count;
         for i in 0..6 {
             let nx = &self.nx[i];
             if Self::out(nx, "intr_ctrl_enable_o") & 1 != 0 && Self::out(nx, "intr_info_info_o") != 0 {
@@ -503,7 +509,14 @@ impl TopModel {
         set_input(&mut self.tpb_inputs, "notific_head_i", no.head.into());
         set_input(&mut self.tpb_inputs, "notific_dropped_i", no.dropped.into());
         set_input(&mut self.tpb_inputs, "notific_status_overflow_set_i", no.overflow.into());
+        set_input(&mut self.tpb_inputs, "timestamp_lo_i", self.ts.lo().into());
+        set_input(&mut self.tpb_inputs, "timestamp_hi_i", self.ts.hi_latched.into());
+        let t = &self.tpb;
+        let tick = (Self::out(t, "timestamp_ctrl_run_o") & 1 != 0).then(|| Self::out(t, "timestamp_inc_o") as u32);
+        let adjust = (Self::out(t, "timestamp_adjust_hi_pulse_o") != 0).then(|| Self::out(t, "timestamp_adjust_lo_o") | Self::out(t, "timestamp_adjust_hi_o") << 32);
+        let lo_read = to(Dest::Tpb).is_some_and(|r| !r.write && r.addr == self.layout.timestamp_lo);
         self.tpb.step(reset, to(Dest::Tpb), &self.tpb_inputs);
+        self.ts.step(reset, tick, adjust, lo_read);
         self.ntf.step(reset, to(Dest::Notific), &ntf_in);
         if let Some(r) = req {
             self.err_addr = r.addr;

@@ -51,6 +51,13 @@ pub struct TpbRegs {
     pub engine_id_a: Field,
     pub engine_id_b_hi: Field,
     pub engine_id_b_lo: Field,
+    /// The TPB timestamp (`tpb_models::golden::timestamp`).
+    pub timestamp_ctrl: Reg,
+    pub timestamp_inc: Reg,
+    pub timestamp_lo: Reg,
+    pub timestamp_hi: Reg,
+    pub timestamp_adjust_lo: Reg,
+    pub timestamp_adjust_hi: Reg,
 }
 
 /// The register constants of one generation.
@@ -128,6 +135,12 @@ macro_rules! arch_regs {
                 engine_id_a: regs::$a::tpb::notific_sw_queue_num0::ENGINE_ID_A,
                 engine_id_b_hi: regs::$a::tpb::notific_sw_queue_num0::ENGINE_ID_B_HI,
                 engine_id_b_lo: regs::$a::tpb::notific_sw_queue_num0::ENGINE_ID_B_LO,
+                timestamp_ctrl: regs::$a::tpb::TIMESTAMP_CTRL,
+                timestamp_inc: regs::$a::tpb::TIMESTAMP_INC,
+                timestamp_lo: regs::$a::tpb::TIMESTAMP_LO,
+                timestamp_hi: regs::$a::tpb::TIMESTAMP_HI,
+                timestamp_adjust_lo: regs::$a::tpb::TIMESTAMP_ADJUST_LO,
+                timestamp_adjust_hi: regs::$a::tpb::TIMESTAMP_ADJUST_HI,
             },
             q7_release_run_stall: regs::$a::q7::RELEASE_RUN_STALL,
             q7_start_ctrl: regs::$a::q7::START_CTRL,

@@ -40,6 +40,7 @@ pub mod serial;
 pub mod regs;
 pub mod spec;
 pub mod top_sp;
+pub mod tsync;
 pub mod windows;
 
 pub use arch::ArchCtx;
@@ -314,6 +315,31 @@ impl Hal {
     pub fn topsp_stop(&self, mmio: &mut dyn Mmio) -> Result<()> {
         let (ctx, f) = self.slot("topsp_stop", self.khal.topsp_stop)?;
         f(ctx, mmio)
+    }
+
+    /// `read_config_addr` ([`tsync::read_config_addr`]).
+    pub fn read_config_addr(&self, sp_id: u32) -> Result<u64> {
+        tsync::read_config_addr(self.ctx_checked()?, sp_id)
+    }
+
+    /// `get_ack_evt_addr_for_topsp_engine` ([`tsync::get_ack_evt_addr_for_topsp_engine`]).
+    pub fn get_ack_evt_addr_for_topsp_engine(&self, sp_id: u32) -> Result<u64> {
+        tsync::get_ack_evt_addr_for_topsp_engine(self.ctx_checked()?, sp_id)
+    }
+
+    /// The TPB timestamp, snapshotted as the firmware does ([`tsync::timestamp`]).
+    pub fn timestamp(&self, mmio: &mut dyn Mmio) -> Result<u64> {
+        tsync::timestamp(self.ctx_checked()?, mmio)
+    }
+
+    /// Start the TPB timestamp adding `inc` per cycle, or stop it ([`tsync::timestamp_run`]).
+    pub fn timestamp_run(&self, mmio: &mut dyn Mmio, inc: Option<u32>) -> Result<()> {
+        tsync::timestamp_run(self.ctx_checked()?, mmio, inc)
+    }
+
+    /// Add `delta` to the TPB timestamp ([`tsync::timestamp_adjust`]).
+    pub fn timestamp_adjust(&self, mmio: &mut dyn Mmio, delta: i64) -> Result<()> {
+        tsync::timestamp_adjust(self.ctx_checked()?, mmio, delta)
     }
 
     /// Read and consume the notification ring ([`notify::read`]).

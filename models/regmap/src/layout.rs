@@ -158,6 +158,9 @@ pub struct TopLayout {
     /// The SEQ DMA's completion addresses.
     pub inc_slot: IncSlot,
     pub tpb_regs: Window,
+    /// `timestamp_lo`'s offset in the TPB-level block: a read of it latches
+    /// the timestamp's high word (`tpb_models::golden::timestamp`).
+    pub timestamp_lo: u32,
     pub seq_iram: Window,
     pub seq_dram: Window,
     pub seq_dma: Window,
@@ -293,6 +296,7 @@ impl TopLayout {
             sem,
             inc_slot: IncSlot { base: sem.inc, mask: (local_reg[0].size - 1) & !(sem.span - 1), span: sem.span, stride: sem.stride },
             tpb_regs: win("tpb_regs")?,
+            timestamp_lo: map.block("tpb").and_then(|b| b.register("timestamp_lo")).map(|r| r.offset).ok_or_else(|| bad("tpb.timestamp_lo", "the TPB-level block has no timestamp_lo register"))?,
             seq_iram: win("seq.iram")?,
             seq_dram: win("seq.dram")?,
             seq_dma: win("seq.dma")?,

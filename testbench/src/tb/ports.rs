@@ -31,6 +31,8 @@ pub(super) fn port_value(o: &Outputs, port: &str) -> u64 {
         "q7_start" => o.q7_start as u64,
         "q7_start_addr" => o.q7_start_addr as u64,
         "notific_head" => o.notific_head as u64,
+        "timestamp_lo" => o.timestamp & 0xffff_ffff,
+        "timestamp_hi" => o.timestamp >> 32,
         "nx_irq" => o.nx_irq as u64,
         "q7_irq" => o.q7_irq as u64,
         "sem_notif_valid" => o.sem_notif_valid as u64,
@@ -130,6 +132,7 @@ mod tests {
             stop_pulse: true,
             hwd: Some(h),
             xlat: tpb_models::golden::top::XlatOut { valid: true, hit: true, dst: 1 << 32 | 1 },
+            timestamp: 1 << 32 | 1,
             q7: [q; tpb_models::golden::q7_cluster::CORES],
         };
         for arch in tpb_models::regmap::Arch::ALL {

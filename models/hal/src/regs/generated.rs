@@ -482,6 +482,23 @@ pub mod sunda {
         }
         /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
+        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
+        /// Fields of `timestamp_ctrl`.
+        pub mod timestamp_ctrl {
+            use crate::regs::Field;
+            pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
+        }
+        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
+        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
+        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }
 
@@ -957,6 +974,23 @@ pub mod cayman {
         }
         /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
+        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
+        /// Fields of `timestamp_ctrl`.
+        pub mod timestamp_ctrl {
+            use crate::regs::Field;
+            pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
+        }
+        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
+        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
+        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }
 
@@ -1432,5 +1466,22 @@ pub mod mariana {
         }
         /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
+        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
+        /// Fields of `timestamp_ctrl`.
+        pub mod timestamp_ctrl {
+            use crate::regs::Field;
+            pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
+        }
+        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
+        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
+        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
+        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }
