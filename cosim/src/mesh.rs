@@ -54,7 +54,8 @@ pub struct Mesh {
     pub now: u64,
     /// Crossings under way: (the cycle they arrive, what, index in `crossings`).
     flights: VecDeque<(u64, Flight, usize)>,
-    /// Every request that crossed, in the order sent.
+    /// Every request that crossed, in the order sent (the first
+    /// [`crate::sched::LOG_LIMIT`]; `remote` counts them all).
     pub crossings: Vec<Crossing>,
 }
 
@@ -94,8 +95,14 @@ impl Mesh {
         for k in 0..self.dies.len() {
             for (to, r) in std::mem::take(&mut self.dies[k].outbound) {
                 if (to as usize) < self.dies.len() {
-                    self.crossings.push(Crossing { sent: self.now, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
-                    self.flights.push_back((due, Flight::Req { to, r }, self.crossings.len() - 1));
+                    // The log keeps the first LOG_LIMIT crossings (a long run that polls across dies would grow it without end).
+                    let k = if self.crossings.len() < crate::sched::LOG_LIMIT {
+                        self.crossings.push(Crossing { sent: self.now, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
+                        self.crossings.len() - 1
+                    } else {
+                        usize::MAX
+                    };
+                    self.flights.push_back((due, Flight::Req { to, r }, k));
                 } else {
                     self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
                 }
@@ -111,7 +118,9 @@ impl Mesh {
             let Some((_, f, k)) = self.flights.pop_front() else { break };
             match f {
                 Flight::Req { to, r } => {
-                    self.crossings[k].arrived = Some(self.now);
+                    if let Some(c) = self.crossings.get_mut(k) {
+                        c.arrived = Some(self.now);
+                    }
                     self.dies[to as usize].inbound.push_back(r);
                     self.remote += 1;
                 }

@@ -381,19 +381,17 @@ fn scale_waiting(n: usize) -> String {
 /// for a semaphore nobody SIGNALs (polling it through the SoC port): what
 /// every die of a collective does most of the time.
 fn waiting_mesh(arch: Arch, n: usize) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
+    use tpb_cosim::scenario::collective::{tape_dram, Addressing, TapeAddrs};
     use tpb_models::ncfw::mesh::MeshEvent;
     let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16).map_err(run_err)?;
     let hal = tpb_models::hal::Hal::for_arch(arch).map_err(run_err)?;
     let map = m.dies[0].map().clone();
-    let w = tpb_models::regmap::layout::SemWindows::of(&map).map_err(run_err)?;
+    let addrs = TapeAddrs::new(&hal, 0, Addressing::ChipId).map_err(run_err)?;
     let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1).map_err(run_err)?;
     let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall").map_err(run_err)?;
     for (d, c) in m.dies.iter_mut().enumerate() {
-        let read = tpb_cosim::mesh::die_addr(hal.get_trigger_addr(0, 40).map_err(run_err)?, d as u32).map_err(run_err)? - u64::from(w.inc - w.read);
-        let e = MeshEvent { wait_event: 1, event_wait_sema: read, wait_val: 1, ..MeshEvent::default() };
-        let mut dram = vec![0u8; (tpb_cosim::firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
-        dram.extend_from_slice(&e.pack());
-        c.load_top_sp(&prog.bytes, &dram).map_err(run_err)?;
+        let e = MeshEvent { wait_event: 1, event_wait_sema: addrs.read(d as u32, d as u32, 40).map_err(run_err)?, wait_val: 1, ..MeshEvent::default() };
+        c.load_top_sp(&prog.bytes, &tape_dram(&[e])).map_err(run_err)?;
         tpb_models::hal::Mmio::write32(c, release.into(), 0).map_err(run_err)?;
     }
     Ok(m)

@@ -579,7 +579,7 @@ fn readme_diagrams_are_fresh() {
     let dir = root.join("target/cosim-readme");
     let _ = std::fs::remove_dir_all(&dir);
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman"), ("windows", "cayman"), ("allreduce-ring", "cayman")];
+    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman"), ("windows", "cayman"), ("allreduce-ring", "cayman"), ("tsync", "cayman")];
     for (s, arch) in runs {
         let vcd = dir.join(format!("{s}.{arch}.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
@@ -597,6 +597,7 @@ fn readme_diagrams_are_fresh() {
         ("dispatch", "cayman", "dispatch"),
         ("windows", "cayman", "xlat"),
         ("allreduce-ring", "cayman", "crossings"),
+        ("tsync", "cayman", "crossings"),
     ];
     for (s, arch, g) in diagrams {
         let name = format!("{s}.{arch}.{g}.svg");

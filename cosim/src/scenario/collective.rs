@@ -133,7 +133,7 @@ impl<'a> TapeAddrs<'a> {
         }
     }
     /// The same semaphore's READ slot.
-    fn read(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
+    pub fn read(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
         Ok(self.inc(from, die, s)? - self.inc_to_read)
     }
 }
@@ -267,6 +267,15 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     Ok(Tapes { dies, sems, final_counts })
 }
 
+/// The TOP_SP's DRAM image of a tape: `events` at algo_configs' mesh array.
+pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
+    let mut dram = vec![0u8; (firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
+    for e in events {
+        dram.extend_from_slice(&e.pack());
+    }
+    dram
+}
+
 /// The SEQ DMA SRAM of a collective (`[D]`): the RX ring (one descriptor
 /// per leg) from 0, the source chunks after it, then the destination slots.
 #[derive(Debug, Clone, Copy)]
@@ -360,13 +369,9 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         c.write_buf(base, &words(&desc))?;
         let src: Vec<u32> = (0..n as u32).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
         c.write_buf(base + u64::from(lay.src), &words(&src))?;
-        let mut dram = vec![0u8; (firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
-        for e in &tape.events {
-            dram.extend_from_slice(&e.pack());
-        }
         // The tape's event count is the stepper's EVENTS bound.
         let prog = firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)?;
-        c.load_top_sp(&prog.bytes, &dram)?;
+        c.load_top_sp(&prog.bytes, &tape_dram(&tape.events))?;
     }
     let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for c in &mut mesh.dies {

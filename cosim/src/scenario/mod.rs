@@ -718,7 +718,7 @@ impl Scenario for TsyncCfg {
         tsync(arch, self, dies, limit, trace).map(|(r, _)| r)
     }
     fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
-        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+        events_window(r, s).map(|(from, to)| (from, to, vec!["tsync", "cores"]))
     }
     fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
         Vec::new()

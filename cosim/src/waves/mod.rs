@@ -100,7 +100,12 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
         Group {
             name: "notify",
             title: "Notifications: events and the ring",
-            signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "timestamp_lo", "timestamp_hi", "probe_hal_kind"]),
+            signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "probe_hal_kind"]),
+        },
+        Group {
+            name: "tsync",
+            title: "Time sync: the TPB timestamp and the TOP_SP's BAR0 accesses",
+            signals: s(&["timestamp_hi", "timestamp_lo", "req_valid", "req_write", "req_addr", "req_wdata", "rsp_rdata", "probe_top_sp_state", "probe_top_sp_pc"]),
         },
         Group {
             name: "cores",
@@ -126,7 +131,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
 pub enum WavesError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
-    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, xlat, notify, cores)")]
+    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, xlat, notify, tsync, cores)")]
     NoGroup(String),
     #[error("{path}: no signal TOP.{name}")]
     NoSignal { path: String, name: String },

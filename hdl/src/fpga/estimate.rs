@@ -221,8 +221,8 @@ pub fn worst_paths(json: &str, d: &Delays, n: usize) -> Result<Vec<EstPath>, Est
     };
     // Every input of a flip-flop or block RAM but its clock is an end.
     let mut ends: Vec<(f64, u64, usize)> = Vec::new();
-    for (i, (_, c, k)) in cells.iter().enumerate() {
-        if !matches!(k, Kind::Seq { .. }) || !(c.kind == "TRELLIS_FF" || c.kind == "DP16KD") {
+    for (i, (_, c, _)) in cells.iter().enumerate() {
+        if !(c.kind == "TRELLIS_FF" || c.kind == "DP16KD") {
             continue;
         }
         for (p, v) in &c.connections {
