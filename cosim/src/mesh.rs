@@ -73,6 +73,12 @@ pub fn die_addr(addr: u64, die: u32) -> Result<u64, CosimError> {
     ChipAddr { local: c.local, die: die & 1 != 0, chip_id: (die >> 1) as u8, id_valid: true }.encode().map_err(|e| bad(e.to_string()))
 }
 
+/// Die k's trace of a mesh traced into `p`: `waves/x.vcd` → `waves/x.die1.vcd`.
+pub fn die_path(p: &std::path::Path, k: usize) -> std::path::PathBuf {
+    let ext = p.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "vcd".into());
+    p.with_extension(format!("die{k}.{ext}"))
+}
+
 impl Mesh {
     /// `n` dies of `arch`, die k numbered k, crossings taking `latency` cycles.
     pub fn new(arch: Arch, n: usize, latency: u64) -> Result<Mesh, CosimError> {
@@ -150,6 +156,22 @@ impl Mesh {
             t.first_release = t.first_release.or(s.first_release);
         }
         t
+    }
+
+    /// Trace every die from now on, die k into [`die_path`]`(path, k)`.
+    pub fn trace(&mut self, path: &std::path::Path) -> Result<(), CosimError> {
+        for (k, c) in self.dies.iter_mut().enumerate() {
+            c.trace(&die_path(path, k))?;
+        }
+        Ok(())
+    }
+
+    /// Close every die's trace (FSTs are converted here).
+    pub fn trace_close(&mut self) -> Result<(), CosimError> {
+        for c in &mut self.dies {
+            c.dut.trace_close()?;
+        }
+        Ok(())
     }
 
     /// Crossings under way.

@@ -322,9 +322,7 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     let mut ran = run(arch, cfg, n, limit, trace)?;
     let r = ran.check();
     if trace.is_some() {
-        for c in &mut ran.mesh.dies {
-            c.dut.trace_close().map_err(CosimError::from)?;
-        }
+        ran.mesh.trace_close()?;
     }
     Ok((r?, ran.mesh))
 }
@@ -337,9 +335,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     }
     let mut mesh = Mesh::new(arch, n, cfg.link_latency)?;
     if let Some(p) = trace {
-        for (k, c) in mesh.dies.iter_mut().enumerate() {
-            c.trace(&die_path(p, k)).map_err(CosimError::from)?;
-        }
+        mesh.trace(p)?;
     }
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;

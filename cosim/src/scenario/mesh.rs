@@ -37,9 +37,7 @@ pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEve
 pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
     let mut mesh = Mesh::new(arch, 2, 0)?;
     if let Some(p) = trace {
-        for (k, c) in mesh.dies.iter_mut().enumerate() {
-            c.trace(&die_path(p, k)).map_err(CosimError::from)?;
-        }
+        mesh.trace(p)?;
     }
     let hal = Hal::for_arch(arch)?;
     let mut r = Report::default();
@@ -107,15 +105,8 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
     r.value("link_latency", mesh.latency);
     r.crossings = mesh.crossings.clone();
     if trace.is_some() {
-        for c in &mut mesh.dies {
-            c.dut.trace_close().map_err(CosimError::from)?;
-        }
+        mesh.trace_close()?;
     }
     Ok((r, mesh))
 }
 
-/// `waves/x.vcd` → `waves/x.die1.vcd`.
-pub fn die_path(p: &Path, k: usize) -> std::path::PathBuf {
-    let ext = p.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "vcd".into());
-    p.with_extension(format!("die{k}.{ext}"))
-}

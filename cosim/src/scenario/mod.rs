@@ -50,7 +50,8 @@ pub use interrupt::interrupt;
 pub use notify::notify;
 pub use q7_kernels::q7_kernels;
 pub use windows::windows;
-pub use mesh::{die_path, mesh, mesh_tape};
+pub use crate::mesh::die_path;
+pub use mesh::{mesh, mesh_tape};
 pub use collective::{collective, Algorithm, CollectiveCfg};
 pub use tsync::{tsync, TsyncCfg};
 

@@ -97,9 +97,7 @@ pub fn tsync(arch: Arch, cfg: &TsyncCfg, n: usize, limit: u64, trace: Option<&Pa
     let mut ran = run(arch, cfg, n, limit, trace)?;
     let r = ran.check();
     if trace.is_some() {
-        for c in &mut ran.mesh.dies {
-            c.dut.trace_close().map_err(CosimError::from)?;
-        }
+        ran.mesh.trace_close()?;
     }
     Ok((r?, ran.mesh))
 }
@@ -111,9 +109,7 @@ pub fn run(arch: Arch, cfg: &TsyncCfg, n: usize, limit: u64, trace: Option<&Path
     let map = m.dies[0].map().clone();
     let s = sems(&map)?;
     if let Some(p) = trace {
-        for (k, c) in m.dies.iter_mut().enumerate() {
-            c.trace(&die_path(p, k)).map_err(CosimError::from)?;
-        }
+        m.trace(p)?;
     }
     let hal = Hal::with_map(map.clone());
     let a = Addrs::new(&map, "tsync");
