@@ -1,6 +1,12 @@
 //! Several TPB tops as dies of one SoC, on one clock (DIGEST §7).
 //!
-//! Each die is a [`Cosim`]. Die k is chip `k / 2`, die bit `k % 2`: the
+//! Each die is one [`Cosim`], or with [`Mesh::with_top_sps`] K of them: one
+//! TPB top per TOP_SP instance (`[D]`: the seeds put a TOP_SP in each
+//! NeuronCore, and a die's instances 0..8 at `sp_base[0..8]`, the die
+//! mirror's at `sp_base[8..16]`). The tops are the mesh's nodes, node
+//! `die × K + instance`; [`Mesh::dies`] holds them in that order and the
+//! SoC port routes to a node by its die bits and the `sp_base` range the
+//! address falls in. Die k is chip `k / 2`, die bit `k % 2`: the
 //! SoC address of one of its TOP_SPs has bit 47 = `k % 2` and, when bit 54
 //! says the chip id is valid, bits 53:48 = `k / 2` ([`die_addr`]). A core's
 //! SoC-port access that the fold puts on another die leaves its die through
@@ -45,7 +51,11 @@ pub struct Crossing {
 
 /// Dies in lockstep.
 pub struct Mesh {
+    /// The nodes: one top per die, or K per die ([`Mesh::top_sps`]), node
+    /// `die × K + instance`.
     pub dies: Vec<Cosim>,
+    /// TOP_SP instances (tops) per die.
+    pub top_sps: usize,
     /// Requests that crossed between dies.
     pub remote: u64,
     /// Cycles a crossing takes (each way).
@@ -75,24 +85,61 @@ pub fn die_addr(addr: u64, die: u32) -> Result<u64, CosimError> {
 
 /// Die k's trace of a mesh traced into `p`: `waves/x.vcd` → `waves/x.die1.vcd`.
 pub fn die_path(p: &std::path::Path, k: usize) -> std::path::PathBuf {
+    node_path(p, k, 1)
+}
+
+/// Node k's trace with `top_sps` TOP_SPs per die: as [`die_path`] with one,
+/// else `waves/x.die1.sp3.vcd`.
+pub fn node_path(p: &std::path::Path, k: usize, top_sps: usize) -> std::path::PathBuf {
     let ext = p.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "vcd".into());
-    p.with_extension(format!("die{k}.{ext}"))
+    if top_sps <= 1 {
+        p.with_extension(format!("die{k}.{ext}"))
+    } else {
+        p.with_extension(format!("die{}.sp{}.{ext}", k / top_sps, k % top_sps))
+    }
+}
+
+/// What node `k` of a mesh with `top_sps` TOP_SPs per die is called.
+pub fn node_name(k: usize, top_sps: usize) -> String {
+    if top_sps <= 1 {
+        format!("die {k}")
+    } else {
+        format!("die {} TOP_SP {}", k / top_sps, k % top_sps)
+    }
 }
 
 impl Mesh {
     /// `n` dies of `arch`, die k numbered k, crossings taking `latency` cycles.
     pub fn new(arch: Arch, n: usize, latency: u64) -> Result<Mesh, CosimError> {
+        Mesh::with_top_sps(arch, n, 1, latency)
+    }
+
+    /// `n` dies of `arch` with `k` TOP_SP instances each (a top per
+    /// instance, instances 0..k of the die's `sp_base` entries).
+    pub fn with_top_sps(arch: Arch, n: usize, k: usize, latency: u64) -> Result<Mesh, CosimError> {
         if !(1..=MAX_DIES).contains(&n) {
             return Err(CosimError::Mesh(format!("{n} dies: a mesh has 1 to {MAX_DIES} (64 chip ids x 2 dies, DIGEST §7)")));
         }
-        let mut dies = Vec::with_capacity(n);
-        for k in 0..n {
+        let t = &tpb_models::regmap::builtin(arch).map_err(|e| CosimError::Mesh(e.to_string()))?.params.top_sp;
+        let per_die = t.count.min(t.die_from_sp_id) as usize;
+        if !(1..=per_die).contains(&k) {
+            return Err(CosimError::Mesh(format!("{k} TOP_SPs per die: {} has 1 to {per_die} per die ({} TOP_SPs, sp_id >= {} on the die mirror, DIGEST §3)", arch.name(), t.count, t.die_from_sp_id)));
+        }
+        let mut dies = Vec::with_capacity(n * k);
+        for node in 0..n * k {
             let mut c = Cosim::new(arch)?;
-            c.die = k as u32;
+            c.die = (node / k) as u32;
             c.dies = n as u32;
+            c.instance = (node % k) as u32;
+            c.instances = k as u32;
             dies.push(c);
         }
-        Ok(Mesh { dies, remote: 0, latency, now: 0, flights: VecDeque::new(), crossings: Vec::new() })
+        Ok(Mesh { dies, top_sps: k, remote: 0, latency, now: 0, flights: VecDeque::new(), crossings: Vec::new() })
+    }
+
+    /// What a report calls node `k`: `die 3`, or `die 3 TOP_SP 5` with several per die.
+    pub fn node_name(&self, k: usize) -> String {
+        node_name(k, self.top_sps)
     }
 
     /// Send what the dies asked for, and deliver what arrives this cycle.
@@ -158,10 +205,11 @@ impl Mesh {
         t
     }
 
-    /// Trace every die from now on, die k into [`die_path`]`(path, k)`.
+    /// Trace every node from now on, node k into [`node_path`]`(path, k, top_sps)`.
     pub fn trace(&mut self, path: &std::path::Path) -> Result<(), CosimError> {
+        let k_per_die = self.top_sps;
         for (k, c) in self.dies.iter_mut().enumerate() {
-            c.trace(&die_path(path, k))?;
+            c.trace(&node_path(path, k, k_per_die))?;
         }
         Ok(())
     }

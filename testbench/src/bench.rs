@@ -9,8 +9,10 @@
 //!   with `--vcd`;
 //! - scale (CAYMAN/MARIANA, [`scale_rows`]): a mesh of 1, 2, 4, 8 and 16
 //!   dies whose TOP_SPs all wait on a semaphore (die-cycles/s), and
-//!   `allreduce-ring` on 2..16 dies (die-cycles/s from the release to the
-//!   end, and the whole run's wall time, set-up and checks included).
+//!   `allreduce-ring` on 2..16 dies and on 2 dies with 2, 4 and 8 TOP_SPs
+//!   each (top-cycles/s from the release to the end, a top being a die's
+//!   TOP_SP with its TPB, and the whole run's wall time, set-up and checks
+//!   included).
 //!
 //! Each figure is the median of `--runs` runs (3) with its spread (max / min
 //! − 1): the host is noisy. With `--before`, the same measurements on the
@@ -372,6 +374,8 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
 
 /// The mesh sizes of the scale rows.
 const SCALE_DIES: [usize; 5] = [1, 2, 4, 8, 16];
+/// TOP_SPs per die of the `allreduce-ring` runs on 2 dies (1 is the 2-die row).
+const SCALE_TOP_SPS: [usize; 3] = [2, 4, 8];
 
 fn scale_waiting(n: usize) -> String {
     format!("scale: {n} dies, every TOP_SP waiting on a semaphore (die-cycles/s)")
@@ -417,21 +421,25 @@ fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> Result<(), B
     }
     let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
     let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-ring has no [collective] table"))?;
-    for n in SCALE_DIES.into_iter().filter(|n| *n >= 2) {
+    // Against the dies (one TOP_SP each), then against the TOP_SPs of 2 dies.
+    let runs: Vec<(usize, usize)> = SCALE_DIES.into_iter().filter(|n| *n >= 2).map(|n| (n, 1)).chain(SCALE_TOP_SPS.into_iter().map(|k| (2, k))).collect();
+    for (n, k) in runs {
+        let what = if k == 1 { format!("{n} dies") } else { format!("{n} dies x {k} TOP_SPs") };
+        let cfg = scenario::CollectiveCfg { top_sps: k, ..cfg.clone() };
         let mut rates = Vec::new();
         let mut walls = Vec::new();
         let mut span = 0;
-        eprintln!("tpb bench: {} allreduce-ring on {n} dies", arch.name());
+        eprintln!("tpb bench: {} allreduce-ring on {what}", arch.name());
         for _ in 0..args.runs.max(1) {
             let t0 = Instant::now();
             let mut ran = scenario::collective::run(arch, &cfg, n, f.cycles, None).map_err(run_err)?;
             let r = ran.check().map_err(run_err)?;
             walls.push(t0.elapsed().as_secs_f64());
             span = r.get("collective_cycles");
-            rates.push((n as u64 * ran.mesh.now) as f64 / ran.run_seconds);
+            rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
         }
-        rows.push(Row { arch, what: format!("scale: allreduce-ring on {n} dies, release to end ({span} cycles; die-cycles/s)"), unit: Unit::Rate, now: Some(Figure::of(rates)), before: None });
-        rows.push(Row { arch, what: format!("scale: allreduce-ring on {n} dies, whole run with set-up and checks (s)"), unit: Unit::Seconds, now: Some(Figure::of(walls)), before: None });
+        rows.push(Row { arch, what: format!("scale: allreduce-ring on {what}, release to end ({span} cycles; top-cycles/s)"), unit: Unit::Rate, now: Some(Figure::of(rates)), before: None });
+        rows.push(Row { arch, what: format!("scale: allreduce-ring on {what}, whole run with set-up and checks (s)"), unit: Unit::Seconds, now: Some(Figure::of(walls)), before: None });
     }
     Ok(())
 }

@@ -154,3 +154,40 @@ fn the_ring_runs_on_neighbour_routes_too() {
         assert!(e.contains(why), "{e}");
     }
 }
+
+/// Every TOP_SP of a die takes part (`[collective] top_sps`): each is a TPB
+/// top of its own at its `sp_base` entry, so CAYMAN's two dies hold its 16
+/// TOP_SPs; a SIGNAL to another TOP_SP of the same die goes through the
+/// SoC port as one to another die does.
+#[test]
+fn all_sixteen_top_sps_of_two_cayman_dies_run_each_collective() {
+    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
+        let (c, limit) = cfg(name);
+        let c = CollectiveCfg { top_sps: 8, ..c };
+        let (r, m) = collective::collective(Arch::Cayman, &c, 2, limit, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((m.dies.len(), r.get("dies"), r.get("top_sps")), (16, 2, 8), "{name}");
+        assert_eq!(m.remote, crossings(c.algorithm, 16), "{name}");
+        let same_die = m.crossings.iter().filter(|x| x.from / 8 == x.to / 8).count();
+        assert!(same_die > 0 && same_die < m.crossings.len(), "{name}: {same_die} of {} crossings stay on their die", m.crossings.len());
+        println!("{name:>15} 2 dies x 8 TOP_SPs: {:>4} checks, {:>5} cycles, {} crossings ({same_die} on one die)", r.checks.len(), r.get("collective_cycles"), m.remote);
+    }
+}
+
+/// The global barrier on 16 CAYMAN dies with all 8 TOP_SPs each: 128 tops.
+#[test]
+fn a_global_barrier_reaches_all_128_top_sps_of_16_dies() {
+    let (c, limit) = cfg("barrier-global");
+    let (r, m) = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 8, ..c }, 16, limit, None).unwrap();
+    assert_eq!(m.dies.len(), 128);
+    assert_eq!(m.remote, crossings(Algorithm::Barrier, 128));
+    println!("barrier on 16 dies x 8 TOP_SPs: {} checks, {} cycles", r.checks.len(), r.get("collective_cycles"));
+}
+
+#[test]
+fn more_top_sps_than_a_die_has_or_neighbour_routes_between_them_are_refused() {
+    let (c, limit) = cfg("allreduce-ring");
+    let e = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 9, ..c.clone() }, 2, limit, None).err().unwrap().to_string();
+    assert!(e.contains("9 TOP_SPs per die") && e.contains("1 to 8 per die"), "{e}");
+    let e = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 2, addressing: Addressing::Neighbor, ..c }, 2, limit, None).err().unwrap().to_string();
+    assert!(e.contains("a neighbour route names a die, not a TOP_SP"), "{e}");
+}

@@ -422,6 +422,10 @@ fn core_bus_routes_and_refuses_what_bar0_cannot_do() {
     assert_eq!(c.soc_route(hal.get_trigger_addr(8, 5).unwrap()).unwrap(), (1, 0x60000 + 0x1800 + 20));
     let e = c.soc_route(hal.get_trigger_addr(3, 5).unwrap()).unwrap_err();
     assert!(matches!(e, tpb_cosim::sched::RouteError::Instance { instance: 3, .. }) && e.to_string().contains("instance 3 is not modelled"), "{e}");
+    // With 8 TOP_SPs per die modelled, instance k of die d is node 8d + k.
+    c.instances = 8;
+    assert_eq!(c.soc_route(hal.get_trigger_addr(3, 5).unwrap()).unwrap(), (3, 0x60000 + 0x1800 + 20));
+    assert_eq!(c.soc_route(hal.get_trigger_addr(11, 5).unwrap()).unwrap(), (11, 0x60000 + 0x1800 + 20));
 }
 
 fn tpb(args: &[&str]) -> (i32, String, String) {

@@ -74,7 +74,8 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     let mut ran = crate::sched::Stats::default();
     let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if !scenario.single_system() {
         if let Some(p) = trace {
-            traces = (0..dies).map(|k| sc::die_path(p, k)).collect();
+            let k = scenario.top_sps();
+            traces = (0..dies * k).map(|n| crate::mesh::node_path(p, n, k)).collect();
         }
         (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
@@ -143,7 +144,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
             let namer = crate::waves::names::Namer::for_arch(arch)?;
             let title = format!("{} on {}: {} dies, link latency {} cycles, {} crossings", f.name, arch.name(), r.get("dies"), r.get("link_latency"), r.crossings.len());
             let svg = p.with_extension("crossings.svg");
-            write(&svg, &crate::waves::crossings::render_crossings(&r.crossings, r.get("dies") as usize, &namer, &title))?;
+            write(&svg, &crate::waves::crossings::render_crossings(&r.crossings, r.get("dies") as usize * (r.get("top_sps") as usize).max(1), (r.get("top_sps") as usize).max(1), &namer, &title))?;
             println!("diagram: {} (cross-die requests)", svg.display());
         }
     }
@@ -153,7 +154,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     // Timing diagrams of what people look at, drawn from the trace.
     if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
         let d = scenario.diagrams(&s, view.as_ref());
-        let p = if scenario.single_system() { p.to_path_buf() } else { sc::die_path(p, 0) };
+        let p = if scenario.single_system() { p.to_path_buf() } else { crate::mesh::node_path(p, 0, scenario.top_sps()) };
         let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
         let namer = crate::waves::names::Namer::for_arch(arch)?;
         let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();

@@ -70,12 +70,21 @@ pub struct CollectiveCfg {
     pub addressing: Addressing,
     /// Dies when `tpb sim` is not given `--dies`.
     pub dies: usize,
-    /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`).
+    /// TOP_SPs per die, each a TPB top of its own that takes part (1 to 8
+    /// on CAYMAN/MARIANA: `sp_base[0..8]`; `[D]`, see [`crate::mesh`]).
+    #[serde(default = "one")]
+    pub top_sps: usize,
+    /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`;
+    /// also between two TOP_SPs of one die).
     pub link_latency: u64,
     /// The first TOP_SP semaphore the tapes use (see [`Tapes::sems`]).
     pub first_sem: u32,
     /// Words per chunk a DMA leg copies.
     pub words: u32,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// SEQ DMA SRAM bytes in the co-simulated top.
@@ -105,6 +114,8 @@ pub struct Tapes {
 pub struct TapeAddrs<'a> {
     hal: &'a Hal,
     addressing: Addressing,
+    /// TOP_SPs per die: a tape names node `die × top_sps + instance`.
+    top_sps: u32,
     /// This die's BAR0 address of the SEQ RX ring's tail_inc.
     dma_tail: u32,
     /// A semaphore's INC slot minus its READ slot.
@@ -115,15 +126,19 @@ impl<'a> TapeAddrs<'a> {
     pub fn new(hal: &'a Hal, dma_tail: u32, addressing: Addressing) -> Result<TapeAddrs<'a>, ScenarioError> {
         let map = &hal.ctx().ok_or(ScenarioError::NotApplicable { scenario: "collective", arch: "the HAL's target", why: "it has no generation" })?.map;
         let w = SemWindows::of(map)?;
-        Ok(TapeAddrs { hal, addressing, dma_tail, inc_to_read: u64::from(w.inc - w.read) })
+        Ok(TapeAddrs { hal, addressing, top_sps: 1, dma_tail, inc_to_read: u64::from(w.inc - w.read) })
     }
-    /// SoC address, as die `from` names it, of TOP_SP 0's INC slot of
-    /// semaphore `s` on die `die` (with neighbour addressing: this die or
-    /// the next).
+    /// The same with `k` TOP_SPs per die: a tape's participants are nodes.
+    pub fn with_top_sps(self, k: u32) -> TapeAddrs<'a> {
+        TapeAddrs { top_sps: k.max(1), ..self }
+    }
+    /// SoC address, as node `from` names it, of the INC slot of semaphore
+    /// `s` on node `die` (its die's TOP_SP `die % top_sps`; with neighbour
+    /// addressing, one TOP_SP per die: this die or the next).
     fn inc(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
-        let local = self.hal.get_trigger_addr(0, s)?;
+        let local = self.hal.get_trigger_addr(die % self.top_sps, s)?;
         match self.addressing {
-            Addressing::ChipId => Ok(die_addr(local, die)?),
+            Addressing::ChipId => Ok(die_addr(local, die / self.top_sps)?),
             Addressing::Neighbor if die == from => Ok(local | u64::from(from & 1) << soc::DIE_BIT),
             Addressing::Neighbor => {
                 // The next die: the package's other die, and from die 1 on to the next package.
@@ -146,6 +161,9 @@ fn event(t: MeshEventType) -> MeshEvent {
 pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
     if n < 2 {
         return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {n}", alg.name())));
+    }
+    if a.addressing == Addressing::Neighbor && a.top_sps > 1 {
+        return Err(ScenarioError::File(format!("{} with {} TOP_SPs per die: a neighbour route names a die, not a TOP_SP on it (chip-id addressing does)", alg.name(), a.top_sps)));
     }
     if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || n % 2 != 0) {
         return Err(ScenarioError::File(format!("{} on {n} dies: a neighbour route reaches only the next die (the package's other die, or the next package's), so it serves the ring on an even number of dies", alg.name())));
@@ -333,18 +351,22 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     if arch == Arch::Sunda {
         return Err(ScenarioError::NotApplicable { scenario: "collective", arch: arch.name(), why: "its host_trigger is a pulse register and its sp_base table has no die bit" });
     }
-    let mut mesh = Mesh::new(arch, n, cfg.link_latency)?;
+    let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
+    // The tapes' participants: every TOP_SP of every die.
+    let n = mesh.dies.len();
     if let Some(p) = trace {
         mesh.trace(p)?;
     }
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
-    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail, cfg.addressing)?)?;
+    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32))?;
     if cfg.first_sem + t.sems > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems)));
     }
     let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
-    let lay = DmaLayout::of(n as u32, legs.max(1), cfg.words)?;
+    // Source chunks only for an algorithm that moves data (the barrier does not).
+    let chunks = if legs == 0 { 0 } else { n as u32 };
+    let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
     let done_sem = hal.get_trigger_addr(0, cfg.first_sem + 1)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         if cfg.addressing == Addressing::Neighbor {
@@ -363,7 +385,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
             desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
         }
         c.write_buf(base, &words(&desc))?;
-        let src: Vec<u32> = (0..n as u32).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
+        let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
         c.write_buf(base + u64::from(lay.src), &words(&src))?;
         // The tape's event count is the stepper's EVENTS bound.
         let prog = firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)?;
@@ -384,7 +406,7 @@ impl Ran {
     /// The checks of the module table, on what the dies logged and hold now.
     pub fn check(&mut self) -> Result<Report, ScenarioError> {
         let Ran { mesh, tapes: t, cfg, lay, start, halted: done, limit, .. } = self;
-        let (n, lay, start, done, limit) = (mesh.dies.len(), *lay, *start, *done, *limit);
+        let (n, lay, start, done, limit, k_per_die) = (mesh.dies.len(), *lay, *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
         let ctx = |c: &Cosim, off: u32| c.top_sp_dram(firmware::ALGO_CTX + off).unwrap_or(0);
         let map0 = mesh.dies[0].map().clone();
@@ -392,7 +414,7 @@ impl Ran {
         for (d, c) in mesh.dies.iter().enumerate() {
             let idx = ctx(c, 0x204) & 0xffff;
             let len = t.dies[d].events.len() as u32;
-            r.check(c.stats.cycles, (done || c.core(CoreId::TopSp).core.halted()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("die {d}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", ctx(c, 0x208)))?;
+            r.check(c.stats.cycles, (done || c.core(CoreId::TopSp).core.halted()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)))?;
         }
         // Every WAIT on a semaphore other dies SIGNAL passed only after the
         // SIGNAL that brought it to its count had landed on this die.
@@ -404,7 +426,7 @@ impl Ran {
                 let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
                 let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
                 let pass = first(c, |x| x.master == Master::Core(CoreId::TopSp) && !x.write && x.addr == read && x.data >= count);
-                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("die {d}: SIGNAL {count} of semaphore {sem} landed ({:?}) before the WAIT for {count} passed ({:?})", landed.map(|x| x.cycle), pass.map(|x| x.cycle)))?;
+                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({:?}) before the WAIT for {count} passed ({:?})", mesh.node_name(d), landed.map(|x| x.cycle), pass.map(|x| x.cycle)))?;
                 if let Some(p) = pass {
                     final_pass[d] = final_pass[d].max(p.cycle);
                 }
@@ -423,19 +445,20 @@ impl Ran {
             for (i, want) in t.final_counts.iter().enumerate() {
                 let sem = cfg.first_sem + i as u32;
                 let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
-                r.check(c.stats.cycles, v == *want, format!("die {d}: semaphore {sem} = {v}, expected {want}"))?;
+                r.check(c.stats.cycles, v == *want, format!("{}: semaphore {sem} = {v}, expected {want}", crate::mesh::node_name(d, k_per_die)))?;
             }
             let base = region(c, "seq.dma")?;
             for &(chunk, slot) in &t.dies[d].legs {
                 for wd in 0..cfg.words {
                     let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
                     let want = datum(d as u32, chunk, wd);
-                    r.check(c.stats.cycles, got == want, format!("die {d}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}"))?;
+                    r.check(c.stats.cycles, got == want, format!("{}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}", crate::mesh::node_name(d, k_per_die)))?;
                 }
             }
         }
         let end = final_pass.iter().copied().max().unwrap_or(0);
-        r.value("dies", n as u64);
+        r.value("dies", (n / k_per_die) as u64);
+        r.value("top_sps", k_per_die as u64);
         r.value("start", start);
         r.value("collective_cycles", end.saturating_sub(start));
         r.value("remote_transactions", mesh.remote);

@@ -12,7 +12,7 @@
 //! | `dispatch` | all | stpb_init with `nx_dispatch.S` as the SEQ firmware (its front end per generation) and its DRAM image (boot flag, software tables); CAYMAN/MARIANA: the HAL programs the CAM with the handlers marked `cam`. The host feeds the stream through the SEQ's instruction queue (a DRAM ring, refilled as the SEQ consumes); CAYMAN/MARIANA run it three times, the SEQ halted and restarted from reset with the next boot flag: HW-decode with software fallback, HW-decode with the miss interrupt, Sunda-mode; SUNDA once (base subtraction, segment tables, leaves) | every instruction's handler and path in order against the reference ([`dispatch::expect`]), each handler's count and operand sum (the unknown's too), the miss interrupts taken, intr_info's CAM-miss bit (set by misses without an interrupt in the fallback mode, cleared by the handler in the interrupt mode) |
 //! | `windows` | all | the HAL programs POOL's address-translation windows (window 0 for the SEQ, 1..7 for Q7 cores 0..6, all onto TOP_SP INC semaphores) and mem_window2; the SEQ (`nx_windows.S`) stores through window 0 and mem_window2, every Q7 core (`q7_windows.S`) stores once to the same address | each target semaphore's count (each Q7 core's store on its own semaphore), the first translated store on BAR0, Q7 core 7's store faulting (no window of its own), the SEQ without a fault |
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
-//! | `collective` (`allreduce-ring`, `allreduce-mesh`, `barrier-global`) | CAYMAN, MARIANA | N dies (`--dies N`, 2..=17 for the ring) with a link latency; each TOP_SP runs `mesh_tape.S` on the tape [`collective::tapes`] builds for the algorithm and the die; SIGNALs routed by chip id and die bit; DMA legs copy chunks in each die's SEQ DMA SRAM | every die's tape completed; every WAIT on a cross-die semaphore passed only after the SIGNAL that brought it to its count landed; each semaphore's final count; every DMA leg's words exact; the barrier: no die left before every die's arrival landed |
+//! | `collective` (`allreduce-ring`, `allreduce-mesh`, `barrier-global`) | CAYMAN, MARIANA | N dies (`--dies N`, 2..=17 for the ring) with a link latency, each with `top_sps` TOP_SPs (1..=8, a top each); each TOP_SP runs `mesh_tape.S` on the tape [`collective::tapes`] builds for the algorithm and the die; SIGNALs routed by chip id and die bit; DMA legs copy chunks in each die's SEQ DMA SRAM | every die's tape completed; every WAIT on a cross-die semaphore passed only after the SIGNAL that brought it to its count landed; each semaphore's final count; every DMA leg's words exact; the barrier: no die left before every die's arrival landed |
 //! | `tsync` | CAYMAN, MARIANA | N dies (`--dies N`, 2..=128); the host writes each TOP_SP's config block at `read_config_addr` and rings init_signal die by die, a stagger apart; each TOP_SP (`top_sp_tsync.S`) starts its TPB timestamp and acknowledges; the host rings tsync_signal; die 0 leads a two-way exchange with each other die and each follower adjusts its timestamp ([`tsync`]) | every acknowledgement after its init signal (read by the host), every TOP_SP finished, the counters apart by at least the stagger before, within the tolerance of the leader's after (one mesh cycle), each adjustment the one its t1..t4 give |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
@@ -240,6 +240,10 @@ pub trait Scenario {
             None | Some(1) => Ok(1),
             Some(n) => Err(ScenarioError::File(format!("--dies {n}: this scenario runs on one die"))),
         }
+    }
+    /// TOP_SPs (tops) per die of a scenario on several dies.
+    fn top_sps(&self) -> usize {
+        1
     }
     /// Run on `dies` systems of its own, die k traced into `die_path(trace, k)`.
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
@@ -483,8 +487,8 @@ impl ScenarioFile {
             Kind::Tsync => need(f.tsync.is_some(), "tsync")?,
         }
         if let Some(c) = &f.collective {
-            if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 {
-                return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words)));
+            if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 || !(1..=16).contains(&c.top_sps) {
+                return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words, c.top_sps)));
             }
         }
         if let Some(t) = &f.tsync {
@@ -682,6 +686,9 @@ impl Scenario for CollectiveCfg {
     }
     fn run_on(&self, c: &mut Cosim, _: u64) -> Result<Report, ScenarioError> {
         Err(ScenarioError::NotApplicable { scenario: "collective", arch: c.map().arch.name(), why: "it runs N dies of its own: scenario::collective" })
+    }
+    fn top_sps(&self) -> usize {
+        self.top_sps
     }
     fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
         let n = requested.unwrap_or(self.dies);

@@ -16,8 +16,8 @@ pub enum RouteError {
     NoSpBase,
     #[error("no TOP_SP local-register base")]
     NoTopSpBase,
-    #[error("{addr:#x}: TOP_SP instance {instance} is not modelled (one TOP_SP per die, instance 0)")]
-    Instance { addr: u64, instance: usize },
+    #[error("{addr:#x}: TOP_SP instance {instance} is not modelled ({modelled} per die, instances 0..{modelled})")]
+    Instance { addr: u64, instance: usize, modelled: u32 },
     #[error("{addr:#x}: local part {local:#x} is in no TOP_SP's sp_base range")]
     NoTopSp { addr: u64, local: u64 },
     #[error("{addr:#x}: offset {off:#x} past the TOP_SP's {size:#x}-byte local-register aperture")]
@@ -57,27 +57,30 @@ impl Cosim {
         })
     }
 
-    /// Resolve a SoC address (DIGEST §7 fold) to (die, BAR0 address).
+    /// Resolve a SoC address (DIGEST §7 fold) to (node, BAR0 address): the
+    /// die its bits name, the TOP_SP instance whose `sp_base` range (bit 47
+    /// aside) holds the local part, which must be one of the
+    /// [`Cosim::instances`] a die models; node = die × instances + instance.
     pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), RouteError> {
         let c = ChipAddr::decode(addr).map_err(|e| RouteError::Address { addr, why: e.to_string() })?;
         let die = self.soc_die(addr)?;
         let t = &self.map.params.top_sp;
         let span = 1u64 << t.instance_shift;
         let strip = (1u64 << t.die_bit) - 1;
-        let base = t.sp_base.first().map(|b| b & strip).ok_or(RouteError::NoSpBase)?;
-        let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local));
-        match k {
-            Some(_) if (base..base + span).contains(&c.local) => {}
-            Some(k) => return Err(RouteError::Instance { addr, instance: k }),
-            None => return Err(RouteError::NoTopSp { addr, local: c.local }),
+        if t.sp_base.is_empty() {
+            return Err(RouteError::NoSpBase);
         }
-        let off = c.local - base;
+        let k = t.sp_base.iter().position(|b| (b & strip..(b & strip) + span).contains(&c.local)).ok_or(RouteError::NoTopSp { addr, local: c.local })?;
+        if k >= self.instances as usize {
+            return Err(RouteError::Instance { addr, instance: k, modelled: self.instances });
+        }
+        let off = c.local - (t.sp_base[k] & strip);
         let size = self.map.params.bar0.local_reg_size;
         if off >= size {
             return Err(RouteError::PastAperture { addr, off, size });
         }
         let top = self.map.params.local_reg_base(Engine::TopSp).ok_or(RouteError::NoTopSpBase)?;
-        Ok((die, (top + off) as u32))
+        Ok((die * self.instances + k as u32, (top + off) as u32))
     }
 
     /// Pick this cycle's BAR0 request.
@@ -112,20 +115,20 @@ impl Cosim {
         None
     }
 
-    /// Resolve the cores' SoC-port requests: this die's go to BAR0, other
-    /// dies' to [`Cosim::outbound`], unroutable ones fault.
+    /// Resolve the cores' SoC-port requests: this node's go to BAR0, other
+    /// nodes' to [`Cosim::outbound`], unroutable ones fault.
     pub(super) fn resolve_soc(&mut self) {
         for i in 0..self.cores.len() {
             let Some(p) = self.cores[i].bus.pending else { continue };
             let Via::Soc(addr) = p.via else { continue };
             let via = match self.soc_route(addr) {
-                Ok((die, a)) if die == self.die => Via::Bar0(a),
-                Ok((die, a)) => {
+                Ok((node, a)) if node == self.node() => Via::Bar0(a),
+                Ok((node, a)) => {
                     let req = match p.kind {
                         Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
                         _ => Req { write: false, addr: a, wdata: 0 },
                     };
-                    self.outbound.push((die, RemoteReq { from_die: self.die, core: self.cores[i].id, req }));
+                    self.outbound.push((node, RemoteReq { from_die: self.node(), core: self.cores[i].id, req }));
                     Via::Remote
                 }
                 Err(_) => {

@@ -150,7 +150,9 @@ impl CoreId {
 pub enum Master {
     Host,
     Core(CoreId),
-    /// A core of another die, through the SoC port.
+    /// A core of another TOP_SP's TPB (another die's, or this die's other
+    /// instance), through the SoC port: `die` is its node in the mesh
+    /// ([`Cosim::node`]), which is its die with one TOP_SP per die.
     Remote { die: u32, core: CoreId },
 }
 
@@ -276,9 +278,10 @@ pub enum SocDecoder {
     Neighbor,
 }
 
-/// A request from another die, and where its answer goes.
+/// A request from another node of the mesh, and where its answer goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RemoteReq {
+    /// The sending node ([`Cosim::node`]; its die with one TOP_SP per die).
     pub from_die: u32,
     pub core: CoreId,
     pub req: Req,
@@ -301,11 +304,16 @@ pub struct Cosim {
     pub die: u32,
     /// Dies in the mesh (1 alone): where a neighbour route wraps.
     pub dies: u32,
+    /// This top's TOP_SP instance on its die (its `sp_base` entry), and
+    /// how many instances each die of the mesh models (1 alone, `[D]`:
+    /// each TOP_SP instance is a TPB top of its own).
+    pub instance: u32,
+    pub instances: u32,
     /// How the SoC port reads bits 53:48 ([`SocDecoder`]).
     pub decoder: SocDecoder,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
     pub inbound: VecDeque<RemoteReq>,
-    /// Requests for other dies (taken by the mesh): (target die, request).
+    /// Requests for other nodes (taken by the mesh): (target node, request).
     pub outbound: Vec<(u32, RemoteReq)>,
     /// Answers to inbound requests (taken by the mesh).
     pub replies: Vec<(RemoteReq, Rsp)>,
@@ -396,6 +404,8 @@ impl Cosim {
             start_log: Vec::new(),
             die: 0,
             dies: 1,
+            instance: 0,
+            instances: 1,
             decoder: SocDecoder::ChipId,
             inbound: VecDeque::new(),
             outbound: Vec::new(),
@@ -414,6 +424,11 @@ impl Cosim {
         };
         c.reset();
         Ok(c)
+    }
+
+    /// This top's node in a mesh: die × TOP_SP instances per die + instance.
+    pub fn node(&self) -> u32 {
+        self.die * self.instances + self.instance
     }
 
     pub fn map(&self) -> &RegMap {

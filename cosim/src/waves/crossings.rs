@@ -15,9 +15,11 @@ const LANE_H: f64 = 34.0;
 const PLOT_W: f64 = 1400.0;
 const COLOURS: [&str; 8] = ["#2a4d8f", "#b5452a", "#1f6f3f", "#7a3f9d", "#b8860b", "#0f7b8a", "#a0306a", "#4d4d4d"];
 
-/// The diagram of `crossings` between `dies` dies (`title` on top), with
-/// target registers named by `namer`.
-pub fn render_crossings(crossings: &[Crossing], dies: usize, namer: &Namer, title: &str) -> String {
+/// The diagram of `crossings` between the `nodes` of a mesh with `top_sps`
+/// TOP_SPs per die (a lane each; `title` on top), with target registers
+/// named by `namer`.
+pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, namer: &Namer, title: &str) -> String {
+    let dies = nodes;
     let end = crossings.iter().filter_map(|c| c.arrived).max().unwrap_or(1).max(1);
     let to = end + end / 40 + 1;
     let px = PLOT_W / to as f64;
@@ -45,7 +47,8 @@ pub fn render_crossings(crossings: &[Crossing], dies: usize, namer: &Namer, titl
     }
     for d in 0..dies as u32 {
         let y = lane(d);
-        let _ = writeln!(body, "<text x=\"8\" y=\"{:.1}\">die {d}</text>", y + 4.0);
+        let name = if top_sps <= 1 { format!("die {d}") } else { format!("d{}.sp{}", d as usize / top_sps, d as usize % top_sps) };
+        let _ = writeln!(body, "<text x=\"8\" y=\"{:.1}\">{name}</text>", y + 4.0);
         let _ = writeln!(body, "<line x1=\"{LABEL_W}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#bbbbbb\"/>", x(to));
     }
     for c in crossings {
@@ -98,7 +101,7 @@ mod tests {
     fn an_arrow_per_crossing_and_a_legend_line_per_target() {
         let namer = Namer::for_arch(tpb_models::regmap::Arch::Cayman).unwrap();
         let c = |sent, from, to, write, addr| Crossing { sent, arrived: Some(sent + 16), from, to, core: CoreId::TopSp, write, addr };
-        let svg = render_crossings(&[c(0, 0, 1, true, 0x100), c(5, 1, 0, true, 0x100), c(9, 1, 0, false, 0x104), c(20, 0, 1, true, 0x108)], 2, &namer, "t");
+        let svg = render_crossings(&[c(0, 0, 1, true, 0x100), c(5, 1, 0, true, 0x100), c(9, 1, 0, false, 0x104), c(20, 0, 1, true, 0x108)], 2, 1, &namer, "t");
         assert_eq!(svg.matches("marker-end").count(), 3);
         assert_eq!(svg.matches("stroke-dasharray").count(), 2, "one read and its legend line");
         assert!(svg.contains("(2 writes)") && svg.contains("(1 write)"));
