@@ -48,6 +48,7 @@ pub const Q7_BARRIER: &str = include_str!("../firmware/q7_barrier.S");
 pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
 pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
 pub const TOP_SP_TSYNC: &str = include_str!("../firmware/top_sp_tsync.S");
+pub const NCFW_TAPE: &str = include_str!("../firmware/ncfw_tape.S");
 
 /// Value the SEQ stores in its DRAM[0] on reaching enter_run.
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -57,6 +58,14 @@ pub const BARRIER_DONE: u32 = 0xba77;
 pub const CCOP_DONE: u32 = 0xd0e;
 pub const CCOP_BAD: u32 = 0xbad;
 pub const TAPE_DONE: u32 = 0x7a9e;
+/// `ncfw_tape.S`'s marker for an event type past its table, and where its
+/// per-event log starts (core-local DRAM offset; 16 bytes per event: the
+/// handler id, the timestamp's low and high words).
+pub const TAPE_BAD: u32 = 0x7a9b;
+pub const NCFW_LOG: u32 = ALGO_CTX + 0x400;
+/// `ncfw_tape.S`'s handler ids, by event type (0..14; the table at 0xb0).
+pub const NCFW_HANDLERS: [u32; 14] = [1, 1, 1, 1, 2, 2, 3, 4, 5, 5, 5, 4, 4, 4];
+
 /// `top_sp_tsync.S`'s done marker, and where its results start in the TOP_SP's DRAM.
 pub const TSYNC_DONE: u32 = 0x75c;
 pub const TSYNC_OUT: u32 = 0x100;
@@ -525,6 +534,23 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     build_nx(f, MESH_TAPE, &c)
 }
 
+/// `ncfw_tape.S` stepping a tape of `events` events (the NCFW management
+/// core's firmware, loaded at 0).
+pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program, FirmwareError> {
+    let f = "ncfw_tape.S";
+    let a = Addrs::new(map, f);
+    let cap = map.params.mesh_events_capacity;
+    if events > cap {
+        return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
+    }
+    let mut c = Consts::default();
+    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD);
+    c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
+    c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200).set("LOG", DRAM_BASE + NCFW_LOG);
+    c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW).set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
+    build(f, NCFW_TAPE, &c)
+}
+
 /// The TOP_SP semaphores of `top_sp_tsync.S` (`[D]`, the time-sync
 /// messages; init and tsync are the map's doorbell aliases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -574,6 +600,28 @@ mod tests {
             assert_eq!(&b[0x1e8..0x1eb], &[0x00, 0x52, 0x00], "{arch:?}: halt 0");
             assert_eq!(p.labels["enter_run"], u32::from(er));
         }
+    }
+
+    /// DIGEST §7's bytes in the NCFW stepper: the dispatch spine
+    /// (`const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0`), the WAIT
+    /// (`memw; l32i.n; bgeu` back to the memw) and the idle (`waiti 15`);
+    /// the table at 0xb0 holds each type's handler.
+    #[test]
+    fn the_ncfw_stepper_has_the_seeds_spine_wait_and_idle() {
+        let p = ncfw_tape(&builtin(Arch::Cayman).unwrap(), 4, 1).unwrap();
+        let b = &p.bytes;
+        let has = |seq: &[u8]| b.windows(seq.len()).any(|w| w == seq);
+        assert!(has(&[0x24, 0xb0, 0x00, 0x20, 0x23, 0xa0, 0x58, 0x02]), "the dispatch spine");
+        assert!(has(&[0x00, 0x7f, 0x00]), "waiti 15");
+        let poll = p.labels["wait_poll"] as usize;
+        assert_eq!(&b[poll..poll + 3], &[0xc0, 0x20, 0x00], "memw");
+        assert_eq!(b[poll + 5..poll + 8][1] & 0xf0, 0xb0, "bgeu after the l32i.n");
+        let word = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let names = ["h_step", "h_barrier", "h_handshake", "h_bcast", "h_reduce"];
+        for (t, id) in NCFW_HANDLERS.iter().enumerate() {
+            assert_eq!(word(0xb0 + 4 * t), p.labels[names[*id as usize - 1]], "event type {t}");
+        }
+        assert!(ncfw_tape(&builtin(Arch::Cayman).unwrap(), 109, 1).unwrap_err().to_string().contains("capacity of 108"));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The behavioural cores the co-simulation probes (`tpb_cosim::sched::CoreId` order).
-pub const PROBED_CORES: [&str; 10] = ["q7_0", "q7_1", "q7_2", "q7_3", "q7_4", "q7_5", "q7_6", "q7_7", "seq", "top_sp"];
+pub const PROBED_CORES: [&str; 11] = ["q7_0", "q7_1", "q7_2", "q7_3", "q7_4", "q7_5", "q7_6", "q7_7", "seq", "top_sp", "ncfw"];
 
 /// The Verilator runtime sources every model links (compiled once).
 pub const RUNTIME: [&str; 3] = ["verilated.cpp", "verilated_vcd_c.cpp", "verilated_threads.cpp"];

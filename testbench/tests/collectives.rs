@@ -191,3 +191,29 @@ fn more_top_sps_than_a_die_has_or_neighbour_routes_between_them_are_refused() {
     let e = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 2, addressing: Addressing::Neighbor, ..c }, 2, limit, None).err().unwrap().to_string();
     assert!(e.contains("a neighbour route names a die, not a TOP_SP"), "{e}");
 }
+
+/// The NCFW management core steps the tapes (`[collective] stepper =
+/// "ncfw"`, `ncfw_tape.S`): every event goes through the table at 0xb0 to
+/// its type's handler, the barrier handlers snapshot the timestamp, the
+/// core idles in WAITI; a log record that names another handler fails the
+/// checks, naming the die and the event.
+#[test]
+fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
+    use tpb_cosim::scenario::collective::Stepper;
+    use tpb_cosim::sched::CoreId;
+    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
+        let (c, limit) = cfg(name);
+        let c = CollectiveCfg { stepper: Stepper::Ncfw, ..c };
+        for n in [2usize, 8] {
+            let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
+            assert_eq!(m.remote, crossings(c.algorithm, n as u64), "{name} on {n} dies");
+            assert!(r.checks.iter().filter(|x| x.contains("ran handler")).count() >= n, "{name}: {:?}", r.checks);
+        }
+    }
+    let (c, limit) = cfg("allreduce-ring");
+    let mut ran = collective::run(Arch::Cayman, &CollectiveCfg { stepper: Stepper::Ncfw, ..c }, 4, limit, None).unwrap();
+    ran.check().unwrap();
+    ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, tpb_cosim::firmware::NCFW_LOG + 16 * 2, 9).unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 1: event 2 (type") && e.contains("ran handler 9"), "{e}");
+}

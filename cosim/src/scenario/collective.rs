@@ -61,6 +61,28 @@ pub enum Addressing {
     Neighbor,
 }
 
+/// Which core steps the tapes (`[collective] stepper`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stepper {
+    /// The TOP_SP's NX core, `mesh_tape.S` (the flags alone drive each event).
+    #[default]
+    TopSp,
+    /// The NCFW management core beside each top, `ncfw_tape.S`: the seeds'
+    /// dispatch spine by event type, a wait variant per handler, a log
+    /// record per event, the `waiti 15` idle.
+    Ncfw,
+}
+
+impl Stepper {
+    pub fn core(self) -> CoreId {
+        match self {
+            Stepper::TopSp => CoreId::TopSp,
+            Stepper::Ncfw => CoreId::Ncfw,
+        }
+    }
+}
+
 /// `[collective]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -74,6 +96,9 @@ pub struct CollectiveCfg {
     /// on CAYMAN/MARIANA: `sp_base[0..8]`; `[D]`, see [`crate::mesh`]).
     #[serde(default = "one")]
     pub top_sps: usize,
+    /// The core that steps each tape.
+    #[serde(default)]
+    pub stepper: Stepper,
     /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`;
     /// also between two TOP_SPs of one die).
     pub link_latency: u64,
@@ -388,8 +413,12 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
         c.write_buf(base + u64::from(lay.src), &words(&src))?;
         // The tape's event count is the stepper's EVENTS bound.
-        let prog = firmware::mesh_tape(c.map(), tape.events.len() as u32, 1)?;
-        c.load_top_sp(&prog.bytes, &tape_dram(&tape.events))?;
+        let events = tape.events.len() as u32;
+        let prog = match cfg.stepper {
+            Stepper::TopSp => firmware::mesh_tape(c.map(), events, 1)?,
+            Stepper::Ncfw => firmware::ncfw_tape(c.map(), events, 1)?,
+        };
+        c.load_local(cfg.stepper.core(), &prog.bytes, &tape_dram(&tape.events))?;
     }
     let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for c in &mut mesh.dies {
@@ -397,7 +426,9 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     }
     let start = mesh.dies.iter().map(|c| c.stats.cycles).max().unwrap_or(0);
     let t0 = std::time::Instant::now();
-    let halted = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
+    let stepper = cfg.stepper.core();
+    // Done: every stepper halted (mesh_tape.S) or idle in WAITI (ncfw_tape.S).
+    let halted = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(stepper).idle()));
     let run_seconds = t0.elapsed().as_secs_f64();
     Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, start, halted, limit, run_seconds })
 }
@@ -408,13 +439,30 @@ impl Ran {
         let Ran { mesh, tapes: t, cfg, lay, start, halted: done, limit, .. } = self;
         let (n, lay, start, done, limit, k_per_die) = (mesh.dies.len(), *lay, *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
-        let ctx = |c: &Cosim, off: u32| c.top_sp_dram(firmware::ALGO_CTX + off).unwrap_or(0);
+        let stepper = cfg.stepper.core();
+        let ctx = |c: &Cosim, off: u32| c.local_dram(stepper, firmware::ALGO_CTX + off).unwrap_or(0);
         let map0 = mesh.dies[0].map().clone();
         let a = Addrs::new(&map0, "collective");
         for (d, c) in mesh.dies.iter().enumerate() {
             let idx = ctx(c, 0x204) & 0xffff;
             let len = t.dies[d].events.len() as u32;
-            r.check(c.stats.cycles, (done || c.core(CoreId::TopSp).core.halted()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)))?;
+            r.check(c.stats.cycles, (done || c.core(stepper).idle()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)))?;
+            if cfg.stepper == Stepper::Ncfw {
+                // Each event went to its type's handler through the table at
+                // 0xb0; the barrier handlers' snapshots move forward; the core idles in WAITI.
+                let log = |i: u32, w: u32| c.local_dram(stepper, firmware::NCFW_LOG + 16 * i + 4 * w).unwrap_or(0);
+                let mut last = 0u64;
+                for (i, e) in t.dies[d].events.iter().enumerate() {
+                    let (want, got) = (firmware::NCFW_HANDLERS.get(usize::from(e.event_type)).copied().unwrap_or(0xee), log(i as u32, 0));
+                    r.check(c.stats.cycles, got == want, format!("{}: event {i} (type {}) ran handler {got}, its type's is {want}", mesh.node_name(d), e.event_type))?;
+                    if want == 2 {
+                        let ts = u64::from(log(i as u32, 1)) | u64::from(log(i as u32, 2)) << 32;
+                        r.check(c.stats.cycles, ts > last, format!("{}: event {i}'s timestamp snapshot {ts} after the last one's {last}", mesh.node_name(d)))?;
+                        last = ts;
+                    }
+                }
+                r.check(c.stats.cycles, c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting), format!("{}: the NCFW core idles in WAITI ({:?})", mesh.node_name(d), c.core(stepper).last))?;
+            }
         }
         // Every WAIT on a semaphore other dies SIGNAL passed only after the
         // SIGNAL that brought it to its count had landed on this die.
@@ -425,7 +473,7 @@ impl Ran {
             for &(sem, count) in &t.dies[d].remote_waits {
                 let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
                 let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
-                let pass = first(c, |x| x.master == Master::Core(CoreId::TopSp) && !x.write && x.addr == read && x.data >= count);
+                let pass = first(c, |x| x.master == Master::Core(stepper) && !x.write && x.addr == read && x.data >= count);
                 r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({:?}) before the WAIT for {count} passed ({:?})", mesh.node_name(d), landed.map(|x| x.cycle), pass.map(|x| x.cycle)))?;
                 if let Some(p) = pass {
                     final_pass[d] = final_pass[d].max(p.cycle);

@@ -125,6 +125,11 @@ pub enum CoreId {
     Seq,
     /// The TOP_SP collective sequencer.
     TopSp,
+    /// The NCFW management core (an Xtensa LX core of the SoC that runs the
+    /// collective firmware, DIGEST §7; `[D]`: one beside each top, with
+    /// core-local memories, reaching the top through BAR0 and the SoC port;
+    /// no run-stall or halted pin: the top does not control it).
+    Ncfw,
 }
 
 impl CoreId {
@@ -133,14 +138,17 @@ impl CoreId {
             CoreId::Q7(n) => format!("q7[{n}]"),
             CoreId::Seq => "seq".into(),
             CoreId::TopSp => "top_sp".into(),
+            CoreId::Ncfw => "ncfw".into(),
         }
     }
-    /// Bit of the top's `nx_run_stall`/`nx_halted` (engine ISA order) or `q7_*`.
-    fn pin(self) -> (bool, u32) {
+    /// Bit of the top's `nx_run_stall`/`nx_halted` (engine ISA order) or
+    /// `q7_*`; none for the NCFW core.
+    fn pin(self) -> Option<(bool, u32)> {
         match self {
-            CoreId::Q7(n) => (false, u32::from(n)),
-            CoreId::Seq => (true, Engine::Pool.isa_id().unwrap_or(2)),
-            CoreId::TopSp => (true, Engine::TopSp.isa_id().unwrap_or(5)),
+            CoreId::Q7(n) => Some((false, u32::from(n))),
+            CoreId::Seq => Some((true, Engine::Pool.isa_id().unwrap_or(2))),
+            CoreId::TopSp => Some((true, Engine::TopSp.isa_id().unwrap_or(5))),
+            CoreId::Ncfw => None,
         }
     }
 }
@@ -344,6 +352,7 @@ pub fn slot_index(id: CoreId) -> usize {
         CoreId::Q7(n) => usize::from(n),
         CoreId::Seq => CORES,
         CoreId::TopSp => CORES + 1,
+        CoreId::Ncfw => CORES + 2,
     }
 }
 
@@ -384,6 +393,9 @@ impl Cosim {
         cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
+        let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
+        let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::top_sp(p) };
+        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, shown: (0, 0), restart: None });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -447,7 +459,13 @@ impl Cosim {
     /// Give the TOP_SP its firmware (IRAM image at 0, DRAM image at
     /// [`DRAM_BASE`]) and let the scheduler step it.
     pub fn load_top_sp(&mut self, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
-        let s = &mut self.cores[slot_index(CoreId::TopSp)];
+        self.load_local(CoreId::TopSp, iram, dram)
+    }
+
+    /// Give core `id` (the TOP_SP or the NCFW core: those with core-local
+    /// memories) its firmware and let the scheduler step it.
+    pub fn load_local(&mut self, id: CoreId, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
+        let s = &mut self.cores[slot_index(id)];
         for (what, img, mem) in [("IRAM", iram, &mut s.bus.iram), ("DRAM", dram, &mut s.bus.dram)] {
             let Mem::Local(v) = mem else { return Err(CosimError::NotLocal) };
             if img.len() > v.len() {
@@ -465,7 +483,12 @@ impl Cosim {
 
     /// A word of the TOP_SP's core-local DRAM (offset from [`DRAM_BASE`]).
     pub fn top_sp_dram(&self, off: u32) -> Option<u32> {
-        match &self.core(CoreId::TopSp).bus.dram {
+        self.local_dram(CoreId::TopSp, off)
+    }
+
+    /// A word of core `id`'s core-local DRAM (offset from [`DRAM_BASE`]).
+    pub fn local_dram(&self, id: CoreId, off: u32) -> Option<u32> {
+        match &self.core(id).bus.dram {
             Mem::Local(v) => v.get(off as usize..off as usize + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
             _ => None,
         }
@@ -473,7 +496,12 @@ impl Cosim {
 
     /// Write a word of the TOP_SP's core-local DRAM (a debugger's poke).
     pub fn set_top_sp_dram(&mut self, off: u32, word: u32) -> Result<(), CosimError> {
-        let s = &mut self.cores[slot_index(CoreId::TopSp)];
+        self.set_local_dram(CoreId::TopSp, off, word)
+    }
+
+    /// Write a word of core `id`'s core-local DRAM (a debugger's poke).
+    pub fn set_local_dram(&mut self, id: CoreId, off: u32, word: u32) -> Result<(), CosimError> {
+        let s = &mut self.cores[slot_index(id)];
         let Mem::Local(v) = &mut s.bus.dram else { return Err(CosimError::NotLocal) };
         let room = v.len();
         let at = v.get_mut(off as usize..off as usize + 4).ok_or(CosimError::ImageTooBig { what: "DRAM word", bytes: off as usize + 4, room })?;
@@ -524,7 +552,7 @@ impl Cosim {
     fn stall_bits(&self, o: &Outputs) -> u16 {
         let mut v = 0u16;
         for (i, s) in self.cores.iter().enumerate() {
-            let (nx, b) = s.id.pin();
+            let Some((nx, b)) = s.id.pin() else { continue };
             let on = if nx { o.nx_run_stall >> b & 1 } else { o.q7_run_stall >> b & 1 } != 0;
             v |= u16::from(on) << i;
         }
@@ -577,8 +605,7 @@ impl Cosim {
             } else if s.bus.pending.is_some() {
                 self.stats.bus_waits += 1;
             }
-            let (nx, b) = s.id.pin();
-            if s.idle() {
+            if let (true, Some((nx, b))) = (s.idle(), s.id.pin()) {
                 if nx {
                     pins.nx_halted |= 1 << b;
                 } else {
@@ -617,7 +644,7 @@ impl Cosim {
         }
         if o.nx_start != 0 || o.q7_start != 0 {
             for s in self.cores.iter_mut() {
-                let (nx, b) = s.id.pin();
+                let Some((nx, b)) = s.id.pin() else { continue };
                 let (bits, at) = if nx { (o.nx_start, o.nx_start_addr) } else { (o.q7_start, o.q7_start_addr) };
                 if bits >> b & 1 != 0 {
                     s.restart = Some(at);
@@ -671,8 +698,9 @@ impl Cosim {
         for (i, s) in self.cores.iter_mut().enumerate() {
             s.core.set_run_stall(now >> i & 1 != 0);
             // The top's interrupt line of the core is its level-1 line 0 ([D]).
-            let (nx, b) = s.id.pin();
-            s.core.set_irq(IRQ_LINE, if nx { o.nx_irq } else { o.q7_irq } >> b & 1 != 0);
+            if let Some((nx, b)) = s.id.pin() {
+                s.core.set_irq(IRQ_LINE, if nx { o.nx_irq } else { o.q7_irq } >> b & 1 != 0);
+            }
         }
         self.out = o;
         o

@@ -1,0 +1,183 @@
+# NCFW firmware for the NCFW management core (an LX core; DIGEST §7): the
+# mesh event-tape stepper with the seeds' dispatch spine. Loaded at 0 (no NX
+# trampoline: this is not an NX sequencer); the handler table is at 0xb0.
+# The tape and its context are mesh_tape.S's: algo_configs' mesh array of
+# 80-byte events at TAPE, event_index at CTX_200 + 4, the done marker at
+# CTX_200 + 8. Per event the stepper reads event_type (+0x4c) and jumps
+# through the table (const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0); each
+# handler is a wait variant and then the event's DMA legs and SIGNALs, as
+# the event's flags say:
+#   h_step      EVT_SYNC and types 1..3           WAIT (the seeds' memw; l32i.n; bgeu)
+#   h_barrier   FUNCTION_BARRIER_FIRST/LAST_COLL  WAIT, then the atomic 64-bit timestamp snapshot
+#   h_handshake EVT_REDUCE_LOCAL_HNDSHK           WAIT on this TOP_SP's own semaphore
+#   h_bcast     the broadcast events (7, 11..13)  WAIT, SIGNALs
+#   h_reduce    EVT_REDUCE_COPY/_2/WRITE (8..10)  WAIT, DMA legs, SIGNALs
+# An event_type past the table stops the tape (marker TAPE_BAD). Each event
+# leaves a log record at LOG + 16 x index: handler id, timestamp lo, hi.
+# When the tape is done the core idles as the seeds' firmware does:
+# waiti 15; j back. The handler bodies and ids are [D].
+# Constants: EVENTS, TAPE, CTX_200, LOG, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW,
+# TS (system-window address of timestamp_ctrl), TAPE_DONE, TAPE_BAD.
+    j start
+    .org 0xb0
+table:
+    .word h_step        # 0 EVT_SYNC
+    .word h_step        # 1
+    .word h_step        # 2
+    .word h_step        # 3
+    .word h_barrier     # 4 EVT_FUNCTION_BARRIER_FIRST_COLL
+    .word h_barrier     # 5 EVT_FUNCTION_BARRIER_LAST_COLL
+    .word h_handshake   # 6 EVT_REDUCE_LOCAL_HNDSHK
+    .word h_bcast       # 7 EVT_INTRA_GRP_BRDCST
+    .word h_reduce      # 8 EVT_REDUCE_COPY
+    .word h_reduce      # 9 EVT_REDUCE_COPY_2
+    .word h_reduce      # 10 EVT_REDUCE_WRITE
+    .word h_bcast       # 11 EVT_INTER_GRP_BRDCST_2
+    .word h_bcast       # 12 EVT_LOCAL_AND_POD_GRP_BRDCST
+    .word h_bcast       # 13 EVT_LOCAL_AND_POD_GRP_BRDCST_2
+    .align 4
+start:
+    const16 a10, SOC_PORT_HI
+    const16 a10, SOC_PORT_LO    # a10 = SoC port
+    const16 a12, TAPE_HI
+    const16 a12, TAPE_LO        # a12 = event
+    const16 a13, CTX_200_HI
+    const16 a13, CTX_200_LO     # a13 = algo_ctx + 0x200
+    const16 a11, TS_HI
+    const16 a11, TS_LO          # a11 = timestamp_ctrl (+8 lo, +0xc hi)
+    movi a6, 1
+    memw
+    s32i a6, a11, 0             # the timestamp runs
+    memw
+    movi a15, 0                 # event_index
+    movi a4, SIGNAL_VALUE
+event:
+    movi a7, EVENTS
+    bltu a15, a7, dispatch
+    const16 a6, TAPE_DONE_HI
+    const16 a6, TAPE_DONE_LO
+    j stop
+dispatch:
+    const16 a14, LOG_HI
+    const16 a14, LOG_LO
+    slli a6, a15, 4
+    add a14, a14, a6            # a14 = this event's log record
+    movi a6, 0
+    s32i a6, a14, 4
+    s32i a6, a14, 8
+    l8ui a3, a12, 0x4c          # event_type
+    movi a7, 14
+    bltu a3, a7, spine
+    movi a6, 0xee
+    s32i a6, a14, 0
+    const16 a6, TAPE_BAD_HI
+    const16 a6, TAPE_BAD_LO
+    j stop
+spine:
+    const16 a2, 0
+    const16 a2, 0xb0
+    addx4 a2, a3, a2
+    l32i.n a5, a2, 0
+    jx a5
+h_step:
+    movi a6, 1
+    s32i a6, a14, 0
+    call0 wait
+    j actions
+h_barrier:
+    movi a6, 2
+    s32i a6, a14, 0
+    call0 wait
+    memw
+    l32i a6, a11, 8             # the atomic 64-bit snapshot: lo latches hi
+    memw
+    l32i a7, a11, 12
+    s32i a6, a14, 4
+    s32i a7, a14, 8
+    j actions
+h_handshake:
+    movi a6, 3
+    s32i a6, a14, 0
+    call0 wait
+    j actions
+h_bcast:
+    movi a6, 4
+    s32i a6, a14, 0
+    call0 wait
+    j actions
+h_reduce:
+    movi a6, 5
+    s32i a6, a14, 0
+    call0 wait
+actions:
+    l8ui a6, a12, 0x4d          # dma_trigger
+    beqz a6, no_dma
+    movi a9, 1
+    l32i a6, a12, 0x00
+    call0 fire
+    l32i a6, a12, 0x08
+    call0 fire
+    l32i a6, a12, 0x14
+    call0 fire
+    l32i a6, a12, 0x1c
+    call0 fire
+no_dma:
+    l8ui a6, a12, 0x4e          # direct_trigger
+    beqz a6, next
+    addi a8, a12, 0x28
+    movi a7, 3
+signal_loop:
+    l32i a5, a8, 0
+    l32i a6, a8, 4
+    or a2, a5, a6
+    beqz a2, signal_next
+    s32i a5, a10, 0
+    s32i a6, a10, 4
+    memw
+    s32i a4, a10, 8             # SIGNAL
+    memw
+signal_next:
+    addi a8, a8, 8
+    addi a7, a7, -1
+    bnez a7, signal_loop
+next:
+    addi a15, a15, 1
+    s16i a15, a13, 4            # event_index
+    memw
+    addi a12, a12, 80
+    j event
+stop:
+    s32i a6, a13, 8
+    memw
+idle:
+    waiti 15
+    j idle
+    .align 4
+# WAIT, if the event has one: until the u64 event_wait_sema >= wait_val.
+wait:
+    l8ui a6, a12, 0x4f          # wait_event
+    beqz a6, wait_ret
+    l32i a6, a12, 0x40
+    s32i a6, a10, 0
+    l32i a6, a12, 0x44
+    s32i a6, a10, 4
+    l32i a3, a12, 0x48
+    addi a3, a3, -1
+wait_poll:
+    memw
+    l32i.n a2, a10, 8
+    bgeu a3, a2, wait_poll
+wait_ret:
+    ret
+    .align 4
+# a6 = this TPB's BAR0 address of a tail-pointer register (0: none); a9 = 1.
+fire:
+    beqz a6, fire_ret
+    const16 a7, SYSTEM_WINDOW_HI
+    const16 a7, 0
+    add a6, a6, a7
+    memw
+    s32i a9, a6, 0
+    memw
+fire_ret:
+    ret
