@@ -11,9 +11,16 @@
 # Semaphore addresses are SoC addresses (u64), reached through the SoC
 # port, which routes them by the die/chip bits. The primitives are the
 # seeds' memw-fenced WAIT (memw; l32i.n; bgeu) and SIGNAL (memw; s32i.n; memw).
+# With WAIT_IRQ = 1 [D] a WAIT sleeps instead of spinning: the TOP_SP's
+# EVT_SEM changes raise its intr_info (bit 2) and, with intr_ctrl.enable, its
+# interrupt line; the WAIT reads the semaphore and, short of the count,
+# WAITIs; the handler (the user vector) clears intr_info and returns to
+# read again. A change between the read and the WAITI leaves the line high,
+# so the WAITI ends at once: nothing is missed.
 # Constants: ENTER_RUN; EVENTS (tape length), TAPE (core address of event 0),
 # CTX_200 (core address of algo_ctx + 0x200), SIGNAL_VALUE (1 << sema_shift_offset),
-# SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI.
+# SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI; WAIT_IRQ, INTR_CTRL, INTR_INFO (the
+# TOP_SP NX bundle's, through the system window), USER_VECTOR.
 # DRAM out [D]: CTX + 0x208 = 0x7a9e when the tape completed.
 main:
     const16 a10, SOC_PORT_HI
@@ -24,6 +31,18 @@ main:
     const16 a13, CTX_200_LO     # a13 = algo_ctx + 0x200
     movi a15, 0                 # event_index
     movi a4, SIGNAL_VALUE
+    movi a14, WAIT_IRQ          # a14: WAITs sleep
+    beqz a14, event
+    movi a3, 1
+    wsr.intenable a3            # interrupt line 0
+    const16 a5, INTR_CTRL_HI
+    const16 a5, INTR_CTRL_LO
+    memw
+    s32i a3, a5, 0              # intr_ctrl.enable = 1
+    memw
+    movi a3, 0x20
+    wsr.ps a3                   # PS.UM = 1, INTLEVEL = 0
+    rsync
 event:
     movi a7, EVENTS
     bltu a15, a7, step
@@ -37,6 +56,7 @@ step:
     s32i a6, a10, 4             # SoC address of event_wait_sema
     l32i a3, a12, 0x48
     addi a3, a3, -1             # a3 = wait_val - 1
+    bnez a14, wait_irq
 wait:
     memw
     l32i a2, a10, 8
@@ -96,3 +116,23 @@ fire:
     memw
 fire_ret:
     ret
+# The sleeping WAIT (WAIT_IRQ): read; short of the count, WAITI until an
+# EVT_SEM change interrupts, then read again.
+wait_irq:
+    memw
+    l32i a2, a10, 8
+    bgeu a3, a2, sleep
+    j no_wait
+sleep:
+    waiti 0
+    j wait_irq
+    .org USER_VECTOR
+# Level-1 interrupt: clear what intr_info holds (write 1 to clear), return.
+handler:
+    const16 a1, INTR_INFO_HI
+    const16 a1, INTR_INFO_LO
+    l32i a0, a1, 0
+    memw
+    s32i a0, a1, 0
+    memw
+    rfe

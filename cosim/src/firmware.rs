@@ -518,8 +518,19 @@ pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError
     build_nx(f, TOP_SP_CCOP, &c)
 }
 
+/// How `mesh_tape.S` WAITs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TapeWait {
+    /// The seeds' spin: `memw; l32i; bgeu` until the count (DIGEST §7).
+    #[default]
+    Poll,
+    /// `[D]` Sleep in WAITI until an EVT_SEM change interrupts, then read again.
+    Waiti,
+}
+
 /// `mesh_tape.S` for a tape of `events` events.
-pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program, FirmwareError> {
+pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -> Result<Program, FirmwareError> {
     let f = "mesh_tape.S";
     let a = Addrs::new(map, f);
     let cap = map.params.mesh_events_capacity;
@@ -531,6 +542,9 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
+    c.set("WAIT_IRQ", u32::from(wait == TapeWait::Waiti));
+    c.set("INTR_CTRL", sys(a.reg(Engine::TopSp, "nx", "intr_ctrl")?)).set("INTR_INFO", sys(a.reg(Engine::TopSp, "nx", "intr_info")?));
+    c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::top_sp(&map.params)));
     build_nx(f, MESH_TAPE, &c)
 }
 
@@ -636,7 +650,8 @@ mod tests {
             nx_intr(&m, arch == Arch::Sunda, 3).unwrap();
             nx_halt(&m, arch == Arch::Sunda).unwrap();
             q7_barrier(&m, 0, 1, 8).unwrap();
-            mesh_tape(&m, 4, 1).unwrap();
+            mesh_tape(&m, 4, 1, TapeWait::Poll).unwrap();
+            mesh_tape(&m, 4, 1, TapeWait::Waiti).unwrap();
             let top = top_sp_ccop(&m, 8);
             assert_eq!(top.is_ok(), arch != Arch::Sunda, "{arch:?}: {top:?}");
         }
@@ -719,6 +734,6 @@ mod tests {
         assert!(e.contains("nx_trampoline.S line") && e.contains("main"), "a program without main: {e}");
         let m = builtin(Arch::Cayman).unwrap();
         assert!(q7_barrier(&m, 256, 1, 8).unwrap_err().to_string().contains("semaphore 256"));
-        assert!(mesh_tape(&m, 109, 1).unwrap_err().to_string().contains("capacity of 108"));
+        assert!(mesh_tape(&m, 109, 1, TapeWait::Poll).unwrap_err().to_string().contains("capacity of 108"));
     }
 }

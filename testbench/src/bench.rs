@@ -356,10 +356,13 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
     }
     // Cost per die against one die (the goal: within 1.3×).
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
-        let rate = |n: usize| rows.iter().find(|r| r.arch == arch && r.what == scale_waiting(n)).and_then(|r| r.now).map(|f| f.median);
-        if let Some(one) = rate(1) {
-            let per: Vec<String> = SCALE_DIES.iter().filter_map(|&n| rate(n).map(|r| format!("{n} dies {:.2}×", one / r))).collect();
-            println!("{}: cost per die-cycle against one die, all waiting: {}", arch.name(), per.join(", "));
+        use tpb_cosim::firmware::TapeWait;
+        let rate = |n: usize, w: TapeWait| rows.iter().find(|r| r.arch == arch && r.what == scale_waiting(n, w)).and_then(|r| r.now).map(|f| f.median);
+        if let Some(one) = rate(1, TapeWait::Poll) {
+            let per: Vec<String> = SCALE_DIES.iter().filter_map(|&n| rate(n, TapeWait::Poll).map(|r| format!("{n} dies {:.2}×", one / r))).collect();
+            println!("{}: cost per die-cycle against one polling die, all polling: {}", arch.name(), per.join(", "));
+            let per: Vec<String> = SCALE_DIES.iter().filter_map(|&n| rate(n, TapeWait::Waiti).map(|r| format!("{n} dies {:.3}×", one / r))).collect();
+            println!("{}: cost per die-cycle against one polling die, all asleep (skipped): {}", arch.name(), per.join(", "));
         }
     }
     // Co-simulation against the bare top (the goal: ≥ 0.8×).
@@ -377,21 +380,24 @@ const SCALE_DIES: [usize; 5] = [1, 2, 4, 8, 16];
 /// TOP_SPs per die of the `allreduce-ring` runs on 2 dies (1 is the 2-die row).
 const SCALE_TOP_SPS: [usize; 3] = [2, 4, 8];
 
-fn scale_waiting(n: usize) -> String {
-    format!("scale: {n} dies, every TOP_SP waiting on a semaphore (die-cycles/s)")
+fn scale_waiting(n: usize, wait: tpb_cosim::firmware::TapeWait) -> String {
+    match wait {
+        tpb_cosim::firmware::TapeWait::Poll => format!("scale: {n} dies, every TOP_SP polling a semaphore (die-cycles/s)"),
+        tpb_cosim::firmware::TapeWait::Waiti => format!("scale: {n} dies, every TOP_SP asleep in WAITI on a semaphore, quiescent dies skipped (die-cycles/s)"),
+    }
 }
 
 /// A mesh of `n` dies whose TOP_SPs each run a one-event tape that waits
-/// for a semaphore nobody SIGNALs (polling it through the SoC port): what
-/// every die of a collective does most of the time.
-fn waiting_mesh(arch: Arch, n: usize) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
+/// for a semaphore nobody SIGNALs (polling it through the SoC port, or
+/// asleep in WAITI): what every die of a collective does most of the time.
+fn waiting_mesh(arch: Arch, n: usize, wait: tpb_cosim::firmware::TapeWait) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
     use tpb_cosim::scenario::collective::{tape_dram, Addressing, TapeAddrs};
     use tpb_models::ncfw::mesh::MeshEvent;
     let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16).map_err(run_err)?;
     let hal = tpb_models::hal::Hal::for_arch(arch).map_err(run_err)?;
     let map = m.dies[0].map().clone();
     let addrs = TapeAddrs::new(&hal, 0, Addressing::ChipId).map_err(run_err)?;
-    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1).map_err(run_err)?;
+    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1, wait).map_err(run_err)?;
     let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall").map_err(run_err)?;
     for (d, c) in m.dies.iter_mut().enumerate() {
         let e = MeshEvent { wait_event: 1, event_wait_sema: addrs.read(d as u32, d as u32, 40).map_err(run_err)?, wait_val: 1, ..MeshEvent::default() };
@@ -404,20 +410,22 @@ fn waiting_mesh(arch: Arch, n: usize) -> Result<tpb_cosim::mesh::Mesh, BenchErro
 /// The scale rows of `arch` (see the module comment).
 fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> Result<(), BenchError> {
     let cycles = (args.cycles / 20).max(1000);
-    for n in SCALE_DIES {
-        eprintln!("tpb bench: {} {}", arch.name(), scale_waiting(n));
-        let fig = repeat(args.runs, || {
-            let mut m = waiting_mesh(arch, n)?;
-            for _ in 0..500 {
-                m.cycle();
-            }
-            let t0 = Instant::now();
-            for _ in 0..cycles {
-                m.cycle();
-            }
-            Ok((n as u64 * cycles) as f64 / t0.elapsed().as_secs_f64())
-        })?;
-        rows.push(Row { arch, what: scale_waiting(n), unit: Unit::Rate, now: Some(fig), before: None });
+    for wait in [tpb_cosim::firmware::TapeWait::Poll, tpb_cosim::firmware::TapeWait::Waiti] {
+        for n in SCALE_DIES {
+            eprintln!("tpb bench: {} {}", arch.name(), scale_waiting(n, wait));
+            let fig = repeat(args.runs, || {
+                let mut m = waiting_mesh(arch, n, wait)?;
+                for _ in 0..500 {
+                    m.cycle();
+                }
+                let t0 = Instant::now();
+                for _ in 0..cycles {
+                    m.cycle();
+                }
+                Ok((n as u64 * cycles) as f64 / t0.elapsed().as_secs_f64())
+            })?;
+            rows.push(Row { arch, what: scale_waiting(n, wait), unit: Unit::Rate, now: Some(fig), before: None });
+        }
     }
     let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
     let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-ring has no [collective] table"))?;

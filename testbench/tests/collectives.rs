@@ -217,3 +217,65 @@ fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1: event 2 (type") && e.contains("ran handler 9"), "{e}");
 }
+
+/// Skipping quiescent dies changes nothing but the work. Four dies whose
+/// TOP_SPs sleep (`TapeWait::Waiti`) on a semaphore, woken one by one by
+/// the host SETting it: while a die sleeps (its other cores held in
+/// run-stall, its top steady) it is not evaluated; the run with skipping
+/// and the run without give the same BAR0 transactions on every die, the
+/// same outputs, the same cycles and the same tape ends. A die whose
+/// timestamp runs is never quiescent (`tsync`: nothing skipped), and in the
+/// collectives the TOP_SPs are rarely asleep: they wait out their own
+/// SIGNALs' round trips, which is not quiet.
+#[test]
+fn skipping_quiescent_dies_gives_the_same_run() {
+    use tpb_cosim::firmware::{self, TapeWait};
+    use tpb_cosim::mesh::Mesh;
+    use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
+    use tpb_cosim::sched::CoreId;
+    use tpb_models::ncfw::mesh::MeshEvent;
+    use tpb_models::regmap::{Engine, WindowOp};
+    let run = |skip: bool| {
+        let mut m = Mesh::new(Arch::Cayman, 4, 16).unwrap();
+        m.skip_quiet = skip;
+        let map = m.dies[0].map().clone();
+        let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
+        let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
+        let prog = firmware::mesh_tape(&map, 1, 1, TapeWait::Waiti).unwrap();
+        let addrs = firmware::Addrs::new(&map, "test");
+        let release = addrs.reg(Engine::TopSp, "nx", "release_run_stall").unwrap();
+        let set = addrs.sem(Engine::TopSp, WindowOp::Set, 40).unwrap();
+        for (d, c) in m.dies.iter_mut().enumerate() {
+            let e = MeshEvent { wait_event: 1, event_wait_sema: a.read(d as u32, d as u32, 40).unwrap(), wait_val: 1, ..MeshEvent::default() };
+            c.load_top_sp(&prog.bytes, &tape_dram(&[e])).unwrap();
+            c.write32(release.into(), 0).unwrap();
+        }
+        for d in [2usize, 0, 3, 1] {
+            m.run_until(700, |_| false);
+            m.dies[d].write32(set.into(), 1).unwrap();
+        }
+        assert!(m.run_until(2000, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted())));
+        m.run_until(40, |_| false);
+        m
+    };
+    let (a, b) = (run(true), run(false));
+    let skipped = a.stats().skipped;
+    let all: u64 = a.dies.iter().map(|x| x.stats.cycles).sum();
+    assert!(skipped > all / 2, "the sleeping dies were skipped: {skipped} of {all} die-cycles");
+    assert_eq!(b.stats().skipped, 0);
+    for (d, (x, y)) in a.dies.iter().zip(&b.dies).enumerate() {
+        assert_eq!(x.log, y.log, "die {d}'s BAR0 transactions");
+        assert_eq!(x.out, y.out, "die {d}'s outputs");
+        assert_eq!(x.stats.cycles, y.stats.cycles, "die {d}'s cycles");
+        assert_eq!(x.stats.retired, y.stats.retired, "die {d}'s instructions");
+        assert_eq!(x.top_sp_dram(firmware::ALGO_CTX + 0x208), Some(firmware::TAPE_DONE), "die {d}'s tape");
+        assert_eq!(x.top_sp_dram(firmware::ALGO_CTX + 0x208), y.top_sp_dram(firmware::ALGO_CTX + 0x208));
+    }
+    println!("4 sleeping dies woken one by one: {skipped} of {all} die-cycles skipped");
+    let f = ScenarioFile::find("tsync").unwrap();
+    let (r, _) = tpb_cosim::scenario::tsync(Arch::Cayman, &f.tsync.clone().unwrap(), 4, f.cycles, None).unwrap();
+    assert_eq!(r.get("skipped_die_cycles"), 0, "running timestamps keep every die awake");
+    let (c, limit) = cfg("allreduce-ring");
+    let (r, _) = collective::collective(Arch::Cayman, &CollectiveCfg { wait: TapeWait::Waiti, ..c }, 4, limit, None).unwrap();
+    println!("allreduce-ring on 4 dies, sleeping WAITs: {} die-cycles skipped", r.get("skipped_die_cycles"));
+}

@@ -99,6 +99,14 @@ pub struct CollectiveCfg {
     /// The core that steps each tape.
     #[serde(default)]
     pub stepper: Stepper,
+    /// How the TOP_SP's stepper WAITs (`poll`, the seeds' spin, or
+    /// `waiti`, asleep until an EVT_SEM change interrupts; `[D]`).
+    #[serde(default)]
+    pub wait: firmware::TapeWait,
+    /// Skip the cycles of a quiescent die (`Mesh::skip_quiet`, on by
+    /// default); false evaluates every die every cycle: the results are the same.
+    #[serde(default = "yes")]
+    pub skip_quiet: bool,
     /// Cycles a SIGNAL (or any SoC access) takes between dies, each way (`[D]`;
     /// also between two TOP_SPs of one die).
     pub link_latency: u64,
@@ -106,6 +114,10 @@ pub struct CollectiveCfg {
     pub first_sem: u32,
     /// Words per chunk a DMA leg copies.
     pub words: u32,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn one() -> usize {
@@ -377,6 +389,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         return Err(ScenarioError::NotApplicable { scenario: "collective", arch: arch.name(), why: "its host_trigger is a pulse register and its sp_base table has no die bit" });
     }
     let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
+    mesh.skip_quiet = cfg.skip_quiet;
     // The tapes' participants: every TOP_SP of every die.
     let n = mesh.dies.len();
     if let Some(p) = trace {
@@ -398,8 +411,10 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
             c.decoder = crate::sched::SocDecoder::Neighbor;
         }
         let tape = &t.dies[d];
+        // The SEQ is not in the collective (only its DMA is): its firmware
+        // halts itself after boot, so a die whose tape is done goes quiet.
         let mut scfg = StpbConfig::new(
-            UcodeImages { iram: firmware::nx_boot(c.map(), false)?.bytes, dram: vec![0; 16] },
+            UcodeImages { iram: firmware::nx_halt(c.map(), false)?.bytes, dram: vec![0; 16] },
             UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
         );
         scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: lay.ring }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
@@ -415,7 +430,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         // The tape's event count is the stepper's EVENTS bound.
         let events = tape.events.len() as u32;
         let prog = match cfg.stepper {
-            Stepper::TopSp => firmware::mesh_tape(c.map(), events, 1)?,
+            Stepper::TopSp => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
             Stepper::Ncfw => firmware::ncfw_tape(c.map(), events, 1)?,
         };
         c.load_local(cfg.stepper.core(), &prog.bytes, &tape_dram(&tape.events))?;
@@ -511,6 +526,7 @@ impl Ran {
         r.value("collective_cycles", end.saturating_sub(start));
         r.value("remote_transactions", mesh.remote);
         r.value("link_latency", mesh.latency);
+        r.value("skipped_die_cycles", mesh.stats().skipped);
         r.crossings = mesh.crossings.clone();
         r.stats = mesh.stats();
         r.events.sort();

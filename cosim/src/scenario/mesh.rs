@@ -48,7 +48,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
             mesh_tape(&hal, d, m.first_sem, a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let prog = firmware::mesh_tape(mesh.dies[0].map(), tapes[0].len() as u32, 1)?;
+    let prog = firmware::mesh_tape(mesh.dies[0].map(), tapes[0].len() as u32, 1, firmware::TapeWait::Poll)?;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         init(c, UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] }, true)?;
         // One descriptor per die: 4 words, completing into TOP_SP semaphore first_sem + 1.

@@ -186,6 +186,7 @@ impl Ran {
         r.value("max_skew_after", spread(&after));
         r.value("sync_cycles", m.now - start.0);
         r.value("link_latency", m.latency);
+        r.value("skipped_die_cycles", m.stats().skipped);
         r.events.push((start.1, "tsync_signal (die 0's cycle)".into()));
         r.crossings = m.crossings.clone();
         r.stats = m.stats();

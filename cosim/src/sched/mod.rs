@@ -113,6 +113,10 @@ pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;
 /// no window: the access faults. Word accesses only; no fetches.
 pub const XLAT_APERTURE: u32 = 0x4000_0000;
 pub const XLAT_APERTURE_SIZE: u32 = 0x4000_0000;
+/// `[D]` Cycles a top must end calm in a row before [`Cosim::quiescent`]:
+/// longer than any of its pipelines (a BAR0 response, a doorbell pulse, a
+/// notification record's post, the drop count's popcount, a translation).
+pub const QUIET_CYCLES: u64 = 16;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
 
@@ -212,6 +216,9 @@ pub struct Stats {
     pub starts: u64,
     /// Address translations the cores looked up (the top's `xlat_*` port).
     pub xlat: u64,
+    /// Cycles skipped as quiescent ([`Cosim::skip_cycle`]): counted in
+    /// `cycles`, the top not evaluated.
+    pub skipped: u64,
 }
 
 /// Why a co-simulation cannot start.
@@ -338,6 +345,11 @@ pub struct Cosim {
     /// The core whose address translation is in flight (one at a time).
     xlat_wait: Option<usize>,
     stalled: u16,
+    /// Consecutive cycles ending calm (see [`Cosim::quiescent`]), the pins
+    /// of the last cycle, and the cycle of the last reset edge.
+    quiet: u64,
+    prev_pins: Pins,
+    reset_at: u64,
     /// The outputs of the last cycle.
     pub out: Outputs,
     /// Advanced every 4096 cycles (`tpb sim`'s progress bar).
@@ -430,6 +442,9 @@ impl Cosim {
             q7_mem,
             xlat_wait: None,
             stalled: 0xffff,
+            quiet: 0,
+            prev_pins: Pins::default(),
+            reset_at: 0,
             out: Outputs::default(),
             progress: None,
             hal_probe: (0, HalKind::Idle),
@@ -673,6 +688,16 @@ impl Cosim {
             let li = (!fetch).then(|| self.log_txn(Txn { cycle: self.stats.cycles, master: m, write: req.write, addr: req.addr, data: req.wdata, err: false }));
             self.inflight = Some((m, req, li, 0));
         }
+        // Calm: nothing asked of the top or in flight, every stepped core
+        // halted, in WAITI or run-stalled with nothing pending, the pins
+        // and the outputs as the cycle before, the DMA idle.
+        let cores_still = self.cores.iter().all(|s| !s.attached || (s.bus.pending.is_none() && s.restart.is_none() && matches!(s.last, Some(Step::Halted | Step::Stalled | Step::Waiting))));
+        let calm = !reset && granted.is_none() && self.inflight.is_none() && self.host_req.is_none() && self.inbound.is_empty() && self.outbound.is_empty() && self.replies.is_empty() && self.xlat_wait.is_none() && cores_still && pins == self.prev_pins && o == self.out && !o.dma_busy;
+        self.quiet = if calm { self.quiet + 1 } else { 0 };
+        self.prev_pins = pins;
+        if reset {
+            self.reset_at = self.stats.cycles;
+        }
         // 4. Clock edge; RunStall follows the top's outputs.
         self.dut.tick();
         self.stats.cycles += 1;
@@ -704,6 +729,38 @@ impl Cosim {
         }
         self.out = o;
         o
+    }
+
+    /// The top and its cores are at a fixed point: the last
+    /// [`QUIET_CYCLES`] cycles ended calm (nothing asked of the top or in
+    /// flight, every stepped core halted, in WAITI or run-stalled, the same
+    /// pins and outputs cycle after cycle, the DMA idle; a running
+    /// timestamp changes the outputs every cycle), the EVT_SEM's post-reset
+    /// clear is long over, nothing waits to come in, and nothing is traced.
+    /// Another cycle with the same inputs changes nothing, so
+    /// [`Cosim::skip_cycle`] may stand for it.
+    pub fn quiescent(&self) -> bool {
+        let settled = self.stats.cycles >= self.reset_at + u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + QUIET_CYCLES;
+        self.quiet >= QUIET_CYCLES && settled && self.host_req.is_none() && self.inbound.is_empty() && !self.dut.trace_wanted()
+    }
+
+    /// Cycles in a row that ended calm (see [`Cosim::quiescent`]).
+    pub fn calm_cycles(&self) -> u64 {
+        self.quiet
+    }
+
+    /// Count a cycle without evaluating the top or stepping the cores
+    /// (only while [`Cosim::quiescent`]; the mesh's skipping).
+    pub fn skip_cycle(&mut self) {
+        debug_assert!(self.quiescent());
+        self.dut.skip_cycle();
+        self.stats.cycles += 1;
+        self.stats.skipped += 1;
+        if self.stats.cycles % 4096 == 0 {
+            if let Some(p) = &self.progress {
+                p.set_position(self.stats.cycles);
+            }
+        }
     }
 
     fn attached_mask(&self) -> u16 {
