@@ -529,19 +529,28 @@ pub enum TapeWait {
     Waiti,
 }
 
-/// `mesh_tape.S` for a tape of `events` events.
-pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -> Result<Program, FirmwareError> {
-    let f = "mesh_tape.S";
-    let a = Addrs::new(map, f);
+/// What both tape steppers are built with: the tape's length (within the
+/// generation's mesh capacity, DIGEST §7), where the tape and its context
+/// are, the SIGNAL value, the SoC port and the system window.
+fn tape_consts(f: &'static str, map: &RegMap, events: u32, signal_value: u32) -> Result<Consts, FirmwareError> {
     let cap = map.params.mesh_events_capacity;
     if events > cap {
         return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
     }
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("EVENTS", events).set("SIGNAL_VALUE", signal_value);
+    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value);
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
+    Ok(c)
+}
+
+/// `mesh_tape.S` for a tape of `events` events.
+pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -> Result<Program, FirmwareError> {
+    let f = "mesh_tape.S";
+    let a = Addrs::new(map, f);
+    let mut c = tape_consts(f, map, events, signal_value)?;
+    c.set("ENTER_RUN", a.enter_run());
     c.set("WAIT_IRQ", u32::from(wait == TapeWait::Waiti));
     c.set("INTR_CTRL", sys(a.reg(Engine::TopSp, "nx", "intr_ctrl")?)).set("INTR_INFO", sys(a.reg(Engine::TopSp, "nx", "intr_info")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::top_sp(&map.params)));
@@ -553,15 +562,9 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -
 pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program, FirmwareError> {
     let f = "ncfw_tape.S";
     let a = Addrs::new(map, f);
-    let cap = map.params.mesh_events_capacity;
-    if events > cap {
-        return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
-    }
-    let mut c = Consts::default();
-    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD);
-    c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
-    c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200).set("LOG", DRAM_BASE + NCFW_LOG);
-    c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW).set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
+    let mut c = tape_consts(f, map, events, signal_value)?;
+    c.set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
+    c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
     build(f, NCFW_TAPE, &c)
 }
 
@@ -586,9 +589,9 @@ pub fn top_sp_tsync(map: &RegMap, s: &TsyncSems, config: u32, soc_inc0: u32, soc
     let a = Addrs::new(map, f);
     let mut c = Consts::default();
     c.set("ENTER_RUN", a.enter_run()).set("CONFIG", sys(config)).set("SOC_PORT", SOC_PORT);
-    c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?)).set("SEM_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, 0)?));
-    c.set("OUT", DRAM_BASE + TSYNC_OUT).set("TSYNC_DONE", TSYNC_DONE).set("SOC_INC0", soc_inc0).set("SOC_SET0", soc_set0);
     let read0 = a.sem(Engine::TopSp, WindowOp::Read, 0)?;
+    c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?)).set("SEM_READ", sys(read0));
+    c.set("OUT", DRAM_BASE + TSYNC_OUT).set("TSYNC_DONE", TSYNC_DONE).set("SOC_INC0", soc_inc0).set("SOC_SET0", soc_set0);
     for (name, sem) in [("INIT", s.init), ("TSYNC", s.tsync), ("SYNC", s.sync), ("DELAY_REQ", s.delay_req), ("DELAY_RESP", s.delay_resp), ("T1", s.t1), ("T4", s.t4)] {
         // A pair's high word is the next semaphore (T1_AT + 4 in the source).
         a.sem(Engine::TopSp, WindowOp::Read, sem + u32::from(name == "T1" || name == "T4"))?;
