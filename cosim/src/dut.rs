@@ -125,13 +125,16 @@ pub enum CoreState {
     Exception = 6,
 }
 
-/// What the host's BAR0 port is doing (`probe_hal_kind`).
+/// What the system side of BAR0 is doing (`probe_hal_kind`): the host's
+/// reads and writes, or the init DMA's copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum HalKind {
     Idle = 0,
     Read = 1,
     Write = 2,
+    /// The TOP_SP-init DMA queue is copying over BAR0 (`sched::InitDma`).
+    InitDma = 3,
 }
 
 /// What opens or closes a trace window.

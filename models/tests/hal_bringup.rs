@@ -58,7 +58,8 @@ fn every_access_of_the_bringup_succeeds_and_hits_a_named_target() {
             match e {
                 Entry::Read { name, result, .. } => assert!(result.is_ok() && !name.contains("unmapped") && !name.contains("no register"), "{arch}: {e:?}"),
                 Entry::Write { name, result, .. } => assert!(result.is_ok() && !name.contains("unmapped") && !name.contains("no register"), "{arch}: {e:?}"),
-                Entry::WriteBuf { name, result, .. } => assert!(result.is_ok() && !name.contains("unmapped"), "{arch}: {e:?}"),
+                Entry::WriteBuf { name, result, .. } | Entry::InitDma { name, result, .. } => assert!(result.is_ok() && !name.contains("unmapped"), "{arch}: {e:?}"),
+                Entry::DevMem { result, .. } => assert!(result.is_ok(), "{arch}: {e:?}"),
                 Entry::Note(_) => {}
             }
         }

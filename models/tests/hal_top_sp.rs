@@ -160,6 +160,75 @@ fn oversized_spad_is_refused_before_any_write() {
     assert!(m.log().is_empty());
 }
 
+/// The seeds' SPAD load (DIGEST §6): both images staged in device memory,
+/// the SLOT one at staging + 0x100000, both copied whole by the init DMA
+/// queue, then host_trigger; what lands is what programmed I/O lands.
+#[test]
+fn spad_staged_in_device_memory_and_copied_by_the_init_dma_then_kicked() {
+    for arch in Arch::ALL {
+        let hal = Hal::for_arch(arch).unwrap();
+        let mut m = recorder(arch);
+        let (ctrl, slot) = program();
+        let at = devmem::TOPSP_STAGING_BASE;
+        hal.stage_spad_and_kick(&mut m, at, &ctrl, &slot).unwrap();
+        let acc: Vec<String> = m
+            .log()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::DevMem { addr, len, nonzero_len, .. } => Some(format!("devmem {:#x} {len:#x} ({nonzero_len:#x} data)", addr - at)),
+                Entry::InitDma { src, name, len, .. } => Some(format!("dma {:#x} -> {name} {len:#x}", src - at)),
+                Entry::Write { name, .. } => Some(name.clone()),
+                Entry::WriteBuf { name, .. } => Some(format!("PIO {name}")),
+                _ => None,
+            })
+            .collect();
+        let trig = if arch == Arch::Sunda { "top_sp.top_sp.host_trigger" } else { "top_sp.evt_sem.set[104] (host_trigger)" };
+        let data = |img: &[u8]| img.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        assert_eq!(
+            acc,
+            vec![
+                format!("devmem 0x0 0x1000 ({:#x} data)", data(&ctrl)),
+                format!("devmem 0x100000 0x8000 ({:#x} data)", data(&slot)),
+                "dma 0x0 -> top_sp.ctrl_spad+0x0 0x1000".into(),
+                "dma 0x100000 -> top_sp.slot_spad+0x0 0x8000".into(),
+                trig.into(),
+            ],
+            "{arch}"
+        );
+        let mut pio = recorder(arch);
+        hal.load_spad_and_kick(&mut pio, &ctrl, &slot).unwrap();
+        for (region, len) in [("top_sp.ctrl_spad", 0x1000), ("top_sp.slot_spad", 0x8000)] {
+            assert_eq!(m.inner().memory(region, 0, len).unwrap(), pio.inner().memory(region, 0, len).unwrap(), "{arch}: {region}");
+        }
+        assert_eq!(m.inner().devmem.read(at + 0x100000, slot.len() as u64), slot, "{arch}: the staged SLOT image");
+    }
+}
+
+/// A bad staging load changes nothing: an oversized image, a staging
+/// buffer past the device memory or misaligned, each a typed error before
+/// the first write.
+#[test]
+fn bad_staging_is_refused_before_anything_is_written() {
+    let hal = Hal::for_arch(Arch::Cayman).unwrap();
+    let mut m = recorder(Arch::Cayman);
+    let e = hal.stage_spad_and_kick(&mut m, devmem::TOPSP_STAGING_BASE, &[0; 8], &[0; 0x8004]).unwrap_err();
+    assert_eq!(e.to_string(), "TOPSP SLOT SPAD: 0x8004 bytes do not fit in 0x8000");
+    let e = hal.stage_spad_and_kick(&mut m, devmem::DEVMEM_SIZE - 0x1000, &[1; 8], &[]).unwrap_err().to_string();
+    assert!(e.contains(&format!("{:#x}", devmem::DEVMEM_SIZE + 0xff000)) && e.contains("past the device memory's end"), "{e}");
+    let e = hal.stage_spad_and_kick(&mut m, 0x1002, &[1; 8], &[]).unwrap_err().to_string();
+    assert!(e.contains("0x1002") && e.contains("aligned"), "{e}");
+    assert!(m.log().is_empty(), "{:?}", m.log());
+    assert_eq!(m.inner().devmem.written, 0);
+    // The init DMA itself refuses a copy out of one memory region, or into registers.
+    let ctx = hal.ctx().unwrap();
+    let spad = ctx.params().bar0.tpb_base + ctx.params().bar0.top_sp_ctrl_spad;
+    let e = m.init_dma(&[DmaCopy { src: 0, dst: spad, len: 0x1004 }]).unwrap_err().to_string();
+    assert!(e.contains("top_sp.ctrl_spad"), "{e}");
+    let e = m.init_dma(&[DmaCopy { src: 0, dst: 0x60848, len: 4 }]).unwrap_err().to_string();
+    assert!(e.contains("init-DMA copy"), "{e}");
+    assert!(m.inner().memory("top_sp.ctrl_spad", 0, 8).unwrap().iter().all(|&b| b == 0));
+}
+
 /// The init handshake's addresses (`[D]`, `hal::tsync`) and the timestamp
 /// accessors: the writes they make, in order, by register name.
 #[test]

@@ -3,7 +3,7 @@
 //! on every generation it applies to, with its checked ending.
 
 use tpb_cosim::scenario::{self, ScenarioError, ScenarioFile};
-use tpb_cosim::sched::{CoreId, Cosim, SOC_PORT, SYSTEM_WINDOW};
+use tpb_cosim::sched::{CoreId, Cosim, Master, SOC_PORT, SYSTEM_WINDOW};
 use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
@@ -51,9 +51,67 @@ fn doorbell_walks_the_cc_op_program_and_the_host_sees_completion() {
         assert_eq!(r.get("descriptors"), 7);
         assert_eq!(r.stats.doorbells, 7);
         assert_eq!(r.get("tail_pointer_writes"), 6, "one per non-zero m2s/s2m per repeat: 2 + 2 + 2");
-        assert_eq!(r.events.len(), 6);
+        assert_eq!(r.events.len(), 7, "the six of the cc_op run and the init DMA's end: {:?}", r.events);
+        assert_eq!(r.get("init_dma_words"), (0x1000 + 0x8000) / 4, "both SPADs copied whole");
         println!("{arch:?}: {} checks; events {:?}", r.checks.len(), r.events);
     }
+}
+
+/// The co-simulated init DMA refuses a bad copy before its first write
+/// (into registers, out of a memory region, a source past device memory),
+/// and a good one lands word for word, each word a BAR0 write of its own.
+#[test]
+fn init_dma_refuses_bad_copies_and_lands_good_ones() {
+    use tpb_models::hal::{DevMem, DmaCopy};
+    let mut c = Cosim::new(Arch::Cayman).unwrap();
+    let p = c.map().params.clone();
+    let spad = p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad;
+    for (bad, says) in [
+        (DmaCopy { src: 0, dst: 0x615a0, len: 4 }, "init-DMA copy"),
+        (DmaCopy { src: 0, dst: spad + 0xffc, len: 8 }, "top_sp.ctrl_spad"),
+        (DmaCopy { src: tpb_models::hal::devmem::DEVMEM_SIZE, dst: spad, len: 4 }, "past the device memory's end"),
+    ] {
+        let e = c.init_dma(&[DmaCopy { src: 0, dst: spad, len: 4 }, bad]).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    assert!(c.log.iter().all(|t| t.master != Master::InitDma), "nothing moved");
+    c.devmem_write(0x40, &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]).unwrap();
+    let from = c.stats.cycles;
+    c.init_dma(&[DmaCopy { src: 0x40, dst: spad + 0x10, len: 12 }]).unwrap();
+    let w: Vec<(u32, u32)> = c.log.iter().filter(|t| t.master == Master::InitDma).map(|t| (t.addr, t.data)).collect();
+    let s = spad as u32;
+    assert_eq!(w, vec![(s + 0x10, 1), (s + 0x14, 2), (s + 0x18, 3)]);
+    assert!(c.stats.cycles - from <= 8, "a word per two cycles: {} cycles", c.stats.cycles - from);
+    assert_eq!(c.read32(spad + 0x14).unwrap(), 2);
+}
+
+/// The SPADs loaded by programmed I/O (`spad_load = "pio"`) give the same
+/// cc_op run as the init DMA: the same firmware counts, semaphores and
+/// copies, the same cycles from host_trigger on; the host made the SPAD
+/// writes and the init DMA none.
+#[test]
+fn doorbell_by_programmed_io_runs_as_by_the_init_dma() {
+    let f = file("doorbell");
+    let dma = f.doorbell.clone().unwrap();
+    let pio = scenario::DoorbellCfg { spad_load: scenario::SpadLoad::Pio, ..dma.clone() };
+    let mut runs = Vec::new();
+    for d in [&dma, &pio] {
+        let mut c = Cosim::new(Arch::Cayman).unwrap();
+        let r = scenario::doorbell(&mut c, d, f.cycles).unwrap_or_else(|e| panic!("{:?}: {e}", d.spad_load));
+        let by_dma = c.log.iter().filter(|t| t.master == Master::InitDma).count();
+        let at = |n: &str| r.events.iter().find(|e| e.1 == n).unwrap().0;
+        let after: Vec<u64> = ["first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted"].iter().map(|n| at(n) - at("host_trigger")).collect();
+        runs.push((by_dma, after, r.get("descriptors"), r.get("tail_pointer_writes"), r.checks.len(), c.init_dma.mem.written));
+    }
+    let ((dma_writes, dma_after, ..), (pio_writes, pio_after, ..)) = (&runs[0], &runs[1]);
+    assert_eq!(*dma_writes, (0x1000 + 0x8000) / 4);
+    assert_eq!(*pio_writes, 0);
+    assert_eq!(runs[1].5, 0, "programmed I/O stages nothing in device memory");
+    assert_eq!(runs[0].5, 0x1000 + 0x8000);
+    // The TOP_SP polls host_trigger in both, so the run after it is cycle-for-cycle alike.
+    assert_eq!(dma_after, pio_after);
+    assert_eq!((runs[0].2, runs[0].3), (runs[1].2, runs[1].3));
+    assert_eq!(runs[0].4, runs[1].4 + 2, "the init DMA run adds its two checks (all SPAD words by it, the last before host_trigger)");
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn bringup(map: regmap::RegMap, images: [Option<&PathBuf>; 4]) -> Result<(), Cli
                 b += 1;
                 bytes += len;
             }
-            Entry::Note(_) => {}
+            Entry::Note(_) | Entry::DevMem { .. } | Entry::InitDma { .. } => {}
         }
     }
     let ctx = hal.ctx().expect("context");

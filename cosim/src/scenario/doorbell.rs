@@ -59,7 +59,11 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let (ctrl, slot) = (pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?);
     let trig = firmware::host_trigger_index(&map)?;
     let trig_addr = a.sem(Engine::TopSp, WindowOp::Set, trig)?;
-    hal.load_spad_and_kick(c, &ctrl, &slot)?;
+    let loaded_from = c.stats.cycles;
+    match d.spad_load {
+        SpadLoad::InitDma => hal.stage_spad_and_kick(c, tpb_models::hal::devmem::TOPSP_STAGING_BASE, &ctrl, &slot)?,
+        SpadLoad::Pio => hal.load_spad_and_kick(c, &ctrl, &slot)?,
+    }
     let kick = last(c, |t| t.master == Master::Host && t.write && t.addr == trig_addr).map(|t| t.cycle);
     r.check(c.stats.cycles, kick.is_some(), format!("the host fired host_trigger (SET of TOP_SP semaphore {trig})"))?;
     // The host waits for the reporter's completion.
@@ -72,6 +76,31 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     r.check(c.stats.cycles, fw(c, 2) == firmware::CCOP_DONE, format!("the TOP_SP program ended (marker {:#x}, word kind {:#x})", fw(c, 2), fw(c, 3)))?;
     r.check(c.stats.cycles, fw(c, 0) == n as u32, format!("the TOP_SP walked {} CTRL entries, expected {n}", fw(c, 0)))?;
     r.check(c.stats.cycles, fw(c, 1) == m2s + s2m, format!("the TOP_SP waited for {} descriptors, expected {}", fw(c, 1), m2s + s2m))?;
+    // (Read back once the run is over, so as not to share BAR0 with it.)
+    // What the SPADs hold is the program, whichever way it went in; with the
+    // init DMA, every SPAD word came by it, the last before host_trigger.
+    let p = &map.params;
+    let spads = [("CTRL", p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad, &ctrl, p.top_sp.spad_ctrl_size), ("SLOT", p.bar0.tpb_base + p.bar0.top_sp_slot_spad, &slot, p.top_sp.spad_slot_size)];
+    for (what, base, img, _) in spads {
+        for (i, w) in img.chunks(4).enumerate() {
+            let want = u32::from_le_bytes([w[0], w.get(1).copied().unwrap_or(0), w.get(2).copied().unwrap_or(0), w.get(3).copied().unwrap_or(0)]);
+            let got = c.read32(base + 4 * i as u64)?;
+            r.check(c.stats.cycles, got == want, format!("{what} SPAD word {i} = {got:#x}, the program's {want:#x}"))?;
+        }
+    }
+    if d.spad_load == SpadLoad::InitDma {
+        let in_spad = |t: &Txn| spads.iter().any(|&(_, b, _, n)| (b..b + u64::from(n.unwrap_or(0))).contains(&u64::from(t.addr)));
+        let dma: Vec<&Txn> = c.log.iter().filter(|t| t.cycle >= loaded_from && in_spad(t) && t.write).collect();
+        let by_dma = dma.iter().filter(|t| t.master == Master::InitDma && !t.err).count() as u64;
+        let whole = spads.iter().map(|s| u64::from(s.3.unwrap_or(0)) / 4).sum::<u64>();
+        r.check(c.stats.cycles, by_dma == whole && dma.len() as u64 == whole, format!("the init DMA wrote all {whole} SPAD words ({by_dma} of {} SPAD writes)", dma.len()))?;
+        let done = dma.last().map(|t| t.cycle);
+        r.check(c.stats.cycles, matches!((done, kick), (Some(d), Some(k)) if d < k), format!("the init DMA's last SPAD write ({done:?}) before host_trigger ({kick:?})"))?;
+        if let Some(d) = done {
+            r.events.push((d, "init DMA done".into()));
+        }
+        r.value("init_dma_words", by_dma);
+    }
     let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, i)?.into())?) };
     let (step, done, t) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?, sem(c, trig)?);
     r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
@@ -103,7 +132,8 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let order = [kick, first_tail, dbs.first().copied(), dbs.last().copied(), post, Some(host_saw)];
     r.check(c.stats.cycles, order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), format!("event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {order:?}"))?;
     let names = ["host_trigger", "first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted", "host saw completion"];
-    r.events = names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())).collect();
+    r.events.extend(names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())));
+    r.events.sort();
     let tails = c.log.iter().filter(|t| tail(t)).count();
     r.value("tail_pointer_writes", tails as u64);
     r.value("descriptors", u64::from(m2s + s2m));

@@ -3,7 +3,7 @@
 //! | kind | generations | what runs | what is checked |
 //! |---|---|---|---|
 //! | `bringup` | all | the HAL's `stpb_init` + `pooling_init`: SEQ firmware (`nx_boot.S`) and the Q7 kernel (`q7_sum.S`) installed over BAR0; the SEQ boots through the DIGEST §1 trampoline to enter_run; the Q7 cores are released (CAYMAN/MARIANA by the host, SUNDA by the SEQ firmware) and run | who released the Q7 cores, every core's sum, done marker and run_state, the SEQ's enter_run mark and its run_state running, then halted after the host's stop |
-//! | `doorbell` | CAYMAN, MARIANA | set-up as bringup plus the SEQ DMA rings; the host writes DMA descriptors, loads the CTRL/SLOT SPADs and fires host_trigger; the TOP_SP (`top_sp_ccop.S`) walks the cc_op program, rings the DMA tail-pointer doorbells, waits GE on the step semaphore the DMA completes into, and the reporter posts completion; the host polls it | semaphore values, DMA done counters and data copies, the firmware's counts, and the event order host_trigger → tail pointers → DMA doorbells → completion → host |
+//! | `doorbell` | CAYMAN, MARIANA | set-up as bringup plus the SEQ DMA rings; the host writes DMA descriptors, stages the CTRL/SLOT SPADs in device memory, the TOP_SP-init DMA queue copies them onto the TPB (`spad_load = "pio"`: the host writes them) and the host fires host_trigger; the TOP_SP (`top_sp_ccop.S`) walks the cc_op program, rings the DMA tail-pointer doorbells, waits GE on the step semaphore the DMA completes into, and the reporter posts completion; the host polls it | the SPADs hold the program, every SPAD word came by the init DMA before host_trigger, semaphore values, DMA done counters and data copies, the firmware's counts, and the event order host_trigger → tail pointers → DMA doorbells → completion → host |
 //! | `barrier` | all | the Q7 cores run `q7_barrier.S` on the POOL EVT_SEM | every core passed only after the last arrival, saw ≥ N, the leader's DECs came after every departure, both semaphores end at 0 |
 //! | `halt-start` | all | stpb_init with `nx_halt.S` as the SEQ firmware and `q7_halt.S` as the Q7 kernel; the SEQ records its entry and halts itself through instr_halt_ctrl (DIGEST §2.8), the host sees it in run_state and restarts it at another address through start_addr/start_ctrl; the Q7 cores HALT and the host restarts the chosen ones | run_state halted (and not running) after each halt, the top holding the SEQ (no instruction retired while held), the restart address taken, the entries recorded in DRAM (kept across a start), only the chosen Q7 cores restarted |
 //! | `notify` | all | stpb_init (which arms the three notification classes) with `nx_halt.S` and `q7_sum.S`; the SEQ halts itself and the Q7 cores HALT; the host changes three engines' semaphores, reads an unmapped address, and rings the SEQ DMA with one good descriptor and one whose completion address is outside the INC window; after each step the HAL's reader reads the ring | the halt records (the SEQ and the 8 Q7 cores once each, the SEQ's posted within 8 cycles of its halt write), the EVT_SEM records in write order, the BAR0-error record with its address, DMA done, the TOP_SP semaphore it incremented and the DMA error in that order; no drop, sequence numbers without a gap |
@@ -127,6 +127,22 @@ pub struct DoorbellCfg {
     /// CTRL entries, each a list of STEP words `[m2s, s2m, repeat]`; every
     /// entry but the last ends with CONTINUE, the last with END (reporter).
     pub entries: Vec<Vec<[u32; 3]>>,
+    /// How the SPADs are loaded (`init-dma`, the seeds' way, or `pio`).
+    #[serde(default)]
+    pub spad_load: SpadLoad,
+}
+
+/// How the host loads the TOP_SP's CTRL and SLOT SPADs (DIGEST §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpadLoad {
+    /// Staged in device memory at `hal::devmem::TOPSP_STAGING_BASE` (SLOT
+    /// at + 0x100000), copied whole by the TOP_SP-init DMA queue
+    /// ([`Hal::stage_spad_and_kick`]).
+    #[default]
+    InitDma,
+    /// Programmed I/O over BAR0 by the host ([`Hal::load_spad_and_kick`]).
+    Pio,
 }
 
 /// `[barrier]`.

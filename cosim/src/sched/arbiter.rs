@@ -1,5 +1,6 @@
 //! BAR0 arbitration: which master's request goes to the top this cycle
-//! (the host, then requests from other dies, then the cores round-robin),
+//! (the host, then requests from other dies, then the init DMA, then the
+//! cores round-robin),
 //! the SoC port's routing by DIGEST §7, and delivering each response to the
 //! master that asked.
 
@@ -93,6 +94,9 @@ impl Cosim {
                 self.written.insert(u64::from(r.req.addr & !3));
             }
             return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
+        }
+        if let Some(g) = self.grant_init_dma() {
+            return Some(g);
         }
         let n = self.cores.len();
         for k in 0..n {
@@ -238,6 +242,7 @@ impl Cosim {
                 let r = Rsp { err: rsp.err || !answered, ..rsp };
                 self.replies.push((RemoteReq { from_die: die, core, req }, r));
             }
+            Master::InitDma => self.deliver_init_dma(req, rsp, answered),
         }
     }
 }

@@ -30,7 +30,8 @@
 //!
 //! **BAR0 arbitration `[D]`**: one request in flight at a time; the host
 //! first, then requests that came from another die ([`crate::mesh`]), then
-//! the cores round-robin. A request's response is awaited up to
+//! the TOP_SP-init DMA queue ([`InitDma`]), then the cores round-robin. A
+//! request's response is awaited up to
 //! [`BAR0_TIMEOUT`] cycles.
 //!
 //! **The SoC port `[D]`** (DIGEST §7 routing): a core writes a 64-bit SoC
@@ -50,7 +51,8 @@
 //! - this file: the system ([`Cosim`]): its cores, the top, and one cycle;
 //! - `core_bus.rs`: a core's memory bus ([`CoreBus`]) and its RTL port;
 //! - `arbiter.rs`: BAR0 arbitration, the SoC port's routing, responses;
-//! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]).
+//! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]);
+//! - `init_dma.rs`: device memory and the TOP_SP-init DMA queue ([`InitDma`]).
 
 use crate::dut::{CoreState, Dut, HalKind};
 use crate::verilator::VlError;
@@ -70,11 +72,13 @@ use tpb_models::xtensa::core::{Core, Step};
 mod arbiter;
 mod core_bus;
 mod host;
+mod init_dma;
 
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
 pub use arbiter::{NoResponse, RouteError};
 pub use host::Written;
+pub use init_dma::InitDma;
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;
@@ -166,6 +170,8 @@ pub enum Master {
     /// instance), through the SoC port: `die` is its node in the mesh
     /// ([`Cosim::node`]), which is its die with one TOP_SP per die.
     Remote { die: u32, core: CoreId },
+    /// The TOP_SP-init DMA queue beside the top ([`InitDma`]).
+    InitDma,
 }
 
 impl std::fmt::Display for Master {
@@ -174,6 +180,7 @@ impl std::fmt::Display for Master {
             Master::Host => write!(f, "host"),
             Master::Core(c) => write!(f, "{}", c.name()),
             Master::Remote { die, core } => write!(f, "die{die}.{}", core.name()),
+            Master::InitDma => write!(f, "init_dma"),
         }
     }
 }
@@ -326,6 +333,8 @@ pub struct Cosim {
     pub instances: u32,
     /// How the SoC port reads bits 53:48 ([`SocDecoder`]).
     pub decoder: SocDecoder,
+    /// The device memory and the TOP_SP-init DMA queue ([`InitDma`]).
+    pub init_dma: InitDma,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
     pub inbound: VecDeque<RemoteReq>,
     /// Requests for other nodes (taken by the mesh): (target node, request).
@@ -431,6 +440,7 @@ impl Cosim {
             instance: 0,
             instances: 1,
             decoder: SocDecoder::ChipId,
+            init_dma: InitDma::default(),
             inbound: VecDeque::new(),
             outbound: Vec::new(),
             replies: Vec::new(),
@@ -640,8 +650,10 @@ impl Cosim {
         self.resolve_hwd(&mut pins);
         // 2. One BAR0 request.
         let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
-        if let Some((Master::Host, r)) = granted {
-            self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read });
+        match granted {
+            Some((Master::Host, r)) => self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read }),
+            Some((Master::InitDma, _)) => self.hal_probe.1 = HalKind::InitDma,
+            _ => {}
         }
         // The probes exist only to be traced: untraced runs skip them.
         if self.dut.has_probes() && self.dut.trace_wanted() {
@@ -692,7 +704,7 @@ impl Cosim {
         // halted, in WAITI or run-stalled with nothing pending, the pins
         // and the outputs as the cycle before, the DMA idle.
         let cores_still = self.cores.iter().all(|s| !s.attached || (s.bus.pending.is_none() && s.restart.is_none() && matches!(s.last, Some(Step::Halted | Step::Stalled | Step::Waiting))));
-        let calm = !reset && granted.is_none() && self.inflight.is_none() && self.host_req.is_none() && self.inbound.is_empty() && self.outbound.is_empty() && self.replies.is_empty() && self.xlat_wait.is_none() && cores_still && pins == self.prev_pins && o == self.out && !o.dma_busy;
+        let calm = !reset && granted.is_none() && self.inflight.is_none() && self.host_req.is_none() && self.inbound.is_empty() && self.outbound.is_empty() && self.replies.is_empty() && self.xlat_wait.is_none() && cores_still && pins == self.prev_pins && o == self.out && !o.dma_busy && !self.init_dma.busy();
         self.quiet = if calm { self.quiet + 1 } else { 0 };
         self.prev_pins = pins;
         if reset {
@@ -741,7 +753,7 @@ impl Cosim {
     /// [`Cosim::skip_cycle`] may stand for it.
     pub fn quiescent(&self) -> bool {
         let settled = self.stats.cycles >= self.reset_at + u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + QUIET_CYCLES;
-        self.quiet >= QUIET_CYCLES && settled && self.host_req.is_none() && self.inbound.is_empty() && !self.dut.trace_wanted()
+        self.quiet >= QUIET_CYCLES && settled && self.host_req.is_none() && self.inbound.is_empty() && !self.init_dma.busy() && !self.dut.trace_wanted()
     }
 
     /// Cycles in a row that ended calm (see [`Cosim::quiescent`]).

@@ -28,6 +28,7 @@
 pub mod arch;
 pub mod collective;
 pub mod control;
+pub mod devmem;
 pub mod error;
 pub mod hostlink;
 pub mod mmio;
@@ -47,6 +48,7 @@ pub use arch::ArchCtx;
 pub use control::RunState;
 pub use tpb_regmap::space::{AddressSpace, Target};
 pub use error::{printf, HalError, Result};
+pub use devmem::{DevMem, DevMemory, DmaCopy};
 pub use mmio::{check_buf, Mmio, MmioError};
 pub use pooling::{CamRecord, DmaConfig, HwDecodeTable, PoolingConfig, RingConfig, StpbConfig};
 pub use q7::{FileIoTable, SwapRequest, UcodeImages};
@@ -403,13 +405,10 @@ impl Hal {
         Ok(self.ctx_checked()?.params().top_sp.count)
     }
 
-    /// The CTRL SPAD → TOP_SP SRAM and SLOT SPAD → TPB IRAM loads, each
-    /// zero-padded to its size and checked before anything is written, then
-    /// the host_trigger kick (DIGEST §6).
-    pub fn load_spad_and_kick(&self, mmio: &mut dyn Mmio, ctrl: &[u8], slot: &[u8]) -> Result<()> {
+    /// The CTRL and SLOT SPAD sizes, with both images checked against them.
+    fn spad_sizes(&self, ctrl: &[u8], slot: &[u8]) -> Result<(u64, u64)> {
         let ctx = self.ctx_checked()?;
         let p = ctx.params();
-        let tb = p.bar0.tpb_base;
         let size = |s: Option<u32>, what: &str| s.map(|v| v as u64).ok_or_else(|| HalError::Invalid(format!("{}: no {what} size", ctx.arch)));
         let (cs, ss) = (size(p.top_sp.spad_ctrl_size, "CTRL SPAD")?, size(p.top_sp.spad_slot_size, "SLOT SPAD")?);
         if ctrl.len() as u64 > cs {
@@ -419,12 +418,56 @@ impl Hal {
             return Err(HalError::TooBig { what: "TOPSP SLOT SPAD".into(), size: slot.len() as u64, max: ss });
         }
         self.slot("topsp_set_host_trigger", self.khal.topsp_set_host_trigger)?;
+        Ok((cs, ss))
+    }
+
+    /// The CTRL SPAD → TOP_SP SRAM and SLOT SPAD → TPB IRAM loads by
+    /// programmed I/O, each zero-padded to its size and checked before
+    /// anything is written, then the host_trigger kick (DIGEST §6). The
+    /// seeds' way is [`Hal::stage_spad_and_kick`].
+    pub fn load_spad_and_kick(&self, mmio: &mut dyn Mmio, ctrl: &[u8], slot: &[u8]) -> Result<()> {
+        let (cs, ss) = self.spad_sizes(ctrl, slot)?;
+        let p = self.ctx_checked()?.params();
+        let tb = p.bar0.tpb_base;
         mmio.note("TOP_SP: load CTRL SPAD to SRAM");
         q7::write_padded(mmio, tb + p.bar0.top_sp_ctrl_spad, ctrl, cs, None, 0, "TOPSP CTRL SPAD")?;
         mmio.note("TOP_SP: load SLOT SPAD to TPB IRAM");
         q7::write_padded(mmio, tb + p.bar0.top_sp_slot_spad, slot, ss, None, 0, "TOPSP SLOT SPAD")?;
         mmio.note("TOP_SP: host_trigger kick");
         self.topsp_set_host_trigger(mmio)
+    }
+
+    /// `encd_start_executable`'s SPAD load (DIGEST §6): the CTRL image
+    /// staged in device memory at `staging` and the SLOT image at `staging`
+    /// + `[top_sp] spad_slot_staging_offset`, each zero-padded to its SPAD's
+    /// size; then the TOP_SP-init DMA queue copies both whole onto the TPB
+    /// (CTRL SPAD → SRAM, SLOT SPAD → TPB IRAM) and, once they have landed,
+    /// host_trigger is kicked. Sizes, the staging range and every copy are
+    /// checked before anything is written.
+    pub fn stage_spad_and_kick(&self, io: &mut dyn DevMem, staging: u64, ctrl: &[u8], slot: &[u8]) -> Result<()> {
+        let (cs, ss) = self.spad_sizes(ctrl, slot)?;
+        let ctx = self.ctx_checked()?;
+        let p = ctx.params();
+        let off = p.top_sp.spad_slot_staging_offset.ok_or_else(|| HalError::Invalid(format!("{}: no [top_sp] spad_slot_staging_offset", ctx.arch)))?;
+        let slot_at = staging.checked_add(u64::from(off)).ok_or(MmioError::DevMem { addr: staging, len: u64::from(off), why: "the SLOT staging address overflows" })?;
+        if u64::from(off) < cs {
+            return Err(HalError::Invalid(format!("the SLOT staging offset {off:#x} is inside the {cs:#x}-byte CTRL image")));
+        }
+        DevMemory::check(staging, cs)?;
+        DevMemory::check(slot_at, ss)?;
+        let tb = p.bar0.tpb_base;
+        let pad = |img: &[u8], n: u64| {
+            let mut v = img.to_vec();
+            v.resize(n as usize, 0);
+            v
+        };
+        io.note("TOP_SP: stage CTRL and SLOT SPADs in device memory");
+        io.devmem_write(staging, &pad(ctrl, cs))?;
+        io.devmem_write(slot_at, &pad(slot, ss))?;
+        io.note("TOP_SP: init DMA: CTRL SPAD to SRAM, SLOT SPAD to TPB IRAM");
+        io.init_dma(&[DmaCopy { src: staging, dst: tb + p.bar0.top_sp_ctrl_spad, len: cs }, DmaCopy { src: slot_at, dst: tb + p.bar0.top_sp_slot_spad, len: ss }])?;
+        io.note("TOP_SP: host_trigger kick");
+        self.topsp_set_host_trigger(io)
     }
 
     fn ctx_checked(&self) -> Result<&ArchCtx> {

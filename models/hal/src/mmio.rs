@@ -29,6 +29,9 @@ pub enum MmioError {
     /// A buffer write that does not lie inside one memory region.
     #[error("mem_write_buf {addr:#x}..{end:#x} does not fit in one memory region ({what})")]
     BufOutOfRegion { addr: u64, end: u64, what: String },
+    /// A device-memory access (or an init-DMA copy's source) the device memory cannot take.
+    #[error("device memory {addr:#x}, {len:#x} bytes: {why}")]
+    DevMem { addr: u64, len: u64, why: &'static str },
 }
 
 /// BAR0 access.

@@ -2,6 +2,7 @@
 //! reaches (resolved from the register maps), for humans and snapshot tests.
 
 use tpb_regmap::space::AddressSpace;
+use super::devmem::{DevMem, DmaCopy};
 use super::mmio::{Mmio, MmioError};
 use std::fmt::Write;
 use tpb_regmap::RegMap;
@@ -16,6 +17,11 @@ pub enum Entry {
     /// A `mem_write_buf`: length, how many leading bytes precede the all-zero
     /// tail (the image vs. its zero pad), and an FNV-1a hash of the bytes.
     WriteBuf { addr: u64, name: String, len: usize, nonzero_len: usize, fnv1a: u64, result: Result<(), MmioError> },
+    /// A device-memory write ([`DevMem::devmem_write`]): as `WriteBuf`, not on BAR0.
+    DevMem { addr: u64, len: usize, nonzero_len: usize, fnv1a: u64, result: Result<(), MmioError> },
+    /// One copy of an init-DMA run ([`DevMem::init_dma`]), its destination
+    /// named; the run's result on each of its copies.
+    InitDma { src: u64, dst: u64, name: String, len: u64, result: Result<(), MmioError> },
 }
 
 /// 64-bit FNV-1a (a fingerprint for the log, not a security hash).
@@ -84,10 +90,34 @@ impl<M: Mmio> Recorder<M> {
                         len - nonzero_len
                     )
                 }
+                Entry::DevMem { addr, len, nonzero_len, fnv1a, result } => {
+                    let r = result.as_ref().err().map(|e| format!(" ERROR {e}")).unwrap_or_default();
+                    writeln!(s, "M {addr:#010x} devmem {len:#x} bytes (data {nonzero_len:#x} + zero {:#x}) fnv1a={fnv1a:016x}{r}", len - nonzero_len)
+                }
+                Entry::InitDma { src, dst, name, len, result } => {
+                    let r = result.as_ref().err().map(|e| format!(" ERROR {e}")).unwrap_or_default();
+                    writeln!(s, "D {dst:#010x} {name} {len:#x} bytes <- devmem {src:#x} (init DMA){r}")
+                }
             }
             .unwrap();
         }
         s
+    }
+}
+
+impl<M: DevMem> DevMem for Recorder<M> {
+    fn devmem_write(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
+        let result = self.inner.devmem_write(addr, data);
+        let nonzero_len = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        self.log.push(Entry::DevMem { addr, len: data.len(), nonzero_len, fnv1a: fnv1a(data), result: result.clone() });
+        result
+    }
+    fn init_dma(&mut self, copies: &[DmaCopy]) -> Result<(), MmioError> {
+        let result = self.inner.init_dma(copies);
+        for c in copies {
+            self.log.push(Entry::InitDma { src: c.src, dst: c.dst, name: self.bar0.name(c.dst), len: c.len, result: result.clone() });
+        }
+        result
     }
 }
 

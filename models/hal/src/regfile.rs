@@ -13,6 +13,7 @@
 //! semaphore operations are kept in an event log the tests read.
 
 use tpb_regmap::space::{AddressSpace, Target};
+use super::devmem::{check_copies, DevMem, DevMemory, DmaCopy};
 use super::mmio::{check_buf, Mmio, MmioError};
 use tpb_golden::csr::{CsrModel, Req};
 use std::collections::BTreeMap;
@@ -38,6 +39,8 @@ pub struct RegFileModel {
     /// region name -> bytes (allocated on first touch).
     mem: BTreeMap<String, Vec<u8>>,
     events: Vec<Event>,
+    /// The device memory beside the TPB ([`DevMem`]).
+    pub devmem: DevMemory,
 }
 
 impl RegFileModel {
@@ -56,7 +59,7 @@ impl RegFileModel {
                 }
             }
         }
-        RegFileModel { bar0, csr, arrays, mem: BTreeMap::new(), events: Vec::new() }
+        RegFileModel { bar0, csr, arrays, mem: BTreeMap::new(), events: Vec::new(), devmem: DevMemory::default() }
     }
 
     pub fn bar0(&self) -> &AddressSpace {
@@ -215,6 +218,22 @@ impl Mmio for RegFileModel {
         let o = (addr - region.region.base) as usize;
         let mem = self.mem.entry(region.name.clone()).or_insert_with(|| vec![0; size]);
         mem[o..o + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// At transaction level: a copy lands at once, as one buffer write.
+impl DevMem for RegFileModel {
+    fn devmem_write(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
+        self.devmem.write(addr, data)
+    }
+
+    fn init_dma(&mut self, copies: &[DmaCopy]) -> Result<(), MmioError> {
+        check_copies(&self.bar0, copies)?;
+        for c in copies {
+            let data = self.devmem.read(c.src, c.len);
+            self.write_buf(c.dst, &data)?;
+        }
         Ok(())
     }
 }
