@@ -6,7 +6,7 @@
 
 use tpb_cosim::scenario::collective::{self, Addressing, Algorithm, CollectiveCfg};
 use tpb_cosim::scenario::ScenarioFile;
-use tpb_cosim::sched::Master;
+use tpb_cosim::sched::{CoreId, Master};
 use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
@@ -32,6 +32,7 @@ fn every_collective_completes_on_2_4_8_and_16_cayman_dies() {
             let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
             assert_eq!(m.remote, crossings(c.algorithm, n as u64), "{name} on {n} dies");
             assert_eq!(r.get("dies"), n as u64);
+            assert_eq!(r.get("completions"), n as u64, "{name} on {n} dies: each die's one TOP_SP leads itself");
             println!("{name:>15} {n:>2} dies: {:>4} checks, {:>5} cycles from the release, {:>4} crossings", r.checks.len(), r.get("collective_cycles"), m.remote);
         }
     }
@@ -79,6 +80,28 @@ fn a_signal_that_lands_after_its_wait_or_a_wrong_word_fails_the_checks() {
     ran.mesh.dies[1].write32(at, w ^ 1).unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1: DMA leg 3 word 0"), "{e}");
+}
+
+/// Leader/reporter tampered with: a completion the leader did not post, or
+/// one a non-leader posted, fails the checks naming the TOP_SP.
+#[test]
+fn a_missing_or_second_completion_fails_the_checks() {
+    let (c, limit) = cfg("allreduce-ring");
+    let c = CollectiveCfg { top_sps: 2, ..c };
+    let mut ran = collective::run(Arch::Cayman, &c, 2, limit, None).unwrap();
+    ran.check().unwrap();
+    let compl = ran.tapes.compl_sem;
+    let a = tpb_cosim::firmware::Addrs::new(ran.mesh.dies[0].map(), "t").sem(tpb_models::regmap::Engine::TopSp, tpb_models::regmap::WindowOp::Inc, compl).unwrap();
+    let post = ran.mesh.dies[2].log.iter().position(|t| t.write && t.addr == a).expect("die 1's leader posted");
+    let mut moved = ran.mesh.dies[2].log[post];
+    ran.mesh.dies[2].log[post].addr ^= 0x100;
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 1 TOP_SP 0: 0 completion posts (0 by its own stepper), the HAL expects 1 (the group's leader)"), "{e}");
+    ran.mesh.dies[2].log[post].addr = a;
+    moved.master = Master::Core(CoreId::TopSp);
+    ran.mesh.dies[3].log.push_back(moved);
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 1 TOP_SP 1: 1 completion posts (1 by its own stepper), the HAL expects 0 (not the leader)"), "{e}");
 }
 
 #[test]
@@ -166,7 +189,9 @@ fn all_sixteen_top_sps_of_two_cayman_dies_run_each_collective() {
         let c = CollectiveCfg { top_sps: 8, ..c };
         let (r, m) = collective::collective(Arch::Cayman, &c, 2, limit, None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!((m.dies.len(), r.get("dies"), r.get("top_sps")), (16, 2, 8), "{name}");
-        assert_eq!(m.remote, crossings(c.algorithm, 16), "{name}");
+        // The algorithm's SIGNALs, and each die's 7 TOP_SPs but the leader telling it they are done.
+        assert_eq!(m.remote, crossings(c.algorithm, 16) + 2 * 7, "{name}");
+        assert_eq!(r.get("completions"), 2, "{name}: one per die, by its leader");
         let same_die = m.crossings.iter().filter(|x| x.from / 8 == x.to / 8).count();
         assert!(same_die > 0 && same_die < m.crossings.len(), "{name}: {same_die} of {} crossings stay on their die", m.crossings.len());
         println!("{name:>15} 2 dies x 8 TOP_SPs: {:>4} checks, {:>5} cycles, {} crossings ({same_die} on one die)", r.checks.len(), r.get("collective_cycles"), m.remote);
@@ -179,7 +204,8 @@ fn a_global_barrier_reaches_all_128_top_sps_of_16_dies() {
     let (c, limit) = cfg("barrier-global");
     let (r, m) = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 8, ..c }, 16, limit, None).unwrap();
     assert_eq!(m.dies.len(), 128);
-    assert_eq!(m.remote, crossings(Algorithm::Barrier, 128));
+    assert_eq!(m.remote, crossings(Algorithm::Barrier, 128) + 16 * 7);
+    assert_eq!(r.get("completions"), 16);
     println!("barrier on 16 dies x 8 TOP_SPs: {} checks, {} cycles", r.checks.len(), r.get("collective_cycles"));
 }
 
@@ -200,7 +226,6 @@ fn more_top_sps_than_a_die_has_or_neighbour_routes_between_them_are_refused() {
 #[test]
 fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
     use tpb_cosim::scenario::collective::Stepper;
-    use tpb_cosim::sched::CoreId;
     for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
         let (c, limit) = cfg(name);
         let c = CollectiveCfg { stepper: Stepper::Ncfw, ..c };
@@ -232,7 +257,6 @@ fn skipping_quiescent_dies_gives_the_same_run() {
     use tpb_cosim::firmware::{self, TapeWait};
     use tpb_cosim::mesh::Mesh;
     use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
-    use tpb_cosim::sched::CoreId;
     use tpb_models::ncfw::mesh::MeshEvent;
     use tpb_models::regmap::{Engine, WindowOp};
     let run = |skip: bool| {

@@ -135,6 +135,11 @@ pub struct DieTape {
     pub legs: Vec<(u32, u32)>,
     /// The WAITs on semaphores other dies SIGNAL: (semaphore, count).
     pub remote_waits: Vec<(u32, u32)>,
+    /// The algorithm's events: `events[..body]`; after them, the group's
+    /// completion (see [`Tapes::compl_sem`]).
+    pub body: usize,
+    /// This TOP_SP leads its group and posts its completion.
+    pub leader: bool,
 }
 
 /// Every die's tape.
@@ -145,6 +150,22 @@ pub struct Tapes {
     pub sems: u32,
     /// The final count of each of them on every die.
     pub final_counts: Vec<u32>,
+    /// Leader/reporter (DIGEST §6; the protocol is `[D]`): the TOP_SPs of
+    /// a die are one group (its VNC), led by instance 0. Each other TOP_SP,
+    /// its tape done, SIGNALs the leader's `gather_sem`; the leader waits
+    /// for all of them, then posts the group's completion, one INC of its
+    /// own `compl_sem` (its END mark's completion address).
+    pub gather_sem: u32,
+    pub compl_sem: u32,
+    /// TOP_SPs per group.
+    pub group: u32,
+}
+
+impl Tapes {
+    /// Semaphores the tapes use in all, from `first_sem`.
+    pub fn sems_used(&self) -> u32 {
+        self.sems + 2
+    }
 }
 
 /// Where a tape's addresses come from.
@@ -240,7 +261,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             // s: chunks received from die d - 1; s + 1: this die's DMA legs done.
             let (recv, done, steps) = (s, s + 1, 2 * (n - 1));
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
                 for step in 0..steps {
                     let scatter = step < n - 1;
                     let chunk = if scatter { (d + n - step % n) % n } else { (d + 1 + n - (step - (n - 1)) % n) % n };
@@ -269,7 +290,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             // s: phase-1 arrivals, s + 1: DMA legs done, s + 2: phase-2 writes.
             let (arrive, done, written) = (s, s + 1, s + 2);
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
                 let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
                 let mut e = event(MeshEventType::EVT_REDUCE_COPY);
                 dma(&mut e);
@@ -300,7 +321,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             // s + r: round r's arrival.
             let rounds = u32::BITS - (n - 1).leading_zeros();
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new() };
+                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
                 for r in 0..rounds {
                     let mut e = event(if r == 0 { MeshEventType::EVT_FUNCTION_BARRIER_FIRST_COLL } else { MeshEventType::EVT_SYNC });
                     if r > 0 {
@@ -319,7 +340,60 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             final_counts = vec![1; rounds as usize];
         }
     }
-    Ok(Tapes { dies, sems, final_counts })
+    // The group's completion, after each tape's body.
+    let (k, gather, compl) = (a.top_sps, s + sems, s + sems + 1);
+    for (d, t) in dies.iter_mut().enumerate() {
+        let d = d as u32;
+        let leader = d - d % k;
+        t.body = t.events.len();
+        t.leader = d == leader;
+        let mut e = event(MeshEventType::EVT_SYNC);
+        e.direct_trigger = 1;
+        if t.leader {
+            if k > 1 {
+                wait(&mut e, d, gather, k - 1)?;
+                t.remote_waits.push((gather, k - 1));
+            }
+            e.direct_trigger_sema[0] = a.inc(d, d, compl)?;
+        } else {
+            e.direct_trigger_sema[0] = a.inc(d, leader, gather)?;
+        }
+        t.events.push(e);
+    }
+    Ok(Tapes { dies, sems, final_counts, gather_sem: gather, compl_sem: compl, group: k })
+}
+
+/// The HAL's view of the group of TOP_SP `node` (DIGEST §6): each TOP_SP's
+/// role, one cc_op entry of `alg` whose reporter bit only the leader sets,
+/// and its END mark, the leader's carrying the completion address.
+/// [`tpb_models::hal::collective::check_group`] holds a program to the rules.
+pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal::collective::TopSpRole> {
+    let first = node - node % t.group;
+    (first..first + t.group)
+        .map(|d| {
+            let tape = &t.dies[d as usize];
+            let compl_addrs = if tape.leader { tape.events.last().map(|e| e.direct_trigger_sema[0]).into_iter().collect() } else { Vec::new() };
+            tpb_models::hal::collective::TopSpRole {
+                leader: tape.leader,
+                ctrl: vec![SpadCtrlEntry {
+                    cc_op: true,
+                    algo_type: match alg {
+                        Algorithm::Ring => AlgType::Ring,
+                        Algorithm::Mesh | Algorithm::Barrier => AlgType::Mesh,
+                    },
+                    algo_sub_type: 0,
+                    trigger_next: false,
+                    reporter: tape.leader,
+                    ring_wait_complete: false,
+                    ring_send_complete: false,
+                    safe_mode: false,
+                    unique_tensors: false,
+                    target: CcOpTarget::ChannelList(1),
+                }],
+                slot: vec![SlotWord::End { compl_addrs }],
+            }
+        })
+        .collect()
 }
 
 /// The TOP_SP's DRAM image of a tape: `events` at algo_configs' mesh array.
@@ -398,8 +472,12 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
     let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32))?;
-    if cfg.first_sem + t.sems > 256 {
-        return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems)));
+    if cfg.first_sem + t.sems_used() > 256 {
+        return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
+    }
+    // The HAL holds every group's program to the leader/reporter rules.
+    for g in (0..n as u32).step_by(cfg.top_sps.max(1)) {
+        tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
     }
     let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
     // Source chunks only for an algorithm that moves data (the barrier does not).
@@ -504,12 +582,31 @@ impl Ran {
             r.events.push((last_arrival, "last arrival lands".into()));
             r.events.push((first_exit, "first die leaves".into()));
         }
+        let compl_inc = a.sem(Engine::TopSp, WindowOp::Inc, t.compl_sem)?;
+        let mut completions = 0u64;
         for (d, c) in mesh.dies.iter_mut().enumerate() {
             for (i, want) in t.final_counts.iter().enumerate() {
                 let sem = cfg.first_sem + i as u32;
                 let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
                 r.check(c.stats.cycles, v == *want, format!("{}: semaphore {sem} = {v}, expected {want}", crate::mesh::node_name(d, k_per_die)))?;
             }
+            // Leader/reporter: the group's completion is posted once, by its
+            // leader's own stepper, after every WAIT of its tape (the
+            // gather of its group's SIGNALs too) passed; the others post none.
+            let tape = &t.dies[d];
+            let want = group_roles(t, cfg.algorithm, d as u32)[d % k_per_die].expected_notif_count();
+            let posts: Vec<Txn> = c.log.iter().filter(|x| x.write && x.addr == compl_inc).copied().collect();
+            let own = posts.iter().filter(|x| x.master == Master::Core(stepper)).count() as u32;
+            let node = crate::mesh::node_name(d, k_per_die);
+            r.check(c.stats.cycles, posts.len() as u32 == want && own == want, format!("{node}: {} completion posts ({own} by its own stepper), the HAL expects {want} ({})", posts.len(), if tape.leader { "the group's leader" } else { "not the leader" }))?;
+            if let Some(p) = posts.first() {
+                r.check(p.cycle, p.cycle > final_pass[d], format!("{node}: completion posted at {} after its last WAIT passed at {}", p.cycle, final_pass[d]))?;
+                r.events.push((p.cycle, format!("{node} posts completion")));
+                completions += 1;
+            }
+            let (v, g) = (c.read32(a.sem(Engine::TopSp, WindowOp::Read, t.compl_sem)?.into())?, c.read32(a.sem(Engine::TopSp, WindowOp::Read, t.gather_sem)?.into())?);
+            let want_g = if tape.leader { t.group - 1 } else { 0 };
+            r.check(c.stats.cycles, v == want && g == want_g, format!("{node}: completion semaphore {} = {v} (expected {want}), gather semaphore {} = {g} (expected {want_g})", t.compl_sem, t.gather_sem))?;
             let base = region(c, "seq.dma")?;
             for &(chunk, slot) in &t.dies[d].legs {
                 for wd in 0..cfg.words {
@@ -520,6 +617,7 @@ impl Ran {
             }
         }
         let end = final_pass.iter().copied().max().unwrap_or(0);
+        r.value("completions", completions);
         r.value("dies", (n / k_per_die) as u64);
         r.value("top_sps", k_per_die as u64);
         r.value("start", start);
@@ -562,10 +660,10 @@ mod tests {
                 assert!(!scatter.contains(&((d + 1) % n)));
                 assert_eq!(die.legs[(n - 1) as usize].0, (d + 1) % n);
                 // Every SIGNAL goes to die d + 1.
-                for e in die.events.iter().filter(|e| e.direct_trigger == 1) {
+                for e in die.events[..die.body].iter().filter(|e| e.direct_trigger == 1) {
                     assert_eq!(die_of(e.direct_trigger_sema[0]), (d + 1) % n);
                 }
-                assert_eq!(die.events.len() as u32, 4 * (n - 1) + 1);
+                assert_eq!(die.body as u32, 4 * (n - 1) + 1);
                 assert_eq!(*die.remote_waits.last().unwrap(), (40, 2 * (n - 1)));
             }
         }
@@ -578,7 +676,7 @@ mod tests {
             for (d, die) in t.dies.iter().enumerate() {
                 let mut per_sem: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
                 let sem_of = |a: u64| ((a & 0x7ff) >> 2) as u32;
-                for e in die.events.iter().filter(|e| e.direct_trigger == 1) {
+                for e in die.events[..die.body].iter().filter(|e| e.direct_trigger == 1) {
                     for &a in e.direct_trigger_sema.iter().filter(|&&a| a != 0) {
                         per_sem.entry(sem_of(a)).or_default().push(die_of(a));
                     }
@@ -605,11 +703,51 @@ mod tests {
             for r in 0..rounds {
                 let before = heard.clone();
                 for (d, die) in t.dies.iter().enumerate() {
-                    let e = die.events.iter().filter(|e| e.direct_trigger == 1).nth(r as usize).unwrap();
+                    let e = die.events[..die.body].iter().filter(|e| e.direct_trigger == 1).nth(r as usize).unwrap();
                     heard[die_of(e.direct_trigger_sema[0]) as usize] |= before[d];
                 }
             }
             assert!(heard.iter().all(|h| *h == (1u64 << n) - 1), "n {n}: {heard:x?}");
+        }
+    }
+
+    /// Leader/reporter: with 4 TOP_SPs a die, instance 0 of each die leads;
+    /// the others end by SIGNALling its gather semaphore, it ends by
+    /// waiting for the 3 and posting to its own completion semaphore. The
+    /// HAL accepts the groups, and refuses one where a second TOP_SP reports
+    /// or a completion address has other semaphore bits.
+    #[test]
+    fn each_die_s_leader_gathers_its_group_and_alone_posts_completion() {
+        use tpb_models::hal::collective::check_group;
+        let hal = Hal::for_arch(Arch::Cayman).unwrap();
+        let t = tapes(Algorithm::Ring, 8, 40, &TapeAddrs::new(&hal, 0x1234, Addressing::ChipId).unwrap().with_top_sps(4)).unwrap();
+        let sem_of = |a: u64| ((a & 0x7ff) >> 2) as u32;
+        let (gather, compl) = (t.gather_sem, t.compl_sem);
+        assert_eq!((gather, compl, t.sems_used()), (42, 43, 4));
+        for (d, die) in t.dies.iter().enumerate() {
+            let last = die.events.last().unwrap();
+            assert_eq!(die.events.len(), die.body + 1);
+            assert_eq!(die.leader, d % 4 == 0, "node {d}");
+            let target = last.direct_trigger_sema[0];
+            // Node d is die d / 4's TOP_SP d % 4: the SIGNAL names die d / 4.
+            assert_eq!(die_of(target), d as u32 / 4, "node {d}");
+            if die.leader {
+                assert_eq!((sem_of(target), last.wait_val, sem_of(last.event_wait_sema)), (compl, 3, gather));
+                assert_eq!(*die.remote_waits.last().unwrap(), (gather, 3));
+            } else {
+                assert_eq!((sem_of(target), last.wait_event), (gather, 0));
+            }
+        }
+        for g in [0, 4] {
+            let roles = group_roles(&t, Algorithm::Ring, g + 2);
+            assert_eq!(roles.iter().map(|r| r.expected_notif_count()).collect::<Vec<_>>(), vec![1, 0, 0, 0]);
+            check_group(&roles).unwrap();
+            let mut two = roles.clone();
+            two[2].ctrl[0].reporter = true;
+            assert!(check_group(&two).unwrap_err().to_string().contains("TOP_SP #2 is not the leader"));
+            let mut other = roles.clone();
+            other[1].slot = vec![SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(1, compl + 1).unwrap()] }];
+            assert!(check_group(&other).unwrap_err().to_string().contains("all must share them"));
         }
     }
 
