@@ -23,6 +23,7 @@
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
+//! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring channel program: the channels of the cc_op entry's channel_list, a scoreboard per channel, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
 use tpb_models::regmap::layout::SemWindows;
@@ -49,6 +50,7 @@ pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
 pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
 pub const TOP_SP_TSYNC: &str = include_str!("../firmware/top_sp_tsync.S");
 pub const NCFW_TAPE: &str = include_str!("../firmware/ncfw_tape.S");
+pub const RING_CHANNELS: &str = include_str!("../firmware/ring_channels.S");
 
 /// Value the SEQ stores in its DRAM[0] on reaching enter_run.
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -566,6 +568,36 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     c.set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
     build(f, NCFW_TAPE, &c)
+}
+
+/// `[D]` `ring_channels.S`'s layout in its core's DRAM: the ring configs
+/// (148 bytes a channel, DIGEST §7) at [`ALGO_CONFIGS`], the ring ctx (16
+/// bytes a channel) at [`ALGO_CTX`], and a header of four SoC addresses at
+/// [`RING_HEADER`]: DMA done (READ), complete_prev (READ), complete (INC,
+/// the next TOP_SP's), the completion address (INC).
+pub const RING_CHANNEL_BYTES: u32 = 148;
+pub const RING_CTX_BYTES: u32 = 16;
+pub const RING_HEADER: u32 = ALGO_CTX + 0x240;
+/// The ring configs' channel count (DIGEST §7: 32 x 148 B = 0x1280).
+pub const RING_CHANNELS_MAX: u32 = 32;
+
+/// `ring_channels.S` for `steps` steps (reduce-scatter for the first
+/// `scatter`), reading its cc_op entry from the TOP_SP's CTRL SPAD word 0;
+/// `nx`: behind the NX trampoline (the TOP_SP), else at 0 (the NCFW core).
+pub fn ring_channels(map: &RegMap, steps: u32, scatter: u32, signal_value: u32, nx: bool) -> Result<Program, FirmwareError> {
+    let f = "ring_channels.S";
+    let a = Addrs::new(map, f);
+    let mut c = Consts::default();
+    c.set("STEPS", steps).set("SCATTER", scatter).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
+    c.set("CFG", DRAM_BASE + ALGO_CONFIGS).set("CTX", DRAM_BASE + ALGO_CTX);
+    c.set("CC_OP", sys(a.region("top_sp.ctrl_spad")?));
+    c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
+    if nx {
+        c.set("ENTER_RUN", a.enter_run());
+        build_nx(f, RING_CHANNELS, &c)
+    } else {
+        build(f, RING_CHANNELS, &c)
+    }
 }
 
 /// The TOP_SP semaphores of `top_sp_tsync.S` (`[D]`, the time-sync

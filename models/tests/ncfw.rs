@@ -96,6 +96,18 @@ fn channel_list_ors_the_owned_channels() {
     assert_eq!(channel_list(&[(0, 1), (1, 0), (5, 1), (31, 1)], 1), 0x8000_0021);
 }
 
+/// Channels dealt round-robin to 4 TOP_SPs: completion passes up the
+/// chain 0 → 1 → 2 → 3 (a neighbour channel of a higher owner: send; of a
+/// lower one: wait); one TOP_SP alone neither sends nor waits.
+#[test]
+fn ring_complete_flags_chain_the_channel_owners_by_index() {
+    let dealt: Vec<(u32, u32)> = (0..8).map(|c| (c, c % 4)).collect();
+    let flags: Vec<(bool, bool)> = (0..4).map(|sp| ring_complete_flags(&dealt, sp)).collect();
+    assert_eq!(flags, vec![(true, false), (true, true), (true, true), (false, true)]);
+    assert_eq!(ring_complete_flags(&[(0, 0), (1, 0), (2, 0)], 0), (false, false));
+    assert_eq!(ring_complete_flags(&[(3, 2), (9, 1)], 2), (false, false), "channels 3 and 9 are no neighbours");
+}
+
 #[test]
 fn end_marks_are_checked() {
     let e = pack_slot(&[SlotWord::End { compl_addrs: vec![] }]).unwrap_err();

@@ -18,7 +18,7 @@ fn cfg(name: &str) -> (CollectiveCfg, u64) {
 /// SIGNALs that cross between dies, from the algorithm's definition.
 fn crossings(alg: Algorithm, n: u64) -> u64 {
     match alg {
-        Algorithm::Ring => n * 2 * (n - 1),
+        Algorithm::Ring | Algorithm::Kangaring => n * 2 * (n - 1),
         Algorithm::Mesh => 2 * n * (n - 1),
         Algorithm::Barrier => n * u64::from(u64::BITS - (n - 1).leading_zeros()),
     }
@@ -102,6 +102,60 @@ fn a_missing_or_second_completion_fails_the_checks() {
     ran.mesh.dies[3].log.push_back(moved);
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1 TOP_SP 1: 1 completion posts (1 by its own stepper), the HAL expects 0 (not the leader)"), "{e}");
+}
+
+/// The ring and the kangaring as channel programs (`ring_channels.S`):
+/// each TOP_SP steps the channels its CTRL SPAD cc_op entry lists, on the
+/// TOP_SP core or the NCFW core, on 2, 4 and 8 dies. Every channel step is
+/// a SIGNAL to the next die's owner of the channel (backward for the
+/// kangaring's odd channels), and each die's TOP_SPs hand completion up by
+/// index (send/wait complete) before the last reports.
+#[test]
+fn channel_programs_run_the_ring_and_the_kangaring_from_channel_list() {
+    use tpb_cosim::scenario::collective::Stepper;
+    let (kanga, limit) = cfg("allreduce-kangaring");
+    let ring = CollectiveCfg { algorithm: Algorithm::Ring, stepper: Stepper::TopSp, top_sps: 2, channels: 4, ..cfg("allreduce-ring").0 };
+    for c in [ring, kanga] {
+        let k = c.top_sps as u32;
+        for n in [2u32, 4, 8] {
+            let (r, m) = collective::collective(Arch::Cayman, &c, n as usize, limit, None).unwrap_or_else(|e| panic!("{:?} on {n} dies: {e}", c.algorithm));
+            let steps = 2 * (n - 1);
+            assert_eq!(m.remote, u64::from(n * c.channels * steps + n * (k - 1)), "{:?} on {n} dies", c.algorithm);
+            assert_eq!(r.get("completions"), u64::from(n), "one a die");
+            assert_eq!(r.checks.iter().filter(|x| x.contains("scoreboard")).count() as u32, n * c.channels, "a scoreboard check a channel");
+            // The channel ring's direction, seen on the link: from node d·k + sp to (d ± 1)·k + sp.
+            let back = m.crossings.iter().filter(|x| x.from % k == x.to % k && x.to / k == (x.from / k + n - 1) % n && x.from / k != x.to / k).count();
+            if c.algorithm == Algorithm::Kangaring && n > 2 {
+                assert_eq!(back as u32, n * (c.channels / 2) * steps, "the odd channels run backward");
+            }
+            if c.algorithm == Algorithm::Ring && n > 2 {
+                assert_eq!(back, 0);
+            }
+            println!("{:>9} {n} dies x {k} TOP_SPs, {} channels: {:>4} checks, {:>5} cycles", c.algorithm.name(), c.channels, r.checks.len(), r.get("collective_cycles"));
+        }
+    }
+}
+
+/// A channel program's scoreboard or its completion chain tampered with
+/// fails the checks, naming the TOP_SP and the channel.
+#[test]
+fn a_wrong_scoreboard_or_a_broken_completion_chain_fails_the_checks() {
+    use tpb_cosim::firmware;
+    let (c, limit) = cfg("allreduce-kangaring");
+    let mut ran = collective::run(Arch::Cayman, &c, 2, limit, None).unwrap();
+    ran.check().unwrap();
+    // Node 1 (die 0 TOP_SP 1) owns channels 1 and 3: channel 3's run_state.
+    ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, firmware::ALGO_CTX + firmware::RING_CTX_BYTES * 3 + 12, 2).unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 0 TOP_SP 1: channel 3's scoreboard"), "{e}");
+    // TOP_SP 1 of die 1 waited for its complete_prev: move that SIGNAL past its WAIT.
+    let mut ran = collective::run(Arch::Cayman, &c, 2, limit, None).unwrap();
+    let prev = ran.tapes.gather_sem;
+    let inc = tpb_cosim::firmware::Addrs::new(ran.mesh.dies[0].map(), "t").sem(tpb_models::regmap::Engine::TopSp, tpb_models::regmap::WindowOp::Inc, prev).unwrap();
+    let at = ran.mesh.dies[3].log.iter().position(|t| t.write && t.addr == inc).expect("TOP_SP 0 sent complete");
+    ran.mesh.dies[3].log[at].cycle = u64::MAX;
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains(&format!("die 1 TOP_SP 1: SIGNAL 1 of semaphore {prev} landed")), "{e}");
 }
 
 #[test]

@@ -189,7 +189,7 @@ pub enum Command {
         #[arg(long, default_value = "200", requires = "window")]
         window_cycles: u64,
         /// Dies for the collectives (allreduce-ring, allreduce-mesh,
-        /// barrier-global); default: the scenario file's.
+        /// allreduce-kangaring, barrier-global, tsync); default: the scenario file's.
         #[arg(long)]
         dies: Option<usize>,
     },

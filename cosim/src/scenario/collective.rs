@@ -1,7 +1,9 @@
 //! The collectives on N dies (`allreduce-ring`, `allreduce-mesh`,
-//! `barrier-global`; see the table in `mod.rs`): each die's TOP_SP runs the
-//! NCFW mesh event-tape stepper (`mesh_tape.S`) over a tape built here from
-//! the algorithm, the die's number and N.
+//! `allreduce-kangaring`, `barrier-global`; see the table in `mod.rs`):
+//! each die's TOP_SP runs the NCFW mesh event-tape stepper (`mesh_tape.S`)
+//! over a tape built here from the algorithm, the die's number and N; or,
+//! for the ring and the kangaring with `channels`, the ring's channel
+//! program (`ring_channels.S`, [`channel_programs`]).
 //!
 //! The tapes use only what the stepper does (DIGEST §7): WAIT until a
 //! semaphore reaches a count, fire a DMA leg (a tail-pointer increment of
@@ -36,6 +38,9 @@ pub enum Algorithm {
     /// Dissemination barrier: ceil(log2 N) rounds; in round r die d SIGNALs
     /// die (d + 2^r) mod N and waits for its own round-r semaphore.
     Barrier,
+    /// The ring on `channels` channels, odd ones running the other way
+    /// round (`[D]`: the seeds name kangaring beside the ring and say no more).
+    Kangaring,
 }
 
 impl Algorithm {
@@ -44,6 +49,7 @@ impl Algorithm {
             Algorithm::Ring => "ring",
             Algorithm::Mesh => "mesh",
             Algorithm::Barrier => "barrier",
+            Algorithm::Kangaring => "kangaring",
         }
     }
 }
@@ -114,6 +120,13 @@ pub struct CollectiveCfg {
     pub first_sem: u32,
     /// Words per chunk a DMA leg copies.
     pub words: u32,
+    /// 0: the algorithm as an event tape (`mesh_tape.S` / `ncfw_tape.S`);
+    /// 1..=32: the ring (or kangaring) as the seeds run it, a channel
+    /// program (`ring_channels.S`): the die's TOP_SPs own the channels in
+    /// turn (channel c: instance c mod top_sps), each steps the channels its
+    /// cc_op entry's channel_list names ([`channel_programs`]).
+    #[serde(default)]
+    pub channels: u32,
 }
 
 fn yes() -> bool {
@@ -140,6 +153,35 @@ pub struct DieTape {
     pub body: usize,
     /// This TOP_SP leads its group and posts its completion.
     pub leader: bool,
+    /// The completion address its END mark carries (the leader's).
+    pub compl_addr: Option<u64>,
+    /// Each semaphore the program uses and its final count on this TOP_SP.
+    pub final_counts: Vec<(u32, u32)>,
+    /// A channel program's: its cc_op entry (written to the CTRL SPAD), the
+    /// channels it owns, its steps, and its DRAM image.
+    pub ring: Option<RingProgram>,
+}
+
+/// One TOP_SP's channel program ([`channel_programs`]).
+#[derive(Debug, Clone)]
+pub struct RingProgram {
+    pub entry: SpadCtrlEntry,
+    pub channels: Vec<u32>,
+    pub steps: u32,
+    pub dram: Vec<u8>,
+}
+
+impl DieTape {
+    fn new() -> DieTape {
+        DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
+    }
+    /// The stepper's DRAM image.
+    pub fn dram(&self) -> Vec<u8> {
+        match &self.ring {
+            Some(r) => r.dram.clone(),
+            None => tape_dram(&self.events),
+        }
+    }
 }
 
 /// Every die's tape.
@@ -148,8 +190,6 @@ pub struct Tapes {
     pub dies: Vec<DieTape>,
     /// Semaphores the algorithm uses, from `first_sem`.
     pub sems: u32,
-    /// The final count of each of them on every die.
-    pub final_counts: Vec<u32>,
     /// Leader/reporter (DIGEST §6; the protocol is `[D]`): the TOP_SPs of
     /// a die are one group (its VNC), led by instance 0. Each other TOP_SP,
     /// its tape done, SIGNALs the leader's `gather_sem`; the leader waits
@@ -157,6 +197,8 @@ pub struct Tapes {
     /// own `compl_sem` (its END mark's completion address).
     pub gather_sem: u32,
     pub compl_sem: u32,
+    /// The semaphore every DMA leg's descriptor completes into.
+    pub done_sem: u32,
     /// TOP_SPs per group.
     pub group: u32,
 }
@@ -261,7 +303,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             // s: chunks received from die d - 1; s + 1: this die's DMA legs done.
             let (recv, done, steps) = (s, s + 1, 2 * (n - 1));
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
+                let mut t = DieTape::new();
                 for step in 0..steps {
                     let scatter = step < n - 1;
                     let chunk = if scatter { (d + n - step % n) % n } else { (d + 1 + n - (step - (n - 1)) % n) % n };
@@ -290,7 +332,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             // s: phase-1 arrivals, s + 1: DMA legs done, s + 2: phase-2 writes.
             let (arrive, done, written) = (s, s + 1, s + 2);
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
+                let mut t = DieTape::new();
                 let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
                 let mut e = event(MeshEventType::EVT_REDUCE_COPY);
                 dma(&mut e);
@@ -317,11 +359,12 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             sems = 3;
             final_counts = vec![n - 1, 2, n - 1];
         }
+        Algorithm::Kangaring => return Err(ScenarioError::File("kangaring runs as a channel program: set [collective] channels (1 to 32)".into())),
         Algorithm::Barrier => {
             // s + r: round r's arrival.
             let rounds = u32::BITS - (n - 1).leading_zeros();
             for d in 0..n {
-                let mut t = DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false };
+                let mut t = DieTape::new();
                 for r in 0..rounds {
                     let mut e = event(if r == 0 { MeshEventType::EVT_FUNCTION_BARRIER_FIRST_COLL } else { MeshEventType::EVT_SYNC });
                     if r > 0 {
@@ -347,6 +390,8 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
         let leader = d - d % k;
         t.body = t.events.len();
         t.leader = d == leader;
+        t.final_counts = final_counts.iter().enumerate().map(|(i, &c)| (s + i as u32, c)).collect();
+        t.final_counts.extend([(gather, if t.leader { k - 1 } else { 0 }), (compl, u32::from(t.leader))]);
         let mut e = event(MeshEventType::EVT_SYNC);
         e.direct_trigger = 1;
         if t.leader {
@@ -355,12 +400,106 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
                 t.remote_waits.push((gather, k - 1));
             }
             e.direct_trigger_sema[0] = a.inc(d, d, compl)?;
+            t.compl_addr = Some(e.direct_trigger_sema[0]);
         } else {
             e.direct_trigger_sema[0] = a.inc(d, leader, gather)?;
         }
         t.events.push(e);
     }
-    Ok(Tapes { dies, sems, final_counts, gather_sem: gather, compl_sem: compl, group: k })
+    Ok(Tapes { dies, sems, gather_sem: gather, compl_sem: compl, done_sem: s + 1, group: k })
+}
+
+/// The channel programs of the ring (or kangaring) on `n` nodes (`dies` ×
+/// `a.top_sps`), `channels` channels, semaphores from `s` (`[D]`, DIGEST §6):
+/// - channel c belongs to instance c mod K of every die (the seeds' owner
+///   of a channel is one TOP_SP; its `channel_list` ORs `1 << c`) and is a
+///   ring over the dies, forward (die d to d + 1), or backward for the odd
+///   channels of the kangaring; its receive semaphore is `s + c`;
+/// - each of 2(N − 1) steps fires one DMA leg a channel, of its chunk
+///   (d − t) mod N as the event-tape ring's;
+/// - completion passes up the die's TOP_SPs by index as their entries'
+///   ring_send_complete / ring_wait_complete say (semaphore `s + 33`), and
+///   the last, the only one with no TOP_SP above it, reports (`s + 34`,
+///   its END mark's completion address); `s + 32` counts this TOP_SP's DMA legs done.
+pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    let k = a.top_sps;
+    let dies = n / k;
+    if alg != Algorithm::Ring && alg != Algorithm::Kangaring {
+        return Err(ScenarioError::File(format!("{}: channel programs are the ring's and the kangaring's (channels = 0 runs it as an event tape)", alg.name())));
+    }
+    if !(1..=firmware::RING_CHANNELS_MAX).contains(&channels) || channels < k {
+        return Err(ScenarioError::File(format!("{channels} channels for {k} TOP_SPs a die: 1 to {}, at least one a TOP_SP", firmware::RING_CHANNELS_MAX)));
+    }
+    if dies < 2 {
+        return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {dies}", alg.name())));
+    }
+    if a.addressing != Addressing::ChipId {
+        return Err(ScenarioError::File("channel programs name their next TOP_SP by chip id (addressing = \"chip-id\")".into()));
+    }
+    let (done, prev, compl) = (s + firmware::RING_CHANNELS_MAX, s + firmware::RING_CHANNELS_MAX + 1, s + firmware::RING_CHANNELS_MAX + 2);
+    let steps = 2 * (dies - 1);
+    let owners: Vec<(u32, u32)> = (0..channels).map(|c| (c, c % k)).collect();
+    let mut out = Vec::with_capacity(n as usize);
+    for node in 0..n {
+        let (d, sp) = (node / k, node % k);
+        let mine: Vec<u32> = owners.iter().filter(|o| o.1 == sp).map(|o| o.0).collect();
+        let (send, wait) = tpb_models::ncfw::spad::ring_complete_flags(&owners, sp);
+        let reporter = !send;
+        let entry = SpadCtrlEntry {
+            cc_op: true,
+            algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring },
+            algo_sub_type: 0,
+            trigger_next: false,
+            reporter,
+            ring_wait_complete: wait,
+            ring_send_complete: send,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::ChannelList(tpb_models::ncfw::spad::channel_list(&owners, sp)),
+        };
+        let mut t = DieTape::new();
+        let mut dram = vec![0u8; (firmware::RING_HEADER + 32) as usize];
+        let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
+        for &c in &mine {
+            let backward = alg == Algorithm::Kangaring && c % 2 == 1;
+            let next = if backward { (d + dies - 1) % dies } else { (d + 1) % dies };
+            let at = firmware::ALGO_CONFIGS + firmware::RING_CHANNEL_BYTES * c;
+            put(&mut dram, at, u64::from(a.dma_tail));
+            put(&mut dram, at + 0x18, a.read(node, node, s + c)?);
+            put(&mut dram, at + 0x20, a.inc(node, next * k + sp, s + c)?);
+            t.final_counts.push((s + c, steps));
+            for step in 1..=steps {
+                t.remote_waits.push((s + c, step));
+            }
+        }
+        // The legs in the order they fire: step by step, channel by channel.
+        let pos = |c: u32| if alg == Algorithm::Kangaring && c % 2 == 1 { (dies - d) % dies } else { d };
+        for step in 0..steps {
+            for (i, &c) in mine.iter().enumerate() {
+                let p = pos(c);
+                let chunk = if step < dies - 1 { (p + dies - step % dies) % dies } else { (p + 1 + dies - (step - (dies - 1)) % dies) % dies };
+                t.legs.push((i as u32 * dies + chunk, t.legs.len() as u32));
+            }
+        }
+        put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
+        put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
+        if send {
+            put(&mut dram, firmware::RING_HEADER + 0x10, a.inc(node, node + 1, prev)?);
+        }
+        if wait {
+            t.remote_waits.push((prev, 1));
+        }
+        if reporter {
+            let c = a.inc(node, node, compl)?;
+            put(&mut dram, firmware::RING_HEADER + 0x18, c);
+            t.compl_addr = Some(c);
+        }
+        t.final_counts.extend([(done, steps * mine.len() as u32), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
+        t.leader = reporter;
+        t.ring = Some(RingProgram { entry, channels: mine, steps, dram });
+        out.push(t);
+    }
+    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
 }
 
 /// The HAL's view of the group of TOP_SP `node` (DIGEST §6): each TOP_SP's
@@ -372,13 +511,14 @@ pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal:
     (first..first + t.group)
         .map(|d| {
             let tape = &t.dies[d as usize];
-            let compl_addrs = if tape.leader { tape.events.last().map(|e| e.direct_trigger_sema[0]).into_iter().collect() } else { Vec::new() };
+            let compl_addrs = tape.compl_addr.into_iter().collect();
             tpb_models::hal::collective::TopSpRole {
                 leader: tape.leader,
-                ctrl: vec![SpadCtrlEntry {
+                ctrl: vec![tape.ring.as_ref().map(|r| r.entry.clone()).unwrap_or(SpadCtrlEntry {
                     cc_op: true,
                     algo_type: match alg {
                         Algorithm::Ring => AlgType::Ring,
+                        Algorithm::Kangaring => AlgType::Kangaring,
                         Algorithm::Mesh | Algorithm::Barrier => AlgType::Mesh,
                     },
                     algo_sub_type: 0,
@@ -389,7 +529,7 @@ pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal:
                     safe_mode: false,
                     unique_tensors: false,
                     target: CcOpTarget::ChannelList(1),
-                }],
+                })],
                 slot: vec![SlotWord::End { compl_addrs }],
             }
         })
@@ -420,7 +560,7 @@ impl DmaLayout {
         let dst = src + 4 * words * n;
         let end = dst + 4 * words * legs;
         if words == 0 || end > DMA_SRAM {
-            return Err(ScenarioError::File(format!("{legs} DMA legs of {words} words on {n} dies need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies or words")));
+            return Err(ScenarioError::File(format!("{legs} DMA legs and {n} source chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words")));
         }
         Ok(DmaLayout { ring: legs, src, dst })
     }
@@ -471,7 +611,11 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     }
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
-    let t = tapes(cfg.algorithm, n as u32, cfg.first_sem, &TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32))?;
+    let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
+    let t = match cfg.channels {
+        0 => tapes(cfg.algorithm, n as u32, cfg.first_sem, &addrs)?,
+        ch => channel_programs(cfg.algorithm, n as u32, ch, cfg.first_sem, &addrs)?,
+    };
     if cfg.first_sem + t.sems_used() > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
     }
@@ -480,10 +624,15 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
     }
     let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
-    // Source chunks only for an algorithm that moves data (the barrier does not).
-    let chunks = if legs == 0 { 0 } else { n as u32 };
+    // Source chunks only for an algorithm that moves data (the barrier does
+    // not); a channel program's: a set of the dies' chunks for each of its channels.
+    let chunks = match t.dies.iter().filter_map(|d| d.ring.as_ref()).map(|r| r.channels.len()).max() {
+        _ if legs == 0 => 0,
+        Some(mine) => mine as u32 * (n / cfg.top_sps) as u32,
+        None => n as u32,
+    };
     let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
-    let done_sem = hal.get_trigger_addr(0, cfg.first_sem + 1)? as u32;
+    let done_sem = hal.get_trigger_addr(0, t.done_sem)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         if cfg.addressing == Addressing::Neighbor {
             c.decoder = crate::sched::SocDecoder::Neighbor;
@@ -505,13 +654,19 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         c.write_buf(base, &words(&desc))?;
         let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
         c.write_buf(base + u64::from(lay.src), &words(&src))?;
-        // The tape's event count is the stepper's EVENTS bound.
+        // The tape's event count is the stepper's EVENTS bound; a channel
+        // program reads its cc_op entry from the CTRL SPAD.
         let events = tape.events.len() as u32;
-        let prog = match cfg.stepper {
-            Stepper::TopSp => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
-            Stepper::Ncfw => firmware::ncfw_tape(c.map(), events, 1)?,
+        let prog = match (&tape.ring, cfg.stepper) {
+            (Some(r), s) => {
+                let spad = region(c, "top_sp.ctrl_spad")?;
+                c.write_buf(spad, &r.entry.pack().map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                firmware::ring_channels(c.map(), r.steps, r.steps / 2, 1, s == Stepper::TopSp)?
+            }
+            (None, Stepper::TopSp) => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
+            (None, Stepper::Ncfw) => firmware::ncfw_tape(c.map(), events, 1)?,
         };
-        c.load_local(cfg.stepper.core(), &prog.bytes, &tape_dram(&tape.events))?;
+        c.load_local(cfg.stepper.core(), &prog.bytes, &tape.dram())?;
     }
     let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for c in &mut mesh.dies {
@@ -585,8 +740,8 @@ impl Ran {
         let compl_inc = a.sem(Engine::TopSp, WindowOp::Inc, t.compl_sem)?;
         let mut completions = 0u64;
         for (d, c) in mesh.dies.iter_mut().enumerate() {
-            for (i, want) in t.final_counts.iter().enumerate() {
-                let sem = cfg.first_sem + i as u32;
+            for &(sem, want) in &t.dies[d].final_counts {
+                let want = &want;
                 let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
                 r.check(c.stats.cycles, v == *want, format!("{}: semaphore {sem} = {v}, expected {want}", crate::mesh::node_name(d, k_per_die)))?;
             }
@@ -604,9 +759,15 @@ impl Ran {
                 r.events.push((p.cycle, format!("{node} posts completion")));
                 completions += 1;
             }
-            let (v, g) = (c.read32(a.sem(Engine::TopSp, WindowOp::Read, t.compl_sem)?.into())?, c.read32(a.sem(Engine::TopSp, WindowOp::Read, t.gather_sem)?.into())?);
-            let want_g = if tape.leader { t.group - 1 } else { 0 };
-            r.check(c.stats.cycles, v == want && g == want_g, format!("{node}: completion semaphore {} = {v} (expected {want}), gather semaphore {} = {g} (expected {want_g})", t.compl_sem, t.gather_sem))?;
+            // A channel program's scoreboard (ring ctx): every owned
+            // channel saw its last chunk, sent and fired a leg each step, done.
+            if let Some(rp) = &tape.ring {
+                for &ch in &rp.channels {
+                    let at = firmware::ALGO_CTX + firmware::RING_CTX_BYTES * ch;
+                    let sb = [ctx(c, at - firmware::ALGO_CTX), ctx(c, at + 4 - firmware::ALGO_CTX), ctx(c, at + 8 - firmware::ALGO_CTX) & 0xffff, ctx(c, at + 12 - firmware::ALGO_CTX) & 0xff];
+                    r.check(c.stats.cycles, sb == [rp.steps, rp.steps, rp.steps, 3], format!("{node}: channel {ch}'s scoreboard recv_cnt/send_credit/m2s_val/run_state = {sb:?}, expected [{0}, {0}, {0}, 3]", rp.steps))?;
+                }
+            }
             let base = region(c, "seq.dma")?;
             for &(chunk, slot) in &t.dies[d].legs {
                 for wd in 0..cfg.words {
@@ -749,6 +910,45 @@ mod tests {
             other[1].slot = vec![SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(1, compl + 1).unwrap()] }];
             assert!(check_group(&other).unwrap_err().to_string().contains("all must share them"));
         }
+    }
+
+    /// Channel programs: 6 channels dealt to 3 TOP_SPs a die; each entry
+    /// lists its two channels, the flags chain 0 → 1 → 2, TOP_SP 2 reports;
+    /// each channel's ring config names this node's receive semaphore and
+    /// the next die's owner of it (the kangaring's odd channels the die before).
+    #[test]
+    fn channel_programs_deal_the_channels_and_chain_the_completion() {
+        let hal = Hal::for_arch(Arch::Cayman).unwrap();
+        let a = TapeAddrs::new(&hal, 0x1234, Addressing::ChipId).unwrap().with_top_sps(3);
+        let t = channel_programs(Algorithm::Kangaring, 12, 6, 40, &a).unwrap();
+        let word = |dram: &[u8], at: u32| u64::from_le_bytes(dram[at as usize..at as usize + 8].try_into().unwrap());
+        let sem_of = |x: u64| ((x & 0x7ff) >> 2) as u32;
+        for (node, tape) in t.dies.iter().enumerate() {
+            let (d, sp) = (node as u32 / 3, node as u32 % 3);
+            let r = tape.ring.as_ref().unwrap();
+            assert_eq!(r.channels, vec![sp, sp + 3]);
+            assert_eq!(r.entry.target, CcOpTarget::ChannelList(1 << sp | 1 << (sp + 3)));
+            assert_eq!((r.entry.ring_send_complete, r.entry.ring_wait_complete, r.entry.reporter), (sp < 2, sp > 0, sp == 2), "node {node}");
+            assert_eq!(tape.leader, sp == 2);
+            assert_eq!(r.steps, 6);
+            for &c in &r.channels {
+                let at = firmware::ALGO_CONFIGS + firmware::RING_CHANNEL_BYTES * c;
+                assert_eq!(word(&r.dram, at), 0x1234);
+                assert_eq!(sem_of(word(&r.dram, at + 0x18)), 40 + c);
+                let next = word(&r.dram, at + 0x20);
+                let want = if c % 2 == 1 { (d + 3) % 4 } else { (d + 1) % 4 };
+                assert_eq!((die_of(next), sem_of(next)), (want, 40 + c), "node {node} channel {c}");
+            }
+            assert_eq!(tape.legs.len(), 12, "two channels, 6 steps");
+        }
+        let e = channel_programs(Algorithm::Ring, 6, 2, 40, &a).unwrap_err().to_string();
+        assert!(e.contains("at least one a TOP_SP"), "{e}");
+        let e = channel_programs(Algorithm::Ring, 6, 33, 40, &a).unwrap_err().to_string();
+        assert!(e.contains("1 to 32"), "{e}");
+        let e = channel_programs(Algorithm::Mesh, 6, 3, 40, &a).unwrap_err().to_string();
+        assert!(e.contains("the ring's and the kangaring's"), "{e}");
+        let e = tapes(Algorithm::Kangaring, 4, 40, &a).unwrap_err().to_string();
+        assert!(e.contains("channel program"), "{e}");
     }
 
     #[test]

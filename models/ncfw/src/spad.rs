@@ -185,6 +185,26 @@ pub fn channel_list(channels: &[(u32, u32)], this_sp: u32) -> u32 {
     channels.iter().filter(|(_, sp)| *sp == this_sp).fold(0, |acc, (abs_id, _)| acc | (1u32 << (abs_id % 32)))
 }
 
+/// `ring_send_complete` / `ring_wait_complete` of `this_sp`'s ring entry
+/// (seed 001 §5c): a neighbour channel owned by a TOP_SP of a higher index
+/// means send_complete, of a lower one wait_complete. `[D]`: a channel's
+/// neighbours are the channels `abs_id ± 1` of the list (the seeds compare
+/// "a neighbour channel's" owner, not which neighbour).
+pub fn ring_complete_flags(channels: &[(u32, u32)], this_sp: u32) -> (bool, bool) {
+    let owner = |id: u32| channels.iter().find(|c| c.0 == id).map(|c| c.1);
+    let (mut send, mut wait) = (false, false);
+    for &(id, sp) in channels.iter().filter(|c| c.1 == this_sp) {
+        for n in [id.checked_sub(1), id.checked_add(1)].into_iter().flatten() {
+            match owner(n) {
+                Some(o) if o > sp => send = true,
+                Some(o) if o < sp => wait = true,
+                _ => {}
+            }
+        }
+    }
+    (send, wait)
+}
+
 /// `[D]` TPB_COMPL_ADDR_MAX_NUM: the seeds assert the bound but do not give it.
 pub const TPB_COMPL_ADDR_MAX_NUM: usize = 4;
 
