@@ -1,10 +1,16 @@
 # The NCFW ring / kangaring channel program (DIGEST §6, §7), for the TOP_SP or
 # the NCFW core (starts at main; loaded at 0 on the NCFW core, behind
-# nx_trampoline.S on the TOP_SP). The channels it steps are the ones its
-# cc_op entry's channel_list names: the entry is read from CTRL SPAD word 0
-# over BAR0 (bytes 4..7 channel_list; byte 2 bit 0 reporter, bit 1
-# ring_wait_complete, bit 2 ring_send_complete, as the struct declares).
-# Per channel c, algo_configs' ring record at CFG + 148 x c ([D] fields):
+# nx_trampoline.S on the TOP_SP). It runs the legs its CTRL SPAD entries
+# chain (entry i, read over BAR0, is leg i; trigger_next goes on to the
+# next: a hierarchical program is three, a ring one). The channels a leg
+# steps are the ones its entry's channel_list names (bytes 4..7; byte 1
+# bit 7 trigger_next; byte 2 bit 0 reporter, bit 1 ring_wait_complete,
+# bit 2 ring_send_complete, as the struct declares; the last entry's flags
+# count). The hierarchical run_state (u8 at CTX + 0x200) is the leg running,
+# from 1, and the number of legs + 1 when all are done. Leg i's header at
+# CTX + 0x260 + 16 x i: u32 steps, u32 reduce-scatter steps, u32 core
+# address of its ring configs.
+# Per channel c, a leg's ring record at its configs + 148 x c ([D] fields):
 #   +0x00 dma_apb_bcast (m2s tail pointer: this die's BAR0 address, low word)
 #   +0x18 u64 SoC address of this channel's receive semaphore (READ slot)
 #   +0x20 u64 SoC address of the next TOP_SP's receive semaphore of it (INC)
@@ -22,32 +28,58 @@
 # complete_prev (READ), u64 complete (INC, the next TOP_SP's), u64
 # completion address (INC). Done marker TAPE_DONE at CTX + 0x208, then the
 # NCFW idle: waiti 15.
-# Constants: CFG, CTX, CC_OP, STEPS, SCATTER, SIGNAL_VALUE, SOC_PORT,
-# SYSTEM_WINDOW, TAPE_DONE.
+# Working words at CTX + 0x20c: flags, 0x210 leg, 0x214 steps, 0x218
+# reduce-scatter steps, 0x21c trigger_next, 0x220 configs.
+# Constants: CTX, CC_OP, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW, TAPE_DONE.
 main:
     const16 a10, SOC_PORT_HI
     const16 a10, SOC_PORT_LO    # a10 = SoC port
     const16 a13, CTX_HI
     const16 a13, CTX_LO         # a13 = algo_ctx
+    movi a4, SIGNAL_VALUE
+    movi a9, 1
+    movi a11, 0                 # DMA legs fired
+    movi a6, 0
+    s32i a6, a13, 0x210         # leg 0
+leg:
+    l32i a7, a13, 0x210
+    addmi a5, a13, 0x200
+    addi a6, a7, 1
+    s8i a6, a5, 0               # hierarchical run_state: this leg, from 1
     const16 a6, CC_OP_HI
     const16 a6, CC_OP_LO
+    addx8 a6, a7, a6            # its CTRL SPAD entry
     memw
     l32i a12, a6, 4             # a12 = channel_list
     l32i a3, a6, 0
     memw
-    extui a3, a3, 16, 8         # byte 2: the flag nibble
-    s32i a3, a13, 0x20c
-    movi a4, SIGNAL_VALUE
-    movi a9, 1
-    movi a11, 0                 # legs fired
+    extui a5, a3, 16, 8         # byte 2: the flag nibble
+    s32i a5, a13, 0x20c
+    extui a5, a3, 15, 1         # trigger_next
+    s32i a5, a13, 0x21c
+    slli a5, a7, 4
+    add a5, a5, a13             # the leg's header
+    l32i a6, a5, 0x260
+    s32i a6, a13, 0x214
+    l32i a6, a5, 0x264
+    s32i a6, a13, 0x218
+    l32i a6, a5, 0x268
+    s32i a6, a13, 0x220
+    or a14, a13, a13
+    movi a6, 0
+    movi a8, 128
+clear:
+    s32i a6, a14, 0             # a fresh scoreboard for the leg
+    addi a14, a14, 4
+    addi a8, a8, -1
+    bnez a8, clear
     movi a15, 0                 # step
 step:
-    movi a7, STEPS
+    l32i a7, a13, 0x214
     bltu a15, a7, step_go
     j finish
 step_go:
-    const16 a2, CFG_HI
-    const16 a2, CFG_LO          # a2 = channel 0's config
+    l32i a2, a13, 0x220         # a2 = channel 0's config
     or a14, a13, a13            # a14 = channel 0's scoreboard
     movi a8, 0                  # a8 = channel
 chan:
@@ -55,12 +87,12 @@ chan:
     j chan_next
 chan_go:
     movi a6, 1
-    movi a7, SCATTER
+    l32i a7, a13, 0x218
     bltu a15, a7, phase
     movi a6, 2
 phase:
     s8i a6, a14, 12             # run_state
-    beqz a15, leg
+    beqz a15, dma_leg
     l32i a6, a2, 0x18
     s32i a6, a10, 0
     l32i a6, a2, 0x1c
@@ -70,7 +102,7 @@ recv:
     l32i a5, a10, 8
     bltu a5, a15, recv          # WAIT: until recv >= step
     s32i a5, a14, 0             # recv_cnt
-leg:
+dma_leg:
     l32i a6, a2, 0
     call0 fire
     addi a11, a11, 1
@@ -107,11 +139,10 @@ step_next:
     addi a15, a15, 1
     j step
 finish:
-    const16 a2, CFG_HI
-    const16 a2, CFG_LO
+    l32i a2, a13, 0x220
     or a14, a13, a13
     movi a8, 0
-    movi a3, STEPS
+    l32i a3, a13, 0x214
 last:
     bbc a12, a8, last_next
     l32i a6, a2, 0x18
@@ -132,6 +163,17 @@ last_next:
     addi a14, a14, 16
     movi a7, 32
     bltu a8, a7, last
+    l32i a6, a13, 0x21c
+    beqz a6, legs_done
+    l32i a7, a13, 0x210
+    addi a7, a7, 1
+    s32i a7, a13, 0x210         # trigger_next: the next leg
+    j leg
+legs_done:
+    l32i a6, a13, 0x210
+    addi a6, a6, 2
+    addmi a5, a13, 0x200
+    s8i a6, a5, 0               # run_state: every leg done
     l32i a3, a13, 0x20c         # the flags
     bbci a3, 1, no_wait_complete
     l32i a6, a13, 0x248

@@ -23,7 +23,7 @@
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
-//! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring channel program: the channels of the cc_op entry's channel_list, a scoreboard per channel, send/wait complete |
+//! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring / hierarchical channel program: the legs its CTRL SPAD entries chain, the channels of each entry's channel_list, a scoreboard per channel, the hierarchical run_state, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
 use tpb_models::regmap::layout::SemWindows;
@@ -570,26 +570,32 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     build(f, NCFW_TAPE, &c)
 }
 
-/// `[D]` `ring_channels.S`'s layout in its core's DRAM: the ring configs
-/// (148 bytes a channel, DIGEST §7) at [`ALGO_CONFIGS`], the ring ctx (16
-/// bytes a channel) at [`ALGO_CTX`], and a header of four SoC addresses at
-/// [`RING_HEADER`]: DMA done (READ), complete_prev (READ), complete (INC,
-/// the next TOP_SP's), the completion address (INC).
-pub const RING_CHANNEL_BYTES: u32 = 148;
-pub const RING_CTX_BYTES: u32 = 16;
+/// `ring_channels.S`'s layout in its core's DRAM: the ring configs at
+/// [`ALGO_CONFIGS`] (148 bytes a channel, DIGEST §7), the ring ctx at
+/// [`ALGO_CTX`] (16 bytes a channel), the hierarchical run_state at
+/// algo_ctx + 0x200 (`tpb_models::ncfw::mesh::algo_ctx`); `[D]`: a header
+/// of four SoC addresses at [`RING_HEADER`] (DMA done (READ),
+/// complete_prev (READ), complete (INC, the next TOP_SP's), the completion
+/// address (INC)), the legs' headers at [`RING_LEGS`], and leg i's configs
+/// at [`ALGO_CONFIGS`] + i × [`RING_CONFIGS_BYTES`].
+pub const RING_CHANNEL_BYTES: u32 = tpb_models::ncfw::mesh::RING_CHANNEL_STRIDE;
+pub const RING_CTX_BYTES: u32 = tpb_models::ncfw::mesh::algo_ctx::RING_CHANNEL_BYTES;
+pub const RING_CHANNELS_MAX: u32 = tpb_models::ncfw::mesh::RING_CHANNELS;
+pub const RING_CONFIGS_BYTES: u32 = tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET;
 pub const RING_HEADER: u32 = ALGO_CTX + 0x240;
-/// The ring configs' channel count (DIGEST §7: 32 x 148 B = 0x1280).
-pub const RING_CHANNELS_MAX: u32 = 32;
+/// `[D]` Each leg's header: u32 steps, reduce-scatter steps, its configs'
+/// core address (16 bytes a leg).
+pub const RING_LEGS: u32 = ALGO_CTX + 0x260;
 
-/// `ring_channels.S` for `steps` steps (reduce-scatter for the first
-/// `scatter`), reading its cc_op entry from the TOP_SP's CTRL SPAD word 0;
-/// `nx`: behind the NX trampoline (the TOP_SP), else at 0 (the NCFW core).
-pub fn ring_channels(map: &RegMap, steps: u32, scatter: u32, signal_value: u32, nx: bool) -> Result<Program, FirmwareError> {
+/// `ring_channels.S`, reading its cc_op entries from the TOP_SP's CTRL
+/// SPAD and its legs' headers at [`RING_LEGS`]; `nx`: behind the NX
+/// trampoline (the TOP_SP), else at 0 (the NCFW core).
+pub fn ring_channels(map: &RegMap, signal_value: u32, nx: bool) -> Result<Program, FirmwareError> {
     let f = "ring_channels.S";
     let a = Addrs::new(map, f);
     let mut c = Consts::default();
-    c.set("STEPS", steps).set("SCATTER", scatter).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
-    c.set("CFG", DRAM_BASE + ALGO_CONFIGS).set("CTX", DRAM_BASE + ALGO_CTX);
+    c.set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
+    c.set("CTX", DRAM_BASE + ALGO_CTX);
     c.set("CC_OP", sys(a.region("top_sp.ctrl_spad")?));
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     if nx {

@@ -18,7 +18,7 @@ fn cfg(name: &str) -> (CollectiveCfg, u64) {
 /// SIGNALs that cross between dies, from the algorithm's definition.
 fn crossings(alg: Algorithm, n: u64) -> u64 {
     match alg {
-        Algorithm::Ring | Algorithm::Kangaring => n * 2 * (n - 1),
+        Algorithm::Ring | Algorithm::Kangaring | Algorithm::Hierarchical => n * 2 * (n - 1),
         Algorithm::Mesh => 2 * n * (n - 1),
         Algorithm::Barrier => n * u64::from(u64::BITS - (n - 1).leading_zeros()),
     }
@@ -136,6 +136,28 @@ fn channel_programs_run_the_ring_and_the_kangaring_from_channel_list() {
     }
 }
 
+/// The hierarchical all-reduce on 2, 4 and 8 dies of 4 TOP_SPs: three
+/// chained CTRL SPAD entries a TOP_SP, run in order (run_state ends at 4);
+/// the intra-die legs SIGNAL only TOP_SPs of the same die, the inter-die leg
+/// only the next die's TOP_SP of the same instance.
+#[test]
+fn the_hierarchical_all_reduce_chains_three_ring_legs() {
+    let (c, limit) = cfg("allreduce-hier");
+    let k = c.top_sps as u32;
+    for n in [2u32, 4, 8] {
+        let (r, m) = collective::collective(Arch::Cayman, &c, n as usize, limit, None).unwrap_or_else(|e| panic!("hierarchical on {n} dies: {e}"));
+        let (intra, inter) = (2 * (k - 1) * k * n, 2 * (n - 1) * k * n);
+        assert_eq!(m.remote, u64::from(intra + inter + n * (k - 1)), "{n} dies: the two intra legs, the inter leg, the completion chain");
+        let on_die = m.crossings.iter().filter(|x| x.from / k == x.to / k).count() as u32;
+        let across = m.crossings.iter().filter(|x| x.from / k != x.to / k).collect::<Vec<_>>();
+        assert_eq!(on_die, intra + n * (k - 1));
+        assert!(across.iter().all(|x| x.from % k == x.to % k && x.to / k == (x.from / k + 1) % n), "{n} dies");
+        assert_eq!(r.checks.iter().filter(|x| x.contains("run_state 4 after its 3 legs")).count() as u32, n * k);
+        assert_eq!(r.get("completions"), u64::from(n));
+        println!("hierarchical {n} dies x {k} TOP_SPs: {:>4} checks, {:>5} cycles", r.checks.len(), r.get("collective_cycles"));
+    }
+}
+
 /// A channel program's scoreboard or its completion chain tampered with
 /// fails the checks, naming the TOP_SP and the channel.
 #[test]
@@ -148,6 +170,11 @@ fn a_wrong_scoreboard_or_a_broken_completion_chain_fails_the_checks() {
     ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, firmware::ALGO_CTX + firmware::RING_CTX_BYTES * 3 + 12, 2).unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 0 TOP_SP 1: channel 3's scoreboard"), "{e}");
+    ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, firmware::ALGO_CTX + firmware::RING_CTX_BYTES * 3 + 12, 3).unwrap();
+    ran.check().unwrap();
+    ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, firmware::ALGO_CTX + 0x200, 1).unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("die 0 TOP_SP 1: run_state 1 after its 1 legs, expected 2"), "{e}");
     // TOP_SP 1 of die 1 waited for its complete_prev: move that SIGNAL past its WAIT.
     let mut ran = collective::run(Arch::Cayman, &c, 2, limit, None).unwrap();
     let prev = ran.tapes.gather_sem;

@@ -561,7 +561,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 1);
     assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows", "allreduce-ring", "allreduce-mesh", "allreduce-kangaring", "barrier-global", "tsync"] {
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows", "allreduce-ring", "allreduce-mesh", "allreduce-kangaring", "allreduce-hier", "barrier-global", "tsync"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }

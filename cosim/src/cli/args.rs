@@ -189,7 +189,8 @@ pub enum Command {
         #[arg(long, default_value = "200", requires = "window")]
         window_cycles: u64,
         /// Dies for the collectives (allreduce-ring, allreduce-mesh,
-        /// allreduce-kangaring, barrier-global, tsync); default: the scenario file's.
+        /// allreduce-kangaring, allreduce-hier, barrier-global, tsync); default: the
+        /// scenario file's.
         #[arg(long)]
         dies: Option<usize>,
     },

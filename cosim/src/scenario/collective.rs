@@ -41,6 +41,9 @@ pub enum Algorithm {
     /// The ring on `channels` channels, odd ones running the other way
     /// round (`[D]`: the seeds name kangaring beside the ring and say no more).
     Kangaring,
+    /// Three chained ring legs: intra-die reduce-scatter, inter-die
+    /// all-reduce, intra-die all-gather ([`hierarchical_programs`]).
+    Hierarchical,
 }
 
 impl Algorithm {
@@ -50,6 +53,7 @@ impl Algorithm {
             Algorithm::Mesh => "mesh",
             Algorithm::Barrier => "barrier",
             Algorithm::Kangaring => "kangaring",
+            Algorithm::Hierarchical => "hierarchical",
         }
     }
 }
@@ -162,12 +166,18 @@ pub struct DieTape {
     pub ring: Option<RingProgram>,
 }
 
-/// One TOP_SP's channel program ([`channel_programs`]).
+/// One TOP_SP's channel program ([`channel_programs`],
+/// [`hierarchical_programs`]).
 #[derive(Debug, Clone)]
 pub struct RingProgram {
-    pub entry: SpadCtrlEntry,
+    /// Its CTRL SPAD entries, a leg each.
+    pub entries: Vec<SpadCtrlEntry>,
+    /// The last leg's channels and steps (whose scoreboard stays).
     pub channels: Vec<u32>,
     pub steps: u32,
+    pub legs: u32,
+    /// Source chunks its DMA legs read.
+    pub chunks: u32,
     pub dram: Vec<u8>,
 }
 
@@ -360,6 +370,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             final_counts = vec![n - 1, 2, n - 1];
         }
         Algorithm::Kangaring => return Err(ScenarioError::File("kangaring runs as a channel program: set [collective] channels (1 to 32)".into())),
+        Algorithm::Hierarchical => return hierarchical_programs(n, s, a),
         Algorithm::Barrier => {
             // s + r: round r's arrival.
             let rounds = u32::BITS - (n - 1).leading_zeros();
@@ -409,6 +420,94 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     Ok(Tapes { dies, sems, gather_sem: gather, compl_sem: compl, done_sem: s + 1, group: k })
 }
 
+/// One leg of a TOP_SP's channel program: its cc_op entry's algorithm, its
+/// steps (the first `scatter` reduce-scatter) and, per channel it owns:
+/// (channel, receive semaphore, the next node on its ring, this node's
+/// position on that ring, the ring's length).
+struct LegPlan {
+    algo_type: AlgType,
+    algo_sub_type: u8,
+    steps: u32,
+    scatter: u32,
+    chans: Vec<(u32, u32, u32, u32, u32)>,
+}
+
+/// The semaphores every channel program uses past its receive semaphores:
+/// DMA legs done, complete_prev, the completion (`s + 32`, `+ 33`, `+ 34`).
+fn ring_sems(s: u32) -> (u32, u32, u32) {
+    (s + firmware::RING_CHANNELS_MAX, s + firmware::RING_CHANNELS_MAX + 1, s + firmware::RING_CHANNELS_MAX + 2)
+}
+
+/// Node `node`'s channel program from its legs: the CTRL SPAD entries
+/// (chained by trigger_next; the last carries reporter and the complete
+/// flags), the DRAM image (each leg's configs and header, the completion
+/// header), the DMA legs in firing order (leg by leg, step by step, channel
+/// by channel), the WAITs and final counts the checks hold it to.
+fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u32, a: &TapeAddrs) -> Result<DieTape, ScenarioError> {
+    let (done, prev, compl) = ring_sems(s);
+    let reporter = !send;
+    let mut t = DieTape::new();
+    let mut dram = vec![0u8; (firmware::RING_LEGS + 16 * plans.len() as u32) as usize];
+    let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
+    let (mut entries, mut chunks, mut fired) = (Vec::new(), 0u32, 0u32);
+    let last = plans.len() - 1;
+    for (l, p) in plans.iter().enumerate() {
+        let configs = firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l as u32;
+        let head = firmware::RING_LEGS + 16 * l as u32;
+        for (at, v) in [(head, p.steps), (head + 4, p.scatter), (head + 8, tpb_models::xtensa::config::DRAM_BASE + configs)] {
+            dram[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let mut list = 0u32;
+        for &(c, sem, next, _, _) in &p.chans {
+            list |= 1 << c;
+            let at = configs + firmware::RING_CHANNEL_BYTES * c;
+            put(&mut dram, at, u64::from(a.dma_tail));
+            put(&mut dram, at + 0x18, a.read(node, node, sem)?);
+            put(&mut dram, at + 0x20, a.inc(node, next, sem)?);
+            t.final_counts.push((sem, p.steps));
+            t.remote_waits.extend((1..=p.steps).map(|step| (sem, step)));
+        }
+        for step in 0..p.steps {
+            for (i, &(_, _, _, pos, len)) in p.chans.iter().enumerate() {
+                let chunk = if step < p.scatter { (pos + len - step % len) % len } else { (pos + 1 + len - (step - p.scatter) % len) % len };
+                t.legs.push((chunks + i as u32 * len + chunk, t.legs.len() as u32));
+            }
+        }
+        chunks += p.chans.iter().map(|c| c.4).sum::<u32>();
+        fired += p.steps * p.chans.len() as u32;
+        entries.push(SpadCtrlEntry {
+            cc_op: true,
+            algo_type: p.algo_type,
+            algo_sub_type: p.algo_sub_type,
+            trigger_next: l < last,
+            reporter: l == last && reporter,
+            ring_wait_complete: l == last && wait,
+            ring_send_complete: l == last && send,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::ChannelList(list),
+        });
+    }
+    put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
+    put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
+    if send {
+        put(&mut dram, firmware::RING_HEADER + 0x10, a.inc(node, node + 1, prev)?);
+    }
+    if wait {
+        t.remote_waits.push((prev, 1));
+    }
+    if reporter {
+        let c = a.inc(node, node, compl)?;
+        put(&mut dram, firmware::RING_HEADER + 0x18, c);
+        t.compl_addr = Some(c);
+    }
+    t.final_counts.extend([(done, fired), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
+    t.leader = reporter;
+    let p = &plans[last];
+    t.ring = Some(RingProgram { entries, channels: p.chans.iter().map(|c| c.0).collect(), steps: p.steps, legs: plans.len() as u32, chunks, dram });
+    Ok(t)
+}
+
 /// The channel programs of the ring (or kangaring) on `n` nodes (`dies` ×
 /// `a.top_sps`), `channels` channels, semaphores from `s` (`[D]`, DIGEST §6):
 /// - channel c belongs to instance c mod K of every die (the seeds' owner
@@ -424,81 +523,70 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
 pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
     let k = a.top_sps;
     let dies = n / k;
+    if alg == Algorithm::Hierarchical {
+        return hierarchical_programs(n, s, a);
+    }
     if alg != Algorithm::Ring && alg != Algorithm::Kangaring {
-        return Err(ScenarioError::File(format!("{}: channel programs are the ring's and the kangaring's (channels = 0 runs it as an event tape)", alg.name())));
+        return Err(ScenarioError::File(format!("{}: channel programs are the ring's, the kangaring's and the hierarchical's (channels = 0 runs it as an event tape)", alg.name())));
     }
     if !(1..=firmware::RING_CHANNELS_MAX).contains(&channels) || channels < k {
         return Err(ScenarioError::File(format!("{channels} channels for {k} TOP_SPs a die: 1 to {}, at least one a TOP_SP", firmware::RING_CHANNELS_MAX)));
     }
+    check_program_shape(alg, dies, a)?;
+    let owners: Vec<(u32, u32)> = (0..channels).map(|c| (c, c % k)).collect();
+    let mut out = Vec::with_capacity(n as usize);
+    for node in 0..n {
+        let (d, sp) = (node / k, node % k);
+        let chans = owners
+            .iter()
+            .filter(|o| o.1 == sp)
+            .map(|&(c, _)| {
+                let backward = alg == Algorithm::Kangaring && c % 2 == 1;
+                let next = if backward { (d + dies - 1) % dies } else { (d + 1) % dies };
+                (c, s + c, next * k + sp, if backward { (dies - d) % dies } else { d }, dies)
+            })
+            .collect();
+        let plan = LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
+        out.push(ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?);
+    }
+    let (done, prev, compl) = ring_sems(s);
+    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
+}
+
+fn check_program_shape(alg: Algorithm, dies: u32, a: &TapeAddrs) -> Result<(), ScenarioError> {
     if dies < 2 {
         return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {dies}", alg.name())));
     }
     if a.addressing != Addressing::ChipId {
         return Err(ScenarioError::File("channel programs name their next TOP_SP by chip id (addressing = \"chip-id\")".into()));
     }
-    let (done, prev, compl) = (s + firmware::RING_CHANNELS_MAX, s + firmware::RING_CHANNELS_MAX + 1, s + firmware::RING_CHANNELS_MAX + 2);
-    let steps = 2 * (dies - 1);
-    let owners: Vec<(u32, u32)> = (0..channels).map(|c| (c, c % k)).collect();
+    Ok(())
+}
+
+/// The hierarchical all-reduce (seed 001 §6a: chained cc_op entries, an
+/// intra-die reduce-scatter ring leg, an inter-die all-reduce ring leg, an
+/// intra-die all-gather ring leg) on `n` nodes of K ≥ 2 TOP_SPs a die; the
+/// entries are tagged HIER with the leg as sub-type (`[D]`). Leg L rings on
+/// channel 0 with receive semaphore `s + L`: legs 0 and 2 over the die's K
+/// TOP_SPs (K − 1 steps), leg 1 over the dies' TOP_SPs of one instance
+/// (2(N − 1) steps). The hierarchical run_state (algo_ctx + 0x200) is the
+/// leg running, from 1, then 4. Completion as [`channel_programs`].
+pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    let k = a.top_sps;
+    let dies = n / k;
+    if k < 2 {
+        return Err(ScenarioError::File("hierarchical: its intra-die legs ring over a die's TOP_SPs: top_sps of 2 or more".into()));
+    }
+    check_program_shape(Algorithm::Hierarchical, dies, a)?;
+    let chain: Vec<(u32, u32)> = (0..k).map(|i| (i, i)).collect();
     let mut out = Vec::with_capacity(n as usize);
     for node in 0..n {
         let (d, sp) = (node / k, node % k);
-        let mine: Vec<u32> = owners.iter().filter(|o| o.1 == sp).map(|o| o.0).collect();
-        let (send, wait) = tpb_models::ncfw::spad::ring_complete_flags(&owners, sp);
-        let reporter = !send;
-        let entry = SpadCtrlEntry {
-            cc_op: true,
-            algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring },
-            algo_sub_type: 0,
-            trigger_next: false,
-            reporter,
-            ring_wait_complete: wait,
-            ring_send_complete: send,
-            safe_mode: false,
-            unique_tensors: false,
-            target: CcOpTarget::ChannelList(tpb_models::ncfw::spad::channel_list(&owners, sp)),
-        };
-        let mut t = DieTape::new();
-        let mut dram = vec![0u8; (firmware::RING_HEADER + 32) as usize];
-        let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
-        for &c in &mine {
-            let backward = alg == Algorithm::Kangaring && c % 2 == 1;
-            let next = if backward { (d + dies - 1) % dies } else { (d + 1) % dies };
-            let at = firmware::ALGO_CONFIGS + firmware::RING_CHANNEL_BYTES * c;
-            put(&mut dram, at, u64::from(a.dma_tail));
-            put(&mut dram, at + 0x18, a.read(node, node, s + c)?);
-            put(&mut dram, at + 0x20, a.inc(node, next * k + sp, s + c)?);
-            t.final_counts.push((s + c, steps));
-            for step in 1..=steps {
-                t.remote_waits.push((s + c, step));
-            }
-        }
-        // The legs in the order they fire: step by step, channel by channel.
-        let pos = |c: u32| if alg == Algorithm::Kangaring && c % 2 == 1 { (dies - d) % dies } else { d };
-        for step in 0..steps {
-            for (i, &c) in mine.iter().enumerate() {
-                let p = pos(c);
-                let chunk = if step < dies - 1 { (p + dies - step % dies) % dies } else { (p + 1 + dies - (step - (dies - 1)) % dies) % dies };
-                t.legs.push((i as u32 * dies + chunk, t.legs.len() as u32));
-            }
-        }
-        put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
-        put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
-        if send {
-            put(&mut dram, firmware::RING_HEADER + 0x10, a.inc(node, node + 1, prev)?);
-        }
-        if wait {
-            t.remote_waits.push((prev, 1));
-        }
-        if reporter {
-            let c = a.inc(node, node, compl)?;
-            put(&mut dram, firmware::RING_HEADER + 0x18, c);
-            t.compl_addr = Some(c);
-        }
-        t.final_counts.extend([(done, steps * mine.len() as u32), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
-        t.leader = reporter;
-        t.ring = Some(RingProgram { entry, channels: mine, steps, dram });
-        out.push(t);
+        let intra = |l: u32, scatter: u32| LegPlan { algo_type: AlgType::Hier, algo_sub_type: l as u8, steps: k - 1, scatter, chans: vec![(0, s + l, d * k + (sp + 1) % k, sp, k)] };
+        let inter = LegPlan { algo_type: AlgType::Hier, algo_sub_type: 1, steps: 2 * (dies - 1), scatter: dies - 1, chans: vec![(0, s + 1, ((d + 1) % dies) * k + sp, d, dies)] };
+        out.push(ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?);
     }
+    let (done, prev, compl) = ring_sems(s);
     Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
 }
 
@@ -514,11 +602,12 @@ pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal:
             let compl_addrs = tape.compl_addr.into_iter().collect();
             tpb_models::hal::collective::TopSpRole {
                 leader: tape.leader,
-                ctrl: vec![tape.ring.as_ref().map(|r| r.entry.clone()).unwrap_or(SpadCtrlEntry {
+                ctrl: tape.ring.as_ref().map(|r| r.entries.clone()).unwrap_or(vec![SpadCtrlEntry {
                     cc_op: true,
                     algo_type: match alg {
                         Algorithm::Ring => AlgType::Ring,
                         Algorithm::Kangaring => AlgType::Kangaring,
+                        Algorithm::Hierarchical => AlgType::Hier,
                         Algorithm::Mesh | Algorithm::Barrier => AlgType::Mesh,
                     },
                     algo_sub_type: 0,
@@ -529,7 +618,7 @@ pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal:
                     safe_mode: false,
                     unique_tensors: false,
                     target: CcOpTarget::ChannelList(1),
-                })],
+                }]),
                 slot: vec![SlotWord::End { compl_addrs }],
             }
         })
@@ -612,9 +701,10 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
     let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
-    let t = match cfg.channels {
-        0 => tapes(cfg.algorithm, n as u32, cfg.first_sem, &addrs)?,
-        ch => channel_programs(cfg.algorithm, n as u32, ch, cfg.first_sem, &addrs)?,
+    let t = match (cfg.algorithm, cfg.channels) {
+        (Algorithm::Hierarchical, _) => hierarchical_programs(n as u32, cfg.first_sem, &addrs)?,
+        (alg, 0) => tapes(alg, n as u32, cfg.first_sem, &addrs)?,
+        (alg, ch) => channel_programs(alg, n as u32, ch, cfg.first_sem, &addrs)?,
     };
     if cfg.first_sem + t.sems_used() > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
@@ -626,9 +716,9 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
     // Source chunks only for an algorithm that moves data (the barrier does
     // not); a channel program's: a set of the dies' chunks for each of its channels.
-    let chunks = match t.dies.iter().filter_map(|d| d.ring.as_ref()).map(|r| r.channels.len()).max() {
+    let chunks = match t.dies.iter().filter_map(|d| d.ring.as_ref()).map(|r| r.chunks).max() {
         _ if legs == 0 => 0,
-        Some(mine) => mine as u32 * (n / cfg.top_sps) as u32,
+        Some(c) => c,
         None => n as u32,
     };
     let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
@@ -660,8 +750,8 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         let prog = match (&tape.ring, cfg.stepper) {
             (Some(r), s) => {
                 let spad = region(c, "top_sp.ctrl_spad")?;
-                c.write_buf(spad, &r.entry.pack().map_err(|e| ScenarioError::File(e.to_string()))?)?;
-                firmware::ring_channels(c.map(), r.steps, r.steps / 2, 1, s == Stepper::TopSp)?
+                c.write_buf(spad, &pack_ctrl(&r.entries).map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?
             }
             (None, Stepper::TopSp) => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
             (None, Stepper::Ncfw) => firmware::ncfw_tape(c.map(), events, 1)?,
@@ -762,6 +852,8 @@ impl Ran {
             // A channel program's scoreboard (ring ctx): every owned
             // channel saw its last chunk, sent and fired a leg each step, done.
             if let Some(rp) = &tape.ring {
+                let run_state = ctx(c, tpb_models::ncfw::mesh::algo_ctx::HIER_RUN_STATE) & 0xff;
+                r.check(c.stats.cycles, run_state == rp.legs + 1, format!("{node}: run_state {run_state} after its {} legs, expected {}", rp.legs, rp.legs + 1))?;
                 for &ch in &rp.channels {
                     let at = firmware::ALGO_CTX + firmware::RING_CTX_BYTES * ch;
                     let sb = [ctx(c, at - firmware::ALGO_CTX), ctx(c, at + 4 - firmware::ALGO_CTX), ctx(c, at + 8 - firmware::ALGO_CTX) & 0xffff, ctx(c, at + 12 - firmware::ALGO_CTX) & 0xff];
@@ -927,8 +1019,8 @@ mod tests {
             let (d, sp) = (node as u32 / 3, node as u32 % 3);
             let r = tape.ring.as_ref().unwrap();
             assert_eq!(r.channels, vec![sp, sp + 3]);
-            assert_eq!(r.entry.target, CcOpTarget::ChannelList(1 << sp | 1 << (sp + 3)));
-            assert_eq!((r.entry.ring_send_complete, r.entry.ring_wait_complete, r.entry.reporter), (sp < 2, sp > 0, sp == 2), "node {node}");
+            assert_eq!(r.entries[0].target, CcOpTarget::ChannelList(1 << sp | 1 << (sp + 3)));
+            assert_eq!((r.entries[0].ring_send_complete, r.entries[0].ring_wait_complete, r.entries[0].reporter), (sp < 2, sp > 0, sp == 2), "node {node}");
             assert_eq!(tape.leader, sp == 2);
             assert_eq!(r.steps, 6);
             for &c in &r.channels {
@@ -946,9 +1038,38 @@ mod tests {
         let e = channel_programs(Algorithm::Ring, 6, 33, 40, &a).unwrap_err().to_string();
         assert!(e.contains("1 to 32"), "{e}");
         let e = channel_programs(Algorithm::Mesh, 6, 3, 40, &a).unwrap_err().to_string();
-        assert!(e.contains("the ring's and the kangaring's"), "{e}");
+        assert!(e.contains("channel programs are the ring"), "{e}");
         let e = tapes(Algorithm::Kangaring, 4, 40, &a).unwrap_err().to_string();
         assert!(e.contains("channel program"), "{e}");
+    }
+
+    /// The hierarchical program of every TOP_SP: three entries, HIER with
+    /// the leg as sub-type, chained by trigger_next; the last carries the
+    /// completion chain; legs 0 and 2 ring over the die, leg 1 over the dies.
+    #[test]
+    fn hierarchical_programs_chain_an_intra_an_inter_and_an_intra_leg() {
+        let hal = Hal::for_arch(Arch::Cayman).unwrap();
+        let a = TapeAddrs::new(&hal, 0x1234, Addressing::ChipId).unwrap().with_top_sps(4);
+        let t = hierarchical_programs(12, 40, &a).unwrap();
+        let word = |dram: &[u8], at: u32| u64::from_le_bytes(dram[at as usize..at as usize + 8].try_into().unwrap());
+        let sem_of = |x: u64| ((x & 0x7ff) >> 2) as u32;
+        for (node, tape) in t.dies.iter().enumerate() {
+            let (d, sp) = (node as u32 / 4, node as u32 % 4);
+            let r = tape.ring.as_ref().unwrap();
+            let shape: Vec<_> = r.entries.iter().map(|e| (e.algo_type, e.algo_sub_type, e.trigger_next, e.reporter)).collect();
+            assert_eq!(shape, vec![(AlgType::Hier, 0, true, false), (AlgType::Hier, 1, true, false), (AlgType::Hier, 2, false, sp == 3)], "node {node}");
+            assert_eq!((r.entries[2].ring_send_complete, r.entries[2].ring_wait_complete), (sp < 3, sp > 0));
+            assert_eq!(r.legs, 3);
+            for (l, (die, to)) in [(0u32, (d, (sp + 1) % 4)), (1, ((d + 1) % 3, sp)), (2, (d, (sp + 1) % 4))] {
+                let next = word(&r.dram, firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l + 0x20);
+                assert_eq!(die_of(next), die, "node {node} leg {l}");
+                assert_eq!(sem_of(next), 40 + l);
+                assert_eq!(a.inc(node as u32, die * 4 + to, 40 + l).unwrap(), next, "node {node} leg {l}: to TOP_SP {to} of die {die}");
+            }
+            assert_eq!(tape.legs.len(), 3 + 4 + 3);
+        }
+        let one = TapeAddrs::new(&hal, 0x1234, Addressing::ChipId).unwrap();
+        assert!(hierarchical_programs(4, 40, &one).unwrap_err().to_string().contains("top_sps of 2 or more"));
     }
 
     #[test]
