@@ -6,18 +6,22 @@
 # CTX_200 + 8. Per event the stepper reads event_type (+0x4c) and jumps
 # through the table (const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0); each
 # handler is a wait variant and then the event's DMA legs and SIGNALs, as
-# the event's flags say:
-#   h_step      EVT_SYNC and types 1..3           WAIT (the seeds' memw; l32i.n; bgeu)
-#   h_barrier   FUNCTION_BARRIER_FIRST/LAST_COLL  WAIT, then the atomic 64-bit timestamp snapshot
-#   h_handshake EVT_REDUCE_LOCAL_HNDSHK           WAIT on this TOP_SP's own semaphore
-#   h_bcast     the broadcast events (7, 11..13)  WAIT, SIGNALs
-#   h_reduce    EVT_REDUCE_COPY/_2/WRITE (8..10)  WAIT, DMA legs, SIGNALs
+# the event's flags say. The WAIT is one of ncfw_wait.S's spin-polls,
+# called with call4 (so the core runs windowed: PS.WOE, a stack in a1):
+#   h_step      EVT_SYNC and types 1..3           wait_gt_a (the seeds' WAIT-GE bytes)
+#   h_barrier   FUNCTION_BARRIER_FIRST/LAST_COLL  wait_ge_a, then the atomic 64-bit timestamp snapshot
+#   h_handshake EVT_REDUCE_LOCAL_HNDSHK           wait_ge_b on this TOP_SP's own semaphore
+#   h_bcast     the broadcast events (7, 11..13)  wait_gt_b, SIGNALs
+#   h_reduce    EVT_REDUCE_COPY/_2/WRITE (8..10)  wait_gt_a, DMA legs, SIGNALs
+# Each releases when the semaphore reaches wait_val (gt forms: target
+# wait_val - 1).
 # An event_type past the table stops the tape (marker TAPE_BAD). Each event
 # leaves a log record at LOG + 16 x index: handler id, timestamp lo, hi.
 # When the tape is done the core idles as the seeds' firmware does:
 # waiti 15; j back. The handler bodies and ids are [D].
 # Constants: EVENTS, TAPE, CTX_200, LOG, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW,
-# TS (system-window address of timestamp_ctrl), TAPE_DONE, TAPE_BAD.
+# TS (system-window address of timestamp_ctrl), TAPE_DONE, TAPE_BAD, STACK
+# (the top of the core's DRAM).
     j start
     .org 0xb0
 table:
@@ -37,6 +41,12 @@ table:
     .word h_bcast       # 13 EVT_LOCAL_AND_POD_GRP_BRDCST_2
     .align 4
 start:
+    const16 a1, STACK_HI
+    const16 a1, STACK_LO
+    movi a6, 4
+    slli a6, a6, 16
+    wsr.ps a6                   # PS.WOE, EXCM and INTLEVEL clear: windowed calls
+    rsync
     const16 a10, SOC_PORT_HI
     const16 a10, SOC_PORT_LO    # a10 = SoC port
     const16 a12, TAPE_HI
@@ -82,11 +92,13 @@ spine:
 h_step:
     movi a6, 1
     s32i a6, a14, 0
+    movi a9, 0
     call0 wait
     j actions
 h_barrier:
     movi a6, 2
     s32i a6, a14, 0
+    movi a9, 1
     call0 wait
     memw
     l32i a6, a11, 8             # the atomic 64-bit snapshot: lo latches hi
@@ -98,16 +110,19 @@ h_barrier:
 h_handshake:
     movi a6, 3
     s32i a6, a14, 0
+    movi a9, 2
     call0 wait
     j actions
 h_bcast:
     movi a6, 4
     s32i a6, a14, 0
+    movi a9, 3
     call0 wait
     j actions
 h_reduce:
     movi a6, 5
     s32i a6, a14, 0
+    movi a9, 0
     call0 wait
 actions:
     l8ui a6, a12, 0x4d          # dma_trigger
@@ -153,7 +168,10 @@ idle:
     waiti 15
     j idle
     .align 4
-# WAIT, if the event has one: until the u64 event_wait_sema >= wait_val.
+# WAIT, if the event has one: until the u64 event_wait_sema reaches wait_val,
+# by the primitive a9 selects (0 wait_gt_a, 1 wait_ge_a, 2 wait_ge_b,
+# 3 wait_gt_b) on the SoC port's READ word. The call4 takes a4..a9 and a14:
+# a3 keeps the log record, a4 gets SIGNAL_VALUE back.
 wait:
     l8ui a6, a12, 0x4f          # wait_event
     beqz a6, wait_ret
@@ -161,12 +179,30 @@ wait:
     s32i a6, a10, 0
     l32i a6, a12, 0x44
     s32i a6, a10, 4
-    l32i a3, a12, 0x48
-    addi a3, a3, -1
-wait_poll:
-    memw
-    l32i.n a2, a10, 8
-    bgeu a3, a2, wait_poll
+    l32i a7, a12, 0x48          # wait_val
+    addi a6, a10, 8             # the CSR: the port's READ word
+    or a3, a14, a14
+    beqz a9, w_gt_a
+    addi a9, a9, -1
+    beqz a9, w_ge_a
+    addi a9, a9, -1
+    beqz a9, w_ge_b
+    addi a8, a7, -1
+    call4 wait_gt_b
+    j wait_done
+w_ge_b:
+    or a8, a7, a7
+    call4 wait_ge_b
+    j wait_done
+w_ge_a:
+    call4 wait_ge_a
+    j wait_done
+w_gt_a:
+    addi a7, a7, -1
+    call4 wait_gt_a
+wait_done:
+    or a14, a3, a3
+    movi a4, SIGNAL_VALUE
 wait_ret:
     ret
     .align 4

@@ -23,6 +23,8 @@
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
+//! | `ncfw_tape.S` | NCFW | the mesh tape stepped through the seeds' dispatch table at 0xb0, a handler per event type, idles in `waiti 15` |
+//! | `ncfw_wait.S` | NCFW | the ten wait primitives (two register banks; bne / bltu / bgeu spin-polls), appended to `ncfw_tape.S` |
 //! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring / hierarchical channel program: the legs its CTRL SPAD entries chain, the channels of each entry's channel_list, a scoreboard per channel, the hierarchical run_state, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
@@ -50,6 +52,7 @@ pub const TOP_SP_CCOP: &str = include_str!("../firmware/top_sp_ccop.S");
 pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
 pub const TOP_SP_TSYNC: &str = include_str!("../firmware/top_sp_tsync.S");
 pub const NCFW_TAPE: &str = include_str!("../firmware/ncfw_tape.S");
+pub const NCFW_WAIT: &str = include_str!("../firmware/ncfw_wait.S");
 pub const RING_CHANNELS: &str = include_str!("../firmware/ring_channels.S");
 
 /// Value the SEQ stores in its DRAM[0] on reaching enter_run.
@@ -567,7 +570,8 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     let mut c = tape_consts(f, map, events, signal_value)?;
     c.set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
-    build(f, NCFW_TAPE, &c)
+    c.set("STACK", DRAM_BASE + map.params.bar0.seq_dram.size as u32);
+    build_parts(f, &[("prelude", &c.prelude()), (f, NCFW_TAPE), ("ncfw_wait.S", NCFW_WAIT)])
 }
 
 /// `ring_channels.S`'s layout in its core's DRAM: the ring configs at
@@ -658,8 +662,9 @@ mod tests {
     }
 
     /// DIGEST §7's bytes in the NCFW stepper: the dispatch spine
-    /// (`const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0`), the WAIT
-    /// (`memw; l32i.n; bgeu` back to the memw) and the idle (`waiti 15`);
+    /// (`const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0`), the seeds'
+    /// WAIT-GE (`entry a1,32` .. `memw; l32i.n a2,a10,0; bgeu a3,a2` back
+    /// to the memw; `retw.n`) as `wait_gt_a`, and the idle (`waiti 15`);
     /// the table at 0xb0 holds each type's handler.
     #[test]
     fn the_ncfw_stepper_has_the_seeds_spine_wait_and_idle() {
@@ -668,15 +673,69 @@ mod tests {
         let has = |seq: &[u8]| b.windows(seq.len()).any(|w| w == seq);
         assert!(has(&[0x24, 0xb0, 0x00, 0x20, 0x23, 0xa0, 0x58, 0x02]), "the dispatch spine");
         assert!(has(&[0x00, 0x7f, 0x00]), "waiti 15");
-        let poll = p.labels["wait_poll"] as usize;
-        assert_eq!(&b[poll..poll + 3], &[0xc0, 0x20, 0x00], "memw");
-        assert_eq!(b[poll + 5..poll + 8][1] & 0xf0, 0xb0, "bgeu after the l32i.n");
+        let entry = p.labels["wait_gt_a"] as usize;
+        assert_eq!(&b[entry..entry + 3], &[0x36, 0x41, 0x00], "entry a1, 32");
+        let poll = p.labels["wait_gt_a_poll"] as usize;
+        assert_eq!(&b[poll..poll + 10], &[0xc0, 0x20, 0x00, 0x28, 0x0a, 0x27, 0xb3, 0xf7, 0x1d, 0xf0], "the seeds' WAIT-GE @0x3498");
         let word = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
         let names = ["h_step", "h_barrier", "h_handshake", "h_bcast", "h_reduce"];
         for (t, id) in NCFW_HANDLERS.iter().enumerate() {
             assert_eq!(word(0xb0 + 4 * t), p.labels[names[*id as usize - 1]], "event type {t}");
         }
         assert!(ncfw_tape(&builtin(Arch::Cayman).unwrap(), 109, 1).unwrap_err().to_string().contains("capacity of 108"));
+    }
+
+    /// DIGEST §7 / seed 003 §9.1: ten spin-polls in two banks (a2/a3 and
+    /// a5/a4), on bne, bltu and bgeu. Each primitive, run on an NCFW core
+    /// over every pair of edge values: it returns exactly when its
+    /// condition holds, otherwise it spins in its own poll loop until a
+    /// value that satisfies it is stored.
+    #[test]
+    fn the_ten_wait_primitives_release_exactly_on_their_condition() {
+        use tpb_models::xtensa::bus::MemorySpace;
+        use tpb_models::xtensa::config::CoreConfig;
+        use tpb_models::xtensa::core::Core;
+        let map = builtin(Arch::Cayman).unwrap();
+        let cfg = CoreConfig { name: "ncfw".into(), ..CoreConfig::top_sp(&map.params) };
+        let csr = DRAM_BASE + 0x100;
+        let vals = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, u32::MAX];
+        type Holds = fn(u32, u32) -> bool;
+        let forms: [(&str, Holds); 5] = [("eq", |v, t| v == t), ("ge", |v, t| v >= t), ("le", |v, t| v <= t), ("gt", |v, t| v > t), ("lt", |v, t| v < t)];
+        let mut spun = 0;
+        for (bank, target) in [("a", "a7"), ("b", "a8")] {
+            for (form, holds) in forms {
+                let prim = format!("wait_{form}_{bank}");
+                for t in vals {
+                    let mut c = Consts::default();
+                    c.set("STACK", DRAM_BASE + map.params.bar0.seq_dram.size as u32).set("CSR", csr).set("T", t);
+                    let driver = format!(
+                        "    movi a6, 4\n    slli a6, a6, 16\n    wsr.ps a6\n    rsync\n    const16 a1, STACK_HI\n    const16 a1, STACK_LO\n    \
+                         const16 a6, CSR_HI\n    const16 a6, CSR_LO\n    const16 {target}, T_HI\n    const16 {target}, T_LO\n    call4 {prim}\n    halt 0\n"
+                    );
+                    let p = build_parts("ncfw_wait.S", &[("prelude", &c.prelude()), ("driver", &driver), ("ncfw_wait.S", NCFW_WAIT)]).unwrap();
+                    let poll = p.labels[&format!("{prim}_poll")];
+                    for v in vals {
+                        let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();
+                        mem.write_bytes(0, &p.bytes).unwrap();
+                        mem.write_bytes(csr, &v.to_le_bytes()).unwrap();
+                        let mut core = Core::new(cfg.clone());
+                        core.run(&mut mem, 300);
+                        assert_eq!(core.halted(), holds(v, t), "{prim}: value {v:#x}, target {t:#x}");
+                        if holds(v, t) {
+                            continue;
+                        }
+                        assert!((poll..poll + 8).contains(&core.pc), "{prim} ({v:#x}, {t:#x}) spins in its poll loop, pc {:#x}", core.pc);
+                        spun += 1;
+                        let Some(ok) = [t, t.wrapping_add(1), t.wrapping_sub(1)].into_iter().find(|&w| holds(w, t)) else { continue };
+                        mem.write_bytes(csr, &ok.to_le_bytes()).unwrap();
+                        core.run(&mut mem, 300);
+                        assert!(core.halted(), "{prim} ({ok:#x}, {t:#x}) releases once the value holds");
+                    }
+                }
+            }
+        }
+        // Of the 36 pairs of six distinct values, 6 are equal and 15 ordered each way.
+        assert_eq!(spun, 2 * (30 + 15 + 15 + 21 + 21), "the pairs each form spins on");
     }
 
     #[test]
