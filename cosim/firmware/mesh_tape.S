@@ -20,8 +20,9 @@
 # Constants: ENTER_RUN; EVENTS (tape length), TAPE (core address of event 0),
 # CTX_200 (core address of algo_ctx + 0x200), SIGNAL_VALUE (1 << sema_shift_offset),
 # SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI; WAIT_IRQ, INTR_CTRL, INTR_INFO (the
-# TOP_SP NX bundle's, through the system window), USER_VECTOR.
-# DRAM out [D]: CTX + 0x208 = 0x7a9e when the tape completed.
+# TOP_SP NX bundle's, through the system window), USER_VECTOR, TAPE_DONE.
+# tape_fire.S is appended.
+# DRAM out [D]: CTX + 0x208 = TAPE_DONE when the tape completed.
 main:
     const16 a10, SOC_PORT_HI
     const16 a10, SOC_PORT_LO    # a10 = SoC port
@@ -99,23 +100,11 @@ next:
     addi a12, a12, 80
     j event
 tape_done:
-    const16 a6, 0
-    const16 a6, 0x7a9e
+    const16 a6, TAPE_DONE_HI
+    const16 a6, TAPE_DONE_LO
     s32i a6, a13, 8
     memw
     halt 0
-    .align 4
-# a6 = this-die BAR0 address of a tail-pointer register (0: none); a9 = 1.
-fire:
-    beqz a6, fire_ret
-    const16 a7, SYSTEM_WINDOW_HI
-    const16 a7, 0
-    add a6, a6, a7
-    memw
-    s32i a9, a6, 0
-    memw
-fire_ret:
-    ret
 # The sleeping WAIT (WAIT_IRQ): read; short of the count, WAITI until an
 # EVT_SEM change interrupts, then read again.
 wait_irq:

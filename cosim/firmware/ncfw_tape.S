@@ -21,7 +21,7 @@
 # waiti 15; j back. The handler bodies and ids are [D].
 # Constants: EVENTS, TAPE, CTX_200, LOG, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW,
 # TS (system-window address of timestamp_ctrl), TAPE_DONE, TAPE_BAD, STACK
-# (the top of the core's DRAM).
+# (the top of the core's DRAM). tape_fire.S and ncfw_wait.S are appended.
     j start
     .org 0xb0
 table:
@@ -204,16 +204,4 @@ wait_done:
     or a14, a3, a3
     movi a4, SIGNAL_VALUE
 wait_ret:
-    ret
-    .align 4
-# a6 = this TPB's BAR0 address of a tail-pointer register (0: none); a9 = 1.
-fire:
-    beqz a6, fire_ret
-    const16 a7, SYSTEM_WINDOW_HI
-    const16 a7, 0
-    add a6, a6, a7
-    memw
-    s32i a9, a6, 0
-    memw
-fire_ret:
     ret

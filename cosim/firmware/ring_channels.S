@@ -30,7 +30,8 @@
 # NCFW idle: waiti 15.
 # Working words at CTX + 0x20c: flags, 0x210 leg, 0x214 steps, 0x218
 # reduce-scatter steps, 0x21c trigger_next, 0x220 configs.
-# Constants: CTX, CC_OP, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW, TAPE_DONE.
+# Constants: CTX, CC_OP, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW, TAPE_DONE;
+# tape_fire.S is appended.
 main:
     const16 a10, SOC_PORT_HI
     const16 a10, SOC_PORT_LO    # a10 = SoC port
@@ -210,15 +211,3 @@ done:
 idle:
     waiti 15
     j idle
-    .align 4
-# a6 = this-die BAR0 address of a tail-pointer register (0: none); a9 = 1.
-fire:
-    beqz a6, fire_ret
-    const16 a7, SYSTEM_WINDOW_HI
-    const16 a7, 0
-    add a6, a6, a7
-    memw
-    s32i a9, a6, 0
-    memw
-fire_ret:
-    ret

@@ -25,6 +25,7 @@
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
 //! | `ncfw_tape.S` | NCFW | the mesh tape stepped through the seeds' dispatch table at 0xb0, a handler per event type, idles in `waiti 15` |
 //! | `ncfw_wait.S` | NCFW | the ten wait primitives (two register banks; bne / bltu / bgeu spin-polls), appended to `ncfw_tape.S` |
+//! | `tape_fire.S` | TOP_SP or NCFW | the DMA leg's tail-pointer doorbell, appended to the three NCFW steppers |
 //! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring / hierarchical channel program: the legs its CTRL SPAD entries chain, the channels of each entry's channel_list, a scoreboard per channel, the hierarchical run_state, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
@@ -53,6 +54,7 @@ pub const MESH_TAPE: &str = include_str!("../firmware/mesh_tape.S");
 pub const TOP_SP_TSYNC: &str = include_str!("../firmware/top_sp_tsync.S");
 pub const NCFW_TAPE: &str = include_str!("../firmware/ncfw_tape.S");
 pub const NCFW_WAIT: &str = include_str!("../firmware/ncfw_wait.S");
+pub const TAPE_FIRE: &str = include_str!("../firmware/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../firmware/ring_channels.S");
 
 /// Value the SEQ stores in its DRAM[0] on reaching enter_run.
@@ -543,7 +545,7 @@ fn tape_consts(f: &'static str, map: &RegMap, events: u32, signal_value: u32) ->
         return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
     }
     let mut c = Consts::default();
-    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value);
+    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
@@ -559,7 +561,7 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -
     c.set("WAIT_IRQ", u32::from(wait == TapeWait::Waiti));
     c.set("INTR_CTRL", sys(a.reg(Engine::TopSp, "nx", "intr_ctrl")?)).set("INTR_INFO", sys(a.reg(Engine::TopSp, "nx", "intr_info")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::top_sp(&map.params)));
-    build_nx(f, MESH_TAPE, &c)
+    build_parts(f, &[("prelude", &c.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (f, MESH_TAPE), ("tape_fire.S", TAPE_FIRE)])
 }
 
 /// `ncfw_tape.S` stepping a tape of `events` events (the NCFW management
@@ -568,10 +570,10 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     let f = "ncfw_tape.S";
     let a = Addrs::new(map, f);
     let mut c = tape_consts(f, map, events, signal_value)?;
-    c.set("TAPE_DONE", TAPE_DONE).set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
+    c.set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
     c.set("STACK", DRAM_BASE + map.params.bar0.seq_dram.size as u32);
-    build_parts(f, &[("prelude", &c.prelude()), (f, NCFW_TAPE), ("ncfw_wait.S", NCFW_WAIT)])
+    build_parts(f, &[("prelude", &c.prelude()), (f, NCFW_TAPE), ("tape_fire.S", TAPE_FIRE), ("ncfw_wait.S", NCFW_WAIT)])
 }
 
 /// `ring_channels.S`'s layout in its core's DRAM: the ring configs at
@@ -604,9 +606,9 @@ pub fn ring_channels(map: &RegMap, signal_value: u32, nx: bool) -> Result<Progra
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     if nx {
         c.set("ENTER_RUN", a.enter_run());
-        build_nx(f, RING_CHANNELS, &c)
+        build_parts(f, &[("prelude", &c.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (f, RING_CHANNELS), ("tape_fire.S", TAPE_FIRE)])
     } else {
-        build(f, RING_CHANNELS, &c)
+        build_parts(f, &[("prelude", &c.prelude()), (f, RING_CHANNELS), ("tape_fire.S", TAPE_FIRE)])
     }
 }
 
