@@ -115,12 +115,25 @@ impl Consts {
 
 /// Assemble `src` (named `file`) at 0 with `consts`; errors give the source's own line.
 pub fn build(file: &'static str, src: &str, consts: &Consts) -> Result<Program, FirmwareError> {
-    build_parts(file, &[("prelude", &consts.prelude()), (file, src)])
+    build_appended(file, src, consts, false, &[])
 }
 
 /// An NX sequencer program: [`NX_TRAMPOLINE`] in front of `src` (which starts at `main`).
 pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Program, FirmwareError> {
-    build_parts(file, &[("prelude", &consts.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (file, src)])
+    build_appended(file, src, consts, true, &[])
+}
+
+/// `src` (behind [`NX_TRAMPOLINE`] if `nx`) with the shared routines in
+/// `tail` (name, source) appended after it.
+fn build_appended(file: &'static str, src: &str, consts: &Consts, nx: bool, tail: &[(&str, &str)]) -> Result<Program, FirmwareError> {
+    let prelude = consts.prelude();
+    let mut parts = vec![("prelude", prelude.as_str())];
+    if nx {
+        parts.push(("nx_trampoline.S", NX_TRAMPOLINE));
+    }
+    parts.push((file, src));
+    parts.extend_from_slice(tail);
+    build_parts(file, &parts)
 }
 
 /// Assemble the concatenation of `parts`; an error names the part and its own line.
@@ -561,7 +574,7 @@ pub fn mesh_tape(map: &RegMap, events: u32, signal_value: u32, wait: TapeWait) -
     c.set("WAIT_IRQ", u32::from(wait == TapeWait::Waiti));
     c.set("INTR_CTRL", sys(a.reg(Engine::TopSp, "nx", "intr_ctrl")?)).set("INTR_INFO", sys(a.reg(Engine::TopSp, "nx", "intr_info")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::top_sp(&map.params)));
-    build_parts(f, &[("prelude", &c.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (f, MESH_TAPE), ("tape_fire.S", TAPE_FIRE)])
+    build_appended(f, MESH_TAPE, &c, true, &[("tape_fire.S", TAPE_FIRE)])
 }
 
 /// `ncfw_tape.S` stepping a tape of `events` events (the NCFW management
@@ -572,8 +585,14 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     let mut c = tape_consts(f, map, events, signal_value)?;
     c.set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
-    c.set("STACK", DRAM_BASE + map.params.bar0.seq_dram.size as u32);
-    build_parts(f, &[("prelude", &c.prelude()), (f, NCFW_TAPE), ("tape_fire.S", TAPE_FIRE), ("ncfw_wait.S", NCFW_WAIT)])
+    c.set("STACK", ncfw_stack(map));
+    build_appended(f, NCFW_TAPE, &c, false, &[("tape_fire.S", TAPE_FIRE), ("ncfw_wait.S", NCFW_WAIT)])
+}
+
+/// The NCFW core's initial stack pointer: the top of its DRAM (the LX
+/// core's map, [`tpb_models::xtensa::config::CoreConfig::lx`]).
+pub fn ncfw_stack(map: &RegMap) -> u32 {
+    DRAM_BASE + map.params.bar0.seq_dram.size as u32
 }
 
 /// `ring_channels.S`'s layout in its core's DRAM: the ring configs at
@@ -606,10 +625,8 @@ pub fn ring_channels(map: &RegMap, signal_value: u32, nx: bool) -> Result<Progra
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     if nx {
         c.set("ENTER_RUN", a.enter_run());
-        build_parts(f, &[("prelude", &c.prelude()), ("nx_trampoline.S", NX_TRAMPOLINE), (f, RING_CHANNELS), ("tape_fire.S", TAPE_FIRE)])
-    } else {
-        build_parts(f, &[("prelude", &c.prelude()), (f, RING_CHANNELS), ("tape_fire.S", TAPE_FIRE)])
     }
+    build_appended(f, RING_CHANNELS, &c, nx, &[("tape_fire.S", TAPE_FIRE)])
 }
 
 /// The TOP_SP semaphores of `top_sp_tsync.S` (`[D]`, the time-sync
@@ -698,7 +715,7 @@ mod tests {
         use tpb_models::xtensa::config::CoreConfig;
         use tpb_models::xtensa::core::Core;
         let map = builtin(Arch::Cayman).unwrap();
-        let cfg = CoreConfig { name: "ncfw".into(), ..CoreConfig::top_sp(&map.params) };
+        let cfg = CoreConfig::lx(&map.params);
         let csr = DRAM_BASE + 0x100;
         let vals = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, u32::MAX];
         type Holds = fn(u32, u32) -> bool;
@@ -709,12 +726,12 @@ mod tests {
                 let prim = format!("wait_{form}_{bank}");
                 for t in vals {
                     let mut c = Consts::default();
-                    c.set("STACK", DRAM_BASE + map.params.bar0.seq_dram.size as u32).set("CSR", csr).set("T", t);
+                    c.set("STACK", ncfw_stack(&map)).set("CSR", csr).set("T", t);
                     let driver = format!(
                         "    movi a6, 4\n    slli a6, a6, 16\n    wsr.ps a6\n    rsync\n    const16 a1, STACK_HI\n    const16 a1, STACK_LO\n    \
                          const16 a6, CSR_HI\n    const16 a6, CSR_LO\n    const16 {target}, T_HI\n    const16 {target}, T_LO\n    call4 {prim}\n    halt 0\n"
                     );
-                    let p = build_parts("ncfw_wait.S", &[("prelude", &c.prelude()), ("driver", &driver), ("ncfw_wait.S", NCFW_WAIT)]).unwrap();
+                    let p = build_appended("driver", &driver, &c, false, &[("ncfw_wait.S", NCFW_WAIT)]).unwrap();
                     let poll = p.labels[&format!("{prim}_poll")];
                     for v in vals {
                         let mut mem = MemorySpace::from_map(&cfg.memory).unwrap();

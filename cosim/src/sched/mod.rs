@@ -415,7 +415,7 @@ impl Cosim {
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
         let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::top_sp(p) };
+        let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::lx(p) };
         cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, shown: (0, 0), restart: None });
         for s in &mut cores {
             s.core.set_run_stall(true);
