@@ -6,7 +6,8 @@
 //!   the register maps (`models/regmap/maps`) by `build.rs`;
 //! - [`bar0_port`]: the BAR0 slave port every block has (protocol, the
 //!   bundle the hand-written blocks declare, a cycle driver);
-//! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files.
+//! - [`verilog`]: Verilog generation; [`generated`] lists the checked-in files;
+//! - [`pytools`]: the project venv's PyPI tools (the ECP5 flow, cocotb, PeakRDL).
 
 #[macro_use]
 pub mod bar0_port;
@@ -16,6 +17,7 @@ pub mod generated;
 pub mod host_link;
 pub mod notific;
 pub mod proto;
+pub mod pytools;
 pub mod hw_decode;
 pub mod q7_cluster;
 pub mod ram;

