@@ -9,6 +9,7 @@
 //! prototype under Verilator behind a pseudo-terminal ([`serial`], with the
 //! bit-level UART line of [`uart`]).
 
+pub mod cfw;
 pub mod cli;
 pub mod dut;
 pub mod firmware;

@@ -196,6 +196,28 @@ pub enum Command {
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,
+    /// Build C (and .S) firmware for a core with Debian's gcc-xtensa-lx106:
+    /// the start-up code, a linker script and `tpb_fw.h` generated from the
+    /// generation's map (written beside the ELF, under `<out>.build/`).
+    Cc {
+        /// C or assembly (.S, preprocessed) sources.
+        #[arg(required = true)]
+        sources: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// The core kind: q7, seq or top_sp.
+        #[arg(long, default_value = "q7", value_parser = ["q7", "seq", "top_sp"])]
+        core: String,
+        /// The ELF to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// More gcc flags (`-O0`, `-DN=4`); repeatable. Default -O2.
+        #[arg(long = "cflag", allow_hyphen_values = true)]
+        cflags: Vec<String>,
+        /// Print the gcc and ld commands run.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// Look at a VCD/FST a run wrote: timing diagrams and GTKWave save files.
     Waves {
         #[command(subcommand)]

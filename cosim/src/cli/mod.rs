@@ -212,6 +212,20 @@ fn run_command(command: Command) -> Result<(), CliError> {
             Ok(())
         }
         Command::GenVerilog { arch, out, fpga } => gen_verilog(arch, &out, fpga),
+        Command::Cc { sources, arch, core, out, cflags, verbose } => {
+            let map = regmap::builtin(arch.into())?;
+            let kind = crate::cfw::CoreKind::parse(&core).expect("clap checked the value");
+            let built = crate::cfw::build(&map, kind, &sources, &cflags, &out).map_err(|e| CliError::Sim(e.to_string()))?;
+            if verbose {
+                for c in &built.commands {
+                    eprintln!("{c}");
+                }
+            }
+            let bytes = read_file(&out)?;
+            let img = crate::cfw::images(&map, kind, &out.display().to_string(), &bytes).map_err(|e| CliError::Sim(e.to_string()))?;
+            eprintln!("{}: {} core of {}: {} bytes of IRAM, {} bytes of DRAM image", out.display(), kind.name(), map.arch.name(), img.iram.len(), img.dram.len());
+            Ok(())
+        }
         Command::Asm { input, out, elf, arch, core, base } => {
             let cfg = core_config(arch, core)?;
             let src = String::from_utf8_lossy(&read_file(&input)?).into_owned();

@@ -259,6 +259,9 @@ pub struct Slot {
     /// A start the top signalled (`nx_start` / `q7_start`): the address the
     /// core restarts at once it has nothing in flight.
     pub restart: Option<u32>,
+    /// The first exception (not an interrupt) the core took: the cycle and
+    /// the step (cause, PC, vector). Kept until the next reset.
+    pub first_exception: Option<(u64, Step)>,
 }
 
 impl Slot {
@@ -400,7 +403,7 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0), restart: None }
+                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0), restart: None, first_exception: None }
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
@@ -411,12 +414,12 @@ impl Cosim {
         for (n, s) in cores.iter_mut().enumerate() {
             s.bus.xlat_who = Some(n as u8 + 1);
         }
-        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None });
+        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None, first_exception: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None });
+        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None, first_exception: None });
         let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::lx(p) };
-        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, shown: (0, 0), restart: None });
+        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, shown: (0, 0), restart: None, first_exception: None });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -537,6 +540,9 @@ impl Cosim {
     /// Hold reset for 4 cycles, then run the EVT_SEM post-reset clear.
     /// [`Stats`] count from the end of this.
     pub fn reset(&mut self) {
+        for s in &mut self.cores {
+            s.first_exception = None;
+        }
         for _ in 0..RESET_CYCLES {
             self.cycle(true);
         }
@@ -623,8 +629,10 @@ impl Cosim {
                 if st != Step::BusWait {
                     s.bus.end_instruction(s.core.pc);
                 }
-                if let Step::Retired { pc, word } = st {
-                    s.shown = (pc, word);
+                match st {
+                    Step::Retired { pc, word } => s.shown = (pc, word),
+                    Step::Exception { cause, .. } if cause != tpb_models::xtensa::core::cause::LEVEL1_INTERRUPT && s.first_exception.is_none() => s.first_exception = Some((self.stats.cycles, st)),
+                    _ => {}
                 }
                 s.last = Some(st);
             } else if s.bus.pending.is_some() {

@@ -109,3 +109,28 @@ impl Image {
         buf
     }
 }
+
+/// The named symbols of an ELF (functions, objects, labels), by address:
+/// `(address, name)`, sorted, so a PC can be told as symbol + offset
+/// ([`symbolize`]). An ELF without a symbol table gives none.
+pub fn symbols(bytes: &[u8]) -> Result<Vec<(u32, String)>, ElfError> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let f = ElfFile32::<LittleEndian>::parse(bytes).map_err(|e| ElfError::Parse(e.to_string()))?;
+    let mut v: Vec<(u32, String)> = f
+        .symbols()
+        .filter(|s| matches!(s.kind(), SymbolKind::Text | SymbolKind::Data | SymbolKind::Label | SymbolKind::Unknown))
+        .filter_map(|s| Some((s.address() as u32, s.name().ok()?.to_string())))
+        .filter(|(_, n)| !n.is_empty() && !n.starts_with('$') && !n.starts_with(".L"))
+        .collect();
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
+/// `addr` as `symbol+0xoff` from a sorted symbol list: the nearest symbol
+/// at or below it; `None` below the first.
+pub fn symbolize(syms: &[(u32, String)], addr: u32) -> Option<String> {
+    let i = syms.partition_point(|(a, _)| *a <= addr).checked_sub(1)?;
+    let (a, n) = &syms[i];
+    Some(if *a == addr { n.clone() } else { format!("{n}+{:#x}", addr - a) })
+}

@@ -30,6 +30,7 @@ use names::{NameError, Names, Target};
 use tpb_models::regmap::space::Named;
 use std::path::{Path, PathBuf};
 use tpb_cosim::dut::Dut;
+use tpb_cosim::sched::Cosim;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::top::{Outputs, Pins};
@@ -97,6 +98,9 @@ pub enum TbError {
     Layout(#[from] tpb_hdl::top::LayoutError),
     #[error("the {engine} engine cannot simulate this map: {why}")]
     MapNotBuilt { engine: &'static str, why: &'static str },
+    /// A co-simulation step failed (a core's exception, a core not halted, a wrong exit value).
+    #[error("{0}")]
+    Cosim(String),
     #[error("tracing needs the verilator engine (--engine verilator)")]
     TraceNeedsVerilator,
     #[error("{path}: {why}")]
@@ -116,6 +120,9 @@ pub struct Tb {
 enum Sim {
     Vl(Box<Dut>),
     Rhdl(Box<dyn TopSim + Send>),
+    /// The co-simulation: the Verilated top with its behavioural cores
+    /// stepping every cycle, the host on BAR0 through its arbiter.
+    Cosim(Box<Cosim>),
 }
 
 impl Sim {
@@ -123,6 +130,7 @@ impl Sim {
         match self {
             Sim::Vl(d) => &mut **d,
             Sim::Rhdl(s) => &mut **s,
+            Sim::Cosim(c) => &mut c.dut,
         }
     }
 }
@@ -174,6 +182,30 @@ impl Tb {
         Ok(tb)
     }
 
+    /// A testbench over a co-simulation `c` (its cores run every cycle;
+    /// verbs that drive the top's pins directly are refused, the cores own
+    /// them). `c` is used as it is: not reset again.
+    pub fn on_cosim(c: Cosim) -> Tb {
+        let names = Names::new(c.map());
+        let cycle = c.stats.cycles;
+        Tb { names, engine: EngineKind::Verilator, sim: Sim::Cosim(Box::new(c)), cycle, pins: Pins::default(), tracing: None }
+    }
+
+    /// The co-simulation under this testbench, if it runs one.
+    pub fn cosim(&mut self) -> Option<&mut Cosim> {
+        match &mut self.sim {
+            Sim::Cosim(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn cores_own(&self, what: &str) -> Result<(), TbError> {
+        match self.sim {
+            Sim::Cosim(_) => Err(TbError::Usage { name: what.into(), what: "in a co-simulation the cores drive this; the testbench cannot".into() }),
+            _ => Ok(()),
+        }
+    }
+
     pub fn arch(&self) -> Arch {
         self.names.map().arch
     }
@@ -185,7 +217,10 @@ impl Tb {
     }
     /// Cycles run since construction.
     pub fn cycle(&self) -> u64 {
-        self.cycle
+        match &self.sim {
+            Sim::Cosim(c) => c.stats.cycles,
+            _ => self.cycle,
+        }
     }
 
     /// Resolve a name (see [`names`]).
@@ -195,6 +230,12 @@ impl Tb {
 
     /// One cycle: drive `req` (and the pins), sample the outputs, clock edge.
     fn step(&mut self, reset: bool, req: Option<Req>) -> Outputs {
+        if let Sim::Cosim(c) = &mut self.sim {
+            debug_assert!(req.is_none(), "a co-simulation's host goes through Cosim::access");
+            let o = c.cycle(reset);
+            self.cycle = c.stats.cycles;
+            return o;
+        }
         let pins = self.pins;
         let top = self.sim.top();
         top.drive(reset, req, &pins);
@@ -206,6 +247,9 @@ impl Tb {
 
     /// Outputs of the current cycle with idle inputs (no clock edge).
     fn sample(&mut self) -> Outputs {
+        if let Sim::Cosim(c) = &self.sim {
+            return c.out;
+        }
         let pins = self.pins;
         let top = self.sim.top();
         top.drive(false, None, &pins);
@@ -215,6 +259,11 @@ impl Tb {
     /// Hold reset for [`RESET_CYCLES`], then run the EVT_SEM post-reset
     /// clear to its end (writes to semaphores before that are lost).
     pub fn reset(&mut self) {
+        if let Sim::Cosim(c) = &mut self.sim {
+            c.reset();
+            self.cycle = c.stats.cycles;
+            return;
+        }
         for _ in 0..RESET_CYCLES {
             self.step(true, None);
         }
@@ -231,6 +280,7 @@ impl Tb {
     /// Drive an input pin of the top for the following cycles:
     /// `nx_halted` (6 bits, one per engine) or `q7_halted` (8 bits).
     pub fn set_pin(&mut self, name: &str, value: u64) -> Result<(), TbError> {
+        self.cores_own(&format!("pin {name}"))?;
         let bad = |max: u64| TbError::Value { name: name.into(), value, max };
         match name {
             "nx_halted" if value <= 0x3f => self.pins.nx_halted = value as u8,
@@ -247,6 +297,7 @@ impl Tb {
     /// [`BUS_TIMEOUT`] cycles). The result is at the FIFO head
     /// (`port.hwd_fifo_*`) from the cycle after next.
     pub fn hwd_lookup(&mut self, opcode: u8, func: u8) -> Result<(), TbError> {
+        self.cores_own("lookup (the SEQ drives the HW-decode CAM)")?;
         if self.names.map().params.hw_decode.present {
             for _ in 0..BUS_TIMEOUT {
                 let ready = self.sample().hwd.is_some_and(|h| h.lookup_ready);
@@ -264,6 +315,9 @@ impl Tb {
 
     /// Pop the HW-decode FIFO head (one cycle of `fifo_pop`).
     pub fn hwd_pop(&mut self) {
+        if self.cores_own("pop").is_err() {
+            return;
+        }
         self.pins.hwd_pop = true;
         self.step(false, None);
         self.pins.hwd_pop = false;
@@ -271,6 +325,11 @@ impl Tb {
 
     /// One bus access; the response (with its error bit) as a value.
     pub fn access(&mut self, name: &str, req: Req) -> Result<Rsp, TbError> {
+        if let Sim::Cosim(c) = &mut self.sim {
+            let r = c.access(req);
+            self.cycle = c.stats.cycles;
+            return r.map_err(|_| TbError::NoResponse { name: name.into(), addr: req.addr, write: req.write, cycle: self.cycle });
+        }
         self.step(false, Some(req));
         for _ in 0..BUS_TIMEOUT {
             let o = self.step(false, None);
@@ -446,6 +505,19 @@ impl Tb {
         if value > t.max() {
             return Err(TbError::Value { name: t.name().into(), value, max: t.max() });
         }
+        if let Sim::Cosim(_) = self.sim {
+            // The host's write goes through the arbiter: the pulse's cycle
+            // is in the waves; the register must still read back 0.
+            let r = self.access(t.name(), Req { write: true, addr, wdata: word })?;
+            if r.err {
+                return Err(TbError::Bus { name: t.name().into(), addr, write: true, cycle: self.cycle });
+            }
+            let back = self.read_target(&t)?;
+            if back != 0 {
+                return Err(TbError::Doorbell { name: t.name().into(), what: format!("reads back {back:#x}, a doorbell reads 0"), cycle: self.cycle });
+            }
+            return Ok(None);
+        }
         // The write, watching the port every cycle from the request on.
         let mut seen: Vec<u64> = Vec::new();
         let mut watch = |tb: &mut Tb, o: &Outputs| {
@@ -490,6 +562,14 @@ impl Tb {
     /// Start tracing to a VCD file (Verilator engine only). Time in the
     /// file is in picoseconds at the generation's clock (see `cosim::dut`).
     pub fn trace_start(&mut self, path: &Path) -> Result<(), TbError> {
+        if let Sim::Cosim(c) = &mut self.sim {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| TbError::TraceDir { path: dir.display().to_string(), why: e.to_string() })?;
+            }
+            c.trace(path)?;
+            self.tracing = Some(path.to_path_buf());
+            return Ok(());
+        }
         match &mut self.sim {
             Sim::Vl(d) => {
                 if let Some(dir) = path.parent() {
@@ -500,13 +580,16 @@ impl Tb {
                 Ok(())
             }
             Sim::Rhdl(_) => Err(TbError::TraceNeedsVerilator),
+            Sim::Cosim(_) => unreachable!("handled above"),
         }
     }
 
     /// Stop tracing; returns the file written, if any.
     pub fn trace_stop(&mut self) -> Result<Option<PathBuf>, TbError> {
-        if let Sim::Vl(d) = &mut self.sim {
-            d.trace_close()?;
+        match &mut self.sim {
+            Sim::Vl(d) => d.trace_close()?,
+            Sim::Cosim(c) => c.dut.trace_close()?,
+            Sim::Rhdl(_) => {}
         }
         Ok(self.tracing.take())
     }

@@ -13,6 +13,21 @@ pub mod cause {
     pub const ALLOCA: u32 = 5;
     pub const INTEGER_DIVIDE_BY_ZERO: u32 = 6;
     pub const LOAD_STORE_ALIGNMENT: u32 = 9;
+
+    /// The ISA's name of an EXCCAUSE value (`cause 12` for one not listed).
+    pub fn name(c: u32) -> String {
+        match c {
+            ILLEGAL_INSTRUCTION => "IllegalInstruction".into(),
+            SYSCALL => "Syscall".into(),
+            INSTRUCTION_FETCH_ERROR => "InstructionFetchError".into(),
+            LOAD_STORE_ERROR => "LoadStoreError".into(),
+            LEVEL1_INTERRUPT => "Level1Interrupt".into(),
+            ALLOCA => "Alloca".into(),
+            INTEGER_DIVIDE_BY_ZERO => "IntegerDivideByZero".into(),
+            LOAD_STORE_ALIGNMENT => "LoadStoreAlignment".into(),
+            c => format!("cause {c}"),
+        }
+    }
 }
 
 /// PS fields.

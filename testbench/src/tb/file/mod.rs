@@ -34,6 +34,15 @@
 //! `--vcd DIR`, else `waves/`), `trace_stop = true`, `repeat` (with `steps`). Names are those of
 //! [`names`](super::names); a name that is a number is a raw BAR0 address.
 //! Every error names `file:line:column` and the key.
+//!
+//! A file with a `[firmware.<core>]` table (`q7`, `seq`, `top_sp`) runs on
+//! the co-simulation: the top with its behavioural cores ([`firmware`]).
+//! Each core's image is `asm = "k.S"` (our assembler), `elf = "k.elf"` (any
+//! toolchain) or `c = ["k.c", …]` (Debian's gcc-xtensa-lx106, `cflags`
+//! optional), paths relative to the file. Its verbs add `stpb_init = true`
+//! (the HAL installs the SEQ and Q7 images and releases the cores),
+//! `wait_halted = "q7"` (or `"q7[3]"`, `"seq"`, `"top_sp"`; with `timeout`)
+//! and `expect_exit = "q7"` (main's return value, `value`).
 
 use super::names::parse_u32;
 use super::{EngineKind, Tb, TbError};
@@ -42,7 +51,9 @@ use std::path::{Path, PathBuf};
 use toml_edit::{ImDocument, Item, TableLike, Value};
 use tpb_models::regmap::Arch;
 
+pub mod firmware;
 mod run;
+pub use firmware::{CoreSel, Firmware, FwSource};
 pub use run::{run, Failure, Outcome, RunOpts};
 
 /// Default `poll` timeout in cycles.
@@ -98,6 +109,12 @@ pub enum Verb {
     TraceStart(String),
     TraceStop,
     Repeat { count: u64, steps: Vec<Step> },
+    /// The HAL's stpb_init with the file's SEQ and Q7 images (co-simulation).
+    StpbInit,
+    /// Run until the chosen cores halt (co-simulation).
+    WaitHalted { cores: CoreSel, timeout: u64 },
+    /// The chosen cores' `main` returned `value` (co-simulation).
+    ExpectExit { cores: CoreSel, value: Val },
 }
 
 /// A parsed testbench file.
@@ -107,6 +124,8 @@ pub struct TbFile {
     pub name: String,
     pub description: String,
     pub archs: Vec<Arch>,
+    /// The cores' images: a file with any runs on the co-simulation.
+    pub firmware: Firmware,
     consts: BTreeMap<String, u64>,
     steps: Vec<Step>,
     per_arch: BTreeMap<&'static str, (BTreeMap<String, u64>, Vec<Step>)>,
@@ -130,8 +149,8 @@ impl Ctx<'_> {
     }
 }
 
-const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat"];
+const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit"];
 const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps"];
 
 impl TbFile {
@@ -169,6 +188,7 @@ impl TbFile {
             }
         };
         let consts = parse_consts(&cx, root)?;
+        let firmware = firmware::parse(&cx, root)?;
         let steps = parse_steps(&cx, root, "step")?;
         let mut per_arch = BTreeMap::new();
         for a in Arch::ALL {
@@ -184,7 +204,8 @@ impl TbFile {
             }
             per_arch.insert(a.name(), (parse_consts(&cx, t)?, parse_steps(&cx, t, "step")?));
         }
-        let f = TbFile { path: path.to_path_buf(), name, description, archs, consts, steps, per_arch };
+        let f = TbFile { path: path.to_path_buf(), name, description, archs, firmware, consts, steps, per_arch };
+        f.check_cosim_verbs(&cx)?;
         if f.steps.is_empty() && f.per_arch.values().all(|(_, s)| s.is_empty()) {
             return Err(cx.err(None, "step", "no steps: add [[step]] tables"));
         }
@@ -198,6 +219,7 @@ impl TbFile {
             name: name.into(),
             description: description.into(),
             archs,
+            firmware: Firmware::default(),
             consts: BTreeMap::new(),
             steps,
             per_arch: BTreeMap::new(),
@@ -227,7 +249,7 @@ impl TbFile {
             let (name, val) = match &s.verb {
                 Verb::Write { name, value } | Verb::Expect { name, value } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
                 Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } => (Some(name), None),
-                Verb::Pin { value, .. } => (None, Some(value)),
+                Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
                     (None, None)
@@ -316,7 +338,8 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let allowed: &[&str] = match verb {
         "write" | "expect" | "doorbell" => &["value"],
         "poll" => &["value", "timeout"],
-        "pin" => &["value"],
+        "pin" | "expect_exit" => &["value"],
+        "wait_halted" => &["timeout"],
         "expect_bus_error" => &["access"],
         "repeat" => &["steps"],
         _ => &[],
@@ -387,6 +410,21 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             }
             Verb::Repeat { count: count("repeat", item)?, steps }
         }
+        "stpb_init" => match item.as_bool() {
+            Some(true) => Verb::StpbInit,
+            _ => return Err(cx.err(key_span(verb), verb, "write stpb_init = true")),
+        },
+        "wait_halted" => Verb::WaitHalted {
+            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
+            timeout: match t.get("timeout") {
+                Some(i) => count("timeout", i)?,
+                None => firmware::HALT_TIMEOUT,
+            },
+        },
+        "expect_exit" => Verb::ExpectExit {
+            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
+            value: value(true, 0)?,
+        },
         _ => unreachable!("every verb is handled"),
     };
     let text = format!("{verb} = {}", item.as_value().map(|v| v.to_string().trim().to_string()).unwrap_or_else(|| "…".into()));

@@ -2,6 +2,10 @@
 //! [`Tb`] API, the first failure with its step and place.
 
 use super::*;
+use tpb_models::regmap::builtin;
+
+#[path = "cosim.rs"]
+mod cosim;
 
 /// The outcome of one testbench on one generation.
 #[derive(Debug, Clone)]
@@ -47,7 +51,18 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     let t0 = std::time::Instant::now();
     let mut out = Outcome { name: file.name.clone(), arch, engine: opts.engine, result: Ok(()), steps: 0, cycles: 0, wall: Default::default(), reads: Vec::new(), vcd: None };
     let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
-    let mut tb = match Tb::new(arch, opts.engine) {
+    let (tb, fw) = if file.firmware.is_empty() {
+        (Tb::new(arch, opts.engine), None)
+    } else {
+        match cosim_tb(file, arch, opts) {
+            Ok((tb, fw)) => (Ok(tb), Some(fw)),
+            Err(e) => {
+                out.result = Err(setup_fail(Loc::default(), "firmware", e));
+                return out;
+            }
+        }
+    };
+    let mut tb = match tb {
         Ok(tb) => tb,
         Err(e) => {
             out.result = Err(setup_fail(Loc::default(), "setup", e.to_string()));
@@ -67,10 +82,16 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     let (steps, consts) = file.for_arch(arch);
     let start = tb.cycle();
-    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new() };
-    let r = ctx.run_steps(&steps);
+    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref() };
+    let mut r = ctx.run_steps(&steps);
     out.steps = ctx.steps;
     out.reads = std::mem::take(&mut ctx.reads);
+    // A core that took an exception fails the run, whatever the steps checked.
+    if let (Ok(()), Some(fw)) = (&r, &fw) {
+        if let Some(e) = cosim::exception(&mut tb, fw, None) {
+            r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle: tb.cycle() });
+        }
+    }
     out.cycles = tb.cycle() - start;
     out.result = r;
     let traced = match tb.trace_stop() {
@@ -93,6 +114,22 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     out
 }
 
+/// The co-simulation of a file with `[firmware]`: its images built for
+/// `arch` (C under `build/fw/<name>.<arch>/`), the TOP_SP's loaded.
+fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Images), String> {
+    if opts.engine != EngineKind::Verilator {
+        return Err(format!("a file with [firmware] runs on the co-simulation (Verilator), not the {} engine", opts.engine.name()));
+    }
+    let map = builtin(arch).map_err(|e| e.to_string())?;
+    let dir = PathBuf::from("build/fw").join(format!("{}.{}", sanitize(&file.name), arch.name()));
+    let built = super::firmware::build(&file.firmware, &map, &dir)?;
+    let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(|e| e.to_string())?;
+    if let Some(t) = built.get("top_sp") {
+        c.load_top_sp(&t.images.iram, &t.images.dram).map_err(|e| format!("the top_sp image: {e}"))?;
+    }
+    Ok((Tb::on_cosim(c), cosim::Images { map, built }))
+}
+
 fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
 }
@@ -103,6 +140,8 @@ struct RunCtx<'a> {
     dir: PathBuf,
     steps: u64,
     reads: Vec<String>,
+    /// The images of a co-simulation.
+    fw: Option<&'a cosim::Images>,
 }
 
 impl RunCtx<'_> {
@@ -188,6 +227,14 @@ impl RunCtx<'_> {
                 for _ in 0..*count {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
+            }
+            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } => {
+                let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
+                let want = match &s.verb {
+                    Verb::ExpectExit { value, .. } => self.val(value),
+                    _ => 0,
+                };
+                cosim::verb(self.tb, fw, &s.verb, want).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
         }
         Ok(())

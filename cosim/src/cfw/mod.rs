@@ -1,0 +1,243 @@
+//! C firmware for the TPB cores, built by Debian's `gcc-xtensa-lx106`
+//! (`tpb cc`, and a firmware file's `c = [...]`).
+//!
+//! What the build adds to the user's sources, each generated for the
+//! generation and the kind of core ([`CoreKind`]) from the register map:
+//! - `crt0.S` (`cosim/firmware/c/`): reset, the NX boot trampoline's shape
+//!   or the Q7 reset jump, the stack at the top of DRAM, `.bss` cleared,
+//!   `main()` (call0 ABI), its return value in `__tpb_exit`, HALT;
+//! - `tpb_rt.c`: the 32-bit division routines Debian's libgcc for lx106
+//!   leaves out;
+//! - the linker script ([`ld::render`]): code in IRAM from 0, the vectors
+//!   left free, data, `.bss` and the stack in DRAM; literals stay beside the
+//!   code (`-mtext-section-literals`), within L32R's reach;
+//! - `tpb_fw.h` ([`header::render`]): every register by name as the core
+//!   sees it (through the system window), the EVT_SEM helpers (`sem_inc`,
+//!   `sem_set`, `sem_read`, `sem_wait_ge`), HALT and WAITI as inline bytes,
+//!   the core's id.
+//!
+//! The output is an ELF ([`Built`]); [`images`] turns any ELF for a core
+//! into the IRAM and DRAM images the HAL installs, refusing a segment
+//! outside the core's memories by name.
+
+pub mod header;
+pub mod ld;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tpb_models::hal::UcodeImages;
+use tpb_models::regmap::RegMap;
+use tpb_models::xtensa::config::DRAM_BASE;
+use tpb_models::xtensa::elf;
+
+/// The start-up and run-time sources (`cosim/firmware/c/`).
+pub const CRT0: &str = include_str!("../../firmware/c/crt0.S");
+pub const RUNTIME: &str = include_str!("../../firmware/c/tpb_rt.c");
+
+/// gcc's flags for every C source: call0 is lx106's only ABI; literals in
+/// the code's section (L32R reaches back 256 KiB, not from IRAM to DRAM);
+/// no host library (there is none for these cores).
+pub const CFLAGS: &[&str] = &["-mtext-section-literals", "-ffreestanding", "-nostdlib", "-fno-builtin", "-Wall", "-std=c11"];
+/// The optimisation level unless the user gives one.
+pub const DEFAULT_OPT: &str = "-O2";
+
+/// The compiler and linker (Debian's `gcc-xtensa-lx106`, `binutils-xtensa-lx106`).
+pub const GCC: &str = "xtensa-lx106-elf-gcc";
+pub const LD: &str = "xtensa-lx106-elf-ld";
+
+/// Which core a program is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreKind {
+    /// A Q7 core of the POOL cluster.
+    Q7,
+    /// The POOL engine's NX sequencer.
+    Seq,
+    /// The TOP_SP sequencer (an NX core with core-local memories).
+    TopSp,
+}
+
+impl CoreKind {
+    pub fn parse(s: &str) -> Option<CoreKind> {
+        match s {
+            "q7" => Some(CoreKind::Q7),
+            "seq" => Some(CoreKind::Seq),
+            "top_sp" | "top-sp" => Some(CoreKind::TopSp),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CoreKind::Q7 => "q7",
+            CoreKind::Seq => "seq",
+            CoreKind::TopSp => "top_sp",
+        }
+    }
+    /// An NX core (the boot trampoline at reset).
+    pub fn nx(self) -> bool {
+        self != CoreKind::Q7
+    }
+    /// IRAM and DRAM sizes of this core in `map`'s generation.
+    pub fn memories(self, map: &RegMap) -> (u32, u32) {
+        let p = &map.params;
+        match self {
+            CoreKind::Q7 => (p.q7.pooling.iram_size as u32, p.q7.pooling.dram_size as u32),
+            CoreKind::Seq | CoreKind::TopSp => (p.bar0.seq_iram.size as u32, p.bar0.seq_dram.size as u32),
+        }
+    }
+}
+
+/// Why a C program did not build, or an ELF does not fit a core.
+#[derive(Debug, thiserror::Error)]
+pub enum CfwError {
+    #[error("`{tool}` is not installed: apt-get install {package} (or run `bash scripts/setup`)")]
+    Missing { tool: &'static str, package: &'static str },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{tool} failed:\n{log}")]
+    Tool { tool: &'static str, log: String },
+    #[error("{0}")]
+    Map(String),
+    #[error("{path}: {source}")]
+    Elf { path: String, source: elf::ElfError },
+    #[error("{path}: segment at {addr:#x} ({bytes} bytes) is outside the {core} core's IRAM [0, {iram:#x}) and DRAM [{dram_base:#x}, +{dram:#x})")]
+    Outside { path: String, core: &'static str, addr: u32, bytes: u32, iram: u32, dram_base: u32, dram: u32 },
+    #[error("{path}: {core} images: {why}")]
+    Images { path: String, core: &'static str, why: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CfwError + '_ {
+    move |source| CfwError::Io { path: path.display().to_string(), source }
+}
+
+/// The files the build writes beside the user's sources (into `dir`):
+/// the header, the linker script, the start-up and run-time sources.
+pub fn write_support(map: &RegMap, kind: CoreKind, dir: &Path) -> Result<(), CfwError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let files = [
+        ("tpb_fw.h", header::render(map).map_err(CfwError::Map)?),
+        (&*format!("{}.ld", kind.name()), ld::render(map, kind)),
+        ("crt0.S", CRT0.to_string()),
+        ("tpb_rt.c", RUNTIME.to_string()),
+    ];
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(io(&p))?;
+    }
+    Ok(())
+}
+
+/// A built program.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub elf: PathBuf,
+    /// The commands run, as a person would type them.
+    pub commands: Vec<String>,
+}
+
+/// Build C (and assembly `.S`) `sources` for a `kind` core of `map`'s
+/// generation into `out` (an ELF); the support files and objects go into
+/// `out`'s folder under `<stem>.build/`. `extra` are more gcc flags
+/// (`-O0`, `-DNAME=1`); without an `-O` flag the build uses [`DEFAULT_OPT`].
+pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String], out: &Path) -> Result<Built, CfwError> {
+    let gcc = find(GCC, "gcc-xtensa-lx106")?;
+    let ld = find(LD, "binutils-xtensa-lx106")?;
+    if sources.is_empty() {
+        return Err(CfwError::Map("no sources to build".into()));
+    }
+    for s in sources {
+        if !s.is_file() {
+            return Err(CfwError::Io { path: s.display().to_string(), source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such source file") });
+        }
+    }
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fw".into());
+    let dir = out.parent().unwrap_or(Path::new(".")).join(format!("{stem}.build"));
+    write_support(map, kind, &dir)?;
+    let p = &map.params;
+    let mut defs = vec![format!("-DTPB_RESET_JUMP={:#x}", p.boot.q7_reset_jump.unwrap_or(0x200)), format!("-DTPB_ENTER_RUN={:#x}", p.boot.nx_enter_run.unwrap_or(0x90))];
+    defs.push(format!("-DTPB_CORE_{}=1", kind.name().to_uppercase()));
+    if kind.nx() {
+        defs.push("-DTPB_CORE_NX=1".into());
+    }
+    let mut flags: Vec<String> = CFLAGS.iter().map(|s| s.to_string()).collect();
+    if !extra.iter().any(|f| f.starts_with("-O")) {
+        flags.push(DEFAULT_OPT.into());
+    }
+    flags.extend(extra.iter().cloned());
+    flags.push("-I".into());
+    flags.push(dir.display().to_string());
+    let mut commands = Vec::new();
+    let mut objs = Vec::new();
+    let mut all: Vec<PathBuf> = vec![dir.join("crt0.S"), dir.join("tpb_rt.c")];
+    all.extend(sources.iter().cloned());
+    for (i, src) in all.iter().enumerate() {
+        let obj = dir.join(format!("{i:02}-{}.o", src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()));
+        let mut cmd = Command::new(&gcc);
+        cmd.args(&flags).args(&defs);
+        if src.extension().is_some_and(|e| e == "S") {
+            cmd.arg("-Wa,--text-section-literals");
+        }
+        cmd.arg("-c").arg(src).arg("-o").arg(&obj);
+        run(&mut cmd, GCC, &mut commands)?;
+        objs.push(obj);
+    }
+    let libgcc = Command::new(&gcc).arg("-print-libgcc-file-name").output().map_err(|e| CfwError::Io { path: GCC.into(), source: e })?;
+    let libgcc = String::from_utf8_lossy(&libgcc.stdout).trim().to_string();
+    let mut cmd = Command::new(&ld);
+    cmd.arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(out);
+    run(&mut cmd, LD, &mut commands)?;
+    Ok(Built { elf: out.to_path_buf(), commands })
+}
+
+fn find(tool: &'static str, package: &'static str) -> Result<PathBuf, CfwError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file()).ok_or(CfwError::Missing { tool, package })
+}
+
+fn run(cmd: &mut Command, tool: &'static str, log: &mut Vec<String>) -> Result<(), CfwError> {
+    let shown = std::iter::once(tool.to_string()).chain(cmd.get_args().map(|a| a.to_string_lossy().into_owned())).collect::<Vec<_>>().join(" ");
+    log.push(shown.clone());
+    let o = cmd.output().map_err(|e| CfwError::Io { path: tool.into(), source: e })?;
+    if !o.status.success() {
+        return Err(CfwError::Tool { tool, log: format!("$ {shown}\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)) });
+    }
+    Ok(())
+}
+
+/// The IRAM and DRAM images of an ELF for a `kind` core of `map`'s
+/// generation: each loadable segment's file bytes at its offset in IRAM
+/// (from 0) or DRAM (from [`DRAM_BASE`]); a segment elsewhere, or past a
+/// memory's end, is an error naming it. `path` names the ELF in errors.
+pub fn images(map: &RegMap, kind: CoreKind, path: &str, bytes: &[u8]) -> Result<UcodeImages, CfwError> {
+    let img = elf::parse(bytes).map_err(|source| CfwError::Elf { path: path.into(), source })?;
+    let (iram_size, dram_size) = kind.memories(map);
+    let mut iram = Vec::new();
+    let mut dram = Vec::new();
+    for s in &img.segments {
+        let end = u64::from(s.addr) + u64::from(s.mem_size);
+        let (mem, off) = if end <= u64::from(iram_size) {
+            (&mut iram, s.addr)
+        } else if s.addr >= DRAM_BASE && end <= u64::from(DRAM_BASE) + u64::from(dram_size) {
+            (&mut dram, s.addr - DRAM_BASE)
+        } else {
+            return Err(CfwError::Outside { path: path.into(), core: kind.name(), addr: s.addr, bytes: s.mem_size, iram: iram_size, dram_base: DRAM_BASE, dram: dram_size });
+        };
+        let at = off as usize;
+        if mem.len() < at + s.data.len() {
+            mem.resize(at + s.data.len(), 0);
+        }
+        mem[at..at + s.data.len()].copy_from_slice(&s.data);
+    }
+    if iram.is_empty() {
+        return Err(CfwError::Images { path: path.into(), core: kind.name(), why: "no code in IRAM (a program for this core starts at 0)".into() });
+    }
+    // The HAL writes whole words.
+    for m in [&mut iram, &mut dram] {
+        m.resize(m.len().div_ceil(4) * 4, 0);
+    }
+    Ok(UcodeImages { iram, dram })
+}
+
+/// The address of `name` in an ELF (e.g. `__tpb_exit`), if it has one.
+pub fn symbol(bytes: &[u8], name: &str) -> Option<u32> {
+    elf::symbols(bytes).ok()?.into_iter().find(|(_, n)| n == name).map(|(a, _)| a)
+}

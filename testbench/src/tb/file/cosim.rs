@@ -1,0 +1,120 @@
+//! The co-simulation verbs of a testbench file (`stpb_init`,
+//! `wait_halted`, `expect_exit`) and the report of a core's exception.
+
+use super::super::Tb;
+use super::Verb;
+use crate::tb::file::firmware::{Built, CoreSel};
+use std::collections::BTreeMap;
+use tpb_cosim::sched::{CoreId, Cosim};
+use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
+use tpb_models::regmap::{Arch, RegMap};
+use tpb_models::xtensa::config::DRAM_BASE;
+use tpb_models::xtensa::core::{cause, Step};
+
+/// A file's images for one generation.
+pub struct Images {
+    pub map: RegMap,
+    pub built: BTreeMap<&'static str, Built>,
+}
+
+impl Images {
+    fn of(&self, id: CoreId) -> Option<&Built> {
+        self.built.get(match id {
+            CoreId::Q7(_) => "q7",
+            CoreId::Seq => "seq",
+            CoreId::TopSp => "top_sp",
+            CoreId::Ncfw => return None,
+        })
+    }
+}
+
+fn cosim(tb: &mut Tb) -> &mut Cosim {
+    tb.cosim().expect("a file with [firmware] runs on the co-simulation")
+}
+
+/// Run one co-simulation verb; the error says what failed.
+pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), String> {
+    match verb {
+        Verb::StpbInit => {
+            let map = &fw.map;
+            let seq = match fw.built.get("seq") {
+                Some(b) => b.images.clone(),
+                None => {
+                    // The built-in boot loop; on SUNDA the SEQ releases the Q7 cores (DIGEST §2.9).
+                    let p = tpb_cosim::firmware::nx_boot(map, map.arch == Arch::Sunda).map_err(|e| e.to_string())?;
+                    UcodeImages { iram: p.bytes, dram: vec![0; 16] }
+                }
+            };
+            let q7 = fw.built.get("q7").map(|b| b.images.clone()).ok_or("no [firmware.q7]")?;
+            let c = cosim(tb);
+            Hal::with_map(map.clone()).stpb_init(c, &StpbConfig::new(seq, q7), None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
+            Ok(())
+        }
+        Verb::WaitHalted { cores, timeout } => {
+            let ids = cores.cores();
+            let c = cosim(tb);
+            let start = c.stats.cycles;
+            c.run_until(*timeout, |c| ids.iter().all(|id| c.core(*id).core.halted()) || ids.iter().any(|id| c.core(*id).first_exception.is_some()));
+            if let Some(e) = exception(tb, fw, Some(*cores)) {
+                return Err(e);
+            }
+            let c = cosim(tb);
+            let running: Vec<String> = ids.iter().filter(|id| !c.core(**id).core.halted()).map(|id| format!("{} (pc {:#x})", id.name(), c.core(*id).core.pc)).collect();
+            if !running.is_empty() {
+                return Err(format!("not halted {} cycles after cycle {start}: {}", timeout, running.join(", ")));
+            }
+            Ok(())
+        }
+        Verb::ExpectExit { cores, .. } => {
+            let b = fw.of(cores.cores()[0]).ok_or_else(|| format!("no [firmware.{}]", cores.kind().name()))?;
+            let at = b.exit.ok_or("the program has no __tpb_exit (C programs built by tpb cc have it; in assembly, label the word main's result goes to)")?;
+            for id in cores.cores() {
+                let got = read_local(tb, &fw.map, id, at)?;
+                if u64::from(got) != want {
+                    let note = if got == tpb_cosim::cfw::ld::EXIT_UNSET { " (main has not returned)" } else { "" };
+                    return Err(format!("{}: main returned {got:#x}{note}, expected {want:#x}", id.name()));
+                }
+            }
+            Ok(())
+        }
+        _ => unreachable!("only the co-simulation verbs come here"),
+    }
+}
+
+/// A word at core address `at` of core `id` (its DRAM): over BAR0 for the
+/// Q7 cores and the SEQ, from the TOP_SP's core-local memory.
+fn read_local(tb: &mut Tb, map: &RegMap, id: CoreId, at: u32) -> Result<u32, String> {
+    let off = at.checked_sub(DRAM_BASE).ok_or_else(|| format!("{at:#x} is not in DRAM"))?;
+    let region = match id {
+        CoreId::Q7(n) => format!("q7[{n}].dram"),
+        CoreId::Seq => "seq.dram".into(),
+        _ => return cosim(tb).top_sp_dram(off).ok_or_else(|| format!("{at:#x} is past the TOP_SP's DRAM")),
+    };
+    let base = tpb_cosim::firmware::bar0_region(map, &region).ok_or_else(|| format!("no BAR0 region {region}"))?;
+    let r = tb.read_addr(base + off).map_err(|e| e.to_string())?;
+    if r.err {
+        return Err(format!("bus error reading {region}+{off:#x}"));
+    }
+    Ok(r.rdata)
+}
+
+/// The first exception any of the cores `sel` (all, with `None`) took, as
+/// a person reads it: the core, the cycle, the cause, the PC as symbol +
+/// offset and the instruction there.
+pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>) -> Option<String> {
+    let c = cosim(tb);
+    let ids: Vec<CoreId> = match sel {
+        Some(s) => s.cores(),
+        None => c.cores.iter().filter(|s| s.attached).map(|s| s.id).collect(),
+    };
+    let (id, cycle, st) = ids.iter().filter_map(|id| c.core(*id).first_exception.map(|(cy, st)| (*id, cy, st))).min_by_key(|(_, cy, _)| *cy)?;
+    let Step::Exception { cause: k, pc, vector } = st else { return None };
+    let b = fw.of(id);
+    let sym = b.and_then(|b| tpb_models::xtensa::elf::symbolize(&b.symbols, pc)).map(|s| format!(" ({s})")).unwrap_or_default();
+    let insn = b
+        .and_then(|b| b.images.iram.get(pc as usize..))
+        .map(|bytes| tpb_models::xtensa::disasm::listing(&bytes[..bytes.len().min(3)], pc, &tpb_models::xtensa::config::Options::tpb()))
+        .and_then(|l| l.first().map(|l| l.text.clone().unwrap_or_else(|| format!("undecodable bytes {:02x?}", l.bytes))))
+        .unwrap_or_else(|| "(not in the image)".into());
+    Some(format!("{} took {} at cycle {cycle}: pc {pc:#x}{sym}: {insn}; vector {vector:#x}", id.name(), cause::name(k)))
+}

@@ -1,0 +1,234 @@
+//! The `[firmware.<core>]` tables of a testbench file: the cores' images,
+//! built for each generation, and the co-simulation verbs that use them.
+//!
+//! ```toml
+//! [firmware.q7]                  # every Q7 core runs this image
+//! c = ["q7_checksum.c"]          # or asm = "k.S", or elf = "k.elf"
+//! cflags = ["-O2"]               # C only (default -O2)
+//! [firmware.seq]                 # default: the built-in boot loop (nx_boot.S)
+//! asm = "my_seq.S"
+//! ```
+
+use super::{Ctx, FileError, Step, TbFile, Verb};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml_edit::{Item, TableLike};
+use tpb_cosim::cfw::{self, CoreKind};
+use tpb_models::hal::UcodeImages;
+use tpb_models::regmap::RegMap;
+
+/// Default `wait_halted` timeout in cycles.
+pub const HALT_TIMEOUT: u64 = 200_000;
+
+/// Where an image comes from (paths relative to the testbench file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FwSource {
+    /// Our assembler (`tpb asm`).
+    Asm(PathBuf),
+    /// An ELF from any toolchain.
+    Elf(PathBuf),
+    /// C (and `.S`) sources for gcc-xtensa-lx106, with extra flags.
+    C { sources: Vec<PathBuf>, cflags: Vec<String> },
+}
+
+/// The images of a file, by core kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Firmware(pub BTreeMap<&'static str, FwSource>);
+
+impl Firmware {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Which cores a co-simulation verb means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreSel {
+    /// Every Q7 core.
+    Q7All,
+    Q7(u8),
+    Seq,
+    TopSp,
+}
+
+impl CoreSel {
+    pub fn parse(s: &str) -> Result<CoreSel, String> {
+        match s {
+            "q7" | "q7[*]" => Ok(CoreSel::Q7All),
+            "seq" => Ok(CoreSel::Seq),
+            "top_sp" => Ok(CoreSel::TopSp),
+            _ => s
+                .strip_prefix("q7[")
+                .and_then(|r| r.strip_suffix(']'))
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| usize::from(*n) < tpb_models::golden::q7_cluster::CORES)
+                .map(CoreSel::Q7)
+                .ok_or_else(|| format!("'{s}' is not a core: \"q7\" (all eight), \"q7[0]\" .. \"q7[7]\", \"seq\" or \"top_sp\"")),
+        }
+    }
+    /// The cores, as the co-simulation numbers them.
+    pub fn cores(self) -> Vec<tpb_cosim::sched::CoreId> {
+        use tpb_cosim::sched::CoreId;
+        match self {
+            CoreSel::Q7All => (0..tpb_models::golden::q7_cluster::CORES as u8).map(CoreId::Q7).collect(),
+            CoreSel::Q7(n) => vec![CoreId::Q7(n)],
+            CoreSel::Seq => vec![CoreId::Seq],
+            CoreSel::TopSp => vec![CoreId::TopSp],
+        }
+    }
+    pub fn kind(self) -> CoreKind {
+        match self {
+            CoreSel::Q7All | CoreSel::Q7(_) => CoreKind::Q7,
+            CoreSel::Seq => CoreKind::Seq,
+            CoreSel::TopSp => CoreKind::TopSp,
+        }
+    }
+}
+
+const CORE_KEYS: &[&str] = &["q7", "seq", "top_sp"];
+const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags"];
+
+/// `[firmware.*]` of `root`; paths are made relative to the file's folder.
+pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileError> {
+    let mut fw = Firmware::default();
+    let Some((k, item)) = root.get_key_value("firmware") else { return Ok(fw) };
+    let t = item.as_table_like().ok_or_else(|| cx.err(k.span(), "firmware", "a table: [firmware.q7], [firmware.seq], [firmware.top_sp]"))?;
+    let dir = cx.path.parent().unwrap_or(Path::new(""));
+    for (core, item) in t.iter() {
+        let span = t.key(core).and_then(|k| k.span());
+        let Some(&core) = CORE_KEYS.iter().find(|c| **c == core) else {
+            return Err(cx.err(span, &format!("firmware.{core}"), format!("not a core kind: {}", CORE_KEYS.join(", "))));
+        };
+        let key = format!("firmware.{core}");
+        let ct = item.as_table_like().ok_or_else(|| cx.err(span.clone(), &key, "a table with asm, elf or c"))?;
+        for (kk, _) in ct.iter() {
+            if !SOURCE_KEYS.contains(&kk) {
+                return Err(cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), format!("unknown key; expected one of {}", SOURCE_KEYS.join(", "))));
+            }
+        }
+        let given: Vec<&str> = ["asm", "elf", "c"].into_iter().filter(|s| ct.contains_key(s)).collect();
+        if given.len() != 1 {
+            return Err(cx.err(span, &key, format!("give exactly one of asm, elf, c (found {})", if given.is_empty() { "none".into() } else { given.join(", ") })));
+        }
+        let path_of = |kk: &str, i: &Item| -> Result<PathBuf, FileError> {
+            let s = i.as_str().ok_or_else(|| cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), "a file path (a string)"))?;
+            Ok(dir.join(s))
+        };
+        let strings = |kk: &str| -> Result<Vec<String>, FileError> {
+            let Some(i) = ct.get(kk) else { return Ok(Vec::new()) };
+            let bad = || cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), "a list of strings");
+            i.as_array().ok_or_else(bad)?.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(bad)).collect()
+        };
+        if ct.contains_key("cflags") && given[0] != "c" {
+            return Err(cx.err(ct.key("cflags").and_then(|k| k.span()), &format!("{key}.cflags"), "cflags go with c = [...] only"));
+        }
+        let src = match given[0] {
+            "asm" => FwSource::Asm(path_of("asm", ct.get("asm").expect("given"))?),
+            "elf" => FwSource::Elf(path_of("elf", ct.get("elf").expect("given"))?),
+            _ => {
+                let sources: Vec<PathBuf> = strings("c")?.into_iter().map(|s| dir.join(s)).collect();
+                if sources.is_empty() {
+                    return Err(cx.err(ct.key("c").and_then(|k| k.span()), &format!("{key}.c"), "at least one source file"));
+                }
+                FwSource::C { sources, cflags: strings("cflags")? }
+            }
+        };
+        fw.0.insert(core, src);
+    }
+    Ok(fw)
+}
+
+impl TbFile {
+    /// The co-simulation verbs need `[firmware]`; the pin and CAM verbs
+    /// need the bare top (the cores drive those in a co-simulation).
+    pub(super) fn check_cosim_verbs(&self, cx: &Ctx) -> Result<(), FileError> {
+        let cosim = !self.firmware.is_empty();
+        let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
+        for s in flatten(all) {
+            let (needs_fw, bare_only) = match &s.verb {
+                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } => (true, false),
+                Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
+                _ => (false, false),
+            };
+            let key = s.text.split(' ').next().unwrap_or("").to_string();
+            let e = |msg: &str| FileError { path: cx.path.to_path_buf(), loc: s.loc, key: key.clone(), msg: msg.into() };
+            if needs_fw && !cosim {
+                return Err(e("runs on the co-simulation: add a [firmware.q7] (or .seq, .top_sp) table"));
+            }
+            if bare_only && cosim {
+                return Err(e("drives the top directly, which the cores do in a co-simulation: not in a file with [firmware]"));
+            }
+            if let Verb::StpbInit = s.verb {
+                if !self.firmware.0.contains_key("q7") {
+                    return Err(e("installs the Q7 image: add [firmware.q7]"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn flatten<'a>(steps: impl Iterator<Item = &'a Step>) -> Vec<&'a Step> {
+    let mut out = Vec::new();
+    for s in steps {
+        out.push(s);
+        if let Verb::Repeat { steps, .. } = &s.verb {
+            out.extend(flatten(steps.iter()));
+        }
+    }
+    out
+}
+
+/// One core kind's image, built for a generation, with what the checks
+/// and failure reports need of it.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub images: UcodeImages,
+    /// Where `main`'s return value lands (core address), if the program has `__tpb_exit`.
+    pub exit: Option<u32>,
+    /// Symbols by address (ELF or assembler labels), for PCs as symbol+offset.
+    pub symbols: Vec<(u32, String)>,
+    /// What was built and how (`gcc …` lines), for the report.
+    pub commands: Vec<String>,
+}
+
+/// Build every image of `fw` for `map`'s generation; C is built under
+/// `out_dir/<core>.elf`. Errors name the file.
+pub fn build(fw: &Firmware, map: &RegMap, out_dir: &Path) -> Result<BTreeMap<&'static str, Built>, String> {
+    let mut out = BTreeMap::new();
+    for (&core, src) in &fw.0 {
+        let kind = CoreKind::parse(core).expect("parsed as a core kind");
+        let b = match src {
+            FwSource::Asm(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let prog = tpb_models::xtensa::asm::assemble(&text, 0, &tpb_models::xtensa::config::Options::tpb()).map_err(|e| format!("{}:{}: {}", p.display(), e.line, e.message))?;
+                let (iram, _) = kind.memories(map);
+                if prog.bytes.len() > iram as usize {
+                    return Err(format!("{}: {} bytes of code do not fit the {core} core's IRAM ({iram:#x} bytes)", p.display(), prog.bytes.len()));
+                }
+                let mut iram_img = prog.bytes.clone();
+                iram_img.resize(iram_img.len().div_ceil(4) * 4, 0);
+                let symbols: Vec<(u32, String)> = { let mut v: Vec<(u32, String)> = prog.labels.iter().map(|(n, a)| (*a, n.clone())).collect(); v.sort(); v };
+                Built { images: UcodeImages { iram: iram_img, dram: vec![0; 16] }, exit: prog.labels.get("__tpb_exit").copied(), symbols, commands: vec![format!("tpb asm {}", p.display())] }
+            }
+            FwSource::Elf(p) => from_elf(map, kind, p, Vec::new())?,
+            FwSource::C { sources, cflags } => {
+                let elf = out_dir.join(format!("{core}.elf"));
+                let built = cfw::build(map, kind, sources, cflags, &elf).map_err(|e| e.to_string())?;
+                from_elf(map, kind, &elf, built.commands)?
+            }
+        };
+        out.insert(core, b);
+    }
+    Ok(out)
+}
+
+fn from_elf(map: &RegMap, kind: CoreKind, p: &Path, commands: Vec<String>) -> Result<Built, String> {
+    let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let mut images = cfw::images(map, kind, &p.display().to_string(), &bytes).map_err(|e| e.to_string())?;
+    if images.dram.is_empty() {
+        images.dram = vec![0; 16];
+    }
+    let symbols = tpb_models::xtensa::elf::symbols(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    Ok(Built { images, exit: cfw::symbol(&bytes, "__tpb_exit"), symbols, commands })
+}

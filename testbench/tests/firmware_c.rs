@@ -1,0 +1,183 @@
+//! Your own firmware on the co-simulation: C built by Debian's
+//! gcc-xtensa-lx106 with the start-up, linker script and header `tpb cc`
+//! generates from the map, installed by the HAL, run on the RTL's cores and
+//! checked by name (`testbench/examples/firmware/`); gcc's code read by our
+//! decoder as the objdump oracle reads it; a core's exception reported with
+//! its cause, PC as symbol + offset and instruction.
+
+use std::path::{Path, PathBuf};
+use tpb_cosim::cfw::{self, CoreKind};
+use tpb_models::regmap::{builtin, Arch};
+use tpb_testbench::tb::file::{run, RunOpts, TbFile};
+use tpb_testbench::tools::{repo_root, require};
+
+fn example() -> PathBuf {
+    repo_root().join("testbench/examples/firmware/q7_checksum.toml")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = repo_root().join("target/tpb-tests").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Run a testbench file on `arch` from the repository root (its C builds
+/// land under build/fw/): the failure as text, or None.
+fn outcome(file: &TbFile, arch: Arch) -> (Option<String>, u64) {
+    std::env::set_current_dir(repo_root()).unwrap();
+    let o = run(file, arch, &RunOpts::default());
+    (o.result.err().map(|f| format!("{}:{}: {}: {}", f.loc.line, f.loc.col, f.step, f.error)), o.cycles)
+}
+
+#[test]
+fn the_c_example_runs_on_the_q7_cores_of_every_generation() {
+    require("xtensa-lx106-elf-gcc").unwrap_or_else(|e| panic!("{e}"));
+    let file = TbFile::load(&example()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file.archs.len(), 3, "the example applies to every generation");
+    for arch in Arch::ALL {
+        let t0 = std::time::Instant::now();
+        let (fail, cycles) = outcome(&file, arch);
+        assert!(fail.is_none(), "{}: {}", arch.name(), fail.unwrap());
+        println!("{}: q7_checksum.c built and ran in {cycles} cycles, {:.2} s", arch.name(), t0.elapsed().as_secs_f64());
+    }
+}
+
+#[test]
+fn a_wrong_expectation_in_the_c_example_fails() {
+    let text = std::fs::read_to_string(example()).unwrap();
+    // q7[5]'s checksum, one off; and the barrier semaphore's count.
+    for (from, to, want) in [("value = 197376", "value = 197377", "q7[5]: main returned 0x30300, expected 0x30301"), ("value = 8\n", "value = 7\n", "pool.evt_sem.read[10]: expected 0x7, got 0x8")] {
+        let path = example().with_file_name("tampered.toml");
+        let file = TbFile::parse(&path, &text.replacen(from, to, 1)).unwrap();
+        let (fail, _) = outcome(&file, Arch::Cayman);
+        let fail = fail.unwrap_or_else(|| panic!("{to}: passed"));
+        assert!(fail.contains(want), "{fail}");
+    }
+}
+
+#[test]
+fn an_exception_names_the_core_cause_symbol_and_instruction() {
+    let dir = scratch("c-exception");
+    std::fs::write(dir.join("bad.c"), "#include \"tpb_fw.h\"\nvolatile uint32_t n;\nint main(void) {\n    n = 1;\n    __asm__ volatile(\".byte 0x00, 0x00, 0x00\"); /* ILL */\n    return 0;\n}\n").unwrap();
+    let toml = "[firmware.q7]\nc = [\"bad.c\"]\n[[step]]\nstpb_init = true\n[[step]]\nwait_halted = \"q7\"\ntimeout = 20000\n";
+    let file = TbFile::parse(&dir.join("bad.toml"), toml).unwrap();
+    let (fail, _) = outcome(&file, Arch::Cayman);
+    let fail = fail.expect("an illegal instruction must fail the run");
+    assert!(fail.starts_with("6:1: wait_halted = \"q7\": q7[0] took IllegalInstruction at cycle"), "{fail}");
+    assert!(fail.contains("took IllegalInstruction at cycle"), "{fail}");
+    assert!(fail.contains("(main+0x"), "the PC as symbol + offset: {fail}");
+    assert!(fail.contains(": ill"), "the instruction: {fail}");
+}
+
+#[test]
+fn cosim_verbs_without_firmware_and_pin_verbs_with_it_are_refused_on_load() {
+    let p = Path::new("x.toml");
+    let e = TbFile::parse(p, "[[step]]\nstpb_init = true\n").unwrap_err().to_string();
+    assert!(e.starts_with("x.toml:2:1: stpb_init") && e.contains("add a [firmware.q7]"), "{e}");
+    let e = TbFile::parse(p, "[firmware.q7]\nasm = \"k.S\"\n[[step]]\npin = \"q7_halted\"\nvalue = 1\n").unwrap_err().to_string();
+    assert!(e.contains("x.toml:4:1: pin") && e.contains("the cores do in a co-simulation"), "{e}");
+    let e = TbFile::parse(p, "[firmware.q7]\nasm = \"k.S\"\nc = [\"k.c\"]\n").unwrap_err().to_string();
+    assert!(e.contains("give exactly one of asm, elf, c (found asm, c)"), "{e}");
+    let e = TbFile::parse(p, "[firmware.q8]\nasm = \"k.S\"\n").unwrap_err().to_string();
+    assert!(e.contains("firmware.q8: not a core kind"), "{e}");
+    let e = TbFile::parse(p, "[firmware.q7]\nasm = \"k.S\"\n[[step]]\nwait_halted = \"q7[8]\"\n").unwrap_err().to_string();
+    assert!(e.contains("'q7[8]' is not a core"), "{e}");
+}
+
+#[test]
+fn an_elf_outside_the_cores_memories_is_refused_by_name() {
+    let map = builtin(Arch::Cayman).unwrap();
+    let img = tpb_models::xtensa::elf::Image { entry: 0, segments: vec![tpb_models::xtensa::elf::Segment { addr: 0x3000_0000, data: vec![0; 8], mem_size: 8 }] };
+    let e = cfw::images(&map, CoreKind::Q7, "far.elf", &img.write()).unwrap_err().to_string();
+    assert!(e.contains("far.elf: segment at 0x30000000 (8 bytes) is outside the q7 core's IRAM"), "{e}");
+    let e = cfw::images(&map, CoreKind::Q7, "junk.elf", b"not an elf").unwrap_err().to_string();
+    assert!(e.starts_with("junk.elf: not an ELF32"), "{e}");
+}
+
+/// gcc's code for the example, every instruction objdump decodes in the
+/// ELF (literal pools are data to both), decoded by ours to the same text.
+#[test]
+fn gcc_output_decodes_as_objdump_reads_it() {
+    let dir = scratch("c-objdump");
+    let map = builtin(Arch::Cayman).unwrap();
+    let elf = dir.join("q7_checksum.elf");
+    cfw::build(&map, CoreKind::Q7, &[repo_root().join("testbench/examples/firmware/q7_checksum.c")], &[], &elf).unwrap_or_else(|e| panic!("{e}"));
+    let bytes = std::fs::read(&elf).unwrap();
+    let images = cfw::images(&map, CoreKind::Q7, "q7_checksum.elf", &bytes).unwrap();
+    let out = tpb_testbench::tools::run("xtensa-lx106-elf-objdump", &["-d", elf.to_str().unwrap()]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let opts = tpb_models::xtensa::Options::tpb();
+    let mut n = 0;
+    for line in text.lines() {
+        // "     80c:	fffd41        	l32r	a4, 800 <...> (10000004 <buf>)"
+        let mut f = line.splitn(3, '\t');
+        let (Some(addr), Some(hex), Some(insn)) = (f.next(), f.next(), f.next()) else { continue };
+        let Ok(addr) = u32::from_str_radix(addr.trim().trim_end_matches(':'), 16) else { continue };
+        let hex = hex.trim();
+        if hex.len() != 4 && hex.len() != 6 || insn.trim().is_empty() || insn.starts_with('.') {
+            continue;
+        }
+        let at = &images.iram[addr as usize..];
+        let ours = tpb_models::xtensa::disasm::listing(&at[..hex.len() / 2], addr, &opts);
+        let ours = ours[0].text.clone().unwrap_or_default();
+        let norm = |s: &str| {
+            let s = s.split(" <").next().unwrap().split(" (").next().unwrap();
+            s.split_whitespace().collect::<Vec<_>>().join(" ").replace(", ", ",")
+        };
+        // objdump names a branch or call target with its address in hex without 0x.
+        let (o, u) = (norm(insn).replace("0x", ""), norm(&ours).replace("0x", ""));
+        // HALT, as crt0 and tpb_halt() write it in bytes: lx106's objdump has no HALT.
+        if o == "excw" && u == "halt 0" && at[..3] == [0x00, 0x52, 0x00] {
+            continue;
+        }
+        assert_eq!(u, o, "at {addr:#x}: ours '{ours}', objdump '{insn}'");
+        n += 1;
+    }
+    assert!(n > 60, "only {n} instructions compared");
+    println!("{n} instructions of gcc's output decoded alike");
+}
+
+#[test]
+fn the_header_compiles_for_every_generation_and_core() {
+    require("xtensa-lx106-elf-gcc").unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let map = builtin(arch).unwrap();
+        for kind in [CoreKind::Q7, CoreKind::Seq, CoreKind::TopSp] {
+            let dir = scratch(&format!("c-header-{}-{}", arch.name(), kind.name()));
+            let src = dir.join("m.c");
+            std::fs::write(&src, "#include \"tpb_fw.h\"\nint main(void) { sem_inc(TPB_SEM_TOP_SP, 3, 1); return (int)TPB_REG(TPB_POOL_Q7_RELEASE_RUN_STALL_ADDR); }\n").unwrap();
+            let b = cfw::build(&map, kind, &[src], &["-Werror".into()], &dir.join("m.elf")).unwrap_or_else(|e| panic!("{} {}: {e}", arch.name(), kind.name()));
+            let bytes = std::fs::read(&b.elf).unwrap();
+            let img = cfw::images(&map, kind, "m.elf", &bytes).unwrap();
+            // The entry is where crt0 put _start: behind the trampoline on an NX core.
+            let start = cfw::symbol(&bytes, "_start").unwrap();
+            assert_eq!(start, cfw::ld::start(&map, kind), "{} {}", arch.name(), kind.name());
+            if kind.nx() {
+                let enter = map.params.boot.nx_enter_run.unwrap() as usize;
+                // j at enter_run (op0 6) lands on _start.
+                assert_eq!(img.iram[enter] & 0x3f, 6, "{} {}: enter_run holds a j", arch.name(), kind.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn tpb_cc_and_tpb_test_run_the_example_from_the_command_line() {
+    let tpb = env!("CARGO_BIN_EXE_tpb");
+    let dir = scratch("c-cli");
+    let elf = dir.join("k.elf");
+    let src = repo_root().join("testbench/examples/firmware/q7_checksum.c");
+    let (code, _, err) = tpb_testbench::tools::run_in_root(tpb, &["cc", src.to_str().unwrap(), "--arch", "sunda", "--core", "q7", "-o", elf.to_str().unwrap(), "-v"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("xtensa-lx106-elf-gcc -mtext-section-literals") && err.contains("q7 core of sunda"), "{err}");
+    assert!(dir.join("k.build/tpb_fw.h").is_file() && dir.join("k.build/q7.ld").is_file());
+    let (code, _, err) = tpb_testbench::tools::run_in_root(tpb, &["cc", "no-such.c", "-o", elf.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such.c: no such source file"), "{err}");
+    let junit = dir.join("junit.xml");
+    let (code, out, err) = tpb_testbench::tools::run_in_root(tpb, &["test", example().to_str().unwrap(), "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read_to_string(&junit).unwrap().matches("<testcase").count(), 3, "one case a generation");
+}
