@@ -60,6 +60,14 @@ fn main() {
                 }
             }
         }
+        Cmd::Core(tpb_cosim::cli::Command::Sim { scenario, arch, vcd, fst, cycles, window, dies, .. }) if firmware_file(&scenario) => {
+            // A testbench file with [firmware]: the user's own cores' images on the co-simulation.
+            if fst.is_some() || cycles.is_some() || window.is_some() || dies.is_some() {
+                eprintln!("tpb: error: {scenario}: a file with [firmware] takes --arch and --vcd here (its steps set the cycles); use `tpb test` for more");
+                std::process::exit(2);
+            }
+            sim_firmware_file(&scenario, arch.into(), vcd)
+        }
         Cmd::Core(command) => match tpb_cosim::cli::run(tpb_cosim::cli::Cli { command }) {
             Ok(code) => code,
             Err(e) => {
@@ -69,4 +77,36 @@ fn main() {
         },
     };
     std::process::exit(code);
+}
+
+/// Is `path` a testbench file with a `[firmware.*]` table (not a scenario file)?
+fn firmware_file(path: &str) -> bool {
+    path.ends_with(".toml") && std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("[firmware.")))
+}
+
+/// `tpb sim my.toml` for a file with `[firmware]`: run it on one
+/// generation, print the table, exit 0 (pass), 1 (a check failed) or 2 (the
+/// file cannot be used).
+fn sim_firmware_file(path: &str, arch: tpb_models::regmap::Arch, vcd: Option<std::path::PathBuf>) -> i32 {
+    use tpb_testbench::tb::{file, report};
+    let f = match file::TbFile::load(std::path::Path::new(path)) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("tpb: error: {e}");
+            return 2;
+        }
+    };
+    if !f.archs.contains(&arch) {
+        eprintln!("tpb: error: {path} applies to {} only (--arch)", f.archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "));
+        return 2;
+    }
+    let o = file::run(&f, arch, &file::RunOpts { vcd_file: vcd, ..Default::default() });
+    print!("{}", report::table(std::slice::from_ref(&o), &[]));
+    for r in &o.reads {
+        println!("  {r}");
+    }
+    if let Some(v) = &o.vcd {
+        println!("waves: {}", v.display());
+    }
+    if o.result.is_ok() { 0 } else { 1 }
 }

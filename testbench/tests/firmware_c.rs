@@ -181,3 +181,17 @@ fn tpb_cc_and_tpb_test_run_the_example_from_the_command_line() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(std::fs::read_to_string(&junit).unwrap().matches("<testcase").count(), 3, "one case a generation");
 }
+
+#[test]
+fn tpb_sim_runs_a_firmware_file_and_writes_its_waves() {
+    let tpb = env!("CARGO_BIN_EXE_tpb");
+    let dir = scratch("c-sim");
+    let vcd = dir.join("checksum.vcd");
+    let (code, out, err) = tpb_testbench::tools::run_in_root(tpb, &["sim", example().to_str().unwrap(), "--arch", "mariana", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS") && out.contains(&format!("waves: {}", vcd.display())), "{out}");
+    assert!(std::fs::metadata(&vcd).unwrap().len() > 10_000, "a VCD of the whole run");
+    let (code, _, err) = tpb_testbench::tools::run_in_root(tpb, &["sim", example().to_str().unwrap(), "--dies", "2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a file with [firmware] takes --arch and --vcd here"), "{err}");
+}

@@ -43,6 +43,9 @@ pub struct RunOpts {
     pub vcd_all: bool,
     /// Where `trace_start` files go: this, else `vcd_dir`, else `waves/`.
     pub trace_dir: Option<PathBuf>,
+    /// Trace the whole run into exactly this file, kept whatever the
+    /// outcome (`tpb sim my.toml --vcd F.vcd`).
+    pub vcd_file: Option<PathBuf>,
 }
 
 /// Run `file` on `arch`. Setup failures (a name that does not resolve, no
@@ -73,7 +76,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         out.result = Err(setup_fail(e.loc, &e.key, format!("{}: {}", e.key, e.msg)));
         return out;
     }
-    let vcd = opts.vcd_dir.as_ref().map(|d| d.join(format!("{}.{}.vcd", sanitize(&file.name), arch.name())));
+    let vcd = opts.vcd_file.clone().or_else(|| opts.vcd_dir.as_ref().map(|d| d.join(format!("{}.{}.vcd", sanitize(&file.name), arch.name()))));
     if let Some(p) = &vcd {
         if let Err(e) = tb.trace_start(p) {
             out.result = Err(setup_fail(Loc::default(), "--vcd", e.to_string()));
@@ -104,7 +107,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         }
     };
     if let (Some(p), Some(_)) = (vcd, traced) {
-        if out.result.is_ok() && !opts.vcd_all {
+        if out.result.is_ok() && !opts.vcd_all && opts.vcd_file.is_none() {
             let _ = std::fs::remove_file(&p);
         } else {
             out.vcd = Some(p);
