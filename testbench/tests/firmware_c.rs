@@ -195,3 +195,20 @@ fn tpb_sim_runs_a_firmware_file_and_writes_its_waves() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("a file with [firmware] takes --arch and --vcd here"), "{err}");
 }
+
+/// On the co-simulation the host's doorbell goes through the arbiter: it
+/// is accepted and reads back 0; the verbs that drive the top's pins are
+/// errors through the API too, never a silent no-op.
+#[test]
+fn a_doorbell_on_the_cosim_and_the_pins_the_cores_own() {
+    let dir = scratch("c-doorbell");
+    let toml = "[firmware.q7]\nc = [\"../../../testbench/examples/firmware/q7_checksum.c\"]\n[[step]]\nstpb_init = true\n[[step]]\ndoorbell = \"pe.nx.start_ctrl.ctrl\"\n[[step]]\nwait_halted = \"q7\"\n";
+    let file = TbFile::parse(&dir.join("db.toml"), toml).unwrap();
+    let (fail, _) = outcome(&file, Arch::Cayman);
+    assert!(fail.is_none(), "{}", fail.unwrap());
+    let mut tb = tpb_testbench::tb::Tb::on_cosim(tpb_cosim::sched::Cosim::new(Arch::Cayman).unwrap());
+    let e = tb.hwd_pop().unwrap_err().to_string();
+    assert!(e.contains("the cores drive this"), "{e}");
+    let e = tb.set_pin("q7_halted", 1).unwrap_err().to_string();
+    assert!(e.contains("the cores drive this"), "{e}");
+}

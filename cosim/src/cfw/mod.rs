@@ -189,8 +189,7 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
 }
 
 fn find(tool: &'static str, package: &'static str) -> Result<PathBuf, CfwError> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file()).ok_or(CfwError::Missing { tool, package })
+    tpb_hdl::pytools::find(tool).ok_or(CfwError::Missing { tool, package })
 }
 
 fn run(cmd: &mut Command, tool: &'static str, log: &mut Vec<String>) -> Result<(), CfwError> {

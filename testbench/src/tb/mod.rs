@@ -315,13 +315,12 @@ impl Tb {
     }
 
     /// Pop the HW-decode FIFO head (one cycle of `fifo_pop`).
-    pub fn hwd_pop(&mut self) {
-        if self.cores_own("pop").is_err() {
-            return;
-        }
+    pub fn hwd_pop(&mut self) -> Result<(), TbError> {
+        self.cores_own("pop (the SEQ pops the HW-decode FIFO)")?;
         self.pins.hwd_pop = true;
         self.step(false, None);
         self.pins.hwd_pop = false;
+        Ok(())
     }
 
     /// One bus access; the response (with its error bit) as a value.

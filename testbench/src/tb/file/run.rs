@@ -218,7 +218,7 @@ impl RunCtx<'_> {
             Verb::ExpectBusError { name, write } => tb.expect_bus_error(name, *write)?,
             Verb::ExpectWriteIgnored { name } => tb.expect_write_ignored(name)?,
             Verb::Lookup { opcode, func } => tb.hwd_lookup(*opcode, *func)?,
-            Verb::Pop => tb.hwd_pop(),
+            Verb::Pop => tb.hwd_pop()?,
             Verb::TraceStart(f) => {
                 let p = self.dir.join(f);
                 tb.trace_start(&p)?;
