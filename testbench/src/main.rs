@@ -100,7 +100,7 @@ fn sim_firmware_file(path: &str, arch: tpb_models::regmap::Arch, vcd: Option<std
         eprintln!("tpb: error: {path} applies to {} only (--arch)", f.archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "));
         return 2;
     }
-    let o = file::run(&f, arch, &file::RunOpts { vcd_file: vcd, ..Default::default() });
+    let o = file::run(&f, arch, &file::RunOpts { vcd_file: vcd, console_echo: true, ..Default::default() });
     print!("{}", report::table(std::slice::from_ref(&o), &[]));
     for r in &o.reads {
         println!("  {r}");

@@ -1,7 +1,15 @@
-/* The run-time routines gcc calls and Debian's libgcc for lx106 leaves out
- * (on the ESP8266 they are in its ROM): 32-bit division and remainder.
- * Shift-subtract, one bit per step; built by `tpb cc` beside the user's
- * sources. */
+/* Built by `tpb cc` beside the user's sources (unused parts are dropped at
+ * link time):
+ * - the run-time routines gcc calls and Debian's libgcc for lx106 leaves out
+ *   (on the ESP8266 they are in its ROM): 32-bit division and remainder,
+ *   shift-subtract, one bit per step;
+ * - memset, memcpy, memmove and memcmp, which gcc may call for a struct's
+ *   initialisation or copy even in a freestanding build;
+ * - the console: tpb_puts and a small tpb_printf over tpb_write (SIMCALL
+ *   write, tpb_fw.h). */
+#include <stdarg.h>
+#include "tpb_fw.h"
+
 unsigned __udivsi3(unsigned n, unsigned d);
 unsigned __umodsi3(unsigned n, unsigned d);
 int __divsi3(int n, int d);
@@ -39,4 +47,180 @@ int __modsi3(int n, int d)
     unsigned r;
     udivmod(un, ud, &r);
     return n < 0 ? (int)(0u - r) : (int)r;
+}
+
+/* Not turned back into calls of themselves by gcc's loop-pattern pass. */
+#define TPB_RT_LOOP __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+TPB_RT_LOOP void *memset(void *d, int c, unsigned n)
+{
+    unsigned char *p = d;
+    while (n--)
+        *p++ = (unsigned char)c;
+    return d;
+}
+
+TPB_RT_LOOP void *memcpy(void *d, const void *s, unsigned n)
+{
+    unsigned char *p = d;
+    const unsigned char *q = s;
+    while (n--)
+        *p++ = *q++;
+    return d;
+}
+
+TPB_RT_LOOP void *memmove(void *d, const void *s, unsigned n)
+{
+    unsigned char *p = d;
+    const unsigned char *q = s;
+    if (p < q) {
+        while (n--)
+            *p++ = *q++;
+    } else {
+        while (n--)
+            p[n] = q[n];
+    }
+    return d;
+}
+
+TPB_RT_LOOP int memcmp(const void *a, const void *b, unsigned n)
+{
+    const unsigned char *p = a, *q = b;
+    for (; n; n--, p++, q++)
+        if (*p != *q)
+            return *p - *q;
+    return 0;
+}
+
+int tpb_puts(const char *s)
+{
+    unsigned n = 0;
+    while (s[n])
+        n++;
+    tpb_write(1, s, n);
+    return tpb_write(1, "\n", 1) < 0 ? -1 : (int)n + 1;
+}
+
+/* The formatted text is built in a buffer and written in pieces of at most
+   its size: one SIMCALL per piece. */
+struct out {
+    char buf[64];
+    unsigned n, total;
+};
+
+static void put(struct out *o, char c)
+{
+    if (o->n == sizeof o->buf) {
+        tpb_write(1, o->buf, o->n);
+        o->n = 0;
+    }
+    o->buf[o->n++] = c;
+    o->total++;
+}
+
+static void put_num(struct out *o, unsigned long v, unsigned base, int upper, int neg, int width, char pad, int left)
+{
+    char digits[12];
+    int k = 0;
+    const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    do {
+        unsigned d;
+        if (base == 16) {
+            d = v & 15u;
+            v >>= 4;
+        } else {
+            d = __umodsi3(v, 10);
+            v = __udivsi3(v, 10);
+        }
+        digits[k++] = set[d];
+    } while (v);
+    int len = k + (neg ? 1 : 0);
+    if (neg && pad == '0')
+        put(o, '-');
+    for (int i = len; !left && i < width; i++)
+        put(o, pad);
+    if (neg && pad != '0')
+        put(o, '-');
+    while (k)
+        put(o, digits[--k]);
+    for (int i = len; left && i < width; i++)
+        put(o, ' ');
+}
+
+int tpb_printf(const char *fmt, ...)
+{
+    struct out o;
+    o.n = o.total = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') {
+            put(&o, *p);
+            continue;
+        }
+        p++;
+        int left = 0, width = 0;
+        char pad = ' ';
+        for (; *p == '-' || *p == '0'; p++) {
+            if (*p == '-')
+                left = 1;
+            else
+                pad = '0';
+        }
+        if (left)
+            pad = ' ';
+        for (; *p >= '0' && *p <= '9'; p++)
+            width = width * 10 + (*p - '0');
+        if (*p == 'l')
+            p++;
+        switch (*p) {
+        case 'd':
+        case 'i': {
+            int v = va_arg(ap, int);
+            put_num(&o, v < 0 ? 0u - (unsigned)v : (unsigned)v, 10, 0, v < 0, width, pad, left);
+            break;
+        }
+        case 'u':
+            put_num(&o, va_arg(ap, unsigned), 10, 0, 0, width, pad, left);
+            break;
+        case 'x':
+        case 'X':
+            put_num(&o, va_arg(ap, unsigned), 16, *p == 'X', 0, width, pad, left);
+            break;
+        case 'p':
+            put(&o, '0');
+            put(&o, 'x');
+            put_num(&o, (unsigned long)(uintptr_t)va_arg(ap, void *), 16, 0, 0, 8, '0', 0);
+            break;
+        case 'c':
+            put(&o, (char)va_arg(ap, int));
+            break;
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            int n = 0;
+            while (s[n])
+                n++;
+            for (int i = n; !left && i < width; i++)
+                put(&o, ' ');
+            for (int i = 0; i < n; i++)
+                put(&o, s[i]);
+            for (int i = n; left && i < width; i++)
+                put(&o, ' ');
+            break;
+        }
+        case '%':
+            put(&o, '%');
+            break;
+        case 0:
+            p--;
+            break;
+        default:
+            put(&o, '%');
+            put(&o, *p);
+        }
+    }
+    va_end(ap);
+    if (o.n)
+        tpb_write(1, o.buf, o.n);
+    return (int)o.total;
 }

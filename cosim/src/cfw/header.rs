@@ -6,6 +6,8 @@
 //! - every array window: `TPB_<ENGINE>_<BLOCK>_<WINDOW>_ADDR(i)`;
 //! - each engine's EVT_SEM (`TPB_SEM_POOL`, `TPB_SEM_TOP_SP`, …) and the
 //!   helpers `sem_read`, `sem_set`, `sem_inc`, `sem_dec`, `sem_wait_ge`;
+//! - the console: `tpb_write` (SIMCALL write), `tpb_puts` and `tpb_printf`
+//!   (in `tpb_rt.c`);
 //! - `tpb_halt()` and `tpb_waiti(level)` as inline bytes (the assembler of
 //!   Debian's lx106 toolchain has neither mnemonic), `tpb_core_id()` (PRID).
 
@@ -70,6 +72,23 @@ static inline uint32_t tpb_core_id(void)
     __asm__ volatile("rsr %0, prid" : "=a"(id));
     return id;
 }
+
+/* ---- console: text to the host, one line each "[core @cycle] text" ----
+   SIMCALL write (a2 = 4, a3 fd, a4 buffer, a5 length; back: a2 the bytes
+   written, a3 errno): the core reads the buffer a word per bus access. */
+static inline int tpb_write(int fd, const void *buf, unsigned len)
+{
+    register int a2 __asm__("a2") = 4;
+    register int a3 __asm__("a3") = fd;
+    register const void *a4 __asm__("a4") = buf;
+    register unsigned a5 __asm__("a5") = len;
+    __asm__ volatile("simcall" : "+a"(a2), "+a"(a3) : "a"(a4), "a"(a5) : "memory");
+    return a2;
+}
+/* In tpb_rt.c (built beside your sources): a string and a newline; a small
+   printf (%d %i %u %x %X %p %c %s %%, width, '0' and '-' flags, 'l'). */
+int tpb_puts(const char *s);
+int tpb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- registers: TPB_<ENGINE>_<BLOCK>_<REGISTER>_ADDR, fields _SHIFT / _MASK ---- */
 "#;

@@ -7,7 +7,9 @@
 //!   or the Q7 reset jump, the stack at the top of DRAM, `.bss` cleared,
 //!   `main()` (call0 ABI), its return value in `__tpb_exit`, HALT;
 //! - `tpb_rt.c`: the 32-bit division routines Debian's libgcc for lx106
-//!   leaves out;
+//!   leaves out, memset/memcpy/memmove/memcmp, and the console's `tpb_puts`
+//!   / `tpb_printf`; each function in a section of its own, so the link
+//!   drops what a program does not call;
 //! - the linker script ([`ld::render`]): code in IRAM from 0, the vectors
 //!   left free, data, `.bss` and the stack in DRAM; literals stay beside the
 //!   code (`-mtext-section-literals`), within L32R's reach;
@@ -37,7 +39,7 @@ pub const RUNTIME: &str = include_str!("../../firmware/c/tpb_rt.c");
 /// gcc's flags for every C source: call0 is lx106's only ABI; literals in
 /// the code's section (L32R reaches back 256 KiB, not from IRAM to DRAM);
 /// no host library (there is none for these cores).
-pub const CFLAGS: &[&str] = &["-mtext-section-literals", "-ffreestanding", "-nostdlib", "-fno-builtin", "-Wall", "-std=c11"];
+pub const CFLAGS: &[&str] = &["-mtext-section-literals", "-ffreestanding", "-nostdlib", "-fno-builtin", "-Wall", "-std=c11", "-ffunction-sections", "-fdata-sections"];
 /// The optimisation level unless the user gives one.
 pub const DEFAULT_OPT: &str = "-O2";
 
@@ -183,7 +185,7 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let libgcc = Command::new(&gcc).arg("-print-libgcc-file-name").output().map_err(|e| CfwError::Io { path: GCC.into(), source: e })?;
     let libgcc = String::from_utf8_lossy(&libgcc.stdout).trim().to_string();
     let mut cmd = Command::new(&ld);
-    cmd.arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(out);
+    cmd.arg("--gc-sections").arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(out);
     run(&mut cmd, LD, &mut commands)?;
     Ok(Built { elf: out.to_path_buf(), commands })
 }

@@ -70,7 +70,9 @@ use tpb_models::xtensa::config::{CoreConfig, DRAM_BASE};
 use tpb_models::xtensa::core::{Core, Step};
 
 mod arbiter;
+pub mod console;
 mod core_bus;
+pub mod history;
 mod host;
 mod init_dma;
 
@@ -254,14 +256,14 @@ pub struct Slot {
     pub attached: bool,
     /// The last step's result (for probes and summaries).
     pub last: Option<Step>,
-    /// The last instruction retired: (pc, instruction word), for the probes.
-    pub shown: (u32, u32),
+    /// The last instructions retired (the probes show the last one).
+    pub recent: history::Recent,
     /// A start the top signalled (`nx_start` / `q7_start`): the address the
     /// core restarts at once it has nothing in flight.
     pub restart: Option<u32>,
-    /// The first exception (not an interrupt) the core took: the cycle and
-    /// the step (cause, PC, vector). Kept until the next reset.
-    pub first_exception: Option<(u64, Step)>,
+    /// The first exception (not an interrupt) the core took, with the
+    /// registers it left. Kept until the next reset.
+    pub first_exception: Option<Box<history::Caught>>,
 }
 
 impl Slot {
@@ -278,7 +280,8 @@ impl Slot {
             Some(Step::Exception { .. }) => CoreState::Exception,
             Some(_) => CoreState::Halted,
         };
-        (self.shown.0, self.shown.1, state)
+        let (pc, word) = self.recent.last();
+        (pc, word, state)
     }
 
     /// HALT, or WAITI.
@@ -368,6 +371,8 @@ pub struct Cosim {
     pub progress: Option<indicatif::ProgressBar>,
     /// The host's probe: its transaction number and what it does.
     hal_probe: (u32, HalKind),
+    /// The lines the cores wrote ([`console`]).
+    pub console: console::Console,
 }
 
 /// The index of core `id` in [`Cosim::cores`].
@@ -403,7 +408,7 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, shown: (0, 0), restart: None, first_exception: None }
+                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, recent: history::Recent::default(), restart: None, first_exception: None }
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
@@ -414,12 +419,12 @@ impl Cosim {
         for (n, s) in cores.iter_mut().enumerate() {
             s.bus.xlat_who = Some(n as u8 + 1);
         }
-        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, shown: (0, 0), restart: None, first_exception: None });
+        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, shown: (0, 0), restart: None, first_exception: None });
+        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
         let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::lx(p) };
-        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, shown: (0, 0), restart: None, first_exception: None });
+        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -461,6 +466,7 @@ impl Cosim {
             out: Outputs::default(),
             progress: None,
             hal_probe: (0, HalKind::Idle),
+            console: console::Console::default(),
         };
         c.reset();
         Ok(c)
@@ -630,8 +636,13 @@ impl Cosim {
                     s.bus.end_instruction(s.core.pc);
                 }
                 match st {
-                    Step::Retired { pc, word } => s.shown = (pc, word),
-                    Step::Exception { cause, .. } if cause != tpb_models::xtensa::core::cause::LEVEL1_INTERRUPT && s.first_exception.is_none() => s.first_exception = Some((self.stats.cycles, st)),
+                    Step::Retired { pc, word } => {
+                        s.recent.push(self.stats.cycles, pc, word);
+                        if !s.core.console.is_empty() {
+                            self.console.take(s.id, self.stats.cycles, &mut s.core.console);
+                        }
+                    }
+                    Step::Exception { cause, .. } if cause != tpb_models::xtensa::core::cause::LEVEL1_INTERRUPT && s.first_exception.is_none() => s.first_exception = Some(Box::new(history::Caught::of(self.stats.cycles, st, &s.core, &s.recent))),
                     _ => {}
                 }
                 s.last = Some(st);

@@ -78,6 +78,9 @@ pub struct Core {
     last_store: u32,
     /// SIMCALL write (fd 1/2) output.
     pub console: Vec<u8>,
+    /// The bytes a SIMCALL write has read so far (its bus may answer a word
+    /// at a time: the instruction retries until all are here).
+    simcall_in: Vec<u8>,
     steps: StepCache,
     pages: PageCache,
 }
@@ -111,6 +114,7 @@ impl Core {
             last_store: 0,
             fault: Fault::ILL,
             console: Vec::new(),
+            simcall_in: Vec::new(),
             steps: StepCache::new(),
             pages: PageCache::default(),
         };
@@ -142,6 +146,7 @@ impl Core {
         self.halted = false;
         self.waiting = false;
         self.retired = 0;
+        self.simcall_in.clear();
     }
 
     /// Build the trace record of every step ([`Core::last_retire`]). Off by
@@ -526,17 +531,33 @@ impl Core {
     }
 
     /// SIMCALL semihosting (the calls QEMU's `sim` machine offers that the
-    /// differential tests use): a2 = 1 exit(a3), a2 = 4 write(a3 fd, a4 buf, a5 len).
+    /// differential tests use): a2 = 1 exit(a3), a2 = 4 write(a3 fd, a4 buf,
+    /// a5 len) giving back a2 = len and a3 = 0 (errno), as QEMU does.
+    /// A write reads its buffer a word per bus access; on a bus that answers
+    /// later the instruction retries and goes on where it stopped, and takes
+    /// effect (the text, a2, a3) once every byte is read.
     fn simcall<const TR: bool, B: Bus + ?Sized>(&mut self, bus: &mut B) -> Exec<Flow> {
         match self.r(2) {
             1 => Err(self.trap(Fault::Stop(Step::Exit(self.r(3))))),
             4 => {
-                let (buf, len) = (self.r(4), self.r(5));
-                for k in 0..len.min(1 << 16) {
-                    let b = self.load::<TR, B>(bus, buf.wrapping_add(k), Size::B1)?;
-                    self.console.push(b as u8);
+                let (buf, len) = (self.r(4), self.r(5).min(1 << 16));
+                while (self.simcall_in.len() as u32) < len {
+                    let at = buf.wrapping_add(self.simcall_in.len() as u32);
+                    let word = match self.load::<TR, B>(bus, at & !3, Size::B4) {
+                        Ok(w) => w.to_le_bytes(),
+                        Err(t) => {
+                            if !matches!(self.fault, Fault::Wait) {
+                                self.simcall_in.clear();
+                            }
+                            return Err(t);
+                        }
+                    };
+                    let take = (4 - (at & 3)).min(len - self.simcall_in.len() as u32);
+                    self.simcall_in.extend_from_slice(&word[(at & 3) as usize..][..take as usize]);
                 }
+                self.console.append(&mut self.simcall_in);
                 self.w::<TR>(2, len);
+                self.w::<TR>(3, 0);
                 Ok(Flow::Next)
             }
             _ => {

@@ -66,7 +66,7 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
     // Parse everything first: a mistake in the third file stops before the first runs.
     let files: Vec<TbFile> = args.files.iter().map(|p| TbFile::load(p)).collect::<Result<_, _>>()?;
     let wanted: Vec<Arch> = args.arch.iter().map(|a| (*a).into()).collect();
-    let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, vcd_file: None };
+    let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, console_echo: false, vcd_file: None };
     let mut outcomes = Vec::new();
     let mut skips = Vec::new();
     for f in &files {

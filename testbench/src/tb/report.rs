@@ -55,11 +55,33 @@ pub fn table(outcomes: &[Outcome], skips: &[Skip]) -> String {
         let _ = writeln!(s, "  at {}", failure_place(o));
         let _ = writeln!(s, "  step: {}", f.step);
         let _ = writeln!(s, "  {}", f.error);
-        if let Some(v) = &o.vcd {
-            let _ = writeln!(s, "  waves: {}", v.display());
+        match (&o.vcd, &o.gtkw) {
+            (Some(v), Some(g)) => {
+                let _ = writeln!(s, "  waves: {} (gtkwave {} opens at cycle {})", v.display(), g.display(), f.cycle);
+            }
+            (Some(v), None) => {
+                let _ = writeln!(s, "  waves: {}", v.display());
+            }
+            (None, _) => {}
         }
+        console_tail(&mut s, o);
     }
     s
+}
+
+/// Console lines a failing run shows (its last ones).
+pub const CONSOLE_TAIL: usize = 20;
+
+/// The last [`CONSOLE_TAIL`] console lines of a run, under a heading.
+fn console_tail(s: &mut String, o: &Outcome) {
+    if o.console.is_empty() {
+        return;
+    }
+    let skip = o.console.len().saturating_sub(CONSOLE_TAIL);
+    let _ = writeln!(s, "  console{}:", if skip > 0 { format!(" (last {CONSOLE_TAIL} of {} lines)", o.console.len()) } else { String::new() });
+    for l in &o.console[skip..] {
+        let _ = writeln!(s, "    {l}");
+    }
 }
 
 fn failure_place(o: &Outcome) -> String {
@@ -119,8 +141,10 @@ pub fn junit(outcomes: &[Outcome], skips: &[Skip]) -> String {
                 Ok(()) => s.push_str("/>\n"),
                 Err(e) => {
                     let _ = writeln!(s, ">\n      <failure message=\"{}\" type=\"step\">{}\nstep: {}\n{}</failure>", esc(&e.error), esc(&failure_place(o)), esc(&e.step), esc(&e.error));
-                    if let Some(v) = &o.vcd {
-                        let _ = writeln!(s, "      <system-out>waves: {}</system-out>", esc(&v.display().to_string()));
+                    let mut out = o.vcd.as_ref().map(|v| format!("waves: {}\n", v.display())).unwrap_or_default();
+                    out.extend(o.console.iter().map(|l| format!("{l}\n")));
+                    if !out.is_empty() {
+                        let _ = writeln!(s, "      <system-out>{}</system-out>", esc(out.trim_end()));
                     }
                     s.push_str("    </testcase>\n");
                 }

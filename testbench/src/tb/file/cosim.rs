@@ -1,5 +1,5 @@
 //! The co-simulation verbs of a testbench file (`stpb_init`,
-//! `wait_halted`, `expect_exit`) and the report of a core's exception.
+//! `wait_halted`, `expect_exit`, `expect_console`) and the report of a core's exception.
 
 use super::super::Tb;
 use super::Verb;
@@ -55,7 +55,7 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             let c = cosim(tb);
             let start = c.stats.cycles;
             c.run_until(*timeout, |c| ids.iter().all(|id| c.core(*id).core.halted()) || ids.iter().any(|id| c.core(*id).first_exception.is_some()));
-            if let Some(e) = exception(tb, fw, Some(*cores)) {
+            if let Some((_, e)) = exception(tb, fw, Some(*cores)) {
                 return Err(e);
             }
             let c = cosim(tb);
@@ -73,6 +73,17 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
                 if u64::from(got) != want {
                     let note = if got == tpb_cosim::cfw::ld::EXIT_UNSET { " (main has not returned)" } else { "" };
                     return Err(format!("{}: main returned {got:#x}{note}, expected {want:#x}", id.name()));
+                }
+            }
+            Ok(())
+        }
+        Verb::ExpectConsole { cores, contains } => {
+            let c = cosim(tb);
+            for id in cores.cores() {
+                let lines = c.console.of(id);
+                if !lines.iter().any(|l| l.contains(contains.as_str())) {
+                    let shown = if lines.is_empty() { "it wrote nothing".to_string() } else { format!("its lines: {}", lines.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", ")) };
+                    return Err(format!("{}: no console line contains {contains:?}; {shown}", id.name()));
                 }
             }
             Ok(())
@@ -100,21 +111,33 @@ fn read_local(tb: &mut Tb, map: &RegMap, id: CoreId, at: u32) -> Result<u32, Str
 
 /// The first exception any of the cores `sel` (all, with `None`) took, as
 /// a person reads it: the core, the cycle, the cause, the PC as symbol +
-/// offset and the instruction there.
-pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>) -> Option<String> {
+/// offset and the instruction there; then the registers it left and the
+/// last instructions it retired. Also the cycle, for the waves.
+pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>) -> Option<(u64, String)> {
     let c = cosim(tb);
     let ids: Vec<CoreId> = match sel {
         Some(s) => s.cores(),
         None => c.cores.iter().filter(|s| s.attached).map(|s| s.id).collect(),
     };
-    let (id, cycle, st) = ids.iter().filter_map(|id| c.core(*id).first_exception.map(|(cy, st)| (*id, cy, st))).min_by_key(|(_, cy, _)| *cy)?;
-    let Step::Exception { cause: k, pc, vector } = st else { return None };
+    let (id, caught) = ids.iter().filter_map(|id| c.core(*id).first_exception.as_deref().map(|x| (*id, x))).min_by_key(|(_, x)| x.cycle)?;
+    let Step::Exception { cause: k, pc, vector } = caught.step else { return None };
     let b = fw.of(id);
-    let sym = b.and_then(|b| tpb_models::xtensa::elf::symbolize(&b.symbols, pc)).map(|s| format!(" ({s})")).unwrap_or_default();
+    let symbolize = |a: u32| b.and_then(|b| tpb_models::xtensa::elf::symbolize(&b.symbols, a));
+    let sym = symbolize(pc).map(|s| format!(" ({s})")).unwrap_or_default();
     let insn = b
         .and_then(|b| b.images.iram.get(pc as usize..))
         .map(|bytes| tpb_models::xtensa::disasm::listing(&bytes[..bytes.len().min(3)], pc, &tpb_models::xtensa::config::Options::tpb()))
         .and_then(|l| l.first().map(|l| l.text.clone().unwrap_or_else(|| format!("undecodable bytes {:02x?}", l.bytes))))
         .unwrap_or_else(|| "(not in the image)".into());
-    Some(format!("{} took {} at cycle {cycle}: pc {pc:#x}{sym}: {insn}; vector {vector:#x}", id.name(), cause::name(k)))
+    let mut s = format!("{} took {} at cycle {}: pc {pc:#x}{sym}: {insn}; vector {vector:#x}", id.name(), cause::name(k), caught.cycle);
+    s += "\n  registers:";
+    for l in caught.render_regs() {
+        s += &format!("\n    {l}");
+    }
+    let recent = caught.recent.render(&symbolize);
+    s += &format!("\n  last {} instructions retired (cycle, pc, bytes, instruction):", recent.len());
+    for l in recent {
+        s += &format!("\n    {l}");
+    }
+    Some((caught.cycle, s))
 }

@@ -115,6 +115,8 @@ pub enum Verb {
     WaitHalted { cores: CoreSel, timeout: u64 },
     /// The chosen cores' `main` returned `value` (co-simulation).
     ExpectExit { cores: CoreSel, value: Val },
+    /// Each chosen core wrote a console line containing `contains`.
+    ExpectConsole { cores: CoreSel, contains: String },
 }
 
 /// A parsed testbench file.
@@ -150,8 +152,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains"];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -340,6 +342,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
         "poll" => &["value", "timeout"],
         "pin" | "expect_exit" => &["value"],
         "wait_halted" => &["timeout"],
+        "expect_console" => &["contains"],
         "expect_bus_error" => &["access"],
         "repeat" => &["steps"],
         _ => &[],
@@ -424,6 +427,13 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
         "expect_exit" => Verb::ExpectExit {
             cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
             value: value(true, 0)?,
+        },
+        "expect_console" => Verb::ExpectConsole {
+            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
+            contains: match t.get("contains").map(|i| i.as_str()) {
+                Some(Some(text)) => text.to_string(),
+                _ => return Err(cx.err(key_span(verb), verb, "'expect_console' needs contains = \"text\" (a string a line of the core's console holds)")),
+            },
         },
         _ => unreachable!("every verb is handled"),
     };

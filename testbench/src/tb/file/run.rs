@@ -22,6 +22,10 @@ pub struct Outcome {
     pub reads: Vec<String>,
     /// The VCD written, if any.
     pub vcd: Option<PathBuf>,
+    /// The cores' console lines (`[core @cycle] text`), co-simulation only.
+    pub console: Vec<String>,
+    /// A failed run's GTKWave save file, opened at the failure's cycle.
+    pub gtkw: Option<PathBuf>,
 }
 
 /// The first failing step.
@@ -46,13 +50,15 @@ pub struct RunOpts {
     /// Trace the whole run into exactly this file, kept whatever the
     /// outcome (`tpb sim my.toml --vcd F.vcd`).
     pub vcd_file: Option<PathBuf>,
+    /// Print the cores' console lines as they complete (`tpb sim`).
+    pub console_echo: bool,
 }
 
 /// Run `file` on `arch`. Setup failures (a name that does not resolve, no
 /// engine) are a failed outcome at the offending step, not a panic.
 pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     let t0 = std::time::Instant::now();
-    let mut out = Outcome { name: file.name.clone(), arch, engine: opts.engine, result: Ok(()), steps: 0, cycles: 0, wall: Default::default(), reads: Vec::new(), vcd: None };
+    let mut out = Outcome { name: file.name.clone(), arch, engine: opts.engine, result: Ok(()), steps: 0, cycles: 0, wall: Default::default(), reads: Vec::new(), vcd: None, console: Vec::new(), gtkw: None };
     let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
     let (tb, fw) = if file.firmware.is_empty() {
         (Tb::new(arch, opts.engine), None)
@@ -91,12 +97,16 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     out.reads = std::mem::take(&mut ctx.reads);
     // A core that took an exception fails the run, whatever the steps checked.
     if let (Ok(()), Some(fw)) = (&r, &fw) {
-        if let Some(e) = cosim::exception(&mut tb, fw, None) {
-            r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle: tb.cycle() });
+        if let Some((cycle, e)) = cosim::exception(&mut tb, fw, None) {
+            r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle });
         }
     }
     out.cycles = tb.cycle() - start;
     out.result = r;
+    if let Some(c) = tb.cosim() {
+        c.console.flush();
+        out.console = c.console.lines.iter().map(|l| l.to_string()).collect();
+    }
     let traced = match tb.trace_stop() {
         Ok(t) => t,
         Err(e) => {
@@ -110,6 +120,9 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         if out.result.is_ok() && !opts.vcd_all && opts.vcd_file.is_none() {
             let _ = std::fs::remove_file(&p);
         } else {
+            if let Err(f) = &out.result {
+                out.gtkw = failure_gtkw(&p, arch, f).map_err(|e| eprintln!("tpb: warning: no .gtkw for {}: {e}", p.display())).ok();
+            }
             out.vcd = Some(p);
         }
     }
@@ -127,10 +140,22 @@ fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Ima
     let dir = PathBuf::from("build/fw").join(format!("{}.{}", sanitize(&file.name), arch.name()));
     let built = super::firmware::build(&file.firmware, &map, &dir)?;
     let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(|e| e.to_string())?;
+    c.console.echo = opts.console_echo;
     if let Some(t) = built.get("top_sp") {
         c.load_top_sp(&t.images.iram, &t.images.dram).map_err(|e| format!("the top_sp image: {e}"))?;
     }
     Ok((Tb::on_cosim(c), cosim::Images { map, built }))
+}
+
+/// Cycles a failure's save file shows before and after the failure.
+pub const FAILURE_VIEW: (u64, u64) = (400, 100);
+
+/// `<vcd>.gtkw` beside the VCD, zoomed on the failure's cycle with a marker there.
+fn failure_gtkw(vcd: &std::path::Path, arch: Arch, f: &Failure) -> Result<PathBuf, String> {
+    let out = vcd.with_extension("gtkw");
+    let view = tpb_cosim::waves::View { from: f.cycle.saturating_sub(FAILURE_VIEW.0), to: f.cycle + FAILURE_VIEW.1, markers: vec![(f.cycle, format!("failure: {}", f.step))], focus: Vec::new() };
+    tpb_cosim::cli::write_gtkw(vcd, arch, &out, Some(&view)).map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 fn sanitize(s: &str) -> String {
@@ -231,7 +256,7 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } => {
+            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } => self.val(value),
