@@ -17,6 +17,7 @@ pub mod mesh;
 pub mod regen;
 pub mod scenario;
 pub mod sched;
+pub mod serve;
 pub mod serial;
 pub mod uart;
 pub mod verilator;

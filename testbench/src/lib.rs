@@ -12,6 +12,7 @@ pub mod bench;
 pub mod icarus;
 pub mod qemu;
 pub mod rhdl;
+pub mod serve;
 pub mod tb;
 pub mod tools;
 pub mod traffic;

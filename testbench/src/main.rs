@@ -21,6 +21,11 @@ enum Cmd {
     /// process; medians with their spread, optionally beside the previous
     /// emission (`--before`).
     Bench(tpb_testbench::bench::BenchArgs),
+    /// Put a co-simulation behind a TCP socket speaking the FPGA
+    /// prototype's host-link protocol (plus simulator ops: run, cycles, a
+    /// core's state, trace, the HAL's stpb_init), for a host program in any
+    /// language (testbench/python/tpb_link.py). Serves one client.
+    Serve(tpb_testbench::serve::ServeArgs),
     #[command(flatten)]
     Core(tpb_cosim::cli::Command),
 }
@@ -60,6 +65,7 @@ fn main() {
                 }
             }
         }
+        Cmd::Serve(args) => tpb_testbench::serve::run(&args),
         Cmd::Core(tpb_cosim::cli::Command::Sim { scenario, arch, vcd, fst, cycles, window, dies, .. }) if firmware_file(&scenario) => {
             // A testbench file with [firmware]: the user's own cores' images on the co-simulation.
             if fst.is_some() || cycles.is_some() || window.is_some() || dies.is_some() {

@@ -72,6 +72,9 @@ pub enum Format {
     Md,
     /// The elaborated map as JSON.
     Json,
+    /// Every BAR0 name with its address, as JSON (for host programs in
+    /// other languages: testbench/python/tpb_link.py).
+    Names,
     /// C header with offsets, masks and reset values.
     C,
     /// SystemRDL 2.0 export.

@@ -109,6 +109,7 @@ pub fn render(map: &regmap::RegMap, format: Format) -> String {
     match format {
         Format::Md => gen::markdown::render(map),
         Format::Json => gen::json::render(map),
+        Format::Names => gen::names::render(map),
         Format::C => gen::c::render(map),
         Format::Rdl => gen::rdl::render(map),
         Format::RustHdl => {

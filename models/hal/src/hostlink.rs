@@ -184,15 +184,7 @@ impl Request {
 
     /// The frame's bytes, checked or not (tests send bad frames on purpose).
     pub fn encode_unchecked(&self) -> Vec<u8> {
-        let mut f = vec![SYNC_REQUEST, self.op as u8, self.seq];
-        f.extend(self.count.to_le_bytes());
-        f.extend(self.addr.to_le_bytes());
-        for w in &self.data {
-            f.extend(w.to_le_bytes());
-        }
-        let crc = crc16(&f[1..]);
-        f.extend(crc.to_le_bytes());
-        f
+        encode_raw(self.op as u8, self.seq, self.count, self.addr, &self.data)
     }
 
     /// Bytes of data words a request with this header carries.
@@ -204,6 +196,20 @@ impl Request {
             _ => None,
         }
     }
+}
+
+/// A request frame with any op byte (`tpb serve`'s simulator ops, or an
+/// op nobody knows), framed and CRC'd as every request is.
+pub fn encode_raw(op: u8, seq: u8, count: u16, addr: u32, data: &[u32]) -> Vec<u8> {
+    let mut f = vec![SYNC_REQUEST, op, seq];
+    f.extend(count.to_le_bytes());
+    f.extend(addr.to_le_bytes());
+    for w in data {
+        f.extend(w.to_le_bytes());
+    }
+    let crc = crc16(&f[1..]);
+    f.extend(crc.to_le_bytes());
+    f
 }
 
 /// One response.

@@ -3,6 +3,7 @@ pub mod c;
 pub mod hal;
 pub mod json;
 pub mod markdown;
+pub mod names;
 pub mod rdl;
 pub mod rust_hdl;
 

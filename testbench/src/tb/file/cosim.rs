@@ -18,6 +18,22 @@ pub struct Images {
 }
 
 impl Images {
+    /// The HAL's `stpb_init` configuration: the file's SEQ image (default
+    /// the built-in boot loop, which on SUNDA releases the Q7 cores, DIGEST
+    /// §2.9) and its Q7 image.
+    pub fn stpb_config(&self) -> Result<StpbConfig, String> {
+        let map = &self.map;
+        let seq = match self.built.get("seq") {
+            Some(b) => b.images.clone(),
+            None => {
+                let p = tpb_cosim::firmware::nx_boot(map, map.arch == Arch::Sunda).map_err(|e| e.to_string())?;
+                UcodeImages { iram: p.bytes, dram: vec![0; 16] }
+            }
+        };
+        let q7 = self.built.get("q7").map(|b| b.images.clone()).ok_or("no [firmware.q7]")?;
+        Ok(StpbConfig::new(seq, q7))
+    }
+
     fn of(&self, id: CoreId) -> Option<&Built> {
         self.built.get(match id {
             CoreId::Q7(_) => "q7",
@@ -36,18 +52,9 @@ fn cosim(tb: &mut Tb) -> &mut Cosim {
 pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), String> {
     match verb {
         Verb::StpbInit => {
-            let map = &fw.map;
-            let seq = match fw.built.get("seq") {
-                Some(b) => b.images.clone(),
-                None => {
-                    // The built-in boot loop; on SUNDA the SEQ releases the Q7 cores (DIGEST §2.9).
-                    let p = tpb_cosim::firmware::nx_boot(map, map.arch == Arch::Sunda).map_err(|e| e.to_string())?;
-                    UcodeImages { iram: p.bytes, dram: vec![0; 16] }
-                }
-            };
-            let q7 = fw.built.get("q7").map(|b| b.images.clone()).ok_or("no [firmware.q7]")?;
+            let cfg = fw.stpb_config()?;
             let c = cosim(tb);
-            Hal::with_map(map.clone()).stpb_init(c, &StpbConfig::new(seq, q7), None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
+            Hal::with_map(fw.map.clone()).stpb_init(c, &cfg, None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
             Ok(())
         }
         Verb::WaitHalted { cores, timeout } => {

@@ -54,7 +54,7 @@ use tpb_models::regmap::Arch;
 pub mod firmware;
 mod run;
 pub use firmware::{CoreSel, Firmware, FwSource};
-pub use run::{run, Failure, Outcome, RunOpts};
+pub use run::{cosim, cosim_of, run, Failure, Outcome, RunOpts};
 
 /// Default `poll` timeout in cycles.
 pub const POLL_TIMEOUT: u64 = 1000;

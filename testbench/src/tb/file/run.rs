@@ -5,7 +5,7 @@ use super::*;
 use tpb_models::regmap::builtin;
 
 #[path = "cosim.rs"]
-mod cosim;
+pub mod cosim;
 
 /// The outcome of one testbench on one generation.
 #[derive(Debug, Clone)]
@@ -130,21 +130,28 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     out
 }
 
-/// The co-simulation of a file with `[firmware]`: its images built for
-/// `arch` (C under `build/fw/<name>.<arch>/`), the TOP_SP's loaded.
+/// The co-simulation of a file with `[firmware]` on a Tb.
 fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Images), String> {
     if opts.engine != EngineKind::Verilator {
         return Err(format!("a file with [firmware] runs on the co-simulation (Verilator), not the {} engine", opts.engine.name()));
     }
+    let (c, images) = cosim_of(file, arch, opts.console_echo)?;
+    Ok((Tb::on_cosim(c), images))
+}
+
+/// A file's co-simulation: its images built for `arch` (C under
+/// `build/fw/<name>.<arch>/`), the TOP_SP's loaded; the images, and the
+/// HAL's `stpb_init` configuration with them (`tpb serve`'s OP_STPB_INIT).
+pub fn cosim_of(file: &TbFile, arch: Arch, echo: bool) -> Result<(tpb_cosim::sched::Cosim, cosim::Images), String> {
     let map = builtin(arch).map_err(|e| e.to_string())?;
     let dir = PathBuf::from("build/fw").join(format!("{}.{}", sanitize(&file.name), arch.name()));
     let built = super::firmware::build(&file.firmware, &map, &dir)?;
     let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(|e| e.to_string())?;
-    c.console.echo = opts.console_echo;
+    c.console.echo = echo;
     if let Some(t) = built.get("top_sp") {
         c.load_top_sp(&t.images.iram, &t.images.dram).map_err(|e| format!("the top_sp image: {e}"))?;
     }
-    Ok((Tb::on_cosim(c), cosim::Images { map, built }))
+    Ok((c, cosim::Images { map, built }))
 }
 
 /// Cycles a failure's save file shows before and after the failure.
