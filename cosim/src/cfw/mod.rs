@@ -154,8 +154,7 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fw".into());
     let dir = out.parent().unwrap_or(Path::new(".")).join(format!("{stem}.build"));
     write_support(map, kind, &dir)?;
-    let p = &map.params;
-    let mut defs = vec![format!("-DTPB_RESET_JUMP={:#x}", p.boot.q7_reset_jump.unwrap_or(0x200)), format!("-DTPB_ENTER_RUN={:#x}", p.boot.nx_enter_run.unwrap_or(0x90))];
+    let mut defs: Vec<String> = boot_symbols(map).iter().map(|(n, v)| format!("-DTPB_{n}={v:#x}")).collect();
     defs.push(format!("-DTPB_CORE_{}=1", kind.name().to_uppercase()));
     if kind.nx() {
         defs.push("-DTPB_CORE_NX=1".into());
@@ -188,6 +187,36 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     cmd.arg("--gc-sections").arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(out);
     run(&mut cmd, LD, &mut commands)?;
     Ok(Built { elf: out.to_path_buf(), commands })
+}
+
+/// Where a core's code starts, as start-up code needs it: `RESET_JUMP`
+/// (where a Q7 core's reset vector jumps, `boot.q7_reset_jump`) and
+/// `ENTER_RUN` (where the NX trampoline enters, `boot.nx_enter_run`); the
+/// map's values, else the CAYMAN ones (`[D]` for a map without them).
+pub fn boot_symbols(map: &RegMap) -> [(&'static str, u32); 2] {
+    let b = &map.params.boot;
+    [("RESET_JUMP", b.q7_reset_jump.unwrap_or(0x200)), ("ENTER_RUN", b.nx_enter_run.unwrap_or(0x90))]
+}
+
+/// The name of the assembler prelude of the map's names (`.include "tpb.inc"`).
+pub const ASM_PRELUDE: &str = "tpb.inc";
+
+/// Assemble the file `path` at `base` with our assembler: `.include`
+/// finds [`ASM_PRELUDE`] (generated from `map`, when one is given) and
+/// files beside the including file. An error reads `file:line: what`.
+pub fn assemble_file(map: Option<&RegMap>, path: &Path, base: u32, opts: &tpb_models::xtensa::config::Options) -> Result<tpb_models::xtensa::asm::Program, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut includes = |want: &str, from: &str| -> Result<(String, String), String> {
+        if want == ASM_PRELUDE {
+            return match map {
+                Some(m) => Ok((format!("{ASM_PRELUDE} ({})", m.arch.name()), header::render_asm(m)?)),
+                None => Err(format!("{ASM_PRELUDE} is generated from a generation's map: give --arch")),
+            };
+        }
+        let p = Path::new(from).parent().unwrap_or(Path::new("")).join(want);
+        std::fs::read_to_string(&p).map(|t| (p.display().to_string(), t)).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    tpb_models::xtensa::asm::source::assemble_source(&path.display().to_string(), &text, base, opts, &mut includes).map_err(|e| e.to_string())
 }
 
 fn find(tool: &'static str, package: &'static str) -> Result<PathBuf, CfwError> {

@@ -38,8 +38,6 @@ pub enum CliError {
     Stale(usize),
     #[error(transparent)]
     Hal(#[from] tpb_models::hal::HalError),
-    #[error("{}:{}: {}", .1.display(), .0.line, .0.message)]
-    Asm(tpb_models::xtensa::asm::AsmError, PathBuf),
     #[error("{0}")]
     Other(String),
 }
@@ -150,8 +148,7 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
             entry = img.entry;
         }
     } else {
-        let src = String::from_utf8_lossy(&bytes).into_owned();
-        let p = tpb_models::xtensa::asm::assemble(&src, cfg.reset_vector, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+        let p = crate::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options).map_err(CliError::Other)?;
         mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
     }
     let mut core = Core::new(cfg);
@@ -229,8 +226,8 @@ fn run_command(command: Command) -> Result<(), CliError> {
         }
         Command::Asm { input, out, elf, arch, core, base } => {
             let cfg = core_config(arch, core)?;
-            let src = String::from_utf8_lossy(&read_file(&input)?).into_owned();
-            let p = tpb_models::xtensa::asm::assemble(&src, base, &cfg.options).map_err(|e| CliError::Asm(e, input.clone()))?;
+            let map = regmap::builtin(arch.into())?;
+            let p = crate::cfw::assemble_file(Some(&map), &input, base, &cfg.options).map_err(CliError::Other)?;
             write_bytes(&out, &p.bytes)?;
             if let Some(e) = elf {
                 let img = tpb_models::xtensa::elf::Image {

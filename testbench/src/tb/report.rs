@@ -87,7 +87,11 @@ fn console_tail(s: &mut String, o: &Outcome) {
 fn failure_place(o: &Outcome) -> String {
     let f = o.result.as_ref().unwrap_err();
     if f.loc.line == 0 {
-        format!("step (generated), cycle {}", f.cycle)
+        match f.step.as_str() {
+            "firmware" | "setup" | "--vcd" => "setup, before the first step".to_string(),
+            "(after the last step)" | "trace" => format!("the end of the run, cycle {}", f.cycle),
+            _ => format!("step (generated), cycle {}", f.cycle),
+        }
     } else {
         format!("line {}:{}, cycle {}", f.loc.line, f.loc.col, f.cycle)
     }

@@ -200,8 +200,7 @@ pub fn build(fw: &Firmware, map: &RegMap, out_dir: &Path) -> Result<BTreeMap<&'s
         let kind = CoreKind::parse(core).expect("parsed as a core kind");
         let b = match src {
             FwSource::Asm(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                let prog = tpb_models::xtensa::asm::assemble(&text, 0, &tpb_models::xtensa::config::Options::tpb()).map_err(|e| format!("{}:{}: {}", p.display(), e.line, e.message))?;
+                let prog = cfw::assemble_file(Some(map), p, 0, &tpb_models::xtensa::config::Options::tpb())?;
                 let (iram, _) = kind.memories(map);
                 if prog.bytes.len() > iram as usize {
                     return Err(format!("{}: {} bytes of code do not fit the {core} core's IRAM ({iram:#x} bytes)", p.display(), prog.bytes.len()));

@@ -1,6 +1,8 @@
 //! A two-pass assembler for the instruction table: labels, `.org`,
-//! `.align`, `.word`, `.short`, `.byte`, `.space`, `.equ`; comments with
-//! `#`, `;` or `//`. Operands are written as the disassembler prints them
+//! `.align`, `.word`, `.short`, `.byte`, `.space`, `.equ`; expressions of
+//! `+`, `-` and `*`; comments with
+//! `#`, `;` or `//`; `.include` and `.macro` expanded first by
+//! [`source::assemble_source`]. Operands are written as the disassembler prints them
 //! (targets are absolute addresses or labels), so text ⇄ bytes round-trips.
 //!
 //! ```
@@ -8,6 +10,8 @@
 //! let p = assemble("start: movi a2, 5\n j start\n", 0x100, &Options::tpb()).unwrap();
 //! assert_eq!(p.bytes, [0x22, 0xa0, 0x05, 0x46, 0xfe, 0xff]); // j back by 7 bytes
 //! ```
+
+pub mod source;
 
 use super::config::{sr, Options};
 use super::isa::{Def, Opnd, B4CONST, B4CONSTU, TABLE};
@@ -65,7 +69,8 @@ fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// Evaluate `term (+|- term)*` with numbers, labels/constants and `.`.
+/// Evaluate `term (+|- term)*`, a term `factor (* factor)*`, with numbers,
+/// labels/constants and `.`.
 fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &BTreeMap<String, i64>, here: u32) -> Result<i64, String> {
     let e = expr.trim();
     if e.is_empty() {
@@ -77,22 +82,29 @@ fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &BTreeMap<String, i64>
     let mut total = 0i64;
     let mut sign = 1i64;
     let mut cur = String::new();
-    let flush = |cur: &mut String, sign: i64, total: &mut i64| -> Result<(), String> {
-        let t = cur.trim();
+    let factor = |t: &str| -> Result<i64, String> {
+        let t = t.trim();
         if t.is_empty() {
             return Err(format!("bad expression '{e}'"));
         }
-        let v = if t == "." {
-            here as i64
+        if t == "." {
+            Ok(here as i64)
         } else if let Some(v) = parse_int(t) {
-            v
+            Ok(v)
         } else if let Some(v) = consts.get(t) {
-            *v
+            Ok(*v)
         } else if let Some(v) = syms.get(t) {
-            *v as i64
+            Ok(*v as i64)
         } else {
-            return Err(format!("unknown symbol '{t}'"));
-        };
+            Err(format!("unknown symbol '{t}'"))
+        }
+    };
+    // A term is a product of factors (`IDX * 4`).
+    let flush = |cur: &mut String, sign: i64, total: &mut i64| -> Result<(), String> {
+        let mut v = 1i64;
+        for f in cur.split('*') {
+            v = v.checked_mul(factor(f)?).ok_or_else(|| format!("'{e}' overflows"))?;
+        }
         *total += sign * v;
         cur.clear();
         Ok(())

@@ -1,0 +1,64 @@
+//! Your own assembly on the co-simulation: `.include "tpb.inc"` (the
+//! generation's names, generated from its map, the same names as the C
+//! header's), your own include files and `.macro`s, errors that name the
+//! file and line, and the example `q7_sum.S` on every generation.
+
+use std::path::PathBuf;
+use tpb_cosim::cfw::{self, header};
+use tpb_models::regmap::{builtin, Arch};
+use tpb_testbench::tb::file::{run, RunOpts, TbFile};
+use tpb_testbench::tools::repo_root;
+
+fn example() -> PathBuf {
+    repo_root().join("testbench/examples/firmware/q7_sum.toml")
+}
+
+#[test]
+fn the_assembly_example_runs_on_every_generation() {
+    let file = TbFile::load(&example()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file.archs.len(), 3);
+    std::env::set_current_dir(repo_root()).unwrap();
+    for arch in Arch::ALL {
+        let o = run(&file, arch, &RunOpts::default());
+        assert!(o.result.is_ok(), "{}: {:?}", arch.name(), o.result);
+        assert_eq!(o.steps, 6);
+        println!("{}: q7_sum.S ran in {} cycles", arch.name(), o.cycles);
+    }
+    // A wrong sum is caught: the check reads the core's DRAM word.
+    let text = std::fs::read_to_string(example()).unwrap().replacen("value = 131584", "value = 131585", 1);
+    let o = run(&TbFile::parse(&example(), &text).unwrap(), Arch::Cayman, &RunOpts::default());
+    let f = o.result.expect_err("a wrong expectation fails");
+    assert!(f.error.contains("mem.q7[3].dram+0x0") && f.error.contains("0x20200"), "{}", f.error);
+}
+
+#[test]
+fn an_error_in_an_included_macro_names_its_file_and_line() {
+    let dir = repo_root().join("target/tpb-tests/asm-include");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("m.inc"), "# two lines\n.macro bad_store reg\n    s32i \\reg, a3, 1\n.endm\n").unwrap();
+    std::fs::write(dir.join("p.S"), ".include \"tpb.inc\"\n.include \"m.inc\"\n    bad_store a2\n").unwrap();
+    let map = builtin(Arch::Cayman).unwrap();
+    let opts = tpb_models::xtensa::config::Options::tpb();
+    let e = cfw::assemble_file(Some(&map), &dir.join("p.S"), 0, &opts).unwrap_err();
+    assert!(e.starts_with(&format!("{}:3: ", dir.join("m.inc").display())), "{e}");
+    let e = cfw::assemble_file(None, &dir.join("p.S"), 0, &opts).unwrap_err();
+    assert!(e.contains("tpb.inc is generated from a generation's map"), "{e}");
+}
+
+#[test]
+fn the_assembler_prelude_and_the_c_header_give_the_same_names_the_same_values() {
+    for arch in Arch::ALL {
+        let map = builtin(arch).unwrap();
+        let inc = header::render_asm(&map).unwrap();
+        let h = header::render(&map).unwrap();
+        let from_inc = |n: &str| inc.lines().find_map(|l| l.strip_prefix(&format!(".equ {n}, ")).map(|v| u32::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()));
+        let from_h = |n: &str| h.lines().find_map(|l| l.strip_prefix(&format!("#define {n} ")).map(|v| u32::from_str_radix(v.split('u').next().unwrap().trim_start_matches("0x"), 16).unwrap()));
+        for n in ["TPB_SEM_POOL", "TPB_DRAM_BASE", "TPB_POOL_Q7_RELEASE_RUN_STALL_ADDR", "TPB_SEM_INC_OFF"] {
+            assert_eq!(from_inc(n), from_h(n), "{}: {n}", arch.name());
+            assert!(from_inc(n).is_some(), "{}: {n} missing", arch.name());
+        }
+        // The whole prelude assembles (every name is a valid .equ).
+        tpb_models::xtensa::asm::assemble(&inc, 0, &tpb_models::xtensa::config::Options::tpb()).unwrap_or_else(|e| panic!("{}: {e}", arch.name()));
+    }
+}
