@@ -62,3 +62,24 @@ fn the_assembler_prelude_and_the_c_header_give_the_same_names_the_same_values() 
         tpb_models::xtensa::asm::assemble(&inc, 0, &tpb_models::xtensa::config::Options::tpb()).unwrap_or_else(|e| panic!("{}: {e}", arch.name()));
     }
 }
+
+#[test]
+fn core_registers_and_hal_calls_as_steps() {
+    std::env::set_current_dir(repo_root()).unwrap();
+    let text = std::fs::read_to_string(example()).unwrap()
+        + "\n[[step]]\nexpect_reg = \"q7[5].a2\"   # the sum, still in a2 at HALT\nvalue = 197376\n\
+           [[step]]\nexpect_reg = \"q7.a7\"       # each core's id: only q7[0] has 0\nvalue = 0\n";
+    let o = run(&TbFile::parse(&example(), &text).unwrap(), Arch::Cayman, &RunOpts::default());
+    let f = o.result.expect_err("q7[1].a7 is 1");
+    assert_eq!(f.error, "q7[1].a7 = 0x1, expected 0x0");
+    assert_eq!(f.loc.line, text.lines().position(|l| l.starts_with("expect_reg = \"q7.a7\"")).unwrap() + 1);
+    // The HAL's host trigger (CAYMAN: the TOP_SP doorbell, SET of semaphore 104).
+    let text = std::fs::read_to_string(example()).unwrap() + "\n[[step]]\nhal = \"topsp_set_host_trigger\"\n[[step]]\nexpect = \"top_sp.evt_sem.read[104]\"\nvalue = 1\n";
+    let o = run(&TbFile::parse(&example(), &text).unwrap(), Arch::Cayman, &RunOpts::default());
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    for (bad, want) in [("hal = \"reboot\"", "not a HAL call a step can make"), ("expect_reg = \"q7[1].b2\"\nvalue = 1", "'b2' is not a register"), ("expect_reg = \"a2\"\nvalue = 1", "write core.register")] {
+        let text = format!("{}\n[[step]]\n{bad}\n", std::fs::read_to_string(example()).unwrap());
+        let e = TbFile::parse(&example(), &text).unwrap_err().to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+}

@@ -7,7 +7,8 @@
  * j park at 6, enter_run at TPB_ENTER_RUN, boot at 0x1dc, park at 0x1e8;
  * with movi for const16, which this assembler lacks); a Q7 core jumps to
  * TPB_RESET_JUMP. Both reach _start at 0x200 (Q7: TPB_RESET_JUMP): the
- * stack at the top of DRAM, .bss cleared, main() called, its return value
+ * stack at the top of DRAM, PS = 0 (the reset leaves EXCM set, which would
+ * make any exception a double one), .bss cleared, main() called, its return value
  * stored in __tpb_exit, then HALT (encoded by hand: this assembler has no
  * HALT). */
     .section .reset, "ax"
@@ -38,6 +39,9 @@ _start:
     .literal_position
     .align 4
 3:  movi a1, __stack
+    movi a2, 0                  /* PS = 0: out of the reset's exception mode (EXCM), */
+    wsr.ps a2                   /* so an exception is a first one: EPC1 holds its PC */
+    rsync
     movi a2, __bss_start
     movi a3, __bss_end
     movi a4, 0

@@ -61,7 +61,7 @@ impl Recent {
 }
 
 /// The special registers a report shows.
-const SHOWN: [u8; 10] = [sr::PS, sr::SAR, sr::WINDOWBASE, sr::WINDOWSTART, sr::EPC1, sr::EXCCAUSE, sr::EXCVADDR, sr::LBEG, sr::LEND, sr::LCOUNT];
+const SHOWN: [u8; 11] = [sr::PS, sr::SAR, sr::WINDOWBASE, sr::WINDOWSTART, sr::EPC1, sr::DEPC, sr::EXCCAUSE, sr::EXCVADDR, sr::LBEG, sr::LEND, sr::LCOUNT];
 
 /// A core's first exception: when, what, and the state it left.
 #[derive(Debug, Clone)]
@@ -71,7 +71,8 @@ pub struct Caught {
     pub step: Step,
     /// a0..a15 of the window the instruction ran in.
     pub a: [u32; 16],
-    /// (name, value) of PS, SAR, the window, EPC1, EXCCAUSE, EXCVADDR and the loop registers.
+    /// (name, value) of PS, SAR, the window, EPC1, DEPC (a double
+    /// exception's PC), EXCCAUSE, EXCVADDR and the loop registers.
     pub sregs: Vec<(&'static str, u32)>,
     pub recent: Recent,
 }

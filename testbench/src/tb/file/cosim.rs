@@ -3,7 +3,7 @@
 
 use super::super::Tb;
 use super::Verb;
-use crate::tb::file::firmware::{Built, CoreSel};
+use crate::tb::file::firmware::{Built, CoreReg, CoreSel};
 use std::collections::BTreeMap;
 use tpb_cosim::sched::{CoreId, Cosim};
 use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
@@ -83,6 +83,33 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
                 }
             }
             Ok(())
+        }
+        Verb::ExpectReg { cores, reg, .. } => {
+            let c = cosim(tb);
+            for id in cores.cores() {
+                let core = &c.core(id).core;
+                let (name, got) = match *reg {
+                    CoreReg::Pc => ("pc".to_string(), core.pc),
+                    CoreReg::A(n) => (format!("a{n}"), core.a(usize::from(n))),
+                    CoreReg::Sr(n) => (tpb_models::xtensa::config::sr::name(n, false).unwrap_or("?").to_string(), core.sreg(n)),
+                };
+                if u64::from(got) != want {
+                    return Err(format!("{}.{name} = {got:#x}, expected {want:#x}", id.name()));
+                }
+            }
+            Ok(())
+        }
+        Verb::Hal(call) => {
+            let hal = Hal::with_map(fw.map.clone());
+            let c = cosim(tb);
+            let r = match call.as_str() {
+                "topsp_set_host_trigger" => hal.topsp_set_host_trigger(c),
+                "topsp_set_init_signal" => hal.topsp_set_init_signal(c),
+                "topsp_set_tsync_signal" => hal.topsp_set_tsync_signal(c),
+                "topsp_stop" => hal.topsp_stop(c),
+                _ => unreachable!("checked on load against HAL_CALLS"),
+            };
+            r.map_err(|e| format!("the HAL's {call}: {e}"))
         }
         Verb::ExpectConsole { cores, contains } => {
             let c = cosim(tb);

@@ -85,6 +85,31 @@ impl CoreSel {
     }
 }
 
+/// A register of a core that `expect_reg` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreReg {
+    Pc,
+    /// a0..a15 of the current window.
+    A(u8),
+    /// A special register, by its number.
+    Sr(u8),
+}
+
+impl CoreReg {
+    pub fn parse(s: &str) -> Result<CoreReg, String> {
+        if s == "pc" {
+            return Ok(CoreReg::Pc);
+        }
+        if let Some(n) = s.strip_prefix('a').and_then(|n| n.parse::<u8>().ok()).filter(|n| *n < 16) {
+            return Ok(CoreReg::A(n));
+        }
+        tpb_models::xtensa::config::sr::number(s).map(CoreReg::Sr).ok_or_else(|| format!("'{s}' is not a register: pc, a0..a15, or a special register (sar, ps, epc1, exccause, ...)"))
+    }
+}
+
+/// The HAL calls a step can make (`hal = "…"`), none taking arguments.
+pub const HAL_CALLS: &[&str] = &["topsp_set_host_trigger", "topsp_set_init_signal", "topsp_set_tsync_signal", "topsp_stop"];
+
 const CORE_KEYS: &[&str] = &["q7", "seq", "top_sp"];
 const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags"];
 
@@ -146,7 +171,7 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } => (true, false),
+                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };

@@ -53,7 +53,7 @@ use tpb_models::regmap::Arch;
 
 pub mod firmware;
 mod run;
-pub use firmware::{CoreSel, Firmware, FwSource};
+pub use firmware::{CoreReg, CoreSel, Firmware, FwSource};
 pub use run::{cosim, cosim_of, run, Failure, Outcome, RunOpts};
 
 /// Default `poll` timeout in cycles.
@@ -117,6 +117,11 @@ pub enum Verb {
     ExpectExit { cores: CoreSel, value: Val },
     /// Each chosen core wrote a console line containing `contains`.
     ExpectConsole { cores: CoreSel, contains: String },
+    /// A register of the chosen cores (`pc`, `a0`..`a15`, a special
+    /// register by name) holds `value` (co-simulation).
+    ExpectReg { cores: CoreSel, reg: CoreReg, value: Val },
+    /// A HAL call without arguments, by name ([`firmware::HAL_CALLS`]).
+    Hal(String),
 }
 
 /// A parsed testbench file.
@@ -152,7 +157,7 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal"];
 const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains"];
 
 impl TbFile {
@@ -251,7 +256,7 @@ impl TbFile {
             let (name, val) = match &s.verb {
                 Verb::Write { name, value } | Verb::Expect { name, value } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
                 Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } => (Some(name), None),
-                Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } => (None, Some(value)),
+                Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
                     (None, None)
@@ -340,7 +345,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let allowed: &[&str] = match verb {
         "write" | "expect" | "doorbell" => &["value"],
         "poll" => &["value", "timeout"],
-        "pin" | "expect_exit" => &["value"],
+        "pin" | "expect_exit" | "expect_reg" => &["value"],
         "wait_halted" => &["timeout"],
         "expect_console" => &["contains"],
         "expect_bus_error" => &["access"],
@@ -428,6 +433,19 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
             value: value(true, 0)?,
         },
+        "expect_reg" => {
+            let text = s("a core and a register: \"q7[3].a2\", \"seq.pc\", \"top_sp.sar\"")?;
+            let bad = |m: String| cx.err(key_span(verb), verb, m);
+            let (core, reg) = text.rsplit_once('.').ok_or_else(|| bad(format!("'{text}': write core.register, e.g. \"q7[3].a2\"")))?;
+            Verb::ExpectReg { cores: CoreSel::parse(core).map_err(&bad)?, reg: CoreReg::parse(reg).map_err(&bad)?, value: value(true, 0)? }
+        }
+        "hal" => {
+            let call = s("a HAL call")?;
+            if !firmware::HAL_CALLS.contains(&call.as_str()) {
+                return Err(cx.err(key_span(verb), verb, format!("'{call}' is not a HAL call a step can make: {}", firmware::HAL_CALLS.join(", "))));
+            }
+            Verb::Hal(call)
+        }
         "expect_console" => Verb::ExpectConsole {
             cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
             contains: match t.get("contains").map(|i| i.as_str()) {

@@ -263,10 +263,10 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } => {
+            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
-                    Verb::ExpectExit { value, .. } => self.val(value),
+                    Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => self.val(value),
                     _ => 0,
                 };
                 cosim::verb(self.tb, fw, &s.verb, want).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
