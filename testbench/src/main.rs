@@ -61,7 +61,7 @@ fn main() {
                 Ok(()) => 0,
                 Err(e) => {
                     eprintln!("tpb: error: {e}");
-                    1
+                    2
                 }
             }
         }
@@ -78,7 +78,7 @@ fn main() {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("tpb: error: {e}");
-                1
+                e.exit_code()
             }
         },
     };

@@ -73,7 +73,7 @@ fn a_broken_map_directory_is_reported_with_file_and_line() {
     }
     let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--maps", root.join("cayman").to_str().unwrap()]);
     std::fs::remove_dir_all(&root).unwrap();
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("common/q7.toml:") && err.contains("w2c"), "{err}");
 }
 
@@ -120,11 +120,11 @@ fn bringup_with_an_oversized_image_fails_with_the_seeds_message() {
     let img = dir.join("q7_iram.bin");
     std::fs::write(&img, vec![1u8; 0x10004]).unwrap();
     let (code, out, err) = tpb(&["bringup", "--arch", "sunda", "--q7-iram", img.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(err.trim(), "tpb: error: IRAM ucode too big! doesn't fit, size=65540");
     assert!(out.is_empty(), "nothing was programmed: {out}");
     let (code, _, err) = tpb(&["bringup", "--arch", "sunda", "--q7-dram", dir.join("missing.bin").to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("missing.bin") && err.contains("No such file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -149,11 +149,11 @@ fn asm_disasm_and_run_a_boot_trampoline() {
         let (code, out, err) = tpb(&["run", input.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("00000090: movi a3, 7  a3=0x7"), "{out}");
-        assert!(err.contains("stopped: Halted"), "the final state goes to stderr: {err}");
+        assert!(err.contains("stopped at HALT"), "the final state goes to stderr: {err}");
     }
     std::fs::write(&src, "nop\nmovi a2, 5000\n").unwrap();
     let (code, _, err) = tpb(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(err.trim(), format!("tpb: error: {}:2: 'movi': immediate 5000 out of range -2048..=2047", src.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -254,7 +254,7 @@ fn the_disasm_filter_and_the_gtkw_arguments() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "memw\nnop.n\nzzzzzz\n");
     let (code, _, err) = tpb(&["disasm", "--filter", "--core", "de212"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("--filter: the probes hold nx or q7 instructions"), "{err}");
     let (code, _, err) = tpb(&["disasm"]);
     assert_eq!(code, 2, "{err}");
@@ -294,4 +294,58 @@ fn numbers_on_the_command_line_follow_the_one_rule() {
     let (code, _, err) = tpb(&["run", "no-such.S", "--steps", "0b101"]);
     assert!(!err.contains("--steps"), "0b101 parses as a step count: {err}");
     assert_ne!(code, 0);
+}
+
+/// Issue 38's silent wrong successes and the panic, each now an error that
+/// names what and where, with exit code 2 (input) or 1 (a run that failed).
+#[test]
+fn no_silent_wrong_success_and_no_panic() {
+    let root = tpb_testbench::tools::repo_root();
+    let maps = root.join("models/regmap/maps");
+    // Another generation's maps under --arch, and the maps root.
+    let (code, out, err) = tpb(&["regmap", "--arch", "cayman", "--maps", maps.join("sunda").to_str().unwrap(), "--format", "json"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("the folder is SUNDA's maps, and --arch is CAYMAN"), "{err}");
+    let (code, _, err) = tpb(&["regmap", "--arch", "cayman", "--maps", maps.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("this is the maps root (it holds common/); give one generation's folder: --maps"), "{err}");
+    // A copy of SUNDA's folder under another name: its arch_id tells.
+    let dir = std::env::temp_dir().join(format!("tpb-cli-maps-{}", std::process::id()));
+    let copy = dir.join("mine");
+    std::fs::create_dir_all(&copy).unwrap();
+    std::os::unix::fs::symlink(maps.join("common"), dir.join("common")).unwrap();
+    for e in std::fs::read_dir(maps.join("sunda")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
+    }
+    let (code, _, err) = tpb(&["regmap", "--arch", "mariana", "--maps", copy.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("arch_id = 5, which is SUNDA's; MARIANA is arch_id"), "{err}");
+    // tpb disasm on an ELF reads its code sections, not its header.
+    let elf = dir.join("p.elf");
+    let bin = dir.join("p.bin");
+    std::fs::write(dir.join("p.S"), "start:\n movi a2, 7\n j start\n").unwrap();
+    let (code, _, err) = tpb(&["asm", dir.join("p.S").to_str().unwrap(), "-o", bin.to_str().unwrap(), "--elf", elf.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = tpb(&["disasm", elf.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("movi\ta2, 7") && !out.contains("(illegal)") && out.lines().filter(|l| l.contains(':')).count() <= 6, "{out}");
+    // tpb run: an exception the program does not come back from fails the run.
+    std::fs::write(dir.join("ill.S"), " movi a2, 1\n ill\n").unwrap();
+    let (code, _, err) = tpb(&["run", dir.join("ill.S").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("tpb: error: the program took IllegalInstruction at pc 0x3 (ill) and did not exit"), "{err}");
+    assert!(!err.contains("Exception {"), "no Rust debug formatting: {err}");
+    // A waveform file that is not there, or empty: an error, not a panic.
+    for (file, want) in [(dir.join("none.vcd"), "No such file"), (dir.join("empty.vcd"), "an empty file (0 bytes)")] {
+        if file.ends_with("empty.vcd") {
+            std::fs::write(&file, "").unwrap();
+        }
+        for cmd in [vec!["waves", "render", file.to_str().unwrap(), "--out", "/dev/null"], vec!["waves", "gtkw", file.to_str().unwrap(), "--out", "/dev/null"]] {
+            let (code, _, err) = tpb(&cmd);
+            assert_eq!(code, 2, "{cmd:?}: {err}");
+            assert!(err.contains(want) && !err.contains("panicked"), "{cmd:?}: {err}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

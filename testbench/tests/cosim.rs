@@ -523,35 +523,35 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
 #[test]
 fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", "doorbell", "--arch", "sunda"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("scenario 'doorbell' is for cayman, mariana, not sunda"), "{err}");
     let (code, _, err) = tpb(&["sim", "nosuch"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("no scenario 'nosuch' (built in: bringup"), "{err}");
     let dir = tpb_testbench::tools::repo_root().join("target/cosim-sim-bad");
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"bringup\"\narchs = [\"cayman\"]\ncycels = 5\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("bad.toml:5:1: unknown field `cycels`"), "{err}");
     std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"barrier\"\narchs = [\"cayman\"]\ncycles = 5\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
     std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
     let (code, out, _) = tpb(&["scenarios"]);
     assert_eq!(code, 0);
     std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"halt_start\"\narchs = [\"cayman\"]\ncycles = 5\n[halt_start]\nq7_cores = 0\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
     std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = []\nstream = []\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("[dispatch] stream: 1 to 4096 instructions"), "{err}");
     std::fs::write(
         &bad,
@@ -559,7 +559,7 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     )
     .unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
     for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows", "allreduce-ring", "allreduce-mesh", "allreduce-kangaring", "allreduce-hier", "barrier-global", "tsync"] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
@@ -687,7 +687,7 @@ fn tpb_sim_window_opens_on_the_release_write() {
     assert!(times[0] >= tb.start(from) && *times.last().unwrap() <= tb.start(from + 40), "{times:?} ps for window from cycle {from}");
     assert!(read[1].1.iter().any(|(_, v)| *v == Some(0)), "the release is inside the window");
     let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("unknown name 'pool.q7.nosuch' (no such register in pool.q7.)"), "{err}");
 }
 

@@ -54,7 +54,7 @@ fn binutils_built_elf_runs_like_qemu() {
         let out = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(&dir).args(&args).output().unwrap();
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(theirs.status as i32), "{stderr}");
-        assert!(stderr.contains("stopped: Exit(7)"), "{stderr}");
+        assert!(stderr.contains("stopped at exit(7)"), "{stderr}");
         if quiet {
             assert_eq!(out.stdout, theirs.stdout, "only the program's output: {stdout}");
         } else {

@@ -42,6 +42,19 @@ pub enum CliError {
     Other(String),
 }
 
+impl CliError {
+    /// The process's exit code for this error: 1 when a check failed (a
+    /// scenario's, or stale generated files), 2 when the command could not
+    /// do its job (usage, a bad or missing input). See the README's
+    /// "Errors and exit codes".
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Scenario(crate::scenario::ScenarioError::Check { .. }) | CliError::Stale(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
 fn read_file(p: &PathBuf) -> Result<Vec<u8>, CliError> {
     std::fs::read(p).map_err(|source| CliError::Io { path: p.clone(), source })
 }
@@ -95,11 +108,27 @@ fn bringup(map: regmap::RegMap, images: [Option<&PathBuf>; 4]) -> Result<(), Cli
     Ok(())
 }
 
-fn load(arch: Arch, maps: Option<&PathBuf>) -> Result<regmap::RegMap, regmap::RegmapError> {
-    match maps {
-        Some(dir) => regmap::load::load_dir(arch, dir),
-        None => regmap::builtin(arch),
+/// `arch`'s map: built in, or from `--maps DIR` (one generation's folder,
+/// beside `common/`), which must be that generation's: not the maps root,
+/// not another generation's folder (by its name, or by its arch.toml's
+/// `arch_id`, which names the generation in the seeds).
+fn load(arch: Arch, maps: Option<&PathBuf>) -> Result<regmap::RegMap, CliError> {
+    let Some(dir) = maps else { return Ok(regmap::builtin(arch)?) };
+    let wrong = |why: String| CliError::Other(format!("--maps {}: {why}", dir.display()));
+    if dir.join("common").is_dir() && !dir.join("arch.toml").exists() {
+        return Err(wrong(format!("this is the maps root (it holds common/); give one generation's folder: --maps {}", dir.join(arch.name()).display())));
     }
+    let named = dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if let Some(other) = Arch::ALL.into_iter().find(|a| *a != arch && named.as_deref() == Some(a.name())) {
+        return Err(wrong(format!("the folder is {}'s maps, and --arch is {}", other.name().to_uppercase(), arch.name().to_uppercase())));
+    }
+    let map = regmap::load::load_dir(arch, dir)?;
+    let builtin = regmap::builtin(arch)?;
+    if map.params.arch_id != builtin.params.arch_id {
+        let whose = Arch::ALL.into_iter().find(|a| regmap::builtin(*a).is_ok_and(|m| m.params.arch_id == map.params.arch_id)).map(|a| format!(", which is {}'s", a.name().to_uppercase())).unwrap_or_default();
+        return Err(wrong(format!("its arch.toml says arch_id = {}{whose}; {} is arch_id {}", map.params.arch_id, arch.name().to_uppercase(), builtin.params.arch_id)));
+    }
+    Ok(map)
 }
 
 /// Render a generation's map in a format.
@@ -156,6 +185,8 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let io = |e: std::io::Error| CliError::Io { path: "<stdout>".into(), source: e };
+    use tpb_models::xtensa::core::cause;
+    let mut first_exception = None;
     let last = if quiet {
         core.run(&mut mem, steps)
     } else {
@@ -169,7 +200,17 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
                         writeln!(out, "{}", r.text()).map_err(io)?;
                     }
                 }
-                Step::Exception { cause, pc, vector } => writeln!(out, "exception cause {cause} at {pc:#x} -> {vector:#x}").map_err(io)?,
+                Step::Exception { cause: k, pc, vector } => {
+                    writeln!(out, "exception {} at {pc:#x} -> vector {vector:#x}", cause::name(k)).map_err(io)?;
+                    if k != cause::LEVEL1_INTERRUPT && !is_window_vector(core.config(), vector) {
+                        first_exception.get_or_insert((k, pc));
+                    }
+                    if pc == vector {
+                        // The handler's own first instruction faulted: it will again, for ever.
+                        writeln!(out, "the exception handler at {vector:#x} faults on its first instruction: stopping").map_err(io)?;
+                        break;
+                    }
+                }
                 _ => {}
             }
             if last.stops_run() {
@@ -181,12 +222,38 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
     out.write_all(&core.console).map_err(io)?;
     out.flush().map_err(io)?;
     let regs: Vec<String> = (0..16).map(|i| format!("a{i}={:#x}", core.a(i))).collect();
-    eprintln!("stopped: {last:?} after {} instructions, pc={:#x}", core.retired(), core.pc);
+    let how = match last {
+        Step::Exit(status) => format!("exit({status})"),
+        Step::Halted => "HALT".into(),
+        Step::Break { s, t } => format!("BREAK {s}, {t}"),
+        Step::Waiting => "WAITI with no interrupt to wake it".into(),
+        Step::Stalled => "RunStall".into(),
+        Step::Exception { vector, .. } => format!("a fault in the handler at {vector:#x}"),
+        _ => format!("the step limit ({steps}, --steps)"),
+    };
+    eprintln!("stopped at {how} after {} instructions, pc={:#x}", core.retired(), core.pc);
     eprintln!("{}", regs.join(" "));
+    // The status: the program's exit, 0 at HALT; a run that stopped any
+    // other way failed, and says why (its first exception, where it took one).
     Ok(match last {
         Step::Exit(status) => status as i32,
-        _ => 0,
+        Step::Halted => 0,
+        _ => {
+            let insn = |pc: u32| mem.read_bytes(pc, 3).ok().and_then(|b| tpb_models::xtensa::disasm::listing(&b, pc, &core.config().options).into_iter().next()).and_then(|l| l.text).unwrap_or_else(|| "not decodable".into());
+            match first_exception {
+                Some((k, pc)) => eprintln!("tpb: error: the program took {} at pc {pc:#x} ({}) and did not exit", cause::name(k), insn(pc)),
+                None => eprintln!("tpb: error: the program did not exit or halt ({how}){}", if quiet { "; run without --quiet to see the exceptions it took" } else { "" }),
+            }
+            1
+        }
     })
+}
+
+/// Is `vector` a window overflow/underflow handler's (windowed code takes
+/// those as a matter of course)?
+fn is_window_vector(cfg: &tpb_models::xtensa::CoreConfig, vector: u32) -> bool {
+    let v = &cfg.vectors;
+    [v.window_overflow4, v.window_underflow4, v.window_overflow8, v.window_underflow8, v.window_overflow12, v.window_underflow12].iter().any(|o| cfg.vecbase.wrapping_add(*o) == vector)
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
@@ -252,9 +319,31 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::Disasm { input, core, arch, base, .. } => {
             let cfg = core_config(arch, core)?;
             let input = input.ok_or_else(|| CliError::Sim("disasm: no input file".into()))?;
-            for l in tpb_models::xtensa::disasm::listing(&read_file(&input)?, base, &cfg.options) {
-                let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
+            let bytes = read_file(&input)?;
+            let show = |bytes: &[u8], at: u32, syms: &[(u32, String)]| {
+                for l in tpb_models::xtensa::disasm::listing(bytes, at, &cfg.options) {
+                    if let Some((_, name)) = syms.iter().find(|(a, _)| *a == l.addr) {
+                        println!("\n{:08x} <{name}>:", l.addr);
+                    }
+                    let hex: String = l.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                    println!("{:8x}:  {hex:<8} {}", l.addr, l.text.unwrap_or_else(|| "(illegal)".into()));
+                }
+            };
+            if bytes.starts_with(b"\x7fELF") {
+                // An ELF: its code sections at their addresses (--base does not apply), with its symbols.
+                use tpb_models::xtensa::elf;
+                let bad = |e: elf::ElfError| CliError::Other(format!("{}: {e}", input.display()));
+                let sections = elf::code_sections(&bytes).map_err(bad)?;
+                if sections.is_empty() {
+                    return Err(CliError::Other(format!("{}: an ELF with no code (no SHF_EXECINSTR section, no executable segment)", input.display())));
+                }
+                let syms = elf::symbols(&bytes).map_err(bad)?;
+                for (name, at, data) in sections {
+                    println!("section {name} at {at:#x}, {} bytes:", data.len());
+                    show(&data, at, &syms);
+                }
+            } else {
+                show(&bytes, base, &[]);
             }
             Ok(())
         }

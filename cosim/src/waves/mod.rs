@@ -219,6 +219,13 @@ fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesE
 /// times in picoseconds.
 pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
     let p = path.display().to_string();
+    // The reader panics on a file it cannot open: say why first.
+    match std::fs::metadata(path) {
+        Err(e) => return Err(WavesError::Read { path: p, msg: e.to_string() }),
+        Ok(m) if !m.is_file() => return Err(WavesError::Read { path: p, msg: "not a file".into() }),
+        Ok(m) if m.len() == 0 => return Err(WavesError::Read { path: p, msg: "an empty file (0 bytes): no trace was written to it".into() }),
+        Ok(_) => {}
+    }
     let mut w = wellen::simple::read(path).map_err(|e| read_failed(path, e))?;
     let h = w.hierarchy();
     let unit = ps_per_unit(path, h.timescale())?;

@@ -134,3 +134,36 @@ pub fn symbolize(syms: &[(u32, String)], addr: u32) -> Option<String> {
     let (a, n) = &syms[i];
     Some(if *a == addr { n.clone() } else { format!("{n}+{:#x}", addr - a) })
 }
+
+/// An ELF's code: each section that holds instructions (`SHF_EXECINSTR`),
+/// or without section headers each executable segment, as (name, address,
+/// bytes), in address order. For `tpb disasm` on an ELF.
+pub fn code_sections(bytes: &[u8]) -> Result<Vec<(String, u32, Vec<u8>)>, ElfError> {
+    use object::{Object, ObjectSection, SectionFlags};
+    let f = ElfFile32::<LittleEndian>::parse(bytes).map_err(|e| ElfError::Parse(e.to_string()))?;
+    let e = f.endian();
+    let machine = f.elf_header().e_machine(e);
+    if machine != elf::EM_XTENSA {
+        return Err(ElfError::Machine(machine));
+    }
+    let mut v = Vec::new();
+    for s in f.sections() {
+        let exec = matches!(s.flags(), SectionFlags::Elf { sh_flags } if sh_flags & u64::from(elf::SHF_EXECINSTR) != 0);
+        if !exec || s.size() == 0 {
+            continue;
+        }
+        let data = s.data().map_err(|e| ElfError::Parse(e.to_string()))?.to_vec();
+        v.push((s.name().unwrap_or("?").to_string(), s.address() as u32, data));
+    }
+    if v.is_empty() {
+        // No section headers (as `tpb asm --elf` writes): the executable segments.
+        for (i, ph) in f.elf_program_headers().iter().enumerate() {
+            if ph.p_type(e) == elf::PT_LOAD && ph.p_flags(e) & elf::PF_X != 0 {
+                let data = ph.data(e, bytes).map_err(|_| ElfError::Parse("segment data out of the file".into()))?.to_vec();
+                v.push((format!("segment {i}"), ph.p_paddr(e), data));
+            }
+        }
+    }
+    v.sort_by_key(|(_, a, _)| *a);
+    Ok(v)
+}
