@@ -349,3 +349,46 @@ fn no_silent_wrong_success_and_no_panic() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// More of issue 38's cases: inputs the tools used to accept and act on
+/// wrongly, or errors that hid the real one.
+#[test]
+fn mistakes_in_files_and_options_are_named_before_anything_runs() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-mistakes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let head = "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 50000\n";
+    // A scenario table nothing reads; a semaphore past EVT_SEM.
+    let p = file("unused.toml", &format!("{head}kind = \"bringup\"\n[barrier]\narrive_sem = 1\ndepart_sem = 2\nwork = 3\n"));
+    let (code, out, err) = tpb(&["sim", &p, "--arch", "cayman"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("a [barrier] table, but kind = \"bringup\": nothing reads it"), "{err}");
+    let p = file("range.toml", &format!("{head}kind = \"barrier\"\n[barrier]\narrive_sem = 999\ndepart_sem = 2\nwork = 3\n"));
+    let (code, out, err) = tpb(&["sim", &p, "--arch", "cayman"]);
+    assert_eq!((code, out.as_str()), (2, ""), "nothing ran: {err}");
+    assert!(err.contains("[barrier] arrive_sem = 999, depart_sem = 2: two different POOL semaphores, 0..256"), "{err}");
+    // A window that never opens: said so, and no empty file left.
+    let vcd = dir.join("w.vcd");
+    let (code, _, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap(), "--window", "cycle:99999999"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--window cycle:99999999: the trigger never fired in the run's"), "{err}");
+    assert!(!vcd.exists(), "an empty VCD was left behind");
+    // tpb test: an unwritable --vcd is refused before any run; a value too
+    // wide for a whole register and a malformed number are named with their line.
+    let example = tpb_testbench::tools::repo_root().join("testbench/examples/evt_sem_windows.toml");
+    let (code, _, err) = tpb(&["test", example.to_str().unwrap(), "--vcd", "/proc/no-such-dir"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--vcd /proc/no-such-dir"), "{err}");
+    let p = file("wide.toml", "name = \"w\"\n[[step]]\nwrite = \"pool.q7.release_run_stall\"\nvalue = 0x1ff\n");
+    let (code, out, _) = tpb(&["test", &p, "--arch", "cayman"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("at line 3:1") && out.contains("0x1ff does not fit pool.q7.release_run_stall (at most 0xff)"), "{out}");
+    let p = file("zz.toml", "name = \"z\"\n[[step]]\nwrite = \"pool.q7.release_run_stall\"\nvalue = \"0xzz\"\n");
+    let (_, out, _) = tpb(&["test", &p, "--arch", "cayman"]);
+    assert!(out.contains("'0xzz' is not a number (decimal, 0x hex or 0b binary, _ separators) nor a constant's name"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -72,7 +72,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     // What the scheduler counted, also when a check failed (the mesh's dies
     // report only through their Report).
     let mut ran = crate::sched::Stats::default();
-    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<String>) = if !scenario.single_system() {
+    let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<Result<String, String>>) = if !scenario.single_system() {
         if let Some(p) = trace {
             let k = scenario.top_sps();
             traces = (0..dies * k).map(|n| crate::mesh::node_path(p, n, k)).collect();
@@ -96,7 +96,12 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         ran = c.stats;
         let closed = c.dut.trace_close();
         let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
-        let w = window.as_ref().map(|_| format!("{:?}", c.dut.window()));
+        let w = window.as_ref().map(|_| match c.dut.window() {
+            crate::dut::Window::Done { from, to } => Ok(format!("traced cycles {from}..{to}")),
+            crate::dut::Window::Open { from } => Ok(format!("traced from cycle {from} to the end of the run")),
+            crate::dut::Window::Failed(e) => Err(format!("the trigger fired but the trace could not be opened: {e}")),
+            crate::dut::Window::Idle | crate::dut::Window::Armed => Err(format!("the trigger never fired in the run's {} cycles: no trace was written", c.stats.cycles)),
+        });
         (r, w)
     };
     bar.finish_and_clear();
@@ -128,6 +133,16 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     }
     let tb = crate::waves::Timebase::of(arch)?;
     println!("time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us", tb.period_ps, tb.mhz(), s.cycles, (s.cycles * tb.period_ps) as f64 / 1e6);
+    if let Some(Err(why)) = &window_seen {
+        // Leave no empty file behind to be mistaken for a trace.
+        for p in &traces {
+            if std::fs::metadata(p).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        let spec = window.as_ref().map_or("", |(w, _)| w.as_str());
+        return Err(CliError::Sim(format!("--window {spec}: {why}")));
+    }
     let view = result.as_ref().ok().and_then(|r| scenario.key_view(r, &s)).filter(|_| window.is_none());
     // Each trace is read once: its .gtkw and its diagrams come from that read.
     let mut dumps = Vec::new();
@@ -148,7 +163,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
             println!("diagram: {} (cross-die requests)", svg.display());
         }
     }
-    if let Some(w) = window_seen {
+    if let Some(Ok(w)) = window_seen {
         println!("window: {w}");
     }
     // Timing diagrams of what people look at, drawn from the trace.

@@ -504,6 +504,30 @@ impl ScenarioFile {
             Kind::Collective => need(f.collective.is_some(), "collective")?,
             Kind::Tsync => need(f.tsync.is_some(), "tsync")?,
         }
+        // A table of another kind is a mistake: it would be read by nothing.
+        let tables = [
+            ("doorbell", f.doorbell.is_some(), Kind::Doorbell),
+            ("barrier", f.barrier.is_some(), Kind::Barrier),
+            ("mesh", f.mesh.is_some(), Kind::Mesh),
+            ("halt_start", f.halt_start.is_some(), Kind::HaltStart),
+            ("notify", f.notify.is_some(), Kind::Notify),
+            ("interrupt", f.interrupt.is_some(), Kind::Interrupt),
+            ("q7_kernels", f.q7_kernels.is_some(), Kind::Q7Kernels),
+            ("dispatch", f.dispatch.is_some(), Kind::Dispatch),
+            ("windows", f.windows.is_some(), Kind::Windows),
+            ("collective", f.collective.is_some(), Kind::Collective),
+            ("tsync", f.tsync.is_some(), Kind::Tsync),
+        ];
+        if let Some((t, _, _)) = tables.iter().find(|(_, present, k)| *present && *k != f.kind) {
+            let kind = tables.iter().find(|(_, _, k)| *k == f.kind).map_or("bringup", |(n, _, _)| n);
+            return Err(ScenarioError::File(format!("{path}: a [{t}] table, but kind = \"{kind}\": nothing reads it (remove it, or set kind = \"{t}\")")));
+        }
+        let sems = tpb_models::golden::evt_sem::COUNT as u32;
+        if let Some(b) = &f.barrier {
+            if b.arrive_sem >= sems || b.depart_sem >= sems || b.arrive_sem == b.depart_sem {
+                return Err(ScenarioError::File(format!("{path}: [barrier] arrive_sem = {}, depart_sem = {}: two different POOL semaphores, 0..{sems}", b.arrive_sem, b.depart_sem)));
+            }
+        }
         if let Some(c) = &f.collective {
             if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 || !(1..=16).contains(&c.top_sps) {
                 return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words, c.top_sps)));

@@ -117,6 +117,11 @@ impl Named {
     pub fn max(&self) -> u64 {
         match self {
             Named::Reg { field: Some(f), .. } => f.max(),
+            // A whole register is as wide as its highest field (no fields: 32 bits).
+            Named::Reg { reg, field: None, .. } if !reg.fields.is_empty() => {
+                let top = 32 - reg.fields.iter().fold(0u32, |a, f| a | f.mask()).leading_zeros();
+                (1u64 << top) - 1
+            }
             Named::Element { width, .. } if *width < 32 => (1u64 << width) - 1,
             _ => u32::MAX as u64,
         }

@@ -66,6 +66,12 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
     // Parse everything first: a mistake in the third file stops before the first runs.
     let files: Vec<TbFile> = args.files.iter().map(|p| TbFile::load(p)).collect::<Result<_, _>>()?;
     let wanted: Vec<Arch> = args.arch.iter().map(|a| (*a).into()).collect();
+    // Where the traces go must take a file before anything runs: a run that
+    // fails is not to be hidden behind a path that cannot be written.
+    if let Some(dir) = &args.vcd {
+        let probe = dir.join(".tpb-write-check");
+        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&probe, b"")).and_then(|()| std::fs::remove_file(&probe)).map_err(|source| TestCmdError::Io { path: PathBuf::from(format!("--vcd {}", dir.display())), source })?;
+    }
     let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, console_echo: false, vcd_file: None };
     let mut outcomes = Vec::new();
     let mut skips = Vec::new();

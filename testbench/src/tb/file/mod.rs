@@ -265,12 +265,28 @@ impl TbFile {
             };
             if let Some(Val::Const(c)) = val {
                 if !consts.contains_key(c) {
-                    return Err(err(s, format!("no constant '{c}' for {} (constants: {})", n.map().arch.name(), consts.keys().cloned().collect::<Vec<_>>().join(", "))));
+                    let looks_numeric = c.starts_with(|ch: char| ch.is_ascii_digit());
+                    return Err(err(
+                        s,
+                        match (looks_numeric, consts.is_empty()) {
+                            (true, _) => format!("'{c}' is not a number (decimal, 0x hex or 0b binary, _ separators) nor a constant's name"),
+                            (false, true) => format!("no constant '{c}': this file defines none for {} (add a [consts] table)", n.map().arch.name()),
+                            (false, false) => format!("no constant '{c}' for {} (constants: {})", n.map().arch.name(), consts.keys().cloned().collect::<Vec<_>>().join(", ")),
+                        },
+                    ));
                 }
             }
             if let Some(name) = name {
                 if parse_u32(name).is_none() {
-                    n.resolve(name).map_err(|e| err(s, format!("{} ({})", e, n.map().arch.name())))?;
+                    let t = n.resolve(name).map_err(|e| err(s, format!("{} ({})", e, n.map().arch.name())))?;
+                    let v = match val {
+                        Some(Val::Num(v)) => Some(*v),
+                        Some(Val::Const(c)) => consts.get(c).copied(),
+                        None => None,
+                    };
+                    if let Some(v) = v.filter(|v| *v > t.max()) {
+                        return Err(err(s, format!("{v:#x} does not fit {} (at most {:#x}) on {}", t.name(), t.max(), n.map().arch.name())));
+                    }
                 }
             }
         }
