@@ -679,8 +679,8 @@ fn tpb_sim_window_opens_on_the_release_write() {
     std::fs::create_dir_all(&dir).unwrap();
     let (code, out, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.release_run_stall", "--window-cycles", "40"]);
     assert_eq!(code, 0, "{out}{err}");
-    let line = out.lines().find(|l| l.starts_with("window: Done")).unwrap_or_else(|| panic!("{out}"));
-    let from: u64 = line.split("from: ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    let line = out.lines().find(|l| l.starts_with("window: traced cycles ")).unwrap_or_else(|| panic!("{out}"));
+    let from: u64 = line.trim_start_matches("window: traced cycles ").split("..").next().unwrap().parse().unwrap();
     let read = tpb_cosim::waves::read(&vcd, &["req_write".into(), "q7_run_stall".into()]).unwrap();
     let times: Vec<u64> = read[1].1.iter().map(|(t, _)| *t).collect();
     let tb = tpb_cosim::waves::Timebase::of(Arch::Cayman).unwrap();

@@ -217,7 +217,7 @@ fn tpb_cc_and_tpb_test_run_the_example_from_the_command_line() {
     assert!(err.contains("xtensa-lx106-elf-gcc -mtext-section-literals") && err.contains("q7 core of sunda"), "{err}");
     assert!(dir.join("k.build/tpb_fw.h").is_file() && dir.join("k.build/q7.ld").is_file());
     let (code, _, err) = tpb_testbench::tools::run_in_root(tpb, &["cc", "no-such.c", "-o", elf.to_str().unwrap()]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "a missing input: {err}");
     assert!(err.contains("no-such.c: no such source file"), "{err}");
     let junit = dir.join("junit.xml");
     let (code, out, err) = tpb_testbench::tools::run_in_root(tpb, &["test", example().to_str().unwrap(), "--junit", junit.to_str().unwrap()]);

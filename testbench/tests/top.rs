@@ -417,7 +417,7 @@ fn hal_bringup_on_rtl(arch: Arch) -> (Bench, Outputs) {
 /// SEQ firmware does); each core reads the image the HAL installed.
 #[test]
 fn hal_bringup_on_the_rtl_top_releases_what_each_generation_releases() {
-    for arch in [Arch::Sunda, Arch::Cayman] {
+    for arch in Arch::ALL {
         let (mut b, out) = hal_bringup_on_rtl(arch);
         assert_eq!(out.nx_run_stall, 0b111011, "{arch:?}: only the POOL NX (the SEQ) released");
         let expect_q7 = if arch == Arch::Sunda { 0xff } else { 0x00 };
