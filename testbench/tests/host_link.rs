@@ -11,8 +11,10 @@ use tpb_models::hostlink::{self, Request, Response, Status, RESPONSE_BYTES};
 use tpb_cosim::uart::{UartReceiver, UartSender};
 
 const DIV: u32 = 4;
-/// BAR0 addresses from here on answer with a bus error.
+/// BAR0 addresses from here on answer with a bus error…
 const ERR_FROM: u32 = 0xf000_0000;
+/// …and from here on never answer (the bridge's bus timeout).
+const SILENT_FROM: u32 = 0xff00_0000;
 
 struct Bench {
     uut: HostBridge,
@@ -56,7 +58,9 @@ impl Bench {
             if write && !err {
                 self.mem.insert(addr, data);
             }
-            self.rsp = Some((if write { 0 } else { self.mem.get(&addr).copied().unwrap_or(0) }, err));
+            if addr < SILENT_FROM {
+                self.rsp = Some((if write { 0 } else { self.mem.get(&addr).copied().unwrap_or(0) }, err));
+            }
         }
         u.clock.next = Clock::from(true);
         assert!(simulate(u, 1000));
@@ -143,4 +147,43 @@ fn a_bus_error_stops_a_burst_where_it_happened() {
     assert_eq!((r.status, r.count), (Status::BusError, 2), "two words written, the third refused");
     assert_eq!(b.bar0.iter().filter(|t| t.0).count(), 3, "and nothing after it");
     assert_eq!((b.mem.get(&(ERR_FROM - 8)), b.mem.get(&(ERR_FROM - 4))), (Some(&1), Some(&2)));
+}
+
+/// Every op's count rule and the alignment rule, each refused with
+/// BAD_COUNT before anything reaches BAR0; the bus timeout; a FILL stopped
+/// by a bus error says how far it got.
+#[test]
+fn every_count_rule_the_timeout_and_a_fill_cut_by_a_bus_error() {
+    use hostlink::Op;
+    let mut b = Bench::new();
+    let bad = [
+        (Op::Read, 2, 0x1000, vec![]),
+        (Op::Read, 0, 0x1000, vec![]),
+        (Op::Write, 0, 0x1000, vec![]),
+        (Op::Write, 2, 0x1000, vec![1, 2]),
+        (Op::Burst, 0, 0x1000, vec![]),
+        (Op::Fill, 0, 0x1000, vec![7]),
+        (Op::Status, 1, 0, vec![]),
+        (Op::Read, 1, 0x1001, vec![]),
+        (Op::Burst, 2, 0x1002, vec![1, 2]),
+        (Op::Fill, 3, 0x1003, vec![7]),
+    ];
+    for (k, (op, count, addr, data)) in bad.into_iter().enumerate() {
+        let seq = 20 + k as u8;
+        let frame = Request { op, seq, count, addr, data }.encode_unchecked();
+        assert_eq!(b.exchange(&frame), Response { status: Status::BadCount, seq, count: 0, data: 0 }, "{op:?} count {count} at {addr:#x}");
+    }
+    assert!(b.bar0.is_empty(), "no refused frame reached BAR0: {:x?}", b.bar0);
+    // A slave that never answers: BUS_ERROR after the bridge's timeout, at word 0.
+    let t0 = b.cycles;
+    assert_eq!(b.run(&Request::read(40, SILENT_FROM)), Response { status: Status::BusError, seq: 40, count: 0, data: 0 });
+    assert!(b.cycles - t0 > u64::from(hostlink::BUS_TIMEOUT_CYCLES), "answered after the timeout, {} cycles", b.cycles - t0);
+    // A FILL running into the error range stops there: 3 words done.
+    let before = b.bar0.len();
+    let r = b.run(&Request::fill(41, ERR_FROM - 12, 10, 9));
+    assert_eq!((r.status, r.count), (Status::BusError, 3));
+    assert_eq!(b.bar0.len() - before, 4, "three writes and the refused one, nothing after");
+    assert!((1..=3).all(|k| b.mem.get(&(ERR_FROM - 4 * k)) == Some(&9)));
+    // The link still works.
+    assert_eq!(b.run(&Request::write(42, 0x1000, 5)), ok(1, 0, 42));
 }
