@@ -256,3 +256,34 @@ fn the_unit_decodes_the_maps_windows() {
     let e = EvtSem::new(&big, false).err().expect("512 semaphores do not fit").to_string();
     assert!(e.contains("evt_sem") && e.contains("256") && e.contains("512"), "{e}");
 }
+
+/// The failure proptest once saved (`evt_sem.proptest-regressions`, a case
+/// it shrank): replayed every run as a fixed test, since persistence is off
+/// for the proptest above. Each `cc` line's `stim = [...]` is read back from
+/// its printed form.
+#[test]
+fn the_saved_proptest_failure_is_replayed() {
+    let text = std::fs::read_to_string(tpb_testbench::tools::repo_root().join("testbench/tests/evt_sem.proptest-regressions")).unwrap();
+    let num = |s: &str, key: &str| -> u64 {
+        let v = s.split(&format!("{key}: ")).nth(1).unwrap_or_else(|| panic!("no {key} in {s}"));
+        v.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let mut cases = 0;
+    for line in text.lines().filter(|l| l.starts_with("cc ")) {
+        let (stim, saturate) = line.split_once("stim = [").unwrap().1.rsplit_once("], saturate = ").unwrap();
+        let cycles: Vec<Cycle> = stim
+            .split("Cycle {")
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| {
+                let (bus_part, db_part) = c.split_once("db: ").unwrap();
+                let bus = bus_part.contains("Some(BusReq").then(|| BusReq { write: bus_part.contains("write: true"), addr: num(bus_part, "addr") as u32, wdata: num(bus_part, "wdata") as u32 });
+                let db = db_part.starts_with("Some(DbReq").then(|| DbReq { index: num(db_part, "index") as u8, amount: num(db_part, "amount") as u32 });
+                Cycle { reset: c.contains("reset: true"), bus, db }
+            })
+            .collect();
+        assert!(cycles.len() > 10, "the case was read: {} cycles", cycles.len());
+        lockstep(saturate.trim() == "true", &cycles).unwrap_or_else(|e| panic!("the saved case fails again: {e}"));
+        cases += 1;
+    }
+    assert_eq!(cases, 1, "the file holds one saved case");
+}
