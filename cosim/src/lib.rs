@@ -13,6 +13,7 @@ pub mod cfw;
 pub mod cli;
 pub mod dut;
 pub mod firmware;
+pub mod interrupt;
 pub mod mesh;
 pub mod regen;
 pub mod scenario;

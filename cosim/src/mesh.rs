@@ -242,6 +242,10 @@ impl Mesh {
         }
         self.now += 1;
         self.route();
+        if self.now % crate::interrupt::POLL_CYCLES == 0 && crate::interrupt::requested() {
+            let mut all: Vec<&mut Cosim> = self.dies.iter_mut().collect();
+            crate::interrupt::stop(&mut all);
+        }
     }
 
     /// Run until `done(self)` or `limit` cycles; returns whether it became true.

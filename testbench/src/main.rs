@@ -38,6 +38,8 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Ctrl-C closes the traces being written and exits 130.
+    tpb_cosim::interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

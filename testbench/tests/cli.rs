@@ -392,3 +392,37 @@ fn mistakes_in_files_and_options_are_named_before_anything_runs() {
     assert!(out.contains("'0xzz' is not a number (decimal, 0x hex or 0b binary, _ separators) nor a constant's name"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Ctrl-C during a traced run: the trace is closed at the cycle reached
+/// (a file the readers take whole), the user is told, the exit code is 130.
+#[test]
+fn ctrl_c_closes_the_trace_and_exits_130() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-sigint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("spin.S"), "spin:\n    j spin\n").unwrap();
+    std::fs::write(dir.join("spin.toml"), "name = \"spin\"\n[firmware.q7]\nasm = \"spin.S\"\n[[step]]\nstpb_init = true\n[[step]]\nwait_halted = \"q7\"\ntimeout = 1_000_000_000\n").unwrap();
+    let vcd = dir.join("spin.vcd");
+    let child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .current_dir(&dir)
+        .args(["sim", "spin.toml", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it trace for a while, then Ctrl-C.
+    let t0 = std::time::Instant::now();
+    while std::fs::metadata(&vcd).map_or(0, |m| m.len()) < 200_000 && t0.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("tpb: interrupted (Ctrl-C) at cycle ") && err.contains("the trace was closed there"), "{err}");
+    let read = tpb_cosim::waves::read(&vcd, &["q7_run_stall".into()]).unwrap_or_else(|e| panic!("the trace is whole: {e}"));
+    assert!(!read[0].1.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

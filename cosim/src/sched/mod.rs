@@ -737,6 +737,9 @@ impl Cosim {
                 p.set_position(self.stats.cycles);
             }
         }
+        if self.stats.cycles % crate::interrupt::POLL_CYCLES == 0 && self.dies == 1 && crate::interrupt::requested() {
+            crate::interrupt::stop(&mut [self]);
+        }
         if o.dma_db_valid && !self.out.dma_db_valid {
             self.stats.doorbells += 1;
             if self.doorbell_cycles.len() < LOG_LIMIT {
