@@ -246,3 +246,28 @@ impl Cosim {
         }
     }
 }
+
+/// How the SoC port reads a SoC address's bits 53:48 (DIGEST §7): one way
+/// or the other, never both, as the firmware was built against one decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SocDecoder {
+    /// Bits 53:48 are a chip id (valid with bit 54): die = chip id × 2 + bit 47.
+    #[default]
+    ChipId,
+    /// Bits 52, 51 and 50 are NEIGHBOR_ROUTE, EXIT_DIE and EXIT_SENG (bit 54
+    /// ID_VALID, shared). `[D]`: with ID_VALID and NEIGHBOR_ROUTE the target
+    /// is relative to this die: EXIT_DIE crosses to the package's other die,
+    /// EXIT_SENG to the next package (chip + 1, wrapping over the mesh), both
+    /// to the next package's other die; bit 47 must be clear. Without
+    /// ID_VALID the address stays on this chip (bit 47 picks the die).
+    Neighbor,
+}
+
+/// A request from another node of the mesh, and where its answer goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoteReq {
+    /// The sending node ([`Cosim::node`]; its die with one TOP_SP per die).
+    pub from_die: u32,
+    pub core: CoreId,
+    pub req: Req,
+}

@@ -52,7 +52,11 @@
 //! - `core_bus.rs`: a core's memory bus ([`CoreBus`]) and its RTL port;
 //! - `arbiter.rs`: BAR0 arbitration, the SoC port's routing, responses;
 //! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]);
-//! - `init_dma.rs`: device memory and the TOP_SP-init DMA queue ([`InitDma`]).
+//! - `init_dma.rs`: device memory and the TOP_SP-init DMA queue ([`InitDma`]);
+//! - `core_map.rs`: the `[D]` addresses a core reaches the top through;
+//! - `slot.rs`: the cores ([`CoreId`]) and each one's slot ([`Slot`]);
+//! - `record.rs`: what the scheduler records ([`Txn`], [`Master`], [`Stats`]);
+//! - `console.rs`, `history.rs`: the cores' text, and what a failure report shows.
 
 use crate::dut::{CoreState, Dut, HalKind};
 use crate::verilator::VlError;
@@ -73,162 +77,32 @@ mod arbiter;
 pub mod console;
 mod core_bus;
 pub mod history;
+mod core_map;
+mod record;
+mod slot;
 mod host;
 mod init_dma;
 
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
-pub use arbiter::{NoResponse, RouteError};
+pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
+pub use core_map::*;
 pub use host::Written;
+pub use record::{Master, Stats, Txn};
+pub use slot::{slot_index, CoreId, Slot};
 pub use init_dma::InitDma;
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;
-/// `[D]` Core-local window onto BAR0: core address `SYSTEM_WINDOW + a` is BAR0 address `a`.
-pub const SYSTEM_WINDOW: u32 = 0x2000_0000;
-/// `[D]` Size of [`SYSTEM_WINDOW`] (every BAR0 map of the three generations fits).
-pub const SYSTEM_WINDOW_SIZE: u32 = 0x1000_0000;
-/// `[D]` The SoC port: `+0` address low word, `+4` high word, `+8` data.
-pub const SOC_PORT: u32 = 0x3fff_0000;
-/// `[D]` The core interrupt line the top's `nx_irq` / `q7_irq` drive (level 1).
-pub const IRQ_LINE: u32 = 0;
 /// Cycles [`Cosim::reset`] holds reset: a block counting cycles since
 /// reset reads `stats.cycles - RESET_CYCLES`.
 pub const RESET_CYCLES: u64 = 4;
-/// `[D]` The HW-decode port (CAYMAN/MARIANA): a core's word access here
-/// drives the top's `hwd_*` lookup port. `+0` store: look up opcode
-/// `[7:0]`, func `[15:8]` (the store waits until the CAM takes it); `+4`
-/// load: the decode FIFO's head, bit 0 valid, bit 1 hit, `[15:8]` the CAM
-/// entry, `[31:16]` the table index; `+8` load: the head's handler word, and
-/// the head is popped (0 and no pop when the FIFO is empty). Anything else
-/// faults, and so does the port on SUNDA (no CAM).
-pub const HWD_PORT: u32 = 0x3ffe_0000;
-/// `[D]` Size of the POOL control window (the SEQ's; its base is the
-/// generation's `[boot] pool_control_window_base`, `[S]` DIGEST §1).
-pub const CTRL_WINDOW_SIZE: u32 = 0x1000;
-/// `[D]` Where the Q7 bundle (DIGEST §2.8, POOL local-reg + 0x3000) starts in
-/// the control window: at +0x0c its start_ctrl (bundle +0x04) falls on the
-/// window's +0x10 and run_state_0 (+0x08) on +0x14, as SUNDA's `[S]`
-/// start_ctrl 0x00100010 / run_state 0x00100014 put them; offsets below it
-/// fault.
-pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;
-/// `[D]` The core addresses the SEQ and the Q7 cores reach through the top's
-/// address translation (POOL's window bundle and `mem_window2`, whose
-/// aperture `MEM_WINDOW2_BASE` is inside it): the top answers with a SoC
-/// address a cycle later, which is routed as the SoC port routes (DIGEST §7);
-/// no window: the access faults. Word accesses only; no fetches.
-pub const XLAT_APERTURE: u32 = 0x4000_0000;
-pub const XLAT_APERTURE_SIZE: u32 = 0x4000_0000;
 /// `[D]` Cycles a top must end calm in a row before [`Cosim::quiescent`]:
 /// longer than any of its pipelines (a BAR0 response, a doorbell pulse, a
 /// notification record's post, the drop count's popcount, a translation).
 pub const QUIET_CYCLES: u64 = 16;
 /// Entries [`Cosim::log`] keeps (the oldest are dropped past this).
 pub const LOG_LIMIT: usize = 1 << 20;
-
-/// A behavioural core of the co-simulation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CoreId {
-    /// Q7 core `n` of the POOL cluster.
-    Q7(u8),
-    /// The POOL engine's NX sequencer.
-    Seq,
-    /// The TOP_SP collective sequencer.
-    TopSp,
-    /// The NCFW management core (an Xtensa LX core of the SoC that runs the
-    /// collective firmware, DIGEST §7; `[D]`: one beside each top, with
-    /// core-local memories, reaching the top through BAR0 and the SoC port;
-    /// no run-stall or halted pin: the top does not control it).
-    Ncfw,
-}
-
-impl CoreId {
-    pub fn name(self) -> String {
-        match self {
-            CoreId::Q7(n) => format!("q7[{n}]"),
-            CoreId::Seq => "seq".into(),
-            CoreId::TopSp => "top_sp".into(),
-            CoreId::Ncfw => "ncfw".into(),
-        }
-    }
-    /// Bit of the top's `nx_run_stall`/`nx_halted` (engine ISA order) or
-    /// `q7_*`; none for the NCFW core.
-    fn pin(self) -> Option<(bool, u32)> {
-        match self {
-            CoreId::Q7(n) => Some((false, u32::from(n))),
-            CoreId::Seq => Some((true, Engine::Pool.isa_id().unwrap_or(2))),
-            CoreId::TopSp => Some((true, Engine::TopSp.isa_id().unwrap_or(5))),
-            CoreId::Ncfw => None,
-        }
-    }
-}
-
-/// Who drove a BAR0 request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Master {
-    Host,
-    Core(CoreId),
-    /// A core of another TOP_SP's TPB (another die's, or this die's other
-    /// instance), through the SoC port: `die` is its node in the mesh
-    /// ([`Cosim::node`]), which is its die with one TOP_SP per die.
-    Remote { die: u32, core: CoreId },
-    /// The TOP_SP-init DMA queue beside the top ([`InitDma`]).
-    InitDma,
-}
-
-impl std::fmt::Display for Master {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Master::Host => write!(f, "host"),
-            Master::Core(c) => write!(f, "{}", c.name()),
-            Master::Remote { die, core } => write!(f, "die{die}.{}", core.name()),
-            Master::InitDma => write!(f, "init_dma"),
-        }
-    }
-}
-
-/// One BAR0 transaction (instruction fetches are not logged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Txn {
-    /// Cycle the request was driven.
-    pub cycle: u64,
-    pub master: Master,
-    pub write: bool,
-    pub addr: u32,
-    /// Write data, or the read data once answered.
-    pub data: u32,
-    pub err: bool,
-}
-
-/// What the scheduler counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Cycles since power-on (the trace's time is 2 × this).
-    pub cycles: u64,
-    /// BAR0 transactions the host made (reads + writes).
-    pub transactions: u64,
-    /// BAR0 transactions the cores made (fetches included).
-    pub core_transactions: u64,
-    /// Zero words of `write_buf` padding not sent (the memories reset to 0).
-    pub elided: u64,
-    /// Instructions the cores retired.
-    pub retired: u64,
-    /// Core-cycles spent waiting on memory (RTL ports and BAR0).
-    pub bus_waits: u64,
-    /// Cores whose run-stall went from held to released.
-    pub stalls_released: u64,
-    /// Cycle of the first Q7 core's release.
-    pub first_release: Option<u64>,
-    /// DMA completion doorbells (rising edges of `dma_db_valid`).
-    pub doorbells: u64,
-    /// Core restarts by a start_ctrl write (`nx_start` / `q7_start`).
-    pub starts: u64,
-    /// Address translations the cores looked up (the top's `xlat_*` port).
-    pub xlat: u64,
-    /// Cycles skipped as quiescent ([`Cosim::skip_cycle`]): counted in
-    /// `cycles`, the top not evaluated.
-    pub skipped: u64,
-}
 
 /// Why a co-simulation cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -245,74 +119,6 @@ pub enum CosimError {
     ImageTooBig { what: &'static str, bytes: usize, room: usize },
     #[error("mesh: {0}")]
     Mesh(String),
-}
-
-/// A behavioural core and its bus.
-pub struct Slot {
-    pub id: CoreId,
-    pub core: Core,
-    pub bus: CoreBus,
-    /// Stepped at all (the TOP_SP only once it has firmware).
-    pub attached: bool,
-    /// The last step's result (for probes and summaries).
-    pub last: Option<Step>,
-    /// The last instructions retired (the probes show the last one).
-    pub recent: history::Recent,
-    /// A start the top signalled (`nx_start` / `q7_start`): the address the
-    /// core restarts at once it has nothing in flight.
-    pub restart: Option<u32>,
-    /// The first exception (not an interrupt) the core took, with the
-    /// registers it left. Kept until the next reset.
-    pub first_exception: Option<Box<history::Caught>>,
-}
-
-impl Slot {
-    /// What the probes show for this core this cycle.
-    fn probe(&self, reset: bool) -> (u32, u32, CoreState) {
-        let state = match self.last {
-            _ if !self.attached || reset => CoreState::Off,
-            _ if self.core.halted() => CoreState::Halted,
-            _ if self.bus.pending.is_some() => CoreState::BusWait,
-            Some(Step::Retired { .. }) => CoreState::Running,
-            Some(Step::Stalled) | None => CoreState::Stalled,
-            Some(Step::BusWait) => CoreState::BusWait,
-            Some(Step::Waiting) => CoreState::Waiting,
-            Some(Step::Exception { .. }) => CoreState::Exception,
-            Some(_) => CoreState::Halted,
-        };
-        let (pc, word) = self.recent.last();
-        (pc, word, state)
-    }
-
-    /// HALT, or WAITI.
-    pub fn idle(&self) -> bool {
-        self.core.halted() || matches!(self.last, Some(Step::Waiting))
-    }
-}
-
-/// How the SoC port reads a SoC address's bits 53:48 (DIGEST §7): one way
-/// or the other, never both, as the firmware was built against one decoder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SocDecoder {
-    /// Bits 53:48 are a chip id (valid with bit 54): die = chip id × 2 + bit 47.
-    #[default]
-    ChipId,
-    /// Bits 52, 51 and 50 are NEIGHBOR_ROUTE, EXIT_DIE and EXIT_SENG (bit 54
-    /// ID_VALID, shared). `[D]`: with ID_VALID and NEIGHBOR_ROUTE the target
-    /// is relative to this die: EXIT_DIE crosses to the package's other die,
-    /// EXIT_SENG to the next package (chip + 1, wrapping over the mesh), both
-    /// to the next package's other die; bit 47 must be clear. Without
-    /// ID_VALID the address stays on this chip (bit 47 picks the die).
-    Neighbor,
-}
-
-/// A request from another node of the mesh, and where its answer goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RemoteReq {
-    /// The sending node ([`Cosim::node`]; its die with one TOP_SP per die).
-    pub from_die: u32,
-    pub core: CoreId,
-    pub req: Req,
 }
 
 /// A TPB top with its cores and the host on BAR0.
@@ -373,16 +179,6 @@ pub struct Cosim {
     hal_probe: (u32, HalKind),
     /// The lines the cores wrote ([`console`]).
     pub console: console::Console,
-}
-
-/// The index of core `id` in [`Cosim::cores`].
-pub fn slot_index(id: CoreId) -> usize {
-    match id {
-        CoreId::Q7(n) => usize::from(n),
-        CoreId::Seq => CORES,
-        CoreId::TopSp => CORES + 1,
-        CoreId::Ncfw => CORES + 2,
-    }
 }
 
 impl Cosim {
