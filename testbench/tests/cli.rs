@@ -426,3 +426,23 @@ fn ctrl_c_closes_the_trace_and_exits_130() {
     assert!(!read[0].1.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `tpb waves render` / `gtkw --window` past the trace's end is refused
+/// (it would draw held values without a word); inside it, drawn.
+#[test]
+fn a_waves_window_past_the_trace_end_is_refused() {
+    let dir = std::env::temp_dir().join(format!("tpb-cli-past-end-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("b.vcd");
+    let (code, _, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let svg = dir.join("x.svg");
+    let (code, _, err) = tpb(&["waves", "render", vcd.to_str().unwrap(), "--from", "900", "--to", "50000", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cycles 900..50000 go past the trace's end (cycle "), "{err}");
+    let (code, _, err) = tpb(&["waves", "gtkw", vcd.to_str().unwrap(), "--window", "0..50000", "--out", dir.join("x.gtkw").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = tpb(&["waves", "render", vcd.to_str().unwrap(), "--from", "500", "--to", "560", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

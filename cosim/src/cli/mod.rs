@@ -370,7 +370,12 @@ fn run_command(command: Command) -> Result<(), CliError> {
         }
         Command::Waves { what: WavesCmd::Gtkw { file, arch, window, markers, out } } => {
             let view = window.map(|(from, to)| crate::waves::View { from, to, markers, focus: Vec::new() });
-            write_gtkw(&file, arch.into(), &out, view.as_ref())?;
+            let arch: Arch = arch.into();
+            let d = crate::waves::Dump::load_groups(&file, arch)?;
+            if let Some(v) = &view {
+                d.check_range(crate::waves::Timebase::of(arch)?, v.from, v.to)?;
+            }
+            sim::write_gtkw_from(&d, arch, &out, view.as_ref())?;
             println!("wrote {}", out.display());
             Ok(())
         }

@@ -137,6 +137,8 @@ pub enum WavesError {
     NoSignal { path: String, name: String },
     #[error("empty time range {from}..{to}")]
     Range { from: u64, to: u64 },
+    #[error("{path}: cycles {from}..{to} go past the trace's end (cycle {last}): what is past it would be drawn as held values")]
+    PastEnd { path: String, from: u64, to: u64, last: u64 },
     #[error("{path}: timescale {scale} cannot be read as picoseconds")]
     Timescale { path: String, scale: String },
     #[error(transparent)]
@@ -154,13 +156,23 @@ pub type Trace = Vec<(u64, Option<u64>)>;
 pub struct Dump {
     pub path: std::path::PathBuf,
     signals: std::collections::HashMap<String, (u32, Trace)>,
+    /// The last time the file holds (ps).
+    pub end_ps: u64,
 }
 
 impl Dump {
+    /// Refuse a window `from..to` (cycles) that goes past the file's end.
+    pub fn check_range(&self, tb: Timebase, from: u64, to: u64) -> Result<(), WavesError> {
+        if tb.start(to) > self.end_ps {
+            return Err(WavesError::PastEnd { path: self.path.display().to_string(), from, to, last: self.end_ps / tb.period_ps });
+        }
+        Ok(())
+    }
+
     /// Read `signals` (under `TOP`) from a VCD or FST.
     pub fn load(path: &Path, signals: &[String]) -> Result<Dump, WavesError> {
-        let data = read(path, signals)?;
-        Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect() })
+        let (data, end_ps) = read_to_end(path, signals)?;
+        Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect(), end_ps })
     }
 
     /// Read every signal of every group of `arch`.
@@ -218,6 +230,11 @@ fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesE
 /// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes,
 /// times in picoseconds.
 pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
+    read_to_end(path, signals).map(|(t, _)| t)
+}
+
+/// As [`read`], with the last time the file holds (ps).
+fn read_to_end(path: &Path, signals: &[String]) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     let p = path.display().to_string();
     // The reader panics on a file it cannot open: say why first.
     match std::fs::metadata(path) {
@@ -249,7 +266,7 @@ pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesE
         }
         out.push((width, tr));
     }
-    Ok(out)
+    Ok((out, times.last().map_or(0, |t| t * unit)))
 }
 
 

@@ -22,7 +22,9 @@ const PLOT_W: f64 = 1400.0;
 /// only that group's signals from `path`.
 pub fn render(path: &Path, namer: &Namer, tb: Timebase, group: &str, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
     let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.into()))?;
-    render_dump(&Dump::load(path, &g.signals)?, namer, tb, group, from, to, markers)
+    let d = Dump::load(path, &g.signals)?;
+    d.check_range(tb, from, to)?;
+    render_dump(&d, namer, tb, group, from, to, markers)
 }
 
 /// The value of `tr` at time `t`.
