@@ -83,3 +83,21 @@ fn core_registers_and_hal_calls_as_steps() {
         assert!(e.contains(want), "{bad}: {e}");
     }
 }
+
+/// Device memory and the TOP_SP-init DMA queue as steps: words staged in
+/// device memory (no cycles), copied onto the TPB by the queue, read back
+/// over BAR0; a destination that is not a name is refused on load.
+#[test]
+fn device_memory_and_the_init_dma_as_steps() {
+    std::env::set_current_dir(repo_root()).unwrap();
+    let text = std::fs::read_to_string(example()).unwrap()
+        + "\n[[step]]\ndevmem = 0x1000\nwords = [0x11, 0x22, 0x33]\n\
+           [[step]]\ninit_dma = 0x1000\nto = \"mem.q7[2].dram+0x100\"\nbytes = 12\n\
+           [[step]]\nexpect = \"mem.q7[2].dram+0x104\"\nvalue = 0x22\n";
+    let o = run(&TbFile::parse(&example(), &text).unwrap(), Arch::Cayman, &RunOpts::default());
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let bad = std::fs::read_to_string(example()).unwrap() + "\n[[step]]\ninit_dma = 0x1000\nto = \"mem.q7[2].dramm\"\nbytes = 12\n";
+    let o = run(&TbFile::parse(&example(), &bad).unwrap(), Arch::Cayman, &RunOpts::default());
+    let f = o.result.expect_err("an unknown destination");
+    assert!(f.error.contains("mem.q7[2].dramm") && o.steps == 0, "refused before any step ran: {}", f.error);
+}

@@ -6,7 +6,7 @@ use super::Verb;
 use crate::tb::file::firmware::{Built, CoreReg, CoreSel};
 use std::collections::BTreeMap;
 use tpb_cosim::sched::{CoreId, Cosim};
-use tpb_models::hal::{Hal, StpbConfig, UcodeImages};
+use tpb_models::hal::{DevMem, DmaCopy, Hal, StpbConfig, UcodeImages};
 use tpb_models::regmap::{Arch, RegMap};
 use tpb_models::xtensa::config::DRAM_BASE;
 use tpb_models::xtensa::core::{cause, Step};
@@ -110,6 +110,17 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
                 _ => unreachable!("checked on load against HAL_CALLS"),
             };
             r.map_err(|e| format!("the HAL's {call}: {e}"))
+        }
+        Verb::DevMem { addr, words } => {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            cosim(tb).devmem_write(*addr, &bytes).map_err(|e| e.to_string())
+        }
+        Verb::InitDma { src, to, bytes } => {
+            let dst = match tpb_models::regmap::space::parse_u32(to) {
+                Some(a) => u64::from(a),
+                None => u64::from(tb.resolve(to).map_err(|e| e.to_string())?.addr().ok_or_else(|| format!("{to}: an output port, not a BAR0 address"))?),
+            };
+            cosim(tb).init_dma(&[DmaCopy { src: *src, dst, len: *bytes }]).map_err(|e| format!("the init DMA to {to}: {e}"))
         }
         Verb::ExpectConsole { cores, contains } => {
             let c = cosim(tb);

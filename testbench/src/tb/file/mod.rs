@@ -122,6 +122,11 @@ pub enum Verb {
     ExpectReg { cores: CoreSel, reg: CoreReg, value: Val },
     /// A HAL call without arguments, by name ([`firmware::HAL_CALLS`]).
     Hal(String),
+    /// Device memory from `addr` gets `words` (no cycles: it is not behind BAR0).
+    DevMem { addr: u64, words: Vec<u32> },
+    /// The TOP_SP-init DMA queue copies `bytes` from device memory `src` to
+    /// BAR0 `to` (a name or an address), and the run waits until it landed.
+    InitDma { src: u64, to: String, bytes: u64 },
 }
 
 /// A parsed testbench file.
@@ -157,8 +162,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes"];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -255,7 +260,7 @@ impl TbFile {
         for s in steps {
             let (name, val) = match &s.verb {
                 Verb::Write { name, value } | Verb::Expect { name, value } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
-                Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } => (Some(name), None),
+                Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
                 Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
@@ -364,6 +369,8 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
         "pin" | "expect_exit" | "expect_reg" => &["value"],
         "wait_halted" => &["timeout"],
         "expect_console" => &["contains"],
+        "devmem" => &["words"],
+        "init_dma" => &["to", "bytes"],
         "expect_bus_error" => &["access"],
         "repeat" => &["steps"],
         _ => &[],
@@ -462,6 +469,26 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             }
             Verb::Hal(call)
         }
+        "devmem" => {
+            let addr = count("devmem", item)?;
+            let bad = || cx.err(key_span("words"), "words", "a list of 32-bit words");
+            let words = match t.get("words").and_then(|w| w.as_array()) {
+                Some(a) => a.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect::<Result<Vec<u32>, _>>()?,
+                None => return Err(cx.err(key_span(verb), verb, "'devmem' needs words = [ … ] (the 32-bit words from that device address)")),
+            };
+            Verb::DevMem { addr, words }
+        }
+        "init_dma" => Verb::InitDma {
+            src: count("init_dma", item)?,
+            to: match t.get("to").map(|i| i.as_str()) {
+                Some(Some(to)) => to.to_string(),
+                _ => return Err(cx.err(key_span(verb), verb, "'init_dma' needs to = \"a BAR0 name or address\" (where the copy lands)")),
+            },
+            bytes: match t.get("bytes") {
+                Some(i) => count("bytes", i)?,
+                None => return Err(cx.err(key_span(verb), verb, "'init_dma' needs bytes = N (a multiple of 4)")),
+            },
+        },
         "expect_console" => Verb::ExpectConsole {
             cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
             contains: match t.get("contains").map(|i| i.as_str()) {

@@ -263,7 +263,7 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) => {
+            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => self.val(value),
