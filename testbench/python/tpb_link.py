@@ -192,13 +192,14 @@ class Link:
     def poll(self, addr, value, tries=1000, cycles=0):
         """Read until the word equals `value` (running `cycles` between reads
         on the simulator); the last value read."""
+        v = None
         for _ in range(tries):
             v = self.read32(addr)
             if v == value:
                 return v
             if cycles:
                 self.run(cycles)
-        raise LinkError("%s never read %#x (last %#x)" % (addr, value, v))
+        raise LinkError("%s never read %#x in %d tries (last %s)" % (addr, value, tries, "none" if v is None else "%#x" % v))
 
     # -- simulator ops (tpb serve) --
     def run(self, cycles):

@@ -812,7 +812,7 @@ impl Ran {
                 let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
                 let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
                 let pass = first(c, |x| x.master == Master::Core(stepper) && !x.write && x.addr == read && x.data >= count);
-                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({:?}) before the WAIT for {count} passed ({:?})", mesh.node_name(d), landed.map(|x| x.cycle), pass.map(|x| x.cycle)))?;
+                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({}) before the WAIT for {count} passed ({})", mesh.node_name(d), at_cycle(landed.map(|x| x.cycle)), at_cycle(pass.map(|x| x.cycle))))?;
                 if let Some(p) = pass {
                     final_pass[d] = final_pass[d].max(p.cycle);
                 }

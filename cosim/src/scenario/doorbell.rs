@@ -95,7 +95,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
         let whole = spads.iter().map(|s| u64::from(s.3.unwrap_or(0)) / 4).sum::<u64>();
         r.check(c.stats.cycles, by_dma == whole && dma.len() as u64 == whole, format!("the init DMA wrote all {whole} SPAD words ({by_dma} of {} SPAD writes)", dma.len()))?;
         let done = dma.last().map(|t| t.cycle);
-        r.check(c.stats.cycles, matches!((done, kick), (Some(d), Some(k)) if d < k), format!("the init DMA's last SPAD write ({done:?}) before host_trigger ({kick:?})"))?;
+        r.check(c.stats.cycles, matches!((done, kick), (Some(d), Some(k)) if d < k), format!("the init DMA's last SPAD write ({}) before host_trigger ({})", at_cycle(done), at_cycle(kick)))?;
         if let Some(d) = done {
             r.events.push((d, "init DMA done".into()));
         }

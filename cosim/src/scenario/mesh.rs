@@ -90,7 +90,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
             let (w, rd) = (inc(i)?, read(i)?);
             let sig = first(c, |t| matches!(t.master, Master::Remote { .. }) && t.write && t.addr == w);
             let pass = first(c, |t| t.master == Master::Core(CoreId::TopSp) && !t.write && t.addr == rd && t.data >= 1);
-            r.check(c.stats.cycles, matches!((sig, pass), (Some(s), Some(p)) if s.cycle < p.cycle), format!("die {d}: the peer's SIGNAL of semaphore {} ({:?}) came before the WAIT passed ({:?})", m.first_sem + i, sig.map(|t| t.cycle), pass.map(|t| t.cycle)))?;
+            r.check(c.stats.cycles, matches!((sig, pass), (Some(s), Some(p)) if s.cycle < p.cycle), format!("die {d}: the peer's SIGNAL of semaphore {} ({}) came before the WAIT passed ({})", m.first_sem + i, at_cycle(sig.map(|t| t.cycle)), at_cycle(pass.map(|t| t.cycle))))?;
             if let Some(s) = sig {
                 r.events.push((s.cycle, format!("die {d} receives {} SIGNAL of semaphore {}", s.master, m.first_sem + i)));
             }

@@ -397,6 +397,19 @@ fn words(v: &[u32]) -> Vec<u8> {
 }
 
 /// The first logged transaction matching `f`.
+/// A cycle that may not have come, as a check's message says it.
+fn at_cycle(c: Option<u64>) -> String {
+    c.map_or_else(|| "never".into(), |c| format!("cycle {c}"))
+}
+
+/// Transactions, one after another, as a check's message lists them.
+fn txns(t: &[Txn]) -> String {
+    if t.is_empty() {
+        return "none".into();
+    }
+    t.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("; ")
+}
+
 fn first(c: &Cosim, f: impl Fn(&Txn) -> bool) -> Option<Txn> {
     c.log.iter().find(|t| f(t)).copied()
 }

@@ -162,7 +162,7 @@ impl Ran {
             let signal = first(c, |x| x.master == Master::Host && x.write && x.addr == init).map(|x| x.cycle);
             let ack = first(c, |x| x.master == Master::Core(CoreId::TopSp) && x.write && x.addr == ack_inc).map(|x| x.cycle);
             let v = c.read32(ack_read.into())?;
-            r.check(c.stats.cycles, *acked && v == 1 && matches!((signal, ack), (Some(s), Some(a)) if s < a), format!("die {d}: init_signal at {signal:?}, the TOP_SP's acknowledgement at {ack:?}, the host reads it as {v}"))?;
+            r.check(c.stats.cycles, *acked && v == 1 && matches!((signal, ack), (Some(s), Some(a)) if s < a), format!("die {d}: init_signal at {}, the TOP_SP's acknowledgement at {}, the host reads it as {v}", at_cycle(signal), at_cycle(ack)))?;
         }
         r.check(start.0, spread(before) > cfg.tolerance, format!("before the sync the counters are apart by up to {} cycles (more than the tolerance {}: the sync has something to do)", spread(before), cfg.tolerance))?;
         for (d, c) in m.dies.iter().enumerate() {

@@ -40,6 +40,14 @@ pub struct Txn {
     pub err: bool,
 }
 
+impl std::fmt::Display for Txn {
+    /// `cycle 120: q7[0] write 0x02861c28 = 0x8` (an error answer marked).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (op, sep) = if self.write { ("write", "=") } else { ("read", "->") };
+        write!(f, "cycle {}: {} {op} {:#010x} {sep} {:#x}{}", self.cycle, self.master, self.addr, self.data, if self.err { " (bus error)" } else { "" })
+    }
+}
+
 /// What the scheduler counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -68,4 +76,17 @@ pub struct Stats {
     /// Cycles skipped as quiescent ([`Cosim::skip_cycle`]): counted in
     /// `cycles`, the top not evaluated.
     pub skipped: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transaction_reads_as_words() {
+        let t = Txn { cycle: 120, master: Master::Core(CoreId::Q7(0)), write: true, addr: 0x0286_1c28, data: 8, err: false };
+        assert_eq!(t.to_string(), "cycle 120: q7[0] write 0x02861c28 = 0x8");
+        let r = Txn { write: false, err: true, master: Master::Host, ..t };
+        assert_eq!(r.to_string(), "cycle 120: host read 0x02861c28 -> 0x8 (bus error)");
+    }
 }
