@@ -1,6 +1,6 @@
 //! A two-pass assembler for the instruction table: labels, `.org`,
-//! `.align`, `.word`, `.short`, `.byte`, `.space`, `.equ`; expressions of
-//! `+`, `-` and `*`; comments with
+//! `.align`, `.word`, `.short`, `.byte`, `.space`, `.equ`; expressions with
+//! GNU `as`'s operators and precedence (`asm/expr.rs`); comments with
 //! `#`, `;` or `//`; `.include` and `.macro` expanded first by
 //! [`source::assemble_source`]. Operands are written as the disassembler prints them
 //! (targets are absolute addresses or labels), so text ⇄ bytes round-trips.
@@ -11,6 +11,7 @@
 //! assert_eq!(p.bytes, [0x22, 0xa0, 0x05, 0x46, 0xfe, 0xff]); // j back by 7 bytes
 //! ```
 
+mod expr;
 pub mod source;
 
 use super::config::{sr, Options};
@@ -55,72 +56,9 @@ fn strip_comment(l: &str) -> &str {
     &l[..end]
 }
 
-fn parse_int(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b.trim()),
-        None => (false, s),
-    };
-    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()?
-    } else {
-        body.parse::<i64>().ok()?
-    };
-    Some(if neg { -v } else { v })
-}
-
-/// Evaluate `term (+|- term)*`, a term `factor (* factor)*`, with numbers,
-/// labels/constants and `.`.
+/// The value of `expr` (see [`expr`] for the operators).
 fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &BTreeMap<String, i64>, here: u32) -> Result<i64, String> {
-    let e = expr.trim();
-    if e.is_empty() {
-        return Err("missing operand".into());
-    }
-    if let Some(v) = parse_int(e) {
-        return Ok(v);
-    }
-    let mut total = 0i64;
-    let mut sign = 1i64;
-    let mut cur = String::new();
-    let factor = |t: &str| -> Result<i64, String> {
-        let t = t.trim();
-        if t.is_empty() {
-            return Err(format!("bad expression '{e}'"));
-        }
-        if t == "." {
-            Ok(here as i64)
-        } else if let Some(v) = parse_int(t) {
-            Ok(v)
-        } else if let Some(v) = consts.get(t) {
-            Ok(*v)
-        } else if let Some(v) = syms.get(t) {
-            Ok(*v as i64)
-        } else {
-            Err(format!("unknown symbol '{t}'"))
-        }
-    };
-    // A term is a product of factors (`IDX * 4`).
-    let flush = |cur: &mut String, sign: i64, total: &mut i64| -> Result<(), String> {
-        let mut v = 1i64;
-        for f in cur.split('*') {
-            v = v.checked_mul(factor(f)?).ok_or_else(|| format!("'{e}' overflows"))?;
-        }
-        *total += sign * v;
-        cur.clear();
-        Ok(())
-    };
-    for (k, ch) in e.char_indices() {
-        if (ch == '+' || ch == '-') && k > 0 {
-            flush(&mut cur, sign, &mut total)?;
-            sign = if ch == '+' { 1 } else { -1 };
-        } else if ch == '-' && k == 0 {
-            sign = -1;
-        } else {
-            cur.push(ch);
-        }
-    }
-    flush(&mut cur, sign, &mut total)?;
-    Ok(total)
+    expr::eval(expr, &expr::Env { labels: syms, consts, here })
 }
 
 fn find_def(mnem: &str, opts: &Options) -> Result<(&'static Def, Option<u8>), String> {
