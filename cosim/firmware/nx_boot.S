@@ -2,26 +2,27 @@
 # loop. The HAL installs it as the SEQ IRAM image (ucode_seq_init); the core
 # fetches it through BAR0.
 #
-# Constants (.equ, from the register map; see cosim/src/firmware.rs):
-#   ENTER_RUN          enter_run address (0x94 SUNDA, 0x90 CAYMAN/MARIANA)
+# Parameters (.equ; cosim/src/firmware.rs nx_boot, or a file's
+# [firmware.seq] set = { ... }):
 #   RELEASE_Q7         1: this SEQ releases the Q7 cores (SUNDA, DIGEST §2.9 step 6)
-#   Q7_RELEASE_HI/_LO  the Q7 bundle's release_run_stall, through the POOL control window
-#   SEQ_MARK_HI/_LO    the value stored in DRAM[0] on reaching enter_run
+#   SEQ_MARK           the value stored in DRAM[0] on reaching enter_run
 #
 # SEQ DRAM mailbox [D] (DRAM at 0x10000000, the SEQ DRAM of BAR0):
 #   +0 mark (written here), +4 stop request (the host writes non-zero),
 #   +8 polls made before the stop (written here)
+    .include "tpb.inc"
+    .include "nx_trampoline.S"
 main:
-    const16 a2, 0x1000
-    const16 a2, 0               # a2 = DRAM
-    const16 a3, SEQ_MARK_HI
-    const16 a3, SEQ_MARK_LO
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
+    const16 a3, SEQ_MARK >> 16
+    const16 a3, SEQ_MARK & 0xffff
     s32i a3, a2, 0              # "reached enter_run"
     memw
     movi a8, RELEASE_Q7
     beqz a8, poll_init
-    const16 a4, Q7_RELEASE_HI
-    const16 a4, Q7_RELEASE_LO
+    const16 a4, TPB_Q7_RELEASE_HI
+    const16 a4, TPB_Q7_RELEASE_LO
     movi a5, 0
     memw
     s32i a5, a4, 0              # release_run_stall <- 0: every Q7 core runs

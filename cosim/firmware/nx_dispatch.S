@@ -6,7 +6,7 @@
 # cosim/src/firmware.rs) each load their number into a12 and jump to
 # `count`; a front end calls them with callx0/call0 and they return to it.
 #
-# Constants (.equ): ENTER_RUN, USER_VECTOR (VECBASE + the user vector
+# Constants (.equ): TPB_ENTER_RUN, USER_VECTOR (VECBASE + the user vector
 # offset), RING (queue entries, a power of two), UNKNOWN (the handler number
 # an instruction no handler takes is counted under), INST_DONE (the POOL NX
 # bundle's inst_done, through the system window), the front end's own.

@@ -1,9 +1,10 @@
 # Q7 kernel for the barrier scenario (DIGEST §3 barrier lowering: arrive =
 # INC, wait = GE on the read window, then DEC), on the POOL engine's EVT_SEM
-# reached through the system window. `RESET_JUMP` as in q7_sum.S.
+# reached through the system window; TPB_RESET_JUMP as in q7_sum.S.
 #
-# Constants: ARRIVE_INC/_READ/_DEC_HI/_LO (semaphore A's windows),
-# DEPART_INC/_READ/_DEC_HI/_LO (semaphore B's), CORES (how many arrive).
+# Parameters (.equ; cosim/src/firmware.rs q7_barrier, or a file's
+# [firmware.q7] set = { ... }): ARRIVE and DEPART (semaphores A and B of the
+# POOL EVT_SEM), CORES (how many arrive).
 # DRAM in: [0] work units (core k spins units * (k + 1) loops first, so the
 # cores arrive at different times). DRAM out: [1] A's value when this core
 # passed, [2] done marker 0xba77.
@@ -11,12 +12,19 @@
 # B >= CORES (every core has passed) and DECs both by CORES: the barrier
 # ends at 0 and can be used again. (A core DECing A as it leaves could make a
 # slower core miss A >= CORES for ever.)
+    .include "tpb.inc"
+    .equ ARRIVE_READ, TPB_SEM_POOL + ARRIVE * TPB_SEM_STRIDE
+    .equ DEPART_READ, TPB_SEM_POOL + DEPART * TPB_SEM_STRIDE
+    .equ ARRIVE_INC, ARRIVE_READ + TPB_SEM_INC_OFF
+    .equ DEPART_INC, DEPART_READ + TPB_SEM_INC_OFF
+    .equ ARRIVE_DEC, ARRIVE_READ + TPB_SEM_DEC_OFF
+    .equ DEPART_DEC, DEPART_READ + TPB_SEM_DEC_OFF
     .org 0
     j main
-    .org RESET_JUMP
+    .org TPB_RESET_JUMP
 main:
-    const16 a2, 0x1000
-    const16 a2, 0               # a2 = DRAM
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
     rsr.prid a7
     l32i a3, a2, 0
     addi a8, a7, 1
@@ -29,38 +37,38 @@ work:
     addi a9, a9, -1
     bgez a9, work
     movi a5, 1
-    const16 a4, ARRIVE_INC_HI
-    const16 a4, ARRIVE_INC_LO
+    const16 a4, (ARRIVE_INC >> 16) & 0xffff
+    const16 a4, ARRIVE_INC & 0xffff
     memw
     s32i a5, a4, 0              # arrive
     memw
-    const16 a10, ARRIVE_READ_HI
-    const16 a10, ARRIVE_READ_LO
+    const16 a10, (ARRIVE_READ >> 16) & 0xffff
+    const16 a10, ARRIVE_READ & 0xffff
     movi a3, CORES - 1
 wait:
     memw
     l32i a6, a10, 0
     bgeu a3, a6, wait           # wait until A >= CORES
     s32i a6, a2, 4
-    const16 a4, DEPART_INC_HI
-    const16 a4, DEPART_INC_LO
+    const16 a4, (DEPART_INC >> 16) & 0xffff
+    const16 a4, DEPART_INC & 0xffff
     memw
     s32i a5, a4, 0              # depart
     memw
     bnez a7, done
-    const16 a10, DEPART_READ_HI
-    const16 a10, DEPART_READ_LO
+    const16 a10, (DEPART_READ >> 16) & 0xffff
+    const16 a10, DEPART_READ & 0xffff
 leader:
     memw
     l32i a6, a10, 0
     bgeu a3, a6, leader         # wait until B >= CORES
     movi a5, CORES
-    const16 a4, ARRIVE_DEC_HI
-    const16 a4, ARRIVE_DEC_LO
+    const16 a4, (ARRIVE_DEC >> 16) & 0xffff
+    const16 a4, ARRIVE_DEC & 0xffff
     memw
     s32i a5, a4, 0
-    const16 a4, DEPART_DEC_HI
-    const16 a4, DEPART_DEC_LO
+    const16 a4, (DEPART_DEC >> 16) & 0xffff
+    const16 a4, DEPART_DEC & 0xffff
     s32i a5, a4, 0
     memw
 done:

@@ -1,13 +1,14 @@
 # Q7 kernel for the bring-up scenario (assembled by the project's assembler;
-# RESET_JUMP (.equ) is the generation's Q7 reset jump target, DIGEST §1).
+# TPB_RESET_JUMP (tpb.inc) is the generation's Q7 reset jump target, DIGEST §1).
 # Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
 # sum in DRAM[1] and the done marker 0x600d in DRAM[2], then halts.
+    .include "tpb.inc"
     .org 0
     j main
-    .org RESET_JUMP
+    .org TPB_RESET_JUMP
 main:
-    const16 a2, 0x1000          # a2 = DRAM base 0x10000000
-    const16 a2, 0
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
     l32i    a3, a2, 0           # n from the HAL's DRAM image
     rsr.prid a7
     add     a3, a3, a7

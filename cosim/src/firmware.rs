@@ -123,10 +123,33 @@ pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Progra
     build_appended(file, src, consts, true, &[])
 }
 
+/// The firmware units that stand alone as files: each `.include`s what it
+/// needs (the generation's names, [`crate::cfw::ASM_PRELUDE`]; the NX
+/// trampoline) and takes only its parameters as `.equ`s, so a user's file
+/// assembles the same source (`[firmware.*] asm` with `set`).
+pub const UNITS: &[(&str, &str)] = &[("nx_trampoline.S", NX_TRAMPOLINE), ("nx_boot.S", NX_BOOT), ("nx_halt.S", NX_HALT), ("q7_halt.S", Q7_HALT), ("q7_sum.S", Q7_SUM), ("q7_barrier.S", Q7_BARRIER)];
+
+/// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
+/// `params`; an error names the unit (or what it includes) and its own line.
+pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
+    let root = format!("{}.include \"{file}\"\n", params.prelude());
+    let mut includes = |want: &str, _from: &str| -> Result<(String, String), String> {
+        if want == crate::cfw::ASM_PRELUDE {
+            return Ok((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map)?));
+        }
+        UNITS.iter().find(|(n, _)| *n == want).map(|(n, t)| (n.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
+    };
+    tpb_models::xtensa::asm::source::assemble_source("parameters", &root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
+}
+
 /// `src` (behind [`NX_TRAMPOLINE`] if `nx`) with the shared routines in
 /// `tail` (name, source) appended after it.
 fn build_appended(file: &'static str, src: &str, consts: &Consts, nx: bool, tail: &[(&str, &str)]) -> Result<Program, FirmwareError> {
-    let prelude = consts.prelude();
+    let mut prelude = consts.prelude();
+    if nx {
+        // The trampoline names the entry as the units do (tpb.inc's TPB_ENTER_RUN).
+        prelude += ".equ TPB_ENTER_RUN, ENTER_RUN\n";
+    }
     let mut parts = vec![("prelude", prelude.as_str())];
     if nx {
         parts.push(("nx_trampoline.S", NX_TRAMPOLINE));
@@ -219,21 +242,16 @@ pub fn q7_release(map: &RegMap) -> Result<u32, FirmwareError> {
 
 /// `nx_boot.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
 pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "nx_boot.S");
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
-    c.set("Q7_RELEASE", q7_release(map)?);
-    build_nx("nx_boot.S", NX_BOOT, &c)
+    c.set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
+    build_unit(map, "nx_boot.S", &c)
 }
 
 /// `nx_halt.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
 pub fn nx_halt(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "nx_halt.S");
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7));
-    c.set("Q7_RELEASE", q7_release(map)?);
-    c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));
-    build_nx("nx_halt.S", NX_HALT, &c)
+    c.set("RELEASE_Q7", u32::from(release_q7));
+    build_unit(map, "nx_halt.S", &c)
 }
 
 /// The user (level-1 interrupt) vector of a core: VECBASE + its offset.
@@ -376,7 +394,7 @@ pub fn nx_dispatch(map: &RegMap, handlers: &[DispatchHandler], ring: u32) -> Res
     dispatch_check(handlers, ring)?;
     let a = Addrs::new(map, "nx_dispatch.S");
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("RING", ring).set("UNKNOWN", d::UNKNOWN.into());
+    c.set("TPB_ENTER_RUN", a.enter_run()).set("RING", ring).set("UNKNOWN", d::UNKNOWN.into());
     c.set("INST_DONE", sys(a.reg(Engine::Pool, "nx", "inst_done")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
     c.set("PATH_HW", d::Path::Hw as u32).set("PATH_SW", d::Path::Table as u32).set("PATH_LEAF", d::Path::Leaf as u32);
@@ -485,7 +503,7 @@ pub fn q7_windows(map: &RegMap, w1: u32) -> Result<Program, FirmwareError> {
 
 /// `q7_halt.S`.
 pub fn q7_halt(map: &RegMap) -> Result<Program, FirmwareError> {
-    build("q7_halt.S", Q7_HALT, &q7_consts(map))
+    build_unit(map, "q7_halt.S", &Consts::default())
 }
 
 fn q7_consts(map: &RegMap) -> Consts {
@@ -496,20 +514,18 @@ fn q7_consts(map: &RegMap) -> Consts {
 
 /// `q7_sum.S`.
 pub fn q7_sum(map: &RegMap) -> Result<Program, FirmwareError> {
-    build("q7_sum.S", Q7_SUM, &q7_consts(map))
+    build_unit(map, "q7_sum.S", &Consts::default())
 }
 
 /// `q7_barrier.S` on the POOL EVT_SEM semaphores `arrive`, `depart` for `cores` cores.
 pub fn q7_barrier(map: &RegMap, arrive: u32, depart: u32, cores: u32) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "q7_barrier.S");
-    let mut c = q7_consts(map);
-    for (name, idx) in [("ARRIVE", arrive), ("DEPART", depart)] {
-        c.set(&format!("{name}_INC"), sys(a.sem(Engine::Pool, WindowOp::Inc, idx)?));
-        c.set(&format!("{name}_READ"), sys(a.sem(Engine::Pool, WindowOp::Read, idx)?));
-        c.set(&format!("{name}_DEC"), sys(a.sem(Engine::Pool, WindowOp::Dec, idx)?));
+    let count = SemWindows::of(map).map_err(|x| err("q7_barrier.S", format!("{} map: {x}", map.arch.name())))?.count;
+    if let Some(bad) = [arrive, depart].into_iter().find(|i| *i >= count) {
+        return Err(err("q7_barrier.S", format!("semaphore {bad} is past the {count} of EVT_SEM")));
     }
-    c.set("CORES", cores);
-    build("q7_barrier.S", Q7_BARRIER, &c)
+    let mut c = Consts::default();
+    c.set("ARRIVE", arrive).set("DEPART", depart).set("CORES", cores);
+    build_unit(map, "q7_barrier.S", &c)
 }
 
 /// The TOP_SP's host_trigger semaphore (the `host_trigger` alias of `top_sp.toml`).

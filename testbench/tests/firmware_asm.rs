@@ -40,9 +40,9 @@ fn an_error_in_an_included_macro_names_its_file_and_line() {
     std::fs::write(dir.join("p.S"), ".include \"tpb.inc\"\n.include \"m.inc\"\n    bad_store a2\n").unwrap();
     let map = builtin(Arch::Cayman).unwrap();
     let opts = tpb_models::xtensa::config::Options::tpb();
-    let e = cfw::assemble_file(Some(&map), &dir.join("p.S"), 0, &opts).unwrap_err();
+    let e = cfw::assemble_file(Some(&map), &dir.join("p.S"), 0, &opts, &[]).unwrap_err();
     assert!(e.starts_with(&format!("{}:3: ", dir.join("m.inc").display())), "{e}");
-    let e = cfw::assemble_file(None, &dir.join("p.S"), 0, &opts).unwrap_err();
+    let e = cfw::assemble_file(None, &dir.join("p.S"), 0, &opts, &[]).unwrap_err();
     assert!(e.contains("tpb.inc is generated from a generation's map"), "{e}");
 }
 

@@ -47,6 +47,7 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         v("SEM_SET_OFF", sems.set.wrapping_sub(sems.read)),
         v("SEM_INC_OFF", sems.inc.wrapping_sub(sems.read)),
         v("SEM_DEC_OFF", sems.dec.wrapping_sub(sems.read)),
+        Sym::Value { ident: "Q7_RELEASE".into(), value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?, note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()) },
     ];
     for e in tpb_models::regmap::layout::ENGINES {
         if let Some(base) = map.params.local_reg_base(e) {

@@ -203,9 +203,16 @@ pub const ASM_PRELUDE: &str = "tpb.inc";
 
 /// Assemble the file `path` at `base` with our assembler: `.include`
 /// finds [`ASM_PRELUDE`] (generated from `map`, when one is given) and
-/// files beside the including file. An error reads `file:line: what`.
-pub fn assemble_file(map: Option<&RegMap>, path: &Path, base: u32, opts: &tpb_models::xtensa::config::Options) -> Result<tpb_models::xtensa::asm::Program, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// files beside the including file; `params` are `.equ`s set before the
+/// file (each also as `_HI` / `_LO` halves, as `tpb.inc`'s are). An error
+/// reads `file:line: what`.
+pub fn assemble_file(map: Option<&RegMap>, path: &Path, base: u32, opts: &tpb_models::xtensa::config::Options, params: &[(String, u32)]) -> Result<tpb_models::xtensa::asm::Program, String> {
+    let mut text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut name = path.display().to_string();
+    if !params.is_empty() {
+        text = params.iter().map(|(n, v)| format!(".equ {n}, {v:#x}\n.equ {n}_HI, {:#x}\n.equ {n}_LO, {:#x}\n", v >> 16, v & 0xffff)).collect::<String>() + &format!(".include \"{name}\"\n");
+        name = "(set)".into();
+    }
     let mut includes = |want: &str, from: &str| -> Result<(String, String), String> {
         if want == ASM_PRELUDE {
             return match map {
@@ -216,7 +223,7 @@ pub fn assemble_file(map: Option<&RegMap>, path: &Path, base: u32, opts: &tpb_mo
         let p = Path::new(from).parent().unwrap_or(Path::new("")).join(want);
         std::fs::read_to_string(&p).map(|t| (p.display().to_string(), t)).map_err(|e| format!("{}: {e}", p.display()))
     };
-    tpb_models::xtensa::asm::source::assemble_source(&path.display().to_string(), &text, base, opts, &mut includes).map_err(|e| e.to_string())
+    tpb_models::xtensa::asm::source::assemble_source(&name, &text, base, opts, &mut includes).map_err(|e| e.to_string())
 }
 
 fn find(tool: &'static str, package: &'static str) -> Result<PathBuf, CfwError> {

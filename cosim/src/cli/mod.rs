@@ -177,7 +177,7 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
             entry = img.entry;
         }
     } else {
-        let p = crate::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options).map_err(CliError::Other)?;
+        let p = crate::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options, &[]).map_err(CliError::Other)?;
         mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
     }
     let mut core = Core::new(cfg);
@@ -294,7 +294,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::Asm { input, out, elf, arch, core, base } => {
             let cfg = core_config(arch, core)?;
             let map = regmap::builtin(arch.into())?;
-            let p = crate::cfw::assemble_file(Some(&map), &input, base, &cfg.options).map_err(CliError::Other)?;
+            let p = crate::cfw::assemble_file(Some(&map), &input, base, &cfg.options, &[]).map_err(CliError::Other)?;
             write_bytes(&out, &p.bytes)?;
             if let Some(e) = elf {
                 let img = tpb_models::xtensa::elf::Image {

@@ -31,7 +31,7 @@ fn step(verb: Verb, text: String) -> Step {
     Step { verb, loc: Loc::default(), text }
 }
 fn expect(name: &str, v: u64) -> Step {
-    step(Verb::Expect { name: name.into(), value: Val::Num(v) }, format!("expect = \"{name}\" value = {v:#x}"))
+    step(Verb::Expect { name: name.into(), value: Val::Num(v), cmp: super::file::Cmp::Eq }, format!("expect = \"{name}\" value = {v:#x}"))
 }
 fn write(name: &str, v: u64) -> Step {
     step(Verb::Write { name: name.into(), value: Val::Num(v) }, format!("write = \"{name}\" value = {v:#x}"))

@@ -424,6 +424,13 @@ impl Tb {
     /// Read until the value equals `expected`, at most `timeout` cycles;
     /// returns the cycles it took.
     pub fn poll(&mut self, name: &str, expected: u64, timeout: u64) -> Result<u64, TbError> {
+        self.poll_every(name, expected, timeout, 0)
+    }
+
+    /// As [`Tb::poll`], leaving the bus idle `gap` cycles between reads
+    /// (a co-simulation's cores fetch over the same BAR0 port, and reads
+    /// back to back would starve them).
+    pub fn poll_every(&mut self, name: &str, expected: u64, timeout: u64, gap: u64) -> Result<u64, TbError> {
         let t = self.resolve(name)?;
         let start = self.cycle;
         loop {
@@ -436,6 +443,8 @@ impl Tb {
             }
             if t.addr().is_none() {
                 self.step(false, None);
+            } else if gap > 0 {
+                self.wait(gap.min(timeout - (self.cycle - start)));
             }
         }
     }

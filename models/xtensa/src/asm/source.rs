@@ -8,7 +8,7 @@
 //!     const16 a8, \base\()_HI        # \name is a parameter, \() ends one before text
 //!     const16 a8, \base\()_LO
 //!     movi a9, \by
-//!     s32i a9, a8, \idx * 4           # expressions take + - and *
+//!     s32i a9, a8, \idx * 4           # expressions: GNU as operators (asm/expr.rs)
 //! .endm
 //! loop\@:                            # \@ counts macro expansions: labels unique per use
 //! ```

@@ -2,7 +2,7 @@
 //! `wait_halted`, `expect_exit`, `expect_console`) and the report of a core's exception.
 
 use super::super::Tb;
-use super::Verb;
+use super::{StartTarget, Verb};
 use crate::tb::file::firmware::{Built, CoreReg, CoreSel};
 use std::collections::BTreeMap;
 use tpb_cosim::sched::{CoreId, Cosim};
@@ -132,6 +132,18 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
                 }
             }
             Ok(())
+        }
+        Verb::Start { target, at } => {
+            let kind = if *target == StartTarget::Seq { "seq" } else { "q7" };
+            let b = fw.built.get(kind).ok_or_else(|| format!("start: no [firmware.{kind}] (the built-in image has no labels to start at)"))?;
+            let addr = b.symbols.iter().find(|(_, n)| n == at).map(|(a, _)| *a).ok_or_else(|| format!("start: the {kind} image has no label '{at}'"))?;
+            let hal = Hal::with_map(fw.map.clone());
+            let c = cosim(tb);
+            match target {
+                StartTarget::Seq => hal.start_nx(c, tpb_models::regmap::Engine::Pool, addr),
+                StartTarget::Q7(mask) => hal.start_q7(c, *mask, addr),
+            }
+            .map_err(|e| format!("the HAL's start at {at} ({addr:#x}): {e}"))
         }
         _ => unreachable!("only the co-simulation verbs come here"),
     }

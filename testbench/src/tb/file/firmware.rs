@@ -7,9 +7,12 @@
 //! cflags = ["-O2"]               # C only (default -O2)
 //! [firmware.seq]                 # default: the built-in boot loop (nx_boot.S)
 //! asm = "my_seq.S"
+//! set = { RELEASE_Q7 = "R" }     # asm only: .equ parameters (with _HI / _LO halves):
+//!                                # numbers, or [consts] names (per generation)
+//! dram = [5, 0, 0, 0]            # asm only: the DRAM image's first words (default 16 zero bytes)
 //! ```
 
-use super::{Ctx, FileError, Step, TbFile, Verb};
+use super::{Ctx, FileError, Step, TbFile, Val, Verb};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml_edit::{Item, TableLike};
@@ -23,8 +26,8 @@ pub const HALT_TIMEOUT: u64 = 200_000;
 /// Where an image comes from (paths relative to the testbench file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FwSource {
-    /// Our assembler (`tpb asm`).
-    Asm(PathBuf),
+    /// Our assembler (`tpb asm`), with `.equ` parameters and the DRAM image's words.
+    Asm { path: PathBuf, set: Vec<(String, Val)>, dram: Vec<u32> },
     /// An ELF from any toolchain.
     Elf(PathBuf),
     /// C (and `.S`) sources for gcc-xtensa-lx106, with extra flags.
@@ -76,6 +79,15 @@ impl CoreSel {
             CoreSel::TopSp => vec![CoreId::TopSp],
         }
     }
+    /// As a file writes it.
+    pub fn name(self) -> String {
+        match self {
+            CoreSel::Q7All => "q7".into(),
+            CoreSel::Q7(n) => format!("q7[{n}]"),
+            CoreSel::Seq => "seq".into(),
+            CoreSel::TopSp => "top_sp".into(),
+        }
+    }
     pub fn kind(self) -> CoreKind {
         match self {
             CoreSel::Q7All | CoreSel::Q7(_) => CoreKind::Q7,
@@ -111,7 +123,7 @@ impl CoreReg {
 pub const HAL_CALLS: &[&str] = &["topsp_set_host_trigger", "topsp_set_init_signal", "topsp_set_tsync_signal", "topsp_stop"];
 
 const CORE_KEYS: &[&str] = &["q7", "seq", "top_sp"];
-const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags"];
+const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags", "set", "dram"];
 
 /// `[firmware.*]` of `root`; paths are made relative to the file's folder.
 pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileError> {
@@ -147,8 +159,13 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
         if ct.contains_key("cflags") && given[0] != "c" {
             return Err(cx.err(ct.key("cflags").and_then(|k| k.span()), &format!("{key}.cflags"), "cflags go with c = [...] only"));
         }
+        for only_asm in ["set", "dram"] {
+            if ct.contains_key(only_asm) && given[0] != "asm" {
+                return Err(cx.err(ct.key(only_asm).and_then(|k| k.span()), &format!("{key}.{only_asm}"), format!("{only_asm} goes with asm = \"...\" only (in C, #define and initialised data do this)")));
+            }
+        }
         let src = match given[0] {
-            "asm" => FwSource::Asm(path_of("asm", ct.get("asm").expect("given"))?),
+            "asm" => FwSource::Asm { path: path_of("asm", ct.get("asm").expect("given"))?, set: set_table(cx, ct, &key)?, dram: dram_words(cx, ct, &key)? },
             "elf" => FwSource::Elf(path_of("elf", ct.get("elf").expect("given"))?),
             _ => {
                 let sources: Vec<PathBuf> = strings("c")?.into_iter().map(|s| dir.join(s)).collect();
@@ -163,6 +180,34 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
     Ok(fw)
 }
 
+/// `set = { NAME = value, ... }`: the `.equ` parameters of an asm image,
+/// numbers or the names of constants (resolved per generation).
+fn set_table(cx: &Ctx, ct: &dyn TableLike, key: &str) -> Result<Vec<(String, Val)>, FileError> {
+    let Some(i) = ct.get("set") else { return Ok(Vec::new()) };
+    let span = ct.key("set").and_then(|k| k.span());
+    let t = i.as_table_like().ok_or_else(|| cx.err(span.clone(), &format!("{key}.set"), "a table of NAME = value"))?;
+    let mut out = Vec::new();
+    for (n, v) in t.iter() {
+        let at = t.key(n).and_then(|k| k.span());
+        if !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || n.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(cx.err(at, &format!("{key}.set.{n}"), "not an assembler name (letters, digits, _)"));
+        }
+        let v = match v.as_str() {
+            Some(c) => Val::Const(c.to_string()),
+            None => Val::Num(v.as_integer().and_then(|v| u32::try_from(v).ok()).ok_or_else(|| cx.err(at, &format!("{key}.set.{n}"), "a number from 0 to 0xffffffff, or a constant's name"))?.into()),
+        };
+        out.push((n.to_string(), v));
+    }
+    Ok(out)
+}
+
+/// `dram = [word, ...]`: the first words of an asm image's DRAM.
+fn dram_words(cx: &Ctx, ct: &dyn TableLike, key: &str) -> Result<Vec<u32>, FileError> {
+    let Some(i) = ct.get("dram") else { return Ok(Vec::new()) };
+    let bad = || cx.err(ct.key("dram").and_then(|k| k.span()), &format!("{key}.dram"), "a list of 32-bit words");
+    i.as_array().ok_or_else(bad)?.iter().map(|v| v.as_integer().and_then(|v| u32::try_from(v).ok()).ok_or_else(bad)).collect()
+}
+
 impl TbFile {
     /// The co-simulation verbs need `[firmware]`; the pin and CAM verbs
     /// need the bare top (the cores drive those in a co-simulation).
@@ -171,7 +216,7 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } => (true, false),
+                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };
@@ -193,7 +238,7 @@ impl TbFile {
     }
 }
 
-fn flatten<'a>(steps: impl Iterator<Item = &'a Step>) -> Vec<&'a Step> {
+pub(super) fn flatten<'a>(steps: impl Iterator<Item = &'a Step>) -> Vec<&'a Step> {
     let mut out = Vec::new();
     for s in steps {
         out.push(s);
@@ -217,15 +262,23 @@ pub struct Built {
     pub commands: Vec<String>,
 }
 
-/// Build every image of `fw` for `map`'s generation; C is built under
-/// `out_dir/<core>.elf`. Errors name the file.
-pub fn build(fw: &Firmware, map: &RegMap, out_dir: &Path) -> Result<BTreeMap<&'static str, Built>, String> {
+/// Build every image of `fw` for `map`'s generation (`consts`: the file's
+/// constants for it); C is built under `out_dir/<core>.elf`. Errors name the file.
+pub fn build(fw: &Firmware, map: &RegMap, consts: &BTreeMap<String, u64>, out_dir: &Path) -> Result<BTreeMap<&'static str, Built>, String> {
     let mut out = BTreeMap::new();
     for (&core, src) in &fw.0 {
         let kind = CoreKind::parse(core).expect("parsed as a core kind");
         let b = match src {
-            FwSource::Asm(p) => {
-                let prog = cfw::assemble_file(Some(map), p, 0, &tpb_models::xtensa::config::Options::tpb())?;
+            FwSource::Asm { path: p, set, dram } => {
+                let mut params = Vec::new();
+                for (n, v) in set {
+                    let x = match v {
+                        Val::Num(x) => *x,
+                        Val::Const(c) => *consts.get(c).ok_or_else(|| format!("[firmware.{core}] set.{n}: no constant '{c}' for {}", map.arch.name()))?,
+                    };
+                    params.push((n.clone(), u32::try_from(x).map_err(|_| format!("[firmware.{core}] set.{n}: {x:#x} does not fit 32 bits"))?));
+                }
+                let prog = cfw::assemble_file(Some(map), p, 0, &tpb_models::xtensa::config::Options::tpb(), &params)?;
                 let (iram, _) = kind.memories(map);
                 if prog.bytes.len() > iram as usize {
                     return Err(format!("{}: {} bytes of code do not fit the {core} core's IRAM ({iram:#x} bytes)", p.display(), prog.bytes.len()));
@@ -233,7 +286,13 @@ pub fn build(fw: &Firmware, map: &RegMap, out_dir: &Path) -> Result<BTreeMap<&'s
                 let mut iram_img = prog.bytes.clone();
                 iram_img.resize(iram_img.len().div_ceil(4) * 4, 0);
                 let symbols: Vec<(u32, String)> = { let mut v: Vec<(u32, String)> = prog.labels.iter().map(|(n, a)| (*a, n.clone())).collect(); v.sort(); v };
-                Built { images: UcodeImages { iram: iram_img, dram: vec![0; 16] }, exit: prog.labels.get("__tpb_exit").copied(), symbols, commands: vec![format!("tpb asm {}", p.display())] }
+                let (_, dram_size) = kind.memories(map);
+                let mut dram_img: Vec<u8> = dram.iter().flat_map(|w| w.to_le_bytes()).collect();
+                if dram_img.len() > dram_size as usize {
+                    return Err(format!("{}: the {}-byte DRAM image does not fit the {core} core's DRAM ({dram_size:#x} bytes)", p.display(), dram_img.len()));
+                }
+                dram_img.resize(dram_img.len().max(16), 0);
+                Built { images: UcodeImages { iram: iram_img, dram: dram_img }, exit: prog.labels.get("__tpb_exit").copied(), symbols, commands: vec![format!("tpb asm {}", p.display())] }
             }
             FwSource::Elf(p) => from_elf(map, kind, p, Vec::new())?,
             FwSource::C { sources, cflags } => {

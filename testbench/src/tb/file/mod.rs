@@ -51,13 +51,19 @@ use std::path::{Path, PathBuf};
 use toml_edit::{ImDocument, Item, TableLike, Value};
 use tpb_models::regmap::Arch;
 
+mod cosim_steps;
 pub mod firmware;
 mod run;
+pub use cosim_steps::{By, DataCheck, StartTarget, TxnCheck};
 pub use firmware::{CoreReg, CoreSel, Firmware, FwSource};
 pub use run::{cosim, cosim_of, run, Failure, Outcome, RunOpts};
 
 /// Default `poll` timeout in cycles.
 pub const POLL_TIMEOUT: u64 = 1000;
+/// `[D]` Default idle cycles between a co-simulation's `poll` reads: the
+/// cores fetch over the host's BAR0 port, and the host has priority (the
+/// built-in scenarios poll at the same pace).
+pub const POLL_GAP_COSIM: u64 = 16;
 
 /// A place in a testbench file (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,8 +102,10 @@ pub struct Step {
 pub enum Verb {
     Write { name: String, value: Val },
     Read { name: String },
-    Expect { name: String, value: Val },
-    Poll { name: String, value: Val, timeout: u64 },
+    /// The value read compares with `value` as `cmp` says.
+    Expect { name: String, value: Val, cmp: Cmp },
+    /// `every`: idle cycles between reads (default [`POLL_GAP_COSIM`] in a co-simulation, else 0).
+    Poll { name: String, value: Val, timeout: u64, every: Option<u64> },
     Wait(u64),
     Doorbell { name: String, value: Val },
     Reset,
@@ -127,6 +135,18 @@ pub enum Verb {
     /// The TOP_SP-init DMA queue copies `bytes` from device memory `src` to
     /// BAR0 `to` (a name or an address), and the run waits until it landed.
     InitDma { src: u64, to: String, bytes: u64 },
+    /// The bus log holds the transactions described (co-simulation).
+    ExpectTxn(TxnCheck),
+    /// The HAL starts the chosen cores at a label of their image (co-simulation).
+    Start { target: StartTarget, at: String },
+}
+
+/// How `expect` compares the value read with the file's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    AtLeast,
+    AtMost,
 }
 
 /// A parsed testbench file.
@@ -162,8 +182,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since"];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -218,6 +238,7 @@ impl TbFile {
         }
         let f = TbFile { path: path.to_path_buf(), name, description, archs, firmware, consts, steps, per_arch };
         f.check_cosim_verbs(&cx)?;
+        f.check_marks()?;
         if f.steps.is_empty() && f.per_arch.values().all(|(_, s)| s.is_empty()) {
             return Err(cx.err(None, "step", "no steps: add [[step]] tables"));
         }
@@ -259,7 +280,11 @@ impl TbFile {
         let err = |s: &Step, msg: String| FileError { path: self.path.clone(), loc: s.loc, key: s.text.split(' ').next().unwrap_or("").into(), msg };
         for s in steps {
             let (name, val) = match &s.verb {
-                Verb::Write { name, value } | Verb::Expect { name, value } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
+                Verb::Write { name, value } | Verb::Expect { name, value, .. } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
+                Verb::ExpectTxn(t) => (Some(&t.name), match &t.data {
+                    DataCheck::Any => None,
+                    DataCheck::Eq { value, .. } | DataCheck::AtLeast(value) => Some(value),
+                }),
                 Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
                 Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
@@ -347,6 +372,61 @@ fn parse_steps(cx: &Ctx, t: &dyn TableLike, key: &str) -> Result<Vec<Step>, File
     Ok(out)
 }
 
+/// One step table being read: its keys, for the verbs' parsers.
+pub(super) struct Keys<'a> {
+    cx: &'a Ctx<'a>,
+    t: &'a dyn TableLike,
+    verb: &'a str,
+    item: &'a Item,
+}
+
+impl Keys<'_> {
+    fn span(&self, k: &str) -> Option<std::ops::Range<usize>> {
+        self.t.key(k).and_then(|k| k.span())
+    }
+    /// An error at key `k`.
+    fn err(&self, k: &str, msg: impl Into<String>) -> FileError {
+        self.cx.err(self.span(k), k, msg)
+    }
+    /// The verb's own value as a string.
+    fn s(&self, what: &str) -> Result<String, FileError> {
+        self.item.as_str().map(str::to_string).ok_or_else(|| self.err(self.verb, format!("{what} (a string)")))
+    }
+    /// `value = …`: a number or a constant's name.
+    fn value(&self, required: bool, default: u64) -> Result<Val, FileError> {
+        self.val_of("value", required, default)
+    }
+    fn val_of(&self, key: &str, required: bool, default: u64) -> Result<Val, FileError> {
+        match self.t.get_key_value(key) {
+            None if required => Err(self.err(self.verb, format!("'{}' needs {key} = …", self.verb))),
+            None => Ok(Val::Num(default)),
+            Some((k, i)) => match i {
+                Item::Value(Value::String(sv)) => Ok(parse_u32(sv.value()).map(|n| Val::Num(n.into())).unwrap_or_else(|| Val::Const(sv.value().clone()))),
+                _ => num(i).map(Val::Num).ok_or_else(|| self.cx.err(k.span(), key, "a non-negative integer or a constant's name")),
+            },
+        }
+    }
+    /// A non-negative integer at key `k`.
+    fn count(&self, k: &str, i: &Item) -> Result<u64, FileError> {
+        num(i).ok_or_else(|| self.err(k, "a non-negative integer"))
+    }
+    /// `k = N` if present.
+    fn opt_count(&self, k: &str) -> Result<Option<u64>, FileError> {
+        self.t.get(k).map(|i| self.count(k, i)).transpose()
+    }
+    /// `k = "…"` if present.
+    fn opt_str(&self, k: &str) -> Result<Option<String>, FileError> {
+        self.t.get(k).map(|i| i.as_str().map(str::to_string).ok_or_else(|| self.err(k, "a string"))).transpose()
+    }
+    /// `key = true`, the only value some verbs take.
+    fn flag(&self, v: Verb) -> Result<Verb, FileError> {
+        match self.item.as_bool() {
+            Some(true) => Ok(v),
+            _ => Err(self.err(self.verb, format!("write {} = true", self.verb))),
+        }
+    }
+}
+
 fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>) -> Result<Step, FileError> {
     let key_span = |k: &str| t.key(k).and_then(|k| k.span());
     let verbs: Vec<&str> = t.iter().map(|(k, _)| k).filter(|k| VERBS.contains(k)).collect();
@@ -364,139 +444,62 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let loc = cx.loc(key_span(verb).or(span));
     let item = t.get(verb).unwrap();
     let allowed: &[&str] = match verb {
-        "write" | "expect" | "doorbell" => &["value"],
-        "poll" => &["value", "timeout"],
+        "write" | "doorbell" => &["value"],
+        "expect" => &["value", "at_least", "at_most"],
+        "poll" => &["value", "timeout", "every"],
         "pin" | "expect_exit" | "expect_reg" => &["value"],
-        "wait_halted" => &["timeout"],
-        "expect_console" => &["contains"],
-        "devmem" => &["words"],
-        "init_dma" => &["to", "bytes"],
         "expect_bus_error" => &["access"],
         "repeat" => &["steps"],
-        _ => &[],
+        v => cosim_steps::modifiers(v),
     };
     for (k, _) in t.iter() {
         if MODIFIERS.contains(&k) && !allowed.contains(&k) {
             return Err(cx.err(key_span(k), k, format!("'{verb}' takes {}", if allowed.is_empty() { "no other keys".into() } else { allowed.join(", ") })));
         }
     }
-    let s = |what: &str| item.as_str().map(str::to_string).ok_or_else(|| cx.err(key_span(verb), verb, format!("{what} (a string)")));
-    let value = |required: bool, default: u64| -> Result<Val, FileError> {
-        match t.get_key_value("value") {
-            None if required => Err(cx.err(key_span(verb), verb, format!("'{verb}' needs value = …"))),
-            None => Ok(Val::Num(default)),
-            Some((k, i)) => match i {
-                Item::Value(Value::String(sv)) => Ok(parse_u32(sv.value()).map(|n| Val::Num(n.into())).unwrap_or_else(|| Val::Const(sv.value().clone()))),
-                _ => num(i).map(Val::Num).ok_or_else(|| cx.err(k.span(), "value", "a non-negative integer or a constant's name")),
-            },
-        }
-    };
-    let count = |k: &str, i: &Item| num(i).ok_or_else(|| cx.err(key_span(k), k, "a non-negative integer"));
+    let keys = Keys { cx, t, verb, item };
     let verb_v = match verb {
-        "write" => Verb::Write { name: s("a register name")?, value: value(true, 0)? },
-        "read" => Verb::Read { name: s("a register name")? },
-        "expect" => Verb::Expect { name: s("a register name")?, value: value(true, 0)? },
-        "poll" => Verb::Poll {
-            name: s("a register name")?,
-            value: value(true, 0)?,
-            timeout: match t.get("timeout") {
-                Some(i) => count("timeout", i)?,
-                None => POLL_TIMEOUT,
-            },
-        },
-        "wait" => Verb::Wait(count("wait", item)?),
-        "doorbell" => Verb::Doorbell { name: s("a doorbell register name")?, value: value(false, 1)? },
-        "reset" => match item.as_bool() {
-            Some(true) => Verb::Reset,
-            _ => return Err(cx.err(key_span(verb), verb, "write reset = true")),
-        },
-        "pin" => Verb::Pin { name: s("nx_halted or q7_halted")?, value: value(true, 0)? },
+        "write" => Verb::Write { name: keys.s("a register name")?, value: keys.value(true, 0)? },
+        "read" => Verb::Read { name: keys.s("a register name")? },
+        "expect" => {
+            let given: Vec<(&str, Cmp)> = [("value", Cmp::Eq), ("at_least", Cmp::AtLeast), ("at_most", Cmp::AtMost)].into_iter().filter(|(k, _)| t.contains_key(k)).collect();
+            let (key, cmp) = match given.as_slice() {
+                [one] => *one,
+                [] => return Err(keys.err(verb, "'expect' needs value = … (or at_least / at_most = …)")),
+                [_, (second, _), ..] => return Err(keys.err(second, "give one of value, at_least, at_most")),
+            };
+            Verb::Expect { name: keys.s("a register name")?, value: keys.val_of(key, true, 0)?, cmp }
+        }
+        "poll" => Verb::Poll { name: keys.s("a register name")?, value: keys.value(true, 0)?, timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT), every: keys.opt_count("every")? },
+        "wait" => Verb::Wait(keys.count("wait", item)?),
+        "doorbell" => Verb::Doorbell { name: keys.s("a doorbell register name")?, value: keys.value(false, 1)? },
+        "reset" => keys.flag(Verb::Reset)?,
+        "pin" => Verb::Pin { name: keys.s("nx_halted or q7_halted")?, value: keys.value(true, 0)? },
         "expect_bus_error" => Verb::ExpectBusError {
-            name: s("a register name or an address")?,
+            name: keys.s("a register name or an address")?,
             write: match t.get("access").map(|a| a.as_str()) {
                 None | Some(Some("read")) => false,
                 Some(Some("write")) => true,
-                _ => return Err(cx.err(key_span("access"), "access", "\"read\" or \"write\"")),
+                _ => return Err(keys.err("access", "\"read\" or \"write\"")),
             },
         },
-        "expect_write_ignored" => Verb::ExpectWriteIgnored { name: s("a read-only register or field")? },
+        "expect_write_ignored" => Verb::ExpectWriteIgnored { name: keys.s("a read-only register or field")? },
         "lookup" => {
-            let bad = || cx.err(key_span(verb), verb, "opcode << 8 | func, e.g. 0x1234 (opcode 0x12, func 0x34)");
+            let bad = || keys.err(verb, "opcode << 8 | func, e.g. 0x1234 (opcode 0x12, func 0x34)");
             let v = num(item).filter(|v| *v <= 0xffff).ok_or_else(bad)?;
             Verb::Lookup { opcode: (v >> 8) as u8, func: v as u8 }
         }
-        "pop" => match item.as_bool() {
-            Some(true) => Verb::Pop,
-            _ => return Err(cx.err(key_span(verb), verb, "write pop = true")),
-        },
-        "trace_start" => Verb::TraceStart(s("a .vcd file name")?),
-        "trace_stop" => match item.as_bool() {
-            Some(true) => Verb::TraceStop,
-            _ => return Err(cx.err(key_span(verb), verb, "write trace_stop = true")),
-        },
+        "pop" => keys.flag(Verb::Pop)?,
+        "trace_start" => Verb::TraceStart(keys.s("a .vcd file name")?),
+        "trace_stop" => keys.flag(Verb::TraceStop)?,
         "repeat" => {
             let steps = parse_steps(cx, t, "steps")?;
             if steps.is_empty() {
-                return Err(cx.err(key_span(verb), verb, "repeat needs steps = [ { … }, … ]"));
+                return Err(keys.err(verb, "repeat needs steps = [ { … }, … ]"));
             }
-            Verb::Repeat { count: count("repeat", item)?, steps }
+            Verb::Repeat { count: keys.count("repeat", item)?, steps }
         }
-        "stpb_init" => match item.as_bool() {
-            Some(true) => Verb::StpbInit,
-            _ => return Err(cx.err(key_span(verb), verb, "write stpb_init = true")),
-        },
-        "wait_halted" => Verb::WaitHalted {
-            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
-            timeout: match t.get("timeout") {
-                Some(i) => count("timeout", i)?,
-                None => firmware::HALT_TIMEOUT,
-            },
-        },
-        "expect_exit" => Verb::ExpectExit {
-            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
-            value: value(true, 0)?,
-        },
-        "expect_reg" => {
-            let text = s("a core and a register: \"q7[3].a2\", \"seq.pc\", \"top_sp.sar\"")?;
-            let bad = |m: String| cx.err(key_span(verb), verb, m);
-            let (core, reg) = text.rsplit_once('.').ok_or_else(|| bad(format!("'{text}': write core.register, e.g. \"q7[3].a2\"")))?;
-            Verb::ExpectReg { cores: CoreSel::parse(core).map_err(&bad)?, reg: CoreReg::parse(reg).map_err(&bad)?, value: value(true, 0)? }
-        }
-        "hal" => {
-            let call = s("a HAL call")?;
-            if !firmware::HAL_CALLS.contains(&call.as_str()) {
-                return Err(cx.err(key_span(verb), verb, format!("'{call}' is not a HAL call a step can make: {}", firmware::HAL_CALLS.join(", "))));
-            }
-            Verb::Hal(call)
-        }
-        "devmem" => {
-            let addr = count("devmem", item)?;
-            let bad = || cx.err(key_span("words"), "words", "a list of 32-bit words");
-            let words = match t.get("words").and_then(|w| w.as_array()) {
-                Some(a) => a.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect::<Result<Vec<u32>, _>>()?,
-                None => return Err(cx.err(key_span(verb), verb, "'devmem' needs words = [ … ] (the 32-bit words from that device address)")),
-            };
-            Verb::DevMem { addr, words }
-        }
-        "init_dma" => Verb::InitDma {
-            src: count("init_dma", item)?,
-            to: match t.get("to").map(|i| i.as_str()) {
-                Some(Some(to)) => to.to_string(),
-                _ => return Err(cx.err(key_span(verb), verb, "'init_dma' needs to = \"a BAR0 name or address\" (where the copy lands)")),
-            },
-            bytes: match t.get("bytes") {
-                Some(i) => count("bytes", i)?,
-                None => return Err(cx.err(key_span(verb), verb, "'init_dma' needs bytes = N (a multiple of 4)")),
-            },
-        },
-        "expect_console" => Verb::ExpectConsole {
-            cores: CoreSel::parse(&s("the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"")?).map_err(|e| cx.err(key_span(verb), verb, e))?,
-            contains: match t.get("contains").map(|i| i.as_str()) {
-                Some(Some(text)) => text.to_string(),
-                _ => return Err(cx.err(key_span(verb), verb, "'expect_console' needs contains = \"text\" (a string a line of the core's console holds)")),
-            },
-        },
-        _ => unreachable!("every verb is handled"),
+        v => cosim_steps::parse(&keys, v)?,
     };
     let text = format!("{verb} = {}", item.as_value().map(|v| v.to_string().trim().to_string()).unwrap_or_else(|| "…".into()));
     Ok(Step { verb: verb_v, loc, text })

@@ -6,6 +6,8 @@ use tpb_models::regmap::builtin;
 
 #[path = "cosim.rs"]
 pub mod cosim;
+#[path = "txn.rs"]
+mod txn;
 
 /// The outcome of one testbench on one generation.
 #[derive(Debug, Clone)]
@@ -91,7 +93,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     let (steps, consts) = file.for_arch(arch);
     let start = tb.cycle();
-    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref() };
+    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), marks: BTreeMap::new() };
     let mut r = ctx.run_steps(&steps);
     out.steps = ctx.steps;
     out.reads = std::mem::take(&mut ctx.reads);
@@ -145,7 +147,8 @@ fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Ima
 pub fn cosim_of(file: &TbFile, arch: Arch, echo: bool) -> Result<(tpb_cosim::sched::Cosim, cosim::Images), String> {
     let map = builtin(arch).map_err(|e| e.to_string())?;
     let dir = PathBuf::from("build/fw").join(format!("{}.{}", sanitize(&file.name), arch.name()));
-    let built = super::firmware::build(&file.firmware, &map, &dir)?;
+    let (_, consts) = file.for_arch(arch);
+    let built = super::firmware::build(&file.firmware, &map, &consts, &dir)?;
     let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(|e| e.to_string())?;
     c.console.echo = echo;
     if let Some(t) = built.get("top_sp") {
@@ -177,6 +180,8 @@ struct RunCtx<'a> {
     reads: Vec<String>,
     /// The images of a co-simulation.
     fw: Option<&'a cosim::Images>,
+    /// `expect_txn`'s marks: name -> the cycle of the last match.
+    marks: BTreeMap<String, u64>,
 }
 
 impl RunCtx<'_> {
@@ -228,7 +233,7 @@ impl RunCtx<'_> {
                 let line = format!("{name} = {got:#x} (cycle {})", tb.cycle());
                 self.reads.push(line);
             }
-            Verb::Expect { name, .. } => match parse_u32(name) {
+            Verb::Expect { name, cmp: Cmp::Eq, .. } => match parse_u32(name) {
                 Some(a) => {
                     let r = tb.read_addr(a)?;
                     bus_ok(name, a, false, r, tb.cycle())?;
@@ -238,8 +243,23 @@ impl RunCtx<'_> {
                 }
                 None => tb.expect(name, v)?,
             },
-            Verb::Poll { name, timeout, .. } => {
-                tb.poll(name, v, *timeout)?;
+            Verb::Expect { name, cmp, .. } => {
+                let got = match parse_u32(name) {
+                    Some(a) => {
+                        let r = tb.read_addr(a)?;
+                        bus_ok(name, a, false, r, tb.cycle())?;
+                        u64::from(r.rdata)
+                    }
+                    None => tb.read(name)?,
+                };
+                let (ok, bound) = if *cmp == Cmp::AtLeast { (got >= v, "at least") } else { (got <= v, "at most") };
+                if !ok {
+                    return Err(TbError::Mismatch { name: name.clone(), expected: v, got, cycle: tb.cycle(), detail: format!(" (expected {bound} that)") }.into());
+                }
+            }
+            Verb::Poll { name, timeout, every, .. } => {
+                let gap = every.unwrap_or(if self.fw.is_some() { POLL_GAP_COSIM } else { 0 });
+                tb.poll_every(name, v, *timeout, gap)?;
             }
             Verb::Wait(n) => tb.wait(*n),
             Verb::Doorbell { name, .. } => {
@@ -263,13 +283,21 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } => {
+            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => self.val(value),
                     _ => 0,
                 };
                 cosim::verb(self.tb, fw, &s.verb, want).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+            }
+            Verb::ExpectTxn(t) => {
+                let data = match &t.data {
+                    DataCheck::Any => txn::Data::Any,
+                    DataCheck::Eq { value, mask } => txn::Data::Eq { value: self.val(value) as u32, mask: *mask as u32 },
+                    DataCheck::AtLeast(v) => txn::Data::AtLeast(self.val(v) as u32),
+                };
+                txn::check(self.tb, t, data, &mut self.marks).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
         }
         Ok(())

@@ -1,0 +1,203 @@
+//! The co-simulation verbs as a file writes them (their running is in
+//! `cosim.rs`):
+//!
+//! ```toml
+//! [[step]]
+//! stpb_init = true                       # the HAL installs the images, releases the cores
+//! [[step]]
+//! wait_halted = "q7"                     # or "q7[3]", "seq", "top_sp"; timeout = cycles
+//! [[step]]
+//! expect_txn = "pool.evt_sem.inc[10]"    # a BAR0 name or address the bus log must show
+//! by = "q7"                              # host, init_dma, q7, q7[3], seq, top_sp (default: anyone)
+//! access = "write"                       # or "read" (default write)
+//! value = 1                              # the data (optionally under mask = …), or at_least = …
+//! count = 8                              # exactly this many (default: at least one)
+//! mark = "arrived"                       # remember the last one's cycle …
+//! [[step]]
+//! expect_txn = "pool.evt_sem.read[10]"
+//! by = "q7[3]"
+//! access = "read"
+//! at_least = 8
+//! after = "arrived"                      # … every match is later than that mark
+//!                                        # (since = "mark": look only at what came after it)
+//! [[step]]
+//! start = "seq"                          # or "q7", "q7[2]", ["q7[0]", "q7[5]"]: the HAL's start
+//! at = "restart"                         # a label of the core's image
+//! ```
+
+use super::firmware::{CoreSel, HAL_CALLS};
+use super::{FileError, Keys, Val, Verb};
+use toml_edit::Item;
+
+/// What a transaction check matches and expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnCheck {
+    /// A BAR0 name or address.
+    pub name: String,
+    pub by: Option<By>,
+    pub write: bool,
+    pub data: DataCheck,
+    /// Exactly this many matches (else at least one).
+    pub count: Option<u64>,
+    /// Remember the last match's cycle under this name.
+    pub mark: Option<String>,
+    /// Every match comes after this mark's cycle.
+    pub after: Option<String>,
+    /// Only transactions after this mark's cycle are looked at.
+    pub since: Option<String>,
+}
+
+/// What a transaction's data must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataCheck {
+    Any,
+    /// `data & mask == value & mask`.
+    Eq { value: Val, mask: u64 },
+    AtLeast(Val),
+}
+
+/// Who made a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Host,
+    InitDma,
+    Cores(CoreSel),
+}
+
+impl By {
+    fn parse(s: &str) -> Result<By, String> {
+        match s {
+            "host" => Ok(By::Host),
+            "init_dma" => Ok(By::InitDma),
+            _ => CoreSel::parse(s).map(By::Cores).map_err(|e| format!("{e}; or \"host\", \"init_dma\"")),
+        }
+    }
+}
+
+/// The extra keys each co-simulation verb takes.
+pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
+    match verb {
+        "wait_halted" => &["timeout"],
+        "expect_console" => &["contains"],
+        "devmem" => &["words"],
+        "init_dma" => &["to", "bytes"],
+        "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since"],
+        "start" => &["at"],
+        _ => &[],
+    }
+}
+
+const CORES: &str = "the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"";
+
+/// The co-simulation verb `verb` of the step `k`.
+pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
+    let cores = || CoreSel::parse(&k.s(CORES)?).map_err(|e| k.err(verb, e));
+    Ok(match verb {
+        "stpb_init" => k.flag(Verb::StpbInit)?,
+        "wait_halted" => Verb::WaitHalted { cores: cores()?, timeout: k.opt_count("timeout")?.unwrap_or(super::firmware::HALT_TIMEOUT) },
+        "expect_exit" => Verb::ExpectExit { cores: cores()?, value: k.value(true, 0)? },
+        "expect_reg" => {
+            let text = k.s("a core and a register: \"q7[3].a2\", \"seq.pc\", \"top_sp.sar\"")?;
+            let bad = |m: String| k.err(verb, m);
+            let (core, reg) = text.rsplit_once('.').ok_or_else(|| bad(format!("'{text}': write core.register, e.g. \"q7[3].a2\"")))?;
+            Verb::ExpectReg { cores: CoreSel::parse(core).map_err(&bad)?, reg: super::CoreReg::parse(reg).map_err(&bad)?, value: k.value(true, 0)? }
+        }
+        "hal" => {
+            let call = k.s("a HAL call")?;
+            if !HAL_CALLS.contains(&call.as_str()) {
+                return Err(k.err(verb, format!("'{call}' is not a HAL call a step can make: {}", HAL_CALLS.join(", "))));
+            }
+            Verb::Hal(call)
+        }
+        "devmem" => {
+            let addr = k.count("devmem", k.item)?;
+            let bad = || k.err("words", "a list of 32-bit words");
+            let words = match k.t.get("words").and_then(|w| w.as_array()) {
+                Some(a) => a.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect::<Result<Vec<u32>, _>>()?,
+                None => return Err(k.err(verb, "'devmem' needs words = [ … ] (the 32-bit words from that device address)")),
+            };
+            Verb::DevMem { addr, words }
+        }
+        "init_dma" => Verb::InitDma {
+            src: k.count("init_dma", k.item)?,
+            to: k.opt_str("to")?.ok_or_else(|| k.err(verb, "'init_dma' needs to = \"a BAR0 name or address\" (where the copy lands)"))?,
+            bytes: k.opt_count("bytes")?.ok_or_else(|| k.err(verb, "'init_dma' needs bytes = N (a multiple of 4)"))?,
+        },
+        "expect_console" => Verb::ExpectConsole {
+            cores: cores()?,
+            contains: k.opt_str("contains")?.ok_or_else(|| k.err(verb, "'expect_console' needs contains = \"text\" (a string a line of the core's console holds)"))?,
+        },
+        "expect_txn" => Verb::ExpectTxn(txn_check(k)?),
+        "start" => start(k)?,
+        _ => unreachable!("every verb is handled"),
+    })
+}
+
+fn txn_check(k: &Keys) -> Result<TxnCheck, FileError> {
+    let by = k.opt_str("by")?.map(|s| By::parse(&s).map_err(|e| k.err("by", e))).transpose()?;
+    let write = match k.opt_str("access")?.as_deref() {
+        None | Some("write") => true,
+        Some("read") => false,
+        Some(_) => return Err(k.err("access", "\"read\" or \"write\"")),
+    };
+    let mask = k.opt_count("mask")?;
+    let data = match (k.t.contains_key("value"), k.t.contains_key("at_least"), mask) {
+        (true, true, _) => return Err(k.err("at_least", "give value (with an optional mask) or at_least, not both")),
+        (true, false, m) => DataCheck::Eq { value: k.val_of("value", true, 0)?, mask: m.unwrap_or(u64::from(u32::MAX)) },
+        (false, _, Some(_)) => return Err(k.err("mask", "a mask goes with value = …")),
+        (false, true, None) => DataCheck::AtLeast(k.val_of("at_least", true, 0)?),
+        (false, false, None) => DataCheck::Any,
+    };
+    Ok(TxnCheck { name: k.s("a BAR0 register name or an address")?, by, write, data, count: k.opt_count("count")?, mark: k.opt_str("mark")?, after: k.opt_str("after")?, since: k.opt_str("since")? })
+}
+
+fn start(k: &Keys) -> Result<Verb, FileError> {
+    let bad = |m: String| k.err("start", m);
+    let names: Vec<String> = match k.item {
+        Item::Value(v) if v.is_str() => vec![k.s("")?],
+        Item::Value(v) if v.is_array() => v.as_array().into_iter().flatten().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad("a list of core names".into()))).collect::<Result<_, _>>()?,
+        _ => return Err(bad("a core (\"seq\", \"q7\", \"q7[3]\") or a list of Q7 cores".into())),
+    };
+    let sels: Vec<CoreSel> = names.iter().map(|n| CoreSel::parse(n)).collect::<Result<_, _>>().map_err(&bad)?;
+    let at = k.opt_str("at")?.ok_or_else(|| k.err("start", "'start' needs at = \"a label of the core's image\" (where it starts)"))?;
+    let target = match sels.as_slice() {
+        [CoreSel::Seq] => StartTarget::Seq,
+        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => {
+            StartTarget::Q7(s.iter().flat_map(|c| c.cores()).fold(0u8, |m, id| m | match id {
+                tpb_cosim::sched::CoreId::Q7(n) => 1 << n,
+                _ => 0,
+            }))
+        }
+        _ => return Err(bad("the HAL starts the SEQ (alone) or Q7 cores; not the TOP_SP".into())),
+    };
+    Ok(Verb::Start { target, at })
+}
+
+/// Which cores `start` restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartTarget {
+    Seq,
+    /// A mask of Q7 cores.
+    Q7(u8),
+}
+
+impl super::TbFile {
+    /// Every `after` names a mark an earlier step of the same run sets
+    /// (the common steps, then a generation's own).
+    pub(super) fn check_marks(&self) -> Result<(), FileError> {
+        for &arch in &self.archs {
+            let (steps, _) = self.for_arch(arch);
+            let mut marks = Vec::new();
+            for s in super::firmware::flatten(steps.iter()) {
+                let Verb::ExpectTxn(t) = &s.verb else { continue };
+                let missing = [("after", &t.after), ("since", &t.since)].into_iter().find_map(|(k, m)| m.as_ref().filter(|m| !marks.contains(m)).map(|m| (k, m)));
+                if let Some((key, m)) = missing {
+                    let known = if marks.is_empty() { "none is set before it".to_string() } else { format!("marks set before it: {}", marks.iter().map(|m: &&String| m.as_str()).collect::<Vec<_>>().join(", ")) };
+                    return Err(FileError { path: self.path.clone(), loc: s.loc, key: key.into(), msg: format!("no mark '{m}' on {}: {known}", arch.name()) });
+                }
+                marks.extend(t.mark.as_ref());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,108 @@
+//! The built-in scenarios as co-simulation files
+//! (`testbench/examples/scenarios/`): each assembles the very firmware
+//! units the Rust kind runs (byte for byte), passes on every generation,
+//! and its checks fail when the behaviour they pin changes. The cycles are
+//! printed beside the Rust kind's (the file's polls and the kind's waits
+//! differ a little in pace; the cores' work is the same).
+
+use std::path::PathBuf;
+use tpb_cosim::firmware;
+use tpb_cosim::scenario::{self, HaltStartCfg};
+use tpb_cosim::sched::Cosim;
+use tpb_models::regmap::{builtin, Arch};
+use tpb_testbench::tb::file::{cosim_of, run, RunOpts, TbFile};
+use tpb_testbench::tools::repo_root;
+
+fn path(name: &str) -> PathBuf {
+    repo_root().join("testbench/examples/scenarios").join(format!("{name}.toml"))
+}
+
+fn padded(mut b: Vec<u8>) -> Vec<u8> {
+    b.resize(b.len().div_ceil(4) * 4, 0);
+    b
+}
+
+/// The Rust kind on a fresh co-simulation: its cycles.
+fn rust_kind(name: &str, arch: Arch) -> u64 {
+    let mut c = Cosim::new(arch).unwrap();
+    let r = match name {
+        "bringup" => scenario::bringup(&mut c, 20, 50_000),
+        "barrier" => scenario::barrier(&mut c, &scenario::BarrierCfg { arrive_sem: 0, depart_sem: 1, work: 6 }, 60_000),
+        _ => scenario::halt_start(&mut c, &HaltStartCfg { q7_cores: 0x05 }, 50_000),
+    };
+    r.unwrap_or_else(|e| panic!("{name} {}: {e}", arch.name())).stats.cycles
+}
+
+#[test]
+fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
+    std::env::set_current_dir(repo_root()).unwrap();
+    for name in ["bringup", "barrier", "halt-start"] {
+        let f = TbFile::load(&path(name)).unwrap_or_else(|e| panic!("{e}"));
+        for arch in Arch::ALL {
+            let map = builtin(arch).unwrap();
+            let sunda = arch == Arch::Sunda;
+            let (c, images) = cosim_of(&f, arch, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (q7, seq) = match name {
+                "bringup" => (firmware::q7_sum(&map), firmware::nx_boot(&map, sunda)),
+                "barrier" => (firmware::q7_barrier(&map, 0, 1, 8), firmware::nx_boot(&map, sunda)),
+                _ => (firmware::q7_halt(&map), firmware::nx_halt(&map, sunda)),
+            };
+            let built_seq = images.built.get("seq").map(|b| b.images.iram.clone());
+            assert_eq!(images.built["q7"].images.iram, padded(q7.unwrap().bytes), "{name} {}: the Q7 image", arch.name());
+            if let Some(s) = built_seq {
+                assert_eq!(s, padded(seq.unwrap().bytes), "{name} {}: the SEQ image", arch.name());
+            }
+            let reset = c.stats.cycles;
+            let o = run(&f, arch, &RunOpts::default());
+            assert!(o.result.is_ok(), "{name} {}: {:?}", arch.name(), o.result);
+            println!("{name:10} {:8} file {:5} cycles (+{reset} reset = {:5}), Rust kind {:5}", arch.name(), o.cycles, o.cycles + reset, rust_kind(name, arch));
+        }
+    }
+}
+
+/// The file with `from` replaced by `to` (once), run on `arch`: its failure text.
+fn mutated(name: &str, from: &str, to: &str, arch: Arch) -> String {
+    std::env::set_current_dir(repo_root()).unwrap();
+    let text = std::fs::read_to_string(path(name)).unwrap();
+    assert!(text.contains(from), "{name} has no '{from}'");
+    let f = TbFile::parse(&path(name), &text.replacen(from, to, 1)).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&f, arch, &RunOpts::default());
+    o.result.expect_err("the changed expectation fails").error
+}
+
+#[test]
+fn the_transaction_checks_fail_when_what_they_pin_differs() {
+    // The leader (core 0) DECs: the same check for core 1 finds none.
+    let e = mutated("barrier", "by = \"q7[0]\"\nvalue = 8", "by = \"q7[1]\"\nvalue = 8", Arch::Cayman);
+    assert!(e.contains("writes to pool.evt_sem.dec[0]") && e.contains("by q7[1] of 0x8") && e.contains("the log holds none") && e.contains("q7[0] write"), "{e}");
+    // On SUNDA the SEQ releases the Q7 cores, not the host.
+    let e = mutated("bringup", "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"seq\"", "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"host\"", Arch::Sunda);
+    assert!(e.contains("by the host") && e.contains("seq write"), "{e}");
+    // The SEQ halts itself once after the restart, not twice.
+    let e = mutated("halt-start", "since = \"restarted\"\ncount = 1", "since = \"restarted\"\ncount = 2", Arch::Mariana);
+    assert!(e.contains("expected 2 writes to pool.nx.instr_halt_ctrl") && e.contains("since mark 'restarted'") && e.contains("holds 1"), "{e}");
+}
+
+#[test]
+fn file_mistakes_in_the_new_keys_are_refused_on_load_with_their_line() {
+    let p = path("barrier");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let err = |from: &str, to: &str| TbFile::parse(&p, &text.replacen(from, to, 1)).expect_err("refused").to_string();
+    let e = err("after = \"arrived\"", "after = \"arived\"");
+    assert!(e.contains("no mark 'arived'") && e.contains("marks set before it: arrived") && e.contains("barrier.toml:30:1: after:"), "{e}");
+    let e = err("count = 8\nmark = \"arrived\"", "count = 8\nmark = \"arrived\"\nat_least = 1\nvalue = 1");
+    assert!(e.contains("not both"), "{e}");
+    let e = err("set = { ARRIVE = 0, DEPART = 1, CORES = 8 }", "set = { ARRIVE = -1 }");
+    assert!(e.contains("set.ARRIVE") && e.contains("0xffffffff"), "{e}");
+    let e = err("[[step]]\nstpb_init = true", "[[step]]\nstart = \"top_sp\"\nat = \"main\"\n[[step]]\nstpb_init = true");
+    assert!(e.contains("not the TOP_SP"), "{e}");
+    let e = err("[[step]]\nstpb_init = true", "[[step]]\nexpect = \"pool.evt_sem.read[0]\"\nvalue = 1\nat_most = 2\n[[step]]\nstpb_init = true");
+    assert!(e.contains("give one of value, at_least, at_most"), "{e}");
+    let e = err("asm = \"../../../cosim/firmware/q7_barrier.S\"", "c = [\"k.c\"]");
+    assert!(e.contains("set goes with asm"), "{e}");
+    // A constant named by set must exist for the generation that runs.
+    let t = text.replacen("CORES = 8 }", "CORES = \"N\" }", 1);
+    let f = TbFile::parse(&p, &t).unwrap();
+    let e = run(&f, Arch::Cayman, &RunOpts::default()).result.expect_err("no constant N").error;
+    assert!(e.contains("set.CORES: no constant 'N' for cayman"), "{e}");
+}
