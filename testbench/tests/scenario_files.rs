@@ -28,6 +28,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
     let r = match name {
         "bringup" => scenario::bringup(&mut c, 20, 50_000),
         "barrier" => scenario::barrier(&mut c, &scenario::BarrierCfg { arrive_sem: 0, depart_sem: 1, work: 6 }, 60_000),
+        "notify" => scenario::notify(&mut c, &scenario::NotifyCfg { dma_sem: 9 }, 50_000),
         _ => scenario::halt_start(&mut c, &HaltStartCfg { q7_cores: 0x05 }, 50_000),
     };
     r.unwrap_or_else(|e| panic!("{name} {}: {e}", arch.name())).stats.cycles
@@ -36,7 +37,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
 #[test]
 fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
     std::env::set_current_dir(repo_root()).unwrap();
-    for name in ["bringup", "barrier", "halt-start"] {
+    for name in ["bringup", "barrier", "halt-start", "notify"] {
         let f = TbFile::load(&path(name)).unwrap_or_else(|e| panic!("{e}"));
         for arch in Arch::ALL {
             let map = builtin(arch).unwrap();
@@ -45,6 +46,7 @@ fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
             let (q7, seq) = match name {
                 "bringup" => (firmware::q7_sum(&map), firmware::nx_boot(&map, sunda)),
                 "barrier" => (firmware::q7_barrier(&map, 0, 1, 8), firmware::nx_boot(&map, sunda)),
+                "notify" => (firmware::q7_sum(&map), firmware::nx_halt(&map, sunda)),
                 _ => (firmware::q7_halt(&map), firmware::nx_halt(&map, sunda)),
             };
             let built_seq = images.built.get("seq").map(|b| b.images.iram.clone());
@@ -81,6 +83,9 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     // The SEQ halts itself once after the restart, not twice.
     let e = mutated("halt-start", "since = \"restarted\"\ncount = 1", "since = \"restarted\"\ncount = 2", Arch::Mariana);
     assert!(e.contains("expected 2 writes to pool.nx.instr_halt_ctrl") && e.contains("since mark 'restarted'") && e.contains("holds 1"), "{e}");
+    // The DMA's records come in the order the unit posted them.
+    let e = mutated("notify", "\"dma_done sem=9\", \"sem top_sp[9]\"", "\"sem top_sp[9]\", \"dma_done sem=9\"", Arch::Sunda);
+    assert!(e.contains("got [dma_done sem=9, sem top_sp[9], dma_error 0x1], expected [sem top_sp[9], dma_done sem=9, dma_error 0x1]"), "{e}");
 }
 
 #[test]

@@ -371,6 +371,13 @@ const TX_RING: u32 = 0x080;
 const DATA: u32 = 0x100;
 pub const DATA_WORDS: u32 = 4;
 
+/// The SEQ DMA rings `stpb_init` sets up when a run uses the DMA (a
+/// testbench file's `stpb_init = true` with `dma = true`): RX at
+/// `RX_RING`, TX at `TX_RING`, [`RING_LEN`] descriptors each.
+pub fn dma_rings() -> DmaConfig {
+    DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 }
+}
+
 fn region(c: &Cosim, name: &str) -> Result<u64, ScenarioError> {
     firmware::bar0_region(c.map(), name).map(u64::from).ok_or_else(|| ScenarioError::File(format!("no BAR0 region '{name}' in {}", c.map().arch.name())))
 }
@@ -387,7 +394,7 @@ fn init(c: &mut Cosim, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError>
 /// As [`init`] with `seq` as the SEQ's IRAM image.
 fn init_with(c: &mut Cosim, seq: Vec<u8>, q7: UcodeImages, dma: bool) -> Result<u64, ScenarioError> {
     let mut cfg = StpbConfig::new(UcodeImages { iram: seq, dram: vec![0; 16] }, q7);
-    cfg.pooling.dma = dma.then_some(DmaConfig { rx: RingConfig { base: RX_RING, length: RING_LEN }, tx: RingConfig { base: TX_RING, length: RING_LEN }, mem_window2: 0 });
+    cfg.pooling.dma = dma.then(dma_rings);
     Hal::with_map(c.map().clone()).stpb_init(c, &cfg, None)?;
     Ok(c.stats.cycles)
 }

@@ -33,6 +33,49 @@ pub enum Event {
     BusError { addr: u32 },
 }
 
+/// As a person (and a testbench file) writes it: `sem pool[3]`,
+/// `inst_done pool tag=0x5`, `dma_done sem=9`, `halted nx=0x04 q7=0xff`,
+/// `dma_error 0x1`, `bus_error 0x73000`; [`Event::from_str`] reads it back.
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Event::SemChanged { engine, index } => write!(f, "sem {}[{index}]", engine.name()),
+            Event::InstDone { engine, tag } => write!(f, "inst_done {} tag={tag:#x}", engine.name()),
+            Event::DmaDone { sem } => write!(f, "dma_done sem={sem}"),
+            Event::Halted { nx, q7 } => write!(f, "halted nx={nx:#04x} q7={q7:#04x}"),
+            Event::DmaError { bits } => write!(f, "dma_error {bits:#x}"),
+            Event::BusError { addr } => write!(f, "bus_error {addr:#x}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Event {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Event, String> {
+        const FORMS: &str = "sem ENGINE[N], inst_done ENGINE tag=N, dma_done sem=N, halted nx=N q7=N, dma_error N, bus_error ADDR";
+        let bad = || format!("'{s}' is not a notification: {FORMS}");
+        let num = |t: &str| tpb_regmap::space::parse_number(t).ok_or_else(bad);
+        let small = |t: &str| num(t).and_then(|v| u8::try_from(v).map_err(|_| bad()));
+        let engine = |t: &str| ENGINES.into_iter().find(|e| e.name() == t).ok_or_else(|| format!("'{t}' is not an engine ({})", ENGINES.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")));
+        let words: Vec<&str> = s.split_whitespace().collect();
+        fn kv<'w>(w: &'w str, k: &str) -> Option<&'w str> {
+            w.strip_prefix(k).and_then(|r| r.strip_prefix('='))
+        }
+        match words.as_slice() {
+            ["sem", x] => {
+                let (e, i) = x.strip_suffix(']').and_then(|x| x.split_once('[')).ok_or_else(bad)?;
+                Ok(Event::SemChanged { engine: engine(e)?, index: small(i)? })
+            }
+            ["inst_done", e, t] => Ok(Event::InstDone { engine: engine(e)?, tag: u32::try_from(num(kv(t, "tag").ok_or_else(bad)?)?).map_err(|_| bad())? }),
+            ["dma_done", x] => Ok(Event::DmaDone { sem: small(kv(x, "sem").ok_or_else(bad)?)? }),
+            ["halted", a, b] => Ok(Event::Halted { nx: small(kv(a, "nx").ok_or_else(bad)?)?, q7: small(kv(b, "q7").ok_or_else(bad)?)? }),
+            ["dma_error", x] => Ok(Event::DmaError { bits: small(x)? }),
+            ["bus_error", x] => Ok(Event::BusError { addr: u32::try_from(num(x)?).map_err(|_| bad())? }),
+            _ => Err(bad()),
+        }
+    }
+}
+
 /// One decoded record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Notification {
@@ -128,5 +171,29 @@ mod tests {
         assert!(e.contains("notification record 9: unknown type 0x77"), "{e}");
         let e = decode(1, [T_SEM | 6 << 8, 0, 0, 0]).unwrap_err().to_string();
         assert!(e.contains("record 1: type 0x10 with source 0x06"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn every_event_reads_back_what_it_prints() {
+        let all = [
+            Event::SemChanged { engine: Engine::TopSp, index: 5 },
+            Event::InstDone { engine: Engine::Pool, tag: 0x1234 },
+            Event::DmaDone { sem: 9 },
+            Event::Halted { nx: 0x04, q7: 0xff },
+            Event::DmaError { bits: 1 },
+            Event::BusError { addr: 0x73000 },
+        ];
+        for e in all {
+            assert_eq!(e.to_string().parse::<Event>(), Ok(e), "{e}");
+        }
+        assert_eq!("sem top_sp[5]".parse::<Event>(), Ok(all[0]));
+        assert!("sem nowhere[5]".parse::<Event>().unwrap_err().contains("'nowhere' is not an engine"));
+        assert!("sem pool[300]".parse::<Event>().unwrap_err().contains("is not a notification"));
+        assert!("halted nx=1".parse::<Event>().unwrap_err().contains("halted nx=N q7=N"));
     }
 }

@@ -51,8 +51,9 @@ fn cosim(tb: &mut Tb) -> &mut Cosim {
 /// Run one co-simulation verb; the error says what failed.
 pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), String> {
     match verb {
-        Verb::StpbInit => {
-            let cfg = fw.stpb_config()?;
+        Verb::StpbInit { dma } => {
+            let mut cfg = fw.stpb_config()?;
+            cfg.pooling.dma = dma.then(tpb_cosim::scenario::dma_rings);
             let c = cosim(tb);
             Hal::with_map(fw.map.clone()).stpb_init(c, &cfg, None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
             Ok(())
@@ -197,4 +198,37 @@ pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>) -> Option<(u64,
         s += &format!("\n    {l}");
     }
     Some((caught.cycle, s))
+}
+
+/// `expect_notifications`: the host's reader takes the records posted
+/// since its last read; they must be `want`, in order (or, with
+/// `any_order`, the same records in some order), none dropped, their
+/// sequence numbers going on from `next.0` and their cycles rising past
+/// `next.1`.
+pub fn notifications(tb: &mut Tb, fw: &Images, want: &[tpb_models::hal::notify::Event], any_order: bool, next: &mut (u16, u32)) -> Result<(), String> {
+    let c = cosim(tb);
+    let b = Hal::with_map(fw.map.clone()).read_notifications(c).map_err(|e| format!("the HAL's notification reader: {e}"))?;
+    let got: Vec<String> = b.notifications.iter().map(|n| n.event.to_string()).collect();
+    let shown = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+    let wanted: Vec<String> = want.iter().map(|e| e.to_string()).collect();
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    if if any_order { sorted(&got) != sorted(&wanted) } else { got != wanted } {
+        let order = if any_order { " (in any order)" } else { "" };
+        return Err(format!("notifications at cycle {}: got [{}], expected [{}]{order}", c.stats.cycles, shown(&got), shown(&wanted)));
+    }
+    if b.dropped != 0 || b.overflow {
+        return Err(format!("the unit dropped {} records (overflow {})", b.dropped, b.overflow));
+    }
+    for n in &b.notifications {
+        let first = *next == (0, 0);
+        if n.seq != next.0 || (!first && n.cycle <= next.1) {
+            return Err(format!("record '{}': sequence number {} at unit cycle {}, expected {} after cycle {} (a record lost or out of order)", n.event, n.seq, n.cycle, next.0, next.1));
+        }
+        *next = (n.seq.wrapping_add(1), n.cycle);
+    }
+    Ok(())
 }

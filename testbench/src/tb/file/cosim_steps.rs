@@ -83,6 +83,8 @@ pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
         "init_dma" => &["to", "bytes"],
         "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since"],
         "start" => &["at"],
+        "stpb_init" => &["dma"],
+        "expect_notifications" => &["any_order"],
         _ => &[],
     }
 }
@@ -93,7 +95,13 @@ const CORES: &str = "the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"";
 pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
     let cores = || CoreSel::parse(&k.s(CORES)?).map_err(|e| k.err(verb, e));
     Ok(match verb {
-        "stpb_init" => k.flag(Verb::StpbInit)?,
+        "stpb_init" => k.flag(Verb::StpbInit { dma: k.opt_bool("dma")?.unwrap_or(false) })?,
+        "expect_notifications" => {
+            let bad = || k.err(verb, "a list of notifications, e.g. [\"sem pool[3]\", \"halted nx=0x04 q7=0xff\"]");
+            let list = k.item.as_array().ok_or_else(bad)?;
+            let events = list.iter().map(|v| v.as_str().ok_or_else(bad).and_then(|s| s.parse().map_err(|e: String| k.err(verb, e)))).collect::<Result<Vec<_>, _>>()?;
+            Verb::ExpectNotifications { events, any_order: k.opt_bool("any_order")?.unwrap_or(false) }
+        }
         "wait_halted" => Verb::WaitHalted { cores: cores()?, timeout: k.opt_count("timeout")?.unwrap_or(super::firmware::HALT_TIMEOUT) },
         "expect_exit" => Verb::ExpectExit { cores: cores()?, value: k.value(true, 0)? },
         "expect_reg" => {

@@ -216,7 +216,7 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
+                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };
@@ -228,7 +228,7 @@ impl TbFile {
             if bare_only && cosim {
                 return Err(e("drives the top directly, which the cores do in a co-simulation: not in a file with [firmware]"));
             }
-            if let Verb::StpbInit = s.verb {
+            if let Verb::StpbInit { .. } = s.verb {
                 if !self.firmware.0.contains_key("q7") {
                     return Err(e("installs the Q7 image: add [firmware.q7]"));
                 }

@@ -117,8 +117,12 @@ pub enum Verb {
     TraceStart(String),
     TraceStop,
     Repeat { count: u64, steps: Vec<Step> },
-    /// The HAL's stpb_init with the file's SEQ and Q7 images (co-simulation).
-    StpbInit,
+    /// The HAL's stpb_init with the file's SEQ and Q7 images, and with
+    /// `dma` the SEQ DMA rings of the built-in scenarios (co-simulation).
+    StpbInit { dma: bool },
+    /// The notification records the host's reader gets now, in order
+    /// (or in any order with `any_order`) (co-simulation).
+    ExpectNotifications { events: Vec<tpb_models::hal::notify::Event>, any_order: bool },
     /// Run until the chosen cores halt (co-simulation).
     WaitHalted { cores: CoreSel, timeout: u64 },
     /// The chosen cores' `main` returned `value` (co-simulation).
@@ -182,8 +186,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order"];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -417,6 +421,10 @@ impl Keys<'_> {
     /// `k = "…"` if present.
     fn opt_str(&self, k: &str) -> Result<Option<String>, FileError> {
         self.t.get(k).map(|i| i.as_str().map(str::to_string).ok_or_else(|| self.err(k, "a string"))).transpose()
+    }
+    /// `k = true|false` if present.
+    fn opt_bool(&self, k: &str) -> Result<Option<bool>, FileError> {
+        self.t.get(k).map(|i| i.as_bool().ok_or_else(|| self.err(k, "true or false"))).transpose()
     }
     /// `key = true`, the only value some verbs take.
     fn flag(&self, v: Verb) -> Result<Verb, FileError> {

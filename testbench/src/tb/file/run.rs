@@ -93,7 +93,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     let (steps, consts) = file.for_arch(arch);
     let start = tb.cycle();
-    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), marks: BTreeMap::new() };
+    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), marks: BTreeMap::new(), next_record: (0, 0) };
     let mut r = ctx.run_steps(&steps);
     out.steps = ctx.steps;
     out.reads = std::mem::take(&mut ctx.reads);
@@ -182,6 +182,8 @@ struct RunCtx<'a> {
     fw: Option<&'a cosim::Images>,
     /// `expect_txn`'s marks: name -> the cycle of the last match.
     marks: BTreeMap<String, u64>,
+    /// The notification ring's next sequence number and the last record's cycle.
+    next_record: (u16, u32),
 }
 
 impl RunCtx<'_> {
@@ -283,13 +285,17 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
+            Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => self.val(value),
                     _ => 0,
                 };
                 cosim::verb(self.tb, fw, &s.verb, want).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+            }
+            Verb::ExpectNotifications { events, any_order } => {
+                let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
+                cosim::notifications(self.tb, fw, events, *any_order, &mut self.next_record).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
             Verb::ExpectTxn(t) => {
                 let data = match &t.data {
