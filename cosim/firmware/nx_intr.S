@@ -5,22 +5,24 @@
 # handler reads intr_info, clears what it read (write 1 to clear), logs it
 # and returns with RFE. After WANT interrupts it halts itself.
 #
-# Constants (.equ, from the register map; see cosim/src/firmware.rs):
-#   ENTER_RUN, RELEASE_Q7, Q7_RELEASE_HI/_LO  as nx_boot.S
-#   INTR_CTRL_HI/_LO, INTR_INFO_HI/_LO  the POOL NX bundle's, through the system window
-#   HALT_CTRL_HI/_LO   the POOL NX bundle's instr_halt_ctrl
+# Parameters (.equ; cosim/src/firmware.rs nx_intr, or a file's
+# [firmware.seq] set = { ... }):
+#   RELEASE_Q7         as nx_boot.S
 #   WANT               interrupts to take before halting
-#   USER_VECTOR        VECBASE + the user vector offset (the core's configuration)
+# The rest is tpb.inc's: the POOL NX bundle's intr_ctrl, intr_info and
+# instr_halt_ctrl through the system window, the NX user vector.
 #
 # SEQ DRAM record [D]: +0 loop count, +4 interrupts taken, +0x20.. the
 # intr_info value of each, in order.
+    .include "tpb.inc"
+    .include "nx_trampoline.S"
 main:
-    const16 a2, 0x1000
-    const16 a2, 0               # a2 = DRAM (the handler uses it too)
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
     movi a8, RELEASE_Q7
     beqz a8, setup
-    const16 a4, Q7_RELEASE_HI
-    const16 a4, Q7_RELEASE_LO
+    const16 a4, TPB_Q7_RELEASE_HI
+    const16 a4, TPB_Q7_RELEASE_LO
     movi a5, 0
     memw
     s32i a5, a4, 0              # SUNDA: the SEQ releases the Q7 cores
@@ -28,8 +30,8 @@ main:
 setup:
     movi a3, 1
     wsr.intenable a3            # interrupt line 0
-    const16 a4, INTR_CTRL_HI
-    const16 a4, INTR_CTRL_LO
+    const16 a4, TPB_POOL_NX_INTR_CTRL_ADDR_HI
+    const16 a4, TPB_POOL_NX_INTR_CTRL_ADDR_LO
     s32i a3, a4, 0              # intr_ctrl.enable = 1
     memw
     movi a3, 0x20
@@ -43,18 +45,18 @@ loop:
     l32i a7, a2, 4
     movi a8, WANT
     blt a7, a8, loop
-    const16 a4, HALT_CTRL_HI
-    const16 a4, HALT_CTRL_LO
+    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_HI
+    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_LO
     movi a5, 1
     s32i a5, a4, 0              # done: halt
     memw
 done:
     j done
 
-    .org USER_VECTOR
+    .org TPB_NX_USER_VECTOR
 handler:
-    const16 a10, INTR_INFO_HI
-    const16 a10, INTR_INFO_LO
+    const16 a10, TPB_POOL_NX_INTR_INFO_ADDR_HI
+    const16 a10, TPB_POOL_NX_INTR_INFO_ADDR_LO
     l32i a11, a10, 0            # the sources pending
     memw
     s32i a11, a10, 0            # clear them (w1c)

@@ -5,21 +5,23 @@
 # picks n), clears what it read, logs it and returns with RFE. After WANT
 # interrupts the core halts.
 #
-# Constants (.equ): RESET_JUMP (DIGEST §1), INTR_INFO0_HI/_LO (the Q7
-# bundle's intr_info_0 through the system window; core n's is 4n further),
-# WANT, USER_VECTOR (VECBASE + the user vector offset).
+# Parameter (.equ; cosim/src/firmware.rs q7_intr, or a file's
+# [firmware.q7] set = { ... }): WANT. From tpb.inc: TPB_RESET_JUMP
+# (DIGEST §1), the Q7 bundle's intr_info_0 through the system window (core
+# n's is 4n further), the Q7 user vector.
 #
 # DRAM record [D]: +4 interrupts taken, +0x20.. the intr_info_n value of each.
+    .include "tpb.inc"
     .org 0
     j main
-    .org RESET_JUMP
+    .org TPB_RESET_JUMP
 main:
-    const16 a2, 0x1000          # a2 = DRAM base 0x10000000 (the handler uses it)
-    const16 a2, 0
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it)
     rsr.prid a9
     slli a9, a9, 2
-    const16 a10, INTR_INFO0_HI
-    const16 a10, INTR_INFO0_LO
+    const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_HI
+    const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_LO
     add a10, a10, a9            # a10 = this core's intr_info_n (the handler uses it)
     movi a3, 1
     wsr.intenable a3
@@ -32,7 +34,7 @@ wait:
     blt a7, a8, wait
     halt 0
 
-    .org USER_VECTOR
+    .org TPB_Q7_USER_VECTOR
 handler:
     l32i a11, a10, 0            # the sources pending
     memw

@@ -127,7 +127,16 @@ pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Progra
 /// needs (the generation's names, [`crate::cfw::ASM_PRELUDE`]; the NX
 /// trampoline) and takes only its parameters as `.equ`s, so a user's file
 /// assembles the same source (`[firmware.*] asm` with `set`).
-pub const UNITS: &[(&str, &str)] = &[("nx_trampoline.S", NX_TRAMPOLINE), ("nx_boot.S", NX_BOOT), ("nx_halt.S", NX_HALT), ("q7_halt.S", Q7_HALT), ("q7_sum.S", Q7_SUM), ("q7_barrier.S", Q7_BARRIER)];
+pub const UNITS: &[(&str, &str)] = &[
+    ("nx_trampoline.S", NX_TRAMPOLINE),
+    ("nx_boot.S", NX_BOOT),
+    ("nx_halt.S", NX_HALT),
+    ("nx_intr.S", NX_INTR),
+    ("q7_halt.S", Q7_HALT),
+    ("q7_intr.S", Q7_INTR),
+    ("q7_sum.S", Q7_SUM),
+    ("q7_barrier.S", Q7_BARRIER),
+];
 
 /// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
 /// `params`; an error names the unit (or what it includes) and its own line.
@@ -255,31 +264,22 @@ pub fn nx_halt(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError>
 }
 
 /// The user (level-1 interrupt) vector of a core: VECBASE + its offset.
-fn user_vector(cfg: &tpb_models::xtensa::config::CoreConfig) -> u32 {
+pub fn user_vector(cfg: &tpb_models::xtensa::config::CoreConfig) -> u32 {
     cfg.vecbase + cfg.vectors.user
 }
 
 /// `nx_intr.S`: the SEQ takes `want` interrupts, then halts.
 pub fn nx_intr(map: &RegMap, release_q7: bool, want: u32) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "nx_intr.S");
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("WANT", want);
-    c.set("Q7_RELEASE", q7_release(map)?);
-    c.set("INTR_CTRL", sys(a.reg(Engine::Pool, "nx", "intr_ctrl")?));
-    c.set("INTR_INFO", sys(a.reg(Engine::Pool, "nx", "intr_info")?));
-    c.set("HALT_CTRL", sys(a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?));
-    c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
-    build_nx("nx_intr.S", NX_INTR, &c)
+    c.set("RELEASE_Q7", u32::from(release_q7)).set("WANT", want);
+    build_unit(map, "nx_intr.S", &c)
 }
 
 /// `q7_intr.S`: each core takes `want` interrupts, then halts.
 pub fn q7_intr(map: &RegMap, want: u32) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "q7_intr.S");
-    let mut c = q7_consts(map);
+    let mut c = Consts::default();
     c.set("WANT", want);
-    c.set("INTR_INFO0", sys(a.reg(Engine::Pool, "q7", "intr_info_0")?));
-    c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)));
-    build("q7_intr.S", Q7_INTR, &c)
+    build_unit(map, "q7_intr.S", &c)
 }
 
 /// `q7_kernels.S` with its 18 kernels (a stub each that counts itself).

@@ -29,6 +29,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
         "bringup" => scenario::bringup(&mut c, 20, 50_000),
         "barrier" => scenario::barrier(&mut c, &scenario::BarrierCfg { arrive_sem: 0, depart_sem: 1, work: 6 }, 60_000),
         "notify" => scenario::notify(&mut c, &scenario::NotifyCfg { dma_sem: 9 }, 50_000),
+        "interrupt" => scenario::interrupt(&mut c, &scenario::InterruptCfg { sem: 2, q7_cores: 0x05 }, 50_000),
         _ => scenario::halt_start(&mut c, &HaltStartCfg { q7_cores: 0x05 }, 50_000),
     };
     r.unwrap_or_else(|e| panic!("{name} {}: {e}", arch.name())).stats.cycles
@@ -37,7 +38,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
 #[test]
 fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
     std::env::set_current_dir(repo_root()).unwrap();
-    for name in ["bringup", "barrier", "halt-start", "notify"] {
+    for name in ["bringup", "barrier", "halt-start", "notify", "interrupt"] {
         let f = TbFile::load(&path(name)).unwrap_or_else(|e| panic!("{e}"));
         for arch in Arch::ALL {
             let map = builtin(arch).unwrap();
@@ -47,6 +48,7 @@ fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
                 "bringup" => (firmware::q7_sum(&map), firmware::nx_boot(&map, sunda)),
                 "barrier" => (firmware::q7_barrier(&map, 0, 1, 8), firmware::nx_boot(&map, sunda)),
                 "notify" => (firmware::q7_sum(&map), firmware::nx_halt(&map, sunda)),
+                "interrupt" => (firmware::q7_intr(&map, 2), firmware::nx_intr(&map, sunda, 3)),
                 _ => (firmware::q7_halt(&map), firmware::nx_halt(&map, sunda)),
             };
             let built_seq = images.built.get("seq").map(|b| b.images.iram.clone());
@@ -83,6 +85,9 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     // The SEQ halts itself once after the restart, not twice.
     let e = mutated("halt-start", "since = \"restarted\"\ncount = 1", "since = \"restarted\"\ncount = 2", Arch::Mariana);
     assert!(e.contains("expected 2 writes to pool.nx.instr_halt_ctrl") && e.contains("since mark 'restarted'") && e.contains("holds 1"), "{e}");
+    // A core register that never gets there: the cores named, with what they hold.
+    let e = mutated("interrupt", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x20\ntimeout = 50000", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x30\ntimeout = 500", Arch::Cayman);
+    assert!(e.contains("after 500 cycles, under mask 0x30 still not 0x30: q7[0].ps = 0x20"), "{e}");
     // The DMA's records come in the order the unit posted them.
     let e = mutated("notify", "\"dma_done sem=9\", \"sem top_sp[9]\"", "\"sem top_sp[9]\", \"dma_done sem=9\"", Arch::Sunda);
     assert!(e.contains("got [dma_done sem=9, sem top_sp[9], dma_error 0x1], expected [sem top_sp[9], dma_done sem=9, dma_error 0x1]"), "{e}");

@@ -47,6 +47,8 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         v("SEM_SET_OFF", sems.set.wrapping_sub(sems.read)),
         v("SEM_INC_OFF", sems.inc.wrapping_sub(sems.read)),
         v("SEM_DEC_OFF", sems.dec.wrapping_sub(sems.read)),
+        Sym::Value { ident: "NX_USER_VECTOR".into(), value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)), note: Some("an NX core's level-1 (user) interrupt vector: VECBASE + its offset".into()) },
+        Sym::Value { ident: "Q7_USER_VECTOR".into(), value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)), note: Some("a Q7 core's level-1 (user) interrupt vector: VECBASE + its offset".into()) },
         Sym::Value { ident: "Q7_RELEASE".into(), value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?, note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()) },
     ];
     for e in tpb_models::regmap::layout::ENGINES {

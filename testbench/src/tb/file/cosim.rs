@@ -88,15 +88,20 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
         Verb::ExpectReg { cores, reg, .. } => {
             let c = cosim(tb);
             for id in cores.cores() {
-                let core = &c.core(id).core;
-                let (name, got) = match *reg {
-                    CoreReg::Pc => ("pc".to_string(), core.pc),
-                    CoreReg::A(n) => (format!("a{n}"), core.a(usize::from(n))),
-                    CoreReg::Sr(n) => (tpb_models::xtensa::config::sr::name(n, false).unwrap_or("?").to_string(), core.sreg(n)),
-                };
+                let (name, got) = core_reg(c, id, *reg);
                 if u64::from(got) != want {
                     return Err(format!("{}.{name} = {got:#x}, expected {want:#x}", id.name()));
                 }
+            }
+            Ok(())
+        }
+        Verb::PollReg { cores, reg, mask, timeout, .. } => {
+            let ids = cores.cores();
+            let c = cosim(tb);
+            let hit = |c: &Cosim| ids.iter().all(|id| u64::from(core_reg(c, *id, *reg).1) & mask == want & mask);
+            if !c.run_until(*timeout, hit) {
+                let left: Vec<String> = ids.iter().map(|id| (id, core_reg(c, *id, *reg))).filter(|(_, (_, v))| u64::from(*v) & mask != want & mask).map(|(id, (n, v))| format!("{}.{n} = {v:#x}", id.name())).collect();
+                return Err(format!("after {timeout} cycles, under mask {mask:#x} still not {want:#x}: {}", left.join(", ")));
             }
             Ok(())
         }
@@ -147,6 +152,16 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             .map_err(|e| format!("the HAL's start at {at} ({addr:#x}): {e}"))
         }
         _ => unreachable!("only the co-simulation verbs come here"),
+    }
+}
+
+/// A register of a core: its name as written, and its value.
+fn core_reg(c: &Cosim, id: CoreId, reg: CoreReg) -> (String, u32) {
+    let core = &c.core(id).core;
+    match reg {
+        CoreReg::Pc => ("pc".to_string(), core.pc),
+        CoreReg::A(n) => (format!("a{n}"), core.a(usize::from(n))),
+        CoreReg::Sr(n) => (tpb_models::xtensa::config::sr::name(n, false).unwrap_or("?").to_string(), core.sreg(n)),
     }
 }
 

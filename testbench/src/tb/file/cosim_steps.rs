@@ -84,6 +84,7 @@ pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
         "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since"],
         "start" => &["at"],
         "stpb_init" => &["dma"],
+        "poll_reg" => &["value", "mask", "timeout"],
         "expect_notifications" => &["any_order"],
         _ => &[],
     }
@@ -104,11 +105,15 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
         }
         "wait_halted" => Verb::WaitHalted { cores: cores()?, timeout: k.opt_count("timeout")?.unwrap_or(super::firmware::HALT_TIMEOUT) },
         "expect_exit" => Verb::ExpectExit { cores: cores()?, value: k.value(true, 0)? },
-        "expect_reg" => {
+        "expect_reg" | "poll_reg" => {
             let text = k.s("a core and a register: \"q7[3].a2\", \"seq.pc\", \"top_sp.sar\"")?;
             let bad = |m: String| k.err(verb, m);
             let (core, reg) = text.rsplit_once('.').ok_or_else(|| bad(format!("'{text}': write core.register, e.g. \"q7[3].a2\"")))?;
-            Verb::ExpectReg { cores: CoreSel::parse(core).map_err(&bad)?, reg: super::CoreReg::parse(reg).map_err(&bad)?, value: k.value(true, 0)? }
+            let (cores, reg, value) = (CoreSel::parse(core).map_err(&bad)?, super::CoreReg::parse(reg).map_err(&bad)?, k.value(true, 0)?);
+            match verb {
+                "expect_reg" => Verb::ExpectReg { cores, reg, value },
+                _ => Verb::PollReg { cores, reg, value, mask: k.opt_count("mask")?.unwrap_or(u64::from(u32::MAX)), timeout: k.opt_count("timeout")?.unwrap_or(super::POLL_TIMEOUT) },
+            }
         }
         "hal" => {
             let call = k.s("a HAL call")?;

@@ -141,6 +141,10 @@ pub enum Verb {
     InitDma { src: u64, to: String, bytes: u64 },
     /// The bus log holds the transactions described (co-simulation).
     ExpectTxn(TxnCheck),
+    /// Read `name`, then read again (every `every` cycles) until it differs.
+    PollChange { name: String, timeout: u64, every: Option<u64> },
+    /// Run until `reg & mask == value` on every chosen core (co-simulation).
+    PollReg { cores: CoreSel, reg: CoreReg, value: Val, mask: u64, timeout: u64 },
     /// The HAL starts the chosen cores at a label of their image (co-simulation).
     Start { target: StartTarget, at: String },
 }
@@ -186,7 +190,7 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg"];
 const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order"];
 
 impl TbFile {
@@ -289,8 +293,8 @@ impl TbFile {
                     DataCheck::Any => None,
                     DataCheck::Eq { value, .. } | DataCheck::AtLeast(value) => Some(value),
                 }),
-                Verb::Read { name } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
-                Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => (None, Some(value)),
+                Verb::Read { name } | Verb::PollChange { name, .. } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
+                Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
                     (None, None)
@@ -455,6 +459,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
         "write" | "doorbell" => &["value"],
         "expect" => &["value", "at_least", "at_most"],
         "poll" => &["value", "timeout", "every"],
+        "poll_change" => &["timeout", "every"],
         "pin" | "expect_exit" | "expect_reg" => &["value"],
         "expect_bus_error" => &["access"],
         "repeat" => &["steps"],
@@ -479,6 +484,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             Verb::Expect { name: keys.s("a register name")?, value: keys.val_of(key, true, 0)?, cmp }
         }
         "poll" => Verb::Poll { name: keys.s("a register name")?, value: keys.value(true, 0)?, timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT), every: keys.opt_count("every")? },
+        "poll_change" => Verb::PollChange { name: keys.s("a register name")?, timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT), every: keys.opt_count("every")? },
         "wait" => Verb::Wait(keys.count("wait", item)?),
         "doorbell" => Verb::Doorbell { name: keys.s("a doorbell register name")?, value: keys.value(false, 1)? },
         "reset" => keys.flag(Verb::Reset)?,

@@ -285,10 +285,30 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
-            Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
+            Verb::PollChange { name, timeout, every } => {
+                let gap = every.unwrap_or(if self.fw.is_some() { POLL_GAP_COSIM } else { 0 }).max(1);
+                let read = |tb: &mut Tb| -> Result<u64, TbError> {
+                    match parse_u32(name) {
+                        Some(a) => {
+                            let r = tb.read_addr(a)?;
+                            bus_ok(name, a, false, r, tb.cycle())?;
+                            Ok(u64::from(r.rdata))
+                        }
+                        None => tb.read(name),
+                    }
+                };
+                let (before, start) = (read(tb)?, tb.cycle());
+                while read(tb)? == before {
+                    if tb.cycle() - start >= *timeout {
+                        return Err(TbError::Timeout { name: name.clone(), expected: before, last: before, cycles: tb.cycle() - start, cycle: tb.cycle() }.into());
+                    }
+                    tb.wait(gap);
+                }
+            }
+            Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::PollReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
-                    Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } => self.val(value),
+                    Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => self.val(value),
                     _ => 0,
                 };
                 cosim::verb(self.tb, fw, &s.verb, want).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
