@@ -10,28 +10,34 @@
 #     set, post completion: INC each completion address through the SoC port.
 # An inactive CTRL entry ends the program.
 #
-# Constants (cosim/src/firmware.rs): ENTER_RUN; TRIGGER_READ/_DEC (the
-# host_trigger semaphore's read and dec windows); CTRL, SLOT (the SPADs);
-# RX_TAIL_INC, TX_TAIL_INC (SEQ ring tail_inc registers); STEP_READ (the
-# step semaphore's read window); SOC_PORT. All as _HI/_LO halves.
+# Parameter (.equ; cosim/src/firmware.rs top_sp_ccop, or a file's
+# [firmware.top_sp] set = { ... }): STEP, the TOP_SP semaphore the
+# descriptors complete into. The rest is tpb.inc's: the host_trigger
+# semaphore (the top_sp.host_trigger alias: its SET window; CAYMAN and
+# MARIANA), the SPADs, the SEQ rings' tail_inc registers, the SoC port.
 # DRAM out [D]: [0] entries walked, [1] descriptors waited for, [2] 0xd0e
 # when the program ended, 0xbad with [3] = the unknown word kind.
+    .include "tpb.inc"
+    .include "nx_trampoline.S"
+    .equ TRIGGER_READ, TPB_TOP_SP_TOP_SP_HOST_TRIGGER_ADDR - TPB_SEM_SET_OFF
+    .equ TRIGGER_DEC, TRIGGER_READ + TPB_SEM_DEC_OFF
+    .equ STEP_READ, TPB_SEM_TOP_SP + STEP * TPB_SEM_STRIDE
 main:
-    const16 a2, TRIGGER_READ_HI
-    const16 a2, TRIGGER_READ_LO
+    const16 a2, (TRIGGER_READ >> 16) & 0xffff
+    const16 a2, TRIGGER_READ & 0xffff
 wait_trigger:
     memw
     l32i a3, a2, 0
     beqz a3, wait_trigger
-    const16 a2, TRIGGER_DEC_HI
-    const16 a2, TRIGGER_DEC_LO
+    const16 a2, (TRIGGER_DEC >> 16) & 0xffff
+    const16 a2, TRIGGER_DEC & 0xffff
     memw
     s32i a3, a2, 0              # consume the trigger
     memw
-    const16 a4, CTRL_HI
-    const16 a4, CTRL_LO         # a4 = CTRL entry
-    const16 a5, SLOT_HI
-    const16 a5, SLOT_LO         # a5 = SLOT word
+    const16 a4, TPB_REGION_TOP_SP_CTRL_SPAD_HI
+    const16 a4, TPB_REGION_TOP_SP_CTRL_SPAD_LO     # a4 = CTRL entry
+    const16 a5, TPB_REGION_TOP_SP_SLOT_SPAD_HI
+    const16 a5, TPB_REGION_TOP_SP_SLOT_SPAD_LO     # a5 = SLOT word
     movi a12, 0                 # descriptors to wait for (cumulative)
     movi a13, 0                 # entries walked
 entry:
@@ -61,23 +67,23 @@ step:
     movi a8, 1
 repeat:
     beqz a9, no_m2s
-    const16 a11, RX_TAIL_INC_HI
-    const16 a11, RX_TAIL_INC_LO
+    const16 a11, TPB_POOL_NX_DMA_RX_RING_TAIL_INC_ADDR_HI
+    const16 a11, TPB_POOL_NX_DMA_RX_RING_TAIL_INC_ADDR_LO
     memw
     s32i a9, a11, 0             # tail-pointer doorbell, RX ring
     memw
     add a12, a12, a9
 no_m2s:
     beqz a10, no_s2m
-    const16 a11, TX_TAIL_INC_HI
-    const16 a11, TX_TAIL_INC_LO
+    const16 a11, TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR_HI
+    const16 a11, TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR_LO
     memw
     s32i a10, a11, 0            # tail-pointer doorbell, TX ring
     memw
     add a12, a12, a10
 no_s2m:
-    const16 a11, STEP_READ_HI
-    const16 a11, STEP_READ_LO
+    const16 a11, (STEP_READ >> 16) & 0xffff
+    const16 a11, STEP_READ & 0xffff
     addi a3, a12, -1
 wait_step:
     memw
@@ -94,8 +100,8 @@ end_mark:
     and a6, a6, a7
     beqz a6, skip_end           # not the reporter
     addi a10, a5, 8
-    const16 a11, SOC_PORT_HI
-    const16 a11, SOC_PORT_LO
+    const16 a11, TPB_SOC_PORT_HI
+    const16 a11, TPB_SOC_PORT_LO
 post:
     l32i a14, a10, 0
     s32i a14, a11, 0
@@ -117,8 +123,8 @@ next_entry_8:
     addi a4, a4, 8
     j entry
 finish:
-    const16 a2, 0x1000
-    const16 a2, 0
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO
     s32i a13, a2, 0
     s32i a12, a2, 4
     const16 a6, 0
@@ -127,8 +133,8 @@ finish:
     memw
     halt 0
 bad:
-    const16 a2, 0x1000
-    const16 a2, 0
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO
     s32i a6, a2, 12
     const16 a6, 0
     const16 a6, 0xbad

@@ -136,6 +136,7 @@ pub const UNITS: &[(&str, &str)] = &[
     ("q7_intr.S", Q7_INTR),
     ("q7_sum.S", Q7_SUM),
     ("q7_barrier.S", Q7_BARRIER),
+    ("top_sp_ccop.S", TOP_SP_CCOP),
 ];
 
 /// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
@@ -538,20 +539,14 @@ pub fn host_trigger_index(map: &RegMap) -> Result<u32, FirmwareError> {
 
 /// `top_sp_ccop.S`, waiting on semaphore `step_sem` of the TOP_SP's EVT_SEM.
 pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError> {
-    let f = "top_sp_ccop.S";
-    let a = Addrs::new(map, f);
-    let trig = host_trigger_index(map)?;
+    host_trigger_index(map)?;
+    let count = SemWindows::of(map).map_err(|x| err("top_sp_ccop.S", format!("{} map: {x}", map.arch.name())))?.count;
+    if step_sem >= count {
+        return Err(err("top_sp_ccop.S", format!("semaphore {step_sem} is past the {count} of EVT_SEM")));
+    }
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run());
-    c.set("TRIGGER_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, trig)?));
-    c.set("TRIGGER_DEC", sys(a.sem(Engine::TopSp, WindowOp::Dec, trig)?));
-    c.set("CTRL", sys(a.region("top_sp.ctrl_spad")?));
-    c.set("SLOT", sys(a.region("top_sp.slot_spad")?));
-    c.set("RX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?));
-    c.set("TX_TAIL_INC", sys(a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?));
-    c.set("STEP_READ", sys(a.sem(Engine::TopSp, WindowOp::Read, step_sem)?));
-    c.set("SOC_PORT", SOC_PORT);
-    build_nx(f, TOP_SP_CCOP, &c)
+    c.set("STEP", step_sem);
+    build_unit(map, "top_sp_ccop.S", &c)
 }
 
 /// How `mesh_tape.S` WAITs.

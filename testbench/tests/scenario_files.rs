@@ -1,7 +1,8 @@
 //! The built-in scenarios as co-simulation files
 //! (`testbench/examples/scenarios/`): each assembles the very firmware
 //! units the Rust kind runs (byte for byte), passes on every generation,
-//! and its checks fail when the behaviour they pin changes. The cycles are
+//! and its checks fail when the behaviour they pin changes (doorbell:
+//! CAYMAN and MARIANA, as the Rust kind). The cycles are
 //! printed beside the Rust kind's (the file's polls and the kind's waits
 //! differ a little in pace; the cores' work is the same).
 
@@ -30,6 +31,10 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
         "barrier" => scenario::barrier(&mut c, &scenario::BarrierCfg { arrive_sem: 0, depart_sem: 1, work: 6 }, 60_000),
         "notify" => scenario::notify(&mut c, &scenario::NotifyCfg { dma_sem: 9 }, 50_000),
         "interrupt" => scenario::interrupt(&mut c, &scenario::InterruptCfg { sem: 2, q7_cores: 0x05 }, 50_000),
+        "doorbell" => {
+            let f = scenario::ScenarioFile::find("doorbell").unwrap();
+            scenario::doorbell(&mut c, f.doorbell.as_ref().unwrap(), f.cycles)
+        }
         _ => scenario::halt_start(&mut c, &HaltStartCfg { q7_cores: 0x05 }, 50_000),
     };
     r.unwrap_or_else(|e| panic!("{name} {}: {e}", arch.name())).stats.cycles
@@ -38,14 +43,17 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
 #[test]
 fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
     std::env::set_current_dir(repo_root()).unwrap();
-    for name in ["bringup", "barrier", "halt-start", "notify", "interrupt"] {
+    for name in ["bringup", "barrier", "halt-start", "notify", "interrupt", "doorbell"] {
         let f = TbFile::load(&path(name)).unwrap_or_else(|e| panic!("{e}"));
-        for arch in Arch::ALL {
+        for &arch in &f.archs {
             let map = builtin(arch).unwrap();
             let sunda = arch == Arch::Sunda;
             let (c, images) = cosim_of(&f, arch, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if name == "doorbell" {
+                assert_eq!(images.built["top_sp"].images.iram, padded(firmware::top_sp_ccop(&map, 8).unwrap().bytes), "doorbell {}: the TOP_SP image", arch.name());
+            }
             let (q7, seq) = match name {
-                "bringup" => (firmware::q7_sum(&map), firmware::nx_boot(&map, sunda)),
+                "bringup" | "doorbell" => (firmware::q7_sum(&map), firmware::nx_boot(&map, sunda)),
                 "barrier" => (firmware::q7_barrier(&map, 0, 1, 8), firmware::nx_boot(&map, sunda)),
                 "notify" => (firmware::q7_sum(&map), firmware::nx_halt(&map, sunda)),
                 "interrupt" => (firmware::q7_intr(&map, 2), firmware::nx_intr(&map, sunda, 3)),
@@ -88,6 +96,10 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     // A core register that never gets there: the cores named, with what they hold.
     let e = mutated("interrupt", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x20\ntimeout = 50000", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x30\ntimeout = 500", Arch::Cayman);
     assert!(e.contains("after 500 cycles, under mask 0x30 still not 0x30: q7[0].ps = 0x20"), "{e}");
+    // Every SPAD word by the init DMA, before host_trigger: a program loaded
+    // by BAR0 writes instead (load = "pio") has none by the DMA.
+    let e = mutated("doorbell", "load = \"init_dma\"", "load = \"pio\"", Arch::Cayman);
+    assert!(e.contains("expected 1024 writes to mem.top_sp.ctrl_spad+0x0") && e.contains(".. 0x") && e.contains("the log holds"), "{e}");
     // The DMA's records come in the order the unit posted them.
     let e = mutated("notify", "\"dma_done sem=9\", \"sem top_sp[9]\"", "\"sem top_sp[9]\", \"dma_done sem=9\"", Arch::Sunda);
     assert!(e.contains("got [dma_done sem=9, sem top_sp[9], dma_error 0x1], expected [sem top_sp[9], dma_done sem=9, dma_error 0x1]"), "{e}");

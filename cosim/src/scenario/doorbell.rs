@@ -37,26 +37,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     c.write32(a.reg(Engine::TopSp, "nx", "release_run_stall")?.into(), 0)?;
     // The cc_op program.
     let n = d.entries.len();
-    let mut ctrl = Vec::new();
-    let mut slot = Vec::new();
-    for (i, steps) in d.entries.iter().enumerate() {
-        let last = i + 1 == n;
-        ctrl.push(SpadCtrlEntry {
-            cc_op: true,
-            algo_type: AlgType::Ring,
-            algo_sub_type: 0,
-            trigger_next: !last,
-            reporter: last,
-            ring_wait_complete: false,
-            ring_send_complete: false,
-            safe_mode: false,
-            unique_tensors: false,
-            target: CcOpTarget::ChannelList(1),
-        });
-        slot.extend(steps.iter().map(|s| SlotWord::Step { m2s: s[0] as u16, s2m: s[1] as u16, repeat: s[2] as u8 }));
-        slot.push(if last { SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(0, d.compl_sem)?] } } else { SlotWord::Continue });
-    }
-    let (ctrl, slot) = (pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?);
+    let (ctrl, slot) = ccop_program(&hal, &d.entries, d.compl_sem)?;
     let trig = firmware::host_trigger_index(&map)?;
     let trig_addr = a.sem(Engine::TopSp, WindowOp::Set, trig)?;
     let loaded_from = c.stats.cycles;
@@ -139,4 +120,32 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     r.value("descriptors", u64::from(m2s + s2m));
     r.stats = c.stats;
     Ok(r)
+}
+
+/// A cc_op program as the SPADs hold it (DIGEST §5, §6): entry k's steps
+/// `[m2s, s2m, repeat]` in the SLOT SPAD, one CTRL entry each chaining to
+/// the next; the last reports into TOP_SP semaphore `compl_sem`. The CTRL
+/// and SLOT images (a testbench file's `cc_op` step builds the same).
+pub fn ccop_program(hal: &Hal, entries: &[Vec<[u32; 3]>], compl_sem: u32) -> Result<(Vec<u8>, Vec<u8>), ScenarioError> {
+    let n = entries.len();
+    let mut ctrl = Vec::new();
+    let mut slot = Vec::new();
+    for (i, steps) in entries.iter().enumerate() {
+        let last = i + 1 == n;
+        ctrl.push(SpadCtrlEntry {
+            cc_op: true,
+            algo_type: AlgType::Ring,
+            algo_sub_type: 0,
+            trigger_next: !last,
+            reporter: last,
+            ring_wait_complete: false,
+            ring_send_complete: false,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::ChannelList(1),
+        });
+        slot.extend(steps.iter().map(|s| SlotWord::Step { m2s: s[0] as u16, s2m: s[1] as u16, repeat: s[2] as u8 }));
+        slot.push(if last { SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(0, compl_sem)?] } } else { SlotWord::Continue });
+    }
+    Ok((pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?))
 }

@@ -50,7 +50,7 @@ mod windows;
 pub use barrier::barrier;
 pub use bringup::bringup;
 pub use dispatch::dispatch;
-pub use doorbell::doorbell;
+pub use doorbell::{ccop_program, doorbell};
 pub use halt_start::halt_start;
 pub use interrupt::interrupt;
 pub use notify::notify;

@@ -85,6 +85,15 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             }
             Ok(())
         }
+        Verb::ExpectReg { cores, reg: CoreReg::Dram(off), .. } => {
+            for id in cores.cores() {
+                let got = read_local(tb, &fw.map, id, DRAM_BASE + off)?;
+                if u64::from(got) != want {
+                    return Err(format!("{}.dram+{off:#x} = {got:#x}, expected {want:#x}", id.name()));
+                }
+            }
+            Ok(())
+        }
         Verb::ExpectReg { cores, reg, .. } => {
             let c = cosim(tb);
             for id in cores.cores() {
@@ -162,6 +171,7 @@ fn core_reg(c: &Cosim, id: CoreId, reg: CoreReg) -> (String, u32) {
         CoreReg::Pc => ("pc".to_string(), core.pc),
         CoreReg::A(n) => (format!("a{n}"), core.a(usize::from(n))),
         CoreReg::Sr(n) => (tpb_models::xtensa::config::sr::name(n, false).unwrap_or("?").to_string(), core.sreg(n)),
+        CoreReg::Dram(_) => unreachable!("poll_reg refuses dram+ on load; expect_reg reads it apart"),
     }
 }
 
@@ -246,4 +256,61 @@ pub fn notifications(tb: &mut Tb, fw: &Images, want: &[tpb_models::hal::notify::
         *next = (n.seq.wrapping_add(1), n.cycle);
     }
     Ok(())
+}
+
+/// What co-simulation steps remember between them in one run.
+#[derive(Debug, Default)]
+pub struct State {
+    /// Marks: name -> a cycle (`mark`, `mark_cycle`).
+    pub marks: BTreeMap<String, u64>,
+    /// The notification ring's next sequence number and the last record's cycle.
+    pub next_record: (u16, u32),
+    /// The CTRL and SLOT images of the last `cc_op`.
+    pub spads: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// `cc_op`, `expect_cc_op` and `expect_doorbells`.
+pub fn spads_and_doorbells(tb: &mut Tb, fw: &Images, verb: &Verb, st: &mut State) -> Result<(), String> {
+    let hal = Hal::with_map(fw.map.clone());
+    let c = cosim(tb);
+    match verb {
+        Verb::CcOp { entries, compl_sem, init_dma } => {
+            let (ctrl, slot) = tpb_cosim::scenario::ccop_program(&hal, entries, *compl_sem).map_err(|e| format!("the cc_op program: {e}"))?;
+            let r = if *init_dma { hal.stage_spad_and_kick(c, tpb_models::hal::devmem::TOPSP_STAGING_BASE, &ctrl, &slot) } else { hal.load_spad_and_kick(c, &ctrl, &slot) };
+            r.map_err(|e| format!("the HAL's {}: {e}", if *init_dma { "stage_spad_and_kick" } else { "load_spad_and_kick" }))?;
+            st.spads = Some((ctrl, slot));
+            Ok(())
+        }
+        Verb::ExpectCcOp => {
+            let (ctrl, slot) = st.spads.as_ref().ok_or("no cc_op step before it: no program to compare")?;
+            let p = &fw.map.params;
+            for (what, base, img) in [("CTRL", p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad, ctrl), ("SLOT", p.bar0.tpb_base + p.bar0.top_sp_slot_spad, slot)] {
+                for (i, w) in img.chunks(4).enumerate() {
+                    let want = u32::from_le_bytes(std::array::from_fn(|k| w.get(k).copied().unwrap_or(0)));
+                    let got = tpb_models::hal::Mmio::read32(c, base + 4 * i as u64).map_err(|e| format!("reading the {what} SPAD: {e}"))?;
+                    if got != want {
+                        return Err(format!("{what} SPAD word {i} = {got:#x}, the program's {want:#x}"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Verb::ExpectDoorbells { count, after, mark } => {
+            let dbs = &c.doorbell_cycles;
+            if dbs.len() as u64 != *count || c.stats.doorbells != *count {
+                return Err(format!("{} DMA completion doorbells (dma_db_valid) by cycle {}, expected {count}", c.stats.doorbells, c.stats.cycles));
+            }
+            if let Some(m) = after {
+                let at = *st.marks.get(m).ok_or_else(|| format!("no mark '{m}' yet"))?;
+                if let Some(early) = dbs.iter().find(|d| **d <= at) {
+                    return Err(format!("a DMA completion doorbell at cycle {early}, at or before mark '{m}' (cycle {at})"));
+                }
+            }
+            if let Some(m) = mark {
+                st.marks.insert(m.clone(), dbs.last().copied().unwrap_or(0));
+            }
+            Ok(())
+        }
+        _ => unreachable!("only cc_op, expect_cc_op and expect_doorbells come here"),
+    }
 }

@@ -45,6 +45,10 @@ pub struct TxnCheck {
     pub after: Option<String>,
     /// Only transactions after this mark's cycle are looked at.
     pub since: Option<String>,
+    /// Every match comes before this mark's cycle.
+    pub before: Option<String>,
+    /// Bytes from the address the check covers (default 4: one word).
+    pub bytes: u64,
 }
 
 /// What a transaction's data must be.
@@ -81,7 +85,9 @@ pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
         "expect_console" => &["contains"],
         "devmem" => &["words"],
         "init_dma" => &["to", "bytes"],
-        "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since"],
+        "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since", "bytes", "before"],
+        "cc_op" => &["compl_sem", "load"],
+        "expect_doorbells" => &["after", "mark"],
         "start" => &["at"],
         "stpb_init" => &["dma"],
         "poll_reg" => &["value", "mask", "timeout"],
@@ -112,6 +118,7 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
             let (cores, reg, value) = (CoreSel::parse(core).map_err(&bad)?, super::CoreReg::parse(reg).map_err(&bad)?, k.value(true, 0)?);
             match verb {
                 "expect_reg" => Verb::ExpectReg { cores, reg, value },
+                _ if matches!(reg, super::CoreReg::Dram(_)) => return Err(bad("poll a core's DRAM word over BAR0: poll = \"mem.q7[3].dram+0x8\" (the TOP_SP's DRAM is not on BAR0: expect_reg reads it)".into())),
                 _ => Verb::PollReg { cores, reg, value, mask: k.opt_count("mask")?.unwrap_or(u64::from(u32::MAX)), timeout: k.opt_count("timeout")?.unwrap_or(super::POLL_TIMEOUT) },
             }
         }
@@ -141,9 +148,32 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
             contains: k.opt_str("contains")?.ok_or_else(|| k.err(verb, "'expect_console' needs contains = \"text\" (a string a line of the core's console holds)"))?,
         },
         "expect_txn" => Verb::ExpectTxn(txn_check(k)?),
+        "cc_op" => Verb::CcOp {
+            entries: cc_op_entries(k)?,
+            compl_sem: k.opt_count("compl_sem")?.and_then(|v| u32::try_from(v).ok()).ok_or_else(|| k.err(verb, "'cc_op' needs compl_sem = N (the TOP_SP semaphore the last entry reports into)"))?,
+            init_dma: match k.opt_str("load")?.as_deref() {
+                None | Some("init_dma") => true,
+                Some("pio") => false,
+                Some(_) => return Err(k.err("load", "\"init_dma\" (staged in device memory, copied by the TOP_SP-init DMA) or \"pio\" (BAR0 writes)")),
+            },
+        },
+        "expect_cc_op" => k.flag(Verb::ExpectCcOp)?,
+        "expect_doorbells" => Verb::ExpectDoorbells { count: k.count(verb, k.item)?, after: k.opt_str("after")?, mark: k.opt_str("mark")? },
         "start" => start(k)?,
         _ => unreachable!("every verb is handled"),
     })
+}
+
+/// `cc_op = [ [[m2s, s2m, repeat], …], … ]`: CTRL entries of STEP words.
+fn cc_op_entries(k: &Keys) -> Result<Vec<Vec<[u32; 3]>>, FileError> {
+    let bad = || k.err("cc_op", "a list of CTRL entries, each a list of [m2s, s2m, repeat] steps: [[[2, 1, 1]], [[1, 0, 2]]]");
+    let entries = k.item.as_array().filter(|a| !a.is_empty()).ok_or_else(bad)?;
+    let step = |v: &toml_edit::Value| -> Option<[u32; 3]> {
+        let a = v.as_array().filter(|a| a.len() == 3)?;
+        let n: Vec<u32> = a.iter().filter_map(|x| x.as_integer().and_then(|x| u32::try_from(x).ok())).collect();
+        (n.len() == 3).then(|| [n[0], n[1], n[2]])
+    };
+    entries.iter().map(|e| e.as_array().filter(|s| !s.is_empty()).ok_or_else(bad)?.iter().map(|s| step(s).ok_or_else(bad)).collect()).collect()
 }
 
 fn txn_check(k: &Keys) -> Result<TxnCheck, FileError> {
@@ -161,7 +191,7 @@ fn txn_check(k: &Keys) -> Result<TxnCheck, FileError> {
         (false, true, None) => DataCheck::AtLeast(k.val_of("at_least", true, 0)?),
         (false, false, None) => DataCheck::Any,
     };
-    Ok(TxnCheck { name: k.s("a BAR0 register name or an address")?, by, write, data, count: k.opt_count("count")?, mark: k.opt_str("mark")?, after: k.opt_str("after")?, since: k.opt_str("since")? })
+    Ok(TxnCheck { name: k.s("a BAR0 register name or an address")?, by, write, data, count: k.opt_count("count")?, mark: k.opt_str("mark")?, after: k.opt_str("after")?, since: k.opt_str("since")?, before: k.opt_str("before")?, bytes: k.opt_count("bytes")?.unwrap_or(4).max(1) })
 }
 
 fn start(k: &Keys) -> Result<Verb, FileError> {
@@ -195,20 +225,24 @@ pub enum StartTarget {
 }
 
 impl super::TbFile {
-    /// Every `after` names a mark an earlier step of the same run sets
-    /// (the common steps, then a generation's own).
+    /// Every `after`, `since` and `before` names a mark an earlier step of
+    /// the same run sets (the common steps, then a generation's own).
     pub(super) fn check_marks(&self) -> Result<(), FileError> {
         for &arch in &self.archs {
             let (steps, _) = self.for_arch(arch);
-            let mut marks = Vec::new();
+            let mut marks: Vec<&String> = Vec::new();
             for s in super::firmware::flatten(steps.iter()) {
-                let Verb::ExpectTxn(t) = &s.verb else { continue };
-                let missing = [("after", &t.after), ("since", &t.since)].into_iter().find_map(|(k, m)| m.as_ref().filter(|m| !marks.contains(m)).map(|m| (k, m)));
-                if let Some((key, m)) = missing {
-                    let known = if marks.is_empty() { "none is set before it".to_string() } else { format!("marks set before it: {}", marks.iter().map(|m: &&String| m.as_str()).collect::<Vec<_>>().join(", ")) };
+                let (uses, sets): (Vec<(&str, &Option<String>)>, Option<&String>) = match &s.verb {
+                    Verb::MarkCycle(m) => (Vec::new(), Some(m)),
+                    Verb::ExpectDoorbells { after, mark, .. } => (vec![("after", after)], mark.as_ref()),
+                    Verb::ExpectTxn(t) => (vec![("after", &t.after), ("since", &t.since), ("before", &t.before)], t.mark.as_ref()),
+                    _ => continue,
+                };
+                if let Some((key, m)) = uses.into_iter().find_map(|(k, m)| m.as_ref().filter(|m| !marks.contains(m)).map(|m| (k, m))) {
+                    let known = if marks.is_empty() { "none is set before it".to_string() } else { format!("marks set before it: {}", marks.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ")) };
                     return Err(FileError { path: self.path.clone(), loc: s.loc, key: key.into(), msg: format!("no mark '{m}' on {}: {known}", arch.name()) });
                 }
-                marks.extend(t.mark.as_ref());
+                marks.extend(sets);
             }
         }
         Ok(())

@@ -105,6 +105,8 @@ pub enum CoreReg {
     A(u8),
     /// A special register, by its number.
     Sr(u8),
+    /// A word of the core's DRAM, at this byte offset (`dram+0x8`).
+    Dram(u32),
 }
 
 impl CoreReg {
@@ -115,7 +117,10 @@ impl CoreReg {
         if let Some(n) = s.strip_prefix('a').and_then(|n| n.parse::<u8>().ok()).filter(|n| *n < 16) {
             return Ok(CoreReg::A(n));
         }
-        tpb_models::xtensa::config::sr::number(s).map(CoreReg::Sr).ok_or_else(|| format!("'{s}' is not a register: pc, a0..a15, or a special register (sar, ps, epc1, exccause, ...)"))
+        if let Some(off) = s.strip_prefix("dram+") {
+            return tpb_models::regmap::space::parse_u32(off).filter(|o| o % 4 == 0).map(CoreReg::Dram).ok_or_else(|| format!("'{s}': dram+OFFSET, a byte offset that is a multiple of 4"));
+        }
+        tpb_models::xtensa::config::sr::number(s).map(CoreReg::Sr).ok_or_else(|| format!("'{s}' is not a register: pc, a0..a15, a special register (sar, ps, epc1, exccause, ...) or dram+OFFSET"))
     }
 }
 
@@ -216,7 +221,7 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::PollReg { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
+                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::PollReg { .. } | Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };

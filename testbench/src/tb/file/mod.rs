@@ -141,6 +141,19 @@ pub enum Verb {
     InitDma { src: u64, to: String, bytes: u64 },
     /// The bus log holds the transactions described (co-simulation).
     ExpectTxn(TxnCheck),
+    /// Consecutive words from a BAR0 address (a co-simulation writes them as one burst).
+    WriteWords { name: String, words: Vec<u32> },
+    /// Consecutive words from a BAR0 address read back as these.
+    ExpectWords { name: String, words: Vec<u32> },
+    /// Remember the last cycle run so far under a name (for `since` / `after`).
+    MarkCycle(String),
+    /// The HAL loads a cc_op program into the TOP_SP's SPADs and fires
+    /// host_trigger (co-simulation).
+    CcOp { entries: Vec<Vec<[u32; 3]>>, compl_sem: u32, init_dma: bool },
+    /// The SPADs hold the program of the last `cc_op` (co-simulation).
+    ExpectCcOp,
+    /// The DMA completion doorbells so far (co-simulation).
+    ExpectDoorbells { count: u64, after: Option<String>, mark: Option<String> },
     /// Read `name`, then read again (every `every` cycles) until it differs.
     PollChange { name: String, timeout: u64, every: Option<u64> },
     /// Run until `reg & mask == value` on every chosen core (co-simulation).
@@ -190,8 +203,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order", "bytes", "before", "compl_sem", "load"];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -293,7 +306,7 @@ impl TbFile {
                     DataCheck::Any => None,
                     DataCheck::Eq { value, .. } | DataCheck::AtLeast(value) => Some(value),
                 }),
-                Verb::Read { name } | Verb::PollChange { name, .. } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
+                Verb::Read { name } | Verb::PollChange { name, .. } | Verb::WriteWords { name, .. } | Verb::ExpectWords { name, .. } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
                 Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
@@ -426,6 +439,12 @@ impl Keys<'_> {
     fn opt_str(&self, k: &str) -> Result<Option<String>, FileError> {
         self.t.get(k).map(|i| i.as_str().map(str::to_string).ok_or_else(|| self.err(k, "a string"))).transpose()
     }
+    /// `words = [ … ]`: 32-bit words.
+    fn words(&self) -> Result<Vec<u32>, FileError> {
+        let bad = || self.err("words", "a list of 32-bit words");
+        let a = self.t.get("words").and_then(|w| w.as_array()).ok_or_else(bad)?;
+        a.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect()
+    }
     /// `k = true|false` if present.
     fn opt_bool(&self, k: &str) -> Result<Option<bool>, FileError> {
         self.t.get(k).map(|i| i.as_bool().ok_or_else(|| self.err(k, "true or false"))).transpose()
@@ -456,8 +475,9 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let loc = cx.loc(key_span(verb).or(span));
     let item = t.get(verb).unwrap();
     let allowed: &[&str] = match verb {
-        "write" | "doorbell" => &["value"],
-        "expect" => &["value", "at_least", "at_most"],
+        "doorbell" => &["value"],
+        "write" => &["value", "words"],
+        "expect" => &["value", "at_least", "at_most", "words"],
         "poll" => &["value", "timeout", "every"],
         "poll_change" => &["timeout", "every"],
         "pin" | "expect_exit" | "expect_reg" => &["value"],
@@ -472,7 +492,16 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     }
     let keys = Keys { cx, t, verb, item };
     let verb_v = match verb {
+        "write" if t.contains_key("words") => match t.contains_key("value") {
+            true => return Err(keys.err("words", "give value (one word) or words (a burst), not both")),
+            false => Verb::WriteWords { name: keys.s("a BAR0 name or address")?, words: keys.words()? },
+        },
         "write" => Verb::Write { name: keys.s("a register name")?, value: keys.value(true, 0)? },
+        "expect" if t.contains_key("words") => match ["value", "at_least", "at_most"].iter().find(|k| t.contains_key(**k)) {
+            Some(k) => return Err(keys.err(k, "give words (a run of words) or one of value, at_least, at_most")),
+            None => Verb::ExpectWords { name: keys.s("a BAR0 name or address")?, words: keys.words()? },
+        },
+        "mark_cycle" => Verb::MarkCycle(keys.s("a mark's name")?),
         "read" => Verb::Read { name: keys.s("a register name")? },
         "expect" => {
             let given: Vec<(&str, Cmp)> = [("value", Cmp::Eq), ("at_least", Cmp::AtLeast), ("at_most", Cmp::AtMost)].into_iter().filter(|(k, _)| t.contains_key(k)).collect();

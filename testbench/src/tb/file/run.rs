@@ -93,7 +93,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     let (steps, consts) = file.for_arch(arch);
     let start = tb.cycle();
-    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), marks: BTreeMap::new(), next_record: (0, 0) };
+    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), state: cosim::State::default() };
     let mut r = ctx.run_steps(&steps);
     out.steps = ctx.steps;
     out.reads = std::mem::take(&mut ctx.reads);
@@ -180,10 +180,8 @@ struct RunCtx<'a> {
     reads: Vec<String>,
     /// The images of a co-simulation.
     fw: Option<&'a cosim::Images>,
-    /// `expect_txn`'s marks: name -> the cycle of the last match.
-    marks: BTreeMap<String, u64>,
-    /// The notification ring's next sequence number and the last record's cycle.
-    next_record: (u16, u32),
+    /// What co-simulation steps remember between them.
+    state: cosim::State,
 }
 
 impl RunCtx<'_> {
@@ -285,6 +283,39 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
+            Verb::WriteWords { name, words } => {
+                let a = addr_of(tb, name)?;
+                match tb.cosim() {
+                    Some(c) => {
+                        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        tpb_models::hal::Mmio::write_buf(c, a.into(), &bytes).map_err(|e| TbError::Cosim(format!("{name}: {e}")))?;
+                    }
+                    None => {
+                        for (i, w) in words.iter().enumerate() {
+                            let r = tb.write_addr(a + 4 * i as u32, *w)?;
+                            bus_ok(name, a + 4 * i as u32, true, r, tb.cycle())?;
+                        }
+                    }
+                }
+            }
+            Verb::ExpectWords { name, words } => {
+                let a = addr_of(tb, name)?;
+                for (i, w) in words.iter().enumerate() {
+                    let at = a + 4 * i as u32;
+                    let r = tb.read_addr(at)?;
+                    bus_ok(name, at, false, r, tb.cycle())?;
+                    if r.rdata != *w {
+                        return Err(TbError::Mismatch { name: format!("{name} word {i} ({at:#x})"), expected: (*w).into(), got: r.rdata.into(), cycle: tb.cycle(), detail: String::new() }.into());
+                    }
+                }
+            }
+            Verb::MarkCycle(m) => {
+                self.state.marks.insert(m.clone(), tb.cycle().saturating_sub(1));
+            }
+            Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } => {
+                let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
+                cosim::spads_and_doorbells(self.tb, fw, &s.verb, &mut self.state).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+            }
             Verb::PollChange { name, timeout, every } => {
                 let gap = every.unwrap_or(if self.fw.is_some() { POLL_GAP_COSIM } else { 0 }).max(1);
                 let read = |tb: &mut Tb| -> Result<u64, TbError> {
@@ -315,7 +346,7 @@ impl RunCtx<'_> {
             }
             Verb::ExpectNotifications { events, any_order } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
-                cosim::notifications(self.tb, fw, events, *any_order, &mut self.next_record).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+                cosim::notifications(self.tb, fw, events, *any_order, &mut self.state.next_record).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
             Verb::ExpectTxn(t) => {
                 let data = match &t.data {
@@ -323,7 +354,7 @@ impl RunCtx<'_> {
                     DataCheck::Eq { value, mask } => txn::Data::Eq { value: self.val(value) as u32, mask: *mask as u32 },
                     DataCheck::AtLeast(v) => txn::Data::AtLeast(self.val(v) as u32),
                 };
-                txn::check(self.tb, t, data, &mut self.marks).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+                txn::check(self.tb, t, data, &mut self.state.marks).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
         }
         Ok(())
@@ -338,6 +369,14 @@ enum StepErr {
 impl From<TbError> for StepErr {
     fn from(e: TbError) -> Self {
         StepErr::Tb(e)
+    }
+}
+
+/// The BAR0 address of a name (or a number).
+fn addr_of(tb: &Tb, name: &str) -> Result<u32, TbError> {
+    match parse_u32(name) {
+        Some(a) => Ok(a),
+        None => tb.resolve(name)?.addr().ok_or_else(|| TbError::Usage { name: name.into(), what: "an output port, not a BAR0 address".into() }),
     }
 }
 
