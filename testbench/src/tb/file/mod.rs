@@ -37,12 +37,13 @@
 //!
 //! A file with a `[firmware.<core>]` table (`q7`, `seq`, `top_sp`) runs on
 //! the co-simulation: the top with its behavioural cores ([`firmware`]).
-//! Each core's image is `asm = "k.S"` (our assembler), `elf = "k.elf"` (any
-//! toolchain) or `c = ["k.c", …]` (Debian's gcc-xtensa-lx106, `cflags`
-//! optional), paths relative to the file. Its verbs add `stpb_init = true`
-//! (the HAL installs the SEQ and Q7 images and releases the cores),
-//! `wait_halted = "q7"` (or `"q7[3]"`, `"seq"`, `"top_sp"`; with `timeout`)
-//! and `expect_exit = "q7"` (main's return value, `value`).
+//! Each core's image is `asm = "k.S"` (our assembler; `set` and `dram`),
+//! `elf = "k.elf"` (any toolchain) or `c = ["k.c", …]` (Debian's
+//! gcc-xtensa-lx106, `cflags` optional), paths relative to the file. Its
+//! verbs (`cosim_steps.rs`) add the HAL's (`stpb_init`, `start`, `hal`,
+//! `cc_op`, `init_dma`), the cores' (`wait_halted`, `expect_exit`,
+//! `expect_reg`, `poll_reg`, `expect_console`) and the log's
+//! (`expect_txn`, `expect_notifications`, `expect_doorbells`, marks).
 
 use super::names::parse_u32;
 use super::{EngineKind, Tb, TbError};
