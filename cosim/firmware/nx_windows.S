@@ -3,14 +3,17 @@
 # through the top's address translation (POOL's window bundle, mem_window2).
 # On SUNDA it first releases the Q7 cores (through the POOL control window).
 #
-# Constants (.equ): ENTER_RUN, RELEASE_Q7, Q7_RELEASE_HI/_LO as nx_boot.S;
-# W0 (the address window 0 translates for the SEQ), MW2 (mem_window2's
-# aperture), STORES (stores through window 0).
+# Parameters (.equ; cosim/src/firmware.rs nx_windows, or a file's
+# [firmware.seq] set = { ... }): RELEASE_Q7 as nx_boot.S; W0 (the address
+# window 0 translates for the SEQ), MW2 (mem_window2's aperture), STORES
+# (stores through window 0).
+    .include "tpb.inc"
+    .include "nx_trampoline.S"
 main:
     movi a8, RELEASE_Q7
     beqz a8, go
-    const16 a4, Q7_RELEASE_HI
-    const16 a4, Q7_RELEASE_LO
+    const16 a4, TPB_Q7_RELEASE_HI
+    const16 a4, TPB_Q7_RELEASE_LO
     movi a5, 0
     memw
     s32i a5, a4, 0              # SUNDA: the SEQ releases the Q7 cores

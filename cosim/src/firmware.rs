@@ -137,6 +137,8 @@ pub const UNITS: &[(&str, &str)] = &[
     ("q7_sum.S", Q7_SUM),
     ("q7_barrier.S", Q7_BARRIER),
     ("top_sp_ccop.S", TOP_SP_CCOP),
+    ("nx_windows.S", NX_WINDOWS),
+    ("q7_windows.S", Q7_WINDOWS),
 ];
 
 /// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
@@ -488,18 +490,16 @@ fn handler_addr(prog: &Program, h: usize) -> Result<u32, FirmwareError> {
 
 /// `nx_windows.S`: `stores` stores through `w0`, one through `mw2`.
 pub fn nx_windows(map: &RegMap, release_q7: bool, w0: u32, mw2: u32, stores: u32) -> Result<Program, FirmwareError> {
-    let a = Addrs::new(map, "nx_windows.S");
     let mut c = Consts::default();
-    c.set("ENTER_RUN", a.enter_run()).set("RELEASE_Q7", u32::from(release_q7)).set("Q7_RELEASE", q7_release(map)?);
-    c.set("W0", w0).set("MW2", mw2).set("STORES", stores);
-    build_nx("nx_windows.S", NX_WINDOWS, &c)
+    c.set("RELEASE_Q7", u32::from(release_q7)).set("W0", w0).set("MW2", mw2).set("STORES", stores);
+    build_unit(map, "nx_windows.S", &c)
 }
 
 /// `q7_windows.S`: one store to `w1`.
 pub fn q7_windows(map: &RegMap, w1: u32) -> Result<Program, FirmwareError> {
-    let mut c = q7_consts(map);
+    let mut c = Consts::default();
     c.set("W1", w1);
-    build("q7_windows.S", Q7_WINDOWS, &c)
+    build_unit(map, "q7_windows.S", &c)
 }
 
 /// `q7_halt.S`.

@@ -31,6 +31,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
         "barrier" => scenario::barrier(&mut c, &scenario::BarrierCfg { arrive_sem: 0, depart_sem: 1, work: 6 }, 60_000),
         "notify" => scenario::notify(&mut c, &scenario::NotifyCfg { dma_sem: 9 }, 50_000),
         "interrupt" => scenario::interrupt(&mut c, &scenario::InterruptCfg { sem: 2, q7_cores: 0x05 }, 50_000),
+        "windows" => scenario::windows(&mut c, &scenario::WindowsCfg { sem: 32, stores: 3 }, 20_000),
         "doorbell" => {
             let f = scenario::ScenarioFile::find("doorbell").unwrap();
             scenario::doorbell(&mut c, f.doorbell.as_ref().unwrap(), f.cycles)
@@ -43,7 +44,7 @@ fn rust_kind(name: &str, arch: Arch) -> u64 {
 #[test]
 fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
     std::env::set_current_dir(repo_root()).unwrap();
-    for name in ["bringup", "barrier", "halt-start", "notify", "interrupt", "doorbell"] {
+    for name in ["bringup", "barrier", "halt-start", "notify", "interrupt", "doorbell", "windows"] {
         let f = TbFile::load(&path(name)).unwrap_or_else(|e| panic!("{e}"));
         for &arch in &f.archs {
             let map = builtin(arch).unwrap();
@@ -57,6 +58,7 @@ fn each_file_runs_the_rust_kinds_firmware_and_passes_on_every_generation() {
                 "barrier" => (firmware::q7_barrier(&map, 0, 1, 8), firmware::nx_boot(&map, sunda)),
                 "notify" => (firmware::q7_sum(&map), firmware::nx_halt(&map, sunda)),
                 "interrupt" => (firmware::q7_intr(&map, 2), firmware::nx_intr(&map, sunda, 3)),
+                "windows" => (firmware::q7_windows(&map, 0x4000_2000), firmware::nx_windows(&map, sunda, 0x4000_1000, 0x4000_0000, 3)),
                 _ => (firmware::q7_halt(&map), firmware::nx_halt(&map, sunda)),
             };
             let built_seq = images.built.get("seq").map(|b| b.images.iram.clone());
@@ -100,6 +102,12 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     // by BAR0 writes instead (load = "pio") has none by the DMA.
     let e = mutated("doorbell", "load = \"init_dma\"", "load = \"pio\"", Arch::Cayman);
     assert!(e.contains("expected 1024 writes to mem.top_sp.ctrl_spad+0x0") && e.contains(".. 0x") && e.contains("the log holds"), "{e}");
+    // A fault the file expects does not fail the run; one it does not, does,
+    // with the core's report; the wrong cause names the one taken.
+    let e = mutated("windows", "[[step]]\nexpect_exception = \"q7[7]\"\ncause = \"LoadStoreError\"\n", "", Arch::Cayman);
+    assert!(e.contains("q7[7] took LoadStoreError") && e.contains("excvaddr 0x40002000"), "{e}");
+    let e = mutated("windows", "cause = \"LoadStoreError\"", "cause = \"IllegalInstruction\"", Arch::Cayman);
+    assert!(e.contains("expected IllegalInstruction on q7[7]: q7[7] took LoadStoreError"), "{e}");
     // The DMA's records come in the order the unit posted them.
     let e = mutated("notify", "\"dma_done sem=9\", \"sem top_sp[9]\"", "\"sem top_sp[9]\", \"dma_done sem=9\"", Arch::Sunda);
     assert!(e.contains("got [dma_done sem=9, sem top_sp[9], dma_error 0x1], expected [sem top_sp[9], dma_done sem=9, dma_error 0x1]"), "{e}");

@@ -63,7 +63,7 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             let c = cosim(tb);
             let start = c.stats.cycles;
             c.run_until(*timeout, |c| ids.iter().all(|id| c.core(*id).core.halted()) || ids.iter().any(|id| c.core(*id).first_exception.is_some()));
-            if let Some((_, e)) = exception(tb, fw, Some(*cores)) {
+            if let Some((_, e)) = exception(tb, fw, Some(*cores), &[]) {
                 return Err(e);
             }
             let c = cosim(tb);
@@ -148,6 +148,8 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             }
             Ok(())
         }
+        Verb::Window { n, window } => Hal::with_map(fw.map.clone()).set_window(cosim(tb), *n, *window).map_err(|e| format!("the HAL's set_window {n}: {e}")),
+        Verb::MemWindow2(dst) => Hal::with_map(fw.map.clone()).set_mem_window2(cosim(tb), *dst).map_err(|e| format!("the HAL's set_mem_window2: {e}")),
         Verb::Start { target, at } => {
             let kind = if *target == StartTarget::Seq { "seq" } else { "q7" };
             let b = fw.built.get(kind).ok_or_else(|| format!("start: no [firmware.{kind}] (the built-in image has no labels to start at)"))?;
@@ -196,12 +198,13 @@ fn read_local(tb: &mut Tb, map: &RegMap, id: CoreId, at: u32) -> Result<u32, Str
 /// a person reads it: the core, the cycle, the cause, the PC as symbol +
 /// offset and the instruction there; then the registers it left and the
 /// last instructions it retired. Also the cycle, for the waves.
-pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>) -> Option<(u64, String)> {
+pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>, expected: &[CoreId]) -> Option<(u64, String)> {
     let c = cosim(tb);
     let ids: Vec<CoreId> = match sel {
         Some(s) => s.cores(),
         None => c.cores.iter().filter(|s| s.attached).map(|s| s.id).collect(),
     };
+    let ids: Vec<CoreId> = ids.into_iter().filter(|id| !expected.contains(id)).collect();
     let (id, caught) = ids.iter().filter_map(|id| c.core(*id).first_exception.as_deref().map(|x| (*id, x))).min_by_key(|(_, x)| x.cycle)?;
     let Step::Exception { cause: k, pc, vector } = caught.step else { return None };
     let b = fw.of(id);
@@ -267,6 +270,30 @@ pub struct State {
     pub next_record: (u16, u32),
     /// The CTRL and SLOT images of the last `cc_op`.
     pub spads: Option<(Vec<u8>, Vec<u8>)>,
+    /// Cores whose exception a step expected (it does not fail the run).
+    pub expected_exceptions: Vec<CoreId>,
+}
+
+/// `expect_exception`: each chosen core took one (of `cause`, if given).
+pub fn expected_exception(tb: &mut Tb, fw: &Images, cores: CoreSel, want: Option<u32>, st: &mut State) -> Result<(), String> {
+    for id in cores.cores() {
+        let c = cosim(tb);
+        let Some(caught) = c.core(id).first_exception.as_deref() else {
+            return Err(format!("{} took no exception by cycle {} (pc {:#x})", id.name(), c.stats.cycles, c.core(id).core.pc));
+        };
+        let Step::Exception { cause: k, .. } = caught.step else { unreachable!("a caught exception records its Step::Exception") };
+        if let Some(w) = want.filter(|w| *w != k) {
+            let one = match id {
+                CoreId::Q7(n) => CoreSel::Q7(n),
+                CoreId::Seq => CoreSel::Seq,
+                _ => CoreSel::TopSp,
+            };
+            let report = exception(tb, fw, Some(one), &[]).map(|(_, t)| t).unwrap_or_default();
+            return Err(format!("expected {} on {}: {report}", cause::name(w), id.name()));
+        }
+        st.expected_exceptions.push(id);
+    }
+    Ok(())
 }
 
 /// `cc_op`, `expect_cc_op` and `expect_doorbells`.

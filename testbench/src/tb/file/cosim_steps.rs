@@ -88,6 +88,8 @@ pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
         "expect_txn" => &["by", "access", "value", "mask", "at_least", "count", "mark", "after", "since", "bytes", "before"],
         "cc_op" => &["compl_sem", "load"],
         "expect_doorbells" => &["after", "mark"],
+        "window" => &["requester", "src", "size", "dst", "off"],
+        "expect_exception" => &["cause"],
         "start" => &["at"],
         "stpb_init" => &["dma"],
         "poll_reg" => &["value", "mask", "timeout"],
@@ -158,6 +160,19 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
             },
         },
         "expect_cc_op" => k.flag(Verb::ExpectCcOp)?,
+        "window" => window(k)?,
+        "expect_exception" => Verb::ExpectException {
+            cores: cores()?,
+            cause: match k.opt_str("cause")? {
+                None => None,
+                Some(c) => {
+                    let known: Vec<(u32, String)> = (0..64).map(|n| (n, tpb_models::xtensa::core::cause::name(n))).filter(|(_, s)| !s.starts_with("cause ")).collect();
+                    let n = known.iter().find(|(_, s)| *s == c).map(|(n, _)| *n).or_else(|| c.parse().ok().filter(|n| *n < 64));
+                    Some(n.ok_or_else(|| k.err("cause", format!("'{c}' is not an EXCCAUSE: {} or a number below 64", known.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(", "))))?)
+                }
+            },
+        },
+        "mem_window2" => Verb::MemWindow2(k.count(verb, k.item)?),
         "expect_doorbells" => Verb::ExpectDoorbells { count: k.count(verb, k.item)?, after: k.opt_str("after")?, mark: k.opt_str("mark")? },
         "start" => start(k)?,
         _ => unreachable!("every verb is handled"),
@@ -174,6 +189,29 @@ fn cc_op_entries(k: &Keys) -> Result<Vec<Vec<[u32; 3]>>, FileError> {
         (n.len() == 3).then(|| [n[0], n[1], n[2]])
     };
     entries.iter().map(|e| e.as_array().filter(|s| !s.is_empty()).ok_or_else(bad)?.iter().map(|s| step(s).ok_or_else(bad)).collect()).collect()
+}
+
+/// `window = N` with `requester`, `src`, `size`, `dst`; or `off = true`.
+fn window(k: &Keys) -> Result<Verb, FileError> {
+    use tpb_models::hal::windows::{Requester, Window};
+    let n = usize::try_from(k.count("window", k.item)?).map_err(|_| k.err("window", "a window number"))?;
+    let keys = ["requester", "src", "size", "dst"];
+    if k.opt_bool("off")? == Some(true) {
+        if let Some(extra) = keys.iter().find(|x| k.t.contains_key(x)) {
+            return Err(k.err(extra, "off = true disables the window: it takes no requester, src, size or dst"));
+        }
+        return Ok(Verb::Window { n, window: None });
+    }
+    let need = |x: &str| k.opt_count(x)?.ok_or_else(|| k.err("window", format!("'window' needs {} (or off = true)", keys.join(", "))));
+    let requester = match k.opt_str("requester")?.as_deref() {
+        Some("seq") => Requester::Nx,
+        Some(s) => match CoreSel::parse(s) {
+            Ok(CoreSel::Q7(c)) => Requester::Q7(c),
+            _ => return Err(k.err("requester", format!("'{s}': \"seq\" or one Q7 core, \"q7[3]\""))),
+        },
+        None => return Err(k.err("window", format!("'window' needs {} (or off = true)", keys.join(", ")))),
+    };
+    Ok(Verb::Window { n, window: Some(Window { requester, src: need("src")?, size: need("size")?, dst: need("dst")? }) })
 }
 
 fn txn_check(k: &Keys) -> Result<TxnCheck, FileError> {

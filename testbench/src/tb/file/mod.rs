@@ -153,6 +153,14 @@ pub enum Verb {
     CcOp { entries: Vec<Vec<[u32; 3]>>, compl_sem: u32, init_dma: bool },
     /// The SPADs hold the program of the last `cc_op` (co-simulation).
     ExpectCcOp,
+    /// The HAL programs window `n` of POOL's address-translation bundle, or
+    /// disables it with `None` (co-simulation).
+    Window { n: usize, window: Option<tpb_models::hal::windows::Window> },
+    /// The HAL points the SEQ's mem_window2 at this SoC address (co-simulation).
+    MemWindow2(u64),
+    /// The chosen cores took an exception (of this EXCCAUSE, if given): a
+    /// fault the file expects, which then does not fail the run (co-simulation).
+    ExpectException { cores: CoreSel, cause: Option<u32> },
     /// The DMA completion doorbells so far (co-simulation).
     ExpectDoorbells { count: u64, after: Option<String>, mark: Option<String> },
     /// Read `name`, then read again (every `every` cycles) until it differs.
@@ -204,8 +212,8 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order", "bytes", "before", "compl_sem", "load"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells", "window", "mem_window2", "expect_exception"];
+const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order", "bytes", "before", "compl_sem", "load", "requester", "src", "size", "dst", "off", "cause"];
 
 impl TbFile {
     /// Read and parse a testbench file.

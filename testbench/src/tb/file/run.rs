@@ -95,11 +95,12 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     let start = tb.cycle();
     let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), state: cosim::State::default() };
     let mut r = ctx.run_steps(&steps);
+    let expected = std::mem::take(&mut ctx.state.expected_exceptions);
     out.steps = ctx.steps;
     out.reads = std::mem::take(&mut ctx.reads);
     // A core that took an exception fails the run, whatever the steps checked.
     if let (Ok(()), Some(fw)) = (&r, &fw) {
-        if let Some((cycle, e)) = cosim::exception(&mut tb, fw, None) {
+        if let Some((cycle, e)) = cosim::exception(&mut tb, fw, None, &expected) {
             r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle });
         }
     }
@@ -312,6 +313,10 @@ impl RunCtx<'_> {
             Verb::MarkCycle(m) => {
                 self.state.marks.insert(m.clone(), tb.cycle().saturating_sub(1));
             }
+            Verb::ExpectException { cores, cause } => {
+                let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
+                cosim::expected_exception(self.tb, fw, *cores, *cause, &mut self.state).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
+            }
             Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 cosim::spads_and_doorbells(self.tb, fw, &s.verb, &mut self.state).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
@@ -336,7 +341,7 @@ impl RunCtx<'_> {
                     tb.wait(gap);
                 }
             }
-            Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::PollReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
+            Verb::Window { .. } | Verb::MemWindow2(_) | Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::PollReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => self.val(value),
