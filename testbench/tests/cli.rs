@@ -154,7 +154,7 @@ fn asm_disasm_and_run_a_boot_trampoline() {
     std::fs::write(&src, "nop\nmovi a2, 5000\n").unwrap();
     let (code, _, err) = tpb(&["asm", src.to_str().unwrap(), "-o", bin.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert_eq!(err.trim(), format!("tpb: error: {}:2: 'movi': immediate 5000 out of range -2048..=2047", src.display()));
+    assert_eq!(err.trim(), format!("tpb: error: {}:2:1: 'movi': immediate 5000 out of range -2048..=2047", src.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -41,7 +41,7 @@ fn an_error_in_an_included_macro_names_its_file_and_line() {
     let map = builtin(Arch::Cayman).unwrap();
     let opts = tpb_models::xtensa::config::Options::tpb();
     let e = cfw::assemble_file(Some(&map), &dir.join("p.S"), 0, &opts, &[]).unwrap_err();
-    assert!(e.starts_with(&format!("{}:3: ", dir.join("m.inc").display())), "{e}");
+    assert!(e.starts_with(&format!("{}:3:5: ", dir.join("m.inc").display())), "{e}");
     let e = cfw::assemble_file(None, &dir.join("p.S"), 0, &opts, &[]).unwrap_err();
     assert!(e.contains("tpb.inc is generated from a generation's map"), "{e}");
 }

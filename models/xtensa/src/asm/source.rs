@@ -29,13 +29,26 @@ pub const MAX_DEPTH: usize = 32;
 /// file)` → (the file's name for messages, its text).
 pub type Includes<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String> + 'a;
 
-/// An error in a source file: the file, its 1-based line, what is wrong.
+/// An error in a source file: the file, its 1-based line and column, what
+/// is wrong (`file:line:column: message`, as compilers print it, so an
+/// editor jumps there).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}:{line}:{column}: {message}")]
 pub struct SourceError {
     pub file: String,
     pub line: usize,
+    /// 1-based: where the name the message quotes ('X') starts, else the statement.
+    pub column: usize,
     pub message: String,
+}
+
+/// The column an error on `text` points at: the first name the message
+/// quotes ('X') where the line has it, else the statement's first character.
+fn column_of(text: &str, message: &str) -> usize {
+    let code = super::strip_comment(text);
+    let quoted = message.split('\'').nth(1).filter(|q| !q.is_empty());
+    let at = quoted.and_then(|q| code.find(q)).unwrap_or_else(|| code.len() - code.trim_start().len());
+    text[..at].chars().count() + 1
 }
 
 struct Macro {
@@ -56,8 +69,10 @@ pub fn assemble_source(file: &str, text: &str, base: u32, opts: &Options, includ
     let out = x.out;
     let joined = out.lines.join("\n") + "\n";
     assemble(&joined, base, opts).map_err(|AsmError { line, message }| {
+        let text = out.lines.get(line.wrapping_sub(1)).map_or("", String::as_str);
+        let column = column_of(text, &message);
         let (file, line) = out.origin.get(line.wrapping_sub(1)).cloned().unwrap_or_else(|| (file.to_string(), line));
-        SourceError { file, line, message }
+        SourceError { file, line, column, message }
     })
 }
 
@@ -81,7 +96,7 @@ fn first_word(l: &str) -> (&str, &str) {
 impl Expander<'_, '_> {
     fn file(&mut self, name: &str, text: &str, depth: usize) -> Result<(), SourceError> {
         if self.stack.iter().any(|f| f == name) {
-            return Err(SourceError { file: name.into(), line: 1, message: format!("includes itself (through {})", self.stack.join(" → ")) });
+            return Err(SourceError { file: name.into(), line: 1, column: 1, message: format!("includes itself (through {})", self.stack.join(" → ")) });
         }
         self.stack.push(name.to_string());
         let lines: Vec<(String, usize, String)> = text.lines().enumerate().map(|(i, l)| (name.to_string(), i + 1, l.to_string())).collect();
@@ -94,7 +109,7 @@ impl Expander<'_, '_> {
         let mut k = 0;
         while k < lines.len() {
             let (file, line, text) = &lines[k];
-            let err = |m: String| SourceError { file: file.clone(), line: *line, message: m };
+            let err = |m: String| SourceError { file: file.clone(), line: *line, column: column_of(text, &m), message: m };
             let code = super::strip_comment(text);
             let (head, rest) = first_word(code);
             match head {
@@ -207,11 +222,13 @@ mod tests {
         assert_eq!((e.file.as_str(), e.line), ("consts.inc", 3), "the bad operand is on the macro body's line: {e}");
         assert!(e.message.contains("nowhere"), "{e}");
         let e = asm("nop\n.include \"missing.inc\"\n").unwrap_err();
-        assert_eq!(e.to_string(), "main.S:2: .include \"missing.inc\": no such file");
+        assert_eq!(e.to_string(), "main.S:2:1: .include \"missing.inc\": no such file");
         assert!(asm(".include \"loop.inc\"\n").unwrap_err().message.contains("includes itself"));
         assert!(asm(".macro m\n nop\n").unwrap_err().message.contains("no .endm"));
         assert!(asm(".macro m a\n movi a2, \\a\n.endm\n m\n").unwrap_err().message.contains("no value for 'a'"));
         assert!(asm(".macro r\n r\n.endm\n r\n").unwrap_err().message.contains("deeper than"));
-        assert_eq!(asm("nop\n nop\n movi a2\n").unwrap_err().to_string(), "main.S:3: 'movi' takes 2 operand(s), got 1");
+        assert_eq!(asm("nop\n nop\n movi a2\n").unwrap_err().to_string(), "main.S:3:2: 'movi' takes 2 operand(s), got 1");
+        // The column is the name the message quotes, where the line has it.
+        assert_eq!(asm("nop\n    movi a2, NOPE + 1  # c\n").unwrap_err().to_string(), "main.S:2:14: unknown symbol 'NOPE'");
     }
 }
