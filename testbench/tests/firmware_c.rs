@@ -43,6 +43,32 @@ fn the_c_example_runs_on_the_q7_cores_of_every_generation() {
     }
 }
 
+/// The SEQ in C: its text over the seeds' stdio TX ring, drained by the
+/// host (`tx_console`), beside SIMCALL's; its byte stores to its DRAM
+/// (in the top, behind word-only BAR0) merged; a drain too late says so.
+#[test]
+fn the_seq_prints_over_the_stdio_tx_ring_on_every_generation() {
+    require("xtensa-lx106-elf-gcc").unwrap_or_else(|e| panic!("{e}"));
+    let path = repo_root().join("testbench/examples/firmware/seq_stdio.toml");
+    let file = TbFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for arch in Arch::ALL {
+        let (err, cycles) = outcome(&file, arch);
+        assert_eq!(err, None, "{}", arch.name());
+        println!("{}: seq_stdio in {cycles} cycles", arch.name());
+    }
+    // Five chunks before one drain: the ring keeps four, the host says one is lost.
+    let dir = scratch("c-stdio-lost");
+    std::fs::write(dir.join("many.c"), "#include \"tpb_fw.h\"\nint main(void) {\n    for (int i = 0; i < 5; i++) tpb_tx_puts(\"a line\");\n    return 0;\n}\n").unwrap();
+    std::fs::write(dir.join("q7.S"), std::fs::read_to_string(repo_root().join("testbench/examples/firmware/q7_sum.S")).unwrap()).unwrap();
+    std::fs::write(dir.join("tpb_sem.inc"), std::fs::read_to_string(repo_root().join("testbench/examples/firmware/tpb_sem.inc")).unwrap()).unwrap();
+    let toml = "[firmware.seq]\nc = [\"many.c\"]\n[firmware.q7]\nasm = \"q7.S\"\n[[step]]\nstpb_init = true\ndma = true\n[[step]]\nwait_halted = \"seq\"\n[[step]]\ntx_console = true\n";
+    std::fs::write(dir.join("many.toml"), toml).unwrap();
+    let f = TbFile::load(&dir.join("many.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let (err, _) = outcome(&f, Arch::Cayman);
+    let err = err.expect("a lost chunk fails");
+    assert!(err.contains("1 stdio chunks were rewritten before the host drained them (the ring keeps 4)"), "{err}");
+}
+
 #[test]
 fn a_wrong_expectation_in_the_c_example_fails() {
     let text = std::fs::read_to_string(example()).unwrap();

@@ -6,7 +6,8 @@
  * - memset, memcpy, memmove and memcmp, which gcc may call for a struct's
  *   initialisation or copy even in a freestanding build;
  * - the console: tpb_puts and a small tpb_printf over tpb_write (SIMCALL
- *   write, tpb_fw.h). */
+ *   write, tpb_fw.h); on the SEQ also tpb_tx_write / tpb_tx_puts, the
+ *   device side of the stdio TX ring (tpb_hal::stdio). */
 #include <stdarg.h>
 #include "tpb_fw.h"
 
@@ -100,6 +101,70 @@ int tpb_puts(const char *s)
     tpb_write(1, s, n);
     return tpb_write(1, "\n", 1) < 0 ? -1 : (int)n + 1;
 }
+
+#ifdef TPB_CORE_SEQ
+/* Descriptors queued on the TX ring since the DMA was enabled. */
+static uint32_t tx_queued;
+
+/* One chunk (at most TPB_STDIO_SLOT_BYTES) into the next slot, one descriptor. */
+static int tx_chunk(const unsigned char *p, unsigned chunk)
+{
+    uint32_t dma = TPB_REGION_SEQ_DMA;
+    uint32_t base = TPB_REG(TPB_POOL_NX_DMA_TX_RING_BASE_ADDR);
+    uint32_t n = TPB_REG(TPB_POOL_NX_DMA_TX_RING_LENGTH_ADDR);
+    if (n == 0)
+        return -1;
+    while (TPB_REG(dma + TPB_STDIO_TX_DONE) != tx_queued) {
+        /* the previous descriptor retires first */
+    }
+    uint32_t slot = TPB_STDIO_AREA + (tx_queued % TPB_STDIO_SLOTS) * TPB_STDIO_SLOT_BYTES;
+    unsigned words = (chunk + 3) / 4;
+    for (unsigned w = 0; w < words; w++) {
+        uint32_t v = 0;
+        for (unsigned b = 0; b < 4 && 4 * w + b < chunk; b++)
+            v |= (uint32_t)p[4 * w + b] << (8 * b);
+        TPB_REG(dma + slot + 4 * w) = v;
+    }
+    uint32_t d = dma + base + 16 * (tx_queued % n);
+    TPB_REG(d) = slot;                  /* source and destination: the copy stays in place */
+    TPB_REG(d + 4) = slot;
+    TPB_REG(d + 8) = words;
+    TPB_REG(d + 12) = 0;                /* no completion semaphore */
+    TPB_REG(TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR) = 1;
+    tx_queued++;
+    return (int)chunk;
+}
+
+int tpb_tx_write(const void *buf, unsigned len)
+{
+    const unsigned char *p = buf;
+    for (unsigned sent = 0; sent < len;) {
+        unsigned chunk = len - sent < TPB_STDIO_SLOT_BYTES ? len - sent : TPB_STDIO_SLOT_BYTES;
+        if (tx_chunk(p + sent, chunk) < 0)
+            return -1;
+        sent += chunk;
+    }
+    return (int)len;
+}
+
+/* The string and a newline, packed into as few chunks as they fill. */
+int tpb_tx_puts(const char *s)
+{
+    unsigned char buf[TPB_STDIO_SLOT_BYTES];
+    unsigned k = 0, n = 0;
+    for (;; n++) {
+        unsigned char c = s[n] ? (unsigned char)s[n] : '\n';
+        buf[k++] = c;
+        if (k == sizeof buf || !s[n]) {
+            if (tx_chunk(buf, k) < 0)
+                return -1;
+            k = 0;
+        }
+        if (!s[n])
+            return (int)n + 1;
+    }
+}
+#endif
 
 /* The formatted text is built in a buffer and written in pieces of at most
    its size: one SIMCALL per piece. */

@@ -51,6 +51,13 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         Sym::Value { ident: "Q7_USER_VECTOR".into(), value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)), note: Some("a Q7 core's level-1 (user) interrupt vector: VECBASE + its offset".into()) },
         Sym::Value { ident: "Q7_RELEASE".into(), value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?, note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()) },
     ];
+    {
+        use tpb_models::hal::stdio;
+        out.push(Sym::Value { ident: "STDIO_AREA".into(), value: stdio::AREA, note: Some("the stdio TX ring's text slots: DMA SRAM offset (tpb_hal::stdio)".into()) });
+        out.push(v("STDIO_SLOTS", stdio::SLOTS));
+        out.push(v("STDIO_SLOT_BYTES", stdio::SLOT_BYTES));
+        out.push(v("STDIO_TX_DONE", stdio::TX_DONE));
+    }
     out.push(Sym::Value { ident: "SOC_PORT".into(), value: crate::sched::SOC_PORT, note: Some("the SoC port: +0 address low, +4 high, +8 data (a core's access beyond BAR0)".into()) });
     for r in map.params.bar0_regions() {
         if r.region.base <= u64::from(u32::MAX - SYSTEM_WINDOW) {
@@ -143,6 +150,11 @@ static inline int tpb_write(int fd, const void *buf, unsigned len)
    printf (%d %i %u %x %X %p %c %s %%, width, '0' and '-' flags, 'l'). */
 int tpb_puts(const char *s);
 int tpb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The SEQ only: text to the host through the seeds' stdio TX ring (its DMA's
+   TX ring, a chunk of TPB_STDIO_SLOT_BYTES per descriptor; tpb_hal::stdio).
+   The host drains it (a testbench file's tx_console step). */
+int tpb_tx_write(const void *buf, unsigned len);
+int tpb_tx_puts(const char *s);
 
 /* ---- registers: TPB_<ENGINE>_<BLOCK>_<REGISTER>_ADDR, fields _SHIFT / _MASK ---- */
 "#;

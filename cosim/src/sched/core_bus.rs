@@ -84,11 +84,14 @@ pub struct CoreBus {
     pub(super) xlat_who: Option<u8>,
     pub(super) pending: Option<Pending>,
     pub(super) answers: Vec<Answer>,
+    /// A sub-word store to the core's own memory in the top, between its
+    /// read and its write: (word address, the merged word).
+    rmw: Option<(u32, u32)>,
 }
 
 impl CoreBus {
     pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
-        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, xlat_who: None, pending: None, answers: Vec::new() }
+        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, xlat_who: None, pending: None, answers: Vec::new(), rmw: None }
     }
 
     fn route(&self, addr: u32) -> Route {
@@ -120,6 +123,34 @@ impl CoreBus {
         } else {
             Route::Fault
         }
+    }
+
+    /// `addr` is in one of the core's own memories that live in the top
+    /// (the SEQ's IRAM and DRAM, reached over BAR0).
+    fn own_in_top(&self, addr: u32) -> bool {
+        (addr < self.iram_size && matches!(self.iram, Mem::Bar0 { .. })) || ((DRAM_BASE..DRAM_BASE.saturating_add(self.dram_size)).contains(&addr) && matches!(self.dram, Mem::Bar0 { .. }))
+    }
+
+    /// A sub-word store to the core's own memory in the top: BAR0 moves
+    /// whole words, so it reads the word, merges the bytes and writes it
+    /// back (two accesses; the memory is the core's alone, so nothing can
+    /// come between them that a byte store would have kept).
+    fn store_merged(&mut self, w: u32, via: Via, wdata: u32, wstrb: u8) -> Result<(), BusError> {
+        let merged = match self.rmw.filter(|(a, _)| *a == w) {
+            Some((_, m)) => m,
+            None => {
+                let old = self.word(Kind::Load, w, via)?;
+                let mask = (0..4).filter(|b| wstrb >> b & 1 == 1).fold(0u32, |m, b| m | 0xff << (8 * b));
+                let m = old & !mask | wdata & mask;
+                self.rmw = Some((w, m));
+                m
+            }
+        };
+        let r = self.word(Kind::Store { wdata: merged, wstrb: 0xf }, w, via).map(|_| ());
+        if !matches!(r, Err(BusError::Pending)) {
+            self.rmw = None;
+        }
+        r
     }
 
     fn local(&mut self, iram: bool) -> &mut Vec<u8> {
@@ -243,7 +274,8 @@ impl Bus for CoreBus {
                 Ok(())
             }
             Route::SocReg(8) if wstrb == 0xf => self.word(kind, addr & !3, Via::Soc(self.soc_addr)).map(|_| ()),
-            // BAR0 and the SoC port move whole words.
+            // BAR0 and the SoC port move whole words; the core's own memory merges.
+            Route::Via(via @ Via::Bar0(_)) if wstrb != 0xf && self.own_in_top(addr) => self.store_merged(addr & !3, via, wdata, wstrb),
             Route::Via(Via::Bar0(_) | Via::Hwd(_) | Via::Xlat(_)) | Route::SocReg(_) if wstrb != 0xf => Err(BusError::Fault { addr }),
             Route::Via(via) => self.word(kind, addr & !3, via).map(|_| ()),
             Route::SocReg(_) | Route::Fault => Err(BusError::Fault { addr }),

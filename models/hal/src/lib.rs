@@ -42,6 +42,7 @@ pub mod regs;
 pub mod spec;
 pub mod top_sp;
 pub mod tsync;
+pub mod stdio;
 pub mod windows;
 
 pub use arch::ArchCtx;
@@ -357,6 +358,11 @@ impl Hal {
     /// Restart NX core `e` at `addr` ([`control::start_nx`]).
     pub fn start_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine, addr: u32) -> Result<()> {
         control::start_nx(self.ctx_checked()?, mmio, e, addr)
+    }
+
+    /// Read the SEQ's console text retired on the stdio TX ring since the last drain ([`stdio::drain`]).
+    pub fn drain_stdio(&self, mmio: &mut dyn Mmio, r: &mut stdio::Reader) -> Result<stdio::Drained> {
+        stdio::drain(self.ctx_checked()?, mmio, r)
     }
 
     /// Program window `n` of POOL's address-translation bundle, or disable it ([`windows::set_window`]).

@@ -272,6 +272,8 @@ pub struct State {
     pub spads: Option<(Vec<u8>, Vec<u8>)>,
     /// Cores whose exception a step expected (it does not fail the run).
     pub expected_exceptions: Vec<CoreId>,
+    /// What the host has consumed of the SEQ's stdio TX ring.
+    pub stdio: tpb_models::hal::stdio::Reader,
 }
 
 /// `expect_exception`: each chosen core took one (of `cause`, if given).
@@ -296,7 +298,7 @@ pub fn expected_exception(tb: &mut Tb, fw: &Images, cores: CoreSel, want: Option
     Ok(())
 }
 
-/// `cc_op`, `expect_cc_op` and `expect_doorbells`.
+/// `cc_op`, `expect_cc_op`, `expect_doorbells` and `tx_console`.
 pub fn spads_and_doorbells(tb: &mut Tb, fw: &Images, verb: &Verb, st: &mut State) -> Result<(), String> {
     let hal = Hal::with_map(fw.map.clone());
     let c = cosim(tb);
@@ -338,6 +340,15 @@ pub fn spads_and_doorbells(tb: &mut Tb, fw: &Images, verb: &Verb, st: &mut State
             }
             Ok(())
         }
-        _ => unreachable!("only cc_op, expect_cc_op and expect_doorbells come here"),
+        Verb::TxConsole => {
+            let mut d = hal.drain_stdio(c, &mut st.stdio).map_err(|e| format!("the HAL's stdio drain: {e}"))?;
+            let cycle = c.stats.cycles;
+            c.console.take(CoreId::Seq, cycle, &mut d.text);
+            if d.lost > 0 {
+                return Err(format!("{} stdio chunks were rewritten before the host drained them (the ring keeps {}): drain more often", d.lost, tpb_models::hal::stdio::SLOTS));
+            }
+            Ok(())
+        }
+        _ => unreachable!("only cc_op, expect_cc_op, expect_doorbells and tx_console come here"),
     }
 }

@@ -161,6 +161,7 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
         },
         "expect_cc_op" => k.flag(Verb::ExpectCcOp)?,
         "window" => window(k)?,
+        "tx_console" => k.flag(Verb::TxConsole)?,
         "expect_exception" => Verb::ExpectException {
             cores: cores()?,
             cause: match k.opt_str("cause")? {

@@ -221,7 +221,7 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::PollReg { .. } | Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } | Verb::Window { .. } | Verb::MemWindow2(_) | Verb::ExpectException { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
+                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::PollReg { .. } | Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } | Verb::Window { .. } | Verb::MemWindow2(_) | Verb::ExpectException { .. } | Verb::TxConsole | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };

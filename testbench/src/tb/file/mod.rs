@@ -161,6 +161,8 @@ pub enum Verb {
     /// The chosen cores took an exception (of this EXCCAUSE, if given): a
     /// fault the file expects, which then does not fail the run (co-simulation).
     ExpectException { cores: CoreSel, cause: Option<u32> },
+    /// The host drains the SEQ's stdio TX ring into the console (co-simulation).
+    TxConsole,
     /// The DMA completion doorbells so far (co-simulation).
     ExpectDoorbells { count: u64, after: Option<String>, mark: Option<String> },
     /// Read `name`, then read again (every `every` cycles) until it differs.
@@ -212,7 +214,7 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells", "window", "mem_window2", "expect_exception"];
+const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells", "window", "mem_window2", "expect_exception", "tx_console"];
 const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order", "bytes", "before", "compl_sem", "load", "requester", "src", "size", "dst", "off", "cause"];
 
 impl TbFile {

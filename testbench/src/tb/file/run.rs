@@ -317,7 +317,7 @@ impl RunCtx<'_> {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 cosim::expected_exception(self.tb, fw, *cores, *cause, &mut self.state).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
-            Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } => {
+            Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } | Verb::TxConsole => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 cosim::spads_and_doorbells(self.tb, fw, &s.verb, &mut self.state).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
