@@ -10,7 +10,7 @@ use tpb_models::regmap::Arch;
 /// Arguments of `tpb test`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TestArgs {
-    /// Testbench files (TOML; see `testbench/examples/`).
+    /// Testbench files (TOML; see `testbench/examples/`), or folders: every `.toml` in one, by name.
     pub files: Vec<PathBuf>,
     /// Generations to run on (repeatable); default: those each file lists.
     #[arg(long, value_enum)]
@@ -64,7 +64,7 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
         return Err(TestCmdError::Nothing);
     }
     // Parse everything first: a mistake in the third file stops before the first runs.
-    let files: Vec<TbFile> = args.files.iter().map(|p| TbFile::load(p)).collect::<Result<_, _>>()?;
+    let files: Vec<TbFile> = expand(&args.files)?.iter().map(|p| TbFile::load(p)).collect::<Result<_, _>>()?;
     let wanted: Vec<Arch> = args.arch.iter().map(|a| (*a).into()).collect();
     // Where the traces go must take a file before anything runs: a run that
     // fails is not to be hidden behind a path that cannot be written.
@@ -120,4 +120,23 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
         println!("JUnit XML: {}", p.display());
     }
     Ok(outcomes.iter().all(|o| o.result.is_ok()))
+}
+
+/// The files of `args`: a folder stands for its `.toml` files, sorted by name.
+fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, super::file::FileError> {
+    let mut out = Vec::new();
+    for p in args {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let err = |msg: String| super::file::FileError { path: p.clone(), loc: Default::default(), key: "folder".into(), msg };
+        let mut found: Vec<PathBuf> = std::fs::read_dir(p).map_err(|e| err(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "toml")).collect();
+        if found.is_empty() {
+            return Err(err("no .toml testbench files in this folder".into()));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
 }

@@ -66,16 +66,27 @@ pub const POLL_TIMEOUT: u64 = 1000;
 /// built-in scenarios poll at the same pace).
 pub const POLL_GAP_COSIM: u64 = 16;
 
-/// A place in a testbench file (1-based).
+/// A place in a testbench file (1-based; 0 when the error is the whole file's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Loc {
     pub line: usize,
     pub col: usize,
 }
 
+impl Loc {
+    /// `:line:column`, or nothing for the whole file.
+    pub fn at(&self) -> String {
+        if self.line == 0 {
+            String::new()
+        } else {
+            format!(":{}:{}", self.line, self.col)
+        }
+    }
+}
+
 /// A testbench file that cannot be used, with where and which key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{}:{}: {key}: {msg}", .path.display(), .loc.line, .loc.col)]
+#[error("{}{}: {key}: {msg}", .path.display(), .loc.at())]
 pub struct FileError {
     pub path: PathBuf,
     pub loc: Loc,
