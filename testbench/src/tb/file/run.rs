@@ -223,14 +223,7 @@ impl RunCtx<'_> {
                 None => tb.write(name, v)?,
             },
             Verb::Read { name } => {
-                let got = match parse_u32(name) {
-                    Some(a) => {
-                        let r = tb.read_addr(a)?;
-                        bus_ok(name, a, false, r, tb.cycle())?;
-                        u64::from(r.rdata)
-                    }
-                    None => tb.read(name)?,
-                };
+                let got = read_value(tb, name)?;
                 let line = format!("{name} = {got:#x} (cycle {})", tb.cycle());
                 self.reads.push(line);
             }
@@ -245,14 +238,7 @@ impl RunCtx<'_> {
                 None => tb.expect(name, v)?,
             },
             Verb::Expect { name, cmp, .. } => {
-                let got = match parse_u32(name) {
-                    Some(a) => {
-                        let r = tb.read_addr(a)?;
-                        bus_ok(name, a, false, r, tb.cycle())?;
-                        u64::from(r.rdata)
-                    }
-                    None => tb.read(name)?,
-                };
+                let got = read_value(tb, name)?;
                 let (ok, bound) = if *cmp == Cmp::AtLeast { (got >= v, "at least") } else { (got <= v, "at most") };
                 if !ok {
                     return Err(TbError::Mismatch { name: name.clone(), expected: v, got, cycle: tb.cycle(), detail: format!(" (expected {bound} that)") }.into());
@@ -284,6 +270,17 @@ impl RunCtx<'_> {
                     self.run_steps(steps).map_err(StepErr::Inner)?;
                 }
             }
+            _ => return self.run_more(s),
+        }
+        Ok(())
+    }
+}
+
+impl RunCtx<'_> {
+    /// The verbs beyond the bare top's: bursts, marks, the co-simulation's.
+    fn run_more(&mut self, s: &Step) -> Result<(), StepErr> {
+        let tb = &mut *self.tb;
+        match &s.verb {
             Verb::WriteWords { name, words } => {
                 let a = addr_of(tb, name)?;
                 match tb.cosim() {
@@ -323,18 +320,8 @@ impl RunCtx<'_> {
             }
             Verb::PollChange { name, timeout, every } => {
                 let gap = every.unwrap_or(if self.fw.is_some() { POLL_GAP_COSIM } else { 0 }).max(1);
-                let read = |tb: &mut Tb| -> Result<u64, TbError> {
-                    match parse_u32(name) {
-                        Some(a) => {
-                            let r = tb.read_addr(a)?;
-                            bus_ok(name, a, false, r, tb.cycle())?;
-                            Ok(u64::from(r.rdata))
-                        }
-                        None => tb.read(name),
-                    }
-                };
-                let (before, start) = (read(tb)?, tb.cycle());
-                while read(tb)? == before {
+                let (before, start) = (read_value(tb, name)?, tb.cycle());
+                while read_value(tb, name)? == before {
                     if tb.cycle() - start >= *timeout {
                         return Err(TbError::Timeout { name: name.clone(), expected: before, last: before, cycles: tb.cycle() - start, cycle: tb.cycle() }.into());
                     }
@@ -361,6 +348,7 @@ impl RunCtx<'_> {
                 };
                 txn::check(self.tb, t, data, &mut self.state.marks).map_err(|e| StepErr::Tb(TbError::Cosim(e)))?;
             }
+            _ => unreachable!("run_step takes the bare top's verbs"),
         }
         Ok(())
     }
@@ -374,6 +362,18 @@ enum StepErr {
 impl From<TbError> for StepErr {
     fn from(e: TbError) -> Self {
         StepErr::Tb(e)
+    }
+}
+
+/// Read a name, or a number as a raw BAR0 address (a bus error is an error).
+fn read_value(tb: &mut Tb, name: &str) -> Result<u64, TbError> {
+    match parse_u32(name) {
+        Some(a) => {
+            let r = tb.read_addr(a)?;
+            bus_ok(name, a, false, r, tb.cycle())?;
+            Ok(u64::from(r.rdata))
+        }
+        None => tb.read(name),
     }
 }
 
