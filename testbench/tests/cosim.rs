@@ -502,6 +502,22 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
     let row = out.lines().find(|l| l.starts_with("bringup ")).unwrap_or_else(|| panic!("{out}"));
     assert!(row.contains(" PASS ") && row.trim_end().ends_with(" 32"), "{row}");
     let gtkw = std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap();
+    // Relocatable: [savefile] records where it was written, and the dump and
+    // every filter lie beside it, so GTKWave re-roots them when waves/ moves.
+    let here = std::fs::canonicalize(&dir).unwrap();
+    assert!(gtkw.contains(&format!("[savefile] \"{}\"", here.join("bringup.cayman.gtkw").display())), "{gtkw}");
+    let filters: Vec<&str> = gtkw.lines().filter(|l| l.starts_with('^')).filter_map(|l| l.split_once(' ').map(|x| x.1)).collect();
+    assert!(filters.len() >= 3 && filters.iter().all(|f| f.starts_with(&here.display().to_string())), "{filters:?}");
+    // The instruction filter finds tpb on PATH even when the binary that wrote it is gone.
+    let script = filters.iter().find(|f| f.ends_with(".sh")).unwrap();
+    let moved = std::fs::read_to_string(script).unwrap().replace(env!("CARGO_BIN_EXE_tpb"), "/nonexistent/tpb");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_tpb"), bin.join("tpb")).unwrap();
+    std::fs::write(dir.join("moved.sh"), moved).unwrap();
+    let mut child = std::process::Command::new("sh").arg(dir.join("moved.sh")).env("PATH", format!("{}:/usr/bin:/bin", bin.display())).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"0020c0\n").unwrap();
+    assert_eq!(String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout), "memw\n");
     let names: Vec<String> = gtkw.lines().filter_map(|l| l.strip_prefix("TOP.")).map(|l| l.split('[').next().unwrap().to_string()).collect();
     assert!(names.len() >= 20 && names.iter().any(|n| n == "q7_run_stall"), "{gtkw}");
     let read = tpb_cosim::waves::read(&vcd, &names).unwrap();

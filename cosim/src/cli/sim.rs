@@ -18,7 +18,8 @@ pub(super) fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::pat
     let filters = abs(dir).join("gtkw-filters");
     let exe = std::env::current_exe().ok();
     let namer = crate::waves::names::Namer::for_arch(arch)?;
-    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &abs(&d.path), &filters, &|n| d.width(n), view, exe.as_deref());
+    let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
+    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &abs(&d.path), &save, &filters, &|n| d.width(n), view, exe.as_deref());
     Ok(g.write(out)?)
 }
 
