@@ -324,6 +324,64 @@ fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
     assert!(e.contains("die 1: event 2 (type") && e.contains("ran handler 9"), "{e}");
 }
 
+/// A sleeping die woken by another die's SIGNAL, not by the host: four dies
+/// in a chain, each TOP_SP asleep (`TapeWait::Waiti`) on its semaphore 40;
+/// the host wakes die 0 only, and die d's one event, after its WAIT,
+/// SIGNALs die d + 1's semaphore 40 across the mesh. Dies 1..3 are skipped
+/// while they sleep, and an inbound SIGNAL must wake them: the run with
+/// skipping equals the run without, transaction for transaction (drop the
+/// inbound-message condition from `Cosim::quiescent` and die 1 sleeps on).
+#[test]
+fn a_cross_die_signal_wakes_a_skipped_die() {
+    use tpb_cosim::firmware::{self, TapeWait};
+    use tpb_cosim::mesh::Mesh;
+    use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
+    use tpb_models::ncfw::mesh::MeshEvent;
+    use tpb_models::regmap::{Engine, WindowOp};
+    let run = |skip: bool| {
+        let mut m = Mesh::new(Arch::Cayman, 4, 16).unwrap();
+        m.skip_quiet = skip;
+        let map = m.dies[0].map().clone();
+        let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
+        let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
+        let prog = firmware::mesh_tape(&map, 1, 1, TapeWait::Waiti).unwrap();
+        let addrs = firmware::Addrs::new(&map, "test");
+        let release = addrs.reg(Engine::TopSp, "nx", "release_run_stall").unwrap();
+        for (d, c) in m.dies.iter_mut().enumerate() {
+            let d = d as u32;
+            let mut e = MeshEvent { wait_event: 1, event_wait_sema: a.read(d, d, 40).unwrap(), wait_val: 1, ..MeshEvent::default() };
+            if d < 3 {
+                e.direct_trigger = 1;
+                e.direct_trigger_sema[0] = a.inc(d, d + 1, 40).unwrap();
+            }
+            c.load_top_sp(&prog.bytes, &tape_dram(&[e])).unwrap();
+            c.write32(release.into(), 0).unwrap();
+        }
+        m.run_until(700, |_| false);
+        m.dies[0].write32(addrs.sem(Engine::TopSp, WindowOp::Set, 40).unwrap().into(), 1).unwrap();
+        let done = m.run_until(5000, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
+        m.run_until(40, |_| false);
+        (m, done)
+    };
+    let ((a, done_a), (b, done_b)) = (run(true), run(false));
+    assert!(done_b, "without skipping, the SIGNAL chain reaches die 3");
+    assert!(done_a, "with skipping, every die woke: die TOP_SPs halted {:?}", a.dies.iter().map(|c| c.core(CoreId::TopSp).core.halted()).collect::<Vec<_>>());
+    let skipped = a.stats().skipped;
+    let all: u64 = a.dies.iter().map(|x| x.stats.cycles).sum();
+    assert!(skipped > all / 4, "dies 1..3 slept skipped until their SIGNAL: {skipped} of {all} die-cycles");
+    for (d, (x, y)) in a.dies.iter().zip(&b.dies).enumerate() {
+        assert_eq!(x.log, y.log, "die {d}'s BAR0 transactions");
+        assert_eq!(x.stats.cycles, y.stats.cycles, "die {d}'s cycles");
+        assert_eq!(x.top_sp_dram(firmware::ALGO_CTX + 0x208), Some(firmware::TAPE_DONE), "die {d}'s tape");
+    }
+    // Each die's SIGNAL reached the next: its INC arrived from the previous die.
+    for d in 1..4 {
+        let remote = a.dies[d].log.iter().filter(|t| matches!(t.master, tpb_cosim::sched::Master::Remote { die, .. } if die == d as u32 - 1)).count();
+        assert!(remote >= 1, "die {d} got die {}'s SIGNAL", d - 1);
+    }
+    println!("a SIGNAL chain over 4 sleeping dies: {skipped} of {all} die-cycles skipped");
+}
+
 /// Skipping quiescent dies changes nothing but the work. Four dies whose
 /// TOP_SPs sleep (`TapeWait::Waiti`) on a semaphore, woken one by one by
 /// the host SETting it: while a die sleeps (its other cores held in

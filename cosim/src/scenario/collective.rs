@@ -245,7 +245,7 @@ impl<'a> TapeAddrs<'a> {
     /// SoC address, as node `from` names it, of the INC slot of semaphore
     /// `s` on node `die` (its die's TOP_SP `die % top_sps`; with neighbour
     /// addressing, one TOP_SP per die: this die or the next).
-    fn inc(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
+    pub fn inc(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
         let local = self.hal.get_trigger_addr(die % self.top_sps, s)?;
         match self.addressing {
             Addressing::ChipId => Ok(die_addr(local, die / self.top_sps)?),
