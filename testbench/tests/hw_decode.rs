@@ -133,6 +133,36 @@ fn random_traffic_matches_the_golden_model() {
     lockstep(HwDecode::<8, 8>::new(true), true, &random_stim(6, cycles / 2, 8, 8)).unwrap();
 }
 
+/// DIGEST §4 GOTCHA, from literal words and not the golden model (which
+/// shares the rule with the RTL, so lockstep cannot catch it): one entry,
+/// key opcode 0x41 and func 0x05, word 0 `[31:24]` = 0xff and word 1
+/// `[7:0]` = 0x00. In CAYMAN+ order that byte is the opcode mask: opcode
+/// 0x41 with any func hits. SUNDA puts the func mask first: func 0x05 with
+/// any opcode hits.
+#[test]
+fn the_mask_byte_order_of_each_generation_from_literal_words() {
+    for (sunda, hits, misses) in [(false, (0x41, 0x77), (0x13, 0x05)), (true, (0x13, 0x05), (0x41, 0x77))] {
+        let look = |key: (u8, u8)| {
+            let mut rtl = Sim::new(HwDecode::<47, 11>::new(sunda));
+            for (addr, wdata) in [(0u32, 1 | 0x41 << 8 | 0x05 << 16 | 0xff << 24), (4, 7 << 16)] {
+                rtl.drive(false, Some(BusReq { write: true, addr, wdata }), None, false);
+                rtl.tick();
+            }
+            rtl.drive(false, None, Some(key), false);
+            rtl.tick();
+            rtl.drive(false, None, None, false);
+            rtl.tick();
+            let o = rtl.outputs();
+            assert!(o.fifo_valid, "sunda order {sunda}: a lookup result");
+            o.head
+        };
+        let h = look(hits);
+        assert!(h.hit && h.entry == 0 && h.index == 7, "sunda order {sunda}: {hits:x?} hits entry 0: {h:?}");
+        let m = look(misses);
+        assert!(!m.hit, "sunda order {sunda}: {misses:x?} misses: {m:?}");
+    }
+}
+
 #[test]
 fn lowest_matching_entry_wins_and_misses_are_flagged() {
     let w = |addr, wdata| Cycle { reset: false, bus: Some(BusReq { write: true, addr, wdata }), lookup: None, pop: false };

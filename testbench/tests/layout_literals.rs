@@ -50,3 +50,37 @@ fn sunda_takes_the_host_trigger_at_0x60848() {
     let seen = t.doorbell(name, 1).unwrap_or_else(|e| panic!("{e}"));
     assert!(seen.is_some(), "the pulse was seen on host_trigger_pulse");
 }
+
+/// The notification unit's slots, from literal record words and not the
+/// golden model's `slot_kind` (which the RTL shares, so lockstep cannot
+/// catch a wrong mapping): a semaphore change of each engine posts a record
+/// whose word 0 is type 0x10 with the engine's number as source (PE 0,
+/// ACT 1, POOL 2, DVE 3, TPB_SP 4 where the map has it, TOP_SP 5) and
+/// whose argument is the semaphore; a BAR0 error posts type 0x02 with
+/// source 0xff and the address. The ring is the SRAM at BAR0 0x72000
+/// (16-byte records, `[D]`, golden/notific.rs), read by raw address.
+#[test]
+fn notification_records_name_the_engine_and_the_class_by_literal_numbers() {
+    for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+        let mut t = tb(arch);
+        t.write("tpb.tpb.notific_ring_size", 64).unwrap();
+        t.write("tpb.tpb.notific_enable", 0b111).unwrap();
+        let has_tpb_sp = t.names().map().params.local_reg_base(tpb_models::regmap::Engine::TpbSp).is_some();
+        let engines: Vec<(&str, u32)> = [("pe", 0), ("act", 1), ("pool", 2), ("dve", 3), ("tpb_sp", 4), ("top_sp", 5)].into_iter().filter(|(e, _)| *e != "tpb_sp" || has_tpb_sp).collect();
+        for (k, (e, _)) in engines.iter().enumerate() {
+            t.write(&format!("{e}.evt_sem.set[{}]", 10 + k), 1).unwrap();
+            t.wait(4);
+        }
+        assert!(t.read_addr(0x0007_3000).unwrap().err, "{arch:?}: 0x73000 decodes to nothing");
+        t.wait(4);
+        for (k, (e, n)) in engines.iter().enumerate() {
+            let at = 0x0007_2000 + 16 * k as u32;
+            let (w0, arg) = (t.read_addr(at).unwrap().rdata, t.read_addr(at + 4).unwrap().rdata);
+            assert_eq!((w0 & 0xffff, arg), (0x10 | n << 8, 10 + k as u32), "{arch:?}: record {k}, {e}'s semaphore {}", 10 + k);
+            assert_eq!(w0 >> 16, k as u32, "{arch:?}: record {k}'s sequence number");
+        }
+        let at = 0x0007_2000 + 16 * engines.len() as u32;
+        let (w0, arg) = (t.read_addr(at).unwrap().rdata, t.read_addr(at + 4).unwrap().rdata);
+        assert_eq!((w0 & 0xffff, arg), (0xff02, 0x0007_3000), "{arch:?}: the BAR0 error record");
+    }
+}
