@@ -201,7 +201,7 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
     let _ = std::fs::remove_file(&trace);
     let n = c.stats.cycles - c0;
     if n < cycles {
-        return Err(BenchError::Run(format!("{arch:?}: bringup ran {n} cycles, fewer than {cycles} ({} checks)", r.checks.len())));
+        return Err(BenchError::Run(format!("{}: bringup ran {n} cycles, fewer than {cycles} ({} checks)", arch.name(), r.checks.len())));
     }
     Ok((n as f64 / wall, n))
 }

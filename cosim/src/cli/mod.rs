@@ -445,7 +445,8 @@ fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
     }
     println!("load it: {}", flow::program_command(&opts.board, &r.bitstream, false));
     if !r.meets_timing() {
-        return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {:?}", r.fmax)));
+        let got: Vec<String> = r.fmax.iter().map(|(clock, mhz)| format!("{clock} {mhz:.1} MHz")).collect();
+        return Err(CliError::Other(format!("timing not met at {clock_mhz} MHz: {}", got.join(", "))));
     }
     Ok(())
 }

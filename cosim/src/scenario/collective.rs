@@ -799,7 +799,7 @@ impl Ran {
                         last = ts;
                     }
                 }
-                r.check(c.stats.cycles, c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting), format!("{}: the NCFW core idles in WAITI ({:?})", mesh.node_name(d), c.core(stepper).last))?;
+                r.check(c.stats.cycles, c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting), format!("{}: the NCFW core idles in WAITI (its last step: {})", mesh.node_name(d), c.core(stepper).last.map_or_else(|| "none".to_string(), |s| s.to_string())))?;
             }
         }
         // Every WAIT on a semaphore other dies SIGNAL passed only after the

@@ -111,7 +111,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let post = first(c, |t| t.master == Master::Core(CoreId::TopSp) && t.write && t.addr == compl_inc).map(|t| t.cycle);
     let dbs = c.doorbell_cycles.clone();
     let order = [kick, first_tail, dbs.first().copied(), dbs.last().copied(), post, Some(host_saw)];
-    r.check(c.stats.cycles, order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), format!("event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {order:?}"))?;
+    r.check(c.stats.cycles, order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), format!("event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {}", order.iter().map(|c| at_cycle(*c)).collect::<Vec<_>>().join(", ")))?;
     let names = ["host_trigger", "first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted", "host saw completion"];
     r.events.extend(names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())));
     r.events.sort();

@@ -26,7 +26,7 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
         c.run(16);
     }
     let st = halted(c)?;
-    r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("the host sees the SEQ halted (run_state: {st:?}) within {limit} cycles"))?;
+    r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("the host sees the SEQ halted (run_state: {st}) within {limit} cycles"))?;
     let wrote = last(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && t.addr == halt_ctrl && t.data & 1 == 1);
     r.check(c.stats.cycles, wrote.is_some(), "the SEQ halted itself: it wrote instr_halt_ctrl.halt = 1")?;
     r.events.push((wrote.map_or(0, |t| t.cycle), "SEQ writes instr_halt_ctrl.halt".into()));
@@ -48,7 +48,7 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
     r.events.push((w.map_or(0, |t| t.cycle), "host writes start_ctrl".into()));
     let started = c.run_until(limit, |c| c.start_log.iter().any(|s| s.1 == CoreId::Seq));
     let s = c.start_log.iter().find(|s| s.1 == CoreId::Seq).copied();
-    r.check(c.stats.cycles, started && s.is_some_and(|s| s.2 == seq_restart), format!("the SEQ restarted at {seq_restart:#x} (start: {s:?})"))?;
+    r.check(c.stats.cycles, started && s.is_some_and(|s| s.2 == seq_restart), format!("the SEQ restarted at {seq_restart:#x} ({})", started_at(s)))?;
     r.events.push((s.map_or(0, |s| s.0), format!("SEQ restarts at {seq_restart:#x}")));
     while !halted(c)?.halted && c.stats.cycles < end + limit {
         c.run(16);
@@ -59,14 +59,14 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
     r.check(c.stats.cycles, again.is_some_and(|t| s.is_some_and(|s| t.cycle > s.0)), "the SEQ halted itself again after the restart")?;
     r.events.push((again.map_or(0, |t| t.cycle), "SEQ halts again".into()));
     let st = halted(c)?;
-    r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("the host sees the SEQ halted again ({st:?})"))?;
+    r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("the host sees the SEQ halted again (run_state: {st})"))?;
 
     // 3. The Q7 cores HALT; the host restarts the chosen ones.
     let all = c.run_until(limit, |c| c.q7().iter().all(|q| q.core.halted()));
     r.check(c.stats.cycles, all, format!("every Q7 core executed HALT within {limit} cycles"))?;
     for k in 0..8u32 {
         let st = hal.q7_run_state(c, k)?;
-        r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("Q7 core {k}: run_state {st:?}, expected halted"))?;
+        r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("Q7 core {k}: run_state {st}, expected halted"))?;
     }
     hal.start_q7(c, h.q7_cores, q7_restart)?;
     let chosen = |k: u8| h.q7_cores >> k & 1 == 1;
@@ -80,7 +80,7 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
         let (we, wc) = if chosen(k) { (2, 2) } else { (1, 1) };
         r.check(c.stats.cycles, entry == we && count == wc, format!("Q7 core {k} ({}): entry {entry}, count {count}; expected {we}, {wc}", if chosen(k) { "restarted" } else { "left halted" }))?;
         let s = c.start_log.iter().find(|s| s.1 == CoreId::Q7(k));
-        r.check(c.stats.cycles, s.is_some() == chosen(k) && s.is_none_or(|s| s.2 == q7_restart), format!("Q7 core {k}: start {s:?}"))?;
+        r.check(c.stats.cycles, s.is_some() == chosen(k) && s.is_none_or(|s| s.2 == q7_restart), format!("Q7 core {k}: {}", started_at(s.copied())))?;
     }
     if let Some(s) = c.start_log.iter().find(|s| matches!(s.1, CoreId::Q7(_))) {
         r.events.push((s.0, format!("Q7 cores {:#04x} restart", h.q7_cores)));
@@ -88,4 +88,9 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
     r.value("starts", c.stats.starts);
     r.stats = c.stats;
     Ok(r)
+}
+
+/// A core's start as a check's message says it: `started at 0x204 (cycle 812)`.
+fn started_at(s: Option<(u64, CoreId, u32)>) -> String {
+    s.map_or_else(|| "not started".into(), |(cycle, _, at)| format!("started at {at:#x} (cycle {cycle})"))
 }

@@ -25,6 +25,18 @@ pub struct RunState {
     pub halted: bool,
 }
 
+/// `running`, `halted`, `running and halted` or `stopped` (neither bit).
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match (self.running, self.halted) {
+            (true, false) => "running",
+            (false, true) => "halted",
+            (true, true) => "running and halted",
+            (false, false) => "stopped",
+        })
+    }
+}
+
 impl RunState {
     fn of(v: u32) -> RunState {
         RunState { running: v & 1 != 0, halted: v & 2 != 0 }
@@ -135,5 +147,16 @@ mod tests {
         assert!(e.to_string().contains("Q7 start address"), "{e}");
         assert!(q7_run_state(&ctx, &mut m, 8).is_err());
         assert!(m.writes().is_empty(), "nothing was written: {}", m.render());
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::RunState;
+
+    #[test]
+    fn run_state_reads_as_words() {
+        let s = |running, halted| RunState { running, halted }.to_string();
+        assert_eq!([s(true, false), s(false, true), s(true, true), s(false, false)], ["running", "halted", "running and halted", "stopped"]);
     }
 }

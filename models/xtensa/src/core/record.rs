@@ -112,6 +112,24 @@ pub enum Step {
     Exit(u32),
 }
 
+/// As a person reads it: `retired 0x204 (0x0020c0)`, `LoadStoreError at
+/// 0x210 (vector 0x700)`, `run-stalled`, `bus wait`, `waiting (WAITI)`,
+/// `halted`, `break 1, 0`, `exit 3`.
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Step::Retired { pc, word } => write!(f, "retired {pc:#x} ({word:#08x})"),
+            Step::Exception { cause: c, pc, vector } => write!(f, "{} at {pc:#x} (vector {vector:#x})", cause::name(c)),
+            Step::Stalled => write!(f, "run-stalled"),
+            Step::BusWait => write!(f, "bus wait"),
+            Step::Waiting => write!(f, "waiting (WAITI)"),
+            Step::Halted => write!(f, "halted"),
+            Step::Break { s, t } => write!(f, "break {s}, {t}"),
+            Step::Exit(code) => write!(f, "exit {code}"),
+        }
+    }
+}
+
 impl Step {
     /// Whether [`Core::run`] stops on this step.
     pub fn stops_run(&self) -> bool {
@@ -125,4 +143,17 @@ pub enum Fault2 {
     Wait,
     Fetch(u32),
     Illegal,
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::Step;
+
+    #[test]
+    fn steps_read_as_words_not_debug() {
+        assert_eq!(Step::Retired { pc: 0x204, word: 0x20c0 }.to_string(), "retired 0x204 (0x0020c0)");
+        assert_eq!(Step::Exception { cause: 3, pc: 0x210, vector: 0x700 }.to_string(), "LoadStoreError at 0x210 (vector 0x700)");
+        assert_eq!(Step::Waiting.to_string(), "waiting (WAITI)");
+        assert_eq!(Step::Exit(3).to_string(), "exit 3");
+    }
 }
