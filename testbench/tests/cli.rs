@@ -234,6 +234,13 @@ fn a_truncated_vcd_is_an_error_in_words() {
     let (code, _, err) = tpb(&["waves", "render", vcd.to_str().unwrap(), "--arch", "cayman", "--signals", "run_stall", "--out", dir.join("x.svg").to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("cut.vcd") && err.contains("ends inside its header") && !err.contains("FailedToLoad"), "{err}");
+    // Not a VCD at all: said so, without the hint about a stopped run.
+    let junk = dir.join("junk.vcd");
+    std::fs::write(&junk, "not a waveform
+").unwrap();
+    let (code, _, err) = tpb(&["waves", "render", junk.to_str().unwrap(), "--out", dir.join("y.svg").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("junk.vcd") && err.contains("not a VCD file") && !err.contains("stopped"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -135,6 +135,9 @@ fn cosim_verbs_without_firmware_and_pin_verbs_with_it_are_refused_on_load() {
     assert!(e.contains("firmware.q8: not a core kind"), "{e}");
     let e = TbFile::parse(p, "[firmware.q7]\nasm = \"k.S\"\n[[step]]\nwait_halted = \"q7[8]\"\n").unwrap_err().to_string();
     assert!(e.contains("'q7[8]' is not a core"), "{e}");
+    // A source that does not exist: an input error at its key, before anything runs (exit 2).
+    let e = TbFile::parse(p, "[firmware.q7]\nc = [\"nope.c\"]\n[[step]]\nstpb_init = true\n").unwrap_err().to_string();
+    assert_eq!(e, "x.toml:2:1: firmware.q7.c: nope.c: no such file (paths are relative to this file's folder)");
 }
 
 #[test]

@@ -205,11 +205,12 @@ fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
         use std::io::Read;
         // The header is at the start: 16 MiB hold any header we write.
         let mut head = Vec::new();
-        let complete = std::fs::File::open(path)
-            .and_then(|f| f.take(16 << 20).read_to_end(&mut head))
-            .map(|_| head.windows(15).any(|w| w == b"$enddefinitions"))
-            .unwrap_or(true);
-        if !complete {
+        let read = std::fs::File::open(path).and_then(|f| f.take(16 << 20).read_to_end(&mut head)).is_ok();
+        let starts_vcd = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'$');
+        let complete = head.windows(15).any(|w| w == b"$enddefinitions");
+        if read && !starts_vcd {
+            msg += ": it does not begin with a VCD declaration (`$date`, `$timescale`, `$scope`, ...): not a VCD file";
+        } else if read && !complete {
             msg += ": the file ends inside its header (no `$enddefinitions`), as a run that was stopped while writing it leaves it; run the scenario again";
         }
     }

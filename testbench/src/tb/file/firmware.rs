@@ -34,9 +34,10 @@ pub enum FwSource {
     C { sources: Vec<PathBuf>, cflags: Vec<String> },
 }
 
-/// The images of a file, by core kind.
+/// The images of a file, by core kind; and the first source that does not
+/// exist (reported once the rest of the file has been read).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Firmware(pub BTreeMap<&'static str, FwSource>);
+pub struct Firmware(pub BTreeMap<&'static str, FwSource>, pub(super) Option<FileError>);
 
 impl Firmware {
     pub fn is_empty(&self) -> bool {
@@ -156,6 +157,13 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
             let s = i.as_str().ok_or_else(|| cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), "a file path (a string)"))?;
             Ok(dir.join(s))
         };
+        // A missing source is the file's mistake: said here, before anything runs.
+        let exists = |kk: &str, p: &PathBuf| -> Result<(), FileError> {
+            match p.is_file() {
+                true => Ok(()),
+                false => Err(cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), format!("{}: no such file (paths are relative to this file's folder)", p.display()))),
+            }
+        };
         let strings = |kk: &str| -> Result<Vec<String>, FileError> {
             let Some(i) = ct.get(kk) else { return Ok(Vec::new()) };
             let bad = || cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), "a list of strings");
@@ -180,6 +188,14 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
                 FwSource::C { sources, cflags: strings("cflags")? }
             }
         };
+        let missing = match &src {
+            FwSource::Asm { path, .. } => exists("asm", path),
+            FwSource::Elf(path) => exists("elf", path),
+            FwSource::C { sources, .. } => sources.iter().try_for_each(|p| exists("c", p)),
+        };
+        if let (Err(e), None) = (missing, &fw.1) {
+            fw.1 = Some(e);
+        }
         fw.0.insert(core, src);
     }
     Ok(fw)

@@ -282,6 +282,9 @@ impl TbFile {
         let f = TbFile { path: path.to_path_buf(), name, description, archs, firmware, consts, steps, per_arch };
         f.check_cosim_verbs(&cx)?;
         f.check_marks()?;
+        if let Some(e) = f.firmware.1.clone() {
+            return Err(e);
+        }
         if f.steps.is_empty() && f.per_arch.values().all(|(_, s)| s.is_empty()) {
             return Err(cx.err(None, "step", "no steps: add [[step]] tables"));
         }
