@@ -295,6 +295,9 @@ fn numbers_on_the_command_line_follow_the_one_rule() {
     let (code, _, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--cycles", "18446744073709551615"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("more than a run can take (at most 2^48"), "{err}");
+    let (code, _, err) = tpb(&["sim", "bringup", "--window", "cycle:300", "--window-cycles", "0", "--vcd", "x.vcd"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--window-cycles 0: a window of no cycles traces nothing"), "{err}");
     let (code, _, err) = tpb(&["sim", "bringup", "--cycles", "12q"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("'12q' is not a number"), "{err}");

@@ -348,6 +348,9 @@ fn run_command(command: Command) -> Result<(), CliError> {
             Ok(())
         }
         Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies } => {
+            if window.is_some() && window_cycles == 0 {
+                return Err(CliError::Sim("--window-cycles 0: a window of no cycles traces nothing (give 1 or more)".into()));
+            }
             let window = window.map(|w| (w, window_cycles));
             sim::sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window, dies)
         }
