@@ -474,3 +474,15 @@ fn tpb_test_takes_a_folder_of_files() {
     let (code, _, err) = tpb(&["test", empty.to_str().unwrap()]);
     assert_eq!((code, err.trim().to_string()), (2, format!("tpb: error: {}: folder: no .toml testbench files in this folder", empty.display())));
 }
+
+/// Long scenario names keep the summary's columns aligned (issue 38: tables).
+#[test]
+fn the_sim_table_stays_aligned_for_long_names() {
+    let (code, out, err) = tpb(&["sim", "allreduce-kangaring", "--arch", "cayman", "--dies", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let header = out.lines().find(|l| l.starts_with("scenario")).unwrap_or_else(|| panic!("{out}"));
+    let row = out.lines().find(|l| l.starts_with("allreduce-kangaring ")).unwrap_or_else(|| panic!("{out}"));
+    for (col, val) in [("arch", "cayman"), ("result", "PASS")] {
+        assert_eq!(header.find(col), row.find(val), "{col} above {val}:\n{header}\n{row}");
+    }
+}

@@ -383,9 +383,10 @@ fn run_command(command: Command) -> Result<(), CliError> {
             Ok(())
         }
         Command::Scenarios => {
-            for (file, text) in crate::scenario::BUILTIN {
-                let f = crate::scenario::ScenarioFile::parse(file, text)?;
-                println!("{:<10} {:<21} {}", f.name, f.archs.join(","), f.description);
+            let files = crate::scenario::BUILTIN.iter().map(|(file, text)| crate::scenario::ScenarioFile::parse(file, text)).collect::<Result<Vec<_>, _>>()?;
+            let w = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+            for f in files {
+                println!("{:<w$} {:<21} {}", f.name, f.archs.join(","), f.description);
             }
             Ok(())
         }

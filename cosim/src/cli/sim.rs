@@ -111,9 +111,11 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         Ok(r) => (r.stats, r.checks.len()),
         Err(_) => (ran, 0),
     };
-    println!("scenario   arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks");
+    // The first column as wide as the name, so long names keep the columns aligned.
+    let w = f.name.len().max(8);
+    println!("{:<w$} arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks", "scenario");
     println!(
-        "{:<10} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
+        "{:<w$} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
         f.name,
         arch.name(),
         if result.is_ok() { "PASS" } else { "FAIL" },
