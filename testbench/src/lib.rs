@@ -17,8 +17,31 @@ pub mod tb;
 pub mod tools;
 pub mod traffic;
 
-/// The README's Rust examples run as doc tests here (the crate that sees
-/// every other), so the README stays true.
+/// The README's Rust examples, and those of every page of `docs/`, run as
+/// doc tests here (the crate that sees every other), so they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+macro_rules! doc_pages {
+    ($($name:ident = $file:literal),* $(,)?) => {$(
+        #[cfg(doctest)]
+        #[doc = include_str!(concat!("../../docs/", $file))]
+        pub struct $name;
+    )*};
+}
+
+doc_pages! {
+    DocsFirmware = "firmware.md",
+    DocsCosim = "cosim.md",
+    DocsCollectives = "collectives.md",
+    DocsWaves = "waves.md",
+    DocsTestbenches = "testbenches.md",
+    DocsHal = "hal.md",
+    DocsXtensa = "xtensa.md",
+    DocsRtl = "rtl.md",
+    DocsRegisterMaps = "register-maps.md",
+    DocsVerilator = "verilator.md",
+    DocsFpga = "fpga.md",
+    DocsPerformance = "performance.md",
+}

@@ -285,20 +285,19 @@ fn a_doorbell_on_the_cosim_and_the_pins_the_cores_own() {
     assert!(e.contains("the cores drive this"), "{e}");
 }
 
-/// The README's tutorial shows the example files as they are: every line of
-/// its TOML block is a line of q7_checksum.toml, every line of its assembly
-/// block (but the elision) a line of q7_sum.S (comments aside).
+/// The tutorial (docs/firmware.md) shows the example files as they are:
+/// every line of its TOML block is a line of q7_checksum.toml, every line
+/// of its assembly block (but the elision) a line of q7_sum.S (comments aside).
 #[test]
 fn the_readme_tutorial_quotes_the_example_files() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let section = readme.split("## Run your own firmware").nth(1).unwrap().split("\n## ").next().unwrap();
+    let section = std::fs::read_to_string(repo_root().join("docs/firmware.md")).unwrap();
     let block = |lang: &str| section.split(&format!("```{lang}\n")).nth(1).unwrap().split("```").next().unwrap().to_string();
     let code = |l: &str| l.split('#').next().unwrap().trim().to_string();
     for (lang, file) in [("toml", "q7_checksum.toml"), ("asm", "q7_sum.S")] {
         let text = std::fs::read_to_string(repo_root().join("testbench/examples/firmware").join(file)).unwrap();
         let lines: Vec<String> = text.lines().map(code).collect();
         for l in block(lang).lines().map(code).filter(|l| !l.is_empty() && l != "...") {
-            assert!(lines.contains(&l), "README's {lang} line '{l}' is not in {file}");
+            assert!(lines.contains(&l), "the tutorial's {lang} line '{l}' is not in {file}");
         }
     }
 }

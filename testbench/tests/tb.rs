@@ -265,13 +265,13 @@ fn generated_csr_checks_pass_on_every_generation() {
     }
 }
 
-/// The README's "Write your first testbench" works as written: the file it
-/// shows passes with the table it shows, and the broken version fails with
-/// the message it shows.
+/// docs/testbenches.md's "Write your first testbench" works as written: the
+/// file it shows passes with the table it shows, and the broken version
+/// fails with the message it shows.
 #[test]
 fn the_readme_first_testbench_works_as_written() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let at = readme.find("1. Save this as `my_first.toml`:").expect("README has the first-testbench steps");
+    let readme = std::fs::read_to_string(repo_root().join("docs/testbenches.md")).unwrap();
+    let at = readme.find("1. Save this as `my_first.toml`:").expect("docs/testbenches.md has the first-testbench steps");
     let start = readme[at..].find("```toml\n").unwrap() + at + "```toml\n".len();
     let end = readme[start..].find("   ```").unwrap() + start;
     let toml: String = readme[start..end].lines().map(|l| format!("{}\n", l.get(3..).unwrap_or(""))).collect();
