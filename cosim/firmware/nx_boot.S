@@ -2,7 +2,7 @@
 # loop. The HAL installs it as the SEQ IRAM image (ucode_seq_init); the core
 # fetches it through BAR0.
 #
-# Parameters (.equ; cosim/src/firmware.rs nx_boot, or a file's
+# Parameters (.equ; cosim/src/firmware/ nx_boot, or a file's
 # [firmware.seq] set = { ... }):
 #   RELEASE_Q7         1: this SEQ releases the Q7 cores (SUNDA, DIGEST §2.9 step 6)
 #   SEQ_MARK           the value stored in DRAM[0] on reaching enter_run

@@ -4,7 +4,7 @@
 # instr_halt_ctrl.halt and spins; the hardware holds the core from then on.
 # The host restarts it through start_ctrl at `restart`.
 #
-# Parameter (.equ; cosim/src/firmware.rs nx_halt, or a file's
+# Parameter (.equ; cosim/src/firmware/ nx_halt, or a file's
 # [firmware.seq] set = { ... }):
 #   RELEASE_Q7         1: this SEQ releases the Q7 cores (SUNDA, DIGEST §2.9 step 6)
 #

@@ -5,7 +5,7 @@
 # handler reads intr_info, clears what it read (write 1 to clear), logs it
 # and returns with RFE. After WANT interrupts it halts itself.
 #
-# Parameters (.equ; cosim/src/firmware.rs nx_intr, or a file's
+# Parameters (.equ; cosim/src/firmware/ nx_intr, or a file's
 # [firmware.seq] set = { ... }):
 #   RELEASE_Q7         as nx_boot.S
 #   WANT               interrupts to take before halting

@@ -1,7 +1,7 @@
 # The NX boot trampoline, byte for byte as DIGEST §1 gives it, shared by every
 # NX sequencer program: a unit includes it first (after tpb.inc, for
 # TPB_ENTER_RUN: 0x94 on SUNDA, 0x90 on CAYMAN/MARIANA), or
-# cosim/src/firmware.rs puts it in front; the program starts at `main` (0x200).
+# cosim/src/firmware/ puts it in front; the program starts at `main` (0x200).
     .org 0
     j boot                      # 06 76 00  primary reset -> boot
     .org 6

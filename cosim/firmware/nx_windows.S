@@ -3,7 +3,7 @@
 # through the top's address translation (POOL's window bundle, mem_window2).
 # On SUNDA it first releases the Q7 cores (through the POOL control window).
 #
-# Parameters (.equ; cosim/src/firmware.rs nx_windows, or a file's
+# Parameters (.equ; cosim/src/firmware/ nx_windows, or a file's
 # [firmware.seq] set = { ... }): RELEASE_Q7 as nx_boot.S; W0 (the address
 # window 0 translates for the SEQ), MW2 (mem_window2's aperture), STORES
 # (stores through window 0).

@@ -2,7 +2,7 @@
 # INC, wait = GE on the read window, then DEC), on the POOL engine's EVT_SEM
 # reached through the system window; TPB_RESET_JUMP as in q7_sum.S.
 #
-# Parameters (.equ; cosim/src/firmware.rs q7_barrier, or a file's
+# Parameters (.equ; cosim/src/firmware/ q7_barrier, or a file's
 # [firmware.q7] set = { ... }): ARRIVE and DEPART (semaphores A and B of the
 # POOL EVT_SEM), CORES (how many arrive).
 # DRAM in: [0] work units (core k spins units * (k + 1) loops first, so the

@@ -5,7 +5,7 @@
 # picks n), clears what it read, logs it and returns with RFE. After WANT
 # interrupts the core halts.
 #
-# Parameter (.equ; cosim/src/firmware.rs q7_intr, or a file's
+# Parameter (.equ; cosim/src/firmware/ q7_intr, or a file's
 # [firmware.q7] set = { ... }): WANT. From tpb.inc: TPB_RESET_JUMP
 # (DIGEST §1), the Q7 bundle's intr_info_0 through the system window (core
 # n's is 4n further), the Q7 user vector.

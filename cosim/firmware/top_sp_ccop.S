@@ -10,7 +10,7 @@
 #     set, post completion: INC each completion address through the SoC port.
 # An inactive CTRL entry ends the program.
 #
-# Parameter (.equ; cosim/src/firmware.rs top_sp_ccop, or a file's
+# Parameter (.equ; cosim/src/firmware/ top_sp_ccop, or a file's
 # [firmware.top_sp] set = { ... }): STEP, the TOP_SP semaphore the
 # descriptors complete into. The rest is tpb.inc's: the host_trigger
 # semaphore (the top_sp.host_trigger alias: its SET window; CAYMAN and
