@@ -1,0 +1,210 @@
+//! The channel programs (ring / kangaring channels, the hierarchical
+//! all-reduce's chained entries) and the TOP_SPs' roles in a group.
+
+use super::*;
+
+
+/// One leg of a TOP_SP's channel program: its cc_op entry's algorithm, its
+/// steps (the first `scatter` reduce-scatter) and, per channel it owns:
+/// (channel, receive semaphore, the next node on its ring, this node's
+/// position on that ring, the ring's length).
+struct LegPlan {
+    algo_type: AlgType,
+    algo_sub_type: u8,
+    steps: u32,
+    scatter: u32,
+    chans: Vec<(u32, u32, u32, u32, u32)>,
+}
+
+/// The semaphores every channel program uses past its receive semaphores:
+/// DMA legs done, complete_prev, the completion (`s + 32`, `+ 33`, `+ 34`).
+fn ring_sems(s: u32) -> (u32, u32, u32) {
+    (s + firmware::RING_CHANNELS_MAX, s + firmware::RING_CHANNELS_MAX + 1, s + firmware::RING_CHANNELS_MAX + 2)
+}
+
+/// Node `node`'s channel program from its legs: the CTRL SPAD entries
+/// (chained by trigger_next; the last carries reporter and the complete
+/// flags), the DRAM image (each leg's configs and header, the completion
+/// header), the DMA legs in firing order (leg by leg, step by step, channel
+/// by channel), the WAITs and final counts the checks hold it to.
+fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u32, a: &TapeAddrs) -> Result<DieTape, ScenarioError> {
+    let (done, prev, compl) = ring_sems(s);
+    let reporter = !send;
+    let mut t = DieTape::new();
+    let mut dram = vec![0u8; (firmware::RING_LEGS + 16 * plans.len() as u32) as usize];
+    let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
+    let (mut entries, mut chunks, mut fired) = (Vec::new(), 0u32, 0u32);
+    let last = plans.len() - 1;
+    for (l, p) in plans.iter().enumerate() {
+        let configs = firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l as u32;
+        let head = firmware::RING_LEGS + 16 * l as u32;
+        for (at, v) in [(head, p.steps), (head + 4, p.scatter), (head + 8, tpb_models::xtensa::config::DRAM_BASE + configs)] {
+            dram[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let mut list = 0u32;
+        for &(c, sem, next, _, _) in &p.chans {
+            list |= 1 << c;
+            let at = configs + firmware::RING_CHANNEL_BYTES * c;
+            put(&mut dram, at, u64::from(a.dma_tail));
+            put(&mut dram, at + 0x18, a.read(node, node, sem)?);
+            put(&mut dram, at + 0x20, a.inc(node, next, sem)?);
+            t.final_counts.push((sem, p.steps));
+            t.remote_waits.extend((1..=p.steps).map(|step| (sem, step)));
+        }
+        for step in 0..p.steps {
+            for (i, &(_, _, _, pos, len)) in p.chans.iter().enumerate() {
+                let chunk = if step < p.scatter { (pos + len - step % len) % len } else { (pos + 1 + len - (step - p.scatter) % len) % len };
+                t.legs.push((chunks + i as u32 * len + chunk, t.legs.len() as u32));
+            }
+        }
+        chunks += p.chans.iter().map(|c| c.4).sum::<u32>();
+        fired += p.steps * p.chans.len() as u32;
+        entries.push(SpadCtrlEntry {
+            cc_op: true,
+            algo_type: p.algo_type,
+            algo_sub_type: p.algo_sub_type,
+            trigger_next: l < last,
+            reporter: l == last && reporter,
+            ring_wait_complete: l == last && wait,
+            ring_send_complete: l == last && send,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::ChannelList(list),
+        });
+    }
+    put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
+    put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
+    if send {
+        put(&mut dram, firmware::RING_HEADER + 0x10, a.inc(node, node + 1, prev)?);
+    }
+    if wait {
+        t.remote_waits.push((prev, 1));
+    }
+    if reporter {
+        let c = a.inc(node, node, compl)?;
+        put(&mut dram, firmware::RING_HEADER + 0x18, c);
+        t.compl_addr = Some(c);
+    }
+    t.final_counts.extend([(done, fired), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
+    t.leader = reporter;
+    let p = &plans[last];
+    t.ring = Some(RingProgram { entries, channels: p.chans.iter().map(|c| c.0).collect(), steps: p.steps, legs: plans.len() as u32, chunks, dram });
+    Ok(t)
+}
+
+/// The channel programs of the ring (or kangaring) on `n` nodes (`dies` ×
+/// `a.top_sps`), `channels` channels, semaphores from `s` (`[D]`, DIGEST §6):
+/// - channel c belongs to instance c mod K of every die (the seeds' owner
+///   of a channel is one TOP_SP; its `channel_list` ORs `1 << c`) and is a
+///   ring over the dies, forward (die d to d + 1), or backward for the odd
+///   channels of the kangaring; its receive semaphore is `s + c`;
+/// - each of 2(N − 1) steps fires one DMA leg a channel, of its chunk
+///   (d − t) mod N as the event-tape ring's;
+/// - completion passes up the die's TOP_SPs by index as their entries'
+///   ring_send_complete / ring_wait_complete say (semaphore `s + 33`), and
+///   the last, the only one with no TOP_SP above it, reports (`s + 34`,
+///   its END mark's completion address); `s + 32` counts this TOP_SP's DMA legs done.
+pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    let k = a.top_sps;
+    let dies = n / k;
+    if alg == Algorithm::Hierarchical {
+        return hierarchical_programs(n, s, a);
+    }
+    if alg != Algorithm::Ring && alg != Algorithm::Kangaring {
+        return Err(ScenarioError::File(format!("{}: channel programs are the ring's, the kangaring's and the hierarchical's (channels = 0 runs it as an event tape)", alg.name())));
+    }
+    if !(1..=firmware::RING_CHANNELS_MAX).contains(&channels) || channels < k {
+        return Err(ScenarioError::File(format!("{channels} channels for {k} TOP_SPs a die: 1 to {}, at least one a TOP_SP", firmware::RING_CHANNELS_MAX)));
+    }
+    check_program_shape(alg, dies, a)?;
+    let owners: Vec<(u32, u32)> = (0..channels).map(|c| (c, c % k)).collect();
+    let mut out = Vec::with_capacity(n as usize);
+    for node in 0..n {
+        let (d, sp) = (node / k, node % k);
+        let chans = owners
+            .iter()
+            .filter(|o| o.1 == sp)
+            .map(|&(c, _)| {
+                let backward = alg == Algorithm::Kangaring && c % 2 == 1;
+                let next = if backward { (d + dies - 1) % dies } else { (d + 1) % dies };
+                (c, s + c, next * k + sp, if backward { (dies - d) % dies } else { d }, dies)
+            })
+            .collect();
+        let plan = LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
+        out.push(ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?);
+    }
+    let (done, prev, compl) = ring_sems(s);
+    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
+}
+
+fn check_program_shape(alg: Algorithm, dies: u32, a: &TapeAddrs) -> Result<(), ScenarioError> {
+    if dies < 2 {
+        return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {dies}", alg.name())));
+    }
+    if a.addressing != Addressing::ChipId {
+        return Err(ScenarioError::File("channel programs name their next TOP_SP by chip id (addressing = \"chip-id\")".into()));
+    }
+    Ok(())
+}
+
+/// The hierarchical all-reduce (seed 001 §6a: chained cc_op entries, an
+/// intra-die reduce-scatter ring leg, an inter-die all-reduce ring leg, an
+/// intra-die all-gather ring leg) on `n` nodes of K ≥ 2 TOP_SPs a die; the
+/// entries are tagged HIER with the leg as sub-type (`[D]`). Leg L rings on
+/// channel 0 with receive semaphore `s + L`: legs 0 and 2 over the die's K
+/// TOP_SPs (K − 1 steps), leg 1 over the dies' TOP_SPs of one instance
+/// (2(N − 1) steps). The hierarchical run_state (algo_ctx + 0x200) is the
+/// leg running, from 1, then 4. Completion as [`channel_programs`].
+pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    let k = a.top_sps;
+    let dies = n / k;
+    if k < 2 {
+        return Err(ScenarioError::File("hierarchical: its intra-die legs ring over a die's TOP_SPs: top_sps of 2 or more".into()));
+    }
+    check_program_shape(Algorithm::Hierarchical, dies, a)?;
+    let chain: Vec<(u32, u32)> = (0..k).map(|i| (i, i)).collect();
+    let mut out = Vec::with_capacity(n as usize);
+    for node in 0..n {
+        let (d, sp) = (node / k, node % k);
+        let intra = |l: u32, scatter: u32| LegPlan { algo_type: AlgType::Hier, algo_sub_type: l as u8, steps: k - 1, scatter, chans: vec![(0, s + l, d * k + (sp + 1) % k, sp, k)] };
+        let inter = LegPlan { algo_type: AlgType::Hier, algo_sub_type: 1, steps: 2 * (dies - 1), scatter: dies - 1, chans: vec![(0, s + 1, ((d + 1) % dies) * k + sp, d, dies)] };
+        out.push(ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?);
+    }
+    let (done, prev, compl) = ring_sems(s);
+    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
+}
+
+/// The HAL's view of the group of TOP_SP `node` (DIGEST §6): each TOP_SP's
+/// role, one cc_op entry of `alg` whose reporter bit only the leader sets,
+/// and its END mark, the leader's carrying the completion address.
+/// [`tpb_models::hal::collective::check_group`] holds a program to the rules.
+pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal::collective::TopSpRole> {
+    let first = node - node % t.group;
+    (first..first + t.group)
+        .map(|d| {
+            let tape = &t.dies[d as usize];
+            let compl_addrs = tape.compl_addr.into_iter().collect();
+            tpb_models::hal::collective::TopSpRole {
+                leader: tape.leader,
+                ctrl: tape.ring.as_ref().map(|r| r.entries.clone()).unwrap_or(vec![SpadCtrlEntry {
+                    cc_op: true,
+                    algo_type: match alg {
+                        Algorithm::Ring => AlgType::Ring,
+                        Algorithm::Kangaring => AlgType::Kangaring,
+                        Algorithm::Hierarchical => AlgType::Hier,
+                        Algorithm::Mesh | Algorithm::Barrier => AlgType::Mesh,
+                    },
+                    algo_sub_type: 0,
+                    trigger_next: false,
+                    reporter: tape.leader,
+                    ring_wait_complete: false,
+                    ring_send_complete: false,
+                    safe_mode: false,
+                    unique_tensors: false,
+                    target: CcOpTarget::ChannelList(1),
+                }]),
+                slot: vec![SlotWord::End { compl_addrs }],
+            }
+        })
+        .collect()
+}

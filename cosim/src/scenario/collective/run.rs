@@ -1,0 +1,256 @@
+//! A collective on N dies: the mesh built, the programs loaded, run, and
+//! every check of the run ([`Ran::check`]).
+
+use super::*;
+
+
+/// The SEQ DMA SRAM of a collective (`[D]`): the RX ring (one descriptor
+/// per leg) from 0, the source chunks after it, then the destination slots.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DmaLayout {
+    ring: u32,
+    src: u32,
+    dst: u32,
+}
+
+impl DmaLayout {
+    pub(super) fn of(n: u32, legs: u32, words: u32) -> Result<DmaLayout, ScenarioError> {
+        let src = 16 * legs;
+        let dst = src + 4 * words * n;
+        let end = dst + 4 * words * legs;
+        if words == 0 || end > DMA_SRAM {
+            return Err(ScenarioError::File(format!("{legs} DMA legs and {n} source chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words")));
+        }
+        Ok(DmaLayout { ring: legs, src, dst })
+    }
+}
+
+/// The word `w` of chunk `c` on die `d` (distinct everywhere).
+fn datum(d: u32, c: u32, w: u32) -> u32 {
+    0xc0_000000 | d << 16 | c << 8 | w
+}
+
+/// A collective that ran, for its checks ([`Ran::check`]).
+pub struct Ran {
+    pub mesh: Mesh,
+    pub tapes: Tapes,
+    pub cfg: CollectiveCfg,
+    lay: DmaLayout,
+    /// The cycle the TOP_SPs were released.
+    start: u64,
+    /// Every TOP_SP halted within `limit` cycles.
+    halted: bool,
+    limit: u64,
+    /// Wall seconds from the release until every TOP_SP halted.
+    pub run_seconds: f64,
+}
+
+/// Run `cfg` on `n` dies of `arch` and check it; with `trace`, die k writes `die_path(trace, k)`.
+pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
+    let mut ran = run(arch, cfg, n, limit, trace)?;
+    let r = ran.check();
+    if trace.is_some() {
+        ran.mesh.trace_close()?;
+    }
+    Ok((r?, ran.mesh))
+}
+
+/// Set up `n` dies, load every TOP_SP's tape, release them and run until
+/// they all halt or `limit` cycles pass.
+pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<Ran, ScenarioError> {
+    if arch == Arch::Sunda {
+        return Err(ScenarioError::NotApplicable { scenario: "collective", arch: arch.name(), why: "its host_trigger is a pulse register and its sp_base table has no die bit" });
+    }
+    let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
+    mesh.skip_quiet = cfg.skip_quiet;
+    // The tapes' participants: every TOP_SP of every die.
+    let n = mesh.dies.len();
+    if let Some(p) = trace {
+        mesh.trace(p)?;
+    }
+    let hal = Hal::for_arch(arch)?;
+    let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
+    let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
+    let t = match (cfg.algorithm, cfg.channels) {
+        (Algorithm::Hierarchical, _) => hierarchical_programs(n as u32, cfg.first_sem, &addrs)?,
+        (alg, 0) => tapes(alg, n as u32, cfg.first_sem, &addrs)?,
+        (alg, ch) => channel_programs(alg, n as u32, ch, cfg.first_sem, &addrs)?,
+    };
+    if cfg.first_sem + t.sems_used() > 256 {
+        return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
+    }
+    // The HAL holds every group's program to the leader/reporter rules.
+    for g in (0..n as u32).step_by(cfg.top_sps.max(1)) {
+        tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
+    }
+    let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
+    // Source chunks only for an algorithm that moves data (the barrier does
+    // not); a channel program's: a set of the dies' chunks for each of its channels.
+    let chunks = match t.dies.iter().filter_map(|d| d.ring.as_ref()).map(|r| r.chunks).max() {
+        _ if legs == 0 => 0,
+        Some(c) => c,
+        None => n as u32,
+    };
+    let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
+    let done_sem = hal.get_trigger_addr(0, t.done_sem)? as u32;
+    for (d, c) in mesh.dies.iter_mut().enumerate() {
+        if cfg.addressing == Addressing::Neighbor {
+            c.decoder = crate::sched::SocDecoder::Neighbor;
+        }
+        let tape = &t.dies[d];
+        // The SEQ is not in the collective (only its DMA is): its firmware
+        // halts itself after boot, so a die whose tape is done goes quiet.
+        let mut scfg = StpbConfig::new(
+            UcodeImages { iram: firmware::nx_halt(c.map(), false)?.bytes, dram: vec![0; 16] },
+            UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
+        );
+        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: lay.ring }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
+        Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
+        let base = region(c, "seq.dma")?;
+        let mut desc = Vec::new();
+        for &(chunk, slot) in &tape.legs {
+            desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
+        }
+        c.write_buf(base, &words(&desc))?;
+        let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
+        c.write_buf(base + u64::from(lay.src), &words(&src))?;
+        // The tape's event count is the stepper's EVENTS bound; a channel
+        // program reads its cc_op entry from the CTRL SPAD.
+        let events = tape.events.len() as u32;
+        let prog = match (&tape.ring, cfg.stepper) {
+            (Some(r), s) => {
+                let spad = region(c, "top_sp.ctrl_spad")?;
+                c.write_buf(spad, &pack_ctrl(&r.entries).map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?
+            }
+            (None, Stepper::TopSp) => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
+            (None, Stepper::Ncfw) => firmware::ncfw_tape(c.map(), events, 1)?,
+        };
+        c.load_local(cfg.stepper.core(), &prog.bytes, &tape.dram())?;
+    }
+    let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
+    for c in &mut mesh.dies {
+        c.write32(release.into(), 0)?;
+    }
+    let start = mesh.dies.iter().map(|c| c.stats.cycles).max().unwrap_or(0);
+    let t0 = std::time::Instant::now();
+    let stepper = cfg.stepper.core();
+    // Done: every stepper halted (mesh_tape.S) or idle in WAITI (ncfw_tape.S).
+    let halted = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(stepper).idle()));
+    let run_seconds = t0.elapsed().as_secs_f64();
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, start, halted, limit, run_seconds })
+}
+
+impl Ran {
+    /// The checks of the module table, on what the dies logged and hold now.
+    pub fn check(&mut self) -> Result<Report, ScenarioError> {
+        let Ran { mesh, tapes: t, cfg, lay, start, halted: done, limit, .. } = self;
+        let (n, lay, start, done, limit, k_per_die) = (mesh.dies.len(), *lay, *start, *done, *limit, mesh.top_sps);
+        let mut r = Report::default();
+        let stepper = cfg.stepper.core();
+        let ctx = |c: &Cosim, off: u32| c.local_dram(stepper, firmware::ALGO_CTX + off).unwrap_or(0);
+        let map0 = mesh.dies[0].map().clone();
+        let a = Addrs::new(&map0, "collective");
+        for (d, c) in mesh.dies.iter().enumerate() {
+            let idx = ctx(c, 0x204) & 0xffff;
+            let len = t.dies[d].events.len() as u32;
+            r.check(c.stats.cycles, (done || c.core(stepper).idle()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)))?;
+            if cfg.stepper == Stepper::Ncfw {
+                // Each event went to its type's handler through the table at
+                // 0xb0; the barrier handlers' snapshots move forward; the core idles in WAITI.
+                let log = |i: u32, w: u32| c.local_dram(stepper, firmware::NCFW_LOG + 16 * i + 4 * w).unwrap_or(0);
+                let mut last = 0u64;
+                for (i, e) in t.dies[d].events.iter().enumerate() {
+                    let (want, got) = (firmware::NCFW_HANDLERS.get(usize::from(e.event_type)).copied().unwrap_or(0xee), log(i as u32, 0));
+                    r.check(c.stats.cycles, got == want, format!("{}: event {i} (type {}) ran handler {got}, its type's is {want}", mesh.node_name(d), e.event_type))?;
+                    if want == 2 {
+                        let ts = u64::from(log(i as u32, 1)) | u64::from(log(i as u32, 2)) << 32;
+                        r.check(c.stats.cycles, ts > last, format!("{}: event {i}'s timestamp snapshot {ts} after the last one's {last}", mesh.node_name(d)))?;
+                        last = ts;
+                    }
+                }
+                r.check(c.stats.cycles, c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting), format!("{}: the NCFW core idles in WAITI (its last step: {})", mesh.node_name(d), c.core(stepper).last.map_or_else(|| "none".to_string(), |s| s.to_string())))?;
+            }
+        }
+        // Every WAIT on a semaphore other dies SIGNAL passed only after the
+        // SIGNAL that brought it to its count had landed on this die.
+        let mut final_pass = vec![0u64; n];
+        let mut round0 = vec![u64::MAX; n];
+        let round0_inc = a.sem(Engine::TopSp, WindowOp::Inc, cfg.first_sem)?;
+        for (d, c) in mesh.dies.iter().enumerate() {
+            for &(sem, count) in &t.dies[d].remote_waits {
+                let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
+                let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
+                let pass = first(c, |x| x.master == Master::Core(stepper) && !x.write && x.addr == read && x.data >= count);
+                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({}) before the WAIT for {count} passed ({})", mesh.node_name(d), at_cycle(landed.map(|x| x.cycle)), at_cycle(pass.map(|x| x.cycle))))?;
+                if let Some(p) = pass {
+                    final_pass[d] = final_pass[d].max(p.cycle);
+                }
+            }
+            round0[d] = first(c, |x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == round0_inc).map_or(u64::MAX, |x| x.cycle);
+            r.value(format!("die{d}.done"), final_pass[d]);
+        }
+        if cfg.algorithm == Algorithm::Barrier {
+            // No die leaves before every die's round-0 SIGNAL has landed.
+            let (last_arrival, first_exit) = (*round0.iter().max().unwrap_or(&0), *final_pass.iter().min().unwrap_or(&0));
+            r.check(last_arrival, last_arrival < first_exit, format!("every die's arrival landed (last at {last_arrival}) before any die left (first at {first_exit})"))?;
+            r.events.push((last_arrival, "last arrival lands".into()));
+            r.events.push((first_exit, "first die leaves".into()));
+        }
+        let compl_inc = a.sem(Engine::TopSp, WindowOp::Inc, t.compl_sem)?;
+        let mut completions = 0u64;
+        for (d, c) in mesh.dies.iter_mut().enumerate() {
+            for &(sem, want) in &t.dies[d].final_counts {
+                let want = &want;
+                let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
+                r.check(c.stats.cycles, v == *want, format!("{}: semaphore {sem} = {v}, expected {want}", crate::mesh::node_name(d, k_per_die)))?;
+            }
+            // Leader/reporter: the group's completion is posted once, by its
+            // leader's own stepper, after every WAIT of its tape (the
+            // gather of its group's SIGNALs too) passed; the others post none.
+            let tape = &t.dies[d];
+            let want = group_roles(t, cfg.algorithm, d as u32)[d % k_per_die].expected_notif_count();
+            let posts: Vec<Txn> = c.log.iter().filter(|x| x.write && x.addr == compl_inc).copied().collect();
+            let own = posts.iter().filter(|x| x.master == Master::Core(stepper)).count() as u32;
+            let node = crate::mesh::node_name(d, k_per_die);
+            r.check(c.stats.cycles, posts.len() as u32 == want && own == want, format!("{node}: {} completion posts ({own} by its own stepper), the HAL expects {want} ({})", posts.len(), if tape.leader { "the group's leader" } else { "not the leader" }))?;
+            if let Some(p) = posts.first() {
+                r.check(p.cycle, p.cycle > final_pass[d], format!("{node}: completion posted at {} after its last WAIT passed at {}", p.cycle, final_pass[d]))?;
+                r.events.push((p.cycle, format!("{node} posts completion")));
+                completions += 1;
+            }
+            // A channel program's scoreboard (ring ctx): every owned
+            // channel saw its last chunk, sent and fired a leg each step, done.
+            if let Some(rp) = &tape.ring {
+                let run_state = ctx(c, tpb_models::ncfw::mesh::algo_ctx::HIER_RUN_STATE) & 0xff;
+                r.check(c.stats.cycles, run_state == rp.legs + 1, format!("{node}: run_state {run_state} after its {} legs, expected {}", rp.legs, rp.legs + 1))?;
+                for &ch in &rp.channels {
+                    let at = firmware::ALGO_CTX + firmware::RING_CTX_BYTES * ch;
+                    let sb = [ctx(c, at - firmware::ALGO_CTX), ctx(c, at + 4 - firmware::ALGO_CTX), ctx(c, at + 8 - firmware::ALGO_CTX) & 0xffff, ctx(c, at + 12 - firmware::ALGO_CTX) & 0xff];
+                    r.check(c.stats.cycles, sb == [rp.steps, rp.steps, rp.steps, 3], format!("{node}: channel {ch}'s scoreboard recv_cnt/send_credit/m2s_val/run_state = {sb:?}, expected [{0}, {0}, {0}, 3]", rp.steps))?;
+                }
+            }
+            let base = region(c, "seq.dma")?;
+            for &(chunk, slot) in &t.dies[d].legs {
+                for wd in 0..cfg.words {
+                    let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
+                    let want = datum(d as u32, chunk, wd);
+                    r.check(c.stats.cycles, got == want, format!("{}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}", crate::mesh::node_name(d, k_per_die)))?;
+                }
+            }
+        }
+        let end = final_pass.iter().copied().max().unwrap_or(0);
+        r.value("completions", completions);
+        r.value("dies", (n / k_per_die) as u64);
+        r.value("top_sps", k_per_die as u64);
+        r.value("start", start);
+        r.value("collective_cycles", end.saturating_sub(start));
+        r.value("remote_transactions", mesh.remote);
+        r.value("link_latency", mesh.latency);
+        r.value("skipped_die_cycles", mesh.stats().skipped);
+        r.crossings = mesh.crossings.clone();
+        r.stats = mesh.stats();
+        r.events.sort();
+        Ok(r)
+    }
+}
