@@ -26,9 +26,8 @@
 //! one system port of this model. The SEQ's IRAM/DRAM are the top's SEQ
 //! memories the HAL installs (`ucode_seq_init`); nothing in the seeds loads
 //! TOP_SP firmware, so its image is core-local (a ROM the scenario gives).
-//! BAR0 is word-only: a sub-word store through it faults, except to the
-//! SEQ's own IRAM and DRAM, which it reads, merges and writes back (C on
-//! the SEQ stores bytes to its stack).
+//! BAR0 is word-only: a sub-word store through it faults, except to the SEQ's
+//! own IRAM/DRAM (read, merged, written back: C stores bytes to its stack).
 //!
 //! **BAR0 arbitration `[D]`**: one request in flight at a time; the host
 //! first, then requests that came from another die ([`crate::mesh`]), then
