@@ -1,0 +1,256 @@
+//! `tpb sim` as a user runs it and what it leaves: the summary table, the
+//! VCD/FST, the GTKWave save file (names, markers, relocatable), the trace
+//! window, the diagrams the documentation shows, and its errors.
+
+use tpb_models::regmap::Arch;
+
+fn tpb(args: &[&str]) -> (i32, String, String) {
+    tpb_testbench::tools::run_in_root(env!("CARGO_BIN_EXE_tpb"), args)
+}
+/// `tpb sim` as the README's main command runs it: summary table, VCD,
+/// a GTKWave save file whose every signal is in the VCD, and the two
+/// timing diagrams drawn from the VCD.
+#[test]
+fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-sim");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("bringup.cayman.vcd");
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("bringup ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains(" PASS ") && row.trim_end().ends_with(" 32"), "{row}");
+    let gtkw = std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap();
+    // Relocatable: [savefile] records where it was written, and the dump and
+    // every filter lie beside it, so GTKWave re-roots them when waves/ moves.
+    let here = std::fs::canonicalize(&dir).unwrap();
+    assert!(gtkw.contains(&format!("[savefile] \"{}\"", here.join("bringup.cayman.gtkw").display())), "{gtkw}");
+    let filters: Vec<&str> = gtkw.lines().filter(|l| l.starts_with('^')).filter_map(|l| l.split_once(' ').map(|x| x.1)).collect();
+    assert!(filters.len() >= 3 && filters.iter().all(|f| f.starts_with(&here.display().to_string())), "{filters:?}");
+    // The instruction filter finds tpb on PATH even when the binary that wrote it is gone.
+    let script = filters.iter().find(|f| f.ends_with(".sh")).unwrap();
+    let moved = std::fs::read_to_string(script).unwrap().replace(env!("CARGO_BIN_EXE_tpb"), "/nonexistent/tpb");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_tpb"), bin.join("tpb")).unwrap();
+    std::fs::write(dir.join("moved.sh"), moved).unwrap();
+    let mut child = std::process::Command::new("sh").arg(dir.join("moved.sh")).env("PATH", format!("{}:/usr/bin:/bin", bin.display())).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"0020c0\n").unwrap();
+    assert_eq!(String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout), "memw\n");
+    let names: Vec<String> = gtkw.lines().filter_map(|l| l.strip_prefix("TOP.")).map(|l| l.split('[').next().unwrap().to_string()).collect();
+    assert!(names.len() >= 20 && names.iter().any(|n| n == "q7_run_stall"), "{gtkw}");
+    let read = tpb_cosim::waves::read(&vcd, &names).unwrap();
+    // The run-stall release is in the trace: q7_run_stall goes 0xff -> 0.
+    let k = names.iter().position(|n| n == "q7_run_stall").unwrap();
+    let vals: Vec<Option<u64>> = read[k].1.iter().map(|(_, v)| *v).collect();
+    assert!(vals.windows(2).any(|w| w == [Some(0xff), Some(0)]), "{vals:?}");
+    for g in ["run_stall", "q7_core0"] {
+        let svg = std::fs::read_to_string(vcd.with_extension(format!("{g}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("q7_run_stall") && svg.matches("<path").count() > 10, "{g}");
+    }
+    // FST works too.
+    let fst = dir.join("bringup.mariana.fst");
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "mariana", "--fst", fst.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(std::fs::metadata(&fst).unwrap().len() > 1000);
+}
+
+#[test]
+fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
+    let (code, _, err) = tpb(&["sim", "doorbell", "--arch", "sunda"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("scenario 'doorbell' is for cayman, mariana, not sunda"), "{err}");
+    let (code, _, err) = tpb(&["sim", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no scenario 'nosuch' (built in: bringup"), "{err}");
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-sim-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"bringup\"\narchs = [\"cayman\"]\ncycels = 5\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.toml:5:1: unknown field `cycels`"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"barrier\"\narchs = [\"cayman\"]\ncycles = 5\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
+    let (code, out, _) = tpb(&["scenarios"]);
+    assert_eq!(code, 0);
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"halt_start\"\narchs = [\"cayman\"]\ncycles = 5\n[halt_start]\nq7_cores = 0\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = []\nstream = []\n").unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("[dispatch] stream: 1 to 4096 instructions"), "{err}");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = [{ opcode = 0x41, func = 1 }]\nstream = [[0x41, 1]]\n",
+    )
+    .unwrap();
+    let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
+    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows", "allreduce-ring", "allreduce-mesh", "allreduce-kangaring", "allreduce-hier", "barrier-global", "tsync"] {
+        assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
+    }
+}
+
+/// The doorbell run's save file, read back as GTKWave reads it: real time
+/// (the trace's last change is at the run's last cycle in picoseconds),
+/// opened on the key window with a named marker at each checked event,
+/// BAR0 addresses through a translate filter that names every register the
+/// host and the cores reached, states as words, and instructions through
+/// the `tpb disasm --filter` process filter, which answers as GTKWave asks.
+#[test]
+fn the_doorbell_save_file_names_values_and_marks_the_checked_events() {
+    use tpb_cosim::waves::gtkw::SaveFile;
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-gtkw");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("doorbell.cayman.vcd");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let event = |n: &str| -> u64 {
+        let l = out.lines().find(|l| l.trim_end().ends_with(n) && l.trim_start().starts_with("cycle")).unwrap_or_else(|| panic!("{n}: {out}"));
+        l.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let (tail, db) = (event("first tail-pointer write"), event("first DMA doorbell"));
+    assert!(out.contains("time: one cycle = 1000 ps (1000 MHz"), "{out}");
+    let tb = tpb_cosim::waves::Timebase::of(Arch::Cayman).unwrap();
+    let f = SaveFile::parse(&std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap());
+    assert_eq!(f.dumpfile, std::fs::canonicalize(&vcd).unwrap().display().to_string());
+    // Zoomed on the key window: it starts before the first tail-pointer
+    // write, and 2^-zoom ps per 200 px puts the first doorbell on screen.
+    assert!(f.timestart < tb.start(tail) && f.timestart + 40 * tb.period_ps > tb.start(tail), "timestart {} ps", f.timestart);
+    let ps_per_px = 2f64.powf(-f.zoom) / 200.0;
+    assert!(((tb.start(db) - f.timestart) as f64) / ps_per_px < 1300.0, "zoom {} leaves the doorbell off screen", f.zoom);
+    for (name, c) in [("first tail-pointer write", tail), ("first DMA doorbell", db), ("host_trigger", event("host_trigger")), ("completion posted", event("completion posted"))] {
+        assert!(f.markers.iter().any(|m| m.1 == tb.start(c) && m.2.starts_with(name)), "marker {name} at cycle {c}: {:?}", f.markers);
+    }
+    // The BAR0 address filter names every register the run reached.
+    let filt = |t: &str| f.traces.iter().find(|x| x.0.starts_with(t)).unwrap_or_else(|| panic!("{t}: {:?}", f.traces)).clone();
+    let (_, file, _) = filt("req_addr");
+    let text = std::fs::read_to_string(file.expect("req_addr has a translate filter")).unwrap();
+    let table: std::collections::HashMap<String, String> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let bar0 = tpb_models::hal::AddressSpace::new(tpb_models::regmap::builtin(Arch::Cayman).unwrap());
+    let read = tpb_cosim::waves::read(&vcd, &["req_addr".into(), "req_valid".into()]).unwrap();
+    let mut named = 0;
+    for (_, v) in read[0].1.iter() {
+        let Some(a) = v else { continue };
+        if let Some(t @ (tpb_models::hal::Target::Reg { .. } | tpb_models::hal::Target::Elem { .. })) = bar0.decode(*a) {
+            assert_eq!(table.get(&format!("{a:08X}")), Some(&t.name()), "{a:#x}");
+            named += 1;
+        }
+    }
+    assert!(named > 100 && table.get("00070A00").map(String::as_str) == Some("tpb.tpb.notific_sw_queue_num0"), "{named} register accesses named");
+    let (_, file, _) = filt("probe_top_sp_state");
+    assert!(std::fs::read_to_string(file.unwrap()).unwrap().contains("\n5 halted\n"));
+    // The instruction filter is a program GTKWave runs; ask it as GTKWave does.
+    let (_, _, prog) = filt("probe_top_sp_insn");
+    let prog = prog.expect("instruction probes have a process filter");
+    let mut child = std::process::Command::new(&prog).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    use std::io::{BufRead, Write};
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for (word, want) in [("0020C0", "memw"), ("xxxxxx", "xxxxxx")] {
+        writeln!(stdin, "{word}").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim_end(), want, "{prog}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+/// The diagrams the README shows (docs/waves/) are what `tpb sim bringup`
+/// and `tpb sim doorbell` draw today (everything but the banner line, which names the VCD path).
+#[test]
+fn readme_diagrams_are_fresh() {
+    let root = tpb_testbench::tools::repo_root();
+    let dir = root.join("target/cosim-readme");
+    let _ = std::fs::remove_dir_all(&dir);
+    let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
+    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman"), ("windows", "cayman"), ("allreduce-ring", "cayman"), ("tsync", "cayman")];
+    for (s, arch) in runs {
+        let vcd = dir.join(format!("{s}.{arch}.vcd"));
+        let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let diagrams = [
+        ("bringup", "cayman", "run_stall"),
+        ("bringup", "cayman", "q7_core0"),
+        ("doorbell", "cayman", "doorbell"),
+        ("doorbell", "cayman", "cores"),
+        ("halt-start", "cayman", "halt_start"),
+        ("notify", "cayman", "notify"),
+        ("interrupt", "cayman", "interrupt"),
+        ("q7-kernels", "sunda", "q7_core0"),
+        ("dispatch", "cayman", "dispatch"),
+        ("windows", "cayman", "xlat"),
+        ("allreduce-ring", "cayman", "crossings"),
+        ("tsync", "cayman", "crossings"),
+    ];
+    for (s, arch, g) in diagrams {
+        let name = format!("{s}.{arch}.{g}.svg");
+        let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
+        let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());
+        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch {arch} --vcd waves/{s}.{arch}.vcd && cp waves/{name} docs/waves/");
+    }
+}
+
+/// `--window write:<register>`: the trace holds only the cycles from the
+/// host's write to release_run_stall on, and that write is in it.
+#[test]
+fn tpb_sim_window_opens_on_the_release_write() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-window");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("w.vcd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, out, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.release_run_stall", "--window-cycles", "40"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = out.lines().find(|l| l.starts_with("window: traced cycles ")).unwrap_or_else(|| panic!("{out}"));
+    let from: u64 = line.trim_start_matches("window: traced cycles ").split("..").next().unwrap().parse().unwrap();
+    let read = tpb_cosim::waves::read(&vcd, &["req_write".into(), "q7_run_stall".into()]).unwrap();
+    let times: Vec<u64> = read[1].1.iter().map(|(t, _)| *t).collect();
+    let tb = tpb_cosim::waves::Timebase::of(Arch::Cayman).unwrap();
+    assert!(times[0] >= tb.start(from) && *times.last().unwrap() <= tb.start(from + 40), "{times:?} ps for window from cycle {from}");
+    assert!(read[1].1.iter().any(|(_, v)| *v == Some(0)), "the release is inside the window");
+    let (code, _, err) = tpb(&["sim", "bringup", "--vcd", vcd.to_str().unwrap(), "--window", "write:pool.q7.nosuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown name 'pool.q7.nosuch' (no such register in pool.q7.)"), "{err}");
+}
+
+/// The probe wrapper puts the cores and the host on the RTL's time base:
+/// in the doorbell VCD the TOP_SP's PC visits its wait-GE loop (the label's
+/// address from the assembled firmware), its state alternates running / bus
+/// wait, and the host's probe shows its writes (kind 2) and reads (kind 1)
+/// with a growing transaction number.
+#[test]
+fn doorbell_waves_show_the_cores_and_the_host_through_the_probes() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-probes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let vcd = dir.join("doorbell.mariana.vcd");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--arch", "mariana", "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let names: Vec<String> = ["probe_top_sp_pc", "probe_top_sp_state", "probe_hal_kind", "probe_hal_txn", "probe_seq_pc"].iter().map(|s| s.to_string()).collect();
+    let r = tpb_cosim::waves::read(&vcd, &names).unwrap();
+    let vals = |k: usize| -> Vec<u64> { r[k].1.iter().filter_map(|(_, v)| *v).collect() };
+    let fw = tpb_cosim::firmware::top_sp_ccop(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), 8).unwrap();
+    let (wait, trig) = (u64::from(fw.labels["wait_step"]), u64::from(fw.labels["wait_trigger"]));
+    let pcs = vals(0);
+    assert!(pcs.contains(&wait) && pcs.contains(&trig), "TOP_SP PCs {pcs:?} miss wait_step {wait:#x} / wait_trigger {trig:#x}");
+    let st = vals(1);
+    assert!(st.contains(&1) && st.contains(&3) && st.last() == Some(&5), "TOP_SP states {st:?}: running, bus wait, halted at the end");
+    let kinds = vals(2);
+    assert!(kinds.contains(&1) && kinds.contains(&2), "host kinds {kinds:?}");
+    let txn = vals(3);
+    assert!(txn.windows(2).all(|w| w[0] <= w[1]) && txn.last().copied().unwrap_or(0) > 300, "host transaction numbers {:?}..", &txn[..txn.len().min(8)]);
+    let seq = tpb_cosim::firmware::nx_boot(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), false).unwrap();
+    assert!(vals(4).contains(&u64::from(seq.labels["boot"])), "the SEQ's PC passes the trampoline's boot label");
+}
+
