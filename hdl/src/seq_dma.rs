@@ -1,8 +1,11 @@
 //! # SEQ DMA: descriptor rings, tail-pointer doorbells, EVT_SEM completion
 //!
-//! DIGEST §5 (`[S]` that the rings and the tail-pointer doorbell exist and
-//! that a descriptor's completion increments the TOP_SP EVT_SEM INC slot;
-//! `[D]` everything about the descriptor and the engine's timing).
+//! DIGEST §5. `[S]`: the SEQ has DMA rings (seed 004 §7 names them: the
+//! I-cache fill ring and the stdio ring). `[I]`: that a descriptor's
+//! completion increments the TOP_SP EVT_SEM INC slot — seed 001 §3b puts
+//! that completion on the collective DMA rings, and this model gives it to
+//! the SEQ's rings, which are the only DMA it has. `[D]`: everything about
+//! the descriptor and the engine's timing.
 //!
 //! The ring registers are the SEQ's (POOL NX) generated register bundle
 //! (`dma_ctrl`, `dma_{rx,tx}_ring_{base,length,head,tail,tail_inc}`); this

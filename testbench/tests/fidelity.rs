@@ -255,3 +255,99 @@ fn section_9(p: &mut Pins) {
     p.pin("§9", "kernel_info_table VA (data window)", k::TABLE_VA, 0x0200_0760);
     p.pin("§9", "SUNDA Q7 flat IRAM, EXTRAM", (k::FLAT_IRAM_BYTES, k::EXTRAM_BYTES), (0x42d0, 0x1b40));
 }
+
+/// The seeds' sections each DIGEST section names in its heading (transcribed
+/// from `../shared/spec/DIGEST.md`); §1, §4, §5 and §8 name theirs row by row,
+/// so a `[S]` taken from them cites the seed itself.
+const DIGEST_SEEDS: &[(&str, &str)] = &[
+    ("2.2", "004 §2.1"),
+    ("2.3", "004 §3"),
+    ("2.4", "004 §4"),
+    ("2.5", "004 §5"),
+    ("2.6", "004 §6"),
+    ("2.7", "004 §6c/§7, 001 §3a"),
+    ("2.8", "004 §6d"),
+    ("2.9", "004 §7"),
+    ("3", "001 §4, §6b, §8"),
+    ("6", "001 §5"),
+    ("7", "003"),
+    ("9", "000 §3a, §3g"),
+];
+
+/// `text` cites a seed file and section: `seed NNN §x` / `NNN §x`, or a
+/// DIGEST section whose heading names one.
+fn cites_a_seed(text: &str) -> bool {
+    let direct = text.match_indices('§').any(|(i, _)| {
+        let last: Vec<char> = text[..i].trim_end().chars().rev().take(4).collect();
+        last.len() >= 3 && last[..3].iter().all(|c| c.is_ascii_digit()) && last.get(3).is_none_or(|c| !c.is_ascii_alphanumeric())
+    });
+    let via_digest = text.match_indices("DIGEST §").any(|(i, m)| {
+        let sec: String = text[i + m.len()..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let sec = sec.trim_end_matches('.');
+        DIGEST_SEEDS.iter().any(|(s, _)| *s == sec)
+    });
+    direct || via_digest
+}
+
+/// Every `[S]` of the register maps and of the named constants cites a seed
+/// file and section (issue 40): a register's or field's `tag = "S"` by its
+/// `source`, a `[S]` comment on its own line or on its table's header line.
+/// An `[S]` that cannot cite one is not `[S]`.
+#[test]
+fn every_s_tag_cites_a_seed_file_and_section() {
+    let root = tpb_testbench::tools::repo_root();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in std::fs::read_dir(root.join("models/regmap/maps")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 12, "{files:?}");
+    let mut bad = Vec::new();
+    let mut tags = 0;
+    for p in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let name = p.strip_prefix(&root).unwrap().display().to_string();
+        let mut header = "";
+        let mut table: Vec<(usize, &str)> = Vec::new();
+        let flush = |table: &mut Vec<(usize, &str)>, bad: &mut Vec<String>, tags: &mut usize| {
+            if let Some((k, _)) = table.iter().find(|(_, l)| l.trim() == "tag = \"S\"") {
+                *tags += 1;
+                let source = table.iter().find(|(_, l)| l.trim_start().starts_with("source ="));
+                if !source.is_some_and(|(_, l)| cites_a_seed(l)) {
+                    bad.push(format!("{name}:{}: tag = \"S\" with source {:?}", k + 1, source.map(|(_, l)| l.trim())));
+                }
+            }
+            table.clear();
+        };
+        for (k, l) in lines.iter().enumerate() {
+            if l.trim_start().starts_with('[') {
+                flush(&mut table, &mut bad, &mut tags);
+                header = l;
+            }
+            table.push((k, l));
+            let comment = l.split_once('#').map_or("", |c| c.1);
+            if comment.contains("[S]") && !comment.contains("Tags: [S]") {
+                tags += 1;
+                if !cites_a_seed(comment) && !cites_a_seed(header) {
+                    bad.push(format!("{name}:{}: {}", k + 1, l.trim()));
+                }
+            }
+        }
+        flush(&mut table, &mut bad, &mut tags);
+    }
+    let spec = std::fs::read_to_string(root.join("models/hal/src/spec.rs")).unwrap();
+    for (k, l) in spec.lines().enumerate().filter(|(_, l)| l.contains("[S]")) {
+        tags += 1;
+        if !cites_a_seed(l) {
+            bad.push(format!("models/hal/src/spec.rs:{}: {}", k + 1, l.trim()));
+        }
+    }
+    println!("{tags} [S] tags, each citing a seed file and section");
+    assert!(bad.is_empty(), "[S] without a seed file and section ({} of {tags}):\n{}", bad.len(), bad.join("\n"));
+}

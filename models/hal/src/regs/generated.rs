@@ -17,7 +17,7 @@ pub mod sunda {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1))
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
@@ -37,7 +37,7 @@ pub mod sunda {
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device))
+        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -62,11 +62,11 @@ pub mod sunda {
         }
         /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [S] (DIGEST §2.7, §2.9 step 4)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
@@ -77,15 +77,15 @@ pub mod sunda {
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
@@ -93,11 +93,11 @@ pub mod sunda {
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [S] (DIGEST §2.7)
+        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [S] (DIGEST §2.7)
+        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
         /// Q7 interrupt info (SUNDA file-IO table) [S] (DIGEST §2.5, §2.7)
         pub const Q7_INTR_INFO: Reg = Reg { name: "q7_intr_info", block: "nx", offset: 0x0838, rtl_offset: 0x0838, device_offset: None, reset: 0x0 };
@@ -515,7 +515,7 @@ pub mod cayman {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1))
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
@@ -535,7 +535,7 @@ pub mod cayman {
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device))
+        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -560,11 +560,11 @@ pub mod cayman {
         }
         /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [S] (DIGEST §2.7, §2.9 step 4)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
@@ -575,15 +575,15 @@ pub mod cayman {
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
@@ -591,22 +591,22 @@ pub mod cayman {
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [S] (DIGEST §2.7)
+        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [S] (DIGEST §2.7)
+        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
     }
     /// TOP_SP doorbells: init / tsync / host_trigger (EVT_SEM SET aliases)
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [S] (DIGEST §2.7 (+0x1540 [S]); alias reading DIGEST §2.8/§3 [I])
+        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [I] (DIGEST §2.7 (+0x1540 [S], seed 004 §6c); the reading as a SET of semaphore 80 is DIGEST §3's inference [I])
         pub const INIT_SIGNAL: Reg = Reg { name: "init_signal", block: "top_sp", offset: 0x1540, rtl_offset: 0x1540, device_offset: Some(0x1540), reset: 0 };
-        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [S] (DIGEST §2.7 (+0x1560 [S]); alias reading [I])
+        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [I] (DIGEST §2.7 (+0x1560 [S], seed 004 §6c); the reading as a SET of semaphore 88 is DIGEST §3's inference [I])
         pub const TSYNC_SIGNAL: Reg = Reg { name: "tsync_signal", block: "top_sp", offset: 0x1560, rtl_offset: 0x1560, device_offset: Some(0x1560), reset: 0 };
-        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [S] (DIGEST §2.7 (+0x15a0 [S]); alias reading [I])
+        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [I] (DIGEST §2.7 (+0x15a0 [S], seed 004 §6c); the reading as a SET of semaphore 104 is DIGEST §3's inference [I])
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x15a0, rtl_offset: 0x15a0, device_offset: Some(0x15a0), reset: 0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
@@ -1007,7 +1007,7 @@ pub mod mariana {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1))
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
@@ -1027,7 +1027,7 @@ pub mod mariana {
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
         /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device))
+        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -1052,11 +1052,11 @@ pub mod mariana {
         }
         /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [S] (DIGEST §2.7)
+        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [S] (DIGEST §2.7, §2.9 step 4)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
@@ -1067,15 +1067,15 @@ pub mod mariana {
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [S] (DIGEST §2.7)
+        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [S] (DIGEST §2.5, §2.7)
+        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
@@ -1083,11 +1083,11 @@ pub mod mariana {
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
         /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [S] (DIGEST §2.7)
+        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [S] (DIGEST §2.7)
+        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
     }
     /// TOP_SP doorbells: init / tsync / host_trigger (EVT_SEM SET aliases)
