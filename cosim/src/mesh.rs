@@ -242,7 +242,7 @@ impl Mesh {
         }
         self.now += 1;
         self.route();
-        if self.now % crate::interrupt::POLL_CYCLES == 0 && crate::interrupt::requested() {
+        if self.now.is_multiple_of(crate::interrupt::POLL_CYCLES) && crate::interrupt::requested() {
             let mut all: Vec<&mut Cosim> = self.dies.iter_mut().collect();
             crate::interrupt::stop(&mut all);
         }

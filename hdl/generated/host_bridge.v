@@ -225,7 +225,7 @@ module host_bridge(
     end
 
     always @(*) begin
-        m_req_write = ~(op == 32'h1);
+        m_req_write = op != 32'h1;
     end
 
     always @(*) begin

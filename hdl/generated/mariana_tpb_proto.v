@@ -12306,7 +12306,7 @@ module mariana_tpb_proto__top__win(
         mem$read_enable = 1'b0;
         mem$write_strobe = 32'h0;
         if (req_valid) begin
-            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | (req_addr >= past)) begin
             end else if (req_write) begin
                 mem$write_strobe = 32'hf;
             end else begin
@@ -12349,7 +12349,7 @@ module mariana_tpb_proto__top__win(
         read_q <= 1'b0;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
-            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | (req_addr >= past)) begin
                 rsp_err_q <= 1'b1;
             end else if (req_write) begin
                 written <= ((written & ~(1 << word)) | (1'b1 << word));
@@ -13360,7 +13360,7 @@ module mariana_tpb_proto__bridge(
     end
 
     always @(*) begin
-        m_req_write = ~(op == 32'h1);
+        m_req_write = op != 32'h1;
     end
 
     always @(*) begin

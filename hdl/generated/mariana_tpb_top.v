@@ -11910,7 +11910,7 @@ module mariana_tpb_top__win(
         mem$read_enable = 1'b0;
         mem$write_strobe = 32'h0;
         if (req_valid) begin
-            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | (req_addr >= past)) begin
             end else if (req_write) begin
                 mem$write_strobe = 32'hf;
             end else begin
@@ -11953,7 +11953,7 @@ module mariana_tpb_top__win(
         read_q <= 1'b0;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
-            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | ~(req_addr < past)) begin
+            if (((req_addr[32'h0] | req_addr[32'h1]) | (req_addr < first)) | (req_addr >= past)) begin
                 rsp_err_q <= 1'b1;
             end else if (req_write) begin
                 written <= ((written & ~(1 << word)) | (1'b1 << word));

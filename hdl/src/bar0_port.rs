@@ -1,11 +1,11 @@
 //! # The BAR0 slave port every block has
 //!
 //! Its protocol, the port bundle the hand-written blocks declare with
-//! [`bar0_slave_block!`] (and construct with [`bar0_slave_new!`]), and, for
+//! [`bar0_slave_block!`](crate::bar0_slave_block) (and construct with [`bar0_slave_new!`](crate::bar0_slave_new)), and, for
 //! the generated register blocks, name-based port access and a cycle driver
 //! for the rust-hdl simulator.
 //!
-//! ## Bus protocol [D]
+//! ## Bus protocol `[D]`
 //! Inputs `req_valid`, `req_write`, `req_addr[31:0]` (byte address within the
 //! aperture), `req_wdata[31:0]` are sampled on a rising edge of `clock`. The
 //! response `rsp_valid`, `rsp_rdata[31:0]`, `rsp_err` is registered: it is
@@ -52,7 +52,7 @@ macro_rules! bar0_slave_block {
     };
 }
 
-/// Drive a [`bar0_slave_block!`] block's `reset` and request (`None`: no
+/// Drive a [`bar0_slave_block!`](crate::bar0_slave_block) block's `reset` and request (`None`: no
 /// request) from a simulation: `bar0_slave_drive!(block, reset, req)` with
 /// `req: Option<tpb_models::csr::Req>`.
 #[macro_export]
@@ -68,7 +68,7 @@ macro_rules! bar0_slave_drive {
     }};
 }
 
-/// A struct literal of a [`bar0_slave_block!`] block: the slave port's
+/// A struct literal of a [`bar0_slave_block!`](crate::bar0_slave_block) block: the slave port's
 /// signals new, the block's own fields as given.
 #[macro_export]
 macro_rules! bar0_slave_new {

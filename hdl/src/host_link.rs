@@ -399,7 +399,7 @@ impl Logic for HostBridge {
         self.word_addr.next = self.addr.q.val() + (bit_cast::<32, 16>(self.k.q.val()) << 2);
         // ---- defaults ----
         self.m_req_valid.next = false;
-        self.m_req_write.next = !(self.op.q.val() == 1);
+        self.m_req_write.next = self.op.q.val() != 1;
         self.m_req_addr.next = self.req_addr.q.val();
         self.m_req_wdata.next = self.wdata.q.val();
         if self.op.q.val() == 3 {

@@ -74,9 +74,11 @@ pub enum ProtoSize {
 
 /// The Verilog of `map`'s prototype with module name `module`.
 pub fn verilog(map: &RegMap, size: ProtoSize, div: u32, module: &str) -> Result<String, LayoutError> {
-    let lay = TopLayout::of(&map)?;
+    let lay = TopLayout::of(map)?;
     let (arch, module) = (map.arch, module.to_string());
     crate::top::on_big_stack(move || {
+        // The blocks are boxed where they are made: a whole top does not fit a stack frame.
+        #[allow(clippy::boxed_local)]
         fn emit<B: Block>(mut b: Box<B>, module: &str) -> String {
             crate::verilog::of(&mut *b, module)
         }

@@ -9,7 +9,7 @@
 //!
 //! ## BAR0 programmed-I/O port (`req_*`/`rsp_*`, the protocol of `bar0_port.rs`)
 //! `req_addr` is the byte offset from the generation's Q7 `base_offset`
-//! ([S] `arch.toml [q7.pooling]`). Per-core layout `[D]` (from `arch.toml`
+//! (`[S]` `arch.toml [q7.pooling]`). Per-core layout `[D]` (from `arch.toml`
 //! `[bar0]`): core `n` IRAM at `n * stride`, its DRAM at
 //! `n * stride + dram_offset` with `dram_offset = iram_size + iram_rsvd` and
 //! `stride = iram_size + iram_rsvd + dram_size + dram_rsvd`. Reads and writes
@@ -48,7 +48,7 @@ use crate::tcm::Tcm;
 use rust_hdl::prelude::*;
 use tpb_models::xtensa::config::DRAM_BASE;
 
-/// Cores in the cluster ([S] `num_q7` of the pooling owner).
+/// Cores in the cluster (`[S]` `num_q7` of the pooling owner).
 pub const CORES: usize = 8;
 
 /// One core's IRAM + DRAM with its two memory ports and the PIO path.
@@ -298,7 +298,7 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
         assert!(u64::from(dram_offset) + dram_bytes <= u64::from(stride), "DRAM past the core stride");
         assert!(iram_region.is_power_of_two() && u64::from(iram_region) >= iram_bytes && iram_region <= dram_offset, "IRAM region {iram_region:#x}");
         assert!(
-            dram_region.is_power_of_two() && u64::from(dram_region) >= dram_bytes && dram_offset % dram_region == 0 && u64::from(dram_offset) + u64::from(dram_region) <= u64::from(stride),
+            dram_region.is_power_of_two() && u64::from(dram_region) >= dram_bytes && dram_offset.is_multiple_of(dram_region) && u64::from(dram_offset) + u64::from(dram_region) <= u64::from(stride),
             "DRAM region {dram_region:#x}"
         );
         let c32 = |v: u64| Constant::new((v & 0xffff_ffff).into());

@@ -39,7 +39,7 @@ pub struct WordRam<const AW: usize> {
     pub write_data: Signal<In, Bits<32>>,
     pub write_strobe: Signal<In, Bits<4>>,
     // rust-hdl's derive skips fields whose name starts with `_`: the simulated contents.
-    _sim: Box<BTreeMap<u64, u32>>,
+    _sim: BTreeMap<u64, u32>,
 }
 
 impl<const AW: usize> Logic for WordRam<AW> {

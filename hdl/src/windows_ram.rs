@@ -120,7 +120,7 @@ impl Logic for WindowsRam {
         self.read_q.d.next = false;
         if self.req_valid.val() {
             self.rsp_valid_q.d.next = true;
-            if self.req_addr.val().get_bit(0) | self.req_addr.val().get_bit(1) | (self.req_addr.val() < self.first.val()) | !(self.req_addr.val() < self.past.val()) {
+            if self.req_addr.val().get_bit(0) | self.req_addr.val().get_bit(1) | (self.req_addr.val() < self.first.val()) | (self.req_addr.val() >= self.past.val()) {
                 self.rsp_err_q.d.next = true;
             } else if self.req_write.val() {
                 self.mem.write_strobe.next = 15.into();

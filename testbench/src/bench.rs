@@ -7,7 +7,7 @@
 //!   a VCD, and with a 200-cycle trace window armed on the Q7 release write;
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
 //!   with `--vcd`;
-//! - scale (CAYMAN/MARIANA, [`scale_rows`]): a mesh of 1, 2, 4, 8 and 16
+//! - scale (CAYMAN/MARIANA, `scale_rows`): a mesh of 1, 2, 4, 8 and 16
 //!   dies whose TOP_SPs all wait on a semaphore (die-cycles/s), and
 //!   `allreduce-ring` on 2..16 dies and on 2 dies with 2, 4 and 8 TOP_SPs
 //!   each (top-cycles/s from the release to the end, a top being a die's
@@ -111,7 +111,7 @@ fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -151,7 +151,7 @@ fn bare_rate(mut d: Dut, n: u64) -> f64 {
     n as f64 / t0.elapsed().as_secs_f64()
 }
 
-/// The timed loop of [`bare_rate`], on its own so an instruction counter can
+/// The timed loop of `bare_rate`, on its own so an instruction counter can
 /// count it alone (`valgrind --tool=callgrind --toggle-collect='*bare_cycles*'`).
 #[inline(never)]
 pub fn bare_cycles(d: &mut Dut, cycles: &[crate::traffic::Cycle]) -> u64 {

@@ -4,14 +4,14 @@
 //! A run is recorded port by port on one engine ([`Recording`]: each
 //! cycle's input values, then the output values the engine settled to),
 //! the testbench replays the inputs from a `$readmemb` file and prints each
-//! output as `%h`, and [`Recording::compare`] reads that back line by line.
+//! output as `%h`, and [`Recording::cross_check`] reads that back line by line.
 //! An `x` or `z` digit from Icarus is a mismatch like any other.
 //!
 //! Four-state start-up: the emitted registers carry an `initial` value, but
 //! memories do not, so Icarus would start them at X where Verilator and the
 //! golden models start at 0. The testbench zeroes every memory at time 0, found
 //! by walking the instance tree of the design ([`memories`]); that is the
-//! one documented assumption ([D] simulation memories power up zero).
+//! one documented assumption (`[D]` simulation memories power up zero).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -31,8 +31,11 @@ pub struct Recording {
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
     pub clock: String,
-    pub cycles: Vec<(Vec<Vec<u32>>, Vec<Vec<u32>>)>,
+    pub cycles: Vec<(Words, Words)>,
 }
+
+/// Each port's value as 32-bit words, LSW first.
+pub type Words = Vec<Vec<u32>>;
 
 /// What the Icarus run found.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,9 +67,12 @@ fn bin(words: &[u32], width: u32) -> String {
 /// The memories of an emitted design: `(hierarchical path below the top,
 /// depth)` for every memory array (`reg [7:0] lane0 [0:1023];`) of every
 /// module instance.
+/// A module's memories (name, depth) and its instances (module, instance name).
+type ModuleParts = (Vec<(String, u64)>, Vec<(String, String)>);
+
 pub fn memories(verilog: &str, top: &str) -> Vec<(String, u64)> {
     // module name -> (its memories (name, depth), its instances (module, instance name))
-    let mut modules: HashMap<String, (Vec<(String, u64)>, Vec<(String, String)>)> = HashMap::new();
+    let mut modules: HashMap<String, ModuleParts> = HashMap::new();
     let mut current: Option<String> = None;
     for line in verilog.lines() {
         let t = line.trim();

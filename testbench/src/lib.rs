@@ -2,7 +2,7 @@
 //!
 //! Register-level testbenches ([`tb`]: the `Tb` API by register name, the
 //! TOML testbench files, the generated CSR checks and the reports of
-//! `tpb test`), the speed benchmark of `tpb bench` ([`bench`]) and the
+//! `tpb test`), the speed benchmark of `tpb bench` ([`mod@bench`]) and the
 //! project's cross-check tests (`tests/`). Also: a bus driver over the generated register blocks in the
 //! rust-hdl simulator ([`rhdl`]), random top-level traffic ([`traffic`]),
 //! the Icarus cross-simulation ([`icarus`]) and the external-tool helpers

@@ -15,7 +15,7 @@ use tpb_cosim::cli::ArchArg;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// A testbench file with [firmware] whose images the cores get.
+    /// A testbench file with \[firmware\] whose images the cores get.
     pub file: Option<PathBuf>,
     #[arg(long, value_enum)]
     pub arch: ArchArg,

@@ -173,7 +173,7 @@ fn a_full_notification_ring_drops_are_counted_and_reported_once() {
     let mut c = Cosim::new(Arch::Cayman).unwrap();
     let map = c.map().clone();
     let a = tpb_cosim::firmware::Addrs::new(&map, "t");
-    let tpb = |r: &str| u64::from(map.params.bar0.tpb_base + map.params.bar0.tpb_regs.base) + u64::from(map.block("tpb").unwrap().register(r).unwrap().offset);
+    let tpb = |r: &str| (map.params.bar0.tpb_base + map.params.bar0.tpb_regs.base) + u64::from(map.block("tpb").unwrap().register(r).unwrap().offset);
     c.write32(tpb("notific_ring_size"), 2).unwrap(); // holds one record
     c.write32(tpb("notific_enable"), 2).unwrap(); // EVT_SEM only
     for v in 1..=3 {
@@ -262,7 +262,7 @@ fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
         let q7 = firmware::q7_halt(&map).unwrap();
         let restart = q7.labels["restart"];
         let mut k = Consts::default();
-        k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap() as u32).set("WIN", win).set("RESTART", restart);
+        k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap()).set("WIN", win).set("RESTART", restart);
         k.set("START_ADDR", a.reg(tpb_models::regmap::Engine::Pool, "q7", "start_addr").unwrap() - bundle + 0x0c);
         let seq = firmware::build_nx("t.S", src, &k).unwrap();
         Hal::with_map(map.clone()).stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None).unwrap();
@@ -495,7 +495,7 @@ fn a_q7_core_runs_code_rewritten_over_bar0() {
     use tpb_models::xtensa::asm::assemble;
     use tpb_models::xtensa::config::Options;
     let mut c = Cosim::new(Arch::Cayman).unwrap();
-    let base = |c: &Cosim, name: &str| u64::from(c.map().params.bar0_regions().iter().find(|r| r.name == name).unwrap().region.base);
+    let base = |c: &Cosim, name: &str| c.map().params.bar0_regions().iter().find(|r| r.name == name).unwrap().region.base;
     let (iram, dram) = (base(&c, "q7[0].iram"), base(&c, "q7[0].dram"));
     // Wait for DRAM[0] != 0, clear it, call `work` (which stores its
     // constant in DRAM[1]), again.

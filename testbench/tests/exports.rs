@@ -86,7 +86,10 @@ for path, arch in zip(sys.argv[1::2], sys.argv[2::2]):
 /// address, array (count, stride) or none). Paths follow the export's
 /// instance names: `pool_local_reg.q7.release_run_stall`,
 /// `top_sp_local_reg.evt_sem.evt_sem_inc`.
-fn bar0_registers_from_json(arch: tpb_models::regmap::Arch) -> Vec<(String, u64, Option<(u64, u64)>)> {
+/// (path, address, array (count, stride)).
+type RegAt = (String, u64, Option<(u64, u64)>);
+
+fn bar0_registers_from_json(arch: tpb_models::regmap::Arch) -> Vec<RegAt> {
     let map = tpb_models::regmap::builtin(arch).unwrap();
     let v: serde_json::Value = serde_json::from_str(&tpb_models::regmap::gen::json::render(&map)).unwrap();
     let p = &v["params"];

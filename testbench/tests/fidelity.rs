@@ -144,8 +144,8 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     ] {
         p.pin("§2.4", &format!("message '{what}'"), got, want);
     }
-    p.pin("§2.5", "SUNDA nx_rsvd_space0..2", (hal_off(&s, "nx", "nx_rsvd_space0"), hal_off(&s, "nx", "nx_rsvd_space1"), hal_off(&s, "nx", "nx_rsvd_space2")), (Some(0x83c), Some(0x840), Some(0x844)));
-    p.pin("§2.5", "SUNDA dma_tx_ring_base/length, q7_intr_info", (hal_off(&s, "nx", "dma_tx_ring_base"), hal_off(&s, "nx", "dma_tx_ring_length"), hal_off(&s, "nx", "q7_intr_info")), (Some(0x70), Some(0x74), Some(0x838)));
+    p.pin("§2.5", "SUNDA nx_rsvd_space0..2", (hal_off(s, "nx", "nx_rsvd_space0"), hal_off(s, "nx", "nx_rsvd_space1"), hal_off(s, "nx", "nx_rsvd_space2")), (Some(0x83c), Some(0x840), Some(0x844)));
+    p.pin("§2.5", "SUNDA dma_tx_ring_base/length, q7_intr_info", (hal_off(s, "nx", "dma_tx_ring_base"), hal_off(s, "nx", "dma_tx_ring_length"), hal_off(s, "nx", "q7_intr_info")), (Some(0x70), Some(0x74), Some(0x838)));
     p.pin("§2.5", "CAYMAN has no swap registers", c.block("nx").unwrap().register("nx_rsvd_space0").is_none(), true);
     p.pin("§2.6", "SUNDA local-reg engine types", s.params.local_reg.engine_types, 5);
     p.pin("§2.6", "SUNDA Q7 arm owner0/owner1", (s.params.local_reg.q7_owner0, s.params.local_reg.q7_owner1), (0x60000, 0x2860000));
@@ -167,8 +167,8 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         let q = mp.block("tpb").unwrap().register("notific_sw_queue_num0").unwrap();
         p.pin("§2.7", &format!("{n} notific engine-id nibble masks (cfg+0xe4<<20, cfg+0xe8<<24/<<16)"), (q.field("engine_id_a").unwrap().mask(), q.field("engine_id_b_hi").unwrap().mask(), q.field("engine_id_b_lo").unwrap().mask()), (0x00F0_0000, 0x0F00_0000, 0x000F_0000));
     }
-    p.pin("§2.7", "SUNDA TOP_SP set_host_trigger", hal_off(&s, "top_sp", "host_trigger"), Some(0x848));
-    p.pin("§2.7", "SUNDA TOP_SP stop", hal_off(&s, "top_sp", "stop"), Some(0x84c));
+    p.pin("§2.7", "SUNDA TOP_SP set_host_trigger", hal_off(s, "top_sp", "host_trigger"), Some(0x848));
+    p.pin("§2.7", "SUNDA TOP_SP stop", hal_off(s, "top_sp", "stop"), Some(0x84c));
     for mp in [&c, &m] {
         let n = mp.arch.name();
         p.pin("§2.7", &format!("{n} TOP_SP init_signal"), hal_off(mp, "top_sp", "init_signal"), Some(0x1540));

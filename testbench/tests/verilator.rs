@@ -200,7 +200,7 @@ fn vcd_and_fst_open_in_vcd2fst_and_wellen_with_the_block_hierarchy() {
 /// The value of a 1..=64-bit signal at each time step of a waveform.
 fn values(w: &mut wellen::simple::Waveform, scope: &[&str], name: &str) -> Vec<u64> {
     let h = w.hierarchy();
-    let var = h.lookup_var(scope, &name).unwrap_or_else(|| panic!("no signal {scope:?}.{name}"));
+    let var = h.lookup_var(scope, name).unwrap_or_else(|| panic!("no signal {scope:?}.{name}"));
     let sig = h[var].signal_ref();
     w.load_signals(&[sig]);
     let s = w.get_signal(sig).unwrap();

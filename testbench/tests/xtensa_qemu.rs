@@ -408,7 +408,10 @@ fn build(kind: Kind, seed: u64) -> (Image, String) {
 /// the window exceptions) and `Core::run` (pre-decoded pages). The two
 /// must leave the same architectural state and memory; the outcome of
 /// either is then compared with QEMU's.
-fn ours_counted(img: &Image) -> Result<(u32, Vec<u8>, (u32, u32)), String> {
+/// Exit code, memory, and the window exceptions counted (overflows, underflows).
+type Counted = (u32, Vec<u8>, (u32, u32));
+
+fn ours_counted(img: &Image) -> Result<Counted, String> {
     let (o, _, spills) = qemu::run_ours(img, 2_000_000)?;
     let (stepped, smem) = {
         let (mut core, mut mem) = qemu::load_de212(img)?;

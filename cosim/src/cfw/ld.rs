@@ -19,7 +19,7 @@ pub const EXIT_UNSET: u32 = 0x0dead;
 /// Where `.start` goes for `kind` (crt0's `_start`).
 pub fn start(map: &RegMap, kind: CoreKind) -> u32 {
     match kind {
-        CoreKind::Q7 => map.params.boot.q7_reset_jump.unwrap_or(0x200) as u32,
+        CoreKind::Q7 => map.params.boot.q7_reset_jump.unwrap_or(0x200),
         CoreKind::Seq | CoreKind::TopSp => NX_MAIN,
     }
 }

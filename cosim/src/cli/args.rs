@@ -102,7 +102,7 @@ pub struct FpgaBuild {
     /// 1 KiB memories instead of the prototype's (a quicker build).
     #[arg(long)]
     pub small: bool,
-    /// Where everything goes (default: build/fpga/<arch>-<board>).
+    /// Where everything goes (default: `build/fpga/<arch>-<board>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]

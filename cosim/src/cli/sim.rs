@@ -19,7 +19,8 @@ pub(super) fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::pat
     let exe = std::env::current_exe().ok();
     let namer = crate::waves::names::Namer::for_arch(arch)?;
     let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
-    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &abs(&d.path), &save, &filters, &|n| d.width(n), view, exe.as_deref());
+    let paths = crate::waves::GtkwPaths { dump: &abs(&d.path), save: &save, filters: &filters, tpb: exe.as_deref() };
+    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &paths, &|n| d.width(n), view);
     Ok(g.write(out)?)
 }
 

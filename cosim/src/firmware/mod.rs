@@ -57,7 +57,7 @@ pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw_wait.S");
 pub const TAPE_FIRE: &str = include_str!("../../firmware/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../../firmware/ring_channels.S");
 
-/// Value the SEQ stores in its DRAM[0] on reaching enter_run.
+/// Value the SEQ stores in its DRAM\[0\] on reaching enter_run.
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
 /// Done markers: `q7_sum.S`, `q7_barrier.S`, `top_sp_ccop.S`, `mesh_tape.S`.
 pub const SUM_DONE: u32 = 0x600d;
@@ -228,7 +228,7 @@ impl<'a> Addrs<'a> {
         bar0_region(self.map, name).ok_or_else(|| err(self.file, format!("no BAR0 region '{name}'")))
     }
     fn enter_run(&self) -> u32 {
-        self.map.params.boot.nx_enter_run.unwrap_or(0x90) as u32
+        self.map.params.boot.nx_enter_run.unwrap_or(0x90)
     }
 }
 

@@ -42,7 +42,7 @@ pub fn q7_kernels(map: &RegMap) -> Result<Program, FirmwareError> {
 }
 
 /// The kernel_info_table of `prog` (`q7_kernels`): record n is
-/// {0, 0, spec 0, [`KERNEL_OPCODES`]\[n], funcVA = the code window + kernel_n}.
+/// {0, 0, spec 0, [`KERNEL_OPCODES`]\\[n\], funcVA = the code window + kernel_n}.
 pub fn kernel_info_table(prog: &Program) -> Result<Vec<u8>, FirmwareError> {
     use tpb_models::spec::q7_kernels as k;
     let mut t = vec![0u8; (k::RECORDS * k::RECORD_BYTES) as usize];
@@ -74,7 +74,7 @@ pub fn q7_halt(map: &RegMap) -> Result<Program, FirmwareError> {
 
 fn q7_consts(map: &RegMap) -> Consts {
     let mut c = Consts::default();
-    c.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap_or(0x200) as u32);
+    c.set("RESET_JUMP", map.params.boot.q7_reset_jump.unwrap_or(0x200));
     c
 }
 

@@ -22,8 +22,8 @@ pub fn interrupt(c: &mut Cosim, cfg: &InterruptCfg, limit: u64) -> Result<Report
     let a = Addrs::new(&map, "interrupt");
     let seq = firmware::nx_intr(&map, arch == Arch::Sunda, SEQ_WANT)?;
     init_with(c, seq.bytes, UcodeImages { iram: firmware::q7_intr(&map, Q7_WANT)?.bytes, dram: vec![0; 16] }, true)?;
-    let seq_dram = u64::from(region(c, "seq.dram")?);
-    let q7_dram = |c: &Cosim, k: u32| region(c, &format!("q7[{k}].dram")).map(u64::from);
+    let seq_dram = region(c, "seq.dram")?;
+    let q7_dram = |c: &Cosim, k: u32| region(c, &format!("q7[{k}].dram"));
     // The host enables every Q7 core's interrupt; the cores unmask theirs.
     let q7_ctrl = u64::from(a.reg(Engine::Pool, "q7", "intr_ctrl")?);
     c.write32(q7_ctrl, 0xff)?;

@@ -102,13 +102,13 @@ mod tests {
         let mut r = Recent::default();
         assert_eq!(r.last(), (0, 0));
         for i in 0..20u32 {
-            r.push(u64::from(i), i * 3, 0x00f0_0d);
+            r.push(u64::from(i), i * 3, 0xf00d);
         }
         let l = r.list();
         assert_eq!(l.len(), RECENT);
         assert_eq!(l[0].0, 4);
-        assert_eq!(l[RECENT - 1], (19, 57, 0x00f0_0d));
-        assert_eq!(r.last(), (57, 0x00f0_0d));
+        assert_eq!(l[RECENT - 1], (19, 57, 0xf00d));
+        assert_eq!(r.last(), (57, 0xf00d));
     }
 
     #[test]

@@ -529,12 +529,12 @@ impl Cosim {
         // 4. Clock edge; RunStall follows the top's outputs.
         self.dut.tick();
         self.stats.cycles += 1;
-        if self.stats.cycles % 4096 == 0 {
+        if self.stats.cycles.is_multiple_of(4096) {
             if let Some(p) = &self.progress {
                 p.set_position(self.stats.cycles);
             }
         }
-        if self.stats.cycles % crate::interrupt::POLL_CYCLES == 0 && self.dies == 1 && crate::interrupt::requested() {
+        if self.stats.cycles.is_multiple_of(crate::interrupt::POLL_CYCLES) && self.dies == 1 && crate::interrupt::requested() {
             crate::interrupt::stop(&mut [self]);
         }
         if o.dma_db_valid && !self.out.dma_db_valid {
@@ -587,7 +587,7 @@ impl Cosim {
         self.dut.skip_cycle();
         self.stats.cycles += 1;
         self.stats.skipped += 1;
-        if self.stats.cycles % 4096 == 0 {
+        if self.stats.cycles.is_multiple_of(4096) {
             if let Some(p) = &self.progress {
                 p.set_position(self.stats.cycles);
             }

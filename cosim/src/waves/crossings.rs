@@ -31,8 +31,8 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
     let mut targets: BTreeMap<u32, usize> = BTreeMap::new();
     let mut order: Vec<u32> = Vec::new();
     for c in crossings.iter().filter(|c| c.write) {
-        if !targets.contains_key(&c.addr) {
-            targets.insert(c.addr, order.len());
+        if let std::collections::btree_map::Entry::Vacant(e) = targets.entry(c.addr) {
+            e.insert(order.len());
             order.push(c.addr);
         }
     }

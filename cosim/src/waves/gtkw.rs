@@ -68,14 +68,24 @@ impl Gtkw {
     }
 }
 
-/// The save file `save` for `dump` showing every group, with its filter
-/// files under `filters` (all absolute). `[savefile]` records where it was
+/// Where a save file's parts live (all absolute): the dump it shows, the
+/// save file itself, the folder of its filter files, and the program the
+/// instruction filter runs (none: instruction probes show hex).
+pub struct GtkwPaths<'a> {
+    pub dump: &'a Path,
+    pub save: &'a Path,
+    pub filters: &'a Path,
+    pub tpb: Option<&'a Path>,
+}
+
+/// The save file `paths.save` for `paths.dump` showing every group, with
+/// its filter files under `paths.filters`. `[savefile]` records where it was
 /// written: GTKWave re-roots the dump and the filters on the save file's
 /// new place, so the folder can move. `widths` gives each signal's width;
-/// `tpb` is the program the instruction filter runs (none: instruction
-/// probes show hex); the filter script looks for `tpb` on PATH first, then
-/// there, then builds it with cargo from this checkout.
-pub fn gtkw(namer: &Namer, tb: Timebase, dump: &Path, save: &Path, filters: &Path, widths: &dyn Fn(&str) -> Option<u32>, view: Option<&View>, tpb: Option<&Path>) -> Gtkw {
+/// the filter script looks for `tpb` on PATH first, then at `paths.tpb`,
+/// then builds it with cargo from this checkout.
+pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str) -> Option<u32>, view: Option<&View>) -> Gtkw {
+    let GtkwPaths { dump, save, filters, tpb } = *paths;
     let arch = namer.arch();
     let mut files: Vec<(PathBuf, String, bool)> = Vec::new();
     let mut s = String::new();

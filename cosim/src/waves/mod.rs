@@ -1,7 +1,7 @@
 //! Waveform inspection: the signal groups people look at (BAR0, run-stall,
 //! a Q7 core's ports, doorbells, the cores' and host's probes), read back
 //! from a real VCD/FST with `wellen`; a GTKWave save file that shows them
-//! with names ([`gtkw`]), and timing diagrams in SVG ([`svg`]). Values are
+//! with names ([`gtkw()`]), and timing diagrams in SVG ([`svg`]). Values are
 //! named by [`names`]: registers for BAR0 addresses, words for states,
 //! disassembly for instructions.
 //!
@@ -17,7 +17,7 @@ pub mod svg;
 
 use std::path::Path;
 
-pub use gtkw::{gtkw, View};
+pub use gtkw::{gtkw, GtkwPaths, View};
 pub use svg::{render, render_dump};
 
 /// Cycles to picoseconds for one generation: cycle `c` starts (clock low,

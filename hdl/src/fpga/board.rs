@@ -110,7 +110,7 @@ impl Board {
         if b.leds.pins.len() != 8 {
             return bad(format!("leds.pins: the prototype drives 8 LEDs, the board lists {}", b.leds.pins.len()));
         }
-        if !(b.clock.mhz > 0.0) {
+        if b.clock.mhz.is_nan() || b.clock.mhz <= 0.0 {
             return bad(format!("clock.mhz {}", b.clock.mhz));
         }
         Ok(b)

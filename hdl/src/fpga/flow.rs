@@ -145,7 +145,7 @@ impl Report {
         for (name, u) in [("LUT4 (synthesis)", self.lut4), ("TRELLIS_COMB (placed)", self.comb), ("FF", self.ff), ("DP16KD", self.dp16kd)] {
             s += &format!("| {name} | {} | {} | {:.0} |\n", u.used, u.available, u.percent());
         }
-        s += &format!("\n| clock | achieved | constraint | |\n|---|---:|---:|---|\n");
+        s += "\n| clock | achieved | constraint | |\n|---|---:|---:|---|\n";
         for (c, f) in &self.fmax {
             s += &format!("| {c} | {f:.2} MHz | {:.2} MHz | {} |\n", self.constraint_mhz, if *f >= self.constraint_mhz { "meets" } else { "FAILS" });
         }

@@ -5,14 +5,14 @@
 //! FPGA-sized memories). Contents:
 //! - six engines (PE, ACT, POOL, DVE, TPB_SP, TOP_SP), each with its
 //!   local-register aperture: the generated NX bundle (+0x0000), an
-//!   [`EvtSem`] unit (+0x1000), the generated window bundle (+0x2000);
-//! - the POOL's generated Q7 bundle (+0x3000) and its [`Q7Cluster`] (8 cores'
+//!   [`EvtSem`](crate::evt_sem::EvtSem) unit (+0x1000), the generated window bundle (+0x2000);
+//! - the POOL's generated Q7 bundle (+0x3000) and its [`Q7Cluster`](crate::q7_cluster::Q7Cluster) (8 cores'
 //!   IRAM/DRAM at the generation's Q7 `base_offset`);
 //! - the TPB-level registers, the SEQ IRAM/DRAM, the TOP_SP CTRL/SLOT SPADs;
-//! - the [`SeqDma`] engine on the POOL NX (SEQ) rings, its completion doorbell
+//! - the [`SeqDma`](crate::seq_dma::SeqDma) engine on the POOL NX (SEQ) rings, its completion doorbell
 //!   wired to the TOP_SP's EVT_SEM doorbell port (DIGEST §5);
 //! - SUNDA: the TOP_SP host_trigger/stop registers (TOP_SP +0x848);
-//!   CAYMAN/MARIANA: the [`HwDecodeCam`] at `hw_decode_table_params`.
+//!   CAYMAN/MARIANA: the [`HwDecode`](crate::hw_decode::HwDecode) at `hw_decode_table_params`.
 //!
 //! ## BAR0 address map
 //! Every base and size comes from the generation's `arch.toml`
@@ -31,7 +31,7 @@
 //!   registered in the next cycle, never back-pressured; a request in a
 //!   cycle where `reset` is high is ignored and gets no response);
 //! - Q7 core memory ports `q7_if_*`, `q7_ls_*` (arrays of 8, see
-//!   [`Q7Cluster`]) and `q7_halted[7:0]` (the behavioural cores' HALT/WAITI);
+//!   [`Q7Cluster`](crate::q7_cluster::Q7Cluster)) and `q7_halted[7:0]` (the behavioural cores' HALT/WAITI);
 //! - `nx_halted[5:0]` (engine order PE, ACT, POOL, DVE, TPB_SP, TOP_SP);
 //! - observation outputs for waves and the co-simulation: `nx_run_stall[5:0]`,
 //!   `q7_run_stall[7:0]`, `sem_notif_valid[5:0]` + `sem_notif_index` (the
@@ -77,7 +77,7 @@ use tpb_models::regmap::{Arch, RegMap};
 /// The top of `map`'s generation (full-size memories, or FPGA-sized with
 /// `fpga`) under the rust-hdl simulator.
 pub fn simulator(map: &RegMap, fpga: bool) -> Result<Box<dyn TopSim + Send>, LayoutError> {
-    let lay = TopLayout::of(&map)?;
+    let lay = TopLayout::of(map)?;
     let arch = map.arch;
     on_big_stack(move || -> Result<Box<dyn TopSim + Send>, LayoutError> {
         Ok(match (arch, fpga) {
@@ -110,7 +110,7 @@ fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<St
             crate::verilog::of(b, module)
         }
     }
-    let lay = TopLayout::of(&map)?;
+    let lay = TopLayout::of(map)?;
     let (arch, module) = (map.arch, module.to_string());
     on_big_stack(move || {
         Ok(match (arch, fpga) {

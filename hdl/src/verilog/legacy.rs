@@ -145,7 +145,7 @@ fn rename_ident(l: &str, from: &str, to: &str) -> String {
         let before = rest[..p].chars().next_back().or(prev);
         let after = rest[p + from.len()..].chars().next();
         out.push_str(&rest[..p]);
-        if before.map_or(true, |c| !is_ident(c)) && after.map_or(true, |c| !is_ident(c)) {
+        if before.is_none_or(|c| !is_ident(c)) && after.is_none_or(|c| !is_ident(c)) {
             out.push_str(to);
         } else {
             out.push_str(from);

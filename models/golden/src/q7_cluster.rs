@@ -156,7 +156,7 @@ impl Q7ClusterModel {
             let p = &ins[n];
             let ls_t = self.ls_target(p.ls_addr);
             let ls_iram = matches!(ls_t, Some(Mem::Iram(_)));
-            let if_ready = !stall && (self.if_bad(p.if_addr) || (!iram_pio && !(p.ls_valid && ls_iram)));
+            let if_ready = !stall && (self.if_bad(p.if_addr) || (!iram_pio && (!p.ls_valid || !ls_iram)));
             let ls_ready = !stall
                 && match ls_t {
                     Some(Mem::Iram(_)) => !iram_pio,

@@ -47,7 +47,7 @@ pub struct TpbRegs {
     pub notific_enable_error: Field,
     pub notific_enable_evt_sem: Field,
     pub notific_enable_inst: Field,
-    /// notific_sw_queue_num0 engine-id fields: a [23:20], b_hi [27:24], b_lo [19:16].
+    /// notific_sw_queue_num0 engine-id fields: a \[23:20\], b_hi \[27:24\], b_lo \[19:16\].
     pub engine_id_a: Field,
     pub engine_id_b_hi: Field,
     pub engine_id_b_lo: Field,

@@ -91,7 +91,7 @@ pub struct DevMemory {
 impl DevMemory {
     /// The check of an access of `len` bytes at `addr`.
     pub fn check(addr: u64, len: u64) -> Result<(), MmioError> {
-        if addr % 4 != 0 || len % 4 != 0 {
+        if !addr.is_multiple_of(4) || !len.is_multiple_of(4) {
             return Err(MmioError::DevMem { addr, len, why: "must be 4-byte aligned, address and length" });
         }
         if addr.checked_add(len).is_none_or(|end| end > DEVMEM_SIZE) {

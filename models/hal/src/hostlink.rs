@@ -170,7 +170,7 @@ impl Request {
         if !ok {
             return Err(FrameError::Count { op: self.op, count: n, allowed });
         }
-        if self.op != Op::Status && self.addr % 4 != 0 {
+        if self.op != Op::Status && !self.addr.is_multiple_of(4) {
             return Err(FrameError::Misaligned { op: self.op, addr: self.addr });
         }
         Ok(())

@@ -445,7 +445,7 @@ impl Hal {
 
     /// `encd_start_executable`'s SPAD load (DIGEST §6): the CTRL image
     /// staged in device memory at `staging` and the SLOT image at `staging`
-    /// + `[top_sp] spad_slot_staging_offset`, each zero-padded to its SPAD's
+    /// plus `[top_sp] spad_slot_staging_offset`, each zero-padded to its SPAD's
     /// size; then the TOP_SP-init DMA queue copies both whole onto the TPB
     /// (CTRL SPAD → SRAM, SLOT SPAD → TPB IRAM) and, once they have landed,
     /// host_trigger is kicked. Sizes, the staging range and every copy are

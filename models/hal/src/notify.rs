@@ -35,7 +35,7 @@ pub enum Event {
 
 /// As a person (and a testbench file) writes it: `sem pool[3]`,
 /// `inst_done pool tag=0x5`, `dma_done sem=9`, `halted nx=0x04 q7=0xff`,
-/// `dma_error 0x1`, `bus_error 0x73000`; [`Event::from_str`] reads it back.
+/// `dma_error 0x1`, `bus_error 0x73000`; [`Event::from_str`](std::str::FromStr::from_str) reads it back.
 impl std::fmt::Display for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {

@@ -97,9 +97,9 @@ pub struct HwDecodeTable {
 pub struct PoolingConfig {
     /// Value of the instruction-debug level registers.
     pub instr_debug_level: u32,
-    /// Engine-id nibble spliced at bits [23:20] of notific_sw_queue_num0 (`cfg+0xe4`).
+    /// Engine-id nibble spliced at bits \[23:20\] of notific_sw_queue_num0 (`cfg+0xe4`).
     pub engine_id_a: u8,
-    /// Engine-id nibble spliced at [27:24] and [19:16] (`cfg+0xe8`).
+    /// Engine-id nibble spliced at \[27:24\] and \[19:16\] (`cfg+0xe8`).
     pub engine_id_b: u8,
     /// SEQ (POOL NX) images.
     pub seq: UcodeImages,

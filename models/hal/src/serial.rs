@@ -111,7 +111,7 @@ impl<P: Read + Write> SerialLink<P> {
 }
 
 fn addr32(kind: &'static str, addr: u64) -> Result<u32, MmioError> {
-    if addr % 4 != 0 {
+    if !addr.is_multiple_of(4) {
         return Err(MmioError::Misaligned { kind, addr });
     }
     u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind, addr })

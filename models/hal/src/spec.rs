@@ -58,7 +58,7 @@ pub const WINDOW_BUNDLE_STRIDE: u32 = 0x1c;
 /// The three notification classes the TPB arms (ERROR / EVT_SEM / INST). DIGEST §3, §2.9.
 pub const NOTIFICATION_CLASSES: [&str; 3] = ["ERROR", "EVT_SEM", "INST"];
 
-/// NX boot trampoline of SUNDA as (address, bytes, text). [S] seed 000 §4c (DIGEST §1).
+/// NX boot trampoline of SUNDA as (address, bytes, text). `[S]` seed 000 §4c (DIGEST §1).
 /// CAYMAN differs only in the second const16 immediate (0x90).
 pub const NX_BOOT_TRAMPOLINE_SUNDA: [(u32, [u8; 3], &str); 6] = [
     (0x000, [0x06, 0x76, 0x00], "j 0x1dc"),

@@ -30,7 +30,7 @@ pub fn stop_sunda(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
 
 macro_rules! v3_doorbells {
     ($a:ident, $trigger:ident, $offset:ident, $init:ident, $tsync:ident) => {
-        #[doc = concat!("`set_host_trigger` (", stringify!($a), "): write 1 to TOP_SP LOCAL_REG + 0x15a0 (EVT_SEM set[104]).")]
+        #[doc = concat!("`set_host_trigger` (", stringify!($a), "): write 1 to TOP_SP LOCAL_REG + 0x15a0 (EVT_SEM `set[104]`).")]
         pub fn $trigger(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
             ring(ctx, mmio, regs::$a::top_sp::HOST_TRIGGER)
         }

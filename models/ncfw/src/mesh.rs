@@ -165,7 +165,7 @@ pub struct AlgoConfigsLayout {
 
 /// Ring channels in algo_configs.
 pub const RING_CHANNELS: u32 = 32;
-/// Byte offset of the mesh region in algo_configs [S].
+/// Byte offset of the mesh region in algo_configs `[S]`.
 pub const ALGO_CONFIGS_MESH_OFFSET: u32 = 0x1280;
 /// Ring channel config stride: 0x1280 / 32 = 148 bytes. The digest says
 /// 149 B (0x95), but 32 × 149 = 0x12a0 would overrun the mesh region at
@@ -197,9 +197,9 @@ pub mod algo_ctx {
     pub const MESH_EVENT_INDEX: u32 = 0x204;
 }
 
-/// SoC address bit fields (DIGEST §7): [46:0] local, [47] die, [53:48]
-/// chip id, [54] id valid. The neighbour decoder reinterprets [50]
-/// EXIT_SENG, [51] EXIT_DIE, [52] NEIGHBOR_ROUTE. The two readings are two
+/// SoC address bit fields (DIGEST §7): \[46:0\] local, \[47\] die, \[53:48\]
+/// chip id, \[54\] id valid. The neighbour decoder reinterprets \[50\]
+/// EXIT_SENG, \[51\] EXIT_DIE, \[52\] NEIGHBOR_ROUTE. The two readings are two
 /// types: a value is decoded one way or the other, never both at once.
 pub mod soc {
     pub const LOCAL_BITS: u32 = 47;

@@ -1,7 +1,7 @@
 //! The TOP_SP collective program (DIGEST §6, seed 001 §5).
 //!
 //! **CTRL SPAD**: an array of 8-byte [`SpadCtrlEntry`] (`spad_ctrl_entry`):
-//! byte 0 bit 0 cc_op active; byte 1 bits [3:0] algo_type, [6:4]
+//! byte 0 bit 0 cc_op active; byte 1 bits \[3:0\] algo_type, \[6:4\]
 //! algo_sub_type, bit 7 trigger_next; byte 2 bit 0 reporter, bit 1
 //! ring_wait_complete, bit 2 ring_send_complete, bit 3 safe_mode, bit 4
 //! unique_tensors; byte 3 reserved; bytes 4..8 a union of `channel_list`
@@ -25,7 +25,7 @@
 use super::{le, put_le, PackError};
 use serde::{Deserialize, Serialize};
 
-/// `enc_alg_type` (the algo_type nibble). DIGEST §6 [S].
+/// `enc_alg_type` (the algo_type nibble). DIGEST §6 `[S]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[repr(u8)]
@@ -68,7 +68,7 @@ impl AlgType {
     }
 }
 
-/// `enc_alg_mesh_type` (the algo_sub_type of mesh entries). DIGEST §6 [S].
+/// `enc_alg_mesh_type` (the algo_sub_type of mesh entries). DIGEST §6 `[S]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[repr(u8)]

@@ -72,7 +72,7 @@ impl SemWindows {
     }
     /// The window and semaphore an aperture offset reaches (aligned, in a window).
     pub fn decode(&self, off: u32) -> Option<(WindowOp, u32)> {
-        if off % self.stride != 0 {
+        if !off.is_multiple_of(self.stride) {
             return None;
         }
         [WindowOp::Read, WindowOp::Set, WindowOp::Inc, WindowOp::Dec]
@@ -110,7 +110,7 @@ pub struct IncSlot {
 impl IncSlot {
     /// The semaphore an address increments, if it is an INC slot.
     pub fn index(&self, addr: u32) -> Option<u32> {
-        (addr & self.mask == self.base && addr % self.stride == 0).then_some((addr & (self.span - 1)) / self.stride)
+        (addr & self.mask == self.base && addr.is_multiple_of(self.stride)).then_some((addr & (self.span - 1)) / self.stride)
     }
 }
 
@@ -235,7 +235,7 @@ pub enum LayoutError {
 
 fn window(what: &str, base: u64, size: u64) -> Result<Window, LayoutError> {
     let bad = |detail: String| LayoutError::Bad { what: what.to_string(), detail };
-    if !size.is_power_of_two() || base % size != 0 {
+    if !size.is_power_of_two() || !base.is_multiple_of(size) {
         return Err(bad(format!("region {base:#x}+{size:#x} must be a power of two in size and aligned to it")));
     }
     if base + size > 1 << 32 {

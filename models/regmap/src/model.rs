@@ -143,7 +143,7 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// NEURON_ISA_TPB_NEURON_ENGINE_* value (DIGEST §1 [S]); None for the TPB itself.
+    /// NEURON_ISA_TPB_NEURON_ENGINE_* value (DIGEST §1 `[S]`); None for the TPB itself.
     pub fn isa_id(self) -> Option<u32> {
         match self {
             Engine::Pe => Some(0),

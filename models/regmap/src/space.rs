@@ -52,7 +52,7 @@ pub enum Target<'a> {
     /// A register of a generated register block.
     Reg { region: &'a Bar0Region, block: &'a Block, reg: &'a Register },
     /// One element of an array window (an EVT_SEM semaphore op), with the
-    /// alias that names it, if any (CAYMAN's host_trigger = set[104]).
+    /// alias that names it, if any (CAYMAN's host_trigger = set\[104\]).
     Elem { region: &'a Bar0Region, array: &'a Array, window: &'a Window, index: u32, alias: Option<&'a Alias> },
     /// A word of a memory region (IRAM/DRAM/table).
     Mem { region: &'a Bar0Region, offset: u64 },
@@ -88,6 +88,9 @@ fn engine_of(region: &Bar0Region) -> &str {
 }
 
 /// What a name resolves to.
+// A `Reg` carries its register by value: names are resolved once each,
+// at load, and not kept in bulk, so the size gap costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Named {
     /// A register, or one field of it.

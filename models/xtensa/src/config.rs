@@ -285,7 +285,7 @@ fn csr(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
     super::bus::RegionSpec { name: name.into(), base, size, kind: super::bus::RegionKind::Csr }
 }
 
-/// `[D]` size of the POOL control window the cores see (its base is [S], `arch.toml` boot).
+/// `[D]` size of the POOL control window the cores see (its base is `[S]`, `arch.toml` boot).
 pub const POOL_CONTROL_WINDOW_BYTES: u32 = 0x1000;
 
 /// Core-local address of a TPB core's DRAM (`[D]`; its IRAM is at 0). The
@@ -322,7 +322,7 @@ impl CoreConfig {
     }
 
     /// A Q7 core: reset vector at 0 (its `j` goes to `boot.q7_reset_jump`:
-    /// 0x220 SUNDA, 0x200 CAYMAN [S]); IRAM at 0 and DRAM at 0x10000000 with
+    /// 0x220 SUNDA, 0x200 CAYMAN `[S]`); IRAM at 0 and DRAM at 0x10000000 with
     /// the generation's pooling sizes (DIGEST §2.3), `[D]` addresses.
     pub fn q7(p: &ArchParams, core: u32) -> CoreConfig {
         let (iram, dram) = (p.q7.pooling.iram_size as u32, p.q7.pooling.dram_size as u32);

@@ -2,9 +2,9 @@
 //! pattern plus operand fields. Decoding, encoding (the assembler) and
 //! disassembly all read the same table, so they cannot disagree.
 //!
-//! Word layout (little-endian, 24-bit): op0 [3:0], t [7:4], s [11:8],
-//! r [15:12], op1 [19:16], op2 [23:20]; imm8 [23:16], imm12 [23:12],
-//! imm16 [23:8], CALL/J offset [23:6]. Narrow (code density) instructions
+//! Word layout (little-endian, 24-bit): op0 \[3:0\], t \[7:4\], s \[11:8\],
+//! r \[15:12\], op1 \[19:16\], op2 \[23:20\]; imm8 \[23:16\], imm12 \[23:12\],
+//! imm16 \[23:8\], CALL/J offset \[23:6\]. Narrow (code density) instructions
 //! are 16 bits with op0 in 8..=13.
 
 use super::config::Options;
@@ -80,20 +80,20 @@ pub enum Opnd {
     T4,
     /// ROTW: sext4(t).
     Rotw,
-    /// B4CONST[r] / B4CONSTU[r].
+    /// B4CONST\[r\] / B4CONSTU\[r\].
     B4,
     B4u,
-    /// BBCI/BBSI bit: {r[0], t}.
+    /// BBCI/BBSI bit: {r\[0\], t}.
     Bbi,
-    /// SLLI: 32 - {op2[0], t}.
+    /// SLLI: 32 - {op2\[0\], t}.
     Slli,
-    /// SRAI: {op2[0], t}... stored as {op2[0], s}? see field docs in code.
+    /// SRAI: {op2\[0\], t}... stored as {op2\[0\], s}? see field docs in code.
     Srai,
     /// SRLI: s.
     Srli,
-    /// SSAI: {t[0], s}.
+    /// SSAI: {t\[0\], s}.
     Ssai,
-    /// EXTUI shift {op1[0], s} and mask width op2 + 1.
+    /// EXTUI shift {op1\[0\], s} and mask width op2 + 1.
     ExtuiShift,
     ExtuiMask,
     /// SEXT/CLAMPS: t + 7.
@@ -104,13 +104,13 @@ pub enum Opnd {
     Entry,
     /// CONST16: imm16.
     U16,
-    /// Special register number in [15:8] (part of the mnemonic).
+    /// Special register number in \[15:8\] (part of the mnemonic).
     Sr,
     /// Narrow: L32I.N/S32I.N offset r << 2.
     R4x4,
     /// ADDI.N: t, 0 meaning -1.
     AddiN,
-    /// MOVI.N: {t[2:0], r}, -32..95.
+    /// MOVI.N: {t\[2:0\], r}, -32..95.
     MoviN,
     /// PC-relative targets (printed absolute).
     Rel8,

@@ -12,7 +12,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     if a.addressing == Addressing::Neighbor && a.top_sps > 1 {
         return Err(ScenarioError::File(format!("{} with {} TOP_SPs per die: a neighbour route names a die, not a TOP_SP on it (chip-id addressing does)", alg.name(), a.top_sps)));
     }
-    if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || n % 2 != 0) {
+    if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || !n.is_multiple_of(2)) {
         return Err(ScenarioError::File(format!("{} on {n} dies: a neighbour route reaches only the next die (the package's other die, or the next package's), so it serves the ring on an even number of dies", alg.name())));
     }
     let wait = |e: &mut MeshEvent, die: u32, sem: u32, count: u32| -> Result<(), ScenarioError> {

@@ -63,7 +63,7 @@ fn the_barrier_reaches_every_die_from_every_die() {
     for n in [2u32, 3, 4, 7, 8, 16] {
         let t = tapes_of(Algorithm::Barrier, n);
         let rounds = t.sems;
-        assert_eq!(1u32 << rounds >= n && 1u32 << (rounds - 1) < n, true, "n {n}: {rounds} rounds");
+        assert!(1u32 << rounds >= n && 1u32 << (rounds - 1) < n, "n {n}: {rounds} rounds");
         let mut heard: Vec<u64> = (0..n).map(|d| 1u64 << d).collect();
         for r in 0..rounds {
             let before = heard.clone();

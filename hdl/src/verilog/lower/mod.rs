@@ -167,7 +167,7 @@ pub fn module_body(path: &str, inst: &Inst, child_modules: &[Option<String>]) ->
     let (clocks, body) = split_clocks(path, &sigs, stmts)?;
     let mut assigns = BTreeMap::new();
     assignments(&body, &mut assigns);
-    for (t, _) in assigns.iter().filter(|(t, _)| matches!(sigs.get(*t).map(|g| g.role), Some(Role::DffClock | Role::RamClock))) {
+    if let Some((t, _)) = assigns.iter().find(|(t, _)| matches!(sigs.get(*t).map(|g| g.role), Some(Role::DffClock | Role::RamClock))) {
         return Err(LowerError::ClockForm { block: path.into(), target: t.clone() });
     }
     let ctx = Ctx { block: path, sigs, assigns };
@@ -263,7 +263,7 @@ fn combinational(ctx: &Ctx, body: &[Stmt]) -> Result<(Vec<Stmt>, BTreeMap<String
     for (t, pos) in &ctx.assigns {
         let role = ctx.role(t);
         if pos.len() > 1 && matches!(role, Some(Role::Out | Role::ChildIn)) {
-            let v = ctx.fold(t, &body, Val::Keep, &Val::Keep)?;
+            let v = ctx.fold(t, body, Val::Keep, &Val::Keep)?;
             if v.has_keep() {
                 return Err(LowerError::Latch { block: path.into(), signal: t.clone() });
             }
@@ -272,14 +272,14 @@ fn combinational(ctx: &Ctx, body: &[Stmt]) -> Result<(Vec<Stmt>, BTreeMap<String
     }
     // Nothing may read a register's next value: it is not a signal any more.
     let mut all_reads = Vec::new();
-    comb_reads(&body, &mut all_reads);
+    comb_reads(body, &mut all_reads);
     if let Some((r, _)) = all_reads.iter().find(|(r, _)| ctx.role(r) == Some(Role::DffD)) {
         return Err(LowerError::ReadsNext { block: path.into(), read: r.clone() });
     }
     // A tree stands after the top-level statement holding its signal's last
     // assignment: nothing in the combinational process may read it before.
     let mut reads = Vec::new();
-    comb_reads(&comb(&ctx, &body, &trees, false), &mut reads);
+    comb_reads(&comb(ctx, body, &trees, false), &mut reads);
     for (r, at) in &reads {
         if trees.contains_key(r) {
             let last = *ctx.assigns[r].last().expect("assigned");
@@ -289,7 +289,7 @@ fn combinational(ctx: &Ctx, body: &[Stmt]) -> Result<(Vec<Stmt>, BTreeMap<String
             }
         }
     }
-    let comb_stmts = comb(&ctx, &body, &trees, true);
+    let comb_stmts = comb(ctx, body, &trees, true);
     // ---- direct child connections: a child input that is just another port, a constant or a register ----
     let mut direct: BTreeMap<String, String> = BTreeMap::new();
     let read_names: BTreeSet<&String> = all_reads.iter().map(|(s, _)| s).collect();

@@ -21,9 +21,6 @@ pub(super) fn decl(kind: &str, width: usize, signed: bool, name: &str) -> String
     }
 }
 
-/// A signal's value along the paths of `update` (for the signals rebuilt as
-/// one tree). `Keep` is "what it was before this statement".
-
 pub(super) fn write_stmts(out: &mut String, stmts: &[Stmt], indent: usize, nba: bool) {
     let pad = "    ".repeat(indent);
     let op = if nba { "<=" } else { "=" };
@@ -157,8 +154,6 @@ pub(super) fn write_chain(out: &mut String, arms: &[(&Expr, &[Stmt])], last: &[S
         let _ = writeln!(out, "{pad}end");
     }
 }
-
-/// `x`'s value tree as statements assigning it once on every path.
 
 /// A block after lowering, ready to be written.
 pub(super) struct Lowered<'a> {

@@ -3,6 +3,8 @@
 
 use super::*;
 
+/// A signal's value along the paths of `update` (for the signals rebuilt as
+/// one tree). `Keep` is "what it was before this statement".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Val {
     Keep,
@@ -298,6 +300,7 @@ impl Ctx<'_> {
 }
 
 
+/// `x`'s value tree as statements assigning it once on every path.
 pub(super) fn val_stmts(x: &str, v: &Val) -> Vec<Stmt> {
     match v {
         Val::Keep => Vec::new(),

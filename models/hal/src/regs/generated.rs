@@ -10,34 +10,34 @@ pub mod sunda {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
-        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -45,7 +45,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -53,178 +53,178 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start `[I]` (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base [D] (DIGEST §5 (ring exists [S]; offset [D]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
+        /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring head `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring tail `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
+        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) `[I]` (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring length `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring head `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring tail [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring tail `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX tail-pointer increment doorbell `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Instruction debug control (instr_debug_level_set) `[I]` (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
-        /// Q7 interrupt info (SUNDA file-IO table) [S] (DIGEST §2.5, §2.7)
+        /// Q7 interrupt info (SUNDA file-IO table) `[S]` (DIGEST §2.5, §2.7)
         pub const Q7_INTR_INFO: Reg = Reg { name: "q7_intr_info", block: "nx", offset: 0x0838, rtl_offset: 0x0838, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) [S] (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
         pub const NX_RSVD_SPACE0: Reg = Reg { name: "nx_rsvd_space0", block: "nx", offset: 0x083c, rtl_offset: 0x083c, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) [S] (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
         pub const NX_RSVD_SPACE1: Reg = Reg { name: "nx_rsvd_space1", block: "nx", offset: 0x0840, rtl_offset: 0x0840, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) [S] (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
         pub const NX_RSVD_SPACE2: Reg = Reg { name: "nx_rsvd_space2", block: "nx", offset: 0x0844, rtl_offset: 0x0844, device_offset: None, reset: 0x0 };
     }
     /// TOP_SP doorbells: host_trigger and stop (SUNDA compacted layout)
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Host trigger doorbell: write 1 starts the TOP_SP program [S] (DIGEST §2.7 (0x60848))
+        /// Host trigger doorbell: write 1 starts the TOP_SP program `[S]` (DIGEST §2.7 (0x60848))
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x0848, rtl_offset: 0x0848, device_offset: None, reset: 0x0 };
-        /// TOP_SP stop doorbell [S] (DIGEST §2.7 (0x6084c))
+        /// TOP_SP stop doorbell `[S]` (DIGEST §2.7 (0x6084c))
         pub const STOP: Reg = Reg { name: "stop", block: "top_sp", offset: 0x084c, rtl_offset: 0x084c, device_offset: None, reset: 0x0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 [S] (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SRC_HI: Reg = Reg { name: "window1_src_hi", block: "windows", offset: 0x2020, rtl_offset: 0x2020, device_offset: Some(0x2020), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SRC_HI: Reg = Reg { name: "window2_src_hi", block: "windows", offset: 0x203c, rtl_offset: 0x203c, device_offset: Some(0x203c), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SRC_HI: Reg = Reg { name: "window3_src_hi", block: "windows", offset: 0x2058, rtl_offset: 0x2058, device_offset: Some(0x2058), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SRC_HI: Reg = Reg { name: "window4_src_hi", block: "windows", offset: 0x2074, rtl_offset: 0x2074, device_offset: Some(0x2074), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SRC_HI: Reg = Reg { name: "window5_src_hi", block: "windows", offset: 0x2090, rtl_offset: 0x2090, device_offset: Some(0x2090), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SRC_HI: Reg = Reg { name: "window6_src_hi", block: "windows", offset: 0x20ac, rtl_offset: 0x20ac, device_offset: Some(0x20ac), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SRC_HI: Reg = Reg { name: "window7_src_hi", block: "windows", offset: 0x20c8, rtl_offset: 0x20c8, device_offset: Some(0x20c8), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_LO: Reg = Reg { name: "window0_size_lo", block: "windows", offset: 0x2008, rtl_offset: 0x2008, device_offset: Some(0x2008), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_LO: Reg = Reg { name: "window1_size_lo", block: "windows", offset: 0x2024, rtl_offset: 0x2024, device_offset: Some(0x2024), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_LO: Reg = Reg { name: "window2_size_lo", block: "windows", offset: 0x2040, rtl_offset: 0x2040, device_offset: Some(0x2040), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_LO: Reg = Reg { name: "window3_size_lo", block: "windows", offset: 0x205c, rtl_offset: 0x205c, device_offset: Some(0x205c), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_LO: Reg = Reg { name: "window4_size_lo", block: "windows", offset: 0x2078, rtl_offset: 0x2078, device_offset: Some(0x2078), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_LO: Reg = Reg { name: "window5_size_lo", block: "windows", offset: 0x2094, rtl_offset: 0x2094, device_offset: Some(0x2094), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_LO: Reg = Reg { name: "window6_size_lo", block: "windows", offset: 0x20b0, rtl_offset: 0x20b0, device_offset: Some(0x20b0), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_LO: Reg = Reg { name: "window7_size_lo", block: "windows", offset: 0x20cc, rtl_offset: 0x20cc, device_offset: Some(0x20cc), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_HI: Reg = Reg { name: "window0_size_hi", block: "windows", offset: 0x200c, rtl_offset: 0x200c, device_offset: Some(0x200c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_HI: Reg = Reg { name: "window1_size_hi", block: "windows", offset: 0x2028, rtl_offset: 0x2028, device_offset: Some(0x2028), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_HI: Reg = Reg { name: "window2_size_hi", block: "windows", offset: 0x2044, rtl_offset: 0x2044, device_offset: Some(0x2044), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_HI: Reg = Reg { name: "window3_size_hi", block: "windows", offset: 0x2060, rtl_offset: 0x2060, device_offset: Some(0x2060), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_HI: Reg = Reg { name: "window4_size_hi", block: "windows", offset: 0x207c, rtl_offset: 0x207c, device_offset: Some(0x207c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_HI: Reg = Reg { name: "window5_size_hi", block: "windows", offset: 0x2098, rtl_offset: 0x2098, device_offset: Some(0x2098), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_HI: Reg = Reg { name: "window6_size_hi", block: "windows", offset: 0x20b4, rtl_offset: 0x20b4, device_offset: Some(0x20b4), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_HI: Reg = Reg { name: "window7_size_hi", block: "windows", offset: 0x20d0, rtl_offset: 0x20d0, device_offset: Some(0x20d0), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_LO: Reg = Reg { name: "window0_dst_lo", block: "windows", offset: 0x2010, rtl_offset: 0x2010, device_offset: Some(0x2010), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_LO: Reg = Reg { name: "window1_dst_lo", block: "windows", offset: 0x202c, rtl_offset: 0x202c, device_offset: Some(0x202c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_LO: Reg = Reg { name: "window2_dst_lo", block: "windows", offset: 0x2048, rtl_offset: 0x2048, device_offset: Some(0x2048), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_LO: Reg = Reg { name: "window3_dst_lo", block: "windows", offset: 0x2064, rtl_offset: 0x2064, device_offset: Some(0x2064), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_LO: Reg = Reg { name: "window4_dst_lo", block: "windows", offset: 0x2080, rtl_offset: 0x2080, device_offset: Some(0x2080), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_LO: Reg = Reg { name: "window5_dst_lo", block: "windows", offset: 0x209c, rtl_offset: 0x209c, device_offset: Some(0x209c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_LO: Reg = Reg { name: "window6_dst_lo", block: "windows", offset: 0x20b8, rtl_offset: 0x20b8, device_offset: Some(0x20b8), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_LO: Reg = Reg { name: "window7_dst_lo", block: "windows", offset: 0x20d4, rtl_offset: 0x20d4, device_offset: Some(0x20d4), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_HI: Reg = Reg { name: "window0_dst_hi", block: "windows", offset: 0x2014, rtl_offset: 0x2014, device_offset: Some(0x2014), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_HI: Reg = Reg { name: "window1_dst_hi", block: "windows", offset: 0x2030, rtl_offset: 0x2030, device_offset: Some(0x2030), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_HI: Reg = Reg { name: "window2_dst_hi", block: "windows", offset: 0x204c, rtl_offset: 0x204c, device_offset: Some(0x204c), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_HI: Reg = Reg { name: "window3_dst_hi", block: "windows", offset: 0x2068, rtl_offset: 0x2068, device_offset: Some(0x2068), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_HI: Reg = Reg { name: "window4_dst_hi", block: "windows", offset: 0x2084, rtl_offset: 0x2084, device_offset: Some(0x2084), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_HI: Reg = Reg { name: "window5_dst_hi", block: "windows", offset: 0x20a0, rtl_offset: 0x20a0, device_offset: Some(0x20a0), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_HI: Reg = Reg { name: "window6_dst_hi", block: "windows", offset: 0x20bc, rtl_offset: 0x20bc, device_offset: Some(0x20bc), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_HI: Reg = Reg { name: "window7_dst_hi", block: "windows", offset: 0x20d8, rtl_offset: 0x20d8, device_offset: Some(0x20d8), reset: 0x0 };
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW0_CTRL: Reg = Reg { name: "window0_ctrl", block: "windows", offset: 0x2018, rtl_offset: 0x2018, device_offset: Some(0x2018), reset: 0x0 };
         /// Fields of `window0_ctrl`.
         pub mod window0_ctrl {
@@ -232,7 +232,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW1_CTRL: Reg = Reg { name: "window1_ctrl", block: "windows", offset: 0x2034, rtl_offset: 0x2034, device_offset: Some(0x2034), reset: 0x0 };
         /// Fields of `window1_ctrl`.
         pub mod window1_ctrl {
@@ -240,7 +240,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW2_CTRL: Reg = Reg { name: "window2_ctrl", block: "windows", offset: 0x2050, rtl_offset: 0x2050, device_offset: Some(0x2050), reset: 0x0 };
         /// Fields of `window2_ctrl`.
         pub mod window2_ctrl {
@@ -248,7 +248,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW3_CTRL: Reg = Reg { name: "window3_ctrl", block: "windows", offset: 0x206c, rtl_offset: 0x206c, device_offset: Some(0x206c), reset: 0x0 };
         /// Fields of `window3_ctrl`.
         pub mod window3_ctrl {
@@ -256,7 +256,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW4_CTRL: Reg = Reg { name: "window4_ctrl", block: "windows", offset: 0x2088, rtl_offset: 0x2088, device_offset: Some(0x2088), reset: 0x0 };
         /// Fields of `window4_ctrl`.
         pub mod window4_ctrl {
@@ -264,7 +264,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW5_CTRL: Reg = Reg { name: "window5_ctrl", block: "windows", offset: 0x20a4, rtl_offset: 0x20a4, device_offset: Some(0x20a4), reset: 0x0 };
         /// Fields of `window5_ctrl`.
         pub mod window5_ctrl {
@@ -272,7 +272,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW6_CTRL: Reg = Reg { name: "window6_ctrl", block: "windows", offset: 0x20c0, rtl_offset: 0x20c0, device_offset: Some(0x20c0), reset: 0x0 };
         /// Fields of `window6_ctrl`.
         pub mod window6_ctrl {
@@ -280,7 +280,7 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW7_CTRL: Reg = Reg { name: "window7_ctrl", block: "windows", offset: 0x20dc, rtl_offset: 0x20dc, device_offset: Some(0x20dc), reset: 0x0 };
         /// Fields of `window7_ctrl`.
         pub mod window7_ctrl {
@@ -293,21 +293,21 @@ pub mod sunda {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled [S] (DIGEST §2.8 (0x3000, [7:0], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -315,7 +315,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -323,7 +323,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -331,7 +331,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -339,7 +339,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -347,7 +347,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -355,7 +355,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -363,7 +363,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -371,7 +371,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -379,72 +379,72 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) [S] (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -454,13 +454,13 @@ pub mod sunda {
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
         }
-        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        /// \[D\] Notification ring base address, low word (notific_init) `[D]` (DIGEST §2.9 (notific_init: per-TPB notification ring))
         pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        /// \[D\] Notification ring base address, high word `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
@@ -469,35 +469,35 @@ pub mod sunda {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
-        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        /// \[D\] Notification ring head: the record the unit writes next (hardware producer index) `[D]` (DIGEST §2.9 (notific ring; producer/consumer registers \[D\]))
         pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        /// \[D\] Notification ring tail: the next record the host reads (the host writes it back after reading) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
-        /// [D] Notification unit status [D] (DIGEST §2.9)
+        /// \[D\] Notification unit status `[D]` (DIGEST §2.9)
         pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
         /// Fields of `notific_status`.
         pub mod notific_status {
             use crate::regs::Field;
             pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
         }
-        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        /// \[D\] Events the notification unit dropped since reset (wraps) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
-        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        /// \[D\] TPB timestamp control `[D]` (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register \[D\])
         pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
         /// Fields of `timestamp_ctrl`.
         pub mod timestamp_ctrl {
             use crate::regs::Field;
             pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
         }
-        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        /// \[D\] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run `[D]` (seed 001 §8 (timestamp_inc); register \[D\])
         pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
-        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
-        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, high word as it was at the last timestamp_lo read `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        /// \[D\] Adjustment, low word (held for timestamp_adjust_hi) `[D]` (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register \[D\])
         pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }
@@ -508,34 +508,34 @@ pub mod cayman {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
-        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -543,7 +543,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -551,172 +551,172 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start `[I]` (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base [D] (DIGEST §5 (ring exists [S]; offset [D]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
+        /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring head `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring tail `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
+        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) `[I]` (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring length `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring head `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring tail [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring tail `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX tail-pointer increment doorbell `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Instruction debug control (instr_debug_level_set) `[I]` (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
     }
     /// TOP_SP doorbells: init / tsync / host_trigger (EVT_SEM SET aliases)
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [I] (DIGEST §2.7 (+0x1540 [S], seed 004 §6c); the reading as a SET of semaphore 80 is DIGEST §3's inference [I])
+        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` `[I]` (DIGEST §2.7 (+0x1540 \[S\], seed 004 §6c); the reading as a SET of semaphore 80 is DIGEST §3's inference \[I\])
         pub const INIT_SIGNAL: Reg = Reg { name: "init_signal", block: "top_sp", offset: 0x1540, rtl_offset: 0x1540, device_offset: Some(0x1540), reset: 0 };
-        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [I] (DIGEST §2.7 (+0x1560 [S], seed 004 §6c); the reading as a SET of semaphore 88 is DIGEST §3's inference [I])
+        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` `[I]` (DIGEST §2.7 (+0x1560 \[S\], seed 004 §6c); the reading as a SET of semaphore 88 is DIGEST §3's inference \[I\])
         pub const TSYNC_SIGNAL: Reg = Reg { name: "tsync_signal", block: "top_sp", offset: 0x1560, rtl_offset: 0x1560, device_offset: Some(0x1560), reset: 0 };
-        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [I] (DIGEST §2.7 (+0x15a0 [S], seed 004 §6c); the reading as a SET of semaphore 104 is DIGEST §3's inference [I])
+        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` `[I]` (DIGEST §2.7 (+0x15a0 \[S\], seed 004 §6c); the reading as a SET of semaphore 104 is DIGEST §3's inference \[I\])
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x15a0, rtl_offset: 0x15a0, device_offset: Some(0x15a0), reset: 0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 [S] (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SRC_HI: Reg = Reg { name: "window1_src_hi", block: "windows", offset: 0x2020, rtl_offset: 0x2020, device_offset: Some(0x2020), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SRC_HI: Reg = Reg { name: "window2_src_hi", block: "windows", offset: 0x203c, rtl_offset: 0x203c, device_offset: Some(0x203c), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SRC_HI: Reg = Reg { name: "window3_src_hi", block: "windows", offset: 0x2058, rtl_offset: 0x2058, device_offset: Some(0x2058), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SRC_HI: Reg = Reg { name: "window4_src_hi", block: "windows", offset: 0x2074, rtl_offset: 0x2074, device_offset: Some(0x2074), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SRC_HI: Reg = Reg { name: "window5_src_hi", block: "windows", offset: 0x2090, rtl_offset: 0x2090, device_offset: Some(0x2090), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SRC_HI: Reg = Reg { name: "window6_src_hi", block: "windows", offset: 0x20ac, rtl_offset: 0x20ac, device_offset: Some(0x20ac), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SRC_HI: Reg = Reg { name: "window7_src_hi", block: "windows", offset: 0x20c8, rtl_offset: 0x20c8, device_offset: Some(0x20c8), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_LO: Reg = Reg { name: "window0_size_lo", block: "windows", offset: 0x2008, rtl_offset: 0x2008, device_offset: Some(0x2008), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_LO: Reg = Reg { name: "window1_size_lo", block: "windows", offset: 0x2024, rtl_offset: 0x2024, device_offset: Some(0x2024), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_LO: Reg = Reg { name: "window2_size_lo", block: "windows", offset: 0x2040, rtl_offset: 0x2040, device_offset: Some(0x2040), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_LO: Reg = Reg { name: "window3_size_lo", block: "windows", offset: 0x205c, rtl_offset: 0x205c, device_offset: Some(0x205c), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_LO: Reg = Reg { name: "window4_size_lo", block: "windows", offset: 0x2078, rtl_offset: 0x2078, device_offset: Some(0x2078), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_LO: Reg = Reg { name: "window5_size_lo", block: "windows", offset: 0x2094, rtl_offset: 0x2094, device_offset: Some(0x2094), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_LO: Reg = Reg { name: "window6_size_lo", block: "windows", offset: 0x20b0, rtl_offset: 0x20b0, device_offset: Some(0x20b0), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_LO: Reg = Reg { name: "window7_size_lo", block: "windows", offset: 0x20cc, rtl_offset: 0x20cc, device_offset: Some(0x20cc), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_HI: Reg = Reg { name: "window0_size_hi", block: "windows", offset: 0x200c, rtl_offset: 0x200c, device_offset: Some(0x200c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_HI: Reg = Reg { name: "window1_size_hi", block: "windows", offset: 0x2028, rtl_offset: 0x2028, device_offset: Some(0x2028), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_HI: Reg = Reg { name: "window2_size_hi", block: "windows", offset: 0x2044, rtl_offset: 0x2044, device_offset: Some(0x2044), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_HI: Reg = Reg { name: "window3_size_hi", block: "windows", offset: 0x2060, rtl_offset: 0x2060, device_offset: Some(0x2060), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_HI: Reg = Reg { name: "window4_size_hi", block: "windows", offset: 0x207c, rtl_offset: 0x207c, device_offset: Some(0x207c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_HI: Reg = Reg { name: "window5_size_hi", block: "windows", offset: 0x2098, rtl_offset: 0x2098, device_offset: Some(0x2098), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_HI: Reg = Reg { name: "window6_size_hi", block: "windows", offset: 0x20b4, rtl_offset: 0x20b4, device_offset: Some(0x20b4), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_HI: Reg = Reg { name: "window7_size_hi", block: "windows", offset: 0x20d0, rtl_offset: 0x20d0, device_offset: Some(0x20d0), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_LO: Reg = Reg { name: "window0_dst_lo", block: "windows", offset: 0x2010, rtl_offset: 0x2010, device_offset: Some(0x2010), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_LO: Reg = Reg { name: "window1_dst_lo", block: "windows", offset: 0x202c, rtl_offset: 0x202c, device_offset: Some(0x202c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_LO: Reg = Reg { name: "window2_dst_lo", block: "windows", offset: 0x2048, rtl_offset: 0x2048, device_offset: Some(0x2048), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_LO: Reg = Reg { name: "window3_dst_lo", block: "windows", offset: 0x2064, rtl_offset: 0x2064, device_offset: Some(0x2064), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_LO: Reg = Reg { name: "window4_dst_lo", block: "windows", offset: 0x2080, rtl_offset: 0x2080, device_offset: Some(0x2080), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_LO: Reg = Reg { name: "window5_dst_lo", block: "windows", offset: 0x209c, rtl_offset: 0x209c, device_offset: Some(0x209c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_LO: Reg = Reg { name: "window6_dst_lo", block: "windows", offset: 0x20b8, rtl_offset: 0x20b8, device_offset: Some(0x20b8), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_LO: Reg = Reg { name: "window7_dst_lo", block: "windows", offset: 0x20d4, rtl_offset: 0x20d4, device_offset: Some(0x20d4), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_HI: Reg = Reg { name: "window0_dst_hi", block: "windows", offset: 0x2014, rtl_offset: 0x2014, device_offset: Some(0x2014), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_HI: Reg = Reg { name: "window1_dst_hi", block: "windows", offset: 0x2030, rtl_offset: 0x2030, device_offset: Some(0x2030), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_HI: Reg = Reg { name: "window2_dst_hi", block: "windows", offset: 0x204c, rtl_offset: 0x204c, device_offset: Some(0x204c), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_HI: Reg = Reg { name: "window3_dst_hi", block: "windows", offset: 0x2068, rtl_offset: 0x2068, device_offset: Some(0x2068), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_HI: Reg = Reg { name: "window4_dst_hi", block: "windows", offset: 0x2084, rtl_offset: 0x2084, device_offset: Some(0x2084), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_HI: Reg = Reg { name: "window5_dst_hi", block: "windows", offset: 0x20a0, rtl_offset: 0x20a0, device_offset: Some(0x20a0), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_HI: Reg = Reg { name: "window6_dst_hi", block: "windows", offset: 0x20bc, rtl_offset: 0x20bc, device_offset: Some(0x20bc), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_HI: Reg = Reg { name: "window7_dst_hi", block: "windows", offset: 0x20d8, rtl_offset: 0x20d8, device_offset: Some(0x20d8), reset: 0x0 };
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW0_CTRL: Reg = Reg { name: "window0_ctrl", block: "windows", offset: 0x2018, rtl_offset: 0x2018, device_offset: Some(0x2018), reset: 0x0 };
         /// Fields of `window0_ctrl`.
         pub mod window0_ctrl {
@@ -724,7 +724,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW1_CTRL: Reg = Reg { name: "window1_ctrl", block: "windows", offset: 0x2034, rtl_offset: 0x2034, device_offset: Some(0x2034), reset: 0x0 };
         /// Fields of `window1_ctrl`.
         pub mod window1_ctrl {
@@ -732,7 +732,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW2_CTRL: Reg = Reg { name: "window2_ctrl", block: "windows", offset: 0x2050, rtl_offset: 0x2050, device_offset: Some(0x2050), reset: 0x0 };
         /// Fields of `window2_ctrl`.
         pub mod window2_ctrl {
@@ -740,7 +740,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW3_CTRL: Reg = Reg { name: "window3_ctrl", block: "windows", offset: 0x206c, rtl_offset: 0x206c, device_offset: Some(0x206c), reset: 0x0 };
         /// Fields of `window3_ctrl`.
         pub mod window3_ctrl {
@@ -748,7 +748,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW4_CTRL: Reg = Reg { name: "window4_ctrl", block: "windows", offset: 0x2088, rtl_offset: 0x2088, device_offset: Some(0x2088), reset: 0x0 };
         /// Fields of `window4_ctrl`.
         pub mod window4_ctrl {
@@ -756,7 +756,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW5_CTRL: Reg = Reg { name: "window5_ctrl", block: "windows", offset: 0x20a4, rtl_offset: 0x20a4, device_offset: Some(0x20a4), reset: 0x0 };
         /// Fields of `window5_ctrl`.
         pub mod window5_ctrl {
@@ -764,7 +764,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW6_CTRL: Reg = Reg { name: "window6_ctrl", block: "windows", offset: 0x20c0, rtl_offset: 0x20c0, device_offset: Some(0x20c0), reset: 0x0 };
         /// Fields of `window6_ctrl`.
         pub mod window6_ctrl {
@@ -772,7 +772,7 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW7_CTRL: Reg = Reg { name: "window7_ctrl", block: "windows", offset: 0x20dc, rtl_offset: 0x20dc, device_offset: Some(0x20dc), reset: 0x0 };
         /// Fields of `window7_ctrl`.
         pub mod window7_ctrl {
@@ -785,21 +785,21 @@ pub mod cayman {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled [S] (DIGEST §2.8 (0x3000, [7:0], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -807,7 +807,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -815,7 +815,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -823,7 +823,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -831,7 +831,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -839,7 +839,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -847,7 +847,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -855,7 +855,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -863,7 +863,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -871,72 +871,72 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) [S] (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -946,13 +946,13 @@ pub mod cayman {
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
         }
-        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        /// \[D\] Notification ring base address, low word (notific_init) `[D]` (DIGEST §2.9 (notific_init: per-TPB notification ring))
         pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        /// \[D\] Notification ring base address, high word `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
@@ -961,35 +961,35 @@ pub mod cayman {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
-        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        /// \[D\] Notification ring head: the record the unit writes next (hardware producer index) `[D]` (DIGEST §2.9 (notific ring; producer/consumer registers \[D\]))
         pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        /// \[D\] Notification ring tail: the next record the host reads (the host writes it back after reading) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
-        /// [D] Notification unit status [D] (DIGEST §2.9)
+        /// \[D\] Notification unit status `[D]` (DIGEST §2.9)
         pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
         /// Fields of `notific_status`.
         pub mod notific_status {
             use crate::regs::Field;
             pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
         }
-        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        /// \[D\] Events the notification unit dropped since reset (wraps) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
-        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        /// \[D\] TPB timestamp control `[D]` (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register \[D\])
         pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
         /// Fields of `timestamp_ctrl`.
         pub mod timestamp_ctrl {
             use crate::regs::Field;
             pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
         }
-        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        /// \[D\] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run `[D]` (seed 001 §8 (timestamp_inc); register \[D\])
         pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
-        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
-        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, high word as it was at the last timestamp_lo read `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        /// \[D\] Adjustment, low word (held for timestamp_adjust_hi) `[D]` (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register \[D\])
         pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }
@@ -1000,34 +1000,34 @@ pub mod mariana {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) [D] (DIGEST §2.8 (device offset [S]; HAL-view placement [D]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release [S] (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it [D] (DIGEST §2.8 (device offset [S]; HAL-view placement, field and set/clear rule [D]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
             use crate::regs::Field;
             pub const HALT: Field = Field { name: "halt", lsb: 0, width: 1 };
         }
-        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) [S] (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware [S] (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -1035,7 +1035,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -1043,172 +1043,172 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear [S] (DIGEST §2.8 (offset [S]; w1c semantics and bits [D]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) [D] (DIGEST §2.9 (the INST notification class [S]; this register, its placement and the record [D]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
-        /// SEQ instruction-fetch base, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ instruction-fetch base, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_HI: Reg = Reg { name: "engine_base_address_hi", block: "nx", offset: 0x002c, rtl_offset: 0x002c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start [I] (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA control: 0 = disable/reset, 1 = enable/start `[I]` (DIGEST §2.7, §2.9 step 4; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_CTRL: Reg = Reg { name: "dma_ctrl", block: "nx", offset: 0x0040, rtl_offset: 0x0040, device_offset: None, reset: 0x0 };
         /// Fields of `dma_ctrl`.
         pub mod dma_ctrl {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base [D] (DIGEST §5 (ring exists [S]; offset [D]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring length in descriptors [D] (DIGEST §5 (offset [D]))
+        /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring head [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring head `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_HEAD: Reg = Reg { name: "dma_rx_ring_head", block: "nx", offset: 0x0058, rtl_offset: 0x0058, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX ring tail [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ iDMA RX ring tail `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_RX_RING_TAIL: Reg = Reg { name: "dma_rx_ring_tail", block: "nx", offset: 0x005c, rtl_offset: 0x005c, device_offset: None, reset: 0x0 };
-        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) [I] (DIGEST §2.7 ('next' after +0x5c))
+        /// SEQ iDMA RX tail-pointer increment doorbell (written value = descriptors added) `[I]` (DIGEST §2.7 ('next' after +0x5c))
         pub const DMA_RX_RING_TAIL_INC: Reg = Reg { name: "dma_rx_ring_tail_inc", block: "nx", offset: 0x0060, rtl_offset: 0x0060, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring base (SUNDA stdio/file-IO) `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_BASE: Reg = Reg { name: "dma_tx_ring_base", block: "nx", offset: 0x0070, rtl_offset: 0x0070, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring length [I] (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// SEQ DMA TX ring length `[I]` (DIGEST §2.5, §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const DMA_TX_RING_LENGTH: Reg = Reg { name: "dma_tx_ring_length", block: "nx", offset: 0x0074, rtl_offset: 0x0074, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring head [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring head `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_HEAD: Reg = Reg { name: "dma_tx_ring_head", block: "nx", offset: 0x0078, rtl_offset: 0x0078, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX ring tail [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX ring tail `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL: Reg = Reg { name: "dma_tx_ring_tail", block: "nx", offset: 0x007c, rtl_offset: 0x007c, device_offset: None, reset: 0x0 };
-        /// SEQ DMA TX tail-pointer increment doorbell [D] (DIGEST §5 (offset [D]))
+        /// SEQ DMA TX tail-pointer increment doorbell `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_TX_RING_TAIL_INC: Reg = Reg { name: "dma_tx_ring_tail_inc", block: "nx", offset: 0x0080, rtl_offset: 0x0080, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, low word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_LO: Reg = Reg { name: "mem_window2_lo", block: "nx", offset: 0x0210, rtl_offset: 0x0210, device_offset: None, reset: 0x0 };
-        /// Address-translation window 2, high word [I] (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Address-translation window 2, high word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
-        /// Instruction debug control (instr_debug_level_set) [I] (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
+        /// Instruction debug control (instr_debug_level_set) `[I]` (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
     }
     /// TOP_SP doorbells: init / tsync / host_trigger (EVT_SEM SET aliases)
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` [I] (DIGEST §2.7 (+0x1540 stated for CAYMAN; MARIANA assumed the same [I]); alias reading DIGEST §2.8/§3 [I])
+        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` `[I]` (DIGEST §2.7 (+0x1540 stated for CAYMAN; MARIANA assumed the same \[I\]); alias reading DIGEST §2.8/§3 \[I\])
         pub const INIT_SIGNAL: Reg = Reg { name: "init_signal", block: "top_sp", offset: 0x1540, rtl_offset: 0x1540, device_offset: Some(0x1540), reset: 0 };
-        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` [I] (DIGEST §2.7 (+0x1560 stated for CAYMAN; MARIANA assumed the same [I]); alias reading [I])
+        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` `[I]` (DIGEST §2.7 (+0x1560 stated for CAYMAN; MARIANA assumed the same \[I\]); alias reading \[I\])
         pub const TSYNC_SIGNAL: Reg = Reg { name: "tsync_signal", block: "top_sp", offset: 0x1560, rtl_offset: 0x1560, device_offset: Some(0x1560), reset: 0 };
-        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` [I] (DIGEST §2.7 (+0x15a0 stated for CAYMAN; MARIANA assumed the same [I]); alias reading [I])
+        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` `[I]` (DIGEST §2.7 (+0x15a0 stated for CAYMAN; MARIANA assumed the same \[I\]); alias reading \[I\])
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x15a0, rtl_offset: 0x15a0, device_offset: Some(0x15a0), reset: 0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 [S] (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word [D] (DIGEST §2.8 (base 0x2000, stride 0x1C [S]; words [D]))
+        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SRC_HI: Reg = Reg { name: "window1_src_hi", block: "windows", offset: 0x2020, rtl_offset: 0x2020, device_offset: Some(0x2020), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SRC_HI: Reg = Reg { name: "window2_src_hi", block: "windows", offset: 0x203c, rtl_offset: 0x203c, device_offset: Some(0x203c), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SRC_HI: Reg = Reg { name: "window3_src_hi", block: "windows", offset: 0x2058, rtl_offset: 0x2058, device_offset: Some(0x2058), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SRC_HI: Reg = Reg { name: "window4_src_hi", block: "windows", offset: 0x2074, rtl_offset: 0x2074, device_offset: Some(0x2074), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SRC_HI: Reg = Reg { name: "window5_src_hi", block: "windows", offset: 0x2090, rtl_offset: 0x2090, device_offset: Some(0x2090), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SRC_HI: Reg = Reg { name: "window6_src_hi", block: "windows", offset: 0x20ac, rtl_offset: 0x20ac, device_offset: Some(0x20ac), reset: 0x0 };
-        /// Window n: requester address, high word [D] (DIGEST §2.8)
+        /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SRC_HI: Reg = Reg { name: "window7_src_hi", block: "windows", offset: 0x20c8, rtl_offset: 0x20c8, device_offset: Some(0x20c8), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_LO: Reg = Reg { name: "window0_size_lo", block: "windows", offset: 0x2008, rtl_offset: 0x2008, device_offset: Some(0x2008), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_LO: Reg = Reg { name: "window1_size_lo", block: "windows", offset: 0x2024, rtl_offset: 0x2024, device_offset: Some(0x2024), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_LO: Reg = Reg { name: "window2_size_lo", block: "windows", offset: 0x2040, rtl_offset: 0x2040, device_offset: Some(0x2040), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_LO: Reg = Reg { name: "window3_size_lo", block: "windows", offset: 0x205c, rtl_offset: 0x205c, device_offset: Some(0x205c), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_LO: Reg = Reg { name: "window4_size_lo", block: "windows", offset: 0x2078, rtl_offset: 0x2078, device_offset: Some(0x2078), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_LO: Reg = Reg { name: "window5_size_lo", block: "windows", offset: 0x2094, rtl_offset: 0x2094, device_offset: Some(0x2094), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_LO: Reg = Reg { name: "window6_size_lo", block: "windows", offset: 0x20b0, rtl_offset: 0x20b0, device_offset: Some(0x20b0), reset: 0x0 };
-        /// Window n: size in bytes, low word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_LO: Reg = Reg { name: "window7_size_lo", block: "windows", offset: 0x20cc, rtl_offset: 0x20cc, device_offset: Some(0x20cc), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SIZE_HI: Reg = Reg { name: "window0_size_hi", block: "windows", offset: 0x200c, rtl_offset: 0x200c, device_offset: Some(0x200c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_SIZE_HI: Reg = Reg { name: "window1_size_hi", block: "windows", offset: 0x2028, rtl_offset: 0x2028, device_offset: Some(0x2028), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_SIZE_HI: Reg = Reg { name: "window2_size_hi", block: "windows", offset: 0x2044, rtl_offset: 0x2044, device_offset: Some(0x2044), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_SIZE_HI: Reg = Reg { name: "window3_size_hi", block: "windows", offset: 0x2060, rtl_offset: 0x2060, device_offset: Some(0x2060), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_SIZE_HI: Reg = Reg { name: "window4_size_hi", block: "windows", offset: 0x207c, rtl_offset: 0x207c, device_offset: Some(0x207c), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_SIZE_HI: Reg = Reg { name: "window5_size_hi", block: "windows", offset: 0x2098, rtl_offset: 0x2098, device_offset: Some(0x2098), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_SIZE_HI: Reg = Reg { name: "window6_size_hi", block: "windows", offset: 0x20b4, rtl_offset: 0x20b4, device_offset: Some(0x20b4), reset: 0x0 };
-        /// Window n: size in bytes, high word [D] (DIGEST §2.8)
+        /// Window n: size in bytes, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_SIZE_HI: Reg = Reg { name: "window7_size_hi", block: "windows", offset: 0x20d0, rtl_offset: 0x20d0, device_offset: Some(0x20d0), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_LO: Reg = Reg { name: "window0_dst_lo", block: "windows", offset: 0x2010, rtl_offset: 0x2010, device_offset: Some(0x2010), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_LO: Reg = Reg { name: "window1_dst_lo", block: "windows", offset: 0x202c, rtl_offset: 0x202c, device_offset: Some(0x202c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_LO: Reg = Reg { name: "window2_dst_lo", block: "windows", offset: 0x2048, rtl_offset: 0x2048, device_offset: Some(0x2048), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_LO: Reg = Reg { name: "window3_dst_lo", block: "windows", offset: 0x2064, rtl_offset: 0x2064, device_offset: Some(0x2064), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_LO: Reg = Reg { name: "window4_dst_lo", block: "windows", offset: 0x2080, rtl_offset: 0x2080, device_offset: Some(0x2080), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_LO: Reg = Reg { name: "window5_dst_lo", block: "windows", offset: 0x209c, rtl_offset: 0x209c, device_offset: Some(0x209c), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_LO: Reg = Reg { name: "window6_dst_lo", block: "windows", offset: 0x20b8, rtl_offset: 0x20b8, device_offset: Some(0x20b8), reset: 0x0 };
-        /// Window n: SoC target address, low word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, low word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_LO: Reg = Reg { name: "window7_dst_lo", block: "windows", offset: 0x20d4, rtl_offset: 0x20d4, device_offset: Some(0x20d4), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_DST_HI: Reg = Reg { name: "window0_dst_hi", block: "windows", offset: 0x2014, rtl_offset: 0x2014, device_offset: Some(0x2014), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW1_DST_HI: Reg = Reg { name: "window1_dst_hi", block: "windows", offset: 0x2030, rtl_offset: 0x2030, device_offset: Some(0x2030), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW2_DST_HI: Reg = Reg { name: "window2_dst_hi", block: "windows", offset: 0x204c, rtl_offset: 0x204c, device_offset: Some(0x204c), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW3_DST_HI: Reg = Reg { name: "window3_dst_hi", block: "windows", offset: 0x2068, rtl_offset: 0x2068, device_offset: Some(0x2068), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW4_DST_HI: Reg = Reg { name: "window4_dst_hi", block: "windows", offset: 0x2084, rtl_offset: 0x2084, device_offset: Some(0x2084), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW5_DST_HI: Reg = Reg { name: "window5_dst_hi", block: "windows", offset: 0x20a0, rtl_offset: 0x20a0, device_offset: Some(0x20a0), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW6_DST_HI: Reg = Reg { name: "window6_dst_hi", block: "windows", offset: 0x20bc, rtl_offset: 0x20bc, device_offset: Some(0x20bc), reset: 0x0 };
-        /// Window n: SoC target address, high word [D] (DIGEST §2.8)
+        /// Window n: SoC target address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW7_DST_HI: Reg = Reg { name: "window7_dst_hi", block: "windows", offset: 0x20d8, rtl_offset: 0x20d8, device_offset: Some(0x20d8), reset: 0x0 };
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW0_CTRL: Reg = Reg { name: "window0_ctrl", block: "windows", offset: 0x2018, rtl_offset: 0x2018, device_offset: Some(0x2018), reset: 0x0 };
         /// Fields of `window0_ctrl`.
         pub mod window0_ctrl {
@@ -1216,7 +1216,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW1_CTRL: Reg = Reg { name: "window1_ctrl", block: "windows", offset: 0x2034, rtl_offset: 0x2034, device_offset: Some(0x2034), reset: 0x0 };
         /// Fields of `window1_ctrl`.
         pub mod window1_ctrl {
@@ -1224,7 +1224,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW2_CTRL: Reg = Reg { name: "window2_ctrl", block: "windows", offset: 0x2050, rtl_offset: 0x2050, device_offset: Some(0x2050), reset: 0x0 };
         /// Fields of `window2_ctrl`.
         pub mod window2_ctrl {
@@ -1232,7 +1232,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW3_CTRL: Reg = Reg { name: "window3_ctrl", block: "windows", offset: 0x206c, rtl_offset: 0x206c, device_offset: Some(0x206c), reset: 0x0 };
         /// Fields of `window3_ctrl`.
         pub mod window3_ctrl {
@@ -1240,7 +1240,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW4_CTRL: Reg = Reg { name: "window4_ctrl", block: "windows", offset: 0x2088, rtl_offset: 0x2088, device_offset: Some(0x2088), reset: 0x0 };
         /// Fields of `window4_ctrl`.
         pub mod window4_ctrl {
@@ -1248,7 +1248,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW5_CTRL: Reg = Reg { name: "window5_ctrl", block: "windows", offset: 0x20a4, rtl_offset: 0x20a4, device_offset: Some(0x20a4), reset: 0x0 };
         /// Fields of `window5_ctrl`.
         pub mod window5_ctrl {
@@ -1256,7 +1256,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW6_CTRL: Reg = Reg { name: "window6_ctrl", block: "windows", offset: 0x20c0, rtl_offset: 0x20c0, device_offset: Some(0x20c0), reset: 0x0 };
         /// Fields of `window6_ctrl`.
         pub mod window6_ctrl {
@@ -1264,7 +1264,7 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// Window n: control [D] (DIGEST §2.8)
+        /// Window n: control `[D]` (DIGEST §2.8)
         pub const WINDOW7_CTRL: Reg = Reg { name: "window7_ctrl", block: "windows", offset: 0x20dc, rtl_offset: 0x20dc, device_offset: Some(0x20dc), reset: 0x0 };
         /// Fields of `window7_ctrl`.
         pub mod window7_ctrl {
@@ -1277,21 +1277,21 @@ pub mod mariana {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled [S] (DIGEST §2.8 (0x3000, [7:0], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt [S] (DIGEST §2.8 (offset [S]; per-core bits [D]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -1299,7 +1299,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -1307,7 +1307,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -1315,7 +1315,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -1323,7 +1323,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -1331,7 +1331,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -1339,7 +1339,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -1347,7 +1347,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware [S] (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -1355,7 +1355,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable[n] & (intr_info_n != 0) [S] (DIGEST §2.8 (offset [S]; fields [D]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -1363,72 +1363,72 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear [S] (DIGEST §2.8 (0x302C..0x3048; w1c and bits [D]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) [D] (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement [D]))
+        /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) [S] (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) [S] (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -1438,13 +1438,13 @@ pub mod mariana {
             pub const ENGINE_ID_A: Field = Field { name: "engine_id_a", lsb: 20, width: 4 };
             pub const ENGINE_ID_B_HI: Field = Field { name: "engine_id_b_hi", lsb: 24, width: 4 };
         }
-        /// [D] Notification ring base address, low word (notific_init) [D] (DIGEST §2.9 (notific_init: per-TPB notification ring))
+        /// \[D\] Notification ring base address, low word (notific_init) `[D]` (DIGEST §2.9 (notific_init: per-TPB notification ring))
         pub const NOTIFIC_RING_BASE_LO: Reg = Reg { name: "notific_ring_base_lo", block: "tpb", offset: 0x0a10, rtl_offset: 0x0a10, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring base address, high word [D] (DIGEST §2.9)
+        /// \[D\] Notification ring base address, high word `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring size in 16-byte records [D] (DIGEST §2.9)
+        /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// [D] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) [D] (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST [S]; bit positions [D]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
@@ -1453,35 +1453,35 @@ pub mod mariana {
             pub const EVT_SEM: Field = Field { name: "evt_sem", lsb: 1, width: 1 };
             pub const INST: Field = Field { name: "inst", lsb: 2, width: 1 };
         }
-        /// [D] Notification ring head: the record the unit writes next (hardware producer index) [D] (DIGEST §2.9 (notific ring; producer/consumer registers [D]))
+        /// \[D\] Notification ring head: the record the unit writes next (hardware producer index) `[D]` (DIGEST §2.9 (notific ring; producer/consumer registers \[D\]))
         pub const NOTIFIC_HEAD: Reg = Reg { name: "notific_head", block: "tpb", offset: 0x0a20, rtl_offset: 0x0a20, device_offset: None, reset: 0x0 };
-        /// [D] Notification ring tail: the next record the host reads (the host writes it back after reading) [D] (DIGEST §2.9)
+        /// \[D\] Notification ring tail: the next record the host reads (the host writes it back after reading) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_TAIL: Reg = Reg { name: "notific_tail", block: "tpb", offset: 0x0a24, rtl_offset: 0x0a24, device_offset: None, reset: 0x0 };
-        /// [D] Notification unit status [D] (DIGEST §2.9)
+        /// \[D\] Notification unit status `[D]` (DIGEST §2.9)
         pub const NOTIFIC_STATUS: Reg = Reg { name: "notific_status", block: "tpb", offset: 0x0a28, rtl_offset: 0x0a28, device_offset: None, reset: 0x0 };
         /// Fields of `notific_status`.
         pub mod notific_status {
             use crate::regs::Field;
             pub const OVERFLOW: Field = Field { name: "overflow", lsb: 0, width: 1 };
         }
-        /// [D] Events the notification unit dropped since reset (wraps) [D] (DIGEST §2.9)
+        /// \[D\] Events the notification unit dropped since reset (wraps) `[D]` (DIGEST §2.9)
         pub const NOTIFIC_DROPPED: Reg = Reg { name: "notific_dropped", block: "tpb", offset: 0x0a2c, rtl_offset: 0x0a2c, device_offset: None, reset: 0x0 };
-        /// [D] TPB timestamp control [D] (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register [D])
+        /// \[D\] TPB timestamp control `[D]` (DIGEST §2.7 (tsync_signal); seed 001 §8 (timestamp_inc tick); register \[D\])
         pub const TIMESTAMP_CTRL: Reg = Reg { name: "timestamp_ctrl", block: "tpb", offset: 0x0b00, rtl_offset: 0x0b00, device_offset: None, reset: 0x0 };
         /// Fields of `timestamp_ctrl`.
         pub mod timestamp_ctrl {
             use crate::regs::Field;
             pub const RUN: Field = Field { name: "run", lsb: 0, width: 1 };
         }
-        /// [D] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run [D] (seed 001 §8 (timestamp_inc); register [D])
+        /// \[D\] The timestamp_inc tick: added to the counter every cycle while timestamp_ctrl.run `[D]` (seed 001 §8 (timestamp_inc); register \[D\])
         pub const TIMESTAMP_INC: Reg = Reg { name: "timestamp_inc", block: "tpb", offset: 0x0b04, rtl_offset: 0x0b04, device_offset: None, reset: 0x1 };
-        /// [D] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, low word (timestamp_tpb); a read latches the high word for timestamp_hi `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_LO: Reg = Reg { name: "timestamp_lo", block: "tpb", offset: 0x0b08, rtl_offset: 0x0b08, device_offset: None, reset: 0x0 };
-        /// [D] Counter, high word as it was at the last timestamp_lo read [D] (DIGEST §7 (atomic 64-bit snapshot); register [D])
+        /// \[D\] Counter, high word as it was at the last timestamp_lo read `[D]` (DIGEST §7 (atomic 64-bit snapshot); register \[D\])
         pub const TIMESTAMP_HI: Reg = Reg { name: "timestamp_hi", block: "tpb", offset: 0x0b0c, rtl_offset: 0x0b0c, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, low word (held for timestamp_adjust_hi) [D] (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register [D])
+        /// \[D\] Adjustment, low word (held for timestamp_adjust_hi) `[D]` (seed 001 §8 (dev_tsync timestamp_tpb_val: the firmware aligns the counter); register \[D\])
         pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
-        /// [D] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle [D] (seed 001 §8; register [D])
+        /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
 }

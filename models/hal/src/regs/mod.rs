@@ -1,5 +1,5 @@
 //! Typed register constants for the host HAL, generated from the register
-//! maps into [`generated`] (`tpb regen`; a test proves the file is fresh).
+//! maps into `generated.rs` (`tpb regen`; a test proves the file is fresh).
 //!
 //! ```
 //! use tpb_hal::regs::cayman;

@@ -21,13 +21,13 @@ pub fn render(maps: &[RegMap]) -> String {
         writeln!(w, "\n/// {} (v{}).", m.arch.name().to_uppercase(), m.params.version).unwrap();
         writeln!(w, "pub mod {} {{", m.arch.name()).unwrap();
         for b in &m.blocks {
-            writeln!(w, "    /// {}", b.description).unwrap();
+            writeln!(w, "    /// {}", super::rustdoc_text(&b.description)).unwrap();
             writeln!(w, "    pub mod {} {{", b.name).unwrap();
             writeln!(w, "        #[allow(unused_imports)]").unwrap();
             writeln!(w, "        use crate::regs::{{Array, Field, Reg}};").unwrap();
             for r in &b.registers {
                 let hal = r.hal_offset.unwrap_or(r.offset);
-                writeln!(w, "        /// {} [{:?}] ({})", r.description, r.tag, r.source).unwrap();
+                writeln!(w, "        /// {} `[{:?}]` ({})", super::rustdoc_text(&r.description), r.tag, super::rustdoc_text(&r.source)).unwrap();
                 writeln!(
                     w,
                     "        pub const {}: Reg = Reg {{ name: \"{}\", block: \"{}\", offset: {:#06x}, rtl_offset: {:#06x}, device_offset: {}, reset: {:#x} }};",
@@ -62,7 +62,7 @@ pub fn render(maps: &[RegMap]) -> String {
                 }
             }
             for a in &b.arrays {
-                writeln!(w, "        /// {} [{:?}] ({})", a.description, a.tag, a.source).unwrap();
+                writeln!(w, "        /// {} `[{:?}]` ({})", super::rustdoc_text(&a.description), a.tag, super::rustdoc_text(&a.source)).unwrap();
                 let wins: Vec<String> = a.windows.iter().map(|x| format!("(\"{}\", {:#06x})", x.name, x.offset)).collect();
                 writeln!(
                     w,
@@ -76,7 +76,7 @@ pub fn render(maps: &[RegMap]) -> String {
                 .unwrap();
             }
             for a in &b.aliases {
-                writeln!(w, "        /// {} = `{}.{}[{}]` [{:?}] ({})", a.description, a.array, a.window, a.index, a.tag, a.source).unwrap();
+                writeln!(w, "        /// {} = `{}.{}[{}]` `[{:?}]` ({})", super::rustdoc_text(&a.description), a.array, a.window, a.index, a.tag, super::rustdoc_text(&a.source)).unwrap();
                 writeln!(
                     w,
                     "        pub const {}: Reg = Reg {{ name: \"{}\", block: \"{}\", offset: {:#06x}, rtl_offset: {:#06x}, device_offset: Some({:#06x}), reset: 0 }};",

@@ -159,12 +159,12 @@ pub fn block_source(block: &Block) -> String {
 fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) -> Vec<String> {
     writeln!(w, "/// Register block `{}` of {} (generated from `{}`).", block.name, block.arch.name().to_uppercase(), block.source_files()).unwrap();
     writeln!(w, "///").unwrap();
-    writeln!(w, "/// {}", block.description).unwrap();
+    writeln!(w, "/// {}", super::rustdoc_text(&block.description)).unwrap();
     writeln!(w, "///").unwrap();
     writeln!(w, "/// Decoded view: {}; byte range {:#06x}..{:#06x} of the {:?} aperture.", block.rtl_view.name(), block.start, block.end, block.aperture).unwrap();
     writeln!(w, "/// Registers:").unwrap();
     for r in &block.registers {
-        writeln!(w, "/// - `{:#06x}` `{}`: {}", r.offset, r.name, r.description).unwrap();
+        writeln!(w, "/// - `{:#06x}` `{}`: {}", r.offset, r.name, super::rustdoc_text(&r.description)).unwrap();
     }
     writeln!(w, "#[derive(Clone, Debug, Default, LogicBlock)]").unwrap();
     writeln!(w, "pub struct {tn} {{").unwrap();

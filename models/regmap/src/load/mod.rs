@@ -179,7 +179,7 @@ fn registers(src: &Source, b: &RawBlock, raw: &[Spanned<RawRegister>]) -> Result
         if width == 0 || width > 32 {
             return Err(RegmapError::Invalid { loc, message: format!("register '{}': width {} is not in 1..=32", r.name, width) });
         }
-        let fields = elaborate_fields(&src, &loc, r, width)?;
+        let fields = elaborate_fields(src, &loc, r, width)?;
         for n in 0..count {
             let name = if r.repeat.is_none() {
                 r.name.clone()

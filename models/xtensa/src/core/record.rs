@@ -54,7 +54,7 @@ pub struct MemAccess {
 }
 
 /// One retired instruction (the trace record, built only while
-/// [`Core::set_trace`] is on).
+/// [`Core::set_trace`](crate::Core::set_trace) is on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retire {
     pub pc: u32,
@@ -94,7 +94,7 @@ pub struct ArchState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// One instruction retired: its address and its bytes (`word`, 2 or 3
-    /// bytes little-endian). The full record is [`Core::last_retire`].
+    /// bytes little-endian). The full record is [`Core::last_retire`](crate::Core::last_retire).
     Retired { pc: u32, word: u32 },
     /// An exception or interrupt was taken; PC is now the vector.
     Exception { cause: u32, pc: u32, vector: u32 },
@@ -131,7 +131,7 @@ impl std::fmt::Display for Step {
 }
 
 impl Step {
-    /// Whether [`Core::run`] stops on this step.
+    /// Whether [`Core::run`](crate::Core::run) stops on this step.
     pub fn stops_run(&self) -> bool {
         matches!(self, Step::Halted | Step::Exit(_) | Step::Break { .. } | Step::Stalled | Step::Waiting)
     }

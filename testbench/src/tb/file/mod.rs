@@ -1,4 +1,4 @@
-//! Testbench files: the [`Tb`](super::Tb) verbs as TOML, for people who
+//! Testbench files: the [`Tb`] verbs as TOML, for people who
 //! don't want to write Rust.
 //!
 //! ```toml
@@ -522,7 +522,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             false => Verb::WriteWords { name: keys.s("a BAR0 name or address")?, words: keys.words()? },
         },
         "write" => Verb::Write { name: keys.s("a register name")?, value: keys.value(true, 0)? },
-        "expect" if t.contains_key("words") => match ["value", "at_least", "at_most"].iter().find(|k| t.contains_key(**k)) {
+        "expect" if t.contains_key("words") => match ["value", "at_least", "at_most"].iter().find(|k| t.contains_key(k)) {
             Some(k) => return Err(keys.err(k, "give words (a run of words) or one of value, at_least, at_most")),
             None => Verb::ExpectWords { name: keys.s("a BAR0 name or address")?, words: keys.words()? },
         },
