@@ -28,7 +28,6 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 const ARCHS: [&str; 3] = ["sunda", "cayman", "mariana"];
 
 /// One Verilog design to verilate: `name` is the model's prefix stem.
@@ -46,9 +45,11 @@ fn fail(msg: String) -> ! {
 }
 
 fn verilator_root() -> PathBuf {
-    let out = Command::new("verilator").arg("--getenv").arg("VERILATOR_ROOT").output().unwrap_or_else(|e| {
-        fail(format!("cannot run `verilator` ({e}): install it with `bash scripts/setup` (Debian: apt-get install verilator)"))
-    });
+    let out = Command::new("verilator")
+        .arg("--getenv")
+        .arg("VERILATOR_ROOT")
+        .output()
+        .unwrap_or_else(|e| fail(format!("cannot run `verilator` ({e}): install it with `bash scripts/setup` (Debian: apt-get install verilator)")));
     if !out.status.success() {
         fail(format!("`verilator --getenv VERILATOR_ROOT` failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
@@ -126,13 +127,7 @@ fn main() {
     // ---- one library pair per model ----
     let mut designs: Vec<Design> = ARCHS
         .iter()
-        .map(|arch| Design {
-            name: arch.to_string(),
-            verilog: repo.join(format!("hdl/generated/{arch}_tpb_top.v")),
-            top: format!("{arch}_tpb_top"),
-            traced: true,
-            probes: true,
-        })
+        .map(|arch| Design { name: arch.to_string(), verilog: repo.join(format!("hdl/generated/{arch}_tpb_top.v")), top: format!("{arch}_tpb_top"), traced: true, probes: true })
         .collect();
     designs.push(Design { name: "wide_ports".into(), verilog: manifest.join("fixtures/wide_ports.v"), top: "wide_ports".into(), traced: false, probes: false });
     let vlt_text = std::fs::read(&vlt).unwrap();
@@ -146,9 +141,8 @@ fn main() {
         let dir = cache.join(&prefix);
         std::fs::create_dir_all(&dir).unwrap();
         let rel = v.strip_prefix(&repo).unwrap_or(v);
-        let wrapper = design
-            .probes
-            .then(|| vlgen::sim_top(&design.name, &design.top, &String::from_utf8_lossy(&text), rel, true).unwrap_or_else(|e| fail(format!("{}: {e}", v.display()))));
+        let wrapper =
+            design.probes.then(|| vlgen::sim_top(&design.name, &design.top, &String::from_utf8_lossy(&text), rel, true).unwrap_or_else(|e| fail(format!("{}: {e}", v.display()))));
         let args = vlgen::verilator_args(&prefix, design.traced);
         let vstamp = stamp_of(&[&text, &vlt_text, &version, args.join(" ").as_bytes(), wrapper.as_deref().unwrap_or("").as_bytes()]);
         let vstamp_file = dir.join("verilate.stamp");
@@ -181,11 +175,7 @@ fn main() {
         let ports = vlgen::header_ports(&dir.join(format!("{prefix}.h"))).unwrap_or_else(|e| fail(e.to_string()));
         let shim_text = vlgen::shim(&prefix, design.traced, &ports);
         std::fs::write(dir.join("shim.cpp"), &shim_text).unwrap();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-            .collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cpp")).collect();
         files.sort();
         let (slow, fast): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| vlgen::is_slow(f));
         let mut incs = includes.clone();

@@ -126,7 +126,12 @@ impl Mesh {
         let t = &tpb_models::regmap::builtin(arch).map_err(|e| CosimError::Mesh(e.to_string()))?.params.top_sp;
         let per_die = t.count.min(t.die_from_sp_id) as usize;
         if !(1..=per_die).contains(&k) {
-            return Err(CosimError::Mesh(format!("{k} TOP_SPs per die: {} has 1 to {per_die} per die ({} TOP_SPs, sp_id >= {} on the die mirror, DIGEST §3)", arch.name(), t.count, t.die_from_sp_id)));
+            return Err(CosimError::Mesh(format!(
+                "{k} TOP_SPs per die: {} has 1 to {per_die} per die ({} TOP_SPs, sp_id >= {} on the die mirror, DIGEST §3)",
+                arch.name(),
+                t.count,
+                t.die_from_sp_id
+            )));
         }
         let mut dies = Vec::with_capacity(n * k);
         for node in 0..n * k {

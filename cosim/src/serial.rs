@@ -20,14 +20,14 @@
 use crate::uart::{UartReceiver, UartSender};
 use crate::verilator::{Model, VlError};
 use crate::vlbuild;
-use std::path::Path;
-use tpb_hdl::proto::ProtoSize;
-use tpb_models::regmap::RegMap;
 use serialport::{SerialPort, TTYPort};
 use std::io::{Read, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tpb_hdl::proto::ProtoSize;
+use tpb_models::regmap::RegMap;
 
 /// Why the simulated board did not start.
 #[derive(Debug, thiserror::Error)]
@@ -78,10 +78,7 @@ impl SerialSim {
         drop(slave);
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("serial-sim".into())
-            .spawn(move || serve(model, master, div, &s))
-            .map_err(|e| SerialSimError::Pty(e.to_string()))?;
+        let thread = std::thread::Builder::new().name("serial-sim".into()).spawn(move || serve(model, master, div, &s)).map_err(|e| SerialSimError::Pty(e.to_string()))?;
         Ok(SerialSim { path, stop, thread: Some(thread) })
     }
 

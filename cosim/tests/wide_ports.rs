@@ -31,8 +31,7 @@ fn ports_of_every_width_read_and_write() {
     let widths: Vec<(String, u32)> = m.ports().iter().map(|p| (p.name.to_string(), p.width)).collect();
     assert!(widths.contains(&("a200".into(), 200)) && widths.contains(&("y100".into(), 100)), "{widths:?}");
     let (a7, a13, a32, a64, a100, a200) = (p(&m, "a7"), p(&m, "a13"), p(&m, "a32"), p(&m, "a64"), p(&m, "a100"), p(&m, "a200"));
-    let (y7, y13, y32, y64, y100, y200, q200, clock) =
-        (p(&m, "y7"), p(&m, "y13"), p(&m, "y32"), p(&m, "y64"), p(&m, "y100"), p(&m, "y200"), p(&m, "q200"), p(&m, "clock"));
+    let (y7, y13, y32, y64, y100, y200, q200, clock) = (p(&m, "y7"), p(&m, "y13"), p(&m, "y32"), p(&m, "y64"), p(&m, "y100"), p(&m, "y200"), p(&m, "q200"), p(&m, "clock"));
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         seed ^= seed << 13;

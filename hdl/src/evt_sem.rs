@@ -53,8 +53,8 @@
 //! ```
 
 use rust_hdl::prelude::*;
-pub use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::layout::LayoutError;
+pub use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::RegMap;
 
 /// Number of semaphores the unit holds (its RAM: 2^8 words of 4 bytes).
@@ -183,24 +183,7 @@ impl EvtSem {
 impl Logic for EvtSem {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            s1_valid,
-            s1_err,
-            s1_write,
-            s1_op,
-            s1_idx,
-            s1_wdata,
-            s1_db,
-            s1_db_amount,
-            fw_hit,
-            fw_value,
-            clearing,
-            clear_idx,
-            notif_valid_q,
-            notif_index_q
-        );
+        dff_setup!(self, clock, s1_valid, s1_err, s1_write, s1_op, s1_idx, s1_wdata, s1_db, s1_db_amount, fw_hit, fw_value, clearing, clear_idx, notif_valid_q, notif_index_q);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         // ---- stage 0: decode the request and pick the RAM read address ----
@@ -216,11 +199,7 @@ impl Logic for EvtSem {
         } else if self.req_win.val() != self.read_base.val() {
             self.req_hit.next = false;
         }
-        self.bus_ok.next = self.req_valid.val()
-            & !self.clearing.q.val()
-            & self.req_hit.val()
-            & !self.req_addr.val().get_bit(0)
-            & !self.req_addr.val().get_bit(1);
+        self.bus_ok.next = self.req_valid.val() & !self.clearing.q.val() & self.req_hit.val() & !self.req_addr.val().get_bit(0) & !self.req_addr.val().get_bit(1);
         self.bus_idx.next = self.req_addr.val().get_bits::<8>(2);
         self.db_take.next = self.db_valid.val() & !self.clearing.q.val() & (!self.bus_ok.val() | (self.bus_idx.val() == self.db_index.val()));
         self.db_ready.next = !self.clearing.q.val() & (!self.bus_ok.val() | (self.bus_idx.val() == self.db_index.val()));

@@ -334,10 +334,7 @@ impl HostBridge {
 impl Logic for HostBridge {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, state, idx, op, seq, count, addr, wdata, got, crc, crc_lo, err, idle, k, req_addr, bus_wait, rsp_status,
-            rsp_data, r, rcrc, bad
-        );
+        dff_setup!(self, clock, state, idx, op, seq, count, addr, wdata, got, crc, crc_lo, err, idle, k, req_addr, bus_wait, rsp_status, rsp_data, r, rcrc, bad);
         self.urx.clock.next = self.clock.val();
         self.urx.reset.next = self.reset.val();
         self.urx.rx.next = self.rx.val();
@@ -387,8 +384,7 @@ impl Logic for HostBridge {
                 self.words.next = 1.into();
             }
         } else if self.op.q.val() == 3 {
-            self.header_ok.next =
-                (self.count.q.val() != 0) & (self.count.q.val() <= self.max_burst.val()) & (self.addr.q.val().get_bits::<2>(0) == 0);
+            self.header_ok.next = (self.count.q.val() != 0) & (self.count.q.val() <= self.max_burst.val()) & (self.addr.q.val().get_bits::<2>(0) == 0);
             self.words.next = self.count.q.val();
         } else if self.op.q.val() == 4 {
             self.header_ok.next = (self.count.q.val() != 0) & (self.addr.q.val().get_bits::<2>(0) == 0);

@@ -210,8 +210,22 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rsp_valid_q, rsp_rdata_q, rsp_err_q, miss_q, miss_op_q, miss_func_q, miss_irq_q, l1_valid, l1_hit, l1_entry, l1_index,
-            fifo_rd, fifo_wr, fifo_count
+            self,
+            clock,
+            rsp_valid_q,
+            rsp_rdata_q,
+            rsp_err_q,
+            miss_q,
+            miss_op_q,
+            miss_func_q,
+            miss_irq_q,
+            l1_valid,
+            l1_hit,
+            l1_entry,
+            l1_index,
+            fifo_rd,
+            fifo_wr,
+            fifo_count
         );
         for i in 0..N {
             self.ent_valid[i].clock.next = self.clock.val();
@@ -272,9 +286,8 @@ impl<const N: usize, const TW: usize> Logic for HwDecode<N, TW> {
                         self.miss_q.d.next = 0.into();
                     }
                 } else {
-                    self.rsp_rdata_q.d.next = bit_cast::<32, 1>(self.miss_q.q.val())
-                        | (bit_cast::<32, 8>(self.miss_op_q.q.val()) << 8)
-                        | (bit_cast::<32, 8>(self.miss_func_q.q.val()) << 16);
+                    self.rsp_rdata_q.d.next =
+                        bit_cast::<32, 1>(self.miss_q.q.val()) | (bit_cast::<32, 8>(self.miss_op_q.q.val()) << 8) | (bit_cast::<32, 8>(self.miss_func_q.q.val()) << 16);
                 }
             }
             if self.aligned.val() & !(self.req_addr.val() < self.table_base.val()) & (self.req_addr.val() < self.table_end.val()) {

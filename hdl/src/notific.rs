@@ -459,9 +459,7 @@ impl<const RW: usize> Logic for Notific<RW> {
         self.inst_slot_valid.d.next = self.inst_next.val();
         self.prev_err.d.next = self.dma_err.val();
         self.prev_halted.d.next = self.halted.val();
-        self.drop_bits.next = bit_cast::<16, 2>(self.drop_fix.val())
-            | (bit_cast::<16, 6>(self.drop_sem.val()) << 2)
-            | (bit_cast::<16, 6>(self.drop_inst.val()) << 8);
+        self.drop_bits.next = bit_cast::<16, 2>(self.drop_fix.val()) | (bit_cast::<16, 6>(self.drop_sem.val()) << 2) | (bit_cast::<16, 6>(self.drop_inst.val()) << 8);
         self.drop_bits_q.d.next = self.drop_bits.val();
         self.cycle_q.d.next = self.cycle_q.q.val() + 1;
         self.head.next = self.head_q.q.val();

@@ -35,12 +35,7 @@ pub fn find(tool: &str) -> Option<PathBuf> {
 /// The pinned requirement of PyPI package `package` (`name==version`), or
 /// the bare name when the requirements do not list it.
 pub fn pin(package: &str) -> String {
-    REQUIREMENTS
-        .lines()
-        .map(str::trim)
-        .find(|l| l.split("==").next() == Some(package))
-        .unwrap_or(package)
-        .to_string()
+    REQUIREMENTS.lines().map(str::trim).find(|l| l.split("==").next() == Some(package)).unwrap_or(package).to_string()
 }
 
 /// How to install PyPI package `package`.

@@ -298,7 +298,10 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
         assert!(u64::from(dram_offset) + dram_bytes <= u64::from(stride), "DRAM past the core stride");
         assert!(iram_region.is_power_of_two() && u64::from(iram_region) >= iram_bytes && iram_region <= dram_offset, "IRAM region {iram_region:#x}");
         assert!(
-            dram_region.is_power_of_two() && u64::from(dram_region) >= dram_bytes && dram_offset.is_multiple_of(dram_region) && u64::from(dram_offset) + u64::from(dram_region) <= u64::from(stride),
+            dram_region.is_power_of_two()
+                && u64::from(dram_region) >= dram_bytes
+                && dram_offset.is_multiple_of(dram_region)
+                && u64::from(dram_offset) + u64::from(dram_region) <= u64::from(stride),
             "DRAM region {dram_region:#x}"
         );
         let c32 = |v: u64| Constant::new((v & 0xffff_ffff).into());

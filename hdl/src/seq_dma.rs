@@ -239,11 +239,8 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         self.sram.clock.next = self.clock.val();
         self.sram.reset.next = self.reset.val();
         // ---- bus: SRAM window and status registers ----
-        self.bus_sram.next = self.req_valid.val()
-            & !self.reset.val()
-            & !self.req_addr.val().get_bit(0)
-            & !self.req_addr.val().get_bit(1)
-            & ((self.req_addr.val() & self.sram_hi.val()) == 0);
+        self.bus_sram.next =
+            self.req_valid.val() & !self.reset.val() & !self.req_addr.val().get_bit(0) & !self.req_addr.val().get_bit(1) & ((self.req_addr.val() & self.sram_hi.val()) == 0);
         self.bus_status.next = self.req_valid.val()
             & !self.reset.val()
             & !self.req_addr.val().get_bit(0)

@@ -19,11 +19,7 @@ fn config(arch: Arch) -> StpbConfig {
             table: vec![0x00, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00],
         };
     }
-    cfg.pooling.dma = Some(DmaConfig {
-        rx: RingConfig { base: 0x1000, length: 64 },
-        tx: RingConfig { base: 0x2000, length: 32 },
-        mem_window2: 0x0000_0002_0000_0000,
-    });
+    cfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0x1000, length: 64 }, tx: RingConfig { base: 0x2000, length: 32 }, mem_window2: 0x0000_0002_0000_0000 });
     cfg
 }
 
@@ -75,7 +71,9 @@ fn steps_run_in_the_seeds_order_and_differ_where_the_generations_differ() {
             .log()
             .iter()
             .filter_map(|e| match e {
-                Entry::Note(t) if t.starts_with("pooling_init step") || t.starts_with("stpb_init") => Some(t.split(':').next().unwrap().to_string() + ":" + t.split(':').nth(1).unwrap().split_whitespace().next().unwrap()),
+                Entry::Note(t) if t.starts_with("pooling_init step") || t.starts_with("stpb_init") => {
+                    Some(t.split(':').next().unwrap().to_string() + ":" + t.split(':').nth(1).unwrap().split_whitespace().next().unwrap())
+                }
                 _ => None,
             })
             .collect();

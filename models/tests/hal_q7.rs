@@ -76,7 +76,16 @@ fn slots_a_generation_lacks_are_typed_errors() {
 #[test]
 fn slot_table_per_generation() {
     let filled = |a| -> Vec<&str> { Hal::for_arch(a).unwrap().khal().slots().into_iter().filter(|s| s.2).map(|s| s.0).collect() };
-    let common = ["get_q7_params", "q7_ucode_eng_init", "q7_swap_table", "q7_swap_table_get_register_offsets", "q7_swap_file_io_table", "pooling_init", "topsp_set_host_trigger", "topsp_get_host_trigger_reg_offset"];
+    let common = [
+        "get_q7_params",
+        "q7_ucode_eng_init",
+        "q7_swap_table",
+        "q7_swap_table_get_register_offsets",
+        "q7_swap_file_io_table",
+        "pooling_init",
+        "topsp_set_host_trigger",
+        "topsp_get_host_trigger_reg_offset",
+    ];
     let mut sunda: Vec<&str> = common.to_vec();
     sunda.push("topsp_stop");
     let mut v3: Vec<&str> = common.to_vec();

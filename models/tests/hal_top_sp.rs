@@ -245,7 +245,17 @@ fn tsync_addresses_and_timestamp_accessors() {
         hal.timestamp_adjust(&mut m, -2).unwrap();
         hal.timestamp_run(&mut m, None).unwrap();
         let w: Vec<(&str, u32)> = m.writes().iter().map(|(_, n, v)| (*n, *v)).collect();
-        assert_eq!(w, [("tpb.tpb.timestamp_inc", 3), ("tpb.tpb.timestamp_ctrl", 1), ("tpb.tpb.timestamp_adjust_lo", 0xffff_fffe), ("tpb.tpb.timestamp_adjust_hi", 0xffff_ffff), ("tpb.tpb.timestamp_ctrl", 0)], "{arch}");
+        assert_eq!(
+            w,
+            [
+                ("tpb.tpb.timestamp_inc", 3),
+                ("tpb.tpb.timestamp_ctrl", 1),
+                ("tpb.tpb.timestamp_adjust_lo", 0xffff_fffe),
+                ("tpb.tpb.timestamp_adjust_hi", 0xffff_ffff),
+                ("tpb.tpb.timestamp_ctrl", 0)
+            ],
+            "{arch}"
+        );
     }
     let cayman = Hal::for_arch(Arch::Cayman).unwrap();
     assert_eq!(cayman.get_ack_evt_addr_for_topsp_engine(0).unwrap(), 0x82_8000_1800 + 81 * 4);

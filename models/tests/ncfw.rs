@@ -124,10 +124,7 @@ fn end_marks_are_checked() {
 #[test]
 fn mesh_event_field_offsets_are_exact() {
     let ev = MeshEvent {
-        dma_apb_bcast: [
-            DmaApbBcast { m2s_tail_ptr: 0x1111, s2m_tail_ptr: 0x2222, mask: 0x3333 },
-            DmaApbBcast { m2s_tail_ptr: 0x4444, s2m_tail_ptr: 0x5555, mask: 0x6666 },
-        ],
+        dma_apb_bcast: [DmaApbBcast { m2s_tail_ptr: 0x1111, s2m_tail_ptr: 0x2222, mask: 0x3333 }, DmaApbBcast { m2s_tail_ptr: 0x4444, s2m_tail_ptr: 0x5555, mask: 0x6666 }],
         direct_trigger_sema: [0x7777, 0x8888, 0x9999],
         event_wait_sema: 0xaaaa,
         wait_val: 0xbbbb,
@@ -138,7 +135,19 @@ fn mesh_event_field_offsets_are_exact() {
     };
     let b = ev.pack();
     let u16at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-    for (off, v) in [(0x00, 0x1111), (0x08, 0x2222), (0x10, 0x3333), (0x14, 0x4444), (0x1c, 0x5555), (0x24, 0x6666), (0x28, 0x7777), (0x30, 0x8888), (0x38, 0x9999), (0x40, 0xaaaa), (0x48, 0xbbbb)] {
+    for (off, v) in [
+        (0x00, 0x1111),
+        (0x08, 0x2222),
+        (0x10, 0x3333),
+        (0x14, 0x4444),
+        (0x1c, 0x5555),
+        (0x24, 0x6666),
+        (0x28, 0x7777),
+        (0x30, 0x8888),
+        (0x38, 0x9999),
+        (0x40, 0xaaaa),
+        (0x48, 0xbbbb),
+    ] {
         assert_eq!(u16at(off), v, "offset {off:#x}");
     }
     assert_eq!(&b[0x4c..], &[0xc1, 0xc2, 0xc3, 0xc4]);

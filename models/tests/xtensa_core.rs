@@ -201,7 +201,6 @@ fn deep_windowed_recursion_spills_and_fills_exactly() {
     assert_eq!(core.sreg(sr::PS) & ps::EXCM, 0);
 }
 
-
 #[test]
 fn q7_cores_reset_through_their_jump() {
     for arch in [Arch::Sunda, Arch::Cayman] {

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use tpb_models::xtensa::asm::assemble;
 use tpb_models::xtensa::elf::{Image, Segment};
 use tpb_models::xtensa::CoreConfig;
-use tpb_testbench::qemu::{load_de212, run_ours_fast, run_qemu};
 use tpb_models::xtensa::Step;
+use tpb_testbench::qemu::{load_de212, run_ours_fast, run_qemu};
 
 const CODE: u32 = 0x5000_0000;
 const DATA: u32 = 0x6000_1000;

@@ -217,7 +217,13 @@ fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, Be
     let o = cmd.output().map_err(|e| BenchError::Run(format!("{}: {e}", tpb.display())))?;
     let wall = t0.elapsed().as_secs_f64();
     if !o.status.success() {
-        return Err(BenchError::Run(format!("{} sim doorbell --arch {} failed:\n{}{}", tpb.display(), arch.name(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))));
+        return Err(BenchError::Run(format!(
+            "{} sim doorbell --arch {} failed:\n{}{}",
+            tpb.display(),
+            arch.name(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )));
     }
     Ok(wall)
 }
@@ -268,11 +274,8 @@ fn before_engine(arch: Arch, dir: &Path, jobs: usize) -> Result<Engine2, BenchEr
 
 /// Measure and print the table (Markdown).
 pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
-    let archs: Vec<Arch> = if args.archs.is_empty() {
-        vec![Arch::Sunda, Arch::Cayman, Arch::Mariana]
-    } else {
-        args.archs.iter().map(|a| Arch::parse(a).expect("clap checked the name")).collect()
-    };
+    let archs: Vec<Arch> =
+        if args.archs.is_empty() { vec![Arch::Sunda, Arch::Cayman, Arch::Mariana] } else { args.archs.iter().map(|a| Arch::parse(a).expect("clap checked the name")).collect() };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let dir = std::env::temp_dir().join(format!("tpb-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(run_err)?;
@@ -446,8 +449,20 @@ fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> Result<(), B
             span = r.get("collective_cycles");
             rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
         }
-        rows.push(Row { arch, what: format!("scale: allreduce-ring on {what}, release to end ({span} cycles; top-cycles/s)"), unit: Unit::Rate, now: Some(Figure::of(rates)), before: None });
-        rows.push(Row { arch, what: format!("scale: allreduce-ring on {what}, whole run with set-up and checks (s)"), unit: Unit::Seconds, now: Some(Figure::of(walls)), before: None });
+        rows.push(Row {
+            arch,
+            what: format!("scale: allreduce-ring on {what}, release to end ({span} cycles; top-cycles/s)"),
+            unit: Unit::Rate,
+            now: Some(Figure::of(rates)),
+            before: None,
+        });
+        rows.push(Row {
+            arch,
+            what: format!("scale: allreduce-ring on {what}, whole run with set-up and checks (s)"),
+            unit: Unit::Seconds,
+            now: Some(Figure::of(walls)),
+            before: None,
+        });
     }
     Ok(())
 }

@@ -138,11 +138,8 @@ impl Recording {
         }
         // The testbench's own names carry a `tb_` prefix: a port may be called `c` or `i`.
         let _ = writeln!(s, "  reg [{}:0] tb_stim [0:{}];\n  integer tb_c, tb_i, tb_f;", total - 1, n - 1);
-        let conns: Vec<String> = std::iter::once(&self.clock)
-            .chain(self.inputs.iter().map(|p| &p.name))
-            .chain(self.outputs.iter().map(|p| &p.name))
-            .map(|n| format!(".{n}({n})"))
-            .collect();
+        let conns: Vec<String> =
+            std::iter::once(&self.clock).chain(self.inputs.iter().map(|p| &p.name)).chain(self.outputs.iter().map(|p| &p.name)).map(|n| format!(".{n}({n})")).collect();
         let _ = writeln!(s, "  {top} dut({});", conns.join(", "));
         s += "  initial begin\n";
         for (path, depth) in mems {
@@ -185,10 +182,7 @@ impl Recording {
         std::fs::write(dir.join("stim.mem"), stim).map_err(io(&dir.join("stim.mem")))?;
         let vvp = dir.join("tb.vvp");
         let t0 = std::time::Instant::now();
-        let o = crate::tools::run(
-            "iverilog",
-            &["-g2012", "-o", vvp.to_str().unwrap(), "-s", "tb", dir.join("tb.v").to_str().unwrap(), verilog.to_str().unwrap()],
-        )?;
+        let o = crate::tools::run("iverilog", &["-g2012", "-o", vvp.to_str().unwrap(), "-s", "tb", dir.join("tb.v").to_str().unwrap(), verilog.to_str().unwrap()])?;
         if !o.status.success() {
             return Err(IcarusError::Iverilog { log: format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)) });
         }

@@ -116,5 +116,9 @@ fn sim_firmware_file(path: &str, arch: tpb_models::regmap::Arch, vcd: Option<std
     if let Some(v) = &o.vcd {
         println!("waves: {}", v.display());
     }
-    if o.result.is_ok() { 0 } else { 1 }
+    if o.result.is_ok() {
+        0
+    } else {
+        1
+    }
 }

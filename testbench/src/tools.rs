@@ -41,7 +41,11 @@ pub fn require(tool: &str) -> Result<PathBuf, ToolError> {
 /// never another `python3` that happens to come first on PATH.
 pub fn venv_python() -> Result<PathBuf, ToolError> {
     let p = tpb_hdl::pytools::venv_bin().join("python3");
-    if p.is_file() { Ok(p) } else { Err(ToolError::Missing { tool: format!("{} (the project venv)", p.display()), hint: install_hint("python3") }) }
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(ToolError::Missing { tool: format!("{} (the project venv)", p.display()), hint: install_hint("python3") })
+    }
 }
 
 /// Run a command, returning its output; a missing tool is an `Err` with the hint.
@@ -57,12 +61,7 @@ pub fn run_with_timeout(tool: &str, args: &[&str], limit: std::time::Duration) -
     use std::io::Read;
     use std::process::Stdio;
     let exe = require(tool)?;
-    let mut child = Command::new(exe)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| ToolError::Run { tool: tool.to_string(), source })?;
+    let mut child = Command::new(exe).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|source| ToolError::Run { tool: tool.to_string(), source })?;
     let mut out_pipe = child.stdout.take().expect("piped");
     let mut err_pipe = child.stderr.take().expect("piped");
     let out_t = std::thread::spawn(move || {

@@ -59,7 +59,8 @@ impl Traffic {
         let lr = ENGINES.iter().map(|e| map.params.local_reg_base(*e).expect("every engine has a base") as u32).collect();
         let space = tpb_models::regmap::space::AddressSpace::new(map.clone());
         let at = |r: String| space.resolve(&format!("pool.{r}")).map(|n| n.addr()).ok();
-        let names = ["nx.mem_window2_lo".to_string(), "nx.mem_window2_hi".to_string()].into_iter().chain((0..8).flat_map(|n| WINDOW_WORDS.map(|w| format!("windows.window{n}_{w}"))));
+        let names =
+            ["nx.mem_window2_lo".to_string(), "nx.mem_window2_hi".to_string()].into_iter().chain((0..8).flat_map(|n| WINDOW_WORDS.map(|w| format!("windows.window{n}_{w}"))));
         let xregs = names.map(at).collect();
         let tregs = ["ctrl", "inc", "lo", "hi", "adjust_lo", "adjust_hi"].map(|r| space.resolve(&format!("tpb.timestamp_{r}")).map(|n| n.addr()).unwrap_or(0)).to_vec();
         Traffic {
@@ -274,12 +275,8 @@ impl Traffic {
         let tx = self.rng.gen_bool(0.5);
         let ring = if tx { "tx" } else { "rx" };
         let base = self.rng.gen_range(0..4) * 0x40;
-        let mut v = vec![
-            (reg("dma_ctrl"), 0),
-            (reg(&format!("dma_{ring}_ring_base")), base),
-            (reg(&format!("dma_{ring}_ring_length")), 4),
-            (reg(&format!("dma_{ring}_ring_head")), 0),
-        ];
+        let mut v =
+            vec![(reg("dma_ctrl"), 0), (reg(&format!("dma_{ring}_ring_base")), base), (reg(&format!("dma_{ring}_ring_length")), 4), (reg(&format!("dma_{ring}_ring_head")), 0)];
         for d in 0..4 {
             let a = dma + base + d * 16;
             let idx = self.rng.gen_range(0..4);
@@ -298,11 +295,7 @@ impl Traffic {
         let entry = self.rng.gen_range(0..4);
         let op = self.rng.gen_range(0x41..0x44);
         let index = self.rng.gen_range(0..16);
-        let v = [
-            (base + entry * 16, 1 | op << 8 | 0xff00_0000),
-            (base + entry * 16 + 4, index << 16),
-            (base + 0x2000 + index * 4, self.rng.r#gen()),
-        ];
+        let v = [(base + entry * 16, 1 | op << 8 | 0xff00_0000), (base + entry * 16 + 4, index << 16), (base + 0x2000 + index * 4, self.rng.r#gen())];
         self.script.extend(v.into_iter().map(|(addr, wdata)| Req { write: true, addr, wdata }));
     }
 

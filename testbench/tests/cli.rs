@@ -236,8 +236,12 @@ fn a_truncated_vcd_is_an_error_in_words() {
     assert!(err.contains("cut.vcd") && err.contains("ends inside its header") && !err.contains("FailedToLoad"), "{err}");
     // Not a VCD at all: said so, without the hint about a stopped run.
     let junk = dir.join("junk.vcd");
-    std::fs::write(&junk, "not a waveform
-").unwrap();
+    std::fs::write(
+        &junk,
+        "not a waveform
+",
+    )
+    .unwrap();
     let (code, _, err) = tpb(&["waves", "render", junk.to_str().unwrap(), "--out", dir.join("y.svg").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("junk.vcd") && err.contains("not a VCD file") && !err.contains("stopped"), "{err}");
@@ -410,7 +414,11 @@ fn ctrl_c_closes_the_trace_and_exits_130() {
     let dir = std::env::temp_dir().join(format!("tpb-cli-sigint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("spin.S"), "spin:\n    j spin\n").unwrap();
-    std::fs::write(dir.join("spin.toml"), "name = \"spin\"\n[firmware.q7]\nasm = \"spin.S\"\n[[step]]\nstpb_init = true\n[[step]]\nwait_halted = \"q7\"\ntimeout = 1_000_000_000\n").unwrap();
+    std::fs::write(
+        dir.join("spin.toml"),
+        "name = \"spin\"\n[firmware.q7]\nasm = \"spin.S\"\n[[step]]\nstpb_init = true\n[[step]]\nwait_halted = \"q7\"\ntimeout = 1_000_000_000\n",
+    )
+    .unwrap();
     let vcd = dir.join("spin.vcd");
     let child = Command::new(env!("CARGO_BIN_EXE_tpb"))
         .current_dir(&dir)

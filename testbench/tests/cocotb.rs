@@ -19,9 +19,7 @@ fn cocotb_drives_the_cayman_top_and_passes() {
     let q7 = map.block("q7").unwrap();
     let nx = map.block("nx").unwrap();
     let sems = &map.block("evt_sem").unwrap().arrays[0];
-    let reg = |base: u32, r: &tpb_models::regmap::Register, check_reset: bool| {
-        serde_json::json!({ "addr": base + r.offset, "reset": r.reset_word(), "check_reset": check_reset })
-    };
+    let reg = |base: u32, r: &tpb_models::regmap::Register, check_reset: bool| serde_json::json!({ "addr": base + r.offset, "reset": r.reset_word(), "check_reset": check_reset });
     let mut regs = serde_json::Map::new();
     regs.insert("release_run_stall".into(), reg(pool, q7.register("release_run_stall").unwrap(), true));
     for r in nx.registers.iter().filter(|r| !r.fields.is_empty() && r.fields.iter().all(|f| f.access == tpb_models::regmap::Access::Rw)).take(8) {
@@ -35,12 +33,8 @@ fn cocotb_drives_the_cayman_top_and_passes() {
     let unmapped = regions.iter().map(|r| r.region.end()).max().unwrap() as u32;
     assert!(regions.iter().all(|r| !r.region.contains(unmapped as u64)));
     assert!(regions.iter().any(|r| matches!(r.kind, RegionKind::LocalReg(_))));
-    let inputs: Vec<&str> = tpb_cosim::verilator::Model::new(arch)
-        .ports()
-        .iter()
-        .filter(|p| p.input && p.name != "clock" && !tpb_cosim::vlgen::is_wrapper_port(p.name))
-        .map(|p| p.name)
-        .collect();
+    let inputs: Vec<&str> =
+        tpb_cosim::verilator::Model::new(arch).ports().iter().filter(|p| p.input && p.name != "clock" && !tpb_cosim::vlgen::is_wrapper_port(p.name)).map(|p| p.name).collect();
     let clear = tpb_models::golden::evt_sem::CLEAR_CYCLES;
     let json = serde_json::json!({ "regs": regs, "unmapped": unmapped, "inputs": inputs, "sem_clear_cycles": clear });
     let dir = repo_root().join("target/cocotb/cayman");

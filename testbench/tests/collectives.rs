@@ -236,7 +236,12 @@ fn the_two_decoders_read_the_same_bits_two_ways() {
     c.die = 7; // the last package wraps to the first
     assert_eq!(c.soc_die(a).unwrap(), 0);
     assert_eq!(c.soc_die(local | 1 << 47).unwrap(), 7);
-    for (bad, why) in [(local | valid | exit_die, "only with NEIGHBOR_ROUTE"), (local | valid | route | 1 << 47, "bit 47 must be clear"), (local | 1 << 48, "only with ID_VALID"), (local | valid | route | 1 << 53, "only bits 52:50")] {
+    for (bad, why) in [
+        (local | valid | exit_die, "only with NEIGHBOR_ROUTE"),
+        (local | valid | route | 1 << 47, "bit 47 must be clear"),
+        (local | 1 << 48, "only with ID_VALID"),
+        (local | valid | route | 1 << 53, "only bits 52:50"),
+    ] {
         let e = c.soc_die(bad).unwrap_err().to_string();
         assert!(e.contains(why), "{bad:#x}: {e}");
     }

@@ -25,7 +25,16 @@ fn bringup_on_every_generation_boots_the_seq_and_runs_the_q7_kernel() {
         assert_eq!(r.stats.stalls_released, 9, "{arch:?}");
         assert!(r.stats.bus_waits > r.stats.retired / 2, "the RTL ports' wait states are the cores' wait states");
         assert!(r.checks.iter().any(|c| c.contains(if arch == Arch::Sunda { "released by the seq" } else { "released by the host" })), "{arch:?}: {:?}", r.checks);
-        println!("{arch:?}: {} checks, init done at {}, all halted at {}, {} host + {} core BAR0 transactions, {} instructions; {:.0} cycles/s", r.checks.len(), r.get("init_done"), r.get("all_halted"), r.stats.transactions, r.stats.core_transactions, r.stats.retired, r.stats.cycles as f64 / t0.elapsed().as_secs_f64());
+        println!(
+            "{arch:?}: {} checks, init done at {}, all halted at {}, {} host + {} core BAR0 transactions, {} instructions; {:.0} cycles/s",
+            r.checks.len(),
+            r.get("init_done"),
+            r.get("all_halted"),
+            r.stats.transactions,
+            r.stats.core_transactions,
+            r.stats.retired,
+            r.stats.cycles as f64 / t0.elapsed().as_secs_f64()
+        );
     }
 }
 
@@ -265,7 +274,9 @@ fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
         k.set("ENTER_RUN", map.params.boot.nx_enter_run.unwrap()).set("WIN", win).set("RESTART", restart);
         k.set("START_ADDR", a.reg(tpb_models::regmap::Engine::Pool, "q7", "start_addr").unwrap() - bundle + 0x0c);
         let seq = firmware::build_nx("t.S", src, &k).unwrap();
-        Hal::with_map(map.clone()).stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None).unwrap();
+        Hal::with_map(map.clone())
+            .stpb_init(&mut c, &StpbConfig::new(UcodeImages { iram: seq.bytes, dram: vec![0; 16] }, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }), None)
+            .unwrap();
         assert!(c.run_until(20_000, |c| c.core(CoreId::Seq).core.halted() || c.core(CoreId::Seq).core.sreg(sr::EXCCAUSE) != 0), "{arch:?}");
         let dram = u64::from(firmware::bar0_region(&map, "seq.dram").unwrap());
         let run_state_0 = c.read32(a.reg(tpb_models::regmap::Engine::Pool, "q7", "run_state_0").unwrap().into()).unwrap();
@@ -311,7 +322,12 @@ fn cores_reach_the_soc_through_the_translation_windows() {
     let hal = Hal::with_map(c.map().clone());
     let before = c.stats.transactions;
     let w = |requester, size, src| Some(Window { requester, src, size, dst: 0 });
-    for (n, bad, what) in [(8, w(Requester::Nx, 4, 0), "window number"), (0, w(Requester::Q7(8), 4, 0), "Q7 core"), (0, w(Requester::Nx, 0, 0), "size 0"), (0, w(Requester::Nx, 2, u64::MAX), "past the 64-bit")] {
+    for (n, bad, what) in [
+        (8, w(Requester::Nx, 4, 0), "window number"),
+        (0, w(Requester::Q7(8), 4, 0), "Q7 core"),
+        (0, w(Requester::Nx, 0, 0), "size 0"),
+        (0, w(Requester::Nx, 2, u64::MAX), "past the 64-bit"),
+    ] {
         let e = hal.set_window(&mut c, n, bad).unwrap_err().to_string();
         assert!(e.contains(what), "{e}");
     }
@@ -327,8 +343,17 @@ fn the_seq_dispatches_by_hw_decode_sunda_mode_miss_interrupt_and_base_subtractio
     use tpb_cosim::scenario::dispatch::{check_record, BootMode};
     let f = file("dispatch");
     let d = f.dispatch.as_ref().unwrap();
-    let want: &[(&str, u64)] =
-        &[("hw.hw", 22), ("hw.table", 13), ("hw.unknown", 5), ("irq.hw", 22), ("irq.miss_irq", 18), ("irq.table", 0), ("sunda_mode.table", 35), ("sunda_mode.unknown", 5), ("sunda_mode.hw", 0)];
+    let want: &[(&str, u64)] = &[
+        ("hw.hw", 22),
+        ("hw.table", 13),
+        ("hw.unknown", 5),
+        ("irq.hw", 22),
+        ("irq.miss_irq", 18),
+        ("irq.table", 0),
+        ("sunda_mode.table", 35),
+        ("sunda_mode.unknown", 5),
+        ("sunda_mode.hw", 0),
+    ];
     for arch in ALL {
         let mut c = Cosim::new(arch).unwrap();
         let r = scenario::dispatch(&mut c, d, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
@@ -433,7 +458,16 @@ fn a_core_looks_opcodes_up_through_the_hw_decode_port() {
     }
     // SUNDA has no CAM: the port faults (the core takes an exception).
     let mut c = Cosim::new(Arch::Sunda).unwrap();
-    let p = assemble(&format!("const16 a6, {}\n const16 a6, {}\n l32i a8, a6, 4\n halt 0\n .org 0x700\n halt 0\n .org 0x740\n halt 0\n .org 0x7c0\n halt 0\n", HWD_PORT >> 16, HWD_PORT & 0xffff), 0, &Options::tpb()).unwrap();
+    let p = assemble(
+        &format!(
+            "const16 a6, {}\n const16 a6, {}\n l32i a8, a6, 4\n halt 0\n .org 0x700\n halt 0\n .org 0x740\n halt 0\n .org 0x7c0\n halt 0\n",
+            HWD_PORT >> 16,
+            HWD_PORT & 0xffff
+        ),
+        0,
+        &Options::tpb(),
+    )
+    .unwrap();
     c.load_top_sp(&p.bytes, &[]).unwrap();
     let a = tpb_cosim::firmware::Addrs::new(c.map(), "t").reg(tpb_models::regmap::Engine::TopSp, "nx", "release_run_stall").unwrap();
     c.write32(a.into(), 0).unwrap();

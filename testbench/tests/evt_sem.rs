@@ -276,7 +276,11 @@ fn the_saved_proptest_failure_is_replayed() {
             .filter(|c| !c.trim().is_empty())
             .map(|c| {
                 let (bus_part, db_part) = c.split_once("db: ").unwrap();
-                let bus = bus_part.contains("Some(BusReq").then(|| BusReq { write: bus_part.contains("write: true"), addr: num(bus_part, "addr") as u32, wdata: num(bus_part, "wdata") as u32 });
+                let bus = bus_part.contains("Some(BusReq").then(|| BusReq {
+                    write: bus_part.contains("write: true"),
+                    addr: num(bus_part, "addr") as u32,
+                    wdata: num(bus_part, "wdata") as u32,
+                });
                 let db = db_part.starts_with("Some(DbReq").then(|| DbReq { index: num(db_part, "index") as u8, amount: num(db_part, "amount") as u32 });
                 Cycle { reset: c.contains("reset: true"), bus, db }
             })

@@ -34,14 +34,7 @@ int main(void) {
     let src = dir.join("t.c");
     std::fs::write(&src, prog).unwrap();
     let exe = dir.join("t");
-    let out = Command::new(gcc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-I"])
-        .arg(&inc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
+    let out = Command::new(gcc).args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-I"]).arg(&inc).arg(&src).arg("-o").arg(&exe).output().unwrap();
     assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
     let run = Command::new(&exe).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));

@@ -132,7 +132,12 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§2.3", &format!("{n} get_q7_params(2)"), mp.params.q7_params(2).map(tuple), Some((2, 0x3100000, 0x20000, 0x40000, 0x60000, 0x40000, 8)));
         p.pin("§2.3", &format!("{n} get_q7_params(5)"), mp.params.q7_params(5).map(tuple), Some((5, 0x3100000, 0x20000, 0x40000, 0x60000, 0x40000, 4)));
     }
-    p.pin("§2.3", "CAYMAN Q7 core DRAM SoC base/stride/size", (spec::CAYMAN_Q7_CORE_DRAM_SOC_BASE, spec::CAYMAN_Q7_CORE_DRAM_SOC_STRIDE, spec::CAYMAN_Q7_CORE_DRAM_BYTES), (0x2803180000, 0x100000, 256 * 1024));
+    p.pin(
+        "§2.3",
+        "CAYMAN Q7 core DRAM SoC base/stride/size",
+        (spec::CAYMAN_Q7_CORE_DRAM_SOC_BASE, spec::CAYMAN_Q7_CORE_DRAM_SOC_STRIDE, spec::CAYMAN_Q7_CORE_DRAM_BYTES),
+        (0x2803180000, 0x100000, 256 * 1024),
+    );
     for (what, got, want) in [
         ("Invalid owner v2", spec::msg::INVALID_Q7_OWNER_V2, "Invalid q7 owner %u for v2 (only pooling supported)"),
         ("Invalid owner", spec::msg::INVALID_Q7_OWNER, "Invalid q7 owner %u"),
@@ -144,8 +149,18 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     ] {
         p.pin("§2.4", &format!("message '{what}'"), got, want);
     }
-    p.pin("§2.5", "SUNDA nx_rsvd_space0..2", (hal_off(s, "nx", "nx_rsvd_space0"), hal_off(s, "nx", "nx_rsvd_space1"), hal_off(s, "nx", "nx_rsvd_space2")), (Some(0x83c), Some(0x840), Some(0x844)));
-    p.pin("§2.5", "SUNDA dma_tx_ring_base/length, q7_intr_info", (hal_off(s, "nx", "dma_tx_ring_base"), hal_off(s, "nx", "dma_tx_ring_length"), hal_off(s, "nx", "q7_intr_info")), (Some(0x70), Some(0x74), Some(0x838)));
+    p.pin(
+        "§2.5",
+        "SUNDA nx_rsvd_space0..2",
+        (hal_off(s, "nx", "nx_rsvd_space0"), hal_off(s, "nx", "nx_rsvd_space1"), hal_off(s, "nx", "nx_rsvd_space2")),
+        (Some(0x83c), Some(0x840), Some(0x844)),
+    );
+    p.pin(
+        "§2.5",
+        "SUNDA dma_tx_ring_base/length, q7_intr_info",
+        (hal_off(s, "nx", "dma_tx_ring_base"), hal_off(s, "nx", "dma_tx_ring_length"), hal_off(s, "nx", "q7_intr_info")),
+        (Some(0x70), Some(0x74), Some(0x838)),
+    );
     p.pin("§2.5", "CAYMAN has no swap registers", c.block("nx").unwrap().register("nx_rsvd_space0").is_none(), true);
     p.pin("§2.6", "SUNDA local-reg engine types", s.params.local_reg.engine_types, 5);
     p.pin("§2.6", "SUNDA Q7 arm owner0/owner1", (s.params.local_reg.q7_owner0, s.params.local_reg.q7_owner1), (0x60000, 0x2860000));
@@ -157,7 +172,12 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         let n = mp.arch.name();
         p.pin("§2.7", &format!("{n} HAL release_run_stall"), hal_off(mp, "nx", "release_run_stall"), Some(0x04));
         p.pin("§2.7", &format!("{n} HAL run_state"), hal_off(mp, "nx", "run_state"), Some(0x14));
-        p.pin("§2.7", &format!("{n} HAL engine_base_address_lo/hi"), (hal_off(mp, "nx", "engine_base_address_lo"), hal_off(mp, "nx", "engine_base_address_hi")), (Some(0x28), Some(0x2c)));
+        p.pin(
+            "§2.7",
+            &format!("{n} HAL engine_base_address_lo/hi"),
+            (hal_off(mp, "nx", "engine_base_address_lo"), hal_off(mp, "nx", "engine_base_address_hi")),
+            (Some(0x28), Some(0x2c)),
+        );
         p.pin("§2.7", &format!("{n} HAL dma_ctrl"), hal_off(mp, "nx", "dma_ctrl"), Some(0x40));
         p.pin("§2.7", &format!("{n} HAL dma_rx ring head/tail"), (hal_off(mp, "nx", "dma_rx_ring_head"), hal_off(mp, "nx", "dma_rx_ring_tail")), (Some(0x58), Some(0x5c)));
         p.pin("§2.7", &format!("{n} HAL mem_window2_lo/hi"), (hal_off(mp, "nx", "mem_window2_lo"), hal_off(mp, "nx", "mem_window2_hi")), (Some(0x210), Some(0x214)));
@@ -165,7 +185,12 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§2.7", &format!("{n} tpb_regs seq instr-debug ctrl"), hal_off(mp, "tpb", "seq_instr_dbg_ctrl"), Some(0x104));
         p.pin("§2.7", &format!("{n} tpb_regs notific_sw_queue_num0"), hal_off(mp, "tpb", "notific_sw_queue_num0"), Some(0xa00));
         let q = mp.block("tpb").unwrap().register("notific_sw_queue_num0").unwrap();
-        p.pin("§2.7", &format!("{n} notific engine-id nibble masks (cfg+0xe4<<20, cfg+0xe8<<24/<<16)"), (q.field("engine_id_a").unwrap().mask(), q.field("engine_id_b_hi").unwrap().mask(), q.field("engine_id_b_lo").unwrap().mask()), (0x00F0_0000, 0x0F00_0000, 0x000F_0000));
+        p.pin(
+            "§2.7",
+            &format!("{n} notific engine-id nibble masks (cfg+0xe4<<20, cfg+0xe8<<24/<<16)"),
+            (q.field("engine_id_a").unwrap().mask(), q.field("engine_id_b_hi").unwrap().mask(), q.field("engine_id_b_lo").unwrap().mask()),
+            (0x00F0_0000, 0x0F00_0000, 0x000F_0000),
+        );
     }
     p.pin("§2.7", "SUNDA TOP_SP set_host_trigger", hal_off(s, "top_sp", "host_trigger"), Some(0x848));
     p.pin("§2.7", "SUNDA TOP_SP stop", hal_off(s, "top_sp", "stop"), Some(0x84c));
@@ -179,19 +204,38 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
     p.pin("§2.7", "generated HAL constant: SUNDA host_trigger absolute", s.params.local_reg.top_sp + regs::sunda::top_sp::HOST_TRIGGER.offset as u64, 0x60848);
     for mp in [&s, &c, &m] {
         let n = mp.arch.name();
-        let nx = [("release_run_stall", 0x00), ("start_ctrl", 0x04), ("run_state", 0x08), ("dma_rx_base", 0x0c), ("dma_tx_base", 0x10), ("instr_halt_ctrl", 0x14), ("intr_ctrl", 0x18), ("intr_info", 0x1c)];
+        let nx = [
+            ("release_run_stall", 0x00),
+            ("start_ctrl", 0x04),
+            ("run_state", 0x08),
+            ("dma_rx_base", 0x0c),
+            ("dma_tx_base", 0x10),
+            ("instr_halt_ctrl", 0x14),
+            ("intr_ctrl", 0x18),
+            ("intr_info", 0x1c),
+        ];
         for (r, o) in nx {
             p.pin("§2.8", &format!("{n} device NX {r}"), dev_off(mp, "nx", r), Some(o));
         }
         let start = |b: &str| mp.block(b).map(|b| b.start);
-        p.pin("§2.8", &format!("{n} local-reg sub-blocks nx/evt_sem/windows/q7"), [start("nx"), start("evt_sem"), start("windows"), start("q7")], [Some(0), Some(0x1000), Some(0x2000), Some(0x3000)]);
+        p.pin(
+            "§2.8",
+            &format!("{n} local-reg sub-blocks nx/evt_sem/windows/q7"),
+            [start("nx"), start("evt_sem"), start("windows"), start("q7")],
+            [Some(0), Some(0x1000), Some(0x2000), Some(0x3000)],
+        );
         for (b, at) in spec::UNMODELLED_LOCAL_REG_BLOCKS {
             let clash = mp.blocks.iter().filter(|k| k.aperture == tpb_models::regmap::Aperture::LocalReg).find(|k| k.start <= at + 0xfff && at < k.end).map(|k| k.name.clone());
             p.pin("§2.8", &format!("{n} {b} at {at:#x}: no modelled block there"), clash, None);
         }
         p.pin("§2.8", &format!("{n} NX release_run_stall reset (1 = stalled)"), reset(mp, "nx", "release_run_stall"), Some(1));
         p.pin("§2.8", &format!("{n} device Q7 release_run_stall"), dev_off(mp, "q7", "release_run_stall"), Some(0x3000));
-        p.pin("§2.8", &format!("{n} Q7 release_run_stall width/reset"), mp.block("q7").unwrap().register("release_run_stall").map(|r| (r.fields[0].width, r.reset_word())), Some((8, 0xff)));
+        p.pin(
+            "§2.8",
+            &format!("{n} Q7 release_run_stall width/reset"),
+            mp.block("q7").unwrap().register("release_run_stall").map(|r| (r.fields[0].width, r.reset_word())),
+            Some((8, 0xff)),
+        );
         p.pin("§2.8", &format!("{n} device Q7 start_ctrl"), dev_off(mp, "q7", "start_ctrl"), Some(0x3004));
         let rs: Vec<Option<u32>> = (0..8).map(|i| dev_off(mp, "q7", &format!("run_state_{i}"))).collect();
         p.pin("§2.8", &format!("{n} device Q7 run_state_0..7"), rs, (0..8).map(|i| Some(0x3008 + 4 * i)).collect());
@@ -199,7 +243,12 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         let ii: Vec<Option<u32>> = (0..8).map(|i| dev_off(mp, "q7", &format!("intr_info_{i}"))).collect();
         p.pin("§2.8", &format!("{n} device Q7 intr_info_0..7"), ii, (0..8).map(|i| Some(0x302c + 4 * i)).collect());
         let w = mp.block("windows").unwrap();
-        p.pin("§2.8", &format!("{n} window bundle base / stride"), (w.start, w.register("window1_src_lo").unwrap().offset - w.register("window0_src_lo").unwrap().offset), (0x2000, 0x1c));
+        p.pin(
+            "§2.8",
+            &format!("{n} window bundle base / stride"),
+            (w.start, w.register("window1_src_lo").unwrap().offset - w.register("window0_src_lo").unwrap().offset),
+            (0x2000, 0x1c),
+        );
         // The HAL's writes land on the register of the same name in the RTL view (the GOTCHA).
         let nxb = mp.block("nx").unwrap();
         p.pin("§2.8", &format!("{n} HAL +0x04 decodes to release_run_stall"), nxb.register_at(0x04).map(|r| r.name.as_str()), Some("release_run_stall"));
@@ -207,7 +256,12 @@ fn section_2(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§2.8", &format!("{n} NX block decodes the HAL view"), nxb.rtl_view, View::Hal);
     }
     p.pin("§2.8", "window bundle stride constant", spec::WINDOW_BUNDLE_STRIDE, 0x1c);
-    p.pin("§2.8", "unmodelled sub-block bases hw_decode/tensor_replace/notific", spec::UNMODELLED_LOCAL_REG_BLOCKS.iter().map(|(_, b)| *b).collect::<Vec<_>>(), vec![0x4000, 0x5000, 0x6000]);
+    p.pin(
+        "§2.8",
+        "unmodelled sub-block bases hw_decode/tensor_replace/notific",
+        spec::UNMODELLED_LOCAL_REG_BLOCKS.iter().map(|(_, b)| *b).collect::<Vec<_>>(),
+        vec![0x4000, 0x5000, 0x6000],
+    );
 }
 
 /// DIGEST §3 (and §6's SPAD sizes): EVT_SEM, the TOP_SP bases and routing.

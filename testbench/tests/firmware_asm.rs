@@ -53,7 +53,9 @@ fn the_assembler_prelude_and_the_c_header_give_the_same_names_the_same_values() 
         let inc = header::render_asm(&map).unwrap();
         let h = header::render(&map).unwrap();
         let from_inc = |n: &str| inc.lines().find_map(|l| l.strip_prefix(&format!(".equ {n}, ")).map(|v| u32::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()));
-        let from_h = |n: &str| h.lines().find_map(|l| l.strip_prefix(&format!("#define {n} ")).map(|v| u32::from_str_radix(v.split('u').next().unwrap().trim_start_matches("0x"), 16).unwrap()));
+        let from_h = |n: &str| {
+            h.lines().find_map(|l| l.strip_prefix(&format!("#define {n} ")).map(|v| u32::from_str_radix(v.split('u').next().unwrap().trim_start_matches("0x"), 16).unwrap()))
+        };
         for n in ["TPB_SEM_POOL", "TPB_DRAM_BASE", "TPB_POOL_Q7_RELEASE_RUN_STALL_ADDR", "TPB_SEM_INC_OFF"] {
             assert_eq!(from_inc(n), from_h(n), "{}: {n}", arch.name());
             assert!(from_inc(n).is_some(), "{}: {n} missing", arch.name());
@@ -77,7 +79,11 @@ fn core_registers_and_hal_calls_as_steps() {
     let text = std::fs::read_to_string(example()).unwrap() + "\n[[step]]\nhal = \"topsp_set_host_trigger\"\n[[step]]\nexpect = \"top_sp.evt_sem.read[104]\"\nvalue = 1\n";
     let o = run(&TbFile::parse(&example(), &text).unwrap(), Arch::Cayman, &RunOpts::default());
     assert!(o.result.is_ok(), "{:?}", o.result);
-    for (bad, want) in [("hal = \"reboot\"", "not a HAL call a step can make"), ("expect_reg = \"q7[1].b2\"\nvalue = 1", "'b2' is not a register"), ("expect_reg = \"a2\"\nvalue = 1", "write core.register")] {
+    for (bad, want) in [
+        ("hal = \"reboot\"", "not a HAL call a step can make"),
+        ("expect_reg = \"q7[1].b2\"\nvalue = 1", "'b2' is not a register"),
+        ("expect_reg = \"a2\"\nvalue = 1", "write core.register"),
+    ] {
         let text = format!("{}\n[[step]]\n{bad}\n", std::fs::read_to_string(example()).unwrap());
         let e = TbFile::parse(&example(), &text).unwrap_err().to_string();
         assert!(e.contains(want), "{bad}: {e}");

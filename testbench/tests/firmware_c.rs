@@ -61,7 +61,8 @@ fn the_seq_prints_over_the_stdio_tx_ring_on_every_generation() {
     std::fs::write(dir.join("many.c"), "#include \"tpb_fw.h\"\nint main(void) {\n    for (int i = 0; i < 5; i++) tpb_tx_puts(\"a line\");\n    return 0;\n}\n").unwrap();
     std::fs::write(dir.join("q7.S"), std::fs::read_to_string(repo_root().join("testbench/examples/firmware/q7_sum.S")).unwrap()).unwrap();
     std::fs::write(dir.join("tpb_sem.inc"), std::fs::read_to_string(repo_root().join("testbench/examples/firmware/tpb_sem.inc")).unwrap()).unwrap();
-    let toml = "[firmware.seq]\nc = [\"many.c\"]\n[firmware.q7]\nasm = \"q7.S\"\n[[step]]\nstpb_init = true\ndma = true\n[[step]]\nwait_halted = \"seq\"\n[[step]]\ntx_console = true\n";
+    let toml =
+        "[firmware.seq]\nc = [\"many.c\"]\n[firmware.q7]\nasm = \"q7.S\"\n[[step]]\nstpb_init = true\ndma = true\n[[step]]\nwait_halted = \"seq\"\n[[step]]\ntx_console = true\n";
     std::fs::write(dir.join("many.toml"), toml).unwrap();
     let f = TbFile::load(&dir.join("many.toml")).unwrap_or_else(|e| panic!("{e}"));
     let (err, _) = outcome(&f, Arch::Cayman);
@@ -73,7 +74,11 @@ fn the_seq_prints_over_the_stdio_tx_ring_on_every_generation() {
 fn a_wrong_expectation_in_the_c_example_fails() {
     let text = std::fs::read_to_string(example()).unwrap();
     // q7[5]'s checksum, one off; the barrier semaphore's count; q7[7]'s console line.
-    for (from, to, want) in [("value = 197376", "value = 197377", "q7[5]: main returned 0x30300, expected 0x30301"), ("value = 8\n", "value = 7\n", "pool.evt_sem.read[10]: expected 0x7, got 0x8"), ("sum 263168 = ", "sum 263169 = ", "q7[7]: no console line contains \"core 7: sum 263169 = 0x00040400\"; its lines: \"core 7: sum 263168 = 0x00040400\"")] {
+    for (from, to, want) in [
+        ("value = 197376", "value = 197377", "q7[5]: main returned 0x30300, expected 0x30301"),
+        ("value = 8\n", "value = 7\n", "pool.evt_sem.read[10]: expected 0x7, got 0x8"),
+        ("sum 263168 = ", "sum 263169 = ", "q7[7]: no console line contains \"core 7: sum 263169 = 0x00040400\"; its lines: \"core 7: sum 263168 = 0x00040400\""),
+    ] {
         let path = example().with_file_name("tampered.toml");
         let file = TbFile::parse(&path, &text.replacen(from, to, 1)).unwrap();
         let (fail, _) = outcome(&file, Arch::Cayman);
@@ -85,7 +90,11 @@ fn a_wrong_expectation_in_the_c_example_fails() {
 #[test]
 fn an_exception_names_the_core_cause_symbol_and_instruction() {
     let dir = scratch("c-exception");
-    std::fs::write(dir.join("bad.c"), "#include \"tpb_fw.h\"\nvolatile uint32_t n;\nint main(void) {\n    n = 1;\n    __asm__ volatile(\".byte 0x00, 0x00, 0x00\"); /* ILL */\n    return 0;\n}\n").unwrap();
+    std::fs::write(
+        dir.join("bad.c"),
+        "#include \"tpb_fw.h\"\nvolatile uint32_t n;\nint main(void) {\n    n = 1;\n    __asm__ volatile(\".byte 0x00, 0x00, 0x00\"); /* ILL */\n    return 0;\n}\n",
+    )
+    .unwrap();
     let toml = "[firmware.q7]\nc = [\"bad.c\"]\n[[step]]\nstpb_init = true\n[[step]]\nwait_halted = \"q7\"\ntimeout = 20000\n";
     let file = TbFile::parse(&dir.join("bad.toml"), toml).unwrap();
     let (fail, _) = outcome(&file, Arch::Cayman);

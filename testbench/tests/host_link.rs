@@ -6,9 +6,9 @@
 
 use rust_hdl::prelude::*;
 use std::collections::HashMap;
+use tpb_cosim::uart::{UartReceiver, UartSender};
 use tpb_hdl::host_link::HostBridge;
 use tpb_models::hostlink::{self, Request, Response, Status, RESPONSE_BYTES};
-use tpb_cosim::uart::{UartReceiver, UartSender};
 
 const DIV: u32 = 4;
 /// BAR0 addresses from here on answer with a bus error…

@@ -66,7 +66,8 @@ fn notification_records_name_the_engine_and_the_class_by_literal_numbers() {
         t.write("tpb.tpb.notific_ring_size", 64).unwrap();
         t.write("tpb.tpb.notific_enable", 0b111).unwrap();
         let has_tpb_sp = t.names().map().params.local_reg_base(tpb_models::regmap::Engine::TpbSp).is_some();
-        let engines: Vec<(&str, u32)> = [("pe", 0), ("act", 1), ("pool", 2), ("dve", 3), ("tpb_sp", 4), ("top_sp", 5)].into_iter().filter(|(e, _)| *e != "tpb_sp" || has_tpb_sp).collect();
+        let engines: Vec<(&str, u32)> =
+            [("pe", 0), ("act", 1), ("pool", 2), ("dve", 3), ("tpb_sp", 4), ("top_sp", 5)].into_iter().filter(|(e, _)| *e != "tpb_sp" || has_tpb_sp).collect();
         for (k, (e, _)) in engines.iter().enumerate() {
             t.write(&format!("{e}.evt_sem.set[{}]", 10 + k), 1).unwrap();
             t.wait(4);

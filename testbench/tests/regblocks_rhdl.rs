@@ -92,12 +92,8 @@ fn write_read_back_per_access_type() {
             }
             for pattern in [0xffff_ffffu32, 0xa5a5_5a5a, 0x0000_0000, 0x1234_5678] {
                 // Value of each stored field before the write.
-                let before: BTreeMap<String, u64> = r
-                    .fields
-                    .iter()
-                    .filter(|f| f.access.is_stored())
-                    .map(|f| (f.name.clone(), t.output(&format!("{}_o", port_base(r, f))).unwrap()))
-                    .collect();
+                let before: BTreeMap<String, u64> =
+                    r.fields.iter().filter(|f| f.access.is_stored()).map(|f| (f.name.clone(), t.output(&format!("{}_o", port_base(r, f))).unwrap())).collect();
                 let w = t.write(r.offset, pattern);
                 assert!(w.valid && !w.err, "{}: write not acknowledged: {w:?}", ctx(arch, &b, r));
                 let mut expect = 0u32;

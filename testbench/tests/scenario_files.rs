@@ -90,13 +90,19 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     let e = mutated("barrier", "by = \"q7[0]\"\nvalue = 8", "by = \"q7[1]\"\nvalue = 8", Arch::Cayman);
     assert!(e.contains("writes to pool.evt_sem.dec[0]") && e.contains("by q7[1] of 0x8") && e.contains("the log holds none") && e.contains("q7[0] write"), "{e}");
     // On SUNDA the SEQ releases the Q7 cores, not the host.
-    let e = mutated("bringup", "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"seq\"", "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"host\"", Arch::Sunda);
+    let e = mutated(
+        "bringup",
+        "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"seq\"",
+        "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"host\"",
+        Arch::Sunda,
+    );
     assert!(e.contains("by the host") && e.contains("seq write"), "{e}");
     // The SEQ halts itself once after the restart, not twice.
     let e = mutated("halt-start", "since = \"restarted\"\ncount = 1", "since = \"restarted\"\ncount = 2", Arch::Mariana);
     assert!(e.contains("expected 2 writes to pool.nx.instr_halt_ctrl") && e.contains("since mark 'restarted'") && e.contains("holds 1"), "{e}");
     // A core register that never gets there: the cores named, with what they hold.
-    let e = mutated("interrupt", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x20\ntimeout = 50000", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x30\ntimeout = 500", Arch::Cayman);
+    let e =
+        mutated("interrupt", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x20\ntimeout = 50000", "poll_reg = \"q7.ps\"\nmask = 0x30\nvalue = 0x30\ntimeout = 500", Arch::Cayman);
     assert!(e.contains("after 500 cycles, under mask 0x30 still not 0x30: q7[0].ps = 0x20"), "{e}");
     // Every SPAD word by the init DMA, before host_trigger: a program loaded
     // by BAR0 writes instead (load = "pio") has none by the DMA.

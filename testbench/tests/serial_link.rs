@@ -18,7 +18,8 @@ use tpb_models::regmap::{builtin, Arch};
 fn session(hal: &Hal, bar0: &mut dyn Mmio) {
     let map = builtin(Arch::Cayman).unwrap();
     let iram: Vec<u8> = (0..600u32).flat_map(|k| (k.wrapping_mul(0x0101_0101) ^ 0x55aa).to_le_bytes()).collect();
-    let mut cfg = StpbConfig::new(UcodeImages { iram: iram[..400].to_vec(), dram: vec![1, 2, 3, 4, 0, 0, 0, 0, 9, 9, 9, 9] }, UcodeImages { iram, dram: 20u32.to_le_bytes().to_vec() });
+    let mut cfg =
+        StpbConfig::new(UcodeImages { iram: iram[..400].to_vec(), dram: vec![1, 2, 3, 4, 0, 0, 0, 0, 9, 9, 9, 9] }, UcodeImages { iram, dram: 20u32.to_le_bytes().to_vec() });
     cfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0x100, length: 8 }, tx: RingConfig { base: 0x200, length: 8 }, mem_window2: 0 });
     hal.stpb_init(bar0, &cfg, None).unwrap();
     // Doorbells: the CTRL and SLOT SPADs loaded and the TOP_SP kicked, the
@@ -37,7 +38,17 @@ fn session(hal: &Hal, bar0: &mut dyn Mmio) {
     let _ = bar0.read32(ctx.pool_base() + u64::from(ctx.regs.nx.run_state.offset)).unwrap();
     let l = map.params.q7_layout(map.params.q7.pooling.owner).unwrap();
     let region = |name: &str| map.params.bar0_regions().iter().find(|r| r.name == name).unwrap().region.base;
-    for a in [l.iram(0), l.iram(0) + 4 * 599, l.iram(7), l.iram(7) + 0x4000, l.dram(3), region("seq.iram") + 396, region("seq.dram") + 8, region("top_sp.ctrl_spad") + 60, region("top_sp.slot_spad") + 92] {
+    for a in [
+        l.iram(0),
+        l.iram(0) + 4 * 599,
+        l.iram(7),
+        l.iram(7) + 0x4000,
+        l.dram(3),
+        region("seq.iram") + 396,
+        region("seq.dram") + 8,
+        region("top_sp.ctrl_spad") + 60,
+        region("top_sp.slot_spad") + 92,
+    ] {
         let _ = bar0.read32(a).unwrap();
     }
 }

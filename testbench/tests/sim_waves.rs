@@ -33,7 +33,13 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_tpb"), bin.join("tpb")).unwrap();
     std::fs::write(dir.join("moved.sh"), moved).unwrap();
-    let mut child = std::process::Command::new("sh").arg(dir.join("moved.sh")).env("PATH", format!("{}:/usr/bin:/bin", bin.display())).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut child = std::process::Command::new("sh")
+        .arg(dir.join("moved.sh"))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"0020c0\n").unwrap();
     assert_eq!(String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout), "memw\n");
     let names: Vec<String> = gtkw.lines().filter_map(|l| l.strip_prefix("TOP.")).map(|l| l.split('[').next().unwrap().to_string()).collect();
@@ -73,7 +79,11 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
-    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n").unwrap();
+    std::fs::write(
+        &bad,
+        "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n",
+    )
+    .unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
@@ -95,7 +105,24 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("nx_dispatch.S: handler 0 (opcode 0x41) is keyed on func"), "{err}");
-    for n in ["bringup", "doorbell", "barrier", "mesh", "halt-start", "notify", "interrupt", "q7-kernels", "dispatch", "windows", "allreduce-ring", "allreduce-mesh", "allreduce-kangaring", "allreduce-hier", "barrier-global", "tsync"] {
+    for n in [
+        "bringup",
+        "doorbell",
+        "barrier",
+        "mesh",
+        "halt-start",
+        "notify",
+        "interrupt",
+        "q7-kernels",
+        "dispatch",
+        "windows",
+        "allreduce-ring",
+        "allreduce-mesh",
+        "allreduce-kangaring",
+        "allreduce-hier",
+        "barrier-global",
+        "tsync",
+    ] {
         assert!(out.lines().any(|l| l.starts_with(n)), "{n}: {out}");
     }
 }
@@ -135,7 +162,8 @@ fn the_doorbell_save_file_names_values_and_marks_the_checked_events() {
     let filt = |t: &str| f.traces.iter().find(|x| x.0.starts_with(t)).unwrap_or_else(|| panic!("{t}: {:?}", f.traces)).clone();
     let (_, file, _) = filt("req_addr");
     let text = std::fs::read_to_string(file.expect("req_addr has a translate filter")).unwrap();
-    let table: std::collections::HashMap<String, String> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let table: std::collections::HashMap<String, String> =
+        text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
     let bar0 = tpb_models::hal::AddressSpace::new(tpb_models::regmap::builtin(Arch::Cayman).unwrap());
     let read = tpb_cosim::waves::read(&vcd, &["req_addr".into(), "req_valid".into()]).unwrap();
     let mut named = 0;
@@ -175,7 +203,18 @@ fn readme_diagrams_are_fresh() {
     let dir = root.join("target/cosim-readme");
     let _ = std::fs::remove_dir_all(&dir);
     let body = |t: String| t.lines().filter(|l| !l.starts_with("<!-- GENERATED")).collect::<Vec<_>>().join("\n");
-    let runs = [("bringup", "cayman"), ("doorbell", "cayman"), ("halt-start", "cayman"), ("notify", "cayman"), ("interrupt", "cayman"), ("q7-kernels", "sunda"), ("dispatch", "cayman"), ("windows", "cayman"), ("allreduce-ring", "cayman"), ("tsync", "cayman")];
+    let runs = [
+        ("bringup", "cayman"),
+        ("doorbell", "cayman"),
+        ("halt-start", "cayman"),
+        ("notify", "cayman"),
+        ("interrupt", "cayman"),
+        ("q7-kernels", "sunda"),
+        ("dispatch", "cayman"),
+        ("windows", "cayman"),
+        ("allreduce-ring", "cayman"),
+        ("tsync", "cayman"),
+    ];
     for (s, arch) in runs {
         let vcd = dir.join(format!("{s}.{arch}.vcd"));
         let (code, out, err) = tpb(&["sim", s, "--arch", arch, "--vcd", vcd.to_str().unwrap()]);
@@ -199,7 +238,10 @@ fn readme_diagrams_are_fresh() {
         let name = format!("{s}.{arch}.{g}.svg");
         let fresh = body(std::fs::read_to_string(dir.join(&name)).unwrap());
         let checked_in = body(std::fs::read_to_string(root.join("docs/waves").join(&name)).unwrap());
-        assert!(fresh == checked_in, "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch {arch} --vcd waves/{s}.{arch}.vcd && cp waves/{name} docs/waves/");
+        assert!(
+            fresh == checked_in,
+            "docs/waves/{name} is stale: cargo run --release --bin tpb -- sim {s} --arch {arch} --vcd waves/{s}.{arch}.vcd && cp waves/{name} docs/waves/"
+        );
     }
 }
 
@@ -253,4 +295,3 @@ fn doorbell_waves_show_the_cores_and_the_host_through_the_probes() {
     let seq = tpb_cosim::firmware::nx_boot(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), false).unwrap();
     assert!(vals(4).contains(&u64::from(seq.labels["boot"])), "the SEQ's PC passes the trampoline's boot label");
 }
-

@@ -139,7 +139,8 @@ fn file_errors_name_file_line_column_and_key() {
 
 #[test]
 fn per_generation_sections_add_constants_and_steps() {
-    let src = "[consts]\nV = 1\n[[step]]\nwrite = \"top_sp.evt_sem.set[1]\"\nvalue = \"V\"\n[sunda.consts]\nV = 2\n[[sunda.step]]\nexpect = \"top_sp.evt_sem.read[1]\"\nvalue = 2\n";
+    let src =
+        "[consts]\nV = 1\n[[step]]\nwrite = \"top_sp.evt_sem.set[1]\"\nvalue = \"V\"\n[sunda.consts]\nV = 2\n[[sunda.step]]\nexpect = \"top_sp.evt_sem.read[1]\"\nvalue = 2\n";
     let f = TbFile::parse(Path::new("g.toml"), src).unwrap();
     let (steps, consts) = f.for_arch(Arch::Sunda);
     assert_eq!((steps.len(), consts["V"]), (2, 2));
@@ -287,7 +288,11 @@ fn the_readme_first_testbench_works_as_written() {
     std::fs::write(&file, toml.replacen("value = 0xff", "value = 0x7f", 1)).unwrap();
     let (code, out, _) = tpb(&["test", file.to_str().unwrap(), "--vcd", dir.join("waves").to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
-    for line in ["at line 5:1, cycle 264", "step: expect = \"pool.q7.release_run_stall\"", "pool.q7.release_run_stall: expected 0x7f, got 0xff at cycle 264 (fields: stall expected 0x7f got 0xff)"] {
+    for line in [
+        "at line 5:1, cycle 264",
+        "step: expect = \"pool.q7.release_run_stall\"",
+        "pool.q7.release_run_stall: expected 0x7f, got 0xff at cycle 264 (fields: stall expected 0x7f got 0xff)",
+    ] {
         assert!(out.contains(line) && readme.contains(line), "{line}\n{out}");
     }
     assert!(dir.join("waves/my-first.cayman.vcd").exists());
@@ -302,7 +307,10 @@ fn the_readme_first_testbench_works_as_written() {
 fn with_map_refuses_a_map_its_top_does_not_implement() {
     use tpb_models::regmap::{builtin_files, load};
     let files = |edit: bool| -> Vec<(PathBuf, String)> {
-        builtin_files(Arch::Cayman).iter().map(|(p, t)| (p.into(), if edit && p.ends_with("common/q7.toml") { t.replacen("reset = 0xff", "reset = 0x0f", 1) } else { t.to_string() })).collect()
+        builtin_files(Arch::Cayman)
+            .iter()
+            .map(|(p, t)| (p.into(), if edit && p.ends_with("common/q7.toml") { t.replacen("reset = 0xff", "reset = 0x0f", 1) } else { t.to_string() }))
+            .collect()
     };
     let map = load::from_sources(Arch::Cayman, &files(true)).unwrap();
     assert_eq!(map.block("q7").unwrap().register("release_run_stall").unwrap().reset_word(), 0x0f, "the edit took");

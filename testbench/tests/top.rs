@@ -82,7 +82,11 @@ fn diff(r: &Outputs, g: &Outputs) -> String {
     line("q7_run_stall", format!("{:#x}", r.q7_run_stall), format!("{:#x}", g.q7_run_stall));
     line("sem_notif", format!("{:#x}/{}", r.sem_notif_valid, r.sem_notif_index), format!("{:#x}/{}", g.sem_notif_valid, g.sem_notif_index));
     line("dma db_valid/busy", format!("{}/{}", r.dma_db_valid, r.dma_busy), format!("{}/{}", g.dma_db_valid, g.dma_busy));
-    line("start nx/addr q7/addr", format!("{:#x}/{:#x} {:#x}/{:#x}", r.nx_start, r.nx_start_addr, r.q7_start, r.q7_start_addr), format!("{:#x}/{:#x} {:#x}/{:#x}", g.nx_start, g.nx_start_addr, g.q7_start, g.q7_start_addr));
+    line(
+        "start nx/addr q7/addr",
+        format!("{:#x}/{:#x} {:#x}/{:#x}", r.nx_start, r.nx_start_addr, r.q7_start, r.q7_start_addr),
+        format!("{:#x}/{:#x} {:#x}/{:#x}", g.nx_start, g.nx_start_addr, g.q7_start, g.q7_start_addr),
+    );
     line("irq nx/q7", format!("{:#x}/{:#x}", r.nx_irq, r.q7_irq), format!("{:#x}/{:#x}", g.nx_irq, g.q7_irq));
     line("notific_head", format!("{}", r.notific_head), format!("{}", g.notific_head));
     line("timestamp", format!("{:#x}", r.timestamp), format!("{:#x}", g.timestamp));
@@ -151,7 +155,6 @@ proptest::proptest! {
 fn fpga_sized_top_matches_its_golden_model() {
     random(Arch::Cayman, true, 0xf, 5_000);
 }
-
 
 /// A top driven one bus access at a time (other pins idle unless set).
 struct Bench {
@@ -426,13 +429,7 @@ fn hal_bringup_on_the_rtl_top_releases_what_each_generation_releases() {
             b.write(lr(arch, Engine::Pool) + 0x3000, 0);
         }
         // Core 7 fetches its first IRAM word and loads its first DRAM word.
-        b.pins.q7[7] = tpb_models::golden::q7_cluster::PortIn {
-            if_valid: true,
-            if_addr: 0,
-            ls_valid: true,
-            ls_addr: tpb_models::xtensa::config::DRAM_BASE,
-            ..Default::default()
-        };
+        b.pins.q7[7] = tpb_models::golden::q7_cluster::PortIn { if_valid: true, if_addr: 0, ls_valid: true, ls_addr: tpb_models::xtensa::config::DRAM_BASE, ..Default::default() };
         b.step(false, None);
         b.pins = Default::default();
         let o = b.step(false, None);

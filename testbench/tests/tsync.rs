@@ -22,7 +22,13 @@ fn every_die_aligns_its_timestamp_with_the_leader_on_2_4_8_and_16_dies() {
         // Per follower: SYNC from the leader, DELAY_REQ back, then the T1
         // and T4 pairs and DELAY_RESP from the leader.
         assert_eq!(m.remote, 7 * (n as u64 - 1), "{n} dies");
-        println!("{arch:?} {n:>2} dies: skew {:>5} -> {} cycles, sync {} cycles, {} checks", r.get("max_skew_before"), r.get("max_skew_after"), r.get("sync_cycles"), r.checks.len());
+        println!(
+            "{arch:?} {n:>2} dies: skew {:>5} -> {} cycles, sync {} cycles, {} checks",
+            r.get("max_skew_before"),
+            r.get("max_skew_after"),
+            r.get("sync_cycles"),
+            r.checks.len()
+        );
     }
 }
 

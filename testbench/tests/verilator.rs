@@ -61,8 +61,7 @@ fn verilator_matches_rust_hdl_every_cycle() {
         let map = builtin(arch).unwrap();
         let mut dut = Dut::new(arch).unwrap();
         let mut rhdl = simulator(&map, false).unwrap();
-        lockstep(arch, &mut dut, &mut *rhdl, 0x77, 3_000)
-        .unwrap_or_else(|e| panic!("{e}"));
+        lockstep(arch, &mut dut, &mut *rhdl, 0x77, 3_000).unwrap_or_else(|e| panic!("{e}"));
         println!("{arch:?}: Verilator == rust-hdl for 3000 cycles");
     }
 }
@@ -287,8 +286,7 @@ fn the_three_evaluation_schedule_gives_the_same_results() {
     let map = builtin(Arch::Cayman).unwrap();
     let mut dut = Dut::new(Arch::Cayman).unwrap().with_negedge_eval(true);
     let mut gold = GoldenTop::new(&map, MemBits::full(&map.params)).unwrap();
-    lockstep(Arch::Cayman, &mut dut, &mut gold, 0x3e, 20_000)
-    .unwrap_or_else(|e| panic!("{e}"));
+    lockstep(Arch::Cayman, &mut dut, &mut gold, 0x3e, 20_000).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A model built and loaded at run time (`tpb_cosim::vlbuild`, as `tpb bench

@@ -84,14 +84,8 @@ fn generated_files_carry_a_banner() {
 fn verilator_lint_is_clean() {
     let vlt = repo_root().join("hdl/verilator.vlt");
     for (module, path) in verilog_files() {
-        let out = run("verilator", &["--lint-only", "-Wall", vlt.to_str().unwrap(), path.to_str().unwrap(), "--top-module", &module])
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            out.status.success(),
-            "verilator lint of {} failed:\n{}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = run("verilator", &["--lint-only", "-Wall", vlt.to_str().unwrap(), path.to_str().unwrap(), "--top-module", &module]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "verilator lint of {} failed:\n{}", path.display(), String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -179,14 +173,7 @@ fn ice40_stat(path: &Path, module: &str) -> (u64, u64, u64) {
     let out = run("yosys", &["-q", "-p", &script]).unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "yosys failed on {module}:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    let count = |cell: &str| -> u64 {
-        stdout
-            .lines()
-            .map(str::trim)
-            .filter(|l| l.starts_with(cell))
-            .map(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap())
-            .sum()
-    };
+    let count = |cell: &str| -> u64 { stdout.lines().map(str::trim).filter(|l| l.starts_with(cell)).map(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap()).sum() };
     (count("SB_LUT4"), count("SB_DFF"), count("SB_RAM40_4K"))
 }
 

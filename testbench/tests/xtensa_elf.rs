@@ -77,10 +77,7 @@ fn bad_images_are_refused_whole() {
     let mut mem = tpb_models::xtensa::MemorySpace::from_map(&cfg.memory).unwrap();
     let bad = elf::Image {
         entry: 0,
-        segments: vec![
-            elf::Segment { addr: 0x5000_0000, data: vec![0xaa; 4], mem_size: 4 },
-            elf::Segment { addr: 0x7000_0000, data: vec![1; 4], mem_size: 4 },
-        ],
+        segments: vec![elf::Segment { addr: 0x5000_0000, data: vec![0xaa; 4], mem_size: 4 }, elf::Segment { addr: 0x7000_0000, data: vec![1; 4], mem_size: 4 }],
     };
     let e = bad.load(&mut mem).unwrap_err();
     assert!(e.to_string().contains("0x70000000"), "{e}");

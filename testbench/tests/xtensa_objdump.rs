@@ -29,11 +29,8 @@ fn norm(s: &str) -> String {
 
 /// objdump lines: (address, byte count, text).
 fn objdump(bin: &std::path::Path) -> Vec<(u32, usize, String)> {
-    let out = tools::run(
-        "xtensa-lx106-elf-objdump",
-        &["-D", "-b", "binary", "-m", "xtensa", &format!("--adjust-vma={BASE:#x}"), "-z", bin.to_str().unwrap()],
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let out = tools::run("xtensa-lx106-elf-objdump", &["-D", "-b", "binary", "-m", "xtensa", &format!("--adjust-vma={BASE:#x}"), "-z", bin.to_str().unwrap()])
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(out.status.success(), "objdump failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let mut v = Vec::new();

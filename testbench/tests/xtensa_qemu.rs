@@ -30,8 +30,8 @@ enum Kind {
 }
 
 const ALU3: &[&str] = &[
-    "add", "addx2", "addx4", "addx8", "sub", "subx2", "subx4", "subx8", "and", "or", "xor", "mull", "mul16u", "mul16s", "min", "max", "minu", "maxu",
-    "moveqz", "movnez", "movltz", "movgez", "src",
+    "add", "addx2", "addx4", "addx8", "sub", "subx2", "subx4", "subx8", "and", "or", "xor", "mull", "mul16u", "mul16s", "min", "max", "minu", "maxu", "moveqz", "movnez", "movltz",
+    "movgez", "src",
 ];
 
 struct Gen {
@@ -153,10 +153,7 @@ impl Gen {
                 ["bltui", "bgeui"][self.r(0, 1) as usize],
                 [32768, 65536, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256][self.r(0, 15) as usize]
             ),
-            3..=5 => format!(
-                "{} a{a}, a{b}, {target}",
-                ["beq", "bne", "blt", "bge", "bltu", "bgeu", "bany", "bnone", "ball", "bnall", "bbc", "bbs"][self.r(0, 11) as usize]
-            ),
+            3..=5 => format!("{} a{a}, a{b}, {target}", ["beq", "bne", "blt", "bge", "bltu", "bgeu", "bany", "bnone", "ball", "bnall", "bbc", "bbs"][self.r(0, 11) as usize]),
             6 => format!("{} a{a}, {}, {target}", ["bbci", "bbsi"][self.r(0, 1) as usize], self.r(0, 31)),
             7 => format!("{} a{a}, {target}", ["beqz.n", "bnez.n"][self.r(0, 1) as usize]),
             _ => format!("j {target}"),
@@ -199,101 +196,101 @@ impl Gen {
     /// Forward branches of every kind, zero-overhead loops and indirect
     /// jumps (their targets go to `jx_targets`, for the literal pool).
     fn branches(&mut self, jx_targets: &mut Vec<String>) {
-    for _ in 0..self.r(8, 20) {
-        let l = self.fresh();
-        match self.r(0, 4) {
-            0 => {
-                // a zero-overhead loop with a small trip count
-                let c = self.reg(&[1]);
-                let n = self.r(1, 5);
-                self.line(format!("movi a{c}, {n}"));
-                {
-                    let l = format!("{} a{c}, {l}", ["loop", "loopnez", "loopgtz"][self.r(0, 2) as usize]);
-                    self.line(l);
+        for _ in 0..self.r(8, 20) {
+            let l = self.fresh();
+            match self.r(0, 4) {
+                0 => {
+                    // a zero-overhead loop with a small trip count
+                    let c = self.reg(&[1]);
+                    let n = self.r(1, 5);
+                    self.line(format!("movi a{c}, {n}"));
+                    {
+                        let l = format!("{} a{c}, {l}", ["loop", "loopnez", "loopgtz"][self.r(0, 2) as usize]);
+                        self.line(l);
+                    }
+                    for _ in 0..self.r(1, 5) {
+                        self.alu(&[1]);
+                    }
                 }
-                for _ in 0..self.r(1, 5) {
-                    self.alu(&[1]);
+                1 => {
+                    // an indirect jump through a literal
+                    let r = self.reg(&[1]);
+                    self.line(format!("l32r a{r}, jptr{}", jx_targets.len()));
+                    self.line(format!("jx a{r}"));
+                    jx_targets.push(l.clone());
+                    for _ in 0..self.r(1, 3) {
+                        self.alu(&[1]);
+                    }
+                }
+                _ => {
+                    self.branch(&l);
+                    for _ in 0..self.r(1, 6) {
+                        self.alu(&[1]);
+                    }
                 }
             }
-            1 => {
-                // an indirect jump through a literal
-                let r = self.reg(&[1]);
-                self.line(format!("l32r a{r}, jptr{}", jx_targets.len()));
-                self.line(format!("jx a{r}"));
-                jx_targets.push(l.clone());
-                for _ in 0..self.r(1, 3) {
-                    self.alu(&[1]);
-                }
-            }
-            _ => {
-                self.branch(&l);
-                for _ in 0..self.r(1, 6) {
-                    self.alu(&[1]);
-                }
-            }
+            self.s += &format!("{l}:\n");
+            self.alu(&[1]);
         }
-        self.s += &format!("{l}:\n");
-        self.alu(&[1]);
-    }
     }
 
     /// The called functions: f0 recursive (depth in a2) calling f1..f5 with
     /// random call sizes, leaf0 for call0, f1..f5 windowed leaves.
     fn call_functions(&mut self) {
-    // f0: recursive (depth in a2), calling f1..f5 on the way with random call sizes.
-    self.s += "    .align 4\nf0:\n";
-    self.line("entry a1, 128".into());
-    self.line("beqz a2, f0_base".into());
-    for _ in 0..self.r(0, 3) {
-        self.alu(&[1, 2]);
-    }
-    self.line("s32i a2, a1, 0".into());
-    let (n, argreg) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
-    self.line(format!("addi a{argreg}, a2, -1"));
-    if self.rng.gen_bool(0.5) {
-        self.line(format!("call{n} f0"));
-    } else {
-        self.line("l32r a3, fptr0".into());
-        self.line(format!("callx{n} a3"));
-    }
-    self.line("l32i a2, a1, 0".into());
-    self.line(format!("add a2, a2, a{argreg}"));
-    let h = self.r(1, 5);
-    let (n2, arg2) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
-    self.line(format!("mov.n a{arg2}, a2"));
-    self.line(format!("call{n2} f{h}"));
-    self.line(format!("xor a2, a2, a{arg2}"));
-    {
-        let l = ["retw", "retw.n"][self.r(0, 1) as usize].into();
-        self.line(l);
-    }
-    self.s += "f0_base:\n";
-    {
-        let l = format!("movi a2, {}", self.r(0, 2047));
-        self.line(l);
-    }
-    self.line("retw".into());
-    self.s += "    .align 4\nleaf0:\n";
-    for _ in 0..self.r(2, 8) {
-        self.alu(&[0, 1]);
-    }
-    {
-        let l = ["ret", "ret.n"][self.r(0, 1) as usize].to_string();
-        self.line(l);
-    }
-    for f in 1..6 {
-        self.s += &format!("    .align 4\nf{f}:\n");
+        // f0: recursive (depth in a2), calling f1..f5 on the way with random call sizes.
+        self.s += "    .align 4\nf0:\n";
         self.line("entry a1, 128".into());
-        for _ in 0..self.r(2, 12) {
-            if self.rng.gen_bool(0.3) {
-                // locals only: below the save areas at the top of the frame
-                self.mem_op(1, &[1], 16);
-            } else {
-                self.alu(&[1]);
-            }
+        self.line("beqz a2, f0_base".into());
+        for _ in 0..self.r(0, 3) {
+            self.alu(&[1, 2]);
         }
-        self.line("retw.n".into());
-    }
+        self.line("s32i a2, a1, 0".into());
+        let (n, argreg) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
+        self.line(format!("addi a{argreg}, a2, -1"));
+        if self.rng.gen_bool(0.5) {
+            self.line(format!("call{n} f0"));
+        } else {
+            self.line("l32r a3, fptr0".into());
+            self.line(format!("callx{n} a3"));
+        }
+        self.line("l32i a2, a1, 0".into());
+        self.line(format!("add a2, a2, a{argreg}"));
+        let h = self.r(1, 5);
+        let (n2, arg2) = [(4, 6), (8, 10), (12, 14)][self.r(0, 2) as usize];
+        self.line(format!("mov.n a{arg2}, a2"));
+        self.line(format!("call{n2} f{h}"));
+        self.line(format!("xor a2, a2, a{arg2}"));
+        {
+            let l = ["retw", "retw.n"][self.r(0, 1) as usize].into();
+            self.line(l);
+        }
+        self.s += "f0_base:\n";
+        {
+            let l = format!("movi a2, {}", self.r(0, 2047));
+            self.line(l);
+        }
+        self.line("retw".into());
+        self.s += "    .align 4\nleaf0:\n";
+        for _ in 0..self.r(2, 8) {
+            self.alu(&[0, 1]);
+        }
+        {
+            let l = ["ret", "ret.n"][self.r(0, 1) as usize].to_string();
+            self.line(l);
+        }
+        for f in 1..6 {
+            self.s += &format!("    .align 4\nf{f}:\n");
+            self.line("entry a1, 128".into());
+            for _ in 0..self.r(2, 12) {
+                if self.rng.gen_bool(0.3) {
+                    // locals only: below the save areas at the top of the frame
+                    self.mem_op(1, &[1], 16);
+                } else {
+                    self.alu(&[1]);
+                }
+            }
+            self.line("retw.n".into());
+        }
     }
 }
 
@@ -396,10 +393,7 @@ fn build(kind: Kind, seed: u64) -> (Image, String) {
     let h = assemble(&high, VEC, &cfg.options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     let img = Image {
         entry: CODE,
-        segments: vec![
-            Segment { addr: CODE, mem_size: c.bytes.len() as u32, data: c.bytes },
-            Segment { addr: VEC, mem_size: h.bytes.len() as u32, data: h.bytes },
-        ],
+        segments: vec![Segment { addr: CODE, mem_size: c.bytes.len() as u32, data: c.bytes }, Segment { addr: VEC, mem_size: h.bytes.len() as u32, data: h.bytes }],
     };
     (img, format!("{code}\n# ---- at {VEC:#x}\n{high}"))
 }
@@ -497,15 +491,14 @@ fn core_matches_qemu_on_generated_programs() {
         }
         counts.push(format!("{kind:?} {n}"));
     }
-    println!(
-        "QEMU oracle: {total} programs ({}), {} window overflows and {} underflows taken, {} mismatches",
-        counts.join(", "),
-        spills.0,
-        spills.1,
-        failures.len()
-    );
+    println!("QEMU oracle: {total} programs ({}), {} window overflows and {} underflows taken, {} mismatches", counts.join(", "), spills.0, spills.1, failures.len());
     assert!(spills.0 > 100 && spills.1 > 100, "the call programs must exercise window spills and fills: {spills:?}");
-    assert!(failures.is_empty(), "{} of {total} programs differ (saved in target/qemu-oracle/):\n{}", failures.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} programs differ (saved in target/qemu-oracle/):\n{}",
+        failures.len(),
+        failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+    );
 }
 
 /// Which instructions the two oracles cover: every mnemonic the generated
@@ -554,13 +547,22 @@ fn instruction_coverage_of_the_oracles() {
         let o = d.feat.enabled(&lx);
         n_q += q as u32;
         n_o += o as u32;
-        let exec = if oracle_only.contains(&d.mnem) { "decode only" } else if d.feat.enabled(&tpb) { "yes" } else { "yes (option off on TPB cores)" };
+        let exec = if oracle_only.contains(&d.mnem) {
+            "decode only"
+        } else if d.feat.enabled(&tpb) {
+            "yes"
+        } else {
+            "yes (option off on TPB cores)"
+        };
         writeln!(md, "| {} | {:?} | {exec} | {} | {} |", d.mnem, d.feat, if q { "yes" } else { "—" }, if o { "yes" } else { "—" }).unwrap();
     }
     writeln!(md, "\n{} table entries; {n_q} run against QEMU, {n_o} decoded against objdump.", TABLE.len()).unwrap();
     std::fs::write(tools::repo_root().join("target/xtensa-coverage.md"), &md).unwrap();
     println!("{md}");
-    for must in ["add", "l32i", "s32i", "l32r", "beq", "bbci", "j", "call4", "call8", "call12", "callx8", "entry", "retw", "retw.n", "s32e", "l32e", "rfwo", "rfwu", "loop", "src", "extui", "mull", "quou", "movi.n", "l32i.n", "wsr", "rsr"] {
+    for must in [
+        "add", "l32i", "s32i", "l32r", "beq", "bbci", "j", "call4", "call8", "call12", "callx8", "entry", "retw", "retw.n", "s32e", "l32e", "rfwo", "rfwu", "loop", "src", "extui",
+        "mull", "quou", "movi.n", "l32i.n", "wsr", "rsr",
+    ] {
         assert!(qemu_set.contains(must), "QEMU programs never run '{must}'");
     }
 }

@@ -47,9 +47,21 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         v("SEM_SET_OFF", sems.set.wrapping_sub(sems.read)),
         v("SEM_INC_OFF", sems.inc.wrapping_sub(sems.read)),
         v("SEM_DEC_OFF", sems.dec.wrapping_sub(sems.read)),
-        Sym::Value { ident: "NX_USER_VECTOR".into(), value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)), note: Some("an NX core's level-1 (user) interrupt vector: VECBASE + its offset".into()) },
-        Sym::Value { ident: "Q7_USER_VECTOR".into(), value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)), note: Some("a Q7 core's level-1 (user) interrupt vector: VECBASE + its offset".into()) },
-        Sym::Value { ident: "Q7_RELEASE".into(), value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?, note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()) },
+        Sym::Value {
+            ident: "NX_USER_VECTOR".into(),
+            value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)),
+            note: Some("an NX core's level-1 (user) interrupt vector: VECBASE + its offset".into()),
+        },
+        Sym::Value {
+            ident: "Q7_USER_VECTOR".into(),
+            value: crate::firmware::user_vector(&tpb_models::xtensa::config::CoreConfig::q7(&map.params, 0)),
+            note: Some("a Q7 core's level-1 (user) interrupt vector: VECBASE + its offset".into()),
+        },
+        Sym::Value {
+            ident: "Q7_RELEASE".into(),
+            value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?,
+            note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()),
+        },
     ];
     {
         use tpb_models::hal::stdio;
@@ -58,15 +70,27 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         out.push(v("STDIO_SLOT_BYTES", stdio::SLOT_BYTES));
         out.push(v("STDIO_TX_DONE", stdio::TX_DONE));
     }
-    out.push(Sym::Value { ident: "SOC_PORT".into(), value: crate::sched::SOC_PORT, note: Some("the SoC port: +0 address low, +4 high, +8 data (a core's access beyond BAR0)".into()) });
+    out.push(Sym::Value {
+        ident: "SOC_PORT".into(),
+        value: crate::sched::SOC_PORT,
+        note: Some("the SoC port: +0 address low, +4 high, +8 data (a core's access beyond BAR0)".into()),
+    });
     for r in map.params.bar0_regions() {
         if r.region.base <= u64::from(u32::MAX - SYSTEM_WINDOW) {
-            out.push(Sym::Value { ident: format!("REGION_{}", ident(&r.name)), value: SYSTEM_WINDOW + r.region.base as u32, note: Some(format!("BAR0 region {} ({:#x} bytes)", r.name, r.region.size)) });
+            out.push(Sym::Value {
+                ident: format!("REGION_{}", ident(&r.name)),
+                value: SYSTEM_WINDOW + r.region.base as u32,
+                note: Some(format!("BAR0 region {} ({:#x} bytes)", r.name, r.region.size)),
+            });
         }
     }
     for e in tpb_models::regmap::layout::ENGINES {
         if let Some(base) = map.params.local_reg_base(e) {
-            out.push(Sym::Value { ident: format!("SEM_{}", ident(e.name())), value: SYSTEM_WINDOW + base as u32 + sems.read, note: Some(format!("{} EVT_SEM, semaphore 0's read window", e.name())) });
+            out.push(Sym::Value {
+                ident: format!("SEM_{}", ident(e.name())),
+                value: SYSTEM_WINDOW + base as u32 + sems.read,
+                note: Some(format!("{} EVT_SEM, semaphore 0's read window", e.name())),
+            });
         }
     }
     for name in space.all() {
@@ -80,7 +104,9 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
             continue;
         }
         match space.resolve(name) {
-            Ok(Named::Reg { addr, field: None, .. }) | Ok(Named::Alias { addr, .. }) => out.push(Sym::Value { ident: format!("{}_ADDR", ident(name)), value: SYSTEM_WINDOW + addr, note: None }),
+            Ok(Named::Reg { addr, field: None, .. }) | Ok(Named::Alias { addr, .. }) => {
+                out.push(Sym::Value { ident: format!("{}_ADDR", ident(name)), value: SYSTEM_WINDOW + addr, note: None })
+            }
             Ok(Named::Reg { field: Some(f), .. }) => out.push(Sym::Field { ident: ident(name), shift: f.lsb, mask: f.mask() }),
             _ => {}
         }

@@ -206,11 +206,18 @@ pub const ASM_PRELUDE: &str = "tpb.inc";
 /// files beside the including file; `params` are `.equ`s set before the
 /// file (each also as `_HI` / `_LO` halves, as `tpb.inc`'s are). An error
 /// reads `file:line: what`.
-pub fn assemble_file(map: Option<&RegMap>, path: &Path, base: u32, opts: &tpb_models::xtensa::config::Options, params: &[(String, u32)]) -> Result<tpb_models::xtensa::asm::Program, String> {
+pub fn assemble_file(
+    map: Option<&RegMap>,
+    path: &Path,
+    base: u32,
+    opts: &tpb_models::xtensa::config::Options,
+    params: &[(String, u32)],
+) -> Result<tpb_models::xtensa::asm::Program, String> {
     let mut text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut name = path.display().to_string();
     if !params.is_empty() {
-        text = params.iter().map(|(n, v)| format!(".equ {n}, {v:#x}\n.equ {n}_HI, {:#x}\n.equ {n}_LO, {:#x}\n", v >> 16, v & 0xffff)).collect::<String>() + &format!(".include \"{name}\"\n");
+        text = params.iter().map(|(n, v)| format!(".equ {n}, {v:#x}\n.equ {n}_HI, {:#x}\n.equ {n}_LO, {:#x}\n", v >> 16, v & 0xffff)).collect::<String>()
+            + &format!(".include \"{name}\"\n");
         name = "(set)".into();
     }
     let mut includes = |want: &str, from: &str| -> Result<(String, String), String> {

@@ -65,7 +65,6 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     regmap::space::parse_number(s).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| format!("'{s}' is not a number (decimal, 0x hex or 0b binary, _ separators)"))
 }
 
-
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Markdown register reference.
@@ -368,4 +367,3 @@ pub(super) fn parse_range(s: &str) -> Result<(u64, u64), String> {
     }
     Ok((a, b))
 }
-

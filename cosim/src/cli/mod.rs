@@ -125,7 +125,11 @@ fn load(arch: Arch, maps: Option<&PathBuf>) -> Result<regmap::RegMap, CliError> 
     let map = regmap::load::load_dir(arch, dir)?;
     let builtin = regmap::builtin(arch)?;
     if map.params.arch_id != builtin.params.arch_id {
-        let whose = Arch::ALL.into_iter().find(|a| regmap::builtin(*a).is_ok_and(|m| m.params.arch_id == map.params.arch_id)).map(|a| format!(", which is {}'s", a.name().to_uppercase())).unwrap_or_default();
+        let whose = Arch::ALL
+            .into_iter()
+            .find(|a| regmap::builtin(*a).is_ok_and(|m| m.params.arch_id == map.params.arch_id))
+            .map(|a| format!(", which is {}'s", a.name().to_uppercase()))
+            .unwrap_or_default();
         return Err(wrong(format!("its arch.toml says arch_id = {}{whose}; {} is arch_id {}", map.params.arch_id, arch.name().to_uppercase(), builtin.params.arch_id)));
     }
     Ok(map)
@@ -239,7 +243,13 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
         Step::Exit(status) => status as i32,
         Step::Halted => 0,
         _ => {
-            let insn = |pc: u32| mem.read_bytes(pc, 3).ok().and_then(|b| tpb_models::xtensa::disasm::listing(&b, pc, &core.config().options).into_iter().next()).and_then(|l| l.text).unwrap_or_else(|| "not decodable".into());
+            let insn = |pc: u32| {
+                mem.read_bytes(pc, 3)
+                    .ok()
+                    .and_then(|b| tpb_models::xtensa::disasm::listing(&b, pc, &core.config().options).into_iter().next())
+                    .and_then(|l| l.text)
+                    .unwrap_or_else(|| "not decodable".into())
+            };
             match first_exception {
                 Some((k, pc)) => eprintln!("tpb: error: the program took {} at pc {pc:#x} ({}) and did not exit", cause::name(k), insn(pc)),
                 None => eprintln!("tpb: error: the program did not exit or halt ({how}){}", if quiet { "; run without --quiet to see the exceptions it took" } else { "" }),
@@ -253,7 +263,9 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
 /// those as a matter of course)?
 fn is_window_vector(cfg: &tpb_models::xtensa::CoreConfig, vector: u32) -> bool {
     let v = &cfg.vectors;
-    [v.window_overflow4, v.window_underflow4, v.window_overflow8, v.window_underflow8, v.window_overflow12, v.window_underflow12].iter().any(|o| cfg.vecbase.wrapping_add(*o) == vector)
+    [v.window_overflow4, v.window_underflow4, v.window_overflow8, v.window_underflow8, v.window_overflow12, v.window_underflow12]
+        .iter()
+        .any(|o| cfg.vecbase.wrapping_add(*o) == vector)
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {

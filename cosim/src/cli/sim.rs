@@ -46,7 +46,15 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Tri
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Option<&std::path::Path>, cycles: Option<u64>, window: Option<(String, u64)>, dies: Option<usize>) -> Result<(), CliError> {
+pub(super) fn sim(
+    name: &str,
+    arch: Arch,
+    vcd: Option<&std::path::Path>,
+    fst: Option<&std::path::Path>,
+    cycles: Option<u64>,
+    window: Option<(String, u64)>,
+    dies: Option<usize>,
+) -> Result<(), CliError> {
     use crate::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
     let scenario = f.scenario()?;
@@ -66,7 +74,10 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     }
     let limit = cycles.unwrap_or(f.cycles);
     let bar = indicatif::ProgressBar::new(limit);
-    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} cycle {pos} of at most {len} per phase [{elapsed}]").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} cycle {pos} of at most {len} per phase [{elapsed}]")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
     bar.set_message(format!("{} on {}", f.name, arch.name()));
     let t0 = std::time::Instant::now();
     let mut c0 = 0;
@@ -112,31 +123,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         Ok(r) => (r.stats, r.checks.len()),
         Err(_) => (ran, 0),
     };
-    // The first column as wide as the name, so long names keep the columns aligned.
-    let w = f.name.len().max(8);
-    println!("{:<w$} arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks", "scenario");
-    println!(
-        "{:<w$} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
-        f.name,
-        arch.name(),
-        if result.is_ok() { "PASS" } else { "FAIL" },
-        s.cycles,
-        format!("{wall:.2}s"),
-        s.cycles.saturating_sub(c0) as f64 / wall,
-        s.transactions,
-        s.core_transactions,
-        s.doorbells,
-        s.retired,
-        s.stalls_released,
-        checks
-    );
-    if let Ok(r) = &result {
-        for (cy, what) in &r.events {
-            println!("  cycle {cy:>7}  {what}");
-        }
-    }
-    let tb = crate::waves::Timebase::of(arch)?;
-    println!("time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us", tb.period_ps, tb.mhz(), s.cycles, (s.cycles * tb.period_ps) as f64 / 1e6);
+    let tb = summary(&f.name, arch, &result, &s, checks, wall, c0)?;
     if let Some(Err(why)) = &window_seen {
         // Leave no empty file behind to be mistaken for a trace.
         for p in &traces {
@@ -159,13 +146,7 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
     }
     // The cross-die diagram of a run on several dies, from the mesh's log.
     if let (Some(p), Ok(r)) = (trace, &result) {
-        if !r.crossings.is_empty() {
-            let namer = crate::waves::names::Namer::for_arch(arch)?;
-            let title = format!("{} on {}: {} dies, link latency {} cycles, {} crossings", f.name, arch.name(), r.get("dies"), r.get("link_latency"), r.crossings.len());
-            let svg = p.with_extension("crossings.svg");
-            write(&svg, &crate::waves::crossings::render_crossings(&r.crossings, r.get("dies") as usize * (r.get("top_sps") as usize).max(1), (r.get("top_sps") as usize).max(1), &namer, &title))?;
-            println!("diagram: {} (cross-die requests)", svg.display());
-        }
+        crossings_diagram(p, r, &f.name, arch)?;
     }
     if let Some(Ok(w)) = window_seen {
         println!("window: {w}");
@@ -184,4 +165,69 @@ pub(super) fn sim(name: &str, arch: Arch, vcd: Option<&std::path::Path>, fst: Op
         }
     }
     result.map(|_| ()).map_err(CliError::from)
+}
+
+/// The summary table of a `tpb sim` run, its events and its time base.
+fn summary(
+    name: &str,
+    arch: Arch,
+    result: &Result<crate::scenario::Report, crate::scenario::ScenarioError>,
+    s: &crate::sched::Stats,
+    checks: usize,
+    wall: f64,
+    c0: u64,
+) -> Result<crate::waves::Timebase, CliError> {
+    // The first column as wide as the name, so long names keep the columns aligned.
+    let w = name.len().max(8);
+    println!("{:<w$} arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks", "scenario");
+    println!(
+        "{:<w$} {:<8} {:<7} {:<8} {:<8} {:<9.0} {:<13} {:<10} {:<10} {:<13} {:<16} {}",
+        name,
+        arch.name(),
+        if result.is_ok() { "PASS" } else { "FAIL" },
+        s.cycles,
+        format!("{wall:.2}s"),
+        s.cycles.saturating_sub(c0) as f64 / wall,
+        s.transactions,
+        s.core_transactions,
+        s.doorbells,
+        s.retired,
+        s.stalls_released,
+        checks
+    );
+    if let Ok(r) = &result {
+        for (cy, what) in &r.events {
+            println!("  cycle {cy:>7}  {what}");
+        }
+    }
+    let tb = crate::waves::Timebase::of(arch)?;
+    println!(
+        "time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us",
+        tb.period_ps,
+        tb.mhz(),
+        s.cycles,
+        (s.cycles * tb.period_ps) as f64 / 1e6
+    );
+    Ok(tb)
+}
+
+/// The cross-die diagram of a run on several dies (none if nothing crossed).
+fn crossings_diagram(p: &std::path::Path, r: &crate::scenario::Report, name: &str, arch: Arch) -> Result<(), CliError> {
+    if !r.crossings.is_empty() {
+        let namer = crate::waves::names::Namer::for_arch(arch)?;
+        let title = format!("{} on {}: {} dies, link latency {} cycles, {} crossings", name, arch.name(), r.get("dies"), r.get("link_latency"), r.crossings.len());
+        let svg = p.with_extension("crossings.svg");
+        write(
+            &svg,
+            &crate::waves::crossings::render_crossings(
+                &r.crossings,
+                r.get("dies") as usize * (r.get("top_sps") as usize).max(1),
+                (r.get("top_sps") as usize).max(1),
+                &namer,
+                &title,
+            ),
+        )?;
+        println!("diagram: {} (cross-die requests)", svg.display());
+    }
+    Ok(())
 }

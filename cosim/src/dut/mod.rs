@@ -503,12 +503,7 @@ impl TopSim for Dut {
                 rsp_err: false,
                 lookup_ready: b(h.lookup_ready),
                 fifo_valid: b(h.fifo_valid),
-                head: LookupResult {
-                    hit: b(h.fifo_hit),
-                    entry: h.fifo_entry.get(),
-                    index: h.fifo_index.get(),
-                    handler: h.fifo_handler.get(),
-                },
+                head: LookupResult { hit: b(h.fifo_hit), entry: h.fifo_entry.get(), index: h.fifo_index.get(), handler: h.fifo_handler.get() },
                 miss: b(h.miss),
                 miss_irq: b(h.miss_irq),
             });

@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// A handler of `nx_dispatch.S`: the opcode it takes; with `func`, it is
 /// keyed on the func byte too, which only the HW-decode CAM can do (the
 /// software paths key on the opcode), so it needs `cam`; `cam`: the HAL
@@ -170,7 +169,14 @@ pub fn dispatch_cam(prog: &Program, handlers: &[DispatchHandler]) -> Result<tpb_
         .iter()
         .map(|&h| {
             let x = handlers[h];
-            CamRecord { valid: true, key_opcode: x.opcode, key_func: x.func.unwrap_or(0), mask_opcode: 0xff, mask_func: if x.func.is_some() { 0xff } else { 0 }, table_index: h as u16 }
+            CamRecord {
+                valid: true,
+                key_opcode: x.opcode,
+                key_func: x.func.unwrap_or(0),
+                mask_opcode: 0xff,
+                mask_func: if x.func.is_some() { 0xff } else { 0 },
+                table_index: h as u16,
+            }
         })
         .collect();
     let mut table = vec![0u8; 4 * handlers.len()];

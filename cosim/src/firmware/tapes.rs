@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// How `mesh_tape.S` WAITs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -16,14 +16,19 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
     r.check(c.stats.cycles, halted, format!("cores {not:?} not through the barrier after {limit} cycles"))?;
     let a = Addrs::new(&map, "barrier");
     let (arrive_inc, arrive_read) = (a.sem(Engine::Pool, WindowOp::Inc, b.arrive_sem)?, a.sem(Engine::Pool, WindowOp::Read, b.arrive_sem)?);
-    let (depart_inc, arrive_dec, depart_dec) = (a.sem(Engine::Pool, WindowOp::Inc, b.depart_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.arrive_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.depart_sem)?);
+    let (depart_inc, arrive_dec, depart_dec) =
+        (a.sem(Engine::Pool, WindowOp::Inc, b.depart_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.arrive_sem)?, a.sem(Engine::Pool, WindowOp::Dec, b.depart_sem)?);
     let q7 = |t: &Txn| matches!(t.master, Master::Core(CoreId::Q7(_)));
     let arrivals: Vec<Txn> = c.log.iter().filter(|t| q7(t) && t.write && t.addr == arrive_inc).copied().collect();
     r.check(c.stats.cycles, arrivals.len() == cores as usize, format!("{} arrivals (INC), expected {cores}", arrivals.len()))?;
     let last_arrival = arrivals.iter().map(|t| t.cycle).max().unwrap_or(0);
     for n in 0..cores as u8 {
         let pass = first(c, |t| t.master == Master::Core(CoreId::Q7(n)) && !t.write && t.addr == arrive_read && t.data >= cores);
-        r.check(c.stats.cycles, pass.is_some_and(|p| p.cycle > last_arrival), format!("core {n} passed (read >= {cores}) at {}, after the last arrival at cycle {last_arrival}", at_cycle(pass.map(|p| p.cycle))))?;
+        r.check(
+            c.stats.cycles,
+            pass.is_some_and(|p| p.cycle > last_arrival),
+            format!("core {n} passed (read >= {cores}) at {}, after the last arrival at cycle {last_arrival}", at_cycle(pass.map(|p| p.cycle))),
+        )?;
         let base = region(c, &format!("q7[{n}].dram"))?;
         let (seen, marker) = (c.read32(base + 4)?, c.read32(base + 8)?);
         r.check(c.stats.cycles, seen >= cores && marker == firmware::BARRIER_DONE, format!("core {n}: saw {seen} when it passed, marker {marker:#x}"))?;
@@ -31,7 +36,11 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
     }
     let last_depart = c.log.iter().filter(|t| q7(t) && t.write && t.addr == depart_inc).map(|t| t.cycle).max().unwrap_or(u64::MAX);
     let decs: Vec<Txn> = c.log.iter().filter(|t| t.write && (t.addr == arrive_dec || t.addr == depart_dec)).copied().collect();
-    r.check(c.stats.cycles, decs.len() == 2 && decs.iter().all(|t| t.master == Master::Core(CoreId::Q7(0)) && t.data == cores && t.cycle > last_depart), format!("the leader's two DECs by {cores} come after the last departure at cycle {last_depart}: {}", txns(&decs)))?;
+    r.check(
+        c.stats.cycles,
+        decs.len() == 2 && decs.iter().all(|t| t.master == Master::Core(CoreId::Q7(0)) && t.data == cores && t.cycle > last_depart),
+        format!("the leader's two DECs by {cores} come after the last departure at cycle {last_depart}: {}", txns(&decs)),
+    )?;
     for (what, idx) in [("arrive", b.arrive_sem), ("depart", b.depart_sem)] {
         let v = c.read32(a.sem(Engine::Pool, WindowOp::Read, idx)?.into())?;
         r.check(c.stats.cycles, v == 0, format!("{what} semaphore {idx} ends at {v}, expected 0"))?;

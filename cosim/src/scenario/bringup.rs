@@ -22,7 +22,11 @@ pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioErro
     r.check(c.stats.cycles, released, format!("every Q7 core released (q7_run_stall = {:#x})", c.out.q7_run_stall))?;
     let who = last(c, |t| t.write && t.addr == rel && t.data & 0xff == 0).map(|t| t.master);
     let want = if arch == Arch::Sunda { Master::Core(CoreId::Seq) } else { Master::Host };
-    r.check(c.stats.cycles, who == Some(want), format!("the Q7 cores were released by the {want} (DIGEST §2.9 step 6), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())))?;
+    r.check(
+        c.stats.cycles,
+        who == Some(want),
+        format!("the Q7 cores were released by the {want} (DIGEST §2.9 step 6), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())),
+    )?;
     let halted = c.run_until(limit, |c| c.q7().iter().all(|q| q.core.halted()));
     let not: Vec<usize> = c.q7().iter().enumerate().filter(|(_, q)| !q.core.halted()).map(|(k, _)| k).collect();
     r.check(c.stats.cycles, halted, format!("cores {not:?} not halted within {limit} cycles of the release (the phase's budget: --cycles)"))?;

@@ -115,7 +115,11 @@ pub fn dispatch(c: &mut Cosim, cfg: &DispatchCfg, limit: u64) -> Result<Report, 
         // Every instruction reported its completion, in order, with its tag.
         let want: Vec<u32> = cfg.stream.iter().enumerate().map(|(i, [op, func])| (i as u32) << 16 | u32::from(*func) << 8 | u32::from(*op)).collect();
         let first = done.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(done.len().min(want.len()));
-        r.check(c.stats.cycles, done == want, format!("{}: {} INST notifications (POOL, inst_done) in stream order with their tags; expected {}, first difference at {first}", mode.name(), done.len(), want.len()))?;
+        r.check(
+            c.stats.cycles,
+            done == want,
+            format!("{}: {} INST notifications (POOL, inst_done) in stream order with their tags; expected {}, first difference at {first}", mode.name(), done.len(), want.len()),
+        )?;
         let info = c.read32(intr_info)?;
         let misses = cfg.stream.iter().filter(|[o, f]| expect(BootMode::HwDecode, &cfg.handlers, *o, *f).1 != P::Hw).count();
         match mode {
@@ -203,7 +207,11 @@ pub fn check_record(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64,
         let (h, p) = expect(mode, &cfg.handlers, *op, *func);
         let want = u32::from(*op) | u32::from(*func) << 8 | u32::from(h) << 16 | (p as u32) << 24;
         let w = log[i];
-        r.check(c.stats.cycles, w == want, format!("{m}: instruction {i} ({op:#04x}.{func}) went to handler {} by path {} (log {w:#010x}), expected handler {h} by {p:?}", w >> 16 & 0xff, w >> 24))?;
+        r.check(
+            c.stats.cycles,
+            w == want,
+            format!("{m}: instruction {i} ({op:#04x}.{func}) went to handler {} by path {} (log {w:#010x}), expected handler {h} by {p:?}", w >> 16 & 0xff, w >> 24),
+        )?;
         taken[usize::from(h)] += 1;
         sums[usize::from(h)] += operand(i);
         paths[p as usize] += 1;

@@ -51,7 +51,17 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let compl = a.sem(Engine::TopSp, WindowOp::Read, d.compl_sem)?;
     let seen = poll(c, compl.into(), limit, |v| v >= 1)?;
     let fw = |c: &Cosim, k: u32| c.top_sp_dram(4 * k).unwrap_or(0);
-    r.check(c.stats.cycles, seen.is_some(), format!("the host saw the completion on TOP_SP semaphore {} within {limit} cycles (firmware state: marker {:#x}, {} entries, {} descriptors)", d.compl_sem, fw(c, 2), fw(c, 0), fw(c, 1)))?;
+    r.check(
+        c.stats.cycles,
+        seen.is_some(),
+        format!(
+            "the host saw the completion on TOP_SP semaphore {} within {limit} cycles (firmware state: marker {:#x}, {} entries, {} descriptors)",
+            d.compl_sem,
+            fw(c, 2),
+            fw(c, 0),
+            fw(c, 1)
+        ),
+    )?;
     let host_saw = c.stats.cycles;
     c.run_until(limit, |c| c.core(CoreId::TopSp).core.halted());
     r.check(c.stats.cycles, fw(c, 2) == firmware::CCOP_DONE, format!("the TOP_SP program ended (marker {:#x}, word kind {:#x})", fw(c, 2), fw(c, 3)))?;
@@ -61,7 +71,8 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     // What the SPADs hold is the program, whichever way it went in; with the
     // init DMA, every SPAD word came by it, the last before host_trigger.
     let p = &map.params;
-    let spads = [("CTRL", p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad, &ctrl, p.top_sp.spad_ctrl_size), ("SLOT", p.bar0.tpb_base + p.bar0.top_sp_slot_spad, &slot, p.top_sp.spad_slot_size)];
+    let spads =
+        [("CTRL", p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad, &ctrl, p.top_sp.spad_ctrl_size), ("SLOT", p.bar0.tpb_base + p.bar0.top_sp_slot_spad, &slot, p.top_sp.spad_slot_size)];
     for (what, base, img, _) in spads {
         for (i, w) in img.chunks(4).enumerate() {
             let want = u32::from_le_bytes([w[0], w.get(1).copied().unwrap_or(0), w.get(2).copied().unwrap_or(0), w.get(3).copied().unwrap_or(0)]);
@@ -76,7 +87,11 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
         let whole = spads.iter().map(|s| u64::from(s.3.unwrap_or(0)) / 4).sum::<u64>();
         r.check(c.stats.cycles, by_dma == whole && dma.len() as u64 == whole, format!("the init DMA wrote all {whole} SPAD words ({by_dma} of {} SPAD writes)", dma.len()))?;
         let done = dma.last().map(|t| t.cycle);
-        r.check(c.stats.cycles, matches!((done, kick), (Some(d), Some(k)) if d < k), format!("the init DMA's last SPAD write ({}) before host_trigger ({})", at_cycle(done), at_cycle(kick)))?;
+        r.check(
+            c.stats.cycles,
+            matches!((done, kick), (Some(d), Some(k)) if d < k),
+            format!("the init DMA's last SPAD write ({}) before host_trigger ({})", at_cycle(done), at_cycle(kick)),
+        )?;
         if let Some(d) = done {
             r.events.push((d, "init DMA done".into()));
         }
@@ -111,7 +126,14 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let post = first(c, |t| t.master == Master::Core(CoreId::TopSp) && t.write && t.addr == compl_inc).map(|t| t.cycle);
     let dbs = c.doorbell_cycles.clone();
     let order = [kick, first_tail, dbs.first().copied(), dbs.last().copied(), post, Some(host_saw)];
-    r.check(c.stats.cycles, order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), format!("event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {}", order.iter().map(|c| at_cycle(*c)).collect::<Vec<_>>().join(", ")))?;
+    r.check(
+        c.stats.cycles,
+        order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]),
+        format!(
+            "event order host_trigger < first tail pointer < first DMA doorbell < last DMA doorbell < completion posted < host saw it: {}",
+            order.iter().map(|c| at_cycle(*c)).collect::<Vec<_>>().join(", ")
+        ),
+    )?;
     let names = ["host_trigger", "first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted", "host saw completion"];
     r.events.extend(names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())));
     r.events.sort();

@@ -78,17 +78,32 @@ impl ScenarioFile {
         let sems = tpb_models::golden::evt_sem::COUNT as u32;
         if let Some(b) = &f.barrier {
             if b.arrive_sem >= sems || b.depart_sem >= sems || b.arrive_sem == b.depart_sem {
-                return Err(ScenarioError::File(format!("{path}: [barrier] arrive_sem = {}, depart_sem = {}: two different POOL semaphores, 0..{sems}", b.arrive_sem, b.depart_sem)));
+                return Err(ScenarioError::File(format!(
+                    "{path}: [barrier] arrive_sem = {}, depart_sem = {}: two different POOL semaphores, 0..{sems}",
+                    b.arrive_sem, b.depart_sem
+                )));
             }
         }
         if let Some(c) = &f.collective {
             if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 || !(1..=16).contains(&c.top_sps) {
-                return Err(ScenarioError::File(format!("{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)", c.dies, crate::mesh::MAX_DIES, c.first_sem, c.words, c.top_sps)));
+                return Err(ScenarioError::File(format!(
+                    "{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)",
+                    c.dies,
+                    crate::mesh::MAX_DIES,
+                    c.first_sem,
+                    c.words,
+                    c.top_sps
+                )));
             }
         }
         if let Some(t) = &f.tsync {
             if !(2..=crate::mesh::MAX_DIES).contains(&t.dies) || t.stagger == 0 {
-                return Err(ScenarioError::File(format!("{path}: [tsync] dies = {} (2..={}), stagger = {} (not 0: the sync needs counters that start apart)", t.dies, crate::mesh::MAX_DIES, t.stagger)));
+                return Err(ScenarioError::File(format!(
+                    "{path}: [tsync] dies = {} (2..={}), stagger = {} (not 0: the sync needs counters that start apart)",
+                    t.dies,
+                    crate::mesh::MAX_DIES,
+                    t.stagger
+                )));
             }
         }
         if let Some(w) = &f.windows {
@@ -104,7 +119,10 @@ impl ScenarioFile {
         }
         if let Some(q) = &f.q7_kernels {
             if q.requests.is_empty() || q.requests.len() > 60 {
-                return Err(ScenarioError::File(format!("{path}: [q7_kernels] requests: 1 to 60 opcodes (the request list ends where the trace begins), not {}", q.requests.len())));
+                return Err(ScenarioError::File(format!(
+                    "{path}: [q7_kernels] requests: 1 to 60 opcodes (the request list ends where the trace begins), not {}",
+                    q.requests.len()
+                )));
             }
         }
         if let Some(i) = &f.interrupt {

@@ -12,7 +12,9 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
     let mut r = Report::default();
     let seq = firmware::nx_halt(&map, arch == Arch::Sunda)?;
     let q7 = firmware::q7_halt(&map)?;
-    let label = |p: &tpb_models::xtensa::asm::Program, f: &'static str| p.labels.get("restart").copied().ok_or(ScenarioError::Firmware(FirmwareError { file: f, message: "no label 'restart'".into() }));
+    let label = |p: &tpb_models::xtensa::asm::Program, f: &'static str| {
+        p.labels.get("restart").copied().ok_or(ScenarioError::Firmware(FirmwareError { file: f, message: "no label 'restart'".into() }))
+    };
     let (seq_restart, q7_restart) = (label(&seq, "nx_halt.S")?, label(&q7, "q7_halt.S")?);
     init_with(c, seq.bytes, UcodeImages { iram: q7.bytes, dram: vec![0; 16] }, false)?;
     let seq_dram = region(c, "seq.dram")?;
@@ -78,7 +80,11 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
         let base = region(c, &format!("q7[{k}].dram"))?;
         let (entry, count) = (c.read32(base)?, c.read32(base + 4)?);
         let (we, wc) = if chosen(k) { (2, 2) } else { (1, 1) };
-        r.check(c.stats.cycles, entry == we && count == wc, format!("Q7 core {k} ({}): entry {entry}, count {count}; expected {we}, {wc}", if chosen(k) { "restarted" } else { "left halted" }))?;
+        r.check(
+            c.stats.cycles,
+            entry == we && count == wc,
+            format!("Q7 core {k} ({}): entry {entry}, count {count}; expected {we}, {wc}", if chosen(k) { "restarted" } else { "left halted" }),
+        )?;
         let s = c.start_log.iter().find(|s| s.1 == CoreId::Q7(k));
         r.check(c.stats.cycles, s.is_some() == chosen(k) && s.is_none_or(|s| s.2 == q7_restart), format!("Q7 core {k}: {}", started_at(s.copied())))?;
     }

@@ -36,7 +36,11 @@ pub fn interrupt(c: &mut Cosim, cfg: &InterruptCfg, limit: u64) -> Result<Report
     let resumed = |c: &mut Cosim, r: &mut Report, what: &str| -> Result<(), ScenarioError> {
         let before = c.read32(seq_dram)?;
         let moved = poll(c, seq_dram, limit, |v| v > before)?;
-        r.check(c.stats.cycles, moved.is_some(), format!("after the {what} interrupt the SEQ returned (RFE) to its loop (count {before} -> {})", moved.map_or_else(|| "unchanged".into(), |m| m.to_string())))
+        r.check(
+            c.stats.cycles,
+            moved.is_some(),
+            format!("after the {what} interrupt the SEQ returned (RFE) to its loop (count {before} -> {})", moved.map_or_else(|| "unchanged".into(), |m| m.to_string())),
+        )
     };
 
     // 1. The host raises the SEQ's interrupt (intr_ctrl.raise, enable kept).

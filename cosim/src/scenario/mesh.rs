@@ -70,9 +70,17 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
     let done = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
     let ctx = |c: &Cosim, off: u32| c.top_sp_dram(firmware::ALGO_CTX + off).unwrap_or(0);
     for (d, c) in mesh.dies.iter().enumerate() {
-        r.check(c.stats.cycles, done || c.core(CoreId::TopSp).core.halted(), format!("die {d}: the tape did not complete in {limit} cycles (event_index {})", ctx(c, 0x204) & 0xffff))?;
+        r.check(
+            c.stats.cycles,
+            done || c.core(CoreId::TopSp).core.halted(),
+            format!("die {d}: the tape did not complete in {limit} cycles (event_index {})", ctx(c, 0x204) & 0xffff),
+        )?;
         let idx = ctx(c, 0x204) & 0xffff;
-        r.check(c.stats.cycles, idx == tapes[d].len() as u32 && ctx(c, 0x208) == firmware::TAPE_DONE, format!("die {d}: event_index {idx} of {}, marker {:#x}", tapes[d].len(), ctx(c, 0x208)))?;
+        r.check(
+            c.stats.cycles,
+            idx == tapes[d].len() as u32 && ctx(c, 0x208) == firmware::TAPE_DONE,
+            format!("die {d}: event_index {idx} of {}, marker {:#x}", tapes[d].len(), ctx(c, 0x208)),
+        )?;
         r.value(format!("die{d}.event_index"), idx.into());
     }
     for (d, c) in mesh.dies.iter_mut().enumerate() {
@@ -90,7 +98,16 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
             let (w, rd) = (inc(i)?, read(i)?);
             let sig = first(c, |t| matches!(t.master, Master::Remote { .. }) && t.write && t.addr == w);
             let pass = first(c, |t| t.master == Master::Core(CoreId::TopSp) && !t.write && t.addr == rd && t.data >= 1);
-            r.check(c.stats.cycles, matches!((sig, pass), (Some(s), Some(p)) if s.cycle < p.cycle), format!("die {d}: the peer's SIGNAL of semaphore {} ({}) came before the WAIT passed ({})", m.first_sem + i, at_cycle(sig.map(|t| t.cycle)), at_cycle(pass.map(|t| t.cycle))))?;
+            r.check(
+                c.stats.cycles,
+                matches!((sig, pass), (Some(s), Some(p)) if s.cycle < p.cycle),
+                format!(
+                    "die {d}: the peer's SIGNAL of semaphore {} ({}) came before the WAIT passed ({})",
+                    m.first_sem + i,
+                    at_cycle(sig.map(|t| t.cycle)),
+                    at_cycle(pass.map(|t| t.cycle))
+                ),
+            )?;
             if let Some(s) = sig {
                 r.events.push((s.cycle, format!("die {d} receives {} SIGNAL of semaphore {}", s.master, m.first_sem + i)));
             }
@@ -109,4 +126,3 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
     }
     Ok((r, mesh))
 }
-

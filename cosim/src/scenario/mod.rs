@@ -26,11 +26,11 @@ use crate::firmware::{self, Addrs, FirmwareError};
 use crate::mesh::Mesh;
 use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
 use std::path::Path;
-use tpb_models::regmap::layout::SemWindows;
-use tpb_models::regmap::WindowOp;
 use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, RingConfig, StpbConfig, UcodeImages};
 use tpb_models::ncfw::mesh::{DmaApbBcast, MeshEvent, MeshEventType};
 use tpb_models::ncfw::spad::{pack_ctrl, pack_slot, AlgType, CcOpTarget, SlotWord, SpadCtrlEntry};
+use tpb_models::regmap::layout::SemWindows;
+use tpb_models::regmap::WindowOp;
 use tpb_models::regmap::{Arch, Engine};
 
 mod barrier;
@@ -38,8 +38,8 @@ mod bringup;
 pub mod collective;
 pub mod dispatch;
 mod doorbell;
-mod halt_start;
 mod file;
+mod halt_start;
 mod interrupt;
 mod kinds;
 mod mesh;
@@ -47,19 +47,19 @@ mod notify;
 mod q7_kernels;
 pub mod tsync;
 mod windows;
+pub use crate::mesh::die_path;
 pub use barrier::barrier;
 pub use bringup::bringup;
+pub use collective::{collective, Algorithm, CollectiveCfg};
 pub use dispatch::dispatch;
 pub use doorbell::{ccop_program, doorbell};
 pub use halt_start::halt_start;
 pub use interrupt::interrupt;
+pub use mesh::{mesh, mesh_tape};
 pub use notify::notify;
 pub use q7_kernels::q7_kernels;
-pub use windows::windows;
-pub use crate::mesh::die_path;
-pub use mesh::{mesh, mesh_tape};
-pub use collective::{collective, Algorithm, CollectiveCfg};
 pub use tsync::{tsync, TsyncCfg};
+pub use windows::windows;
 
 /// A scenario file (`cosim/scenarios/*.toml`, or a user's).
 #[derive(Debug, Clone, serde::Deserialize)]

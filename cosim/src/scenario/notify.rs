@@ -36,14 +36,24 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
     let halts = read(c, &mut all)?;
     let (mut nx, mut q7, mut bits) = (0u8, 0u8, 0u32);
     for e in &halts {
-        let Event::Halted { nx: a, q7: b } = *e else { return Err(ScenarioError::Check { cycle: c.stats.cycles, what: format!("expected only halts first, got {}", events(&halts)) }) };
+        let Event::Halted { nx: a, q7: b } = *e else {
+            return Err(ScenarioError::Check { cycle: c.stats.cycles, what: format!("expected only halts first, got {}", events(&halts)) });
+        };
         (nx, q7, bits) = (nx | a, q7 | b, bits + a.count_ones() + b.count_ones());
     }
-    r.check(c.stats.cycles, nx == 1 << pool && q7 == 0xff && bits == 9, format!("halt records name the SEQ and the 8 Q7 cores once each (nx {nx:#04x}, q7 {q7:#04x}, {bits} bits in {} records)", halts.len()))?;
+    r.check(
+        c.stats.cycles,
+        nx == 1 << pool && q7 == 0xff && bits == 9,
+        format!("halt records name the SEQ and the 8 Q7 cores once each (nx {nx:#04x}, q7 {q7:#04x}, {bits} bits in {} records)", halts.len()),
+    )?;
     let halt_ctrl = a.reg(Engine::Pool, "nx", "instr_halt_ctrl")?;
     let wrote = last(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && t.addr == halt_ctrl).map_or(0, |t| t.cycle);
     let posted = all.iter().find(|x| matches!(x.event, Event::Halted { nx, .. } if nx != 0)).map_or(0, |x| u64::from(x.cycle) + RESET_CYCLES);
-    r.check(c.stats.cycles, posted > wrote && posted <= wrote + 8, format!("the SEQ's halt record was posted at cycle {posted}, within 8 cycles of its instr_halt_ctrl write at {wrote}"))?;
+    r.check(
+        c.stats.cycles,
+        posted > wrote && posted <= wrote + 8,
+        format!("the SEQ's halt record was posted at cycle {posted}, within 8 cycles of its instr_halt_ctrl write at {wrote}"),
+    )?;
     r.events.push((wrote, "SEQ halts".into()));
 
     // 2. EVT_SEM: the host changes semaphores of three engines.
@@ -59,7 +69,10 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
 
     // 3. ERROR: the host reads an address nothing decodes.
     let lay = tpb_models::regmap::layout::TopLayout::of(&map)?;
-    let hole = (0..64u32).map(|k| lay.notific.base + lay.notific.size + 0x1000 * k).find(|&x| lay.decode(x).is_none()).ok_or_else(|| ScenarioError::File("no unmapped BAR0 address near the notification ring".into()))?;
+    let hole = (0..64u32)
+        .map(|k| lay.notific.base + lay.notific.size + 0x1000 * k)
+        .find(|&x| lay.decode(x).is_none())
+        .ok_or_else(|| ScenarioError::File("no unmapped BAR0 address near the notification ring".into()))?;
     let at = c.stats.cycles;
     let refused = c.read32(hole.into()).is_err();
     r.check(c.stats.cycles, refused, format!("the host's read of unmapped {hole:#x} is refused"))?;

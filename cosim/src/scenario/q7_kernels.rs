@@ -8,11 +8,19 @@ use tpb_models::spec::q7_kernels as k;
 pub fn q7_kernels(c: &mut Cosim, cfg: &Q7KernelsCfg, limit: u64) -> Result<Report, ScenarioError> {
     let map = c.map().clone();
     if map.arch != Arch::Sunda {
-        return Err(ScenarioError::NotApplicable { scenario: "q7-kernels", arch: map.arch.name(), why: "the kernel_info_table dispatch is SUNDA's (CAYMAN+ reach the Q7 through the 0xf0 escape)" });
+        return Err(ScenarioError::NotApplicable {
+            scenario: "q7-kernels",
+            arch: map.arch.name(),
+            why: "the kernel_info_table dispatch is SUNDA's (CAYMAN+ reach the Q7 through the 0xf0 escape)",
+        });
     }
     let mut r = Report::default();
     let prog = firmware::q7_kernels(&map)?;
-    r.check(0, prog.bytes.len() as u32 <= k::FLAT_IRAM_BYTES, format!("the dispatch shell is {:#x} bytes, within SUNDA's flat Q7 IRAM of {:#x} (DIGEST §9)", prog.bytes.len(), k::FLAT_IRAM_BYTES))?;
+    r.check(
+        0,
+        prog.bytes.len() as u32 <= k::FLAT_IRAM_BYTES,
+        format!("the dispatch shell is {:#x} bytes, within SUNDA's flat Q7 IRAM of {:#x} (DIGEST §9)", prog.bytes.len(), k::FLAT_IRAM_BYTES),
+    )?;
     let table = firmware::kernel_info_table(&prog)?;
     // The DRAM image: the request list, then the table where its VA puts it.
     let at = (k::TABLE_VA - k::DATA_WINDOW) as usize;

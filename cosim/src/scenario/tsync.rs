@@ -52,7 +52,11 @@ pub struct TsyncCfg {
 /// doorbells (80, 88, 104) and the acknowledgement (81).
 pub fn sems(map: &tpb_models::regmap::RegMap) -> Result<firmware::TsyncSems, ScenarioError> {
     let alias = |name: &str| {
-        map.block("top_sp").and_then(|b| b.alias(name)).map(|a| a.index).ok_or_else(|| ScenarioError::NotApplicable { scenario: "tsync", arch: map.arch.name(), why: "its TOP_SP has no init_signal/tsync_signal semaphore" })
+        map.block("top_sp").and_then(|b| b.alias(name)).map(|a| a.index).ok_or_else(|| ScenarioError::NotApplicable {
+            scenario: "tsync",
+            arch: map.arch.name(),
+            why: "its TOP_SP has no init_signal/tsync_signal semaphore",
+        })
     };
     Ok(firmware::TsyncSems { init: alias("init_signal")?, tsync: alias("tsync_signal")?, sync: 96, delay_req: 97, delay_resp: 98, t1: 100, t4: 102 })
 }
@@ -153,7 +157,8 @@ impl Ran {
         let (n, limit) = (m.dies.len(), *limit);
         let map = m.dies[0].map().clone();
         let a = Addrs::new(&map, "tsync");
-        let (init, ack_inc, ack_read) = (a.sem(Engine::TopSp, WindowOp::Set, s.init)?, a.sem(Engine::TopSp, WindowOp::Inc, INIT_ACK_SEM)?, a.sem(Engine::TopSp, WindowOp::Read, INIT_ACK_SEM)?);
+        let (init, ack_inc, ack_read) =
+            (a.sem(Engine::TopSp, WindowOp::Set, s.init)?, a.sem(Engine::TopSp, WindowOp::Inc, INIT_ACK_SEM)?, a.sem(Engine::TopSp, WindowOp::Read, INIT_ACK_SEM)?);
         let mut r = Report::default();
         let spread = |v: &[i64]| v.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
         // Measured before any host access below moves one die alone.
@@ -162,9 +167,17 @@ impl Ran {
             let signal = first(c, |x| x.master == Master::Host && x.write && x.addr == init).map(|x| x.cycle);
             let ack = first(c, |x| x.master == Master::Core(CoreId::TopSp) && x.write && x.addr == ack_inc).map(|x| x.cycle);
             let v = c.read32(ack_read.into())?;
-            r.check(c.stats.cycles, *acked && v == 1 && matches!((signal, ack), (Some(s), Some(a)) if s < a), format!("die {d}: init_signal at {}, the TOP_SP's acknowledgement at {}, the host reads it as {v}", at_cycle(signal), at_cycle(ack)))?;
+            r.check(
+                c.stats.cycles,
+                *acked && v == 1 && matches!((signal, ack), (Some(s), Some(a)) if s < a),
+                format!("die {d}: init_signal at {}, the TOP_SP's acknowledgement at {}, the host reads it as {v}", at_cycle(signal), at_cycle(ack)),
+            )?;
         }
-        r.check(start.0, spread(before) > cfg.tolerance, format!("before the sync the counters are apart by up to {} cycles (more than the tolerance {}: the sync has something to do)", spread(before), cfg.tolerance))?;
+        r.check(
+            start.0,
+            spread(before) > cfg.tolerance,
+            format!("before the sync the counters are apart by up to {} cycles (more than the tolerance {}: the sync has something to do)", spread(before), cfg.tolerance),
+        )?;
         for (d, c) in m.dies.iter().enumerate() {
             let marker = c.top_sp_dram(firmware::TSYNC_OUT + OUT_DONE).unwrap_or(0);
             r.check(c.stats.cycles, *done && marker == firmware::TSYNC_DONE, format!("die {d}: the sync finished within {limit} cycles (marker {marker:#x})"))?;
@@ -176,7 +189,11 @@ impl Ran {
             r.check(c.stats.cycles, got == want, format!("die {d}: adjustment {got} = -((t2 - t1) - (t4 - t3)) / 2 from t1 {t1} t2 {t2} t3 {t3} t4 {t4}"))?;
             r.value(format!("die{d}.adjust"), got as u64);
         }
-        r.check(m.now, spread(&after) <= cfg.tolerance, format!("after the sync every counter is within {} cycles of the leader's (tolerance {}): {after:?}", spread(&after), cfg.tolerance))?;
+        r.check(
+            m.now,
+            spread(&after) <= cfg.tolerance,
+            format!("after the sync every counter is within {} cycles of the leader's (tolerance {}): {after:?}", spread(&after), cfg.tolerance),
+        )?;
         for d in 0..n {
             r.value(format!("die{d}.skew_before"), before[d] as u64);
             r.value(format!("die{d}.skew_after"), after[d] as u64);

@@ -28,7 +28,9 @@ pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, Sc
     let seq = firmware::nx_windows(&map, arch == Arch::Sunda, W0, tpb_models::golden::top::MEM_WINDOW2_BASE, cfg.stores)?;
     init_with(c, seq.bytes, UcodeImages { iram: firmware::q7_windows(&map, W1)?.bytes, dram: vec![0; 16] }, false)?;
     let exc = |c: &Cosim, id: CoreId| c.core(id).core.sreg(tpb_models::xtensa::config::sr::EXCVADDR);
-    let done = c.run_until(limit, |c| (c.core(CoreId::Seq).core.halted() || exc(c, CoreId::Seq) != 0) && (0..8u8).all(|n| c.q7()[usize::from(n)].core.halted() || exc(c, CoreId::Q7(n)) != 0));
+    let done = c.run_until(limit, |c| {
+        (c.core(CoreId::Seq).core.halted() || exc(c, CoreId::Seq) != 0) && (0..8u8).all(|n| c.q7()[usize::from(n)].core.halted() || exc(c, CoreId::Q7(n)) != 0)
+    });
     r.check(c.stats.cycles, done, format!("the SEQ and the Q7 cores finished their stores within {limit} cycles"))?;
     // The first translated store on BAR0: the SEQ's write to the TOP_SP INC address.
     let a = Addrs::new(&map, "windows");

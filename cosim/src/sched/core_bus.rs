@@ -128,7 +128,8 @@ impl CoreBus {
     /// `addr` is in one of the core's own memories that live in the top
     /// (the SEQ's IRAM and DRAM, reached over BAR0).
     fn own_in_top(&self, addr: u32) -> bool {
-        (addr < self.iram_size && matches!(self.iram, Mem::Bar0 { .. })) || ((DRAM_BASE..DRAM_BASE.saturating_add(self.dram_size)).contains(&addr) && matches!(self.dram, Mem::Bar0 { .. }))
+        (addr < self.iram_size && matches!(self.iram, Mem::Bar0 { .. }))
+            || ((DRAM_BASE..DRAM_BASE.saturating_add(self.dram_size)).contains(&addr) && matches!(self.dram, Mem::Bar0 { .. }))
     }
 
     /// A sub-word store to the core's own memory in the top: BAR0 moves

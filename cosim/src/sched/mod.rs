@@ -77,21 +77,23 @@ use tpb_models::xtensa::core::{Core, Step};
 mod arbiter;
 pub mod console;
 mod core_bus;
-pub mod history;
 mod core_map;
-mod record;
-mod slot;
+mod cycle;
+pub mod history;
 mod host;
 mod init_dma;
+mod local_mem;
+mod record;
+mod slot;
 
+pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
-pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 pub use core_map::*;
 pub use host::Written;
+pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
 pub use slot::{slot_index, CoreId, Slot};
-pub use init_dma::InitDma;
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;
@@ -205,7 +207,16 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot { id: CoreId::Q7(n), core: Core::new(CoreConfig::q7(p, u32::from(n))), bus, attached: true, last: None, recent: history::Recent::default(), restart: None, first_exception: None }
+                Slot {
+                    id: CoreId::Q7(n),
+                    core: Core::new(CoreConfig::q7(p, u32::from(n))),
+                    bus,
+                    attached: true,
+                    last: None,
+                    recent: history::Recent::default(),
+                    restart: None,
+                    first_exception: None,
+                }
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
@@ -216,12 +227,39 @@ impl Cosim {
         for (n, s) in cores.iter_mut().enumerate() {
             s.bus.xlat_who = Some(n as u8 + 1);
         }
-        cores.push(Slot { id: CoreId::Seq, core: Core::new(CoreConfig::nx(p)), bus: seq_bus, attached: true, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
+        cores.push(Slot {
+            id: CoreId::Seq,
+            core: Core::new(CoreConfig::nx(p)),
+            bus: seq_bus,
+            attached: true,
+            last: None,
+            recent: history::Recent::default(),
+            restart: None,
+            first_exception: None,
+        });
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot { id: CoreId::TopSp, core: Core::new(CoreConfig::top_sp(p)), bus: top_bus, attached: false, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
+        cores.push(Slot {
+            id: CoreId::TopSp,
+            core: Core::new(CoreConfig::top_sp(p)),
+            bus: top_bus,
+            attached: false,
+            last: None,
+            recent: history::Recent::default(),
+            restart: None,
+            first_exception: None,
+        });
         let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::lx(p) };
-        cores.push(Slot { id: CoreId::Ncfw, core: Core::new(ncfw), bus: ncfw_bus, attached: false, last: None, recent: history::Recent::default(), restart: None, first_exception: None });
+        cores.push(Slot {
+            id: CoreId::Ncfw,
+            core: Core::new(ncfw),
+            bus: ncfw_bus,
+            attached: false,
+            last: None,
+            recent: history::Recent::default(),
+            restart: None,
+            first_exception: None,
+        });
         for s in &mut cores {
             s.core.set_run_stall(true);
         }
@@ -287,59 +325,6 @@ impl Cosim {
         &self.cores[..CORES]
     }
 
-    /// Give the TOP_SP its firmware (IRAM image at 0, DRAM image at
-    /// [`DRAM_BASE`]) and let the scheduler step it.
-    pub fn load_top_sp(&mut self, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
-        self.load_local(CoreId::TopSp, iram, dram)
-    }
-
-    /// Give core `id` (the TOP_SP or the NCFW core: those with core-local
-    /// memories) its firmware and let the scheduler step it.
-    pub fn load_local(&mut self, id: CoreId, iram: &[u8], dram: &[u8]) -> Result<(), CosimError> {
-        let s = &mut self.cores[slot_index(id)];
-        for (what, img, mem) in [("IRAM", iram, &mut s.bus.iram), ("DRAM", dram, &mut s.bus.dram)] {
-            let Mem::Local(v) = mem else { return Err(CosimError::NotLocal) };
-            if img.len() > v.len() {
-                return Err(CosimError::ImageTooBig { what, bytes: img.len(), room: v.len() });
-            }
-        }
-        for (img, mem) in [(iram, &mut s.bus.iram), (dram, &mut s.bus.dram)] {
-            if let Mem::Local(v) = mem {
-                v[..img.len()].copy_from_slice(img);
-            }
-        }
-        s.attached = true;
-        Ok(())
-    }
-
-    /// A word of the TOP_SP's core-local DRAM (offset from [`DRAM_BASE`]).
-    pub fn top_sp_dram(&self, off: u32) -> Option<u32> {
-        self.local_dram(CoreId::TopSp, off)
-    }
-
-    /// A word of core `id`'s core-local DRAM (offset from [`DRAM_BASE`]).
-    pub fn local_dram(&self, id: CoreId, off: u32) -> Option<u32> {
-        match &self.core(id).bus.dram {
-            Mem::Local(v) => v.get(off as usize..off as usize + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            _ => None,
-        }
-    }
-
-    /// Write a word of the TOP_SP's core-local DRAM (a debugger's poke).
-    pub fn set_top_sp_dram(&mut self, off: u32, word: u32) -> Result<(), CosimError> {
-        self.set_local_dram(CoreId::TopSp, off, word)
-    }
-
-    /// Write a word of core `id`'s core-local DRAM (a debugger's poke).
-    pub fn set_local_dram(&mut self, id: CoreId, off: u32, word: u32) -> Result<(), CosimError> {
-        let s = &mut self.cores[slot_index(id)];
-        let Mem::Local(v) = &mut s.bus.dram else { return Err(CosimError::NotLocal) };
-        let room = v.len();
-        let at = v.get_mut(off as usize..off as usize + 4).ok_or(CosimError::ImageTooBig { what: "DRAM word", bytes: off as usize + 4, room })?;
-        at.copy_from_slice(&word.to_le_bytes());
-        Ok(())
-    }
-
     /// Hold reset for 4 cycles, then run the EVT_SEM post-reset clear.
     /// [`Stats`] count from the end of this.
     pub fn reset(&mut self) {
@@ -380,186 +365,6 @@ impl Cosim {
             self.cycle(false);
         }
         done(self)
-    }
-
-    /// Each core's stall bit: Q7 n at bit n, the NX cores at 8 + slot.
-    fn stall_bits(&self, o: &Outputs) -> u16 {
-        let mut v = 0u16;
-        for (i, s) in self.cores.iter().enumerate() {
-            let Some((nx, b)) = s.id.pin() else { continue };
-            let on = if nx { o.nx_run_stall >> b & 1 } else { o.q7_run_stall >> b & 1 } != 0;
-            v |= u16::from(on) << i;
-        }
-        v
-    }
-
-    /// Log a transaction; its index.
-    fn log_txn(&mut self, t: Txn) -> usize {
-        if self.log.len() >= LOG_LIMIT {
-            self.log.pop_front();
-        }
-        self.log.push_back(t);
-        self.log.len() - 1
-    }
-
-    /// One clock cycle of the whole system; the outputs seen during it.
-    pub fn cycle(&mut self, reset: bool) -> Outputs {
-        // 1. Cores that can, step (at most one instruction each).
-        let mut pins = Pins::default();
-        for (i, s) in self.cores.iter_mut().enumerate() {
-            if !s.attached {
-                continue;
-            }
-            // A start (DIGEST §2.8): the core resets to the start address,
-            // out of HALT/WAITI, once nothing of its is in flight.
-            if let Some(at) = s.restart.filter(|_| s.bus.pending.is_none() && !reset) {
-                s.core.reset_to(at);
-                s.bus.answers.clear();
-                s.restart = None;
-                s.last = None;
-                self.stats.starts += 1;
-                if self.start_log.len() < LOG_LIMIT {
-                    self.start_log.push((self.stats.cycles, s.id, at));
-                }
-            }
-            if s.bus.pending.is_none() && !reset {
-                let st = s.core.step(&mut s.bus);
-                match st {
-                    Step::Retired { .. } => self.stats.retired += 1,
-                    Step::BusWait => self.stats.bus_waits += 1,
-                    _ => {}
-                }
-                if st != Step::BusWait {
-                    s.bus.end_instruction(s.core.pc);
-                }
-                match st {
-                    Step::Retired { pc, word } => {
-                        s.recent.push(self.stats.cycles, pc, word);
-                        if !s.core.console.is_empty() {
-                            self.console.take(s.id, self.stats.cycles, &mut s.core.console);
-                        }
-                    }
-                    Step::Exception { cause, .. } if cause != tpb_models::xtensa::core::cause::LEVEL1_INTERRUPT && s.first_exception.is_none() => s.first_exception = Some(Box::new(history::Caught::of(self.stats.cycles, st, &s.core, &s.recent))),
-                    _ => {}
-                }
-                s.last = Some(st);
-            } else if s.bus.pending.is_some() {
-                self.stats.bus_waits += 1;
-            }
-            if let (true, Some((nx, b))) = (s.idle(), s.id.pin()) {
-                if nx {
-                    pins.nx_halted |= 1 << b;
-                } else {
-                    pins.q7_halted |= 1 << b;
-                }
-            }
-            if let Some(p) = s.bus.pending.filter(|p| !p.accepted && p.via == Via::Port) {
-                pins.q7[i] = port_in(p);
-                if let (Kind::Store { .. }, Some(&(iram, dram))) = (p.kind, self.q7_mem.get(i)) {
-                    let a = if p.addr >= DRAM_BASE { dram.wrapping_add(u64::from(p.addr - DRAM_BASE)) } else { iram.wrapping_add(u64::from(p.addr)) };
-                    self.written.insert(a & !3);
-                }
-            }
-        }
-        self.resolve_xlat(&mut pins, reset);
-        self.resolve_soc();
-        self.resolve_hwd(&mut pins);
-        // 2. One BAR0 request.
-        let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
-        match granted {
-            Some((Master::Host, r)) => self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read }),
-            Some((Master::InitDma, _)) => self.hal_probe.1 = HalKind::InitDma,
-            _ => {}
-        }
-        // The probes exist only to be traced: untraced runs skip them.
-        if self.dut.has_probes() && self.dut.trace_wanted() {
-            for k in 0..self.cores.len() {
-                let (pc, insn, st) = self.cores[k].probe(reset);
-                self.dut.probe_core(k, pc, insn, st);
-            }
-            self.dut.probe_hal(self.hal_probe.0, self.hal_probe.1);
-        }
-        // 3. The top evaluates with these inputs.
-        self.dut.drive(reset, granted.map(|g| g.1), &pins);
-        let o = self.dut.outputs();
-        for (s, po) in self.cores.iter_mut().zip(o.q7.iter()) {
-            take_port(&mut s.bus, po);
-        }
-        if o.nx_start != 0 || o.q7_start != 0 {
-            for s in self.cores.iter_mut() {
-                let Some((nx, b)) = s.id.pin() else { continue };
-                let (bits, at) = if nx { (o.nx_start, o.nx_start_addr) } else { (o.q7_start, o.q7_start_addr) };
-                if bits >> b & 1 != 0 {
-                    s.restart = Some(at);
-                }
-            }
-        }
-        if let Some((m, req, li, waited)) = self.inflight.take() {
-            if o.rsp.valid || waited >= BAR0_TIMEOUT {
-                let rsp = if o.rsp.valid { o.rsp } else { Rsp { valid: false, rdata: 0, err: true } };
-                if let Some(t) = li.and_then(|i| self.log.get_mut(i)) {
-                    t.err = rsp.err;
-                    if !t.write {
-                        t.data = rsp.rdata;
-                    }
-                }
-                self.deliver(m, req, rsp, o.rsp.valid);
-            } else {
-                self.inflight = Some((m, req, li, waited + 1));
-            }
-        }
-        if let Some((m, req)) = granted {
-            let fetch = matches!(m, Master::Core(c) if self.cores[slot_index(c)].bus.pending.is_some_and(|p| p.kind == Kind::Fetch));
-            if matches!(m, Master::Core(_)) {
-                self.stats.core_transactions += 1;
-            }
-            let li = (!fetch).then(|| self.log_txn(Txn { cycle: self.stats.cycles, master: m, write: req.write, addr: req.addr, data: req.wdata, err: false }));
-            self.inflight = Some((m, req, li, 0));
-        }
-        // Calm: nothing asked of the top or in flight, every stepped core
-        // halted, in WAITI or run-stalled with nothing pending, the pins
-        // and the outputs as the cycle before, the DMA idle.
-        let cores_still = self.cores.iter().all(|s| !s.attached || (s.bus.pending.is_none() && s.restart.is_none() && matches!(s.last, Some(Step::Halted | Step::Stalled | Step::Waiting))));
-        let calm = !reset && granted.is_none() && self.inflight.is_none() && self.host_req.is_none() && self.inbound.is_empty() && self.outbound.is_empty() && self.replies.is_empty() && self.xlat_wait.is_none() && cores_still && pins == self.prev_pins && o == self.out && !o.dma_busy && !self.init_dma.busy();
-        self.quiet = if calm { self.quiet + 1 } else { 0 };
-        self.prev_pins = pins;
-        if reset {
-            self.reset_at = self.stats.cycles;
-        }
-        // 4. Clock edge; RunStall follows the top's outputs.
-        self.dut.tick();
-        self.stats.cycles += 1;
-        if self.stats.cycles.is_multiple_of(4096) {
-            if let Some(p) = &self.progress {
-                p.set_position(self.stats.cycles);
-            }
-        }
-        if self.stats.cycles.is_multiple_of(crate::interrupt::POLL_CYCLES) && self.dies == 1 && crate::interrupt::requested() {
-            crate::interrupt::stop(&mut [self]);
-        }
-        if o.dma_db_valid && !self.out.dma_db_valid {
-            self.stats.doorbells += 1;
-            if self.doorbell_cycles.len() < LOG_LIMIT {
-                self.doorbell_cycles.push(self.stats.cycles - 1);
-            }
-        }
-        let now = self.stall_bits(&o);
-        let released_mask = self.stalled & !now & self.attached_mask();
-        let released = u64::from(released_mask.count_ones());
-        if released_mask & 0xff != 0 && self.stats.first_release.is_none() {
-            self.stats.first_release = Some(self.stats.cycles - 1);
-        }
-        self.stats.stalls_released += released;
-        self.stalled = now;
-        for (i, s) in self.cores.iter_mut().enumerate() {
-            s.core.set_run_stall(now >> i & 1 != 0);
-            // The top's interrupt line of the core is its level-1 line 0 ([D]).
-            if let Some((nx, b)) = s.id.pin() {
-                s.core.set_irq(IRQ_LINE, if nx { o.nx_irq } else { o.q7_irq } >> b & 1 != 0);
-            }
-        }
-        self.out = o;
-        o
     }
 
     /// The top and its cores are at a fixed point: the last

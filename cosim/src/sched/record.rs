@@ -11,7 +11,10 @@ pub enum Master {
     /// A core of another TOP_SP's TPB (another die's, or this die's other
     /// instance), through the SoC port: `die` is its node in the mesh
     /// ([`Cosim::node`]), which is its die with one TOP_SP per die.
-    Remote { die: u32, core: CoreId },
+    Remote {
+        die: u32,
+        core: CoreId,
+    },
     /// The TOP_SP-init DMA queue beside the top ([`InitDma`]).
     InitDma,
 }

@@ -69,38 +69,120 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
     }
     let mut dispatch = s(&["req_valid", "req_write", "req_addr", "req_wdata"]);
     if arch != tpb_models::regmap::Arch::Sunda {
-        dispatch.extend(s(&["hwd_lookup_valid", "hwd_lookup_opcode", "hwd_lookup_func", "hwd_fifo_valid", "hwd_fifo_hit", "hwd_fifo_handler", "hwd_fifo_pop", "hwd_miss_irq", "nx_irq"]));
+        dispatch.extend(s(&[
+            "hwd_lookup_valid",
+            "hwd_lookup_opcode",
+            "hwd_lookup_func",
+            "hwd_fifo_valid",
+            "hwd_fifo_hit",
+            "hwd_fifo_handler",
+            "hwd_fifo_pop",
+            "hwd_miss_irq",
+            "nx_irq",
+        ]));
     }
     dispatch.extend(s(&["probe_seq_state", "probe_seq_pc", "probe_seq_insn"]));
     vec![
         Group { name: "bar0", title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
-        Group { name: "run_stall", title: "Run-stall release", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]) },
+        Group {
+            name: "run_stall",
+            title: "Run-stall release",
+            signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]),
+        },
         Group {
             name: "halt_start",
             title: "Halt and start",
-            signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_run_stall", "nx_halted", "nx_start", "nx_start_addr", "q7_run_stall", "q7_halted", "q7_start", "q7_start_addr", "probe_seq_state", "probe_seq_pc", "probe_q7_0_state", "probe_q7_0_pc"]),
+            signals: s(&[
+                "req_valid",
+                "req_write",
+                "req_addr",
+                "req_wdata",
+                "nx_run_stall",
+                "nx_halted",
+                "nx_start",
+                "nx_start_addr",
+                "q7_run_stall",
+                "q7_halted",
+                "q7_start",
+                "q7_start_addr",
+                "probe_seq_state",
+                "probe_seq_pc",
+                "probe_q7_0_state",
+                "probe_q7_0_pc",
+            ]),
         },
         Group {
             name: "q7_core0",
             title: "Q7 core 0 memory ports",
-            signals: s(&["q7_run_stall", "q7_if_valid$0", "q7_if_addr$0", "q7_if_ready$0", "q7_if_rvalid$0", "q7_if_rdata$0", "q7_ls_valid$0", "q7_ls_write$0", "q7_ls_addr$0", "q7_ls_rvalid$0", "q7_ls_rdata$0"]),
+            signals: s(&[
+                "q7_run_stall",
+                "q7_if_valid$0",
+                "q7_if_addr$0",
+                "q7_if_ready$0",
+                "q7_if_rvalid$0",
+                "q7_if_rdata$0",
+                "q7_ls_valid$0",
+                "q7_ls_write$0",
+                "q7_ls_addr$0",
+                "q7_ls_rvalid$0",
+                "q7_ls_rdata$0",
+            ]),
         },
         Group { name: "doorbell", title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
         Group {
             name: "interrupt",
             title: "Interrupts: intr_ctrl/intr_info to the cores' lines",
-            signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "nx_irq", "q7_irq", "probe_seq_state", "probe_seq_pc", "probe_seq_insn", "probe_q7_0_state", "probe_q7_0_pc"]),
+            signals: s(&[
+                "req_valid",
+                "req_write",
+                "req_addr",
+                "req_wdata",
+                "nx_irq",
+                "q7_irq",
+                "probe_seq_state",
+                "probe_seq_pc",
+                "probe_seq_insn",
+                "probe_q7_0_state",
+                "probe_q7_0_pc",
+            ]),
         },
         Group {
             name: "xlat",
             title: "Address translation: a core's lookup and its SoC access",
-            signals: s(&["xlat_valid", "xlat_who", "xlat_addr", "xlat_rsp_valid", "xlat_hit", "xlat_dst_hi", "xlat_dst_lo", "req_valid", "req_write", "req_addr", "req_wdata", "probe_seq_pc", "probe_seq_insn"]),
+            signals: s(&[
+                "xlat_valid",
+                "xlat_who",
+                "xlat_addr",
+                "xlat_rsp_valid",
+                "xlat_hit",
+                "xlat_dst_hi",
+                "xlat_dst_lo",
+                "req_valid",
+                "req_write",
+                "req_addr",
+                "req_wdata",
+                "probe_seq_pc",
+                "probe_seq_insn",
+            ]),
         },
         Group { name: "dispatch", title: "SEQ dispatch: the HW-decode port and the SEQ", signals: dispatch },
         Group {
             name: "notify",
             title: "Notifications: events and the ring",
-            signals: s(&["req_valid", "req_write", "req_addr", "rsp_valid", "rsp_rdata", "rsp_err", "dma_busy", "dma_db_valid", "sem_notif_valid", "sem_notif_index", "notific_head", "probe_hal_kind"]),
+            signals: s(&[
+                "req_valid",
+                "req_write",
+                "req_addr",
+                "rsp_valid",
+                "rsp_rdata",
+                "rsp_err",
+                "dma_busy",
+                "dma_db_valid",
+                "sem_notif_valid",
+                "sem_notif_index",
+                "notific_head",
+                "probe_hal_kind",
+            ]),
         },
         Group {
             name: "tsync",
@@ -269,7 +351,6 @@ fn read_to_end(path: &Path, signals: &[String]) -> Result<(Vec<(u32, Trace)>, u6
     }
     Ok((out, times.last().map_or(0, |t| t * unit)))
 }
-
 
 #[cfg(test)]
 mod tests {

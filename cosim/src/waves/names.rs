@@ -206,7 +206,9 @@ mod tests {
         // memw is 0x0020c0; a branch's target is an offset from itself.
         assert_eq!(n.label("probe_top_sp_insn", Some(0x0020c0)), "memw");
         assert_eq!(n.label("probe_top_sp_insn", None), "x");
-        let j = tpb_models::xtensa::asm::assemble("loop:\n nop\n j loop\n", 0, &tpb_models::xtensa::CoreConfig::nx(&tpb_models::regmap::builtin(Arch::Cayman).unwrap().params).options).unwrap();
+        let j =
+            tpb_models::xtensa::asm::assemble("loop:\n nop\n j loop\n", 0, &tpb_models::xtensa::CoreConfig::nx(&tpb_models::regmap::builtin(Arch::Cayman).unwrap().params).options)
+                .unwrap();
         let w = u64::from(j.bytes[3]) | u64::from(j.bytes[4]) << 8 | u64::from(j.bytes[5]) << 16;
         assert_eq!(n.label("probe_top_sp_insn", Some(w)), "j .-0x3");
     }

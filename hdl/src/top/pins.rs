@@ -55,12 +55,7 @@ pub(super) fn driver<T: Block + TopPins + Send + 'static>(t: T) -> Box<dyn TopSi
 /// construction (with the copies a debug build makes) overflows the 2 MiB
 /// stack of a test thread.
 pub(crate) fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(f)
-        .expect("spawn the construction thread")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    std::thread::Builder::new().stack_size(256 << 20).spawn(f).expect("spawn the construction thread").join().unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// The [`TopPins`] implementation of a top stamped out by `tpb_top!`: the

@@ -169,22 +169,7 @@ macro_rules! tpb_top {
             /// A top decoding `layout`, or why its memories don't fit it.
             pub fn new(layout: &TopLayout) -> Result<Self, LayoutError> {
                 let $lay = layout;
-                fits("seq.iram", SW, &$lay.seq_iram)?;
-                fits("seq.dram", SW, &$lay.seq_dram)?;
-                fits("top_sp.ctrl_spad", CW, &$lay.ctrl_spad)?;
-                fits("top_sp.slot_spad", LW, &$lay.slot_spad)?;
-                fits("seq.dma", DMA_AW, &Window { base: 0, size: crate::seq_dma::STATUS })?;
-                if u64::from($lay.notific.size) != (u64::from(tpb_models::golden::notific::RECORD_BYTES) << NTF_RW) {
-                    return Err(LayoutError::Bad { what: "notific.ring".into(), detail: format!("the ring SRAM holds {} records of 16 bytes: the region must be {:#x} bytes, not {:#x}", 1u32 << NTF_RW, 16u32 << NTF_RW, $lay.notific.size) });
-                }
-                fits("q7 iram", QIW, &Window { base: 0, size: $lay.q7_dram_offset })?;
-                fits("q7 dram", QDW, &Window { base: 0, size: $lay.q7_stride - $lay.q7_dram_offset })?;
-                if $lay.seq_iram.size != $lay.seq_dram.size {
-                    return Err(LayoutError::Bad { what: "seq.iram/seq.dram".into(), detail: "the SEQ memories must be the same size".into() });
-                }
-                if $lay.q7_dram_offset % (4u32 << QDW) != 0 {
-                    return Err(LayoutError::Bad { what: "q7 dram".into(), detail: format!("DRAM offset {:#x} not aligned to the DRAM", $lay.q7_dram_offset) });
-                }
+                check_fits(layout, [QIW, QDW, SW, CW, LW])?;
                 let built = |aw: usize| c32(((4u64 << aw) - 1) as u32 ^ 0xffff_ffff);
                 Ok(bar0_slave_new!(Self {
                     nx_halted: Default::default(),

@@ -55,13 +55,7 @@ impl Probe for Collector {
     fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
         let Some((inst, ns)) = self.stack.last_mut() else { return };
         let name = if ns.is_empty() { name.to_string() } else { format!("{}${name}", ns.join("$")) };
-        inst.atoms.push(AtomInfo {
-            name,
-            kind: signal.kind(),
-            width: signal.bits(),
-            signed: is_atom_signed(signal),
-            literal: signal.verilog().to_string(),
-        });
+        inst.atoms.push(AtomInfo { name, kind: signal.kind(), width: signal.bits(), signed: is_atom_signed(signal), literal: signal.verilog().to_string() });
     }
 
     fn visit_end_namespace(&mut self, _name: &str, _node: &dyn Block) {

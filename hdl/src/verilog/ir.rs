@@ -4,9 +4,7 @@
 //! numbered in program order (pre-order: an `if` before its branches). The
 //! numbers let the emitter prove that moving a statement keeps its meaning.
 
-use rust_hdl::prelude::ast::{
-    VerilogBlock, VerilogBlockOrConditional, VerilogExpression, VerilogOp, VerilogOpUnary, VerilogStatement,
-};
+use rust_hdl::prelude::ast::{VerilogBlock, VerilogBlockOrConditional, VerilogExpression, VerilogOp, VerilogOpUnary, VerilogStatement};
 use std::collections::BTreeSet;
 
 /// An expression, printed with every operator parenthesised as the AST
@@ -167,10 +165,24 @@ impl Expr {
 #[derive(Debug, Clone)]
 pub enum Stmt {
     /// `target = value` or, with `slice = (width, offset)`, `target[offset +: width] = value`.
-    Assign { pos: usize, target: String, slice: Option<(usize, Expr)>, value: Expr },
-    If { pos: usize, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    Assign {
+        pos: usize,
+        target: String,
+        slice: Option<(usize, Expr)>,
+        value: Expr,
+    },
+    If {
+        pos: usize,
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
     /// `case (sel)`: arms by label (`default` for the catch-all).
-    Case { pos: usize, sel: Expr, arms: Vec<(String, Vec<Stmt>)> },
+    Case {
+        pos: usize,
+        sel: Expr,
+        arms: Vec<(String, Vec<Stmt>)>,
+    },
 }
 
 /// Why a block's HDL cannot be put in the emitter's form.
@@ -227,12 +239,7 @@ impl Lower<'_> {
             VerilogStatement::SliceAssignment { base, width, offset, replacement } => {
                 let pos = self.next_pos();
                 let VerilogExpression::Signal(n) = base else { return Err(IrError::Target(self.block.to_string())) };
-                out.push(Stmt::Assign {
-                    pos,
-                    target: self.ident(n)?,
-                    slice: Some((*width, self.expr(offset)?)),
-                    value: self.expr(replacement)?,
-                });
+                out.push(Stmt::Assign { pos, target: self.ident(n)?, slice: Some((*width, self.expr(offset)?)), value: self.expr(replacement)? });
             }
             VerilogStatement::If(c) => {
                 let pos = self.next_pos();

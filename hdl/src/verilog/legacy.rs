@@ -182,4 +182,3 @@ mod tests {
         assert_eq!(rename_ident("ac$in = c$in[3];", "c$in", "k"), "ac$in = k[3];");
     }
 }
-

@@ -45,14 +45,7 @@ pub struct CsrModel {
 impl CsrModel {
     /// A model in its reset state.
     pub fn new(block: &Block) -> Self {
-        let mut m = CsrModel {
-            block: block.clone(),
-            ports: hw_ports(block),
-            stored: BTreeMap::new(),
-            pulses: BTreeMap::new(),
-            rsp: Rsp::default(),
-            hw_inputs: Vec::new(),
-        };
+        let mut m = CsrModel { block: block.clone(), ports: hw_ports(block), stored: BTreeMap::new(), pulses: BTreeMap::new(), rsp: Rsp::default(), hw_inputs: Vec::new() };
         for r in &block.registers {
             for f in &r.fields {
                 let b = port_base(r, f);

@@ -117,7 +117,18 @@ pub fn slot_kind(k: usize) -> (u32, u32) {
 impl NotificModel {
     /// A unit with a ring SRAM of `records` records, in its reset state.
     pub fn new(records: usize) -> Self {
-        NotificModel { ring: vec![[0; 4]; records], head: 0, seq: 0, dropped: 0, overflow: false, cycle: 0, prev_halted: 0, prev_dma_err: 0, slots: [(false, 0); SLOTS], rsp: Rsp::default() }
+        NotificModel {
+            ring: vec![[0; 4]; records],
+            head: 0,
+            seq: 0,
+            dropped: 0,
+            overflow: false,
+            cycle: 0,
+            prev_halted: 0,
+            prev_dma_err: 0,
+            slots: [(false, 0); SLOTS],
+            rsp: Rsp::default(),
+        }
     }
 
     pub fn records(&self) -> usize {

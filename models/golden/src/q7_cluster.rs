@@ -181,7 +181,11 @@ impl Q7ClusterModel {
     /// A word of core `n`'s IRAM or DRAM (debug peek).
     pub fn peek(&self, core: usize, dram: bool, word: usize) -> u32 {
         let c = &self.cores[core];
-        if dram { c.dram[word] } else { c.iram[word] }
+        if dram {
+            c.dram[word]
+        } else {
+            c.iram[word]
+        }
     }
 
     /// One rising edge.

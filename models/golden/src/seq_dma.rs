@@ -125,11 +125,7 @@ impl SeqDmaModel {
     /// Outputs during the current cycle.
     pub fn outputs(&self) -> Outputs {
         let done_addr = self.desc[3];
-        Outputs {
-            db_valid: self.state == State::Done && done_addr != 0 && self.slot.index(done_addr).is_some(),
-            db_index: (done_addr >> 2) as u8,
-            busy: self.state != State::Idle,
-        }
+        Outputs { db_valid: self.state == State::Done && done_addr != 0 && self.slot.index(done_addr).is_some(), db_index: (done_addr >> 2) as u8, busy: self.state != State::Idle }
     }
 
     /// The bus response registered at the last edge.
@@ -339,5 +335,4 @@ impl SeqDmaModel {
         }
         Edge { next_read, wrote, retire, err_set, state, waiting }
     }
-
 }

@@ -235,9 +235,7 @@ impl TopModel {
     pub fn new(map: &RegMap, mem: MemBits) -> Result<Self, LayoutError> {
         let layout = TopLayout::of(map)?;
         let p = &map.params;
-        let block = |name: &str| {
-            map.block(name).ok_or_else(|| LayoutError::Bad { what: name.to_string(), detail: "the map has no such block".into() })
-        };
+        let block = |name: &str| map.block(name).ok_or_else(|| LayoutError::Bad { what: name.to_string(), detail: "the map has no such block".into() });
         let memory = |dest: Dest, bits: usize| Memory { dest, words: vec![0; 1 << bits] };
         let hwd = layout.hw_decode.map(|_| HwDecodeModel::new(p.hw_decode.cam_records as usize, bits(p.hw_decode.table_bytes as u64), false));
         Ok(TopModel {
@@ -247,12 +245,7 @@ impl TopModel {
             q7regs: CsrModel::new(block("q7")?),
             tpb: CsrModel::new(block("tpb")?),
             top_sp_regs: map.block("top_sp").filter(|b| b.has_register_rtl()).map(CsrModel::new),
-            mems: vec![
-                memory(Dest::SeqIram, mem.seq),
-                memory(Dest::SeqDram, mem.seq),
-                memory(Dest::CtrlSpad, mem.ctrl_spad),
-                memory(Dest::SlotSpad, mem.slot_spad),
-            ],
+            mems: vec![memory(Dest::SeqIram, mem.seq), memory(Dest::SeqDram, mem.seq), memory(Dest::CtrlSpad, mem.ctrl_spad), memory(Dest::SlotSpad, mem.slot_spad)],
             cluster: Q7ClusterModel::new(q7_cluster::Layout {
                 stride: layout.q7_stride,
                 dram_offset: layout.q7_dram_offset,
@@ -268,7 +261,9 @@ impl TopModel {
             tpb_inputs: BTreeMap::new(),
             hwd,
             xlat: XlatOut::default(),
-            win_ports: (0..WINDOWS).map(|n| ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl_enable", "ctrl_requester"].map(|r| format!("window{n}_{r}_o"))).collect(),
+            win_ports: (0..WINDOWS)
+                .map(|n| ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl_enable", "ctrl_requester"].map(|r| format!("window{n}_{r}_o")))
+                .collect(),
             mem_rsp: Rsp::default(),
             err: false,
             nx_inputs: BTreeMap::new(),

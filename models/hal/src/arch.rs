@@ -99,18 +99,8 @@ macro_rules! arch_regs {
                 engine_base_address_lo: regs::$a::nx::ENGINE_BASE_ADDRESS_LO,
                 engine_base_address_hi: regs::$a::nx::ENGINE_BASE_ADDRESS_HI,
                 dma_ctrl: regs::$a::nx::DMA_CTRL,
-                rx_ring: [
-                    regs::$a::nx::DMA_RX_RING_BASE,
-                    regs::$a::nx::DMA_RX_RING_LENGTH,
-                    regs::$a::nx::DMA_RX_RING_HEAD,
-                    regs::$a::nx::DMA_RX_RING_TAIL,
-                ],
-                tx_ring: [
-                    regs::$a::nx::DMA_TX_RING_BASE,
-                    regs::$a::nx::DMA_TX_RING_LENGTH,
-                    regs::$a::nx::DMA_TX_RING_HEAD,
-                    regs::$a::nx::DMA_TX_RING_TAIL,
-                ],
+                rx_ring: [regs::$a::nx::DMA_RX_RING_BASE, regs::$a::nx::DMA_RX_RING_LENGTH, regs::$a::nx::DMA_RX_RING_HEAD, regs::$a::nx::DMA_RX_RING_TAIL],
+                tx_ring: [regs::$a::nx::DMA_TX_RING_BASE, regs::$a::nx::DMA_TX_RING_LENGTH, regs::$a::nx::DMA_TX_RING_HEAD, regs::$a::nx::DMA_TX_RING_TAIL],
                 mem_window2_lo: regs::$a::nx::MEM_WINDOW2_LO,
                 mem_window2_hi: regs::$a::nx::MEM_WINDOW2_HI,
                 instr_dbg_ctrl: regs::$a::nx::INSTR_DBG_CTRL,
@@ -282,9 +272,7 @@ impl ArchCtx {
         if engine == Engine::Pool {
             return Ok(tb + if owner != 0 { l.q7_owner1 } else { l.q7_owner0 });
         }
-        self.params()
-            .local_reg_base(engine)
-            .ok_or(HalError::OutOfRange { what: "eng_type", value: eng_type as u64, limit: l.engine_types as u64 })
+        self.params().local_reg_base(engine).ok_or(HalError::OutOfRange { what: "eng_type", value: eng_type as u64, limit: l.engine_types as u64 })
     }
 
     /// The POOL engine's local-register base as the pool bring-up resolves it

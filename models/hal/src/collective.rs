@@ -68,11 +68,13 @@ impl TopSpRole {
 
     /// The completion addresses of the SLOT program's END marks.
     pub fn completion_addrs(&self) -> impl Iterator<Item = u64> + '_ {
-        self.slot.iter().flat_map(|w| match w {
-            SlotWord::End { compl_addrs } => compl_addrs.as_slice(),
-            _ => &[],
-        })
-        .copied()
+        self.slot
+            .iter()
+            .flat_map(|w| match w {
+                SlotWord::End { compl_addrs } => compl_addrs.as_slice(),
+                _ => &[],
+            })
+            .copied()
     }
 }
 

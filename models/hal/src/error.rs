@@ -55,9 +55,17 @@ pub enum HalError {
     #[error("{}", printf(msg::DRAM_TOO_BIG, &[size]))]
     DramTooBig { size: u64, max: u64 },
     #[error("{}", printf(msg::LOAD_DRAM_FAILED, &[core]))]
-    LoadDram { core: u32, #[source] source: Box<HalError> },
+    LoadDram {
+        core: u32,
+        #[source]
+        source: Box<HalError>,
+    },
     #[error("{}", printf(msg::LOAD_IRAM_FAILED, &[core]))]
-    LoadIram { core: u32, #[source] source: Box<HalError> },
+    LoadIram {
+        core: u32,
+        #[source]
+        source: Box<HalError>,
+    },
     /// The swap callback of `write_padded` returned non-zero.
     #[error("{}", printf(msg::MEMCPY_FN_FAILED, &[callback, code]))]
     SwapFailed { callback: String, code: i32 },

@@ -56,7 +56,9 @@ impl std::str::FromStr for Event {
         let bad = || format!("'{s}' is not a notification: {FORMS}");
         let num = |t: &str| tpb_regmap::space::parse_number(t).ok_or_else(bad);
         let small = |t: &str| num(t).and_then(|v| u8::try_from(v).map_err(|_| bad()));
-        let engine = |t: &str| ENGINES.into_iter().find(|e| e.name() == t).ok_or_else(|| format!("'{t}' is not an engine ({})", ENGINES.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")));
+        let engine = |t: &str| {
+            ENGINES.into_iter().find(|e| e.name() == t).ok_or_else(|| format!("'{t}' is not an engine ({})", ENGINES.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")))
+        };
         let words: Vec<&str> = s.split_whitespace().collect();
         fn kv<'w>(w: &'w str, k: &str) -> Option<&'w str> {
             w.strip_prefix(k).and_then(|r| r.strip_prefix('='))

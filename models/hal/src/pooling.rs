@@ -74,14 +74,7 @@ impl CamRecord {
         if b[0] & !1 != 0 || b[5] != 0 || b[8..].iter().any(|&x| x != 0) {
             return Err(HalError::Invalid(format!("CAM record {b:02x?}: reserved bits are set")));
         }
-        Ok(CamRecord {
-            valid: b[0] & 1 != 0,
-            key_opcode: b[1],
-            key_func: b[2],
-            mask_opcode: b[3],
-            mask_func: b[4],
-            table_index: u16::from_le_bytes([b[6], b[7]]),
-        })
+        Ok(CamRecord { valid: b[0] & 1 != 0, key_opcode: b[1], key_func: b[2], mask_opcode: b[3], mask_func: b[4], table_index: u16::from_le_bytes([b[6], b[7]]) })
     }
 }
 
@@ -157,12 +150,7 @@ fn notif_enable(ctx: &ArchCtx, mmio: &mut dyn Mmio, field: Field) -> Result<()> 
 
 /// `stpb_init`: notific_init → engine (INST) / EVT_SEM / ERROR notification
 /// enables → stpb_regs_init → pooling_init (through the dispatch table).
-pub fn stpb_init_common(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    cfg: &StpbConfig,
-    pooling_init: impl FnOnce(&mut dyn Mmio) -> Result<()>,
-) -> Result<()> {
+pub fn stpb_init_common(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &StpbConfig, pooling_init: impl FnOnce(&mut dyn Mmio) -> Result<()>) -> Result<()> {
     let t = ctx.tpb_regs_base();
     let tpb = ctx.regs.tpb;
     mmio.note("stpb_init: notific_init");
@@ -196,12 +184,7 @@ fn regs_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig) -> Result<
 }
 
 /// Step 2, `ucode_seq_init`.
-fn ucode_seq_init(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    cfg: &PoolingConfig,
-    mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-) -> Result<()> {
+fn ucode_seq_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>) -> Result<()> {
     mmio.note("pooling_init step 2: ucode_seq_init (SEQ IRAM/DRAM, NX registers, engine_base_address)");
     check_seq_sizes(ctx, &cfg.seq)?;
     let b = &ctx.params().bar0;
@@ -227,11 +210,7 @@ pub fn hw_decode_table_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, t: &HwDecodeTabl
     mmio.note("pooling_init step 3b: hw_decode_table_init (CAM records, handler table)");
     let p = ctx.params();
     let hw = &p.hw_decode;
-    let base = p
-        .local_reg
-        .hw_decode_table_params
-        .ok_or_else(|| HalError::Invalid(format!("{} has no hw_decode_table_params", ctx.arch)))?
-        + p.bar0.tpb_base;
+    let base = p.local_reg.hw_decode_table_params.ok_or_else(|| HalError::Invalid(format!("{} has no hw_decode_table_params", ctx.arch)))? + p.bar0.tpb_base;
     let cam_bytes = check_hw_decode_sizes(ctx, t)?;
     let cam: Vec<u8> = t.cam.iter().flat_map(|c| c.pack()).collect();
     let owner = crate::spec::q7_owner::POOLING;
@@ -305,12 +284,7 @@ fn precheck(ctx: &ArchCtx, cfg: &PoolingConfig, q7_owner: u32, hw_decode: bool) 
 }
 
 /// `stpb_sunda_pooling_init`.
-pub fn pooling_init_sunda(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    cfg: &PoolingConfig,
-    mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-) -> Result<()> {
+pub fn pooling_init_sunda(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>) -> Result<()> {
     precheck(ctx, cfg, crate::spec::q7_owner::POOLING, false)?;
     regs_init(ctx, mmio, cfg)?;
     ucode_seq_init(ctx, mmio, cfg, swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32))?;
@@ -323,12 +297,7 @@ pub fn pooling_init_sunda(
 }
 
 /// `stpb_cayman_pooling_init` / `stpb_mariana_pooling_init`.
-pub fn pooling_init_v3(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    cfg: &PoolingConfig,
-    mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-) -> Result<()> {
+pub fn pooling_init_v3(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>) -> Result<()> {
     precheck(ctx, cfg, crate::spec::q7_owner::POOLING, true)?;
     regs_init(ctx, mmio, cfg)?;
     ucode_seq_init(ctx, mmio, cfg, swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32))?;

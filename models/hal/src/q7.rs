@@ -35,15 +35,7 @@ pub type SwapCb<'a> = &'a mut dyn FnMut(&SwapRequest) -> i32;
 /// `write_padded(dst, src, size, padded_size, swap_cb, swap_ctx, tag)` (DIGEST §2.4):
 /// a zero-filled buffer of `padded_size` (so the pad tail is zero), the image
 /// copied in, then either the swap callback or `mem_write_buf`.
-pub fn write_padded(
-    mmio: &mut dyn Mmio,
-    dst: u64,
-    src: &[u8],
-    padded_size: u64,
-    swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-    owner: u32,
-    tag: &str,
-) -> Result<()> {
+pub fn write_padded(mmio: &mut dyn Mmio, dst: u64, src: &[u8], padded_size: u64, swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>, owner: u32, tag: &str) -> Result<()> {
     if padded_size < src.len() as u64 {
         return Err(HalError::PadTooSmall { tag: tag.to_string(), size: src.len() as u64, padded: padded_size });
     }
@@ -67,11 +59,7 @@ pub fn write_padded(
 pub fn get_q7_params(ctx: &ArchCtx, owner: u32) -> Result<Q7Params> {
     ctx.params().q7_params(owner).copied().ok_or_else(|| {
         let q = &ctx.params().q7;
-        HalError::Q7OwnerUnsupported {
-            arch: ctx.arch,
-            owner,
-            valid: std::iter::once(q.pooling.owner).chain(q.compute_cluster.map(|c| c.owner)).collect(),
-        }
+        HalError::Q7OwnerUnsupported { arch: ctx.arch, owner, valid: std::iter::once(q.pooling.owner).chain(q.compute_cluster.map(|c| c.owner)).collect() }
     })
 }
 
@@ -104,24 +92,15 @@ pub fn check_image_sizes(ctx: &ArchCtx, imgs: &UcodeImages, owner: u32) -> Resul
 /// size gates first (an oversized image is refused before any byte is
 /// written), then per core DRAM first, then IRAM, each zero-padded to the
 /// core's aperture.
-pub fn ucode_eng_install(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    image_base: u64,
-    imgs: &UcodeImages,
-    mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-    owner: u32,
-) -> Result<()> {
+pub fn ucode_eng_install(ctx: &ArchCtx, mmio: &mut dyn Mmio, image_base: u64, imgs: &UcodeImages, mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>, owner: u32) -> Result<()> {
     let p = check_image_sizes(ctx, imgs, owner)?;
     let layout = ctx.params().q7_layout(owner).expect("params exist for a valid owner");
     for core in 0..p.num_q7 {
         mmio.note(&format!("q7 core {core}: DRAM then IRAM"));
         let sw = swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32);
-        write_padded(mmio, image_base + layout.dram(core), &imgs.dram, p.dram_size, sw, owner, "POOL eng dram")
-            .map_err(|e| HalError::LoadDram { core, source: Box::new(e) })?;
+        write_padded(mmio, image_base + layout.dram(core), &imgs.dram, p.dram_size, sw, owner, "POOL eng dram").map_err(|e| HalError::LoadDram { core, source: Box::new(e) })?;
         let sw = swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32);
-        write_padded(mmio, image_base + layout.iram(core), &imgs.iram, p.iram_size, sw, owner, "POOL eng iram")
-            .map_err(|e| HalError::LoadIram { core, source: Box::new(e) })?;
+        write_padded(mmio, image_base + layout.iram(core), &imgs.iram, p.iram_size, sw, owner, "POOL eng iram").map_err(|e| HalError::LoadIram { core, source: Box::new(e) })?;
     }
     Ok(())
 }
@@ -129,14 +108,7 @@ pub fn ucode_eng_install(
 /// `q7_ucode_eng_init`: the generation's owner rule (SUNDA knows only the
 /// POOLING owner; CAYMAN and MARIANA, byte-identical in the seeds, index
 /// the owner table), then the install.
-pub fn ucode_eng_init(
-    ctx: &ArchCtx,
-    mmio: &mut dyn Mmio,
-    image_base: u64,
-    imgs: &UcodeImages,
-    swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>,
-    owner_idx: u32,
-) -> Result<()> {
+pub fn ucode_eng_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, image_base: u64, imgs: &UcodeImages, swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>, owner_idx: u32) -> Result<()> {
     let owner = match ctx.arch {
         Arch::Sunda => owner_sunda(owner_idx)?,
         Arch::Cayman | Arch::Mariana => owner_v3(owner_idx)?,

@@ -1,10 +1,10 @@
 //! A transport wrapper that logs every BAR0 access with the name of what it
 //! reaches (resolved from the register maps), for humans and snapshot tests.
 
-use tpb_regmap::space::AddressSpace;
 use super::devmem::{DevMem, DmaCopy};
 use super::mmio::{Mmio, MmioError};
 use std::fmt::Write;
+use tpb_regmap::space::AddressSpace;
 use tpb_regmap::RegMap;
 
 /// One logged access.
@@ -12,16 +12,44 @@ use tpb_regmap::RegMap;
 pub enum Entry {
     /// A HAL step label ([`Mmio::note`]).
     Note(String),
-    Read { addr: u64, name: String, result: Result<u32, MmioError> },
-    Write { addr: u64, name: String, value: u32, result: Result<(), MmioError> },
+    Read {
+        addr: u64,
+        name: String,
+        result: Result<u32, MmioError>,
+    },
+    Write {
+        addr: u64,
+        name: String,
+        value: u32,
+        result: Result<(), MmioError>,
+    },
     /// A `mem_write_buf`: length, how many leading bytes precede the all-zero
     /// tail (the image vs. its zero pad), and an FNV-1a hash of the bytes.
-    WriteBuf { addr: u64, name: String, len: usize, nonzero_len: usize, fnv1a: u64, result: Result<(), MmioError> },
+    WriteBuf {
+        addr: u64,
+        name: String,
+        len: usize,
+        nonzero_len: usize,
+        fnv1a: u64,
+        result: Result<(), MmioError>,
+    },
     /// A device-memory write ([`DevMem::devmem_write`]): as `WriteBuf`, not on BAR0.
-    DevMem { addr: u64, len: usize, nonzero_len: usize, fnv1a: u64, result: Result<(), MmioError> },
+    DevMem {
+        addr: u64,
+        len: usize,
+        nonzero_len: usize,
+        fnv1a: u64,
+        result: Result<(), MmioError>,
+    },
     /// One copy of an init-DMA run ([`DevMem::init_dma`]), its destination
     /// named; the run's result on each of its copies.
-    InitDma { src: u64, dst: u64, name: String, len: u64, result: Result<(), MmioError> },
+    InitDma {
+        src: u64,
+        dst: u64,
+        name: String,
+        len: u64,
+        result: Result<(), MmioError>,
+    },
 }
 
 /// 64-bit FNV-1a (a fingerprint for the log, not a security hash).
@@ -84,11 +112,7 @@ impl<M: Mmio> Recorder<M> {
                         Ok(()) => String::new(),
                         Err(err) => format!(" ERROR {err}"),
                     };
-                    writeln!(
-                        s,
-                        "B {addr:#010x} {name} {len:#x} bytes (data {nonzero_len:#x} + zero {:#x}) fnv1a={fnv1a:016x}{r}",
-                        len - nonzero_len
-                    )
+                    writeln!(s, "B {addr:#010x} {name} {len:#x} bytes (data {nonzero_len:#x} + zero {:#x}) fnv1a={fnv1a:016x}{r}", len - nonzero_len)
                 }
                 Entry::DevMem { addr, len, nonzero_len, fnv1a, result } => {
                     let r = result.as_ref().err().map(|e| format!(" ERROR {e}")).unwrap_or_default();
@@ -135,14 +159,7 @@ impl<M: Mmio> Mmio for Recorder<M> {
     fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
         let result = self.inner.write_buf(addr, data);
         let nonzero_len = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-        self.log.push(Entry::WriteBuf {
-            addr,
-            name: self.bar0.name(addr),
-            len: data.len(),
-            nonzero_len,
-            fnv1a: fnv1a(data),
-            result: result.clone(),
-        });
+        self.log.push(Entry::WriteBuf { addr, name: self.bar0.name(addr), len: data.len(), nonzero_len, fnv1a: fnv1a(data), result: result.clone() });
         result
     }
     fn note(&mut self, text: &str) {

@@ -12,11 +12,11 @@
 //! clears it). Semaphores wrap modulo 2^32. Doorbell pulses and
 //! semaphore operations are kept in an event log the tests read.
 
-use tpb_regmap::space::{AddressSpace, Target};
 use super::devmem::{check_copies, DevMem, DevMemory, DmaCopy};
 use super::mmio::{check_buf, Mmio, MmioError};
-use tpb_golden::csr::{CsrModel, Req};
 use std::collections::BTreeMap;
+use tpb_golden::csr::{CsrModel, Req};
+use tpb_regmap::space::{AddressSpace, Target};
 use tpb_regmap::{RegMap, RegionKind, WindowOp};
 
 /// Something the model saw happen besides plain register storage.

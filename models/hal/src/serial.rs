@@ -38,10 +38,7 @@ impl SerialLink<Box<dyn serialport::SerialPort>> {
     /// Open a serial device (`/dev/ttyUSB0`, a pseudo-terminal...) at
     /// `baud`, waiting at most `timeout` for each answer.
     pub fn open(path: &str, baud: u32, timeout: Duration) -> Result<Self, MmioError> {
-        let port = serialport::new(path, baud)
-            .timeout(timeout)
-            .open()
-            .map_err(|e| MmioError::Link { what: format!("open {path} at {baud} baud: {e}") })?;
+        let port = serialport::new(path, baud).timeout(timeout).open().map_err(|e| MmioError::Link { what: format!("open {path} at {baud} baud: {e}") })?;
         Ok(SerialLink::new(port))
     }
 }

@@ -43,8 +43,7 @@ pub mod msg {
     pub const LOAD_IRAM_FAILED: &str = "Failed to load pooling q7 iram core %u";
     pub const MEMCPY_FN_FAILED: &str = "memcpy_fn(%p) failed with %d";
     pub const CALLOC_FAILED: &str = "calloc failed! size=%lu";
-    pub const TOPSP_SEMA_ALLOC_FAILED: &str =
-        "Failed to allocate %d semaphores in TOP_SP #%d. There may be too many communicators";
+    pub const TOPSP_SEMA_ALLOC_FAILED: &str = "Failed to allocate %d semaphores in TOP_SP #%d. There may be too many communicators";
 }
 
 /// Sub-blocks of the local-register aperture that no map models yet (the

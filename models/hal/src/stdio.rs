@@ -74,7 +74,10 @@ pub fn drain(ctx: &ArchCtx, mmio: &mut dyn Mmio, r: &mut Reader) -> Result<Drain
         let d = dma + u64::from(base) + 16 * u64::from(i % len);
         let (src, words) = (mmio.read32(d)?, mmio.read32(d + 8)? & 0xffff);
         if src < AREA || src + 4 * words > AREA + SLOTS * SLOT_BYTES {
-            return Err(HalError::Invalid(format!("stdio TX descriptor {i}: {words} words at DMA SRAM {src:#x}, outside the stdio area {AREA:#x}..{:#x}", AREA + SLOTS * SLOT_BYTES)));
+            return Err(HalError::Invalid(format!(
+                "stdio TX descriptor {i}: {words} words at DMA SRAM {src:#x}, outside the stdio area {AREA:#x}..{:#x}",
+                AREA + SLOTS * SLOT_BYTES
+            )));
         }
         for k in 0..words {
             let w = mmio.read32(dma + u64::from(src + 4 * k))?;

@@ -53,11 +53,7 @@ v3_doorbells!(mariana, set_host_trigger_mariana, host_trigger_offset_mariana, se
 
 /// Byte offset of the EVT_SEM INC window within the TOP_SP aperture (0x1800), from the map.
 pub fn inc_window(ctx: &ArchCtx) -> Result<(u32, u32, u32)> {
-    let a = ctx
-        .map
-        .block("evt_sem")
-        .and_then(|b| b.array("evt_sem"))
-        .ok_or_else(|| HalError::Invalid(format!("{}: the map has no evt_sem array", ctx.arch)))?;
+    let a = ctx.map.block("evt_sem").and_then(|b| b.array("evt_sem")).ok_or_else(|| HalError::Invalid(format!("{}: the map has no evt_sem array", ctx.arch)))?;
     let w = a.window("inc").ok_or_else(|| HalError::Invalid(format!("{}: evt_sem has no inc window", ctx.arch)))?;
     Ok((w.offset, a.stride, a.count))
 }
@@ -92,11 +88,7 @@ pub fn sp_sema_i_ofst(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
 pub fn get_trigger_addr(ctx: &ArchCtx, sp_id: u32, idx: u32) -> Result<u64> {
     let t = &ctx.params().top_sp;
     let (inc, stride) = checked_slot(ctx, sp_id, idx)?;
-    let base = *t.sp_base.get(sp_id as usize).ok_or(HalError::OutOfRange {
-        what: "TOP_SP id (sp_base table)",
-        value: sp_id as u64,
-        limit: t.sp_base.len() as u64,
-    })?;
+    let base = *t.sp_base.get(sp_id as usize).ok_or(HalError::OutOfRange { what: "TOP_SP id (sp_base table)", value: sp_id as u64, limit: t.sp_base.len() as u64 })?;
     Ok(base + inc as u64 + (idx * stride) as u64)
 }
 

@@ -175,12 +175,7 @@ pub const RING_CHANNEL_STRIDE: u32 = ALGO_CONFIGS_MESH_OFFSET / RING_CHANNELS;
 impl AlgoConfigsLayout {
     /// The layout for a generation's mesh capacity (`arch.toml` mesh_events_capacity).
     pub fn new(mesh_events: u32) -> Self {
-        AlgoConfigsLayout {
-            ring: 0,
-            mesh: ALGO_CONFIGS_MESH_OFFSET,
-            mesh_events,
-            hierarchical: ALGO_CONFIGS_MESH_OFFSET + mesh_events * MeshEvent::BYTES as u32,
-        }
+        AlgoConfigsLayout { ring: 0, mesh: ALGO_CONFIGS_MESH_OFFSET, mesh_events, hierarchical: ALGO_CONFIGS_MESH_OFFSET + mesh_events * MeshEvent::BYTES as u32 }
     }
     /// Offset of mesh event `i`, or None past the capacity.
     pub fn event(&self, i: u32) -> Option<u32> {

@@ -81,8 +81,7 @@ pub enum MeshSubType {
 }
 
 impl MeshSubType {
-    pub const ALL: [MeshSubType; 5] =
-        [MeshSubType::FullMesh, MeshSubType::GroupedMesh, MeshSubType::MeshTrn2, MeshSubType::MeshSwitch, MeshSubType::MeshInvalid];
+    pub const ALL: [MeshSubType; 5] = [MeshSubType::FullMesh, MeshSubType::GroupedMesh, MeshSubType::MeshTrn2, MeshSubType::MeshSwitch, MeshSubType::MeshInvalid];
     pub fn from_u8(v: u8) -> Option<MeshSubType> {
         Self::ALL.get(v as usize).copied()
     }
@@ -94,7 +93,10 @@ impl MeshSubType {
 pub enum CcOpTarget {
     /// Ring / kangaring: OR of `1 << abs_id` of the channels this TOP_SP owns.
     ChannelList(u32),
-    Mesh { sema_shift_offset: u16, sema_mask: u16 },
+    Mesh {
+        sema_shift_offset: u16,
+        sema_mask: u16,
+    },
 }
 
 /// One `spad_ctrl_entry` (8 bytes).
@@ -129,11 +131,7 @@ impl SpadCtrlEntry {
         }
         let mut b = [0u8; 8];
         put_le(&mut b, 0, 2, self.header_word() as u64);
-        b[2] = self.reporter as u8
-            | (self.ring_wait_complete as u8) << 1
-            | (self.ring_send_complete as u8) << 2
-            | (self.safe_mode as u8) << 3
-            | (self.unique_tensors as u8) << 4;
+        b[2] = self.reporter as u8 | (self.ring_wait_complete as u8) << 1 | (self.ring_send_complete as u8) << 2 | (self.safe_mode as u8) << 3 | (self.unique_tensors as u8) << 4;
         match (self.algo_type.is_mesh(), self.target) {
             (false, CcOpTarget::ChannelList(c)) => put_le(&mut b, 4, 4, c as u64),
             (true, CcOpTarget::Mesh { sema_shift_offset, sema_mask }) => {

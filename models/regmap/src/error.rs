@@ -50,18 +50,7 @@ pub enum RegmapError {
     #[error("{loc}: duplicate name '{name}' (first defined at {first})")]
     Duplicate { loc: Loc, name: String, first: Loc },
     #[error("{loc}: '{a}' ({view} view {a_start:#x}..{a_end:#x}) overlaps '{b}' at {b_loc} ({b_start:#x}..{b_end:#x}) for engine {engine}")]
-    Overlap {
-        loc: Loc,
-        view: String,
-        engine: String,
-        a: String,
-        a_start: u32,
-        a_end: u32,
-        b: String,
-        b_loc: Loc,
-        b_start: u32,
-        b_end: u32,
-    },
+    Overlap { loc: Loc, view: String, engine: String, a: String, a_start: u32, a_end: u32, b: String, b_loc: Loc, b_start: u32, b_end: u32 },
     #[error("{loc}: alias '{alias}': {message}")]
     BadAlias { loc: Loc, alias: String, message: String },
     #[error("{loc}: {message}")]

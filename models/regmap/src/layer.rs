@@ -197,7 +197,10 @@ pub fn compose(files: &[(PathBuf, String)]) -> Result<Vec<Layered>> {
                     let line = t.lines().position(|l| l.contains("extends")).map_or(1, |i| i + 1);
                     return Err(RegmapError::Invalid {
                         loc: Loc { file: p.clone(), line, col: 1 },
-                        message: format!("extends = \"{base}\": no common/{want} (common blocks: {})", common.iter().filter_map(|x| x.0.file_stem()).map(|s| s.to_string_lossy().into_owned()).collect::<Vec<_>>().join(", ")),
+                        message: format!(
+                            "extends = \"{base}\": no common/{want} (common blocks: {})",
+                            common.iter().filter_map(|x| x.0.file_stem()).map(|s| s.to_string_lossy().into_owned()).collect::<Vec<_>>().join(", ")
+                        ),
                     });
                 };
                 used.insert(bp.file_name().map(|n| n.to_os_string()));

@@ -84,9 +84,7 @@ impl SemWindows {
     pub fn of(map: &RegMap) -> Result<SemWindows, LayoutError> {
         let bad = |detail: String| LayoutError::Bad { what: "evt_sem".into(), detail };
         let a = map.block("evt_sem").and_then(|b| b.array("evt_sem")).ok_or_else(|| bad("the map has no evt_sem array".into()))?;
-        let find = |op: WindowOp| {
-            a.windows.iter().find(|w| w.op == op).map(|w| w.offset).ok_or_else(|| bad(format!("no window with op {op:?}")))
-        };
+        let find = |op: WindowOp| a.windows.iter().find(|w| w.op == op).map(|w| w.offset).ok_or_else(|| bad(format!("no window with op {op:?}")));
         let span = a.count * a.stride;
         let w = SemWindows { read: find(WindowOp::Read)?, set: find(WindowOp::Set)?, inc: find(WindowOp::Inc)?, dec: find(WindowOp::Dec)?, span, count: a.count, stride: a.stride };
         if !span.is_power_of_two() || [w.read, w.set, w.inc, w.dec].iter().any(|o| o % span != 0) {
@@ -296,7 +294,11 @@ impl TopLayout {
             sem,
             inc_slot: IncSlot { base: sem.inc, mask: (local_reg[0].size - 1) & !(sem.span - 1), span: sem.span, stride: sem.stride },
             tpb_regs: win("tpb_regs")?,
-            timestamp_lo: map.block("tpb").and_then(|b| b.register("timestamp_lo")).map(|r| r.offset).ok_or_else(|| bad("tpb.timestamp_lo", "the TPB-level block has no timestamp_lo register"))?,
+            timestamp_lo: map
+                .block("tpb")
+                .and_then(|b| b.register("timestamp_lo"))
+                .map(|r| r.offset)
+                .ok_or_else(|| bad("tpb.timestamp_lo", "the TPB-level block has no timestamp_lo register"))?,
             seq_iram: win("seq.iram")?,
             seq_dram: win("seq.dram")?,
             seq_dma: win("seq.dma")?,

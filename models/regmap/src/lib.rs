@@ -19,10 +19,10 @@ pub mod error;
 pub mod gen;
 pub mod layer;
 pub mod layout;
-pub mod space;
 pub mod load;
 pub mod model;
 pub mod params;
+pub mod space;
 
 pub use error::{Loc, RegmapError, Result};
 pub use model::*;
@@ -61,8 +61,7 @@ pub fn builtin_files(arch: Arch) -> &'static [(&'static str, &'static str)] {
 
 /// The built-in map of a generation.
 pub fn builtin(arch: Arch) -> Result<RegMap> {
-    let files: Vec<(PathBuf, String)> =
-        builtin_files(arch).iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+    let files: Vec<(PathBuf, String)> = builtin_files(arch).iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
     load::from_sources(arch, &files)
 }
 

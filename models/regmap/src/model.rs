@@ -245,10 +245,7 @@ impl Register {
     }
     /// Reset value as read over the bus.
     pub fn reset_read(&self) -> u32 {
-        self.fields
-            .iter()
-            .filter(|f| f.access.is_readable() && f.access != Access::Ro)
-            .fold(0, |acc, f| acc | ((f.reset as u32) << f.lsb))
+        self.fields.iter().filter(|f| f.access.is_readable() && f.access != Access::Ro).fold(0, |acc, f| acc | ((f.reset as u32) << f.lsb))
     }
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)

@@ -247,10 +247,7 @@ impl ArchParams {
 
     /// Per-core memory layout of the Q7 cluster of `owner`.
     pub fn q7_layout(&self, owner: u32) -> Option<Q7Layout> {
-        self.q7_params(owner).map(|p| Q7Layout {
-            params: *p,
-            core_stride: p.iram_size + p.iram_rsvd + p.dram_size + p.dram_rsvd,
-        })
+        self.q7_params(owner).map(|p| Q7Layout { params: *p, core_stride: p.iram_size + p.iram_rsvd + p.dram_size + p.dram_rsvd })
     }
 
     /// BAR0 base of an engine's local-register aperture (`tpb_base + table`);
@@ -278,20 +275,12 @@ impl ArchParams {
         let mut v = Vec::new();
         for e in [Pe, Act, Pool, Dve, TpbSp, TopSp] {
             if let Some(base) = self.local_reg_base(e) {
-                v.push(Bar0Region {
-                    name: format!("{}.local_reg", e.name()),
-                    kind: RegionKind::LocalReg(e),
-                    region: Region { base, size: self.bar0.local_reg_size },
-                });
+                v.push(Bar0Region { name: format!("{}.local_reg", e.name()), kind: RegionKind::LocalReg(e), region: Region { base, size: self.bar0.local_reg_size } });
             }
         }
         let tb = self.bar0.tpb_base;
         let mem = |name: String, base: u64, size: u64| Bar0Region { name, kind: RegionKind::Memory, region: Region { base, size } };
-        v.push(Bar0Region {
-            name: "tpb_regs".into(),
-            kind: RegionKind::TpbRegs,
-            region: Region { base: tb + self.bar0.tpb_regs.base, size: self.bar0.tpb_regs.size },
-        });
+        v.push(Bar0Region { name: "tpb_regs".into(), kind: RegionKind::TpbRegs, region: Region { base: tb + self.bar0.tpb_regs.base, size: self.bar0.tpb_regs.size } });
         v.push(mem("seq.iram".into(), tb + self.bar0.seq_iram.base, self.bar0.seq_iram.size));
         v.push(mem("seq.dram".into(), tb + self.bar0.seq_dram.base, self.bar0.seq_dram.size));
         v.push(mem("seq.dma".into(), tb + self.bar0.seq_dma.base, self.bar0.seq_dma.size));

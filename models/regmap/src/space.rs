@@ -16,7 +16,7 @@
 //! The HAL's recorder and golden register file, the testbenches, the `tpb`
 //! command line, the firmware builder and the waveform names all use it.
 
-use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, Register, RegionKind, Window, WindowOp};
+use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, RegionKind, Register, Window, WindowOp};
 
 /// A number as the project writes them everywhere: decimal, `0x` hex or
 /// `0b` binary, with `_` separators allowed (`0x0006_15a0`).
@@ -289,7 +289,11 @@ impl AddressSpace {
             };
             if let Some(r) = b.register(&reg_name) {
                 let f = match field {
-                    Some(f) => Some(r.field(f).cloned().ok_or_else(|| unknown(format!("{pre}{} has fields {}", r.name, r.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "))))?),
+                    Some(f) => Some(
+                        r.field(f)
+                            .cloned()
+                            .ok_or_else(|| unknown(format!("{pre}{} has fields {}", r.name, r.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "))))?,
+                    ),
                     None => None,
                 };
                 let full = format!("{pre}{}{}", r.name, field.map(|f| format!(".{f}")).unwrap_or_default());

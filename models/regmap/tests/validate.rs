@@ -6,10 +6,7 @@ use tpb_regmap::{builtin, builtin_all, builtin_files, load, Arch, RegmapError};
 
 /// The built-in CAYMAN files with `file`'s text replaced by `f(text)`.
 fn cayman_with(file: &str, f: impl Fn(&str) -> String) -> Vec<(PathBuf, String)> {
-    builtin_files(Arch::Cayman)
-        .iter()
-        .map(|(p, t)| (PathBuf::from(p), if p.ends_with(file) { f(t) } else { t.to_string() }))
-        .collect()
+    builtin_files(Arch::Cayman).iter().map(|(p, t)| (PathBuf::from(p), if p.ends_with(file) { f(t) } else { t.to_string() })).collect()
 }
 
 fn load_err(files: Vec<(PathBuf, String)>) -> RegmapError {
@@ -50,9 +47,7 @@ fn overlapping_registers_are_refused_with_both_names() {
 #[test]
 fn a_register_over_another_blocks_array_window_is_refused() {
     // A q7 register moved into the EVT_SEM inc window (pool engine has both).
-    let e = load_err(cayman_with("q7.toml", |t| {
-        format!("{t}{EXTRA}access = \"rw\"\n").replace("start = 0x3000", "start = 0x1000").replace("0x3060", "0x1800")
-    }));
+    let e = load_err(cayman_with("q7.toml", |t| format!("{t}{EXTRA}access = \"rw\"\n").replace("start = 0x3000", "start = 0x1000").replace("0x3060", "0x1800")));
     assert!(matches!(e, RegmapError::Overlap { .. }), "{e}");
     assert!(e.to_string().contains("evt_sem"), "{e}");
 }
@@ -163,11 +158,19 @@ fn load_dir_reads_a_directory_and_reports_io_errors() {
     }
     let dir = root.join("sunda");
     let m = load::load_dir(Arch::Sunda, &dir).unwrap();
-    assert_eq!(m.blocks, builtin(Arch::Sunda).unwrap().blocks.into_iter().map(|mut b| {
-        b.file = root.join(b.file.strip_prefix("models/regmap/maps").unwrap());
-        b.extends = b.extends.map(|e| root.join(e.strip_prefix("models/regmap/maps").unwrap()));
-        b
-    }).collect::<Vec<_>>());
+    assert_eq!(
+        m.blocks,
+        builtin(Arch::Sunda)
+            .unwrap()
+            .blocks
+            .into_iter()
+            .map(|mut b| {
+                b.file = root.join(b.file.strip_prefix("models/regmap/maps").unwrap());
+                b.extends = b.extends.map(|e| root.join(e.strip_prefix("models/regmap/maps").unwrap()));
+                b
+            })
+            .collect::<Vec<_>>()
+    );
     std::fs::remove_dir_all(&root).unwrap();
     let e = load::load_dir(Arch::Sunda, &dir).unwrap_err();
     assert!(matches!(e, RegmapError::Io { .. }), "{e}");
@@ -284,7 +287,11 @@ fn errors_in_layered_blocks_name_the_file_they_are_in() {
     };
     let over = builtin_files(Arch::Sunda).iter().find(|(p, _)| p.ends_with("sunda/nx.toml")).unwrap().1;
     let line = over.lines().position(|l| l.starts_with("description = \"Q7 interrupt info")).unwrap() + 1;
-    let e = load::from_sources(Arch::Sunda, &sunda_with("sunda/nx.toml", &|t| t.replace("Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"S\"", "Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"Q\""))).unwrap_err();
+    let e = load::from_sources(
+        Arch::Sunda,
+        &sunda_with("sunda/nx.toml", &|t| t.replace("Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"S\"", "Q7 interrupt info (SUNDA file-IO table)\"\ntag = \"Q\"")),
+    )
+    .unwrap_err();
     assert!(e.to_string().starts_with(&format!("models/regmap/maps/sunda/nx.toml:{}:", line + 1)), "{e}");
     let common = builtin_files(Arch::Sunda).iter().find(|(p, _)| p.ends_with("common/nx.toml")).unwrap().1;
     let line = common.lines().position(|l| l.contains("access = \"rw\"")).unwrap() + 1;

@@ -162,7 +162,11 @@ impl Page {
             // Re-borrow: the borrow checker cannot see that this one ends here.
             return self.slots.get(off);
         }
-        if self.decode(off, opts) { self.slots.get(off) } else { None }
+        if self.decode(off, opts) {
+            self.slots.get(off)
+        } else {
+            None
+        }
     }
 
     /// The instruction word of the decoded entry at `off`.

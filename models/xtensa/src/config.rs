@@ -164,8 +164,28 @@ impl Options {
     pub fn tpb() -> Options {
         use sr::*;
         let common = [
-            LBEG, LEND, LCOUNT, SAR, WINDOWBASE, WINDOWSTART, EPC1, EPC2, EPC2 + 1, DEPC, EPS2, EPS2 + 1, EXCSAVE1, EXCSAVE1 + 1,
-            EXCSAVE1 + 2, INTENABLE, PS, VECBASE, EXCCAUSE, CCOUNT, EXCVADDR, CCOMPARE0,
+            LBEG,
+            LEND,
+            LCOUNT,
+            SAR,
+            WINDOWBASE,
+            WINDOWSTART,
+            EPC1,
+            EPC2,
+            EPC2 + 1,
+            DEPC,
+            EPS2,
+            EPS2 + 1,
+            EXCSAVE1,
+            EXCSAVE1 + 1,
+            EXCSAVE1 + 2,
+            INTENABLE,
+            PS,
+            VECBASE,
+            EXCCAUSE,
+            CCOUNT,
+            EXCVADDR,
+            CCOMPARE0,
         ];
         Options {
             code_density: true,
@@ -304,16 +324,7 @@ impl CoreConfig {
     pub fn nx(p: &ArchParams) -> CoreConfig {
         let mut memory = vec![ram("iram", 0, p.bar0.seq_iram.size as u32), ram("dram", DRAM_BASE, p.bar0.seq_dram.size as u32)];
         memory.extend(control(p));
-        CoreConfig {
-            name: "nx".into(),
-            options: Options::tpb(),
-            reset_vector: 0,
-            vecbase: 0x400,
-            vectors: Vectors::default(),
-            unaligned_exception: true,
-            prid: 0,
-            memory,
-        }
+        CoreConfig { name: "nx".into(), options: Options::tpb(), reset_vector: 0, vecbase: 0x400, vectors: Vectors::default(), unaligned_exception: true, prid: 0, memory }
     }
 
     /// The TOP_SP collective sequencer: an NX core (`[D]` same map).

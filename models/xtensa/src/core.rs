@@ -26,9 +26,15 @@ enum Flow {
 
 #[derive(Debug, Clone, Copy)]
 enum Fault {
-    Exc { cause: u32, vaddr: Option<u32> },
+    Exc {
+        cause: u32,
+        vaddr: Option<u32>,
+    },
     /// Window exceptions and others that already set PC.
-    Vectored { cause: u32, vector: u32 },
+    Vectored {
+        cause: u32,
+        vector: u32,
+    },
     Wait,
     Stop(Step),
 }
@@ -163,15 +169,7 @@ impl Core {
 
     /// Everything a program can observe of this core.
     pub fn state(&self) -> ArchState {
-        ArchState {
-            pc: self.pc,
-            ar: self.physical(),
-            sregs: self.sregs.to_vec(),
-            halted: self.halted,
-            waiting: self.waiting,
-            retired: self.retired,
-            console: self.console.clone(),
-        }
+        ArchState { pc: self.pc, ar: self.physical(), sregs: self.sregs.to_vec(), halted: self.halted, waiting: self.waiting, retired: self.retired, console: self.console.clone() }
     }
 
     /// Pre-decoded entries dropped because the bytes under them changed.

@@ -62,8 +62,7 @@ impl Image {
     /// checks all segments first so a bad image changes nothing.
     pub fn load(&self, mem: &mut MemorySpace) -> Result<(), ElfError> {
         for s in &self.segments {
-            mem.read_bytes(s.addr, s.mem_size as usize)
-                .map_err(|e| ElfError::DoesNotFit { addr: s.addr, size: s.mem_size, why: e.to_string() })?;
+            mem.read_bytes(s.addr, s.mem_size as usize).map_err(|e| ElfError::DoesNotFit { addr: s.addr, size: s.mem_size, why: e.to_string() })?;
         }
         for s in &self.segments {
             let mut full = s.data.clone();

@@ -16,9 +16,9 @@ pub mod asm;
 pub mod bus;
 pub mod codecache;
 pub mod core;
-pub mod predecode;
 pub mod elf;
 pub mod firmware;
+pub mod predecode;
 
 pub use self::core::{ArchState, Core, Retire, Step};
 pub use bus::{Bus, BusError, MemorySpace, RegionSpec, Size};

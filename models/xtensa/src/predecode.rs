@@ -113,5 +113,4 @@ impl Pre {
             Err(_) => Pre { len, word, flags: END, ..Pre::EMPTY },
         }
     }
-
 }

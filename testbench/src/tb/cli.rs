@@ -70,7 +70,10 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
     // fails is not to be hidden behind a path that cannot be written.
     if let Some(dir) = &args.vcd {
         let probe = dir.join(".tpb-write-check");
-        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&probe, b"")).and_then(|()| std::fs::remove_file(&probe)).map_err(|source| TestCmdError::Io { path: PathBuf::from(format!("--vcd {}", dir.display())), source })?;
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|source| TestCmdError::Io { path: PathBuf::from(format!("--vcd {}", dir.display())), source })?;
     }
     let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, console_echo: false, vcd_file: None };
     let mut outcomes = Vec::new();
@@ -131,7 +134,8 @@ fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, super::file::FileError> {
             continue;
         }
         let err = |msg: String| super::file::FileError { path: p.clone(), loc: Default::default(), key: "folder".into(), msg };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(p).map_err(|e| err(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "toml")).collect();
+        let mut found: Vec<PathBuf> =
+            std::fs::read_dir(p).map_err(|e| err(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "toml")).collect();
         if found.is_empty() {
             return Err(err("no .toml testbench files in this folder".into()));
         }

@@ -101,9 +101,7 @@ pub fn generated(arch: Arch) -> (Vec<TbFile>, Coverage) {
                             steps.push(write(&n, max));
                             steps.push(expect(&n, max));
                         }
-                        Access::Doorbell => {
-                            doorbells.push(step(Verb::Doorbell { name: n.clone(), value: Val::Num(1) }, format!("doorbell = \"{n}\" value = 1")))
-                        }
+                        Access::Doorbell => doorbells.push(step(Verb::Doorbell { name: n.clone(), value: Val::Num(1) }, format!("doorbell = \"{n}\" value = 1"))),
                     }
                 }
             }

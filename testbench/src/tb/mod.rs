@@ -28,13 +28,13 @@ pub mod report;
 use ports::{field_diff, port_value, pulse_port};
 
 use names::{NameError, Names, Target};
-use tpb_models::regmap::space::Named;
 use std::path::{Path, PathBuf};
 use tpb_cosim::dut::Dut;
 use tpb_cosim::sched::Cosim;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::top::{Outputs, Pins};
+use tpb_models::regmap::space::Named;
 use tpb_models::regmap::{builtin, Access, Arch, RegMap};
 
 /// Which simulator runs the top.
@@ -167,13 +167,19 @@ impl Tb {
         let sim = match engine {
             EngineKind::Verilator => {
                 if !same_blocks || built.params != map.params {
-                    return Err(TbError::MapNotBuilt { engine: "verilator", why: "it runs the prebuilt top of the built-in map; regenerate the Verilog and rebuild for another (the rust-hdl engine takes changed parameters)" });
+                    return Err(TbError::MapNotBuilt {
+                        engine: "verilator",
+                        why: "it runs the prebuilt top of the built-in map; regenerate the Verilog and rebuild for another (the rust-hdl engine takes changed parameters)",
+                    });
                 }
                 Sim::Vl(Box::new(Dut::new(map.arch)?))
             }
             EngineKind::RustHdl => {
                 if !same_blocks {
-                    return Err(TbError::MapNotBuilt { engine: "rust-hdl", why: "its register blocks are compiled from the built-in maps (hdl/build.rs); rebuild after changing a block" });
+                    return Err(TbError::MapNotBuilt {
+                        engine: "rust-hdl",
+                        why: "its register blocks are compiled from the built-in maps (hdl/build.rs); rebuild after changing a block",
+                    });
                 }
                 Sim::Rhdl(tpb_hdl::top::simulator(&map, false)?)
             }

@@ -11,8 +11,8 @@
 //! word in one of the BAR0 memory regions of the generation's parameters
 //! (`mem.q7[3].dram+0x40`, `mem.hw_decode.cam+0x10`, `mem.seq.iram`).
 
-use tpb_models::regmap::space::{AddressSpace, Named};
 pub use tpb_models::regmap::space::{parse_u32, NameError};
+use tpb_models::regmap::space::{AddressSpace, Named};
 use tpb_models::regmap::RegMap;
 
 /// What a name resolves to: a place on the bus (the generation's address
@@ -23,7 +23,9 @@ use tpb_models::regmap::RegMap;
 pub enum Target {
     Bus(Named),
     /// An output port of the top.
-    Port { name: String },
+    Port {
+        name: String,
+    },
 }
 
 impl Target {

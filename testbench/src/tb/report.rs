@@ -23,17 +23,7 @@ pub fn table(outcomes: &[Outcome], skips: &[Skip]) -> String {
     let _ = writeln!(s, "{}", "-".repeat(w + 56));
     for o in outcomes {
         let res = if o.result.is_ok() { "PASS" } else { "FAIL" };
-        let _ = writeln!(
-            s,
-            "{:<w$}  {:<7}  {:<9}  {:<6}  {:>6}  {:>8}  {:>7.2}s",
-            o.name,
-            o.arch.name(),
-            o.engine.name(),
-            res,
-            o.steps,
-            o.cycles,
-            o.wall.as_secs_f64()
-        );
+        let _ = writeln!(s, "{:<w$}  {:<7}  {:<9}  {:<6}  {:>6}  {:>8}  {:>7.2}s", o.name, o.arch.name(), o.engine.name(), res, o.steps, o.cycles, o.wall.as_secs_f64());
     }
     for k in skips {
         let _ = writeln!(s, "{:<w$}  {:<7}  {:<9}  {:<6}  {}", k.name, k.arch.name(), "-", "SKIP", k.why);
@@ -132,19 +122,20 @@ pub fn junit(outcomes: &[Outcome], skips: &[Skip]) -> String {
         }
         let t: f64 = os.iter().map(|o| o.wall.as_secs_f64()).sum();
         let f = os.iter().filter(|o| o.result.is_err()).count();
-        let _ = writeln!(
-            s,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{}\" time=\"{t:.3}\">",
-            arch.name(),
-            os.len() + ks.len(),
-            ks.len()
-        );
+        let _ = writeln!(s, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"{}\" time=\"{t:.3}\">", arch.name(), os.len() + ks.len(), ks.len());
         for o in os {
             let _ = write!(s, "    <testcase name=\"{}\" classname=\"tpb.{}.{}\" time=\"{:.3}\"", esc(&o.name), arch.name(), o.engine.name(), o.wall.as_secs_f64());
             match &o.result {
                 Ok(()) => s.push_str("/>\n"),
                 Err(e) => {
-                    let _ = writeln!(s, ">\n      <failure message=\"{}\" type=\"step\">{}\nstep: {}\n{}</failure>", esc(&e.error), esc(&failure_place(o)), esc(&e.step), esc(&e.error));
+                    let _ = writeln!(
+                        s,
+                        ">\n      <failure message=\"{}\" type=\"step\">{}\nstep: {}\n{}</failure>",
+                        esc(&e.error),
+                        esc(&failure_place(o)),
+                        esc(&e.step),
+                        esc(&e.error)
+                    );
                     let mut out = o.vcd.as_ref().map(|v| format!("waves: {}\n", v.display())).unwrap_or_default();
                     out.extend(o.console.iter().map(|l| format!("{l}\n")));
                     if !out.is_empty() {
@@ -155,7 +146,8 @@ pub fn junit(outcomes: &[Outcome], skips: &[Skip]) -> String {
             }
         }
         for k in ks {
-            let _ = writeln!(s, "    <testcase name=\"{}\" classname=\"tpb.{}\" time=\"0\">\n      <skipped message=\"{}\"/>\n    </testcase>", esc(&k.name), arch.name(), esc(&k.why));
+            let _ =
+                writeln!(s, "    <testcase name=\"{}\" classname=\"tpb.{}\" time=\"0\">\n      <skipped message=\"{}\"/>\n    </testcase>", esc(&k.name), arch.name(), esc(&k.why));
         }
         s.push_str("  </testsuite>\n");
     }

@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// One leg of a TOP_SP's channel program: its cc_op entry's algorithm, its
 /// steps (the first `scatter` reduce-scatter) and, per channel it owns:
 /// (channel, receive semaphore, the next node on its ring, this node's
@@ -111,7 +110,10 @@ pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeA
         return hierarchical_programs(n, s, a);
     }
     if alg != Algorithm::Ring && alg != Algorithm::Kangaring {
-        return Err(ScenarioError::File(format!("{}: channel programs are the ring's, the kangaring's and the hierarchical's (channels = 0 runs it as an event tape)", alg.name())));
+        return Err(ScenarioError::File(format!(
+            "{}: channel programs are the ring's, the kangaring's and the hierarchical's (channels = 0 runs it as an event tape)",
+            alg.name()
+        )));
     }
     if !(1..=firmware::RING_CHANNELS_MAX).contains(&channels) || channels < k {
         return Err(ScenarioError::File(format!("{channels} channels for {k} TOP_SPs a die: 1 to {}, at least one a TOP_SP", firmware::RING_CHANNELS_MAX)));
@@ -130,7 +132,8 @@ pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeA
                 (c, s + c, next * k + sp, if backward { (dies - d) % dies } else { d }, dies)
             })
             .collect();
-        let plan = LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
+        let plan =
+            LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
         out.push(ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?);
     }
     let (done, prev, compl) = ring_sems(s);
@@ -166,7 +169,8 @@ pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     let mut out = Vec::with_capacity(n as usize);
     for node in 0..n {
         let (d, sp) = (node / k, node % k);
-        let intra = |l: u32, scatter: u32| LegPlan { algo_type: AlgType::Hier, algo_sub_type: l as u8, steps: k - 1, scatter, chans: vec![(0, s + l, d * k + (sp + 1) % k, sp, k)] };
+        let intra =
+            |l: u32, scatter: u32| LegPlan { algo_type: AlgType::Hier, algo_sub_type: l as u8, steps: k - 1, scatter, chans: vec![(0, s + l, d * k + (sp + 1) % k, sp, k)] };
         let inter = LegPlan { algo_type: AlgType::Hier, algo_sub_type: 1, steps: 2 * (dies - 1), scatter: dies - 1, chans: vec![(0, s + 1, ((d + 1) % dies) * k + sp, d, dies)] };
         out.push(ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?);
     }

@@ -267,7 +267,6 @@ fn event(t: MeshEventType) -> MeshEvent {
     MeshEvent { event_type: t.0, ..MeshEvent::default() }
 }
 
-
 /// The TOP_SP's DRAM image of a tape: `events` at algo_configs' mesh array.
 pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
     let mut dram = vec![0u8; (firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];

@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// The SEQ DMA SRAM of a collective (`[D]`): the RX ring (one descriptor
 /// per leg) from 0, the source chunks after it, then the destination slots.
 #[derive(Debug, Clone, Copy)]
@@ -19,7 +18,9 @@ impl DmaLayout {
         let dst = src + 4 * words * n;
         let end = dst + 4 * words * legs;
         if words == 0 || end > DMA_SRAM {
-            return Err(ScenarioError::File(format!("{legs} DMA legs and {n} source chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words")));
+            return Err(ScenarioError::File(format!(
+                "{legs} DMA legs and {n} source chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words"
+            )));
         }
         Ok(DmaLayout { ring: legs, src, dst })
     }
@@ -154,7 +155,11 @@ impl Ran {
         for (d, c) in mesh.dies.iter().enumerate() {
             let idx = ctx(c, 0x204) & 0xffff;
             let len = t.dies[d].events.len() as u32;
-            r.check(c.stats.cycles, (done || c.core(stepper).idle()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE, format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)))?;
+            r.check(
+                c.stats.cycles,
+                (done || c.core(stepper).idle()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE,
+                format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)),
+            )?;
             if cfg.stepper == Stepper::Ncfw {
                 // Each event went to its type's handler through the table at
                 // 0xb0; the barrier handlers' snapshots move forward; the core idles in WAITI.
@@ -169,7 +174,11 @@ impl Ran {
                         last = ts;
                     }
                 }
-                r.check(c.stats.cycles, c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting), format!("{}: the NCFW core idles in WAITI (its last step: {})", mesh.node_name(d), c.core(stepper).last.map_or_else(|| "none".to_string(), |s| s.to_string())))?;
+                r.check(
+                    c.stats.cycles,
+                    c.core(stepper).last == Some(tpb_models::xtensa::core::Step::Waiting),
+                    format!("{}: the NCFW core idles in WAITI (its last step: {})", mesh.node_name(d), c.core(stepper).last.map_or_else(|| "none".to_string(), |s| s.to_string())),
+                )?;
             }
         }
         // Every WAIT on a semaphore other dies SIGNAL passed only after the
@@ -182,7 +191,16 @@ impl Ran {
                 let (inc, read) = (a.sem(Engine::TopSp, WindowOp::Inc, sem)?, a.sem(Engine::TopSp, WindowOp::Read, sem)?);
                 let landed = c.log.iter().filter(|x| matches!(x.master, Master::Remote { .. }) && x.write && x.addr == inc).nth(count as usize - 1).copied();
                 let pass = first(c, |x| x.master == Master::Core(stepper) && !x.write && x.addr == read && x.data >= count);
-                r.check(c.stats.cycles, matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle), format!("{}: SIGNAL {count} of semaphore {sem} landed ({}) before the WAIT for {count} passed ({})", mesh.node_name(d), at_cycle(landed.map(|x| x.cycle)), at_cycle(pass.map(|x| x.cycle))))?;
+                r.check(
+                    c.stats.cycles,
+                    matches!((landed, pass), (Some(l), Some(p)) if l.cycle < p.cycle),
+                    format!(
+                        "{}: SIGNAL {count} of semaphore {sem} landed ({}) before the WAIT for {count} passed ({})",
+                        mesh.node_name(d),
+                        at_cycle(landed.map(|x| x.cycle)),
+                        at_cycle(pass.map(|x| x.cycle))
+                    ),
+                )?;
                 if let Some(p) = pass {
                     final_pass[d] = final_pass[d].max(p.cycle);
                 }
@@ -213,7 +231,15 @@ impl Ran {
             let posts: Vec<Txn> = c.log.iter().filter(|x| x.write && x.addr == compl_inc).copied().collect();
             let own = posts.iter().filter(|x| x.master == Master::Core(stepper)).count() as u32;
             let node = crate::mesh::node_name(d, k_per_die);
-            r.check(c.stats.cycles, posts.len() as u32 == want && own == want, format!("{node}: {} completion posts ({own} by its own stepper), the HAL expects {want} ({})", posts.len(), if tape.leader { "the group's leader" } else { "not the leader" }))?;
+            r.check(
+                c.stats.cycles,
+                posts.len() as u32 == want && own == want,
+                format!(
+                    "{node}: {} completion posts ({own} by its own stepper), the HAL expects {want} ({})",
+                    posts.len(),
+                    if tape.leader { "the group's leader" } else { "not the leader" }
+                ),
+            )?;
             if let Some(p) = posts.first() {
                 r.check(p.cycle, p.cycle > final_pass[d], format!("{node}: completion posted at {} after its last WAIT passed at {}", p.cycle, final_pass[d]))?;
                 r.events.push((p.cycle, format!("{node} posts completion")));
@@ -226,8 +252,17 @@ impl Ran {
                 r.check(c.stats.cycles, run_state == rp.legs + 1, format!("{node}: run_state {run_state} after its {} legs, expected {}", rp.legs, rp.legs + 1))?;
                 for &ch in &rp.channels {
                     let at = firmware::ALGO_CTX + firmware::RING_CTX_BYTES * ch;
-                    let sb = [ctx(c, at - firmware::ALGO_CTX), ctx(c, at + 4 - firmware::ALGO_CTX), ctx(c, at + 8 - firmware::ALGO_CTX) & 0xffff, ctx(c, at + 12 - firmware::ALGO_CTX) & 0xff];
-                    r.check(c.stats.cycles, sb == [rp.steps, rp.steps, rp.steps, 3], format!("{node}: channel {ch}'s scoreboard recv_cnt/send_credit/m2s_val/run_state = {sb:?}, expected [{0}, {0}, {0}, 3]", rp.steps))?;
+                    let sb = [
+                        ctx(c, at - firmware::ALGO_CTX),
+                        ctx(c, at + 4 - firmware::ALGO_CTX),
+                        ctx(c, at + 8 - firmware::ALGO_CTX) & 0xffff,
+                        ctx(c, at + 12 - firmware::ALGO_CTX) & 0xff,
+                    ];
+                    r.check(
+                        c.stats.cycles,
+                        sb == [rp.steps, rp.steps, rp.steps, 3],
+                        format!("{node}: channel {ch}'s scoreboard recv_cnt/send_credit/m2s_val/run_state = {sb:?}, expected [{0}, {0}, {0}, 3]", rp.steps),
+                    )?;
                 }
             }
             let base = region(c, "seq.dma")?;
@@ -235,7 +270,11 @@ impl Ran {
                 for wd in 0..cfg.words {
                     let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
                     let want = datum(d as u32, chunk, wd);
-                    r.check(c.stats.cycles, got == want, format!("{}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}", crate::mesh::node_name(d, k_per_die)))?;
+                    r.check(
+                        c.stats.cycles,
+                        got == want,
+                        format!("{}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}", crate::mesh::node_name(d, k_per_die)),
+                    )?;
                 }
             }
         }

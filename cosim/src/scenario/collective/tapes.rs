@@ -3,18 +3,9 @@
 
 use super::*;
 
-
 /// The tapes of `alg` on `n` dies, semaphores from `s`.
 pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
-    if n < 2 {
-        return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {n}", alg.name())));
-    }
-    if a.addressing == Addressing::Neighbor && a.top_sps > 1 {
-        return Err(ScenarioError::File(format!("{} with {} TOP_SPs per die: a neighbour route names a die, not a TOP_SP on it (chip-id addressing does)", alg.name(), a.top_sps)));
-    }
-    if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || !n.is_multiple_of(2)) {
-        return Err(ScenarioError::File(format!("{} on {n} dies: a neighbour route reaches only the next die (the package's other die, or the next package's), so it serves the ring on an even number of dies", alg.name())));
-    }
+    check_shape(alg, n, a)?;
     let wait = |e: &mut MeshEvent, die: u32, sem: u32, count: u32| -> Result<(), ScenarioError> {
         e.wait_event = 1;
         e.event_wait_sema = a.read(die, die, sem)?;
@@ -155,4 +146,21 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
         t.events.push(e);
     }
     Ok(Tapes { dies, sems, gather_sem: gather, compl_sem: compl, done_sem: s + 1, group: k })
+}
+
+/// Whether `alg` runs on `n` dies addressed as `a` says.
+fn check_shape(alg: Algorithm, n: u32, a: &TapeAddrs) -> Result<(), ScenarioError> {
+    if n < 2 {
+        return Err(ScenarioError::File(format!("{}: a collective needs at least 2 dies, not {n}", alg.name())));
+    }
+    if a.addressing == Addressing::Neighbor && a.top_sps > 1 {
+        return Err(ScenarioError::File(format!("{} with {} TOP_SPs per die: a neighbour route names a die, not a TOP_SP on it (chip-id addressing does)", alg.name(), a.top_sps)));
+    }
+    if a.addressing == Addressing::Neighbor && (alg != Algorithm::Ring || !n.is_multiple_of(2)) {
+        return Err(ScenarioError::File(format!(
+            "{} on {n} dies: a neighbour route reaches only the next die (the package's other die, or the next package's), so it serves the ring on an even number of dies",
+            alg.name()
+        )));
+    }
+    Ok(())
 }

@@ -1,5 +1,5 @@
-use super::*;
 use super::run::DmaLayout;
+use super::*;
 
 fn tapes_of(alg: Algorithm, n: u32) -> Tapes {
     let hal = Hal::for_arch(Arch::Cayman).unwrap();

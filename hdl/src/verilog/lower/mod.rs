@@ -22,19 +22,17 @@
 //! after it. A block that breaks this is an error naming the signal and the
 //! two places, never a silent change of meaning.
 
-
 mod analysis;
 mod text;
 mod tree;
 
 use super::collect::{AtomInfo, Inst};
 use super::ir::{self, Expr, Stmt};
+use analysis::{assignments_per_path, comb_groups, ctx_clock, fold_constant_ifs, only_targets, targets_and_reads};
 use rust_hdl::prelude::{AtomKind, Verilog};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use analysis::{assignments_per_path, comb_groups, ctx_clock, fold_constant_ifs, only_targets, targets_and_reads};
 use tree::{assignments, comb, comb_reads, first_pos, last_pos, Ctx, Val};
-
 
 /// Why a block cannot be emitted in the lean form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,27 +91,11 @@ pub fn widget(parent: &str, inst: &Inst) -> Result<Widget, LowerError> {
                     return Ok(Widget::Dff { init: init.to_string() });
                 }
             }
-            let ram = [
-                ("read_address", I),
-                ("read_clock", I),
-                ("read_data", O),
-                ("write_address", I),
-                ("write_clock", I),
-                ("write_data", I),
-                ("write_enable", I),
-            ];
+            let ram = [("read_address", I), ("read_clock", I), ("read_data", O), ("write_address", I), ("write_clock", I), ("write_data", I), ("write_enable", I)];
             if ports_are(inst, &ram) && norm.starts_with("reg[") && !norm.contains("initial") && norm.contains("read_data <= mem[read_address];") {
                 return Ok(Widget::Ram);
             }
-            let word_ram = [
-                ("clock", I),
-                ("read_enable", I),
-                ("read_address", I),
-                ("read_data", O),
-                ("write_address", I),
-                ("write_data", I),
-                ("write_strobe", I),
-            ];
+            let word_ram = [("clock", I), ("read_enable", I), ("read_address", I), ("read_data", O), ("write_address", I), ("write_data", I), ("write_strobe", I)];
             if ports_are(inst, &word_ram) && text.starts_with(crate::ram::MARKER) {
                 return Ok(Widget::WordRam);
             }
@@ -296,7 +278,8 @@ fn combinational(ctx: &Ctx, body: &[Stmt]) -> Result<(Vec<Stmt>, BTreeMap<String
     for s in &comb_stmts {
         if let Stmt::Assign { target, slice: None, value: Expr::Sig(src), .. } = s {
             let single = ctx.assigns.get(target).is_some_and(|v| v.len() == 1);
-            let src_ok = matches!(ctx.role(src), Some(Role::In | Role::Const | Role::ChildOut | Role::RamData)) || ctx.sigs.values().any(|g| g.role == Role::DffQ && &g.owner == src);
+            let src_ok =
+                matches!(ctx.role(src), Some(Role::In | Role::Const | Role::ChildOut | Role::RamData)) || ctx.sigs.values().any(|g| g.role == Role::DffQ && &g.owner == src);
             if single && ctx.role(target) == Some(Role::ChildIn) && src_ok && !read_names.contains(target) {
                 direct.insert(target.clone(), src.clone());
             }

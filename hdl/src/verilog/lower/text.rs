@@ -329,7 +329,14 @@ impl Lowered<'_> {
                 let clk = clocks.get(&format!("{n}$clock")).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: n.clone() })?;
                 let _ = write!(o, "\n    always @(posedge {clk}) begin\n        if ({n}$read_enable) begin\n            {n}$read_data <= {n}[{n}$read_address];\n        end\n");
                 for b in 0..4 {
-                    let _ = write!(o, "        if ({n}$write_strobe[{b}]) begin\n            {n}[{n}$write_address][{}:{}] <= {n}$write_data[{}:{}];\n        end\n", 8 * b + 7, 8 * b, 8 * b + 7, 8 * b);
+                    let _ = write!(
+                        o,
+                        "        if ({n}$write_strobe[{b}]) begin\n            {n}[{n}$write_address][{}:{}] <= {n}$write_data[{}:{}];\n        end\n",
+                        8 * b + 7,
+                        8 * b,
+                        8 * b + 7,
+                        8 * b
+                    );
                 }
                 *o += "    end\n";
                 continue;
@@ -340,7 +347,10 @@ impl Lowered<'_> {
                 let _ = write!(o, "\n    always @(posedge {rc}) begin\n        {n}$read_data <= {n}[{n}$read_address];\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n");
             } else {
                 let _ = write!(o, "\n    always @(posedge {rc}) begin\n        {n}$read_data <= {n}[{n}$read_address];\n    end\n");
-                let _ = write!(o, "\n    always @(posedge {wc}) begin\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n");
+                let _ = write!(
+                    o,
+                    "\n    always @(posedge {wc}) begin\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n"
+                );
             }
         }
         Ok(())

@@ -145,7 +145,6 @@ pub(super) fn last_pos(s: &Stmt) -> usize {
     }
 }
 
-
 pub(super) struct Ctx<'a> {
     pub(super) block: &'a str,
     pub(super) sigs: BTreeMap<String, Sig>,
@@ -299,7 +298,6 @@ impl Ctx<'_> {
     }
 }
 
-
 /// `x`'s value tree as statements assigning it once on every path.
 pub(super) fn val_stmts(x: &str, v: &Val) -> Vec<Stmt> {
     match v {
@@ -321,12 +319,9 @@ pub(super) fn comb(ctx: &Ctx, stmts: &[Stmt], trees: &BTreeMap<String, Val>, pla
     for s in stmts {
         match s {
             Stmt::Assign { target, .. } if ctx.role(target) == Some(Role::DffD) || trees.contains_key(target) => {}
-            Stmt::Assign { pos, target, slice, value } => out.push(Stmt::Assign {
-                pos: *pos,
-                target: target.clone(),
-                slice: slice.as_ref().map(|(w, o)| (*w, ctx.regs(o))),
-                value: ctx.regs(value),
-            }),
+            Stmt::Assign { pos, target, slice, value } => {
+                out.push(Stmt::Assign { pos: *pos, target: target.clone(), slice: slice.as_ref().map(|(w, o)| (*w, ctx.regs(o))), value: ctx.regs(value) })
+            }
             Stmt::If { pos, cond, then, els } => {
                 let (t, e) = (comb(ctx, then, trees, false), comb(ctx, els, trees, false));
                 if !t.is_empty() || !e.is_empty() {

@@ -48,15 +48,7 @@ pub fn render(maps: &[RegMap]) -> String {
                     writeln!(w, "        pub mod {} {{", r.name).unwrap();
                     writeln!(w, "            use crate::regs::Field;").unwrap();
                     for f in &r.fields {
-                        writeln!(
-                            w,
-                            "            pub const {}: Field = Field {{ name: \"{}\", lsb: {}, width: {} }};",
-                            upper(&f.name),
-                            f.name,
-                            f.lsb,
-                            f.width
-                        )
-                        .unwrap();
+                        writeln!(w, "            pub const {}: Field = Field {{ name: \"{}\", lsb: {}, width: {} }};", upper(&f.name), f.name, f.lsb, f.width).unwrap();
                     }
                     writeln!(w, "        }}").unwrap();
                 }
@@ -76,7 +68,8 @@ pub fn render(maps: &[RegMap]) -> String {
                 .unwrap();
             }
             for a in &b.aliases {
-                writeln!(w, "        /// {} = `{}.{}[{}]` `[{:?}]` ({})", super::rustdoc_text(&a.description), a.array, a.window, a.index, a.tag, super::rustdoc_text(&a.source)).unwrap();
+                writeln!(w, "        /// {} = `{}.{}[{}]` `[{:?}]` ({})", super::rustdoc_text(&a.description), a.array, a.window, a.index, a.tag, super::rustdoc_text(&a.source))
+                    .unwrap();
                 writeln!(
                     w,
                     "        pub const {}: Reg = Reg {{ name: \"{}\", block: \"{}\", offset: {:#06x}, rtl_offset: {:#06x}, device_offset: Some({:#06x}), reset: 0 }};",

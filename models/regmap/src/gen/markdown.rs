@@ -13,7 +13,16 @@ pub fn render(map: &RegMap) -> String {
     let p = &map.params;
     writeln!(w, "<!-- {} -->", super::banner("tpb-regmap gen::markdown (`tpb regen`)", &format!("models/regmap/maps/{{common,{}}}/*.toml", map.arch.name()))).unwrap();
     writeln!(w, "# {} (v{}) register reference\n", map.arch.name().to_uppercase(), p.version).unwrap();
-    writeln!(w, "arch_id `{:#x}`, coretype {}, HAL arch_type {}, TOP_SP count {}, HW-decode {}.\n", p.arch_id, p.coretype, p.hal_arch_type, p.top_sp.count, if p.hw_decode.present { "present" } else { "absent" }).unwrap();
+    writeln!(
+        w,
+        "arch_id `{:#x}`, coretype {}, HAL arch_type {}, TOP_SP count {}, HW-decode {}.\n",
+        p.arch_id,
+        p.coretype,
+        p.hal_arch_type,
+        p.top_sp.count,
+        if p.hw_decode.present { "present" } else { "absent" }
+    )
+    .unwrap();
     writeln!(w, "Tags: **S** stated by the seeds, **I** inferred, **D** our design choice. \"RTL\" is the offset the generated block decodes; HAL and device are the two address views of DIGEST §2.7/§2.8.\n").unwrap();
     writeln!(w, "## BAR0 map of one TPB\n").unwrap();
     writeln!(w, "From `arch.toml` (`[local_reg]`, `[q7.pooling]`, `[hw_decode]`, `[bar0]`); tags there.\n").unwrap();
@@ -39,13 +48,7 @@ pub fn render(map: &RegMap) -> String {
                 let fields: Vec<String> = r
                     .fields
                     .iter()
-                    .map(|f| {
-                        if f.width == 1 {
-                            format!("`{}`[{}] {}", f.name, f.lsb, f.access.name())
-                        } else {
-                            format!("`{}`[{}:{}] {}", f.name, f.msb(), f.lsb, f.access.name())
-                        }
-                    })
+                    .map(|f| if f.width == 1 { format!("`{}`[{}] {}", f.name, f.lsb, f.access.name()) } else { format!("`{}`[{}:{}] {}", f.name, f.msb(), f.lsb, f.access.name()) })
                     .collect();
                 writeln!(
                     w,
@@ -65,7 +68,12 @@ pub fn render(map: &RegMap) -> String {
             writeln!(w).unwrap();
         }
         for a in &b.arrays {
-            writeln!(w, "**Array `{}`**: {} × {}-bit, stride {}, implemented by `{}` — {} [{:?}] ({})\n", a.name, a.count, a.width, a.stride, a.implemented_by, a.description, a.tag, a.source).unwrap();
+            writeln!(
+                w,
+                "**Array `{}`**: {} × {}-bit, stride {}, implemented by `{}` — {} [{:?}] ({})\n",
+                a.name, a.count, a.width, a.stride, a.implemented_by, a.description, a.tag, a.source
+            )
+            .unwrap();
             writeln!(w, "| window | offset | op |").unwrap();
             writeln!(w, "|---|---|---|").unwrap();
             for win in &a.windows {

@@ -100,7 +100,15 @@ pub fn render(map: &RegMap) -> String {
                 }
             }
             RegionKind::Memory => {
-                writeln!(w, "    external mem {{ mementries = {}; memwidth = 32; desc = \"{} ({:#x} bytes)\"; }} {inst} @ 0x{:x};", r.region.size / 4, esc(&r.name), r.region.size, r.region.base).unwrap();
+                writeln!(
+                    w,
+                    "    external mem {{ mementries = {}; memwidth = 32; desc = \"{} ({:#x} bytes)\"; }} {inst} @ 0x{:x};",
+                    r.region.size / 4,
+                    esc(&r.name),
+                    r.region.size,
+                    r.region.base
+                )
+                .unwrap();
             }
         }
     }

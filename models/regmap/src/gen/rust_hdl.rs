@@ -69,14 +69,7 @@ pub fn hw_ports(block: &Block) -> Vec<HwPort> {
         for f in &r.fields {
             let b = port_base(r, f);
             let mut p = |suffix: &str, dir, width| {
-                v.push(HwPort {
-                    name: format!("{b}{suffix}"),
-                    dir,
-                    width,
-                    register: r.name.clone(),
-                    field: f.name.clone(),
-                    is_bit: suffix == "_pulse_o",
-                })
+                v.push(HwPort { name: format!("{b}{suffix}"), dir, width, register: r.name.clone(), field: f.name.clone(), is_bit: suffix == "_pulse_o" })
             };
             match f.access {
                 Access::Rw | Access::Wo => p("_o", PortDir::Out, f.width),
@@ -319,13 +312,7 @@ fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     }
     writeln!(w, "        match port {{").unwrap();
     for p in ports.iter().filter(|p| p.dir == PortDir::In) {
-        writeln!(
-            w,
-            "            \"{n}\" => {{ crate::bar0_port::check_width(port, {wd}, value)?; self.{n}.next = value.into(); Ok(()) }}",
-            n = p.name,
-            wd = p.width
-        )
-        .unwrap();
+        writeln!(w, "            \"{n}\" => {{ crate::bar0_port::check_width(port, {wd}, value)?; self.{n}.next = value.into(); Ok(()) }}", n = p.name, wd = p.width).unwrap();
     }
     writeln!(w, "            _ => Err(crate::bar0_port::PortError::NoSuchInput(port.to_string())),").unwrap();
     writeln!(w, "        }}").unwrap();

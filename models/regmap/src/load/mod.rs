@@ -3,7 +3,6 @@
 //! (alignment, field overflow, reset width, duplicates, overlaps in every
 //! view and for every engine). A map is returned whole or not at all.
 
-
 mod raw;
 mod validate;
 
@@ -16,8 +15,8 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 use raw::*;
-use validate::*;
 pub use validate::parse_params;
+use validate::*;
 
 /// Parse and elaborate one block file. `text` is the file's content.
 pub fn parse_block(arch: Arch, file: &Path, text: &str) -> Result<Block> {
@@ -28,10 +27,7 @@ pub fn parse_block(arch: Arch, file: &Path, text: &str) -> Result<Block> {
 /// merged text came from (see `layer`).
 fn parse_block_from(arch: Arch, file: &Path, text: &str, lines: Option<&crate::layer::LineMap>) -> Result<Block> {
     let src = Source { file, text, lines };
-    let raw: RawFile = toml::from_str(text).map_err(|e| RegmapError::Parse {
-        loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)),
-        message: e.message().to_string(),
-    })?;
+    let raw: RawFile = toml::from_str(text).map_err(|e| RegmapError::Parse { loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)), message: e.message().to_string() })?;
     let b = raw.block;
     let block_loc = src.loc(0);
     let registers = registers(&src, &b, &raw.register)?;
@@ -63,25 +59,11 @@ fn parse_block_from(arch: Arch, file: &Path, text: &str, lines: Option<&crate::l
 fn elaborate_fields(src: &Source, reg_loc: &Loc, r: &RawRegister, width: u32) -> Result<Vec<Field>> {
     let mut fields = Vec::new();
     if r.field.is_empty() {
-        let access = r.access.ok_or_else(|| RegmapError::Invalid {
-            loc: reg_loc.clone(),
-            message: format!("register '{}' has neither fields nor an access type", r.name),
-        })?;
-        fields.push(Field {
-            name: "value".into(),
-            lsb: 0,
-            width,
-            access,
-            reset: r.reset.unwrap_or(0),
-            description: String::new(),
-            enums: vec![],
-        });
+        let access = r.access.ok_or_else(|| RegmapError::Invalid { loc: reg_loc.clone(), message: format!("register '{}' has neither fields nor an access type", r.name) })?;
+        fields.push(Field { name: "value".into(), lsb: 0, width, access, reset: r.reset.unwrap_or(0), description: String::new(), enums: vec![] });
     } else {
         if r.access.is_some() || r.reset.is_some() {
-            return Err(RegmapError::Invalid {
-                loc: reg_loc.clone(),
-                message: format!("register '{}': give access/reset per field when fields are listed", r.name),
-            });
+            return Err(RegmapError::Invalid { loc: reg_loc.clone(), message: format!("register '{}': give access/reset per field when fields are listed", r.name) });
         }
         for sf in &r.field {
             let loc = src.loc(sf.span().start);
@@ -92,25 +74,10 @@ fn elaborate_fields(src: &Source, reg_loc: &Loc, r: &RawRegister, width: u32) ->
                 field: f.name.clone(),
                 message: format!("bits '{}' is not 'msb:lsb' or a bit number", f.bits),
             })?;
-            fields.push(Field {
-                name: f.name.clone(),
-                lsb,
-                width: fw,
-                access: f.access,
-                reset: f.reset,
-                description: f.description.clone(),
-                enums: f.enums.clone(),
-            });
+            fields.push(Field { name: f.name.clone(), lsb, width: fw, access: f.access, reset: f.reset, description: f.description.clone(), enums: f.enums.clone() });
             let fl = fields.last().unwrap();
             if fl.lsb + fl.width > width {
-                return Err(RegmapError::FieldOverflow {
-                    loc,
-                    register: r.name.clone(),
-                    field: fl.name.clone(),
-                    lsb: fl.lsb,
-                    msb: fl.msb(),
-                    width,
-                });
+                return Err(RegmapError::FieldOverflow { loc, register: r.name.clone(), field: fl.name.clone(), lsb: fl.lsb, msb: fl.msb(), width });
             }
         }
     }
@@ -146,17 +113,11 @@ fn elaborate_fields(src: &Source, reg_loc: &Loc, r: &RawRegister, width: u32) ->
             }
         }
         if !is_ident(&f.name) {
-            return Err(RegmapError::BadField {
-                loc,
-                register: r.name.clone(),
-                field: f.name.clone(),
-                message: "names must be lower-case identifiers ([a-z][a-z0-9_]*)".into(),
-            });
+            return Err(RegmapError::BadField { loc, register: r.name.clone(), field: f.name.clone(), message: "names must be lower-case identifiers ([a-z][a-z0-9_]*)".into() });
         }
     }
     Ok(fields)
 }
-
 
 /// The registers of a block, repeats expanded, each at its RTL view's offset.
 fn registers(src: &Source, b: &RawBlock, raw: &[Spanned<RawRegister>]) -> Result<Vec<Register>> {
@@ -165,9 +126,7 @@ fn registers(src: &Source, b: &RawBlock, raw: &[Spanned<RawRegister>]) -> Result
         let loc = src.loc(sr.span().start);
         let r = sr.get_ref();
         let (count, stride) = match &r.repeat {
-            Some(rep) if rep.count == 0 => {
-                return Err(RegmapError::Invalid { loc, message: format!("register '{}': repeat count is 0", r.name) })
-            }
+            Some(rep) if rep.count == 0 => return Err(RegmapError::Invalid { loc, message: format!("register '{}': repeat count is 0", r.name) }),
             Some(rep) => (rep.count, rep.stride),
             None => (1, 0),
         };
@@ -201,21 +160,9 @@ fn registers(src: &Source, b: &RawBlock, raw: &[Spanned<RawRegister>]) -> Result
                 View::Device => device_offset,
                 View::Hal => hal_offset,
             }
-            .ok_or_else(|| RegmapError::MissingViewOffset {
-                loc: loc.clone(),
-                block: b.name.clone(),
-                register: name.clone(),
-                view: b.rtl_view.name().to_string(),
-            })?;
+            .ok_or_else(|| RegmapError::MissingViewOffset { loc: loc.clone(), block: b.name.clone(), register: name.clone(), view: b.rtl_view.name().to_string() })?;
             if offset < b.start || offset + 4 > b.end {
-                return Err(RegmapError::OutOfRange {
-                    loc: loc.clone(),
-                    block: b.name.clone(),
-                    register: name.clone(),
-                    offset,
-                    start: b.start,
-                    end: b.end,
-                });
+                return Err(RegmapError::OutOfRange { loc: loc.clone(), block: b.name.clone(), register: name.clone(), offset, start: b.start, end: b.end });
             }
             registers.push(Register {
                 name,
@@ -242,10 +189,7 @@ fn arrays(src: &Source, b: &RawBlock, raw: &[Spanned<RawArray>]) -> Result<Vec<A
         let loc = src.loc(sa.span().start);
         let a = sa.get_ref();
         if a.width == 0 || a.width > 32 || a.count == 0 || a.stride < 4 || a.stride % 4 != 0 {
-            return Err(RegmapError::Invalid {
-                loc,
-                message: format!("array '{}': needs 1..=32-bit width, count > 0 and a stride that is a multiple of 4", a.name),
-            });
+            return Err(RegmapError::Invalid { loc, message: format!("array '{}': needs 1..=32-bit width, count > 0 and a stride that is a multiple of 4", a.name) });
         }
         if a.width < 64 && a.reset >> a.width != 0 {
             return Err(RegmapError::ResetTooWide { loc, register: a.name.clone(), field: "(array)".into(), reset: a.reset, width: a.width });
@@ -256,14 +200,7 @@ fn arrays(src: &Source, b: &RawBlock, raw: &[Spanned<RawArray>]) -> Result<Vec<A
                 return Err(RegmapError::Misaligned { loc, register: format!("{}.{}", a.name, w.name), offset: w.offset });
             }
             if w.offset < b.start || end > b.end as u64 {
-                return Err(RegmapError::OutOfRange {
-                    loc,
-                    block: b.name.clone(),
-                    register: format!("{}.{}", a.name, w.name),
-                    offset: w.offset,
-                    start: b.start,
-                    end: b.end,
-                });
+                return Err(RegmapError::OutOfRange { loc, block: b.name.clone(), register: format!("{}.{}", a.name, w.name), offset: w.offset, start: b.start, end: b.end });
             }
         }
         arrays.push(Array {
@@ -285,8 +222,7 @@ fn arrays(src: &Source, b: &RawBlock, raw: &[Spanned<RawArray>]) -> Result<Vec<A
 
 /// The aliases of a block (offsets resolved later, against the generation's arrays).
 fn aliases(src: &Source, raw: &[Spanned<RawAlias>]) -> Vec<Alias> {
-    raw
-        .iter()
+    raw.iter()
         .map(|sa| {
             let loc = src.loc(sa.span().start);
             let a = sa.get_ref();
@@ -321,10 +257,8 @@ pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     // The generation's own folder (not `common`), for the missing-arch.toml error.
     let in_common = |p: &Path| p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "common");
     let dir = files.iter().map(|(p, _)| p).find(|p| !in_common(p)).or(files.first().map(|f| &f.0)).and_then(|p| p.parent()).unwrap_or(Path::new(".")).to_path_buf();
-    let params = params.ok_or_else(|| RegmapError::Invalid {
-        loc: Loc { file: dir.join("arch.toml"), line: 1, col: 1 },
-        message: "missing arch.toml (generation parameters)".into(),
-    })?;
+    let params =
+        params.ok_or_else(|| RegmapError::Invalid { loc: Loc { file: dir.join("arch.toml"), line: 1, col: 1 }, message: "missing arch.toml (generation parameters)".into() })?;
     if blocks.is_empty() {
         return Err(RegmapError::Empty { dir });
     }

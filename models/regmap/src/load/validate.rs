@@ -23,10 +23,7 @@ pub(super) fn check_names(block: &Block) -> Result<()> {
         .chain(block.aliases.iter().map(|a| (a.name.as_str(), a.line)));
     for (name, line) in names {
         if !is_ident(name) {
-            return Err(RegmapError::Invalid {
-                loc: loc_of(block, line),
-                message: format!("name '{name}' must be a lower-case identifier ([a-z][a-z0-9_]*)"),
-            });
+            return Err(RegmapError::Invalid { loc: loc_of(block, line), message: format!("name '{name}' must be a lower-case identifier ([a-z][a-z0-9_]*)") });
         }
         if let Some(first) = seen.insert(name, line) {
             return Err(RegmapError::Duplicate { loc: loc_of(block, line), name: name.to_string(), first: loc_of(block, first) });
@@ -50,17 +47,12 @@ pub(super) fn validate_generation(blocks: &mut [Block]) -> Result<()> {
     for i in 0..blocks.len() {
         for j in 0..i {
             if blocks[i].name == blocks[j].name {
-                return Err(RegmapError::Duplicate {
-                    loc: loc_of(&blocks[i], 1),
-                    name: blocks[i].name.clone(),
-                    first: loc_of(&blocks[j], 1),
-                });
+                return Err(RegmapError::Duplicate { loc: loc_of(&blocks[i], 1), name: blocks[i].name.clone(), first: loc_of(&blocks[j], 1) });
             }
         }
     }
     // Resolve aliases against the arrays of the generation.
-    let arrays: Vec<(String, Array)> =
-        blocks.iter().flat_map(|b| b.arrays.iter().map(move |a| (b.name.clone(), a.clone()))).collect();
+    let arrays: Vec<(String, Array)> = blocks.iter().flat_map(|b| b.arrays.iter().map(move |a| (b.name.clone(), a.clone()))).collect();
     for b in blocks.iter_mut() {
         let file = b.file.clone();
         for al in b.aliases.iter_mut() {
@@ -73,26 +65,16 @@ pub(super) fn validate_generation(blocks: &mut [Block]) -> Result<()> {
             let w = arr.window(&al.window).ok_or_else(|| RegmapError::BadAlias {
                 loc: loc.clone(),
                 alias: al.name.clone(),
-                message: format!(
-                    "array '{}' has no window '{}' (windows: {})",
-                    arr.name,
-                    al.window,
-                    arr.windows.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ")
-                ),
+                message: format!("array '{}' has no window '{}' (windows: {})", arr.name, al.window, arr.windows.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ")),
             })?;
             if al.index >= arr.count {
-                return Err(RegmapError::BadAlias {
-                    loc,
-                    alias: al.name.clone(),
-                    message: format!("index {} is past the {} elements of '{}'", al.index, arr.count, arr.name),
-                });
+                return Err(RegmapError::BadAlias { loc, alias: al.name.clone(), message: format!("index {} is past the {} elements of '{}'", al.index, arr.count, arr.name) });
             }
             al.offset = arr.addr(w, al.index);
         }
     }
     // Overlaps, per aperture, engine and view.
-    let mut engines: Vec<(Aperture, Engine)> =
-        blocks.iter().flat_map(|b| b.engines.iter().map(move |e| (b.aperture, *e))).collect();
+    let mut engines: Vec<(Aperture, Engine)> = blocks.iter().flat_map(|b| b.engines.iter().map(move |e| (b.aperture, *e))).collect();
     engines.sort_by_key(|(a, e)| (*a as u8, *e));
     engines.dedup();
     for (ap, eng) in engines {
@@ -108,13 +90,7 @@ pub(super) fn validate_generation(blocks: &mut [Block]) -> Result<()> {
                 // Arrays are decoded by their own hardware in both views.
                 for a in &b.arrays {
                     for w in &a.windows {
-                        items.push(Item {
-                            block: b,
-                            name: format!("{}.{}[{}]", b.name, a.name, w.name),
-                            line: a.line,
-                            start: w.offset,
-                            end: w.offset + a.count * a.stride,
-                        });
+                        items.push(Item { block: b, name: format!("{}.{}[{}]", b.name, a.name, w.name), line: a.line, start: w.offset, end: w.offset + a.count * a.stride });
                     }
                 }
                 // Declared ranges of RTL blocks: the top routes by these (RTL view only).
@@ -158,10 +134,7 @@ pub(super) fn validate_generation(blocks: &mut [Block]) -> Result<()> {
 /// Parse `arch.toml`.
 pub fn parse_params(file: &Path, text: &str) -> Result<ArchParams> {
     let src = Source { file, text, lines: None };
-    let params: ArchParams = toml::from_str(text).map_err(|e| RegmapError::Parse {
-        loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)),
-        message: e.message().to_string(),
-    })?;
+    let params: ArchParams = toml::from_str(text).map_err(|e| RegmapError::Parse { loc: src.loc(e.span().map(|s| s.start).unwrap_or(0)), message: e.message().to_string() })?;
     validate_bar0(&params, &src)?;
     Ok(params)
 }
@@ -190,10 +163,7 @@ pub(super) fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
         if r.region.base % 4 != 0 || r.region.size % 4 != 0 || r.region.size == 0 {
             return Err(RegmapError::Invalid {
                 loc: loc.clone(),
-                message: format!(
-                    "BAR0 region '{}' ({:#x}, {:#x} bytes) must be non-empty and 4-byte aligned",
-                    r.name, r.region.base, r.region.size
-                ),
+                message: format!("BAR0 region '{}' ({:#x}, {:#x} bytes) must be non-empty and 4-byte aligned", r.name, r.region.base, r.region.size),
             });
         }
     }
@@ -226,10 +196,7 @@ pub(super) fn validate_block_fit(params: &ArchParams, blocks: &[Block]) -> Resul
         if b.end as u64 > size {
             return Err(RegmapError::Invalid {
                 loc: loc_of(b, 1),
-                message: format!(
-                    "block '{}' ends at {:#x}, beyond its {:?} aperture of {:#x} bytes ([bar0] in arch.toml)",
-                    b.name, b.end, b.aperture, size
-                ),
+                message: format!("block '{}' ends at {:#x}, beyond its {:?} aperture of {:#x} bytes ([bar0] in arch.toml)", b.name, b.end, b.aperture, size),
             });
         }
     }

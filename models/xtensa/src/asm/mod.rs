@@ -87,10 +87,7 @@ fn find_def(mnem: &str, opts: &Options) -> Result<(&'static Def, Option<u8>), St
 
 fn reg(s: &str) -> Result<i64, String> {
     let s = s.trim();
-    s.strip_prefix('a')
-        .and_then(|n| n.parse::<i64>().ok())
-        .filter(|n| (0..16).contains(n))
-        .ok_or_else(|| format!("expected a register a0..a15, got '{s}'"))
+    s.strip_prefix('a').and_then(|n| n.parse::<i64>().ok()).filter(|n| (0..16).contains(n)).ok_or_else(|| format!("expected a register a0..a15, got '{s}'"))
 }
 
 fn range(v: i64, lo: i64, hi: i64, step: i64, what: &str) -> Result<u32, String> {
@@ -244,9 +241,7 @@ pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmErro
                 continue;
             }
             ".text" | ".global" | ".globl" => continue,
-            d if d.starts_with('.') && !d.contains(|c: char| c.is_ascii_digit()) && d.len() > 1 && !d[1..].contains('.') => {
-                return Err(err(format!("unknown directive '{d}'")))
-            }
+            d if d.starts_with('.') && !d.contains(|c: char| c.is_ascii_digit()) && d.len() > 1 && !d[1..].contains('.') => return Err(err(format!("unknown directive '{d}'"))),
             m => {
                 let mnem = m.to_ascii_lowercase();
                 let (def, srn) = find_def(&mnem, opts).map_err(&err)?;

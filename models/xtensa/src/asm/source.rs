@@ -134,7 +134,8 @@ impl Expander<'_, '_> {
                             None => (p.to_string(), None),
                         })
                         .collect();
-                    let end = lines[k + 1..].iter().position(|(_, _, l)| first_word(super::strip_comment(l)).0 == ".endm").ok_or_else(|| err(format!(".macro {name} has no .endm")))?;
+                    let end =
+                        lines[k + 1..].iter().position(|(_, _, l)| first_word(super::strip_comment(l)).0 == ".endm").ok_or_else(|| err(format!(".macro {name} has no .endm")))?;
                     let body = lines[k + 1..k + 1 + end].to_vec();
                     if self.macros.insert(name.to_string(), Macro { params, body }).is_some() {
                         return Err(err(format!("macro '{name}' defined twice")));

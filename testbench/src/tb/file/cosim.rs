@@ -109,7 +109,12 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             let c = cosim(tb);
             let hit = |c: &Cosim| ids.iter().all(|id| u64::from(core_reg(c, *id, *reg).1) & mask == want & mask);
             if !c.run_until(*timeout, hit) {
-                let left: Vec<String> = ids.iter().map(|id| (id, core_reg(c, *id, *reg))).filter(|(_, (_, v))| u64::from(*v) & mask != want & mask).map(|(id, (n, v))| format!("{}.{n} = {v:#x}", id.name())).collect();
+                let left: Vec<String> = ids
+                    .iter()
+                    .map(|id| (id, core_reg(c, *id, *reg)))
+                    .filter(|(_, (_, v))| u64::from(*v) & mask != want & mask)
+                    .map(|(id, (n, v))| format!("{}.{n} = {v:#x}", id.name()))
+                    .collect();
                 return Err(format!("after {timeout} cycles, under mask {mask:#x} still not {want:#x}: {}", left.join(", ")));
             }
             Ok(())
@@ -142,7 +147,11 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             for id in cores.cores() {
                 let lines = c.console.of(id);
                 if !lines.iter().any(|l| l.contains(contains.as_str())) {
-                    let shown = if lines.is_empty() { "it wrote nothing".to_string() } else { format!("its lines: {}", lines.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", ")) };
+                    let shown = if lines.is_empty() {
+                        "it wrote nothing".to_string()
+                    } else {
+                        format!("its lines: {}", lines.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "))
+                    };
                     return Err(format!("{}: no console line contains {contains:?}; {shown}", id.name()));
                 }
             }
@@ -254,7 +263,10 @@ pub fn notifications(tb: &mut Tb, fw: &Images, want: &[tpb_models::hal::notify::
     for n in &b.notifications {
         let first = *next == (0, 0);
         if n.seq != next.0 || (!first && n.cycle <= next.1) {
-            return Err(format!("record '{}': sequence number {} at unit cycle {}, expected {} after cycle {} (a record lost or out of order)", n.event, n.seq, n.cycle, next.0, next.1));
+            return Err(format!(
+                "record '{}': sequence number {} at unit cycle {}, expected {} after cycle {} (a record lost or out of order)",
+                n.event, n.seq, n.cycle, next.0, next.1
+            ));
         }
         *next = (n.seq.wrapping_add(1), n.cycle);
     }

@@ -56,7 +56,10 @@ pub struct TxnCheck {
 pub enum DataCheck {
     Any,
     /// `data & mask == value & mask`.
-    Eq { value: Val, mask: u64 },
+    Eq {
+        value: Val,
+        mask: u64,
+    },
     AtLeast(Val),
 }
 
@@ -120,8 +123,12 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
             let (cores, reg, value) = (CoreSel::parse(core).map_err(&bad)?, super::CoreReg::parse(reg).map_err(&bad)?, k.value(true, 0)?);
             match verb {
                 "expect_reg" => Verb::ExpectReg { cores, reg, value },
-                _ if matches!(reg, super::CoreReg::Dram(_)) => return Err(bad("poll a core's DRAM word over BAR0: poll = \"mem.q7[3].dram+0x8\" (the TOP_SP's DRAM is not on BAR0: expect_reg reads it)".into())),
-                _ => Verb::PollReg { cores, reg, value, mask: k.opt_count("mask")?.unwrap_or(u64::from(u32::MAX)), timeout: k.opt_count("timeout")?.unwrap_or(super::POLL_TIMEOUT) },
+                _ if matches!(reg, super::CoreReg::Dram(_)) => {
+                    return Err(bad("poll a core's DRAM word over BAR0: poll = \"mem.q7[3].dram+0x8\" (the TOP_SP's DRAM is not on BAR0: expect_reg reads it)".into()))
+                }
+                _ => {
+                    Verb::PollReg { cores, reg, value, mask: k.opt_count("mask")?.unwrap_or(u64::from(u32::MAX)), timeout: k.opt_count("timeout")?.unwrap_or(super::POLL_TIMEOUT) }
+                }
             }
         }
         "hal" => {
@@ -152,7 +159,10 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
         "expect_txn" => Verb::ExpectTxn(txn_check(k)?),
         "cc_op" => Verb::CcOp {
             entries: cc_op_entries(k)?,
-            compl_sem: k.opt_count("compl_sem")?.and_then(|v| u32::try_from(v).ok()).ok_or_else(|| k.err(verb, "'cc_op' needs compl_sem = N (the TOP_SP semaphore the last entry reports into)"))?,
+            compl_sem: k
+                .opt_count("compl_sem")?
+                .and_then(|v| u32::try_from(v).ok())
+                .ok_or_else(|| k.err(verb, "'cc_op' needs compl_sem = N (the TOP_SP semaphore the last entry reports into)"))?,
             init_dma: match k.opt_str("load")?.as_deref() {
                 None | Some("init_dma") => true,
                 Some("pio") => false,
@@ -169,7 +179,9 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
                 Some(c) => {
                     let known: Vec<(u32, String)> = (0..64).map(|n| (n, tpb_models::xtensa::core::cause::name(n))).filter(|(_, s)| !s.starts_with("cause ")).collect();
                     let n = known.iter().find(|(_, s)| *s == c).map(|(n, _)| *n).or_else(|| c.parse().ok().filter(|n| *n < 64));
-                    Some(n.ok_or_else(|| k.err("cause", format!("'{c}' is not an EXCCAUSE: {} or a number below 64", known.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(", "))))?)
+                    Some(n.ok_or_else(|| {
+                        k.err("cause", format!("'{c}' is not an EXCCAUSE: {} or a number below 64", known.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(", ")))
+                    })?)
                 }
             },
         },
@@ -230,26 +242,39 @@ fn txn_check(k: &Keys) -> Result<TxnCheck, FileError> {
         (false, true, None) => DataCheck::AtLeast(k.val_of("at_least", true, 0)?),
         (false, false, None) => DataCheck::Any,
     };
-    Ok(TxnCheck { name: k.s("a BAR0 register name or an address")?, by, write, data, count: k.opt_count("count")?, mark: k.opt_str("mark")?, after: k.opt_str("after")?, since: k.opt_str("since")?, before: k.opt_str("before")?, bytes: k.opt_count("bytes")?.unwrap_or(4).max(1) })
+    Ok(TxnCheck {
+        name: k.s("a BAR0 register name or an address")?,
+        by,
+        write,
+        data,
+        count: k.opt_count("count")?,
+        mark: k.opt_str("mark")?,
+        after: k.opt_str("after")?,
+        since: k.opt_str("since")?,
+        before: k.opt_str("before")?,
+        bytes: k.opt_count("bytes")?.unwrap_or(4).max(1),
+    })
 }
 
 fn start(k: &Keys) -> Result<Verb, FileError> {
     let bad = |m: String| k.err("start", m);
     let names: Vec<String> = match k.item {
         Item::Value(v) if v.is_str() => vec![k.s("")?],
-        Item::Value(v) if v.is_array() => v.as_array().into_iter().flatten().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad("a list of core names".into()))).collect::<Result<_, _>>()?,
+        Item::Value(v) if v.is_array() => {
+            v.as_array().into_iter().flatten().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad("a list of core names".into()))).collect::<Result<_, _>>()?
+        }
         _ => return Err(bad("a core (\"seq\", \"q7\", \"q7[3]\") or a list of Q7 cores".into())),
     };
     let sels: Vec<CoreSel> = names.iter().map(|n| CoreSel::parse(n)).collect::<Result<_, _>>().map_err(&bad)?;
     let at = k.opt_str("at")?.ok_or_else(|| k.err("start", "'start' needs at = \"a label of the core's image\" (where it starts)"))?;
     let target = match sels.as_slice() {
         [CoreSel::Seq] => StartTarget::Seq,
-        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => {
-            StartTarget::Q7(s.iter().flat_map(|c| c.cores()).fold(0u8, |m, id| m | match id {
+        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => StartTarget::Q7(s.iter().flat_map(|c| c.cores()).fold(0u8, |m, id| {
+            m | match id {
                 tpb_cosim::sched::CoreId::Q7(n) => 1 << n,
                 _ => 0,
-            }))
-        }
+            }
+        })),
         _ => return Err(bad("the HAL starts the SEQ (alone) or Q7 cores; not the TOP_SP".into())),
     };
     Ok(Verb::Start { target, at })
@@ -278,7 +303,11 @@ impl super::TbFile {
                     _ => continue,
                 };
                 if let Some((key, m)) = uses.into_iter().find_map(|(k, m)| m.as_ref().filter(|m| !marks.contains(m)).map(|m| (k, m))) {
-                    let known = if marks.is_empty() { "none is set before it".to_string() } else { format!("marks set before it: {}", marks.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ")) };
+                    let known = if marks.is_empty() {
+                        "none is set before it".to_string()
+                    } else {
+                        format!("marks set before it: {}", marks.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "))
+                    };
                     return Err(FileError { path: self.path.clone(), loc: s.loc, key: key.into(), msg: format!("no mark '{m}' on {}: {known}", arch.name()) });
                 }
                 marks.extend(sets);

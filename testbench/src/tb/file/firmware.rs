@@ -119,9 +119,14 @@ impl CoreReg {
             return Ok(CoreReg::A(n));
         }
         if let Some(off) = s.strip_prefix("dram+") {
-            return tpb_models::regmap::space::parse_u32(off).filter(|o| o % 4 == 0).map(CoreReg::Dram).ok_or_else(|| format!("'{s}': dram+OFFSET, a byte offset that is a multiple of 4"));
+            return tpb_models::regmap::space::parse_u32(off)
+                .filter(|o| o % 4 == 0)
+                .map(CoreReg::Dram)
+                .ok_or_else(|| format!("'{s}': dram+OFFSET, a byte offset that is a multiple of 4"));
         }
-        tpb_models::xtensa::config::sr::number(s).map(CoreReg::Sr).ok_or_else(|| format!("'{s}' is not a register: pc, a0..a15, a special register (sar, ps, epc1, exccause, ...) or dram+OFFSET"))
+        tpb_models::xtensa::config::sr::number(s)
+            .map(CoreReg::Sr)
+            .ok_or_else(|| format!("'{s}' is not a register: pc, a0..a15, a special register (sar, ps, epc1, exccause, ...) or dram+OFFSET"))
     }
 }
 
@@ -161,7 +166,9 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
         let exists = |kk: &str, p: &PathBuf| -> Result<(), FileError> {
             match p.is_file() {
                 true => Ok(()),
-                false => Err(cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), format!("{}: no such file (paths are relative to this file's folder)", p.display()))),
+                false => {
+                    Err(cx.err(ct.key(kk).and_then(|k| k.span()), &format!("{key}.{kk}"), format!("{}: no such file (paths are relative to this file's folder)", p.display())))
+                }
             }
         };
         let strings = |kk: &str| -> Result<Vec<String>, FileError> {
@@ -174,7 +181,11 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
         }
         for only_asm in ["set", "dram"] {
             if ct.contains_key(only_asm) && given[0] != "asm" {
-                return Err(cx.err(ct.key(only_asm).and_then(|k| k.span()), &format!("{key}.{only_asm}"), format!("{only_asm} goes with asm = \"...\" only (in C, #define and initialised data do this)")));
+                return Err(cx.err(
+                    ct.key(only_asm).and_then(|k| k.span()),
+                    &format!("{key}.{only_asm}"),
+                    format!("{only_asm} goes with asm = \"...\" only (in C, #define and initialised data do this)"),
+                ));
             }
         }
         let src = match given[0] {
@@ -215,7 +226,12 @@ fn set_table(cx: &Ctx, ct: &dyn TableLike, key: &str) -> Result<Vec<(String, Val
         }
         let v = match v.as_str() {
             Some(c) => Val::Const(c.to_string()),
-            None => Val::Num(v.as_integer().and_then(|v| u32::try_from(v).ok()).ok_or_else(|| cx.err(at, &format!("{key}.set.{n}"), "a number from 0 to 0xffffffff, or a constant's name"))?.into()),
+            None => Val::Num(
+                v.as_integer()
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| cx.err(at, &format!("{key}.set.{n}"), "a number from 0 to 0xffffffff, or a constant's name"))?
+                    .into(),
+            ),
         };
         out.push((n.to_string(), v));
     }
@@ -237,7 +253,25 @@ impl TbFile {
         let all = self.steps.iter().chain(self.per_arch.values().flat_map(|(_, s)| s.iter()));
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
-                Verb::StpbInit { .. } | Verb::ExpectNotifications { .. } | Verb::PollReg { .. } | Verb::CcOp { .. } | Verb::ExpectCcOp | Verb::ExpectDoorbells { .. } | Verb::Window { .. } | Verb::MemWindow2(_) | Verb::ExpectException { .. } | Verb::TxConsole | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::ExpectTxn(_) | Verb::Start { .. } => (true, false),
+                Verb::StpbInit { .. }
+                | Verb::ExpectNotifications { .. }
+                | Verb::PollReg { .. }
+                | Verb::CcOp { .. }
+                | Verb::ExpectCcOp
+                | Verb::ExpectDoorbells { .. }
+                | Verb::Window { .. }
+                | Verb::MemWindow2(_)
+                | Verb::ExpectException { .. }
+                | Verb::TxConsole
+                | Verb::WaitHalted { .. }
+                | Verb::ExpectExit { .. }
+                | Verb::ExpectConsole { .. }
+                | Verb::ExpectReg { .. }
+                | Verb::Hal(_)
+                | Verb::DevMem { .. }
+                | Verb::InitDma { .. }
+                | Verb::ExpectTxn(_)
+                | Verb::Start { .. } => (true, false),
                 Verb::Pin { .. } | Verb::Lookup { .. } | Verb::Pop | Verb::Reset => (false, true),
                 _ => (false, false),
             };
@@ -306,14 +340,23 @@ pub fn build(fw: &Firmware, map: &RegMap, consts: &BTreeMap<String, u64>, out_di
                 }
                 let mut iram_img = prog.bytes.clone();
                 iram_img.resize(iram_img.len().div_ceil(4) * 4, 0);
-                let symbols: Vec<(u32, String)> = { let mut v: Vec<(u32, String)> = prog.labels.iter().map(|(n, a)| (*a, n.clone())).collect(); v.sort(); v };
+                let symbols: Vec<(u32, String)> = {
+                    let mut v: Vec<(u32, String)> = prog.labels.iter().map(|(n, a)| (*a, n.clone())).collect();
+                    v.sort();
+                    v
+                };
                 let (_, dram_size) = kind.memories(map);
                 let mut dram_img: Vec<u8> = dram.iter().flat_map(|w| w.to_le_bytes()).collect();
                 if dram_img.len() > dram_size as usize {
                     return Err(format!("{}: the {}-byte DRAM image does not fit the {core} core's DRAM ({dram_size:#x} bytes)", p.display(), dram_img.len()));
                 }
                 dram_img.resize(dram_img.len().max(16), 0);
-                Built { images: UcodeImages { iram: iram_img, dram: dram_img }, exit: prog.labels.get("__tpb_exit").copied(), symbols, commands: vec![format!("tpb asm {}", p.display())] }
+                Built {
+                    images: UcodeImages { iram: iram_img, dram: dram_img },
+                    exit: prog.labels.get("__tpb_exit").copied(),
+                    symbols,
+                    commands: vec![format!("tpb asm {}", p.display())],
+                }
             }
             FwSource::Elf(p) => from_elf(map, kind, p, Vec::new())?,
             FwSource::C { sources, cflags } => {

@@ -55,142 +55,11 @@ use tpb_models::regmap::Arch;
 mod cosim_steps;
 pub mod firmware;
 mod run;
+mod step;
 pub use cosim_steps::{By, DataCheck, StartTarget, TxnCheck};
 pub use firmware::{CoreReg, CoreSel, Firmware, FwSource};
 pub use run::{cosim, cosim_of, run, Failure, Outcome, RunOpts};
-
-/// Default `poll` timeout in cycles.
-pub const POLL_TIMEOUT: u64 = 1000;
-/// `[D]` Default idle cycles between a co-simulation's `poll` reads: the
-/// cores fetch over the host's BAR0 port, and the host has priority (the
-/// built-in scenarios poll at the same pace).
-pub const POLL_GAP_COSIM: u64 = 16;
-
-/// A place in a testbench file (1-based; 0 when the error is the whole file's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Loc {
-    pub line: usize,
-    pub col: usize,
-}
-
-impl Loc {
-    /// `:line:column`, or nothing for the whole file.
-    pub fn at(&self) -> String {
-        if self.line == 0 {
-            String::new()
-        } else {
-            format!(":{}:{}", self.line, self.col)
-        }
-    }
-}
-
-/// A testbench file that cannot be used, with where and which key.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}: {key}: {msg}", .path.display(), .loc.at())]
-pub struct FileError {
-    pub path: PathBuf,
-    pub loc: Loc,
-    pub key: String,
-    pub msg: String,
-}
-
-/// A number, or the name of a constant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Val {
-    Num(u64),
-    Const(String),
-}
-
-/// One step of a testbench.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
-    pub verb: Verb,
-    pub loc: Loc,
-    /// The step as written (`poll = "pool.q7.run_state_3.running"`), for reports.
-    pub text: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verb {
-    Write { name: String, value: Val },
-    Read { name: String },
-    /// The value read compares with `value` as `cmp` says.
-    Expect { name: String, value: Val, cmp: Cmp },
-    /// `every`: idle cycles between reads (default [`POLL_GAP_COSIM`] in a co-simulation, else 0).
-    Poll { name: String, value: Val, timeout: u64, every: Option<u64> },
-    Wait(u64),
-    Doorbell { name: String, value: Val },
-    Reset,
-    Pin { name: String, value: Val },
-    ExpectBusError { name: String, write: bool },
-    ExpectWriteIgnored { name: String },
-    Lookup { opcode: u8, func: u8 },
-    Pop,
-    TraceStart(String),
-    TraceStop,
-    Repeat { count: u64, steps: Vec<Step> },
-    /// The HAL's stpb_init with the file's SEQ and Q7 images, and with
-    /// `dma` the SEQ DMA rings of the built-in scenarios (co-simulation).
-    StpbInit { dma: bool },
-    /// The notification records the host's reader gets now, in order
-    /// (or in any order with `any_order`) (co-simulation).
-    ExpectNotifications { events: Vec<tpb_models::hal::notify::Event>, any_order: bool },
-    /// Run until the chosen cores halt (co-simulation).
-    WaitHalted { cores: CoreSel, timeout: u64 },
-    /// The chosen cores' `main` returned `value` (co-simulation).
-    ExpectExit { cores: CoreSel, value: Val },
-    /// Each chosen core wrote a console line containing `contains`.
-    ExpectConsole { cores: CoreSel, contains: String },
-    /// A register of the chosen cores (`pc`, `a0`..`a15`, a special
-    /// register by name) holds `value` (co-simulation).
-    ExpectReg { cores: CoreSel, reg: CoreReg, value: Val },
-    /// A HAL call without arguments, by name ([`firmware::HAL_CALLS`]).
-    Hal(String),
-    /// Device memory from `addr` gets `words` (no cycles: it is not behind BAR0).
-    DevMem { addr: u64, words: Vec<u32> },
-    /// The TOP_SP-init DMA queue copies `bytes` from device memory `src` to
-    /// BAR0 `to` (a name or an address), and the run waits until it landed.
-    InitDma { src: u64, to: String, bytes: u64 },
-    /// The bus log holds the transactions described (co-simulation).
-    ExpectTxn(TxnCheck),
-    /// Consecutive words from a BAR0 address (a co-simulation writes them as one burst).
-    WriteWords { name: String, words: Vec<u32> },
-    /// Consecutive words from a BAR0 address read back as these.
-    ExpectWords { name: String, words: Vec<u32> },
-    /// Remember the last cycle run so far under a name (for `since` / `after`).
-    MarkCycle(String),
-    /// The HAL loads a cc_op program into the TOP_SP's SPADs and fires
-    /// host_trigger (co-simulation).
-    CcOp { entries: Vec<Vec<[u32; 3]>>, compl_sem: u32, init_dma: bool },
-    /// The SPADs hold the program of the last `cc_op` (co-simulation).
-    ExpectCcOp,
-    /// The HAL programs window `n` of POOL's address-translation bundle, or
-    /// disables it with `None` (co-simulation).
-    Window { n: usize, window: Option<tpb_models::hal::windows::Window> },
-    /// The HAL points the SEQ's mem_window2 at this SoC address (co-simulation).
-    MemWindow2(u64),
-    /// The chosen cores took an exception (of this EXCCAUSE, if given): a
-    /// fault the file expects, which then does not fail the run (co-simulation).
-    ExpectException { cores: CoreSel, cause: Option<u32> },
-    /// The host drains the SEQ's stdio TX ring into the console (co-simulation).
-    TxConsole,
-    /// The DMA completion doorbells so far (co-simulation).
-    ExpectDoorbells { count: u64, after: Option<String>, mark: Option<String> },
-    /// Read `name`, then read again (every `every` cycles) until it differs.
-    PollChange { name: String, timeout: u64, every: Option<u64> },
-    /// Run until `reg & mask == value` on every chosen core (co-simulation).
-    PollReg { cores: CoreSel, reg: CoreReg, value: Val, mask: u64, timeout: u64 },
-    /// The HAL starts the chosen cores at a label of their image (co-simulation).
-    Start { target: StartTarget, at: String },
-}
-
-/// How `expect` compares the value read with the file's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    Eq,
-    AtLeast,
-    AtMost,
-}
+pub use step::*;
 
 /// A parsed testbench file.
 #[derive(Debug, Clone)]
@@ -225,8 +94,76 @@ impl Ctx<'_> {
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
-const VERBS: &[&str] = &["write", "read", "expect", "poll", "wait", "doorbell", "reset", "pin", "expect_bus_error", "expect_write_ignored", "lookup", "pop", "trace_start", "trace_stop", "repeat", "stpb_init", "wait_halted", "expect_exit", "expect_console", "expect_reg", "hal", "devmem", "init_dma", "expect_txn", "start", "expect_notifications", "poll_change", "poll_reg", "mark_cycle", "cc_op", "expect_cc_op", "expect_doorbells", "window", "mem_window2", "expect_exception", "tx_console"];
-const MODIFIERS: &[&str] = &["value", "timeout", "access", "steps", "contains", "words", "to", "bytes", "at_least", "by", "mask", "count", "mark", "after", "at", "every", "at_most", "since", "dma", "any_order", "bytes", "before", "compl_sem", "load", "requester", "src", "size", "dst", "off", "cause"];
+const VERBS: &[&str] = &[
+    "write",
+    "read",
+    "expect",
+    "poll",
+    "wait",
+    "doorbell",
+    "reset",
+    "pin",
+    "expect_bus_error",
+    "expect_write_ignored",
+    "lookup",
+    "pop",
+    "trace_start",
+    "trace_stop",
+    "repeat",
+    "stpb_init",
+    "wait_halted",
+    "expect_exit",
+    "expect_console",
+    "expect_reg",
+    "hal",
+    "devmem",
+    "init_dma",
+    "expect_txn",
+    "start",
+    "expect_notifications",
+    "poll_change",
+    "poll_reg",
+    "mark_cycle",
+    "cc_op",
+    "expect_cc_op",
+    "expect_doorbells",
+    "window",
+    "mem_window2",
+    "expect_exception",
+    "tx_console",
+];
+const MODIFIERS: &[&str] = &[
+    "value",
+    "timeout",
+    "access",
+    "steps",
+    "contains",
+    "words",
+    "to",
+    "bytes",
+    "at_least",
+    "by",
+    "mask",
+    "count",
+    "mark",
+    "after",
+    "at",
+    "every",
+    "at_most",
+    "since",
+    "dma",
+    "any_order",
+    "bytes",
+    "before",
+    "compl_sem",
+    "load",
+    "requester",
+    "src",
+    "size",
+    "dst",
+    "off",
+    "cause",
+];
 
 impl TbFile {
     /// Read and parse a testbench file.
@@ -327,11 +264,20 @@ impl TbFile {
         for s in steps {
             let (name, val) = match &s.verb {
                 Verb::Write { name, value } | Verb::Expect { name, value, .. } | Verb::Poll { name, value, .. } | Verb::Doorbell { name, value } => (Some(name), Some(value)),
-                Verb::ExpectTxn(t) => (Some(&t.name), match &t.data {
-                    DataCheck::Any => None,
-                    DataCheck::Eq { value, .. } | DataCheck::AtLeast(value) => Some(value),
-                }),
-                Verb::Read { name } | Verb::PollChange { name, .. } | Verb::WriteWords { name, .. } | Verb::ExpectWords { name, .. } | Verb::ExpectBusError { name, .. } | Verb::ExpectWriteIgnored { name } | Verb::InitDma { to: name, .. } => (Some(name), None),
+                Verb::ExpectTxn(t) => (
+                    Some(&t.name),
+                    match &t.data {
+                        DataCheck::Any => None,
+                        DataCheck::Eq { value, .. } | DataCheck::AtLeast(value) => Some(value),
+                    },
+                ),
+                Verb::Read { name }
+                | Verb::PollChange { name, .. }
+                | Verb::WriteWords { name, .. }
+                | Verb::ExpectWords { name, .. }
+                | Verb::ExpectBusError { name, .. }
+                | Verb::ExpectWriteIgnored { name }
+                | Verb::InitDma { to: name, .. } => (Some(name), None),
                 Verb::Pin { value, .. } | Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => (None, Some(value)),
                 Verb::Repeat { steps, .. } => {
                     self.check_steps(steps, consts, n)?;
@@ -537,7 +483,12 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
             };
             Verb::Expect { name: keys.s("a register name")?, value: keys.val_of(key, true, 0)?, cmp }
         }
-        "poll" => Verb::Poll { name: keys.s("a register name")?, value: keys.value(true, 0)?, timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT), every: keys.opt_count("every")? },
+        "poll" => Verb::Poll {
+            name: keys.s("a register name")?,
+            value: keys.value(true, 0)?,
+            timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT),
+            every: keys.opt_count("every")?,
+        },
         "poll_change" => Verb::PollChange { name: keys.s("a register name")?, timeout: keys.opt_count("timeout")?.unwrap_or(POLL_TIMEOUT), every: keys.opt_count("every")? },
         "wait" => Verb::Wait(keys.count("wait", item)?),
         "doorbell" => Verb::Doorbell { name: keys.s("a doorbell register name")?, value: keys.value(false, 1)? },

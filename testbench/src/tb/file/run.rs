@@ -60,7 +60,19 @@ pub struct RunOpts {
 /// engine) are a failed outcome at the offending step, not a panic.
 pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     let t0 = std::time::Instant::now();
-    let mut out = Outcome { name: file.name.clone(), arch, engine: opts.engine, result: Ok(()), steps: 0, cycles: 0, wall: Default::default(), reads: Vec::new(), vcd: None, console: Vec::new(), gtkw: None };
+    let mut out = Outcome {
+        name: file.name.clone(),
+        arch,
+        engine: opts.engine,
+        result: Ok(()),
+        steps: 0,
+        cycles: 0,
+        wall: Default::default(),
+        reads: Vec::new(),
+        vcd: None,
+        console: Vec::new(),
+        gtkw: None,
+    };
     let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
     let (tb, fw) = if file.firmware.is_empty() {
         (Tb::new(arch, opts.engine), None)
@@ -93,7 +105,15 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     let (steps, consts) = file.for_arch(arch);
     let start = tb.cycle();
-    let mut ctx = RunCtx { tb: &mut tb, consts: &consts, dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")), steps: 0, reads: Vec::new(), fw: fw.as_ref(), state: cosim::State::default() };
+    let mut ctx = RunCtx {
+        tb: &mut tb,
+        consts: &consts,
+        dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")),
+        steps: 0,
+        reads: Vec::new(),
+        fw: fw.as_ref(),
+        state: cosim::State::default(),
+    };
     let mut r = ctx.run_steps(&steps);
     let expected = std::mem::take(&mut ctx.state.expected_exceptions);
     out.steps = ctx.steps;
@@ -164,7 +184,12 @@ pub const FAILURE_VIEW: (u64, u64) = (400, 100);
 /// `<vcd>.gtkw` beside the VCD, zoomed on the failure's cycle with a marker there.
 fn failure_gtkw(vcd: &std::path::Path, arch: Arch, f: &Failure) -> Result<PathBuf, String> {
     let out = vcd.with_extension("gtkw");
-    let view = tpb_cosim::waves::View { from: f.cycle.saturating_sub(FAILURE_VIEW.0), to: f.cycle + FAILURE_VIEW.1, markers: vec![(f.cycle, format!("failure: {}", f.step))], focus: Vec::new() };
+    let view = tpb_cosim::waves::View {
+        from: f.cycle.saturating_sub(FAILURE_VIEW.0),
+        to: f.cycle + FAILURE_VIEW.1,
+        markers: vec![(f.cycle, format!("failure: {}", f.step))],
+        focus: Vec::new(),
+    };
     tpb_cosim::cli::write_gtkw(vcd, arch, &out, Some(&view)).map_err(|e| e.to_string())?;
     Ok(out)
 }
@@ -303,7 +328,14 @@ impl RunCtx<'_> {
                     let r = tb.read_addr(at)?;
                     bus_ok(name, at, false, r, tb.cycle())?;
                     if r.rdata != *w {
-                        return Err(TbError::Mismatch { name: format!("{name} word {i} ({at:#x})"), expected: (*w).into(), got: r.rdata.into(), cycle: tb.cycle(), detail: String::new() }.into());
+                        return Err(TbError::Mismatch {
+                            name: format!("{name} word {i} ({at:#x})"),
+                            expected: (*w).into(),
+                            got: r.rdata.into(),
+                            cycle: tb.cycle(),
+                            detail: String::new(),
+                        }
+                        .into());
                     }
                 }
             }
@@ -328,7 +360,18 @@ impl RunCtx<'_> {
                     tb.wait(gap);
                 }
             }
-            Verb::Window { .. } | Verb::MemWindow2(_) | Verb::StpbInit { .. } | Verb::WaitHalted { .. } | Verb::ExpectExit { .. } | Verb::ExpectConsole { .. } | Verb::ExpectReg { .. } | Verb::PollReg { .. } | Verb::Hal(_) | Verb::DevMem { .. } | Verb::InitDma { .. } | Verb::Start { .. } => {
+            Verb::Window { .. }
+            | Verb::MemWindow2(_)
+            | Verb::StpbInit { .. }
+            | Verb::WaitHalted { .. }
+            | Verb::ExpectExit { .. }
+            | Verb::ExpectConsole { .. }
+            | Verb::ExpectReg { .. }
+            | Verb::PollReg { .. }
+            | Verb::Hal(_)
+            | Verb::DevMem { .. }
+            | Verb::InitDma { .. }
+            | Verb::Start { .. } => {
                 let fw = self.fw.expect("checked on load: co-simulation verbs need [firmware]");
                 let want = match &s.verb {
                     Verb::ExpectExit { value, .. } | Verb::ExpectReg { value, .. } | Verb::PollReg { value, .. } => self.val(value),

@@ -74,12 +74,14 @@ pub fn check(tb: &mut Tb, t: &TxnCheck, data: Data, marks: &mut BTreeMap<String,
     let access = if t.write { "writes" } else { "reads" };
     let end = u64::from(addr) + t.bytes;
     let span = if t.bytes > 4 { format!(" .. {:#x}", end - 1) } else { String::new() };
-    let what = format!("{access} to {} ({addr:#x}{span}){}{}{}", t.name, by_name(t.by), data.describe(), t.since.as_ref().map(|m| format!(" since mark '{m}'")).unwrap_or_default());
+    let what =
+        format!("{access} to {} ({addr:#x}{span}){}{}{}", t.name, by_name(t.by), data.describe(), t.since.as_ref().map(|m| format!(" since mark '{m}'")).unwrap_or_default());
     let since = match &t.since {
         Some(m) => Some(*marks.get(m).ok_or_else(|| format!("no mark '{m}' yet"))?),
         None => None,
     };
-    let here: Vec<&Txn> = c.log.iter().filter(|x| (u64::from(addr)..end).contains(&u64::from(x.addr)) && x.write == t.write && !x.err && since.is_none_or(|s| x.cycle > s)).collect();
+    let here: Vec<&Txn> =
+        c.log.iter().filter(|x| (u64::from(addr)..end).contains(&u64::from(x.addr)) && x.write == t.write && !x.err && since.is_none_or(|s| x.cycle > s)).collect();
     let (hit, miss): (Vec<&Txn>, Vec<&Txn>) = here.iter().copied().partition(|x| by_matches(t.by, x.master) && data.matches(x.data));
     let others = if miss.is_empty() { String::new() } else { format!("; the other {access} there:{}", listed(&miss, 6)) };
     match t.count {
