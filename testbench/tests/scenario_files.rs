@@ -134,7 +134,7 @@ fn file_mistakes_in_the_new_keys_are_refused_on_load_with_their_line() {
     assert!(e.contains("not the TOP_SP"), "{e}");
     let e = err("[[step]]\nstpb_init = true", "[[step]]\nexpect = \"pool.evt_sem.read[0]\"\nvalue = 1\nat_most = 2\n[[step]]\nstpb_init = true");
     assert!(e.contains("give one of value, at_least, at_most"), "{e}");
-    let e = err("asm = \"../../../cosim/firmware/q7_barrier.S\"", "c = [\"k.c\"]");
+    let e = err("asm = \"../../../cosim/firmware/q7/q7_barrier.S\"", "c = [\"k.c\"]");
     assert!(e.contains("set goes with asm"), "{e}");
     // A constant named by set must exist for the generation that runs.
     let t = text.replacen("CORES = 8 }", "CORES = \"N\" }", 1);

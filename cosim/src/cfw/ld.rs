@@ -25,7 +25,7 @@ pub fn start(map: &RegMap, kind: CoreKind) -> u32 {
 }
 
 /// Where an NX program's code starts behind the boot trampoline (`main` of
-/// `cosim/firmware/nx_trampoline.S`).
+/// `cosim/firmware/nx/nx_trampoline.S`).
 pub const NX_MAIN: u32 = 0x200;
 
 /// The linker script.

@@ -202,8 +202,9 @@ pub fn boot_symbols(map: &RegMap) -> [(&'static str, u32); 2] {
 pub const ASM_PRELUDE: &str = "tpb.inc";
 
 /// Assemble the file `path` at `base` with our assembler: `.include`
-/// finds [`ASM_PRELUDE`] (generated from `map`, when one is given) and
-/// files beside the including file; `params` are `.equ`s set before the
+/// finds [`ASM_PRELUDE`] (generated from `map`, when one is given),
+/// files beside the including file, and else the project's firmware units
+/// by name ([`crate::firmware::UNITS`]); `params` are `.equ`s set before the
 /// file (each also as `_HI` / `_LO` halves, as `tpb.inc`'s are). An error
 /// reads `file:line: what`.
 pub fn assemble_file(
@@ -228,7 +229,16 @@ pub fn assemble_file(
             };
         }
         let p = Path::new(from).parent().unwrap_or(Path::new("")).join(want);
-        std::fs::read_to_string(&p).map(|t| (p.display().to_string(), t)).map_err(|e| format!("{}: {e}", p.display()))
+        match std::fs::read_to_string(&p) {
+            Ok(t) => Ok((p.display().to_string(), t)),
+            // Not beside it: one of the project's firmware units, by name
+            // (`nx_trampoline.S` from any folder).
+            Err(e) => crate::firmware::UNITS
+                .iter()
+                .find(|(n, _)| *n == want)
+                .map(|(n, t)| (format!("{n} (cosim/firmware/)"), t.to_string()))
+                .ok_or_else(|| format!("{}: {e} (nor is it a firmware unit of cosim/firmware/)", p.display())),
+        }
     };
     tpb_models::xtensa::asm::source::assemble_source(&name, &text, base, opts, &mut includes).map_err(|e| e.to_string())
 }

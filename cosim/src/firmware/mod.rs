@@ -1,5 +1,7 @@
 //! Firmware of the behavioural cores, kept as assembly source in
-//! `cosim/firmware/` and assembled with the project's assembler
+//! `cosim/firmware/`, a folder per core kind (`nx/`, `q7/`, `top_sp/`,
+//! `ncfw/`; `common/` for what the TOP_SP and NCFW steppers share; `c/`
+//! for the C start-up and run time), and assembled with the project's assembler
 //! ([`tpb_models::xtensa::asm`]). Every address a program needs comes from
 //! the generation's register map through a prelude of `.equ` constants (each
 //! 32-bit value also as `NAME_HI` / `NAME_LO` halves for `const16`), so the
@@ -35,27 +37,27 @@ use tpb_models::regmap::{Engine, RegMap};
 use tpb_models::xtensa::asm::{assemble, Program};
 use tpb_models::xtensa::config::{Options, DRAM_BASE};
 
-pub const NX_TRAMPOLINE: &str = include_str!("../../firmware/nx_trampoline.S");
-pub const NX_BOOT: &str = include_str!("../../firmware/nx_boot.S");
-pub const NX_HALT: &str = include_str!("../../firmware/nx_halt.S");
-pub const Q7_HALT: &str = include_str!("../../firmware/q7_halt.S");
-pub const NX_INTR: &str = include_str!("../../firmware/nx_intr.S");
-pub const NX_DISPATCH: &str = include_str!("../../firmware/nx_dispatch.S");
-pub const NX_DECODE_HW: &str = include_str!("../../firmware/nx_decode_hw.S");
-pub const NX_DECODE_SUNDA: &str = include_str!("../../firmware/nx_decode_sunda.S");
-pub const NX_WINDOWS: &str = include_str!("../../firmware/nx_windows.S");
-pub const Q7_WINDOWS: &str = include_str!("../../firmware/q7_windows.S");
-pub const Q7_KERNELS: &str = include_str!("../../firmware/q7_kernels.S");
-pub const Q7_INTR: &str = include_str!("../../firmware/q7_intr.S");
-pub const Q7_SUM: &str = include_str!("../../firmware/q7_sum.S");
-pub const Q7_BARRIER: &str = include_str!("../../firmware/q7_barrier.S");
-pub const TOP_SP_CCOP: &str = include_str!("../../firmware/top_sp_ccop.S");
-pub const MESH_TAPE: &str = include_str!("../../firmware/mesh_tape.S");
-pub const TOP_SP_TSYNC: &str = include_str!("../../firmware/top_sp_tsync.S");
-pub const NCFW_TAPE: &str = include_str!("../../firmware/ncfw_tape.S");
-pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw_wait.S");
-pub const TAPE_FIRE: &str = include_str!("../../firmware/tape_fire.S");
-pub const RING_CHANNELS: &str = include_str!("../../firmware/ring_channels.S");
+pub const NX_TRAMPOLINE: &str = include_str!("../../firmware/nx/nx_trampoline.S");
+pub const NX_BOOT: &str = include_str!("../../firmware/nx/nx_boot.S");
+pub const NX_HALT: &str = include_str!("../../firmware/nx/nx_halt.S");
+pub const Q7_HALT: &str = include_str!("../../firmware/q7/q7_halt.S");
+pub const NX_INTR: &str = include_str!("../../firmware/nx/nx_intr.S");
+pub const NX_DISPATCH: &str = include_str!("../../firmware/nx/nx_dispatch.S");
+pub const NX_DECODE_HW: &str = include_str!("../../firmware/nx/nx_decode_hw.S");
+pub const NX_DECODE_SUNDA: &str = include_str!("../../firmware/nx/nx_decode_sunda.S");
+pub const NX_WINDOWS: &str = include_str!("../../firmware/nx/nx_windows.S");
+pub const Q7_WINDOWS: &str = include_str!("../../firmware/q7/q7_windows.S");
+pub const Q7_KERNELS: &str = include_str!("../../firmware/q7/q7_kernels.S");
+pub const Q7_INTR: &str = include_str!("../../firmware/q7/q7_intr.S");
+pub const Q7_SUM: &str = include_str!("../../firmware/q7/q7_sum.S");
+pub const Q7_BARRIER: &str = include_str!("../../firmware/q7/q7_barrier.S");
+pub const TOP_SP_CCOP: &str = include_str!("../../firmware/top_sp/top_sp_ccop.S");
+pub const MESH_TAPE: &str = include_str!("../../firmware/top_sp/mesh_tape.S");
+pub const TOP_SP_TSYNC: &str = include_str!("../../firmware/top_sp/top_sp_tsync.S");
+pub const NCFW_TAPE: &str = include_str!("../../firmware/ncfw/ncfw_tape.S");
+pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw/ncfw_wait.S");
+pub const TAPE_FIRE: &str = include_str!("../../firmware/common/tape_fire.S");
+pub const RING_CHANNELS: &str = include_str!("../../firmware/common/ring_channels.S");
 
 /// Value the SEQ stores in its DRAM\[0\] on reaching enter_run.
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
