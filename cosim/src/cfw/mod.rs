@@ -233,10 +233,8 @@ pub fn assemble_file(
             Ok(t) => Ok((p.display().to_string(), t)),
             // Not beside it: one of the project's firmware units, by name
             // (`nx_trampoline.S` from any folder).
-            Err(e) => crate::firmware::UNITS
-                .iter()
-                .find(|(n, _)| *n == want)
-                .map(|(n, t)| (format!("{n} (cosim/firmware/)"), t.to_string()))
+            Err(e) => crate::firmware::unit(want)
+                .map(|t| (format!("{want} (cosim/firmware/)"), t.to_string()))
                 .ok_or_else(|| format!("{}: {e} (nor is it a firmware unit of cosim/firmware/)", p.display())),
         }
     };

@@ -143,6 +143,11 @@ pub const UNITS: &[(&str, &str)] = &[
     ("q7_windows.S", Q7_WINDOWS),
 ];
 
+/// The source of the unit named `name` in [`UNITS`].
+pub fn unit(name: &str) -> Option<&'static str> {
+    UNITS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
 /// `params`; an error names the unit (or what it includes) and its own line.
 pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
@@ -151,7 +156,7 @@ pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<P
         if want == crate::cfw::ASM_PRELUDE {
             return Ok((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map)?));
         }
-        UNITS.iter().find(|(n, _)| *n == want).map(|(n, t)| (n.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
+        unit(want).map(|t| (want.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
     };
     tpb_models::xtensa::asm::source::assemble_source("parameters", &root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
 }
