@@ -3,14 +3,14 @@
 //! The co-simulation side of tpbsim: the Verilator bridge ([`verilator`],
 //! built by `build.rs` from `hdl/generated/`), a TPB top under Verilator
 //! ([`dut::Dut`]), the co-simulation scheduler that puts the behavioural Q7
-//! cores and the host HAL on its ports ([`sched`]), and the commands of the
-//! `tpb` command line ([`cli`]), waveform inspection ([`waves`]: signal
+//! cores and the host HAL on its ports ([`sched`]), the scenarios
+//! ([`scenario`]), waveform inspection ([`waves`]: signal
 //! groups, GTKWave save files, SVG timing diagrams), and the FPGA
 //! prototype under Verilator behind a pseudo-terminal ([`serial`], with the
-//! bit-level UART line of [`uart`]).
+//! bit-level UART line of [`uart`]). The `tpb` command line over all of it
+//! is the crate `tpb-cli` (`testbench/cli`).
 
 pub mod cfw;
-pub mod cli;
 pub mod dut;
 pub mod firmware;
 pub mod interrupt;

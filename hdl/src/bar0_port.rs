@@ -54,12 +54,12 @@ macro_rules! bar0_slave_block {
 
 /// Drive a [`bar0_slave_block!`](crate::bar0_slave_block) block's `reset` and request (`None`: no
 /// request) from a simulation: `bar0_slave_drive!(block, reset, req)` with
-/// `req: Option<tpb_models::csr::Req>`.
+/// `req: Option<tpb_golden::csr::Req>`.
 #[macro_export]
 macro_rules! bar0_slave_drive {
     ($b:expr, $reset:expr, $req:expr) => {{
-        let req: Option<tpb_models::csr::Req> = $req;
-        let r = req.unwrap_or(tpb_models::csr::Req { write: false, addr: 0, wdata: 0 });
+        let req: Option<$crate::csr::Req> = $req;
+        let r = req.unwrap_or($crate::csr::Req { write: false, addr: 0, wdata: 0 });
         $b.reset.next = $reset;
         $b.req_valid.next = req.is_some();
         $b.req_write.next = r.write;

@@ -47,15 +47,15 @@
 //!
 //! ```
 //! use tpb_hdl::evt_sem::EvtSem;
-//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let map = tpb_regmap::builtin(tpb_regmap::Arch::Cayman).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut EvtSem::of(&map, false).unwrap(), "evt_sem");
 //! assert!(v.contains("module evt_sem"));
 //! ```
 
 use rust_hdl::prelude::*;
-use tpb_models::regmap::layout::LayoutError;
-pub use tpb_models::regmap::layout::SemWindows;
-use tpb_models::regmap::RegMap;
+use tpb_regmap::layout::LayoutError;
+pub use tpb_regmap::layout::SemWindows;
+use tpb_regmap::RegMap;
 
 /// Number of semaphores the unit holds (its RAM: 2^8 words of 4 bytes).
 pub const COUNT: u32 = 256;

@@ -1,7 +1,7 @@
 //! The checked-in Verilog under `hdl/generated/`: which files exist and how
 //! to produce their exact text (used by `tpb gen-verilog` and the freshness test).
 
-use tpb_models::regmap::{self, Arch};
+use tpb_regmap::{self as regmap, Arch};
 
 /// One generated Verilog file.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! # Host link: a UART to BAR0 bridge for the FPGA prototype
 //!
-//! The protocol is [`tpb_models::hostlink`] (`[D]`): frames of
+//! The protocol is [`tpb_spec::hostlink`] (`[D]`): frames of
 //! READ/WRITE/BURST/FILL/STATUS with a sequence number and a
 //! CRC-16/CCITT-FALSE, one response of 11 bytes per frame. A frame reaches
 //! BAR0 only after all of it arrived and its CRC matched; a bad one (CRC,
@@ -8,7 +8,7 @@
 //!
 //! Blocks:
 //! - [`UartRx`], [`UartTx`]: 8N1, LSB first, idle high, `div` clock cycles
-//!   per bit (a constant: `clock / baud`, [`tpb_models::hostlink::uart_divider`]).
+//!   per bit (a constant: `clock / baud`, [`tpb_spec::hostlink::uart_divider`]).
 //!   The receiver synchronises its pin through two flip-flops, starts on a
 //!   falling edge, samples mid-bit and drops a byte whose stop bit is low.
 //! - [`HostBridge`]: the frame parser, a 64-word buffer for BURST data (one
@@ -21,7 +21,7 @@
 //!   (one cycle), `m_req_write`, `m_req_addr`, `m_req_wdata` out;
 //!   `m_rsp_valid`, `m_rsp_rdata`, `m_rsp_err` in. One request at a time; a
 //!   response that does not come within
-//!   [`BUS_TIMEOUT_CYCLES`](tpb_models::hostlink::BUS_TIMEOUT_CYCLES) is a
+//!   [`BUS_TIMEOUT_CYCLES`](tpb_spec::hostlink::BUS_TIMEOUT_CYCLES) is a
 //!   bus error;
 //! - for LEDs: `busy` (a frame is being received, run or answered),
 //!   `bad_frames` (how many were answered with an error other than a bus error).
@@ -37,7 +37,7 @@
 
 use crate::ram::WordRam;
 use rust_hdl::prelude::*;
-use tpb_models::hostlink;
+use tpb_spec::hostlink;
 
 /// A UART receiver, 8N1.
 #[derive(LogicBlock)]
@@ -220,7 +220,7 @@ pub struct HostBridge {
     burst: WordRam<6>,
     /// Idle cycles that end a frame ([`hostlink::IDLE_BYTES`] byte times).
     idle_cycles: Constant<Bits<24>>,
-    // The protocol's numbers, from `tpb_models::hostlink` (the generator
+    // The protocol's numbers, from `tpb_spec::hostlink` (the generator
     // takes literals or signals, not Rust constants).
     sync: Constant<Bits<8>>,
     max_burst: Constant<Bits<16>>,

@@ -40,7 +40,7 @@
 use rust_hdl::prelude::*;
 
 /// Offset of the status register (`[D]`, the golden model's constant).
-pub use tpb_models::golden::hw_decode::STATUS;
+pub use tpb_golden::hw_decode::STATUS;
 /// Offset of the handler table of `2^tw` words: aligned to its own size.
 pub const fn table_offset(tw: usize) -> u32 {
     4 << tw

@@ -11,6 +11,8 @@
 
 #[macro_use]
 pub mod bar0_port;
+/// The BAR0 request and response every block speaks (the golden models' `csr`).
+pub use tpb_golden::csr;
 pub mod evt_sem;
 pub mod fpga;
 pub mod generated;

@@ -4,7 +4,7 @@
 //! §3. Hardware events become 16-byte records in a ring the host reads over
 //! BAR0. The `[D]` rules (ring placement, record layout, sources, priority,
 //! full ring and drops) are stated once, in the golden model
-//! [`tpb_models::golden::notific`]; this block implements them cycle for
+//! [`tpb_golden::notific`]; this block implements them cycle for
 //! cycle.
 //!
 //! ## Ports
@@ -34,7 +34,7 @@
 
 use crate::ram::WordRam;
 use rust_hdl::prelude::*;
-use tpb_models::golden::notific::slot_kind;
+use tpb_golden::notific::slot_kind;
 
 /// Word 0 of slot `k`'s records: type and source (the golden model's rules).
 fn slot_word0(k: usize) -> u32 {

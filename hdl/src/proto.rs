@@ -42,7 +42,7 @@
 //! ```
 //! use tpb_hdl::proto::CaymanProto;
 //! use tpb_hdl::top::TopLayout;
-//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let map = tpb_regmap::builtin(tpb_regmap::Arch::Cayman).unwrap();
 //! let mut p = CaymanProto::new(&TopLayout::of(&map).unwrap(), 17).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut p, "cayman_tpb_proto");
 //! assert!(v.contains("module cayman_tpb_proto("));
@@ -53,7 +53,7 @@
 use crate::host_link::HostBridge;
 use crate::top::{CaymanTpbTop, LayoutError, MarianaTpbTop, SundaTpbTop, TopLayout};
 use rust_hdl::prelude::*;
-use tpb_models::regmap::{Arch, RegMap};
+use tpb_regmap::{Arch, RegMap};
 
 /// The design clock the prototype is built for by default (`[D]`): the
 /// board's PLL makes it (ULX3S: from its 25 MHz oscillator).

@@ -23,7 +23,7 @@
 //!
 //! ## Per-core memory ports (`if_*` fetch, `ls_*` load/store; arrays of 8)
 //! Core-local addresses: IRAM at 0, DRAM at
-//! [`tpb_models::xtensa::config::DRAM_BASE`] (the behavioural core's map).
+//! [`tpb_spec::core_map::DRAM_BASE`] (the behavioural core's map).
 //! - fetch: `if_valid`, `if_addr` → `if_ready`; then `if_rvalid`, `if_rdata`,
 //!   `if_err` for one cycle. Fetch reaches IRAM only.
 //! - load/store: `ls_valid`, `ls_write`, `ls_addr`, `ls_wdata`, `ls_wstrb` →
@@ -46,7 +46,7 @@
 
 use crate::tcm::Tcm;
 use rust_hdl::prelude::*;
-use tpb_models::xtensa::config::DRAM_BASE;
+use tpb_spec::core_map::DRAM_BASE;
 
 /// Cores in the cluster (`[S]` `num_q7` of the pooling owner).
 pub const CORES: usize = 8;

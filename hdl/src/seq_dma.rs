@@ -50,7 +50,7 @@
 //!
 //! ```
 //! use tpb_hdl::seq_dma::SeqDma;
-//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let map = tpb_regmap::builtin(tpb_regmap::Arch::Cayman).unwrap();
 //! let mut dma = SeqDma::<8>::of(&map).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut dma, "seq_dma");
 //! assert!(v.contains("module seq_dma"));
@@ -58,12 +58,12 @@
 
 use crate::tcm::Tcm;
 use rust_hdl::prelude::*;
-pub use tpb_models::regmap::layout::IncSlot;
-use tpb_models::regmap::layout::{LayoutError, TopLayout};
-use tpb_models::regmap::RegMap;
+pub use tpb_regmap::layout::IncSlot;
+use tpb_regmap::layout::{LayoutError, TopLayout};
+use tpb_regmap::RegMap;
 
 /// Offset of the status registers (`[D]`, the golden model's constant).
-pub use tpb_models::golden::seq_dma::STATUS;
+pub use tpb_golden::seq_dma::STATUS;
 /// Bytes of the status window (8 words).
 const STATUS_SPAN: u32 = 0x20;
 /// Default SRAM size: 2^8 words (1 KiB).

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use tpb_hdl::windows_ram::WindowsRam;
-//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let map = tpb_regmap::builtin(tpb_regmap::Arch::Cayman).unwrap();
 //! let mut w = WindowsRam::of(&map).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut w, "windows_ram");
 //! assert!(v.contains("reg [31:0] mem [0:63];"));
@@ -29,8 +29,8 @@
 
 use crate::ram::WordRam;
 use rust_hdl::prelude::*;
-use tpb_models::regmap::layout::{LayoutError, TopLayout, WindowWords};
-use tpb_models::regmap::RegMap;
+use tpb_regmap::layout::{LayoutError, TopLayout, WindowWords};
+use tpb_regmap::RegMap;
 
 /// Address bits of the RAM: 64 words hold the bundle.
 const AW: usize = 6;
@@ -173,7 +173,7 @@ impl crate::bar0_port::RegBlockPorts for WindowsRam {
 mod tests {
     use super::*;
     use crate::bar0_port::{Driver, RegBlockSim};
-    use tpb_models::regmap::{builtin, Arch};
+    use tpb_regmap::{builtin, Arch};
 
     /// Under the same random requests (and resets) the RAM bundle answers
     /// exactly as the generated register block of the same map does.

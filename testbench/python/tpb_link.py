@@ -3,7 +3,7 @@ sequence numbers, CRC-16/CCITT-FALSE) over a TCP socket to `tpb serve` (the
 co-simulation) or over a serial port to the FPGA prototype (pyserial).
 Pure Python 3, no compiled extension.
 
-The protocol's one description is models/hal/src/hostlink.rs; this client
+The protocol's one description is models/spec/src/hostlink.rs; this client
 follows it. Simulator ops (run, cycles, a core's state, trace, stpb_init)
 exist only on `tpb serve`; the FPGA bridge answers them BAD_OP.
 

@@ -2,17 +2,15 @@
 //!
 //! Register-level testbenches ([`tb`]: the `Tb` API by register name, the
 //! TOML testbench files, the generated CSR checks and the reports of
-//! `tpb test`), the speed benchmark of `tpb bench` ([`mod@bench`]) and the
-//! project's cross-check tests (`tests/`). Also: a bus driver over the generated register blocks in the
+//! `tpb test`) and the project's cross-check tests (`tests/`). Also: a bus driver over the generated register blocks in the
 //! rust-hdl simulator ([`rhdl`]), random top-level traffic ([`traffic`]),
 //! the Icarus cross-simulation ([`icarus`]) and the external-tool helpers
-//! ([`tools`]).
+//! ([`tools`]). The `tpb` binary that runs them is the crate `tpb-cli`
+//! (`cli/`, beside `src/`).
 
-pub mod bench;
 pub mod icarus;
 pub mod qemu;
 pub mod rhdl;
-pub mod serve;
 pub mod tb;
 pub mod tools;
 pub mod traffic;

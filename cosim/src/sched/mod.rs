@@ -54,7 +54,7 @@
 //! - `arbiter.rs`: BAR0 arbitration, the SoC port's routing, responses;
 //! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]);
 //! - `init_dma.rs`: device memory and the TOP_SP-init DMA queue ([`InitDma`]);
-//! - `core_map.rs`: the `[D]` addresses a core reaches the top through;
+//! - the `[D]` addresses a core reaches the top through are `tpb_spec::core_map` (re-exported here);
 //! - `slot.rs`: the cores ([`CoreId`]) and each one's slot ([`Slot`]);
 //! - `record.rs`: what the scheduler records ([`Txn`], [`Master`], [`Stats`]);
 //! - `console.rs`, `history.rs`: the cores' text, and what a failure report shows.
@@ -71,13 +71,12 @@ use tpb_models::hal::{check_buf, Mmio, MmioError};
 use tpb_models::ncfw::mesh::ChipAddr;
 use tpb_models::regmap::{builtin, Arch, Engine, RegMap};
 use tpb_models::xtensa::bus::{Bus, BusError, Size};
-use tpb_models::xtensa::config::{CoreConfig, DRAM_BASE};
+use tpb_models::xtensa::config::CoreConfig;
 use tpb_models::xtensa::core::{Core, Step};
 
 mod arbiter;
 pub mod console;
 mod core_bus;
-mod core_map;
 mod cycle;
 pub mod history;
 mod host;
@@ -89,11 +88,11 @@ mod slot;
 pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
-pub use core_map::*;
 pub use host::Written;
 pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
 pub use slot::{slot_index, CoreId, Slot};
+pub use tpb_spec::core_map::*;
 
 /// Cycles a BAR0 access may wait for its response.
 pub const BAR0_TIMEOUT: u64 = 64;

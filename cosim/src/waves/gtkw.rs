@@ -10,9 +10,10 @@
 //! `[markername] A<text>` for their names.
 
 use super::names::{kind_of, CoreKind, Namer, ValueKind};
-use super::{groups, Timebase, WavesError};
+use super::{groups, Dump, Timebase, WavesError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use tpb_models::regmap::Arch;
 
 /// GTKWave trace flags (`analyzer.h`): hex, right-justified, translated by
 /// a file, translated by a process; blank lines that open and close a group.
@@ -235,5 +236,25 @@ impl SaveFile {
             }
         }
         f
+    }
+}
+
+/// A .gtkw for the dump at `dump` (widths read from the dump itself).
+pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
+    Dump::load_groups(dump, arch)?.write_gtkw(arch, out, view)
+}
+
+impl Dump {
+    /// A .gtkw for this dump, its filter files in `gtkw-filters/` beside
+    /// `out`; the instruction filter runs this program (`tpb`).
+    pub fn write_gtkw(&self, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
+        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let filters = abs(dir).join("gtkw-filters");
+        let exe = std::env::current_exe().ok();
+        let namer = super::names::Namer::for_arch(arch)?;
+        let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
+        let paths = GtkwPaths { dump: &abs(&self.path), save: &save, filters: &filters, tpb: exe.as_deref() };
+        gtkw(&namer, Timebase::of(arch)?, &paths, &|n| self.width(n), view).write(out)
     }
 }

@@ -17,7 +17,7 @@ pub mod svg;
 
 use std::path::Path;
 
-pub use gtkw::{gtkw, GtkwPaths, View};
+pub use gtkw::{gtkw, write_gtkw, GtkwPaths, View};
 pub use svg::{render, render_dump};
 
 /// Cycles to picoseconds for one generation: cycle `c` starts (clock low,

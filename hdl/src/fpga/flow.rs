@@ -16,7 +16,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use tpb_models::regmap::{self, Arch};
+use tpb_regmap::{self as regmap, Arch};
 
 /// How to build.
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ pub enum FlowError {
     #[error("cannot run {tool}: {source} (run `bash scripts/setup`)")]
     Spawn { tool: String, source: std::io::Error },
     #[error(transparent)]
-    Baud(#[from] tpb_models::hostlink::BaudError),
+    Baud(#[from] tpb_spec::hostlink::BaudError),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("{tool} failed ({step}); its log: {log}\n{tail}")]
@@ -224,7 +224,7 @@ pub fn build(opts: &BuildOptions, say: &dyn Fn(&str)) -> Result<Report, FlowErro
     let mut times = Vec::new();
     let board = &opts.board;
     let clock_hz = (opts.clock_mhz * 1e6).round() as u32;
-    let div = tpb_models::hostlink::uart_divider(clock_hz, opts.baud)?;
+    let div = tpb_spec::hostlink::uart_divider(clock_hz, opts.baud)?;
     // ---- 1. Verilog: the prototype, the PLL, the wrapper, the constraints ----
     let t = Instant::now();
     let map = regmap::builtin(opts.arch)?;

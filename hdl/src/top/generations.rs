@@ -12,11 +12,11 @@ use crate::seq_dma::SeqDma;
 use crate::tcm::Tcm;
 use crate::windows_ram::WindowsRam;
 use rust_hdl::prelude::*;
-use tpb_models::csr::{Req, Rsp};
-use tpb_models::golden::hw_decode::Outputs as HwdOutputs;
-use tpb_models::golden::q7_cluster::PortOut;
-use tpb_models::golden::top::{Outputs, Pins};
-use tpb_models::regmap::{Arch, Engine};
+use tpb_golden::csr::{Req, Rsp};
+use tpb_golden::hw_decode::Outputs as HwdOutputs;
+use tpb_golden::q7_cluster::PortOut;
+use tpb_golden::top::{Outputs, Pins};
+use tpb_regmap::{Arch, Engine};
 
 tpb_top!(
     self, #[hdl_gen],
@@ -160,7 +160,7 @@ macro_rules! hw_decode_top {
                     rsp_err: false,
                     lookup_ready: $s.hwd_lookup_ready.val(),
                     fifo_valid: $s.hwd_fifo_valid.val(),
-                    head: tpb_models::golden::hw_decode::LookupResult {
+                    head: tpb_golden::hw_decode::LookupResult {
                         hit: $s.hwd_fifo_hit.val(),
                         entry: $s.hwd_fifo_entry.val().index() as u8,
                         index: $s.hwd_fifo_index.val().index() as u16,
@@ -210,10 +210,10 @@ pub type MarianaTopFpga = MarianaTpbTop<8, 8, 8, 8, 8>;
 /// The memory sizes (word-address bits) the full-size top of `arch` builds:
 /// the const generics of [`SundaTop`], [`CaymanTop`], [`MarianaTop`] as a
 /// value, so a test can pin them to `arch.toml`.
-pub fn full_mem_bits(arch: Arch) -> tpb_models::golden::top::MemBits {
+pub fn full_mem_bits(arch: Arch) -> tpb_golden::top::MemBits {
     let (q7_iram, q7_dram) = match arch {
         Arch::Sunda => (14, 14),
         Arch::Cayman | Arch::Mariana => (15, 16),
     };
-    tpb_models::golden::top::MemBits { q7_iram, q7_dram, seq: 14, ctrl_spad: 10, slot_spad: 13, dma: DMA_AW }
+    tpb_golden::top::MemBits { q7_iram, q7_dram, seq: 14, ctrl_spad: 10, slot_spad: 13, dma: DMA_AW }
 }

@@ -41,7 +41,7 @@
 //!   lookup (`xlat_valid`, requester `xlat_who`: 0 the SEQ, n + 1 Q7 core n,
 //!   `xlat_addr`) is answered the next cycle (`xlat_rsp_valid`, `xlat_hit`,
 //!   the SoC address `xlat_dst_hi:lo`) from POOL's window bundle and
-//!   `mem_window2` by the rules of `tpb_models::golden::top::translate`.
+//!   `mem_window2` by the rules of `tpb_golden::top::translate`.
 //!
 //! ## Behaviour across blocks
 //! - An NX core's `run_state.running` = `!release_run_stall & !nx_halted[e]`;
@@ -52,7 +52,7 @@
 //!
 //! ```
 //! use tpb_hdl::top::{CaymanTopFpga, TopLayout};
-//! let map = tpb_models::regmap::builtin(tpb_models::regmap::Arch::Cayman).unwrap();
+//! let map = tpb_regmap::builtin(tpb_regmap::Arch::Cayman).unwrap();
 //! let mut top = CaymanTopFpga::new(&TopLayout::of(&map).unwrap()).unwrap();
 //! let v = tpb_hdl::verilog::of(&mut top, "cayman_tpb_top_fpga");
 //! assert!(v.contains("module cayman_tpb_top_fpga"));
@@ -72,7 +72,7 @@ use pins::driver;
 pub(crate) use pins::on_big_stack;
 pub use pins::{TopPins, TopSim};
 use rust_hdl::prelude::*;
-use tpb_models::regmap::{Arch, RegMap};
+use tpb_regmap::{Arch, RegMap};
 
 /// The top of `map`'s generation (full-size memories, or FPGA-sized with
 /// `fpga`) under the rust-hdl simulator.
@@ -124,7 +124,7 @@ fn verilog_by(map: &RegMap, fpga: bool, module: &str, legacy: bool) -> Result<St
     })
 }
 
-pub use tpb_models::regmap::layout::{LayoutError, TopLayout, Window, ENGINES};
+pub use tpb_regmap::layout::{LayoutError, TopLayout, Window, ENGINES};
 /// Word-address bits of the SEQ DMA SRAM in every top.
 pub const DMA_AW: usize = crate::seq_dma::DEFAULT_AW;
 /// Record-address bits of the notification ring SRAM in every top.
@@ -153,7 +153,7 @@ fn check_fits(lay: &TopLayout, widths: [usize; 5]) -> Result<(), LayoutError> {
     fits("top_sp.ctrl_spad", cw, &lay.ctrl_spad)?;
     fits("top_sp.slot_spad", lw, &lay.slot_spad)?;
     fits("seq.dma", DMA_AW, &Window { base: 0, size: crate::seq_dma::STATUS })?;
-    if u64::from(lay.notific.size) != (u64::from(tpb_models::golden::notific::RECORD_BYTES) << NTF_RW) {
+    if u64::from(lay.notific.size) != (u64::from(tpb_golden::notific::RECORD_BYTES) << NTF_RW) {
         return Err(LayoutError::Bad {
             what: "notific.ring".into(),
             detail: format!("the ring SRAM holds {} records of 16 bytes: the region must be {:#x} bytes, not {:#x}", 1u32 << NTF_RW, 16u32 << NTF_RW, lay.notific.size),

@@ -3,8 +3,8 @@
 //! one top-simulation trait ([`TopSim`]).
 
 use rust_hdl::prelude::*;
-use tpb_models::csr::Req;
-use tpb_models::golden::top::{Outputs, Pins};
+use tpb_golden::csr::Req;
+use tpb_golden::top::{Outputs, Pins};
 
 /// Pin-level access to a top, in the golden model's terms (implemented by
 /// every generation's top).
@@ -20,7 +20,7 @@ pub trait TopPins {
 /// The one top-simulation interface (it lives with the golden model); the
 /// rust-hdl simulator implements it below: `drive` settles the inputs,
 /// `tick` is one rising then falling clock edge.
-pub use tpb_models::golden::top::TopSim;
+pub use tpb_golden::top::TopSim;
 
 struct Driver<T>(Box<T>);
 
@@ -107,7 +107,7 @@ macro_rules! top_pins {
                     sem_notif_index: if $s.sem_notif_valid.val().index() != 0 { $s.sem_notif_index.val().index() as u8 } else { 0 },
                     dma_db_valid: $s.dma_db_valid.val(),
                     dma_busy: $s.dma_busy.val(),
-                    xlat: tpb_models::golden::top::XlatOut { valid: $s.xlat_rsp_valid.val(), hit: $s.xlat_hit.val(), dst: $s.xlat_dst_lo.val().index() as u64 | ($s.xlat_dst_hi.val().index() as u64) << 32 },
+                    xlat: tpb_golden::top::XlatOut { valid: $s.xlat_rsp_valid.val(), hit: $s.xlat_hit.val(), dst: $s.xlat_dst_lo.val().index() as u64 | ($s.xlat_dst_hi.val().index() as u64) << 32 },
                     ..Outputs::default()
                 };
                 for n in 0..8 {

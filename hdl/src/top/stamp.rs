@@ -35,7 +35,7 @@ macro_rules! tpb_top {
             pub q7_start: Signal<Out, Bits<8>>,
             pub q7_start_addr: Signal<Out, Bits<32>>,
             pub notific_head: Signal<Out, Bits<32>>,
-            /// The TPB timestamp counter (`tpb_models::golden::timestamp`), for waves and the co-simulation.
+            /// The TPB timestamp counter (`tpb_golden::timestamp`), for waves and the co-simulation.
             pub timestamp_lo: Signal<Out, Bits<32>>,
             pub timestamp_hi: Signal<Out, Bits<32>>,
             pub nx_irq: Signal<Out, Bits<6>>,
@@ -288,8 +288,8 @@ macro_rules! tpb_top {
                     notif: Default::default(),
                     notif_index: Default::default(),
                     notif_found: Default::default(),
-                    xl_mw2_base: c32(tpb_models::golden::top::MEM_WINDOW2_BASE),
-                    xl_mw2_size: c32(tpb_models::golden::top::MEM_WINDOW2_SIZE),
+                    xl_mw2_base: c32(tpb_golden::top::MEM_WINDOW2_BASE),
+                    xl_mw2_size: c32(tpb_golden::top::MEM_WINDOW2_SIZE),
                     xl_hit: Default::default(),
                     xl_lo: Default::default(),
                     xl_hi: Default::default(),
@@ -692,7 +692,7 @@ macro_rules! tpb_top {
                 }
                 $s.tpb.notific_head_i.next = $s.ntf.head.val();
                 $s.notific_head.next = $s.ntf.head.val();
-                // ---- the TPB timestamp (rules: tpb_models::golden::timestamp) ----
+                // ---- the TPB timestamp (rules: tpb_golden::timestamp) ----
                 $s.ts_tick.next = 0.into();
                 if $s.tpb.timestamp_ctrl_run_o.val().any() {
                     $s.ts_tick.next = bit_cast::<64, 32>($s.tpb.timestamp_inc_o.val());

@@ -7,8 +7,7 @@
 use super::evt_sem::BusReq;
 use std::collections::VecDeque;
 
-/// Status register offset.
-pub const STATUS: u32 = 0x3f0;
+pub use tpb_spec::hw_decode::STATUS;
 /// FIFO depth.
 pub const FIFO_DEPTH: usize = 4;
 

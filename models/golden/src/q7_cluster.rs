@@ -10,7 +10,7 @@
 //! while its run-stall bit (or reset) is set a core's ports are not ready.
 
 use crate::csr::{Req, Rsp};
-use tpb_xtensa::config::DRAM_BASE;
+use tpb_spec::core_map::DRAM_BASE;
 
 /// Cores in the cluster.
 pub const CORES: usize = 8;

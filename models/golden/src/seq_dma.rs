@@ -7,12 +7,7 @@
 use crate::csr::{Req, Rsp};
 use tpb_regmap::layout::IncSlot;
 
-/// Offset of the status registers in the DMA window.
-pub const STATUS: u32 = 0x800;
-/// Error bits (sticky, write 1 to clear).
-pub const ERR_COMPLETION: u32 = 1;
-pub const ERR_RANGE: u32 = 2;
-pub const ERR_EMPTY_RING: u32 = 4;
+pub use tpb_spec::seq_dma::{ERR_COMPLETION, ERR_EMPTY_RING, ERR_RANGE, STATUS};
 
 /// What the engine decided at an edge (before the ring bookkeeping).
 struct Edge {

@@ -62,11 +62,7 @@ pub struct Pins {
     pub xlat: Option<(u8, u32)>,
 }
 
-/// `[D]` The core-side aperture `mem_window2` translates (POOL's NX, the
-/// SEQ, only): `MEM_WINDOW2_BASE + off` → `mem_window2 + off` for `off <
-/// MEM_WINDOW2_SIZE`, while `mem_window2` is not 0.
-pub const MEM_WINDOW2_BASE: u32 = 0x4000_0000;
-pub const MEM_WINDOW2_SIZE: u32 = 0x0100_0000;
+pub use tpb_spec::core_map::{MEM_WINDOW2_BASE, MEM_WINDOW2_SIZE};
 /// The windows of a bundle (`windows.toml`: window0..7).
 pub const WINDOWS: usize = 8;
 

@@ -30,7 +30,7 @@ pub mod collective;
 pub mod control;
 pub mod devmem;
 pub mod error;
-pub mod hostlink;
+pub use tpb_spec::hostlink;
 pub mod mmio;
 pub mod notify;
 pub mod pooling;

@@ -305,15 +305,11 @@ fn csr(name: &str, base: u32, size: u32) -> super::bus::RegionSpec {
     super::bus::RegionSpec { name: name.into(), base, size, kind: super::bus::RegionKind::Csr }
 }
 
-/// `[D]` size of the POOL control window the cores see (its base is `[S]`, `arch.toml` boot).
-pub const POOL_CONTROL_WINDOW_BYTES: u32 = 0x1000;
-
-/// Core-local address of a TPB core's DRAM (`[D]`; its IRAM is at 0). The
-/// RTL memory ports (`tpb_hdl::q7_cluster`) decode the same map.
-pub const DRAM_BASE: u32 = 0x1000_0000;
+use tpb_spec::core_map::CTRL_WINDOW_SIZE;
+pub use tpb_spec::core_map::DRAM_BASE;
 
 fn control(p: &ArchParams) -> Vec<super::bus::RegionSpec> {
-    p.boot.pool_control_window_base.map(|b| csr("pool_control", b, POOL_CONTROL_WINDOW_BYTES)).into_iter().collect()
+    p.boot.pool_control_window_base.map(|b| csr("pool_control", b, CTRL_WINDOW_SIZE)).into_iter().collect()
 }
 
 impl CoreConfig {

@@ -18,7 +18,6 @@
 //! Two engines run the same top: Verilator (the default, fast, can trace
 //! VCD) and the rust-hdl simulator (slow, no trace; a second opinion).
 
-pub mod cli;
 pub mod csr;
 mod doorbell;
 pub mod file;

@@ -358,8 +358,8 @@ pub fn module_source(maps: &[crate::RegMap]) -> String {
 /// (generation, block with register RTL); `arm` writes the arm's value.
 fn by_arch_and_block(s: &mut String, maps: &[crate::RegMap], doc: &str, name: &str, ret: &str, arm: impl Fn(&Block) -> String) {
     writeln!(s, "/// {doc}").unwrap();
-    writeln!(s, "pub fn {name}(arch: tpb_models::regmap::Arch, block: &str) -> Option<{ret}> {{").unwrap();
-    writeln!(s, "    use tpb_models::regmap::Arch;").unwrap();
+    writeln!(s, "pub fn {name}(arch: tpb_regmap::Arch, block: &str) -> Option<{ret}> {{").unwrap();
+    writeln!(s, "    use tpb_regmap::Arch;").unwrap();
     writeln!(s, "    match (arch, block) {{").unwrap();
     for m in maps {
         let arch = match m.arch {

@@ -190,7 +190,7 @@ fn failure_gtkw(vcd: &std::path::Path, arch: Arch, f: &Failure) -> Result<PathBu
         markers: vec![(f.cycle, format!("failure: {}", f.step))],
         focus: Vec::new(),
     };
-    tpb_cosim::cli::write_gtkw(vcd, arch, &out, Some(&view)).map_err(|e| e.to_string())?;
+    tpb_cosim::waves::write_gtkw(vcd, arch, &out, Some(&view)).map_err(|e| e.to_string())?;
     Ok(out)
 }
 

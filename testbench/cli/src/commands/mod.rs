@@ -8,7 +8,6 @@ pub mod args;
 mod sim;
 
 pub use args::*;
-pub use sim::{parse_trigger, write_gtkw};
 
 fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreConfig, CliError> {
     let params = regmap::builtin(arch.into())?.params;
@@ -23,11 +22,11 @@ fn core_config(arch: ArchArg, core: CoreArg) -> Result<tpb_models::xtensa::CoreC
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error(transparent)]
-    Scenario(#[from] crate::scenario::ScenarioError),
+    Scenario(#[from] tpb_cosim::scenario::ScenarioError),
     #[error("{0}")]
     Sim(String),
     #[error(transparent)]
-    Waves(#[from] crate::waves::WavesError),
+    Waves(#[from] tpb_cosim::waves::WavesError),
     #[error(transparent)]
     Regmap(#[from] regmap::RegmapError),
     #[error(transparent)]
@@ -49,7 +48,7 @@ impl CliError {
     /// "Errors and exit codes".
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Scenario(crate::scenario::ScenarioError::Check { .. }) | CliError::Stale(_) => 1,
+            CliError::Scenario(tpb_cosim::scenario::ScenarioError::Check { .. }) | CliError::Stale(_) => 1,
             _ => 2,
         }
     }
@@ -181,7 +180,7 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
             entry = img.entry;
         }
     } else {
-        let p = crate::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options, &[]).map_err(CliError::Other)?;
+        let p = tpb_cosim::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options, &[]).map_err(CliError::Other)?;
         mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
     }
     let mut core = Core::new(cfg);
@@ -291,22 +290,22 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::GenVerilog { arch, out, fpga } => gen_verilog(arch, &out, fpga),
         Command::Cc { sources, arch, core, out, cflags, verbose } => {
             let map = regmap::builtin(arch.into())?;
-            let kind = crate::cfw::CoreKind::parse(&core).expect("clap checked the value");
-            let built = crate::cfw::build(&map, kind, &sources, &cflags, &out).map_err(|e| CliError::Sim(e.to_string()))?;
+            let kind = tpb_cosim::cfw::CoreKind::parse(&core).expect("clap checked the value");
+            let built = tpb_cosim::cfw::build(&map, kind, &sources, &cflags, &out).map_err(|e| CliError::Sim(e.to_string()))?;
             if verbose {
                 for c in &built.commands {
                     eprintln!("{c}");
                 }
             }
             let bytes = read_file(&out)?;
-            let img = crate::cfw::images(&map, kind, &out.display().to_string(), &bytes).map_err(|e| CliError::Sim(e.to_string()))?;
+            let img = tpb_cosim::cfw::images(&map, kind, &out.display().to_string(), &bytes).map_err(|e| CliError::Sim(e.to_string()))?;
             eprintln!("{}: {} core of {}: {} bytes of IRAM, {} bytes of DRAM image", out.display(), kind.name(), map.arch.name(), img.iram.len(), img.dram.len());
             Ok(())
         }
         Command::Asm { input, out, elf, arch, core, base } => {
             let cfg = core_config(arch, core)?;
             let map = regmap::builtin(arch.into())?;
-            let p = crate::cfw::assemble_file(Some(&map), &input, base, &cfg.options, &[]).map_err(CliError::Other)?;
+            let p = tpb_cosim::cfw::assemble_file(Some(&map), &input, base, &cfg.options, &[]).map_err(CliError::Other)?;
             write_bytes(&out, &p.bytes)?;
             if let Some(e) = elf {
                 let img = tpb_models::xtensa::elf::Image {
@@ -319,7 +318,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             Ok(())
         }
         Command::Disasm { filter: true, core, arch, .. } => {
-            use crate::waves::names::{disasm_filter, CoreKind, Namer};
+            use tpb_cosim::waves::names::{disasm_filter, CoreKind, Namer};
             let kind = match core {
                 CoreArg::Q7 => CoreKind::Q7,
                 CoreArg::Nx => CoreKind::Nx,
@@ -368,8 +367,8 @@ fn run_command(command: Command) -> Result<(), CliError> {
         }
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
             let arch: Arch = arch.into();
-            let namer = crate::waves::names::Namer::for_arch(arch)?;
-            let svg = crate::waves::render(&file, &namer, crate::waves::Timebase::of(arch)?, &signals, from, to, &markers)?;
+            let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
+            let svg = tpb_cosim::waves::render(&file, &namer, tpb_cosim::waves::Timebase::of(arch)?, &signals, from, to, &markers)?;
             write(&out, &svg)?;
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
@@ -384,18 +383,18 @@ fn run_command(command: Command) -> Result<(), CliError> {
             Ok(())
         }
         Command::Waves { what: WavesCmd::Gtkw { file, arch, window, markers, out } } => {
-            let view = window.map(|(from, to)| crate::waves::View { from, to, markers, focus: Vec::new() });
+            let view = window.map(|(from, to)| tpb_cosim::waves::View { from, to, markers, focus: Vec::new() });
             let arch: Arch = arch.into();
-            let d = crate::waves::Dump::load_groups(&file, arch)?;
+            let d = tpb_cosim::waves::Dump::load_groups(&file, arch)?;
             if let Some(v) = &view {
-                d.check_range(crate::waves::Timebase::of(arch)?, v.from, v.to)?;
+                d.check_range(tpb_cosim::waves::Timebase::of(arch)?, v.from, v.to)?;
             }
-            sim::write_gtkw_from(&d, arch, &out, view.as_ref())?;
+            d.write_gtkw(arch, &out, view.as_ref())?;
             println!("wrote {}", out.display());
             Ok(())
         }
         Command::Scenarios => {
-            let files = crate::scenario::BUILTIN.iter().map(|(file, text)| crate::scenario::ScenarioFile::parse(file, text)).collect::<Result<Vec<_>, _>>()?;
+            let files = tpb_cosim::scenario::BUILTIN.iter().map(|(file, text)| tpb_cosim::scenario::ScenarioFile::parse(file, text)).collect::<Result<Vec<_>, _>>()?;
             let w = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
             for f in files {
                 println!("{:<w$} {:<21} {}", f.name, f.archs.join(","), f.description);
@@ -469,7 +468,7 @@ fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
 
 /// `tpb regen [--check]`: write every generated file, or list the stale ones.
 fn regen(check: bool) -> Result<(), CliError> {
-    let files = crate::regen::all_generated()?;
+    let files = tpb_cosim::regen::all_generated()?;
     let mut stale = 0;
     for (path, text) in &files {
         let cur = std::fs::read_to_string(path).ok();

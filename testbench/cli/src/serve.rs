@@ -8,10 +8,10 @@
 //! its cores are at reset with no images. One client is served; when it
 //! closes the connection the server prints what the session did and exits.
 
+use crate::commands::ArchArg;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
-use tpb_cosim::cli::ArchArg;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -39,7 +39,7 @@ pub fn run(args: &ServeArgs) -> i32 {
 }
 
 fn serve(args: &ServeArgs) -> Result<(), String> {
-    use crate::tb::file;
+    use tpb_testbench::tb::file;
     let arch = args.arch.into();
     let (mut cosim, stpb) = match &args.file {
         Some(path) => {

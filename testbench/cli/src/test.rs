@@ -1,11 +1,11 @@
 //! `tpb test`: run testbench files (and the generated CSR checks), print the
 //! pass/fail table, write VCDs of failing runs and JUnit XML.
 
-use super::file::{self, FileError, RunOpts, TbFile};
-use super::report::{self, Skip};
-use super::EngineKind;
 use std::path::PathBuf;
 use tpb_models::regmap::Arch;
+use tpb_testbench::tb::file::{self, FileError, RunOpts, TbFile};
+use tpb_testbench::tb::report::{self, Skip};
+use tpb_testbench::tb::EngineKind;
 
 /// Arguments of `tpb test`.
 #[derive(clap::Args, Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct TestArgs {
     pub files: Vec<PathBuf>,
     /// Generations to run on (repeatable); default: those each file lists.
     #[arg(long, value_enum)]
-    pub arch: Vec<tpb_cosim::cli::ArchArg>,
+    pub arch: Vec<crate::commands::ArchArg>,
     /// Simulator running the top.
     #[arg(long, value_enum, default_value = "verilator")]
     pub engine: EngineArg,
@@ -96,7 +96,7 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
         let archs = if wanted.is_empty() { Arch::ALL.to_vec() } else { wanted.clone() };
         for a in archs {
             let t0 = std::time::Instant::now();
-            let (tbs, cov) = super::csr::generated(a);
+            let (tbs, cov) = tpb_testbench::tb::csr::generated(a);
             let first = outcomes.len();
             for f in &tbs {
                 outcomes.push(file::run(f, a, &opts));
@@ -126,14 +126,14 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
 }
 
 /// The files of `args`: a folder stands for its `.toml` files, sorted by name.
-fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, super::file::FileError> {
+fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, tpb_testbench::tb::file::FileError> {
     let mut out = Vec::new();
     for p in args {
         if !p.is_dir() {
             out.push(p.clone());
             continue;
         }
-        let err = |msg: String| super::file::FileError { path: p.clone(), loc: Default::default(), key: "folder".into(), msg };
+        let err = |msg: String| tpb_testbench::tb::file::FileError { path: p.clone(), loc: Default::default(), key: "folder".into(), msg };
         let mut found: Vec<PathBuf> =
             std::fs::read_dir(p).map_err(|e| err(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|f| f.extension().is_some_and(|x| x == "toml")).collect();
         if found.is_empty() {

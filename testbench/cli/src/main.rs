@@ -1,6 +1,15 @@
-//! The `tpb` command line: the commands of `tpb_cosim::cli` plus `tpb test`
-//! (register-level testbenches) and `tpb bench`, which live here because
-//! they need the testbench library (dependencies point cosim ← testbench).
+//! The `tpb` command line, one crate above every other:
+//! - `commands/`: the maps, Verilog, firmware, co-simulation and waves
+//!   commands (`tpb regmap`, `gen-verilog`, `asm`, `cc`, `sim`, `waves` …),
+//!   over `tpb-cosim`;
+//! - `test.rs`: `tpb test`, register-level testbench files (`tpb-testbench`);
+//! - `bench.rs`: `tpb bench`;
+//! - `serve.rs`: `tpb serve`, a co-simulation behind the host-link protocol.
+
+mod bench;
+mod commands;
+mod serve;
+mod test;
 
 use clap::{Parser, Subcommand};
 
@@ -15,19 +24,19 @@ struct Cli {
 enum Cmd {
     /// Run register-level testbench files (TOML) and/or the CSR checks
     /// generated from the register maps; prints a pass/fail table.
-    Test(tpb_testbench::tb::cli::TestArgs),
+    Test(test::TestArgs),
     /// Measure the Verilated tops on this machine: the bare top, a long
     /// co-simulation (untraced, VCD, trace window) and `tpb sim doorbell` as a
     /// process; medians with their spread, optionally beside the previous
     /// emission (`--before`).
-    Bench(tpb_testbench::bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Put a co-simulation behind a TCP socket speaking the FPGA
     /// prototype's host-link protocol (plus simulator ops: run, cycles, a
     /// core's state, trace, the HAL's stpb_init), for a host program in any
     /// language (testbench/python/tpb_link.py). Serves one client.
-    Serve(tpb_testbench::serve::ServeArgs),
+    Serve(serve::ServeArgs),
     #[command(flatten)]
-    Core(tpb_cosim::cli::Command),
+    Core(commands::Command),
 }
 
 fn main() {
@@ -49,7 +58,7 @@ fn main() {
         }
     };
     let code = match cli.command {
-        Cmd::Test(args) => match tpb_testbench::tb::cli::run(&args) {
+        Cmd::Test(args) => match test::run(&args) {
             Ok(true) => 0,
             Ok(false) => 1,
             Err(e) => {
@@ -59,7 +68,7 @@ fn main() {
         },
         Cmd::Bench(args) => {
             let me = std::env::current_exe().unwrap_or_else(|_| "tpb".into());
-            match tpb_testbench::bench::run(&args, &me) {
+            match bench::run(&args, &me) {
                 Ok(()) => 0,
                 Err(e) => {
                     eprintln!("tpb: error: {e}");
@@ -67,8 +76,8 @@ fn main() {
                 }
             }
         }
-        Cmd::Serve(args) => tpb_testbench::serve::run(&args),
-        Cmd::Core(tpb_cosim::cli::Command::Sim { scenario, arch, vcd, fst, cycles, window, dies, .. }) if firmware_file(&scenario) => {
+        Cmd::Serve(args) => serve::run(&args),
+        Cmd::Core(commands::Command::Sim { scenario, arch, vcd, fst, cycles, window, dies, .. }) if firmware_file(&scenario) => {
             // A testbench file with [firmware]: the user's own cores' images on the co-simulation.
             if fst.is_some() || cycles.is_some() || window.is_some() || dies.is_some() {
                 eprintln!("tpb: error: {scenario}: a file with [firmware] takes --arch and --vcd here (its steps set the cycles); use `tpb test` for more");
@@ -76,7 +85,7 @@ fn main() {
             }
             sim_firmware_file(&scenario, arch.into(), vcd)
         }
-        Cmd::Core(command) => match tpb_cosim::cli::run(tpb_cosim::cli::Cli { command }) {
+        Cmd::Core(command) => match commands::run(commands::Cli { command }) {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("tpb: error: {e}");

@@ -1,7 +1,7 @@
 //! `tpb bench`: how fast the Verilated tops run on this machine, in one
 //! table. Per generation:
 //!
-//! - the bare top under random BAR0 + core-port traffic ([`crate::traffic`]);
+//! - the bare top under random BAR0 + core-port traffic ([`tpb_testbench::traffic`]);
 //! - the co-simulation of a long `bringup` (≥ `--cycles`, 200k by default:
 //!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
 //!   a VCD, and with a 200-cycle trace window armed on the Q7 release write;
@@ -43,13 +43,13 @@ pub struct BenchArgs {
     #[arg(long)]
     pub before_tpb: Option<PathBuf>,
     /// Runs behind each median.
-    #[arg(long, default_value_t = 3, value_parser = tpb_cosim::cli::args::parse_count)]
+    #[arg(long, default_value_t = 3, value_parser = crate::commands::args::parse_count)]
     pub runs: usize,
     /// Cycles of the bare-top run and the least the co-simulation runs.
-    #[arg(long, default_value_t = 200_000, value_parser = tpb_cosim::cli::args::parse_cycles)]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::commands::args::parse_cycles)]
     pub cycles: u64,
     /// Compiler jobs for the `--before` builds (default: the machine's cores).
-    #[arg(long, value_parser = tpb_cosim::cli::args::parse_count)]
+    #[arg(long, value_parser = crate::commands::args::parse_count)]
     pub jobs: Option<usize>,
     /// Where the `--before` models are built (kept between runs).
     #[arg(long, default_value = "target/bench-before")]
@@ -143,7 +143,7 @@ impl Engine2 {
 /// Cycles per second of a bare top under `n` cycles of seeded random traffic.
 fn bare_rate(mut d: Dut, n: u64) -> f64 {
     let map = builtin(d.arch()).expect("built-in map");
-    let mut t = crate::traffic::Traffic::new(&map, MemBits::full(&map.params), 42);
+    let mut t = tpb_testbench::traffic::Traffic::new(&map, MemBits::full(&map.params), 42);
     let cycles: Vec<_> = (0..n).map(|_| t.next_cycle()).collect();
     d.reset();
     let t0 = Instant::now();
@@ -154,7 +154,7 @@ fn bare_rate(mut d: Dut, n: u64) -> f64 {
 /// The timed loop of `bare_rate`, on its own so an instruction counter can
 /// count it alone (`valgrind --tool=callgrind --toggle-collect='*bare_cycles*'`).
 #[inline(never)]
-pub fn bare_cycles(d: &mut Dut, cycles: &[crate::traffic::Cycle]) -> u64 {
+pub fn bare_cycles(d: &mut Dut, cycles: &[tpb_testbench::traffic::Cycle]) -> u64 {
     let mut sink = 0u64;
     for c in cycles {
         d.drive(c.reset, c.req, &c.pins);

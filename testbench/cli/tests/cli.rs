@@ -84,7 +84,7 @@ fn gen_verilog_writes_every_block_matching_the_checked_in_copy() {
     assert_eq!(code, 0, "{err}");
     let files: Vec<&str> = out.lines().collect();
     assert!(files.len() >= 13, "{out}");
-    let checked_in = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hdl/generated");
+    let checked_in = tpb_testbench::tools::repo_root().join("hdl/generated");
     for f in files {
         let p = std::path::Path::new(f);
         let ours = std::fs::read_to_string(p).unwrap();

@@ -5,30 +5,11 @@
 use super::{write, CliError};
 use tpb_models::regmap::{self, Arch};
 
-/// A .gtkw for `dump` (widths read from the dump itself).
-pub fn write_gtkw(dump: &std::path::Path, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
-    write_gtkw_from(&crate::waves::Dump::load_groups(dump, arch)?, arch, out, view)
-}
-
-/// A .gtkw for a dump already read, its filter files in `gtkw-filters/`
-/// beside it; the instruction filter runs this program (`tpb`).
-pub(super) fn write_gtkw_from(d: &crate::waves::Dump, arch: Arch, out: &std::path::Path, view: Option<&crate::waves::View>) -> Result<(), CliError> {
-    let abs = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let filters = abs(dir).join("gtkw-filters");
-    let exe = std::env::current_exe().ok();
-    let namer = crate::waves::names::Namer::for_arch(arch)?;
-    let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
-    let paths = crate::waves::GtkwPaths { dump: &abs(&d.path), save: &save, filters: &filters, tpb: exe.as_deref() };
-    let g = crate::waves::gtkw(&namer, crate::waves::Timebase::of(arch)?, &paths, &|n| d.width(n), view);
-    Ok(g.write(out)?)
-}
-
 /// A `--window` trigger: `write:X`, `access:X` or `cycle:N`, X an address
 /// or any register name of the generation's address space
 /// (`pool.q7.release_run_stall`, `top_sp.evt_sem.inc[5]`).
-pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<crate::dut::Trigger, CliError> {
-    use crate::dut::Trigger;
+pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<tpb_cosim::dut::Trigger, CliError> {
+    use tpb_cosim::dut::Trigger;
     let bad = |why: String| CliError::Sim(format!("--window {spec}: {why}"));
     let (kind, what) = spec.split_once(':').ok_or_else(|| bad("write:ADDR, access:ADDR or cycle:N".into()))?;
     let addr = |t: &str| -> Result<u32, CliError> {
@@ -55,7 +36,7 @@ pub(super) fn sim(
     window: Option<(String, u64)>,
     dies: Option<usize>,
 ) -> Result<(), CliError> {
-    use crate::scenario::{self as sc, Report, ScenarioFile};
+    use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
     let scenario = f.scenario()?;
     if !f.applies(arch) {
@@ -84,22 +65,22 @@ pub(super) fn sim(
     let mut traces: Vec<std::path::PathBuf> = Vec::new();
     // What the scheduler counted, also when a check failed (the mesh's dies
     // report only through their Report).
-    let mut ran = crate::sched::Stats::default();
+    let mut ran = tpb_cosim::sched::Stats::default();
     let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<Result<String, String>>) = if !scenario.single_system() {
         if let Some(p) = trace {
             let k = scenario.top_sps();
-            traces = (0..dies * k).map(|n| crate::mesh::node_path(p, n, k)).collect();
+            traces = (0..dies * k).map(|n| tpb_cosim::mesh::node_path(p, n, k)).collect();
         }
         (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
-        let mut c = crate::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
+        let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {
             traces.push(p.to_path_buf());
             match &window {
                 None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
                 Some((spec, n)) => {
                     let t = parse_trigger(c.map(), spec)?;
-                    c.dut.trace_window(p, t, crate::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
+                    c.dut.trace_window(p, t, tpb_cosim::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
                 }
             }
         }
@@ -108,12 +89,12 @@ pub(super) fn sim(
         let r = scenario.run_on(&mut c, limit);
         ran = c.stats;
         let closed = c.dut.trace_close();
-        let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(crate::sched::CosimError::from(e))));
+        let r = r.and_then(|r| closed.map(|()| r).map_err(|e| sc::ScenarioError::from(tpb_cosim::sched::CosimError::from(e))));
         let w = window.as_ref().map(|_| match c.dut.window() {
-            crate::dut::Window::Done { from, to } => Ok(format!("traced cycles {from}..{to}")),
-            crate::dut::Window::Open { from } => Ok(format!("traced from cycle {from} to the end of the run")),
-            crate::dut::Window::Failed(e) => Err(format!("the trigger fired but the trace could not be opened: {e}")),
-            crate::dut::Window::Idle | crate::dut::Window::Armed => Err(format!("the trigger never fired in the run's {} cycles: no trace was written", c.stats.cycles)),
+            tpb_cosim::dut::Window::Done { from, to } => Ok(format!("traced cycles {from}..{to}")),
+            tpb_cosim::dut::Window::Open { from } => Ok(format!("traced from cycle {from} to the end of the run")),
+            tpb_cosim::dut::Window::Failed(e) => Err(format!("the trigger fired but the trace could not be opened: {e}")),
+            tpb_cosim::dut::Window::Idle | tpb_cosim::dut::Window::Armed => Err(format!("the trigger never fired in the run's {} cycles: no trace was written", c.stats.cycles)),
         });
         (r, w)
     };
@@ -139,8 +120,8 @@ pub(super) fn sim(
     let mut dumps = Vec::new();
     for p in &traces {
         let g = p.with_extension("gtkw");
-        let d = crate::waves::Dump::load_groups(p, arch)?;
-        write_gtkw_from(&d, arch, &g, view.as_ref())?;
+        let d = tpb_cosim::waves::Dump::load_groups(p, arch)?;
+        d.write_gtkw(arch, &g, view.as_ref())?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
         dumps.push(d);
     }
@@ -154,13 +135,13 @@ pub(super) fn sim(
     // Timing diagrams of what people look at, drawn from the trace.
     if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
         let d = scenario.diagrams(&s, view.as_ref());
-        let p = if scenario.single_system() { p.to_path_buf() } else { crate::mesh::node_path(p, 0, scenario.top_sps()) };
+        let p = if scenario.single_system() { p.to_path_buf() } else { tpb_cosim::mesh::node_path(p, 0, scenario.top_sps()) };
         let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
-        let namer = crate::waves::names::Namer::for_arch(arch)?;
+        let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
         let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();
         for (group, from, to) in d {
             let svg = p.with_extension(format!("{group}.svg"));
-            write(&svg, &crate::waves::render_dump(dump, &namer, tb, group, from, to, &markers)?)?;
+            write(&svg, &tpb_cosim::waves::render_dump(dump, &namer, tb, group, from, to, &markers)?)?;
             println!("diagram: {} (cycles {from}..{to})", svg.display());
         }
     }
@@ -171,12 +152,12 @@ pub(super) fn sim(
 fn summary(
     name: &str,
     arch: Arch,
-    result: &Result<crate::scenario::Report, crate::scenario::ScenarioError>,
-    s: &crate::sched::Stats,
+    result: &Result<tpb_cosim::scenario::Report, tpb_cosim::scenario::ScenarioError>,
+    s: &tpb_cosim::sched::Stats,
     checks: usize,
     wall: f64,
     c0: u64,
-) -> Result<crate::waves::Timebase, CliError> {
+) -> Result<tpb_cosim::waves::Timebase, CliError> {
     // The first column as wide as the name, so long names keep the columns aligned.
     let w = name.len().max(8);
     println!("{:<w$} arch     result  cycles   wall     cycles/s  transactions  core txns  doorbells  instructions  stalls released  checks", "scenario");
@@ -200,7 +181,7 @@ fn summary(
             println!("  cycle {cy:>7}  {what}");
         }
     }
-    let tb = crate::waves::Timebase::of(arch)?;
+    let tb = tpb_cosim::waves::Timebase::of(arch)?;
     println!(
         "time: one cycle = {} ps ({:.0} MHz, the [D] clock of arch.toml [sim]); {} cycles = {:.3} us",
         tb.period_ps,
@@ -212,14 +193,14 @@ fn summary(
 }
 
 /// The cross-die diagram of a run on several dies (none if nothing crossed).
-fn crossings_diagram(p: &std::path::Path, r: &crate::scenario::Report, name: &str, arch: Arch) -> Result<(), CliError> {
+fn crossings_diagram(p: &std::path::Path, r: &tpb_cosim::scenario::Report, name: &str, arch: Arch) -> Result<(), CliError> {
     if !r.crossings.is_empty() {
-        let namer = crate::waves::names::Namer::for_arch(arch)?;
+        let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
         let title = format!("{} on {}: {} dies, link latency {} cycles, {} crossings", name, arch.name(), r.get("dies"), r.get("link_latency"), r.crossings.len());
         let svg = p.with_extension("crossings.svg");
         write(
             &svg,
-            &crate::waves::crossings::render_crossings(
+            &tpb_cosim::waves::crossings::render_crossings(
                 &r.crossings,
                 r.get("dies") as usize * (r.get("top_sps") as usize).max(1),
                 (r.get("top_sps") as usize).max(1),

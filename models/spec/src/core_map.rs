@@ -1,6 +1,13 @@
-//! The `[D]` addresses a core reaches the top through (the table in
-//! [`super`]): the system window onto BAR0, the SoC and HW-decode ports,
-//! the POOL control window and the address-translation aperture.
+//! The `[D]` core-local address map: where a TPB core's DRAM is, and the
+//! addresses a core reaches the top through (the co-simulation's core bus,
+//! `tpb_cosim::sched`, routes them): the system window onto BAR0, the SoC
+//! and HW-decode ports, the POOL control window and the address-translation
+//! apertures.
+
+/// `[D]` Core-local address of a TPB core's DRAM (its IRAM is at 0): the
+/// behavioural core's map (`tpb_xtensa::config`) and the RTL memory ports
+/// (`tpb_hdl::q7_cluster`) decode the same.
+pub const DRAM_BASE: u32 = 0x1000_0000;
 
 /// `[D]` Core-local window onto BAR0: core address `SYSTEM_WINDOW + a` is BAR0 address `a`.
 pub const SYSTEM_WINDOW: u32 = 0x2000_0000;
@@ -34,3 +41,9 @@ pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;
 /// no window: the access faults. Word accesses only; no fetches.
 pub const XLAT_APERTURE: u32 = 0x4000_0000;
 pub const XLAT_APERTURE_SIZE: u32 = 0x4000_0000;
+/// `[D]` The core-side aperture `mem_window2` translates (POOL's NX, the
+/// SEQ, only): `MEM_WINDOW2_BASE + off` → `mem_window2 + off` for `off <
+/// MEM_WINDOW2_SIZE`, while `mem_window2` is not 0.
+pub const MEM_WINDOW2_BASE: u32 = 0x4000_0000;
+/// `[D]` The size of [`MEM_WINDOW2_BASE`]'s aperture.
+pub const MEM_WINDOW2_SIZE: u32 = 0x0100_0000;

@@ -4,7 +4,7 @@
 //! on a UART (8N1) into BAR0 requests on the TPB top and answers each frame.
 //! This module is the protocol's one description: the frame layout, the
 //! CRC, the encoder/decoder the HAL's serial transport
-//! ([`crate::serial::SerialLink`]) uses and the RTL tests check the
+//! (`tpb_hal::serial::SerialLink`) uses and the RTL tests check the
 //! bridge against.
 //!
 //! ## Request (host → prototype), little-endian
