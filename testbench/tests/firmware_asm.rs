@@ -66,6 +66,27 @@ fn the_assembler_prelude_and_the_c_header_give_the_same_names_the_same_values() 
 }
 
 #[test]
+fn every_marker_is_named_once_for_firmware_and_for_files() {
+    use tpb_testbench::tb::file::builtin_consts;
+    let map = builtin(Arch::Cayman).unwrap();
+    let (inc, h) = (header::render_asm(&map).unwrap(), header::render(&map).unwrap());
+    let consts = builtin_consts();
+    for (name, v) in tpb_cosim::firmware::MARKERS {
+        assert!(inc.contains(&format!(".equ TPB_{name}, {v:#x}\n")), "tpb.inc lacks TPB_{name}");
+        assert!(h.contains(&format!("#define TPB_{name} {v:#010x}u ")), "tpb_fw.h lacks TPB_{name}");
+        assert_eq!(consts.get(&format!("TPB_{name}")), Some(&u64::from(v)), "files lack TPB_{name}");
+    }
+    // A file's own constant shadows a built-in one, and an unknown name's
+    // error lists the file's own constants only.
+    let text = "[consts]\nTPB_SUM_DONE = 7\nMINE = 1\n[[step]]\nexpect = \"pool.nx.run_state.running\"\nvalue = \"NOPE\"\n";
+    let f = TbFile::parse(std::path::Path::new("shadow.toml"), text).unwrap();
+    assert_eq!(f.for_arch(Arch::Cayman).1.get("TPB_SUM_DONE"), Some(&7));
+    let names = tpb_testbench::tb::names::Names::new(&map);
+    let e = f.check(&names).unwrap_err().to_string();
+    assert!(e.ends_with("no constant 'NOPE' for cayman (constants: MINE, TPB_SUM_DONE)"), "{e}");
+}
+
+#[test]
 fn core_registers_and_hal_calls_as_steps() {
     std::env::set_current_dir(repo_root()).unwrap();
     let text = std::fs::read_to_string(example()).unwrap()

@@ -5,18 +5,17 @@
 # Parameters (.equ; cosim/src/firmware/ nx_boot, or a file's
 # [firmware.seq] set = { ... }):
 #   RELEASE_Q7         1: this SEQ releases the Q7 cores (SUNDA, DIGEST §2.9 step 6)
-#   SEQ_MARK           the value stored in DRAM[0] on reaching enter_run
 #
 # SEQ DRAM mailbox [D] (DRAM at 0x10000000, the SEQ DRAM of BAR0):
-#   +0 mark (written here), +4 stop request (the host writes non-zero),
+#   +0 mark (TPB_SEQ_MARK, written here), +4 stop request (the host writes non-zero),
 #   +8 polls made before the stop (written here)
     .include "tpb.inc"
     .include "nx_trampoline.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
-    const16 a3, SEQ_MARK >> 16
-    const16 a3, SEQ_MARK & 0xffff
+    const16 a3, TPB_SEQ_MARK_HI
+    const16 a3, TPB_SEQ_MARK_LO
     s32i a3, a2, 0              # "reached enter_run"
     memw
     movi a8, RELEASE_Q7

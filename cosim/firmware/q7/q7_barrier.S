@@ -7,7 +7,7 @@
 # POOL EVT_SEM), CORES (how many arrive).
 # DRAM in: [0] work units (core k spins units * (k + 1) loops first, so the
 # cores arrive at different times). DRAM out: [1] A's value when this core
-# passed, [2] done marker 0xba77.
+# passed, [2] done marker TPB_BARRIER_DONE.
 # Every core: INC A; wait A >= CORES; INC B. Core 0 (the leader) then waits
 # B >= CORES (every core has passed) and DECs both by CORES: the barrier
 # ends at 0 and can be used again. (A core DECing A as it leaves could make a
@@ -72,8 +72,8 @@ leader:
     s32i a5, a4, 0
     memw
 done:
-    const16 a6, 0
-    const16 a6, 0xba77
+    const16 a6, TPB_BARRIER_DONE_HI
+    const16 a6, TPB_BARRIER_DONE_LO
     s32i a6, a2, 8
     memw
     halt 0

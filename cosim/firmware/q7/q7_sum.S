@@ -1,7 +1,7 @@
 # Q7 kernel for the bring-up scenario (assembled by the project's assembler;
 # TPB_RESET_JUMP (tpb.inc) is the generation's Q7 reset jump target, DIGEST §1).
 # Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
-# sum in DRAM[1] and the done marker 0x600d in DRAM[2], then halts.
+# sum in DRAM[1] and the done marker TPB_SUM_DONE in DRAM[2], then halts.
     .include "tpb.inc"
     .org 0
     j main
@@ -19,9 +19,9 @@ loop:
     addi    a5, a5, 1
     bge     a3, a5, loop        # while n >= i
     s32i    a4, a2, 4
-    movi    a6, 0x600
+    movi    a6, TPB_SUM_DONE >> 4
     slli    a6, a6, 4
-    addi    a6, a6, 0xd         # 0x600d
+    addi    a6, a6, TPB_SUM_DONE & 0xf
     s32i    a6, a2, 8
     memw
     halt    0

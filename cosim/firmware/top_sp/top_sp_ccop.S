@@ -15,8 +15,9 @@
 # descriptors complete into. The rest is tpb.inc's: the host_trigger
 # semaphore (the top_sp.host_trigger alias: its SET window; CAYMAN and
 # MARIANA), the SPADs, the SEQ rings' tail_inc registers, the SoC port.
-# DRAM out [D]: [0] entries walked, [1] descriptors waited for, [2] 0xd0e
-# when the program ended, 0xbad with [3] = the unknown word kind.
+# DRAM out [D]: [0] entries walked, [1] descriptors waited for, [2]
+# TPB_CCOP_DONE when the program ended, TPB_CCOP_BAD with [3] = the
+# unknown word kind.
     .include "tpb.inc"
     .include "nx_trampoline.S"
     .equ TRIGGER_READ, TPB_TOP_SP_TOP_SP_HOST_TRIGGER_ADDR - TPB_SEM_SET_OFF
@@ -127,8 +128,8 @@ finish:
     const16 a2, TPB_DRAM_BASE_LO
     s32i a13, a2, 0
     s32i a12, a2, 4
-    const16 a6, 0
-    const16 a6, 0xd0e
+    const16 a6, TPB_CCOP_DONE_HI
+    const16 a6, TPB_CCOP_DONE_LO
     s32i a6, a2, 8
     memw
     halt 0
@@ -136,8 +137,8 @@ bad:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO
     s32i a6, a2, 12
-    const16 a6, 0
-    const16 a6, 0xbad
+    const16 a6, TPB_CCOP_BAD_HI
+    const16 a6, TPB_CCOP_BAD_LO
     s32i a6, a2, 8
     memw
     halt 0

@@ -70,6 +70,9 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
         out.push(v("STDIO_SLOT_BYTES", stdio::SLOT_BYTES));
         out.push(v("STDIO_TX_DONE", stdio::TX_DONE));
     }
+    for (name, value) in crate::firmware::MARKERS {
+        out.push(Sym::Value { ident: name.into(), value, note: Some("a marker the built-in firmware stores (tpb_cosim::firmware::MARKERS)".into()) });
+    }
     out.push(Sym::Value {
         ident: "SOC_PORT".into(),
         value: crate::sched::SOC_PORT,

@@ -123,7 +123,15 @@ pub fn write_support(map: &RegMap, kind: CoreKind, dir: &Path) -> Result<(), Cfw
     ];
     for (name, text) in files {
         let p = dir.join(name);
-        std::fs::write(&p, text).map_err(io(&p))?;
+        // Unchanged files are left alone, a changed one replaced whole (a
+        // temporary, then a rename): a build of the same file in another
+        // process (two tests, two `tpb test` runs) never reads half a header.
+        if std::fs::read(&p).is_ok_and(|old| old == text.as_bytes()) {
+            continue;
+        }
+        let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &p).map_err(io(&p))?;
     }
     Ok(())
 }
@@ -171,7 +179,10 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let mut all: Vec<PathBuf> = vec![dir.join("crt0.S"), dir.join("tpb_rt.c")];
     all.extend(sources.iter().cloned());
     for (i, src) in all.iter().enumerate() {
-        let obj = dir.join(format!("{i:02}-{}.o", src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()));
+        // Objects are this process's own (its id in the name), and the ELF
+        // is linked beside `out` and renamed onto it: concurrent builds of
+        // one file never mix their halves.
+        let obj = dir.join(format!("{i:02}-{}.{}.o", src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), std::process::id()));
         let mut cmd = Command::new(&gcc);
         cmd.args(&flags).args(&defs);
         if src.extension().is_some_and(|e| e == "S") {
@@ -184,8 +195,13 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let libgcc = Command::new(&gcc).arg("-print-libgcc-file-name").output().map_err(|e| CfwError::Io { path: GCC.into(), source: e })?;
     let libgcc = String::from_utf8_lossy(&libgcc.stdout).trim().to_string();
     let mut cmd = Command::new(&ld);
-    cmd.arg("--gc-sections").arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(out);
-    run(&mut cmd, LD, &mut commands)?;
+    let linked = dir.join(format!("{stem}.{}.elf", std::process::id()));
+    cmd.arg("--gc-sections").arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(&linked);
+    let result = run(&mut cmd, LD, &mut commands).and_then(|()| std::fs::rename(&linked, out).map_err(io(out)));
+    for o in &objs {
+        let _ = std::fs::remove_file(o);
+    }
+    result?;
     Ok(Built { elf: out.to_path_buf(), commands })
 }
 

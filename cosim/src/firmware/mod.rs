@@ -59,9 +59,10 @@ pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw/ncfw_wait.S");
 pub const TAPE_FIRE: &str = include_str!("../../firmware/common/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../../firmware/common/ring_channels.S");
 
-/// Value the SEQ stores in its DRAM\[0\] on reaching enter_run.
+/// `[D]` Value the SEQ stores in its DRAM\[0\] on reaching enter_run (`nx_boot.S`).
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
-/// Done markers: `q7_sum.S`, `q7_barrier.S`, `top_sp_ccop.S`, `mesh_tape.S`.
+/// `[D]` Done markers: `q7_sum.S`, `q7_barrier.S`, `top_sp_ccop.S` (and its
+/// unknown-word marker), the tapes (`mesh_tape.S`, `ncfw_tape.S`).
 pub const SUM_DONE: u32 = 0x600d;
 pub const BARRIER_DONE: u32 = 0xba77;
 pub const CCOP_DONE: u32 = 0xd0e;
@@ -81,6 +82,21 @@ pub const TSYNC_OUT: u32 = 0x100;
 
 /// `q7_kernels.S`'s done marker.
 pub const KERNELS_DONE: u32 = 0x6b9;
+
+/// Every marker above by name: the prelude gives each to firmware as
+/// `TPB_<name>` (`tpb.inc`, `tpb_fw.h`), and a testbench or scenario file
+/// may check a value against it by that name (`value = "TPB_SUM_DONE"`).
+pub const MARKERS: [(&str, u32); 9] = [
+    ("SEQ_MARK", SEQ_MARK),
+    ("SUM_DONE", SUM_DONE),
+    ("BARRIER_DONE", BARRIER_DONE),
+    ("CCOP_DONE", CCOP_DONE),
+    ("CCOP_BAD", CCOP_BAD),
+    ("TAPE_DONE", TAPE_DONE),
+    ("TAPE_BAD", TAPE_BAD),
+    ("TSYNC_DONE", TSYNC_DONE),
+    ("KERNELS_DONE", KERNELS_DONE),
+];
 /// `[D]` The opcodes of the 18 kernel_info_table records `q7_kernels.S`
 /// dispatches: the seed text keeps the range 0x41..0xe7 and a few of its
 /// numbers (0x41, 0x43, 0x44, 0x49), not the roster, so the rest are ours.

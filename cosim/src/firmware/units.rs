@@ -6,7 +6,7 @@ use super::*;
 /// `nx_boot.S` for the map's generation (`release_q7`: the SEQ releases the Q7 cores).
 pub fn nx_boot(map: &RegMap, release_q7: bool) -> Result<Program, FirmwareError> {
     let mut c = Consts::default();
-    c.set("RELEASE_Q7", u32::from(release_q7)).set("SEQ_MARK", SEQ_MARK);
+    c.set("RELEASE_Q7", u32::from(release_q7));
     build_unit(map, "nx_boot.S", &c)
 }
 

@@ -8,7 +8,7 @@
 //! ALL = 0xff
 //! [[step]]
 //! expect = "port.q7_run_stall"
-//! value = "ALL"                           # a number or a constant's name
+//! value = "ALL"                           # a number or a constant's name (or a TPB_ marker)
 //! [[step]]
 //! write = "pool.q7.release_run_stall"
 //! value = 0
@@ -91,6 +91,13 @@ impl Ctx<'_> {
     fn err(&self, span: Option<std::ops::Range<usize>>, key: &str, msg: impl Into<String>) -> FileError {
         FileError { path: self.path.to_path_buf(), loc: self.loc(span), key: key.to_string(), msg: msg.into() }
     }
+}
+
+/// The constants every file has without defining them: the markers the
+/// built-in firmware stores, by their prelude names (`TPB_SUM_DONE`, …;
+/// [`tpb_cosim::firmware::MARKERS`]). A file's own `[consts]` may shadow them.
+pub fn builtin_consts() -> BTreeMap<String, u64> {
+    tpb_cosim::firmware::MARKERS.iter().map(|(name, v)| (format!("TPB_{name}"), u64::from(*v))).collect()
 }
 
 const TOP_KEYS: &[&str] = &["name", "description", "archs", "consts", "step", "firmware"];
@@ -242,9 +249,11 @@ impl TbFile {
         }
     }
 
-    /// The steps and constants for one generation.
+    /// The steps and constants for one generation: the built-in ones
+    /// ([`builtin_consts`]), then the file's, then its generation's.
     pub fn for_arch(&self, arch: Arch) -> (Vec<Step>, BTreeMap<String, u64>) {
-        let mut consts = self.consts.clone();
+        let mut consts = builtin_consts();
+        consts.extend(self.consts.clone());
         let mut steps = self.steps.clone();
         if let Some((c, s)) = self.per_arch.get(arch.name()) {
             consts.extend(c.clone());
@@ -287,13 +296,16 @@ impl TbFile {
             };
             if let Some(Val::Const(c)) = val {
                 if !consts.contains_key(c) {
+                    let per_arch = self.per_arch.get(n.map().arch.name()).map(|(c, _)| c.keys()).into_iter().flatten();
+                    let own: std::collections::BTreeSet<&str> = self.consts.keys().chain(per_arch).map(String::as_str).collect();
+                    let own: Vec<&str> = own.into_iter().collect();
                     let looks_numeric = c.starts_with(|ch: char| ch.is_ascii_digit());
                     return Err(err(
                         s,
-                        match (looks_numeric, consts.is_empty()) {
+                        match (looks_numeric, own.is_empty()) {
                             (true, _) => format!("'{c}' is not a number (decimal, 0x hex or 0b binary, _ separators) nor a constant's name"),
                             (false, true) => format!("no constant '{c}': this file defines none for {} (add a [consts] table)", n.map().arch.name()),
-                            (false, false) => format!("no constant '{c}' for {} (constants: {})", n.map().arch.name(), consts.keys().cloned().collect::<Vec<_>>().join(", ")),
+                            (false, false) => format!("no constant '{c}' for {} (constants: {})", n.map().arch.name(), own.join(", ")),
                         },
                     ));
                 }
