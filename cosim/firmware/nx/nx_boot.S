@@ -10,6 +10,7 @@
 #   +0 mark (TPB_SEQ_MARK, written here), +4 stop request (the host writes non-zero),
 #   +8 polls made before the stop (written here)
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
@@ -18,14 +19,7 @@ main:
     const16 a3, TPB_SEQ_MARK_LO
     s32i a3, a2, 0              # "reached enter_run"
     memw
-    movi a8, RELEASE_Q7
-    beqz a8, poll_init
-    const16 a4, TPB_Q7_RELEASE_HI
-    const16 a4, TPB_Q7_RELEASE_LO
-    movi a5, 0
-    memw
-    s32i a5, a4, 0              # release_run_stall <- 0: every Q7 core runs
-    memw
+    seq_release_q7 poll_init
 poll_init:
     movi a7, 0
 poll:

@@ -12,28 +12,17 @@
 #   +0 the last entry taken (1 main, 2 restart), +4 entries taken so far,
 #   +8 spins after the halt write (the core is held: a few at most)
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
     movi a9, 1
-    movi a8, RELEASE_Q7
-    beqz a8, record
-    const16 a4, TPB_Q7_RELEASE_HI
-    const16 a4, TPB_Q7_RELEASE_LO
-    movi a5, 0
-    memw
-    s32i a5, a4, 0              # release_run_stall <- 0: every Q7 core runs
-    memw
+    seq_release_q7 record
     j record
     .align 4
 restart:                        # start_addr of the host's start_ctrl
     movi a9, 2
 record:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
-    l32i a3, a2, 4
-    addi a3, a3, 1
-    s32i a3, a2, 4              # entries taken (DRAM is kept across a start)
-    s32i a9, a2, 0              # this entry
+    record_entry
     movi a7, 0
     s32i a7, a2, 8
     memw

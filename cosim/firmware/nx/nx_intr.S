@@ -15,18 +15,12 @@
 # SEQ DRAM record [D]: +0 loop count, +4 interrupts taken, +0x20.. the
 # intr_info value of each, in order.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
-    movi a8, RELEASE_Q7
-    beqz a8, setup
-    const16 a4, TPB_Q7_RELEASE_HI
-    const16 a4, TPB_Q7_RELEASE_LO
-    movi a5, 0
-    memw
-    s32i a5, a4, 0              # SUNDA: the SEQ releases the Q7 cores
-    memw
+    seq_release_q7 setup
 setup:
     movi a3, 1
     wsr.intenable a3            # interrupt line 0
@@ -55,17 +49,5 @@ done:
 
     .org TPB_NX_USER_VECTOR
 handler:
-    const16 a10, TPB_POOL_NX_INTR_INFO_ADDR_HI
-    const16 a10, TPB_POOL_NX_INTR_INFO_ADDR_LO
-    l32i a11, a10, 0            # the sources pending
-    memw
-    s32i a11, a10, 0            # clear them (w1c)
-    memw
-    l32i a12, a2, 4
-    slli a13, a12, 2
-    add a13, a13, a2
-    s32i a11, a13, 0x20         # log[n] = intr_info
-    addi a12, a12, 1
-    s32i a12, a2, 4
-    memw
-    rfe
+    load32 a10, TPB_POOL_NX_INTR_INFO_ADDR
+    log_interrupt               # log[n] = intr_info

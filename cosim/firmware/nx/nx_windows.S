@@ -8,16 +8,10 @@
 # window 0 translates for the SEQ), MW2 (mem_window2's aperture), STORES
 # (stores through window 0).
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
-    movi a8, RELEASE_Q7
-    beqz a8, go
-    const16 a4, TPB_Q7_RELEASE_HI
-    const16 a4, TPB_Q7_RELEASE_LO
-    movi a5, 0
-    memw
-    s32i a5, a4, 0              # SUNDA: the SEQ releases the Q7 cores
-    memw
+    seq_release_q7 go
 go:
     const16 a4, W0_HI
     const16 a4, W0_LO

@@ -4,6 +4,7 @@
 # DRAM[1], then executes HALT; the host restarts chosen cores at `restart`
 # through the Q7 bundle's start_addr/start_ctrl.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .org 0
     j main
     .org TPB_RESET_JUMP
@@ -14,11 +15,6 @@ main:
 restart:
     movi a9, 2
 record:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
-    l32i a3, a2, 4
-    addi a3, a3, 1
-    s32i a3, a2, 4              # entries taken (DRAM is kept across a start)
-    s32i a9, a2, 0              # this entry
+    record_entry
     memw
     halt 0

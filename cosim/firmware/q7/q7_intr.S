@@ -12,6 +12,7 @@
 #
 # DRAM record [D]: +4 interrupts taken, +0x20.. the intr_info_n value of each.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .org 0
     j main
     .org TPB_RESET_JUMP
@@ -36,15 +37,4 @@ wait:
 
     .org TPB_Q7_USER_VECTOR
 handler:
-    l32i a11, a10, 0            # the sources pending
-    memw
-    s32i a11, a10, 0            # clear them (w1c)
-    memw
-    l32i a12, a2, 4
-    slli a13, a12, 2
-    add a13, a13, a2
-    s32i a11, a13, 0x20         # log[n] = intr_info_n
-    addi a12, a12, 1
-    s32i a12, a2, 4
-    memw
-    rfe
+    log_interrupt               # log[n] = intr_info_n (a10 = this core's)

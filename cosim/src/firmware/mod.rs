@@ -58,6 +58,7 @@ pub const NCFW_TAPE: &str = include_str!("../../firmware/ncfw/ncfw_tape.S");
 pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw/ncfw_wait.S");
 pub const TAPE_FIRE: &str = include_str!("../../firmware/common/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../../firmware/common/ring_channels.S");
+pub const TPB_MACROS: &str = include_str!("../../firmware/common/tpb_macros.inc");
 
 /// `[D]` Value the SEQ stores in its DRAM\[0\] on reaching enter_run (`nx_boot.S`).
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -147,6 +148,7 @@ pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Progra
 /// assembles the same source (`[firmware.*] asm` with `set`).
 pub const UNITS: &[(&str, &str)] = &[
     ("nx_trampoline.S", NX_TRAMPOLINE),
+    ("tpb_macros.inc", TPB_MACROS),
     ("nx_boot.S", NX_BOOT),
     ("nx_halt.S", NX_HALT),
     ("nx_intr.S", NX_INTR),
