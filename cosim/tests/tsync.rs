@@ -56,7 +56,25 @@ fn a_moved_counter_or_a_wrong_adjustment_fails_the_checks() {
     assert!(e.contains("init_signal/tsync_signal"), "{e}");
     let f = ScenarioFile::find("tsync").unwrap();
     assert!(f.scenario().unwrap().dies(Some(1)).unwrap_err().to_string().contains("2 to 128 dies"));
-    let bad = "name = \"t\"\ndescription = \"d\"\nkind = \"tsync\"\narchs = [\"cayman\"]\ncycles = 5\n[tsync]\ndies = 2\nlink_latency = 1\nstagger = 0\ntolerance = 1\n";
+    let bad = "name = \"t\"\ndescription = \"d\"\narchs = [\"cayman\"]\ncycles = 5\n[tsync]\ndies = 2\nlink_latency = 1\nstagger = 0\ntolerance = 1\n";
     let e = ScenarioFile::parse("t.toml", bad).unwrap_err().to_string();
     assert!(e.contains("stagger = 0"), "{e}");
+}
+
+/// The `timestamp` kind (added as one `.rs`, one `.toml` and one registry
+/// line): exact counts across a carry into `timestamp_hi`, on every
+/// generation; a table it refuses is named before anything runs.
+#[test]
+fn the_timestamp_counts_exactly_across_a_carry_and_adjusts_exactly() {
+    let f = ScenarioFile::find("timestamp").unwrap();
+    let s = f.scenario().unwrap();
+    for arch in Arch::ALL {
+        let mut c = tpb_cosim::sched::Cosim::new(arch).unwrap();
+        let r = s.run_on(&mut c, f.cycles).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(r.get("carries"), 1, "{arch:?}: the snapshots straddle one carry into timestamp_hi: {:?}", r.values);
+        assert_eq!(r.checks.len(), 3, "{arch:?}: {:?}", r.checks);
+    }
+    let bad = "name = \"t\"\ndescription = \"d\"\narchs = [\"cayman\"]\ncycles = 5\n[timestamp]\ninc = 0\ngap = 10\ndelta = 1\n";
+    let e = ScenarioFile::parse("t.toml", bad).unwrap_err().to_string();
+    assert!(e.contains("t.toml: [timestamp] inc = 0 (1..=255)"), "{e}");
 }

@@ -1,6 +1,16 @@
 //! The `barrier` scenario (see the table in `mod.rs`).
 
 use super::*;
+/// `[barrier]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierCfg {
+    /// POOL EVT_SEM semaphores: arrivals and departures.
+    pub arrive_sem: u32,
+    pub depart_sem: u32,
+    /// Work units before arriving (core k spins units × (k + 1)).
+    pub work: u32,
+}
 
 /// `barrier`: see the module table.
 pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -49,4 +59,29 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
     r.events = arrivals.iter().map(|t| (t.cycle, format!("{} arrives", t.master))).collect();
     r.stats = c.stats;
     Ok(r)
+}
+
+impl Scenario for BarrierCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        let sems = tpb_models::golden::evt_sem::COUNT as u32;
+        if self.arrive_sem >= sems || self.depart_sem >= sems || self.arrive_sem == self.depart_sem {
+            return Err(ScenarioError::File(format!(
+                "{path}: [barrier] arrive_sem = {}, depart_sem = {}: two different POOL semaphores, 0..{sems}",
+                self.arrive_sem, self.depart_sem
+            )));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+}
+
+impl OneSystem for BarrierCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        barrier(c, self, limit)
+    }
 }

@@ -2,6 +2,19 @@
 
 use super::*;
 
+/// `[bringup]`: the kernel input.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BringupCfg {
+    /// Core k sums 1..(n + k) (default 20).
+    #[serde(default = "default_n")]
+    pub n: u32,
+}
+
+fn default_n() -> u32 {
+    20
+}
+
 /// `bringup`: see the module table.
 pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioError> {
     let arch = c.map().arch;
@@ -57,4 +70,20 @@ pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioErro
     r.check(c.stats.cycles, h == 1, format!("the host sees the SEQ halted (run_state.halted = {h})"))?;
     r.stats = c.stats;
     Ok(r)
+}
+
+impl Scenario for BringupCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let rel = s.first_release?;
+        Some((rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"]))
+    }
+}
+
+impl OneSystem for BringupCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        bringup(c, self.n, limit)
+    }
 }

@@ -37,6 +37,17 @@ impl BootMode {
         }
     }
 }
+/// `[dispatch]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchCfg {
+    /// Instruction-queue entries (a power of two, 2..=64).
+    pub ring: u32,
+    /// The handlers, numbered in order (at most 62).
+    pub handlers: Vec<firmware::DispatchHandler>,
+    /// The instructions the host sends, `[opcode, func]` (operand i is 0x100 + i).
+    pub stream: Vec<[u8; 2]>,
+}
 
 /// The modes a generation runs, in order.
 pub fn modes(arch: Arch) -> Vec<BootMode> {
@@ -238,4 +249,33 @@ pub fn check_record(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64,
 
 fn read_words(c: &mut Cosim, addr: u64, n: usize) -> Result<Vec<u32>, ScenarioError> {
     (0..n as u64).map(|i| Ok(c.read32(addr + 4 * i)?)).collect()
+}
+
+impl Scenario for DispatchCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        let max = firmware::dispatch::LOG_ENTRIES as usize;
+        if self.stream.is_empty() || self.stream.len() > max {
+            return Err(ScenarioError::File(format!("{path}: [dispatch] stream: 1 to {max} instructions (the SEQ's log holds {max}), not {}", self.stream.len())));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        match (at("CAM hit"), at("CAM miss interrupts")) {
+            (Some(hit), Some(irq)) => Some((hit.saturating_sub(8), irq + 40, vec!["dispatch", "cores"])),
+            _ => at(dispatch::BootMode::Sunda.name()).map(|from| (from.saturating_sub(4), from + 120, vec!["dispatch", "cores"])),
+        }
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("dispatch", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for DispatchCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        dispatch(c, self, limit)
+    }
 }

@@ -1,6 +1,36 @@
 //! The `doorbell` scenario (see the table in `mod.rs`).
 
 use super::*;
+/// `[doorbell]`: the cc_op program.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoorbellCfg {
+    /// TOP_SP semaphore the DMA descriptors complete into.
+    pub step_sem: u32,
+    /// TOP_SP semaphore the reporter's completion increments.
+    pub compl_sem: u32,
+    /// Words each descriptor copies.
+    pub words: u32,
+    /// CTRL entries, each a list of STEP words `[m2s, s2m, repeat]`; every
+    /// entry but the last ends with CONTINUE, the last with END (reporter).
+    pub entries: Vec<Vec<[u32; 3]>>,
+    /// How the SPADs are loaded (`init-dma`, the seeds' way, or `pio`).
+    #[serde(default)]
+    pub spad_load: SpadLoad,
+}
+
+/// How the host loads the TOP_SP's CTRL and SLOT SPADs (DIGEST §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpadLoad {
+    /// Staged in device memory at `hal::devmem::TOPSP_STAGING_BASE` (SLOT
+    /// at + 0x100000), copied whole by the TOP_SP-init DMA queue
+    /// ([`Hal::stage_spad_and_kick`]).
+    #[default]
+    InitDma,
+    /// Programmed I/O over BAR0 by the host ([`Hal::load_spad_and_kick`]).
+    Pio,
+}
 
 /// `doorbell`: see the module table.
 pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -170,4 +200,43 @@ pub fn ccop_program(hal: &Hal, entries: &[Vec<[u32; 3]>], compl_sem: u32) -> Res
         slot.push(if last { SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(0, compl_sem)?] } } else { SlotWord::Continue });
     }
     Ok((pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?))
+}
+
+impl Scenario for DoorbellCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.entries.is_empty() || self.entries.iter().any(|e| e.is_empty()) {
+            return Err(ScenarioError::File(format!("{path}: [doorbell] entries: every entry needs at least one [m2s, s2m, repeat] step")));
+        }
+        if let Some(s) = self.entries.iter().flatten().find(|s| s[0] > RING_LEN || s[1] > RING_LEN || s[2] > 255) {
+            return Err(ScenarioError::File(format!("{path}: [doorbell] step {s:?}: m2s and s2m at most {RING_LEN} (the ring length), repeat at most 255")));
+        }
+        if !(1..=DATA_WORDS).contains(&self.words) {
+            return Err(ScenarioError::File(format!("{path}: [doorbell] words = {}: 1..={DATA_WORDS}", self.words)));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+        Some((at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]))
+    }
+    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        let mut d = match s.first_release {
+            Some(rel) => vec![("run_stall", rel.saturating_sub(12), rel + 16), ("q7_core0", rel, rel + 24)],
+            None => Vec::new(),
+        };
+        if let Some(v) = view {
+            d.push(("doorbell", v.from, v.to));
+            d.push(("cores", v.from, v.to));
+        }
+        d
+    }
+}
+
+impl OneSystem for DoorbellCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        doorbell(c, self, limit)
+    }
 }

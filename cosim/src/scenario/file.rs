@@ -4,30 +4,28 @@
 
 use super::*;
 
+fn tables_list() -> String {
+    KINDS.iter().map(|t| format!("[{t}]")).collect::<Vec<_>>().join(", ")
+}
+
 impl ScenarioFile {
-    /// The registry: the file's kind with the table it needs.
-    pub fn scenario(&self) -> Result<Box<dyn Scenario + '_>, ScenarioError> {
-        let missing = |what: &str| ScenarioError::File(format!("{}: kind = \"{what}\" needs a [{what}] table", self.name));
-        Ok(match self.kind {
-            Kind::Bringup => Box::new(Bringup { n: self.n }),
-            Kind::Doorbell => Box::new(self.doorbell.clone().ok_or_else(|| missing("doorbell"))?),
-            Kind::Barrier => Box::new(self.barrier.clone().ok_or_else(|| missing("barrier"))?),
-            Kind::Mesh => Box::new(self.mesh.clone().ok_or_else(|| missing("mesh"))?),
-            Kind::HaltStart => Box::new(self.halt_start.clone().ok_or_else(|| missing("halt_start"))?),
-            Kind::Notify => Box::new(self.notify.clone().ok_or_else(|| missing("notify"))?),
-            Kind::Interrupt => Box::new(self.interrupt.clone().ok_or_else(|| missing("interrupt"))?),
-            Kind::Q7Kernels => Box::new(self.q7_kernels.clone().ok_or_else(|| missing("q7_kernels"))?),
-            Kind::Dispatch => Box::new(self.dispatch.clone().ok_or_else(|| missing("dispatch"))?),
-            Kind::Windows => Box::new(self.windows.clone().ok_or_else(|| missing("windows"))?),
-            Kind::Collective => Box::new(self.collective.clone().ok_or_else(|| missing("collective"))?),
-            Kind::Tsync => Box::new(self.tsync.clone().ok_or_else(|| missing("tsync"))?),
-        })
+    /// The file's kind: its one kind table.
+    pub fn scenario(&self) -> Result<&dyn Scenario, ScenarioError> {
+        match self.tables().as_slice() {
+            [(_, k)] => Ok(*k),
+            _ => Err(ScenarioError::File(format!("{}: a scenario file has exactly one kind table", self.name))),
+        }
     }
 
-    /// Run a single-system scenario on `c` (every kind but the mesh, which
-    /// runs its own dies).
+    /// Run a kind on one system on `c` (a kind on dies is refused by its name).
     pub fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
-        self.scenario()?.run_on(c, limit)
+        match self.tables().as_slice() {
+            [(name, k)] => match k.runs() {
+                Runs::OneSystem(k) => k.run_on(c, limit),
+                Runs::Dies(_) => Err(ScenarioError::NotApplicable { scenario: name, arch: c.map().arch.name(), why: "it runs on dies of its own: run_dies" }),
+            },
+            _ => Err(ScenarioError::File(format!("{}: a scenario file has exactly one kind table", self.name))),
+        }
     }
 
     /// Parse a scenario file; errors name `path:line:column`.
@@ -42,109 +40,12 @@ impl ScenarioFile {
         for a in &f.archs {
             Arch::parse(a).map_err(|_| ScenarioError::File(format!("{path}: archs: '{a}' is not a generation (sunda, cayman, mariana)")))?;
         }
-        let need = |ok: bool, what: &str| if ok { Ok(()) } else { Err(ScenarioError::File(format!("{path}: kind = \"{}\" needs a [{what}] table", what))) };
-        match f.kind {
-            Kind::Bringup => {}
-            Kind::Doorbell => need(f.doorbell.is_some(), "doorbell")?,
-            Kind::Barrier => need(f.barrier.is_some(), "barrier")?,
-            Kind::Mesh => need(f.mesh.is_some(), "mesh")?,
-            Kind::HaltStart => need(f.halt_start.is_some(), "halt_start")?,
-            Kind::Notify => need(f.notify.is_some(), "notify")?,
-            Kind::Interrupt => need(f.interrupt.is_some(), "interrupt")?,
-            Kind::Q7Kernels => need(f.q7_kernels.is_some(), "q7_kernels")?,
-            Kind::Dispatch => need(f.dispatch.is_some(), "dispatch")?,
-            Kind::Windows => need(f.windows.is_some(), "windows")?,
-            Kind::Collective => need(f.collective.is_some(), "collective")?,
-            Kind::Tsync => need(f.tsync.is_some(), "tsync")?,
-        }
-        // A table of another kind is a mistake: it would be read by nothing.
-        let tables = [
-            ("doorbell", f.doorbell.is_some(), Kind::Doorbell),
-            ("barrier", f.barrier.is_some(), Kind::Barrier),
-            ("mesh", f.mesh.is_some(), Kind::Mesh),
-            ("halt_start", f.halt_start.is_some(), Kind::HaltStart),
-            ("notify", f.notify.is_some(), Kind::Notify),
-            ("interrupt", f.interrupt.is_some(), Kind::Interrupt),
-            ("q7_kernels", f.q7_kernels.is_some(), Kind::Q7Kernels),
-            ("dispatch", f.dispatch.is_some(), Kind::Dispatch),
-            ("windows", f.windows.is_some(), Kind::Windows),
-            ("collective", f.collective.is_some(), Kind::Collective),
-            ("tsync", f.tsync.is_some(), Kind::Tsync),
-        ];
-        if let Some((t, _, _)) = tables.iter().find(|(_, present, k)| *present && *k != f.kind) {
-            let kind = tables.iter().find(|(_, _, k)| *k == f.kind).map_or("bringup", |(n, _, _)| n);
-            return Err(ScenarioError::File(format!("{path}: a [{t}] table, but kind = \"{kind}\": nothing reads it (remove it, or set kind = \"{t}\")")));
-        }
-        let sems = tpb_models::golden::evt_sem::COUNT as u32;
-        if let Some(b) = &f.barrier {
-            if b.arrive_sem >= sems || b.depart_sem >= sems || b.arrive_sem == b.depart_sem {
-                return Err(ScenarioError::File(format!(
-                    "{path}: [barrier] arrive_sem = {}, depart_sem = {}: two different POOL semaphores, 0..{sems}",
-                    b.arrive_sem, b.depart_sem
-                )));
-            }
-        }
-        if let Some(c) = &f.collective {
-            if !(2..=crate::mesh::MAX_DIES).contains(&c.dies) || c.first_sem >= 256 || c.words == 0 || !(1..=16).contains(&c.top_sps) {
-                return Err(ScenarioError::File(format!(
-                    "{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)",
-                    c.dies,
-                    crate::mesh::MAX_DIES,
-                    c.first_sem,
-                    c.words,
-                    c.top_sps
-                )));
-            }
-        }
-        if let Some(t) = &f.tsync {
-            if !(2..=crate::mesh::MAX_DIES).contains(&t.dies) || t.stagger == 0 {
-                return Err(ScenarioError::File(format!(
-                    "{path}: [tsync] dies = {} (2..={}), stagger = {} (not 0: the sync needs counters that start apart)",
-                    t.dies,
-                    crate::mesh::MAX_DIES,
-                    t.stagger
-                )));
-            }
-        }
-        if let Some(w) = &f.windows {
-            if w.sem > 247 || !(1..=255).contains(&w.stores) {
-                return Err(ScenarioError::File(format!("{path}: [windows] sem = {} (0..=247: it uses 9 semaphores), stores = {} (1..=255)", w.sem, w.stores)));
-            }
-        }
-        if let Some(d) = &f.dispatch {
-            let max = firmware::dispatch::LOG_ENTRIES as usize;
-            if d.stream.is_empty() || d.stream.len() > max {
-                return Err(ScenarioError::File(format!("{path}: [dispatch] stream: 1 to {max} instructions (the SEQ's log holds {max}), not {}", d.stream.len())));
-            }
-        }
-        if let Some(q) = &f.q7_kernels {
-            if q.requests.is_empty() || q.requests.len() > 60 {
-                return Err(ScenarioError::File(format!(
-                    "{path}: [q7_kernels] requests: 1 to 60 opcodes (the request list ends where the trace begins), not {}",
-                    q.requests.len()
-                )));
-            }
-        }
-        if let Some(i) = &f.interrupt {
-            if i.sem >= 256 || i.q7_cores == 0 {
-                return Err(ScenarioError::File(format!("{path}: [interrupt] sem = {} (0..256), q7_cores = {:#x} (not 0)", i.sem, i.q7_cores)));
-            }
-        }
-        if f.notify.as_ref().is_some_and(|n| n.dma_sem >= 256) {
-            return Err(ScenarioError::File(format!("{path}: [notify] dma_sem = {}: a TOP_SP semaphore, 0..256", f.notify.as_ref().map_or(0, |n| n.dma_sem))));
-        }
-        if f.halt_start.as_ref().is_some_and(|h| h.q7_cores == 0) {
-            return Err(ScenarioError::File(format!("{path}: [halt_start] q7_cores = 0: choose at least one core (bit n = core n)")));
-        }
-        if let Some(d) = &f.doorbell {
-            if d.entries.is_empty() || d.entries.iter().any(|e| e.is_empty()) {
-                return Err(ScenarioError::File(format!("{path}: [doorbell] entries: every entry needs at least one [m2s, s2m, repeat] step")));
-            }
-            if let Some(s) = d.entries.iter().flatten().find(|s| s[0] > RING_LEN || s[1] > RING_LEN || s[2] > 255) {
-                return Err(ScenarioError::File(format!("{path}: [doorbell] step {s:?}: m2s and s2m at most {RING_LEN} (the ring length), repeat at most 255")));
-            }
-            if !(1..=DATA_WORDS).contains(&d.words) {
-                return Err(ScenarioError::File(format!("{path}: [doorbell] words = {}: 1..={DATA_WORDS}", d.words)));
+        match f.tables().as_slice() {
+            [(_, k)] => k.check(path)?,
+            [] => return Err(ScenarioError::File(format!("{path}: no kind table: a scenario file has one of {}", tables_list()))),
+            more => {
+                let names: Vec<String> = more.iter().map(|(t, _)| format!("[{t}]")).collect();
+                return Err(ScenarioError::File(format!("{path}: kind tables {}: a scenario file is one kind (one of {})", names.join(" and "), tables_list())));
             }
         }
         Ok(f)

@@ -3,6 +3,13 @@
 
 use super::*;
 use tpb_models::hal::RunState;
+/// `[halt_start]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HaltStartCfg {
+    /// The Q7 cores the host restarts (bit n = core n; not 0).
+    pub q7_cores: u8,
+}
 
 /// `halt-start`: see the module table.
 pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -99,4 +106,29 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
 /// A core's start as a check's message says it: `started at 0x204 (cycle 812)`.
 fn started_at(s: Option<(u64, CoreId, u32)>) -> String {
     s.map_or_else(|| "not started".into(), |(cycle, _, at)| format!("started at {at:#x} (cycle {cycle})"))
+}
+
+impl Scenario for HaltStartCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.q7_cores == 0 {
+            return Err(ScenarioError::File(format!("{path}: [halt_start] q7_cores = 0: choose at least one core (bit n = core n)")));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        Some((at("host writes start_ctrl")?.saturating_sub(6), at("SEQ halts again")? + 12, vec!["halt_start", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("halt_start", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for HaltStartCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        halt_start(c, self, limit)
+    }
 }

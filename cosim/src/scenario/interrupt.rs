@@ -13,6 +13,15 @@ const Q7_WANT: u32 = 2;
 const DMA_ERROR: u32 = 1;
 const SEM: u32 = 4;
 const HOST: u32 = 8;
+/// `[interrupt]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterruptCfg {
+    /// The POOL semaphore the host sets (0..256).
+    pub sem: u32,
+    /// The Q7 cores the host raises at the end (bit n = core n; not 0).
+    pub q7_cores: u8,
+}
 
 /// `interrupt`: see the module table.
 pub fn interrupt(c: &mut Cosim, cfg: &InterruptCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -98,4 +107,30 @@ pub fn interrupt(c: &mut Cosim, cfg: &InterruptCfg, limit: u64) -> Result<Report
     r.value("seq.loops", c.read32(seq_dram)?.into());
     r.stats = c.stats;
     Ok(r)
+}
+
+impl Scenario for InterruptCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.sem >= 256 || self.q7_cores == 0 {
+            return Err(ScenarioError::File(format!("{path}: [interrupt] sem = {} (0..256), q7_cores = {:#x} (not 0)", self.sem, self.q7_cores)));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
+        let from = at("host raises the SEQ")?;
+        Some((from.saturating_sub(4), from + 90, vec!["interrupt", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("interrupt", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for InterruptCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        interrupt(c, self, limit)
+    }
 }

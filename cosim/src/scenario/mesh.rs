@@ -1,6 +1,13 @@
 //! The `mesh` scenario on two dies, and the event tape each TOP_SP runs (see the table in `mod.rs`).
 
 use super::*;
+/// `[mesh]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshCfg {
+    /// First of the 4 TOP_SP semaphores the tape uses.
+    pub first_sem: u32,
+}
 
 /// The event tape of die `d` of two, on semaphores `s..s+4` (see `mesh.toml`).
 pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEvent>, ScenarioError> {
@@ -125,4 +132,28 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         mesh.trace_close()?;
     }
     Ok((r, mesh))
+}
+
+impl Scenario for MeshCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::Dies(self)
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+    fn diagrams(&self, s: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        s.first_release.map(|rel| vec![("run_stall", rel.saturating_sub(12), rel + 16)]).unwrap_or_default()
+    }
+}
+
+impl OnDies for MeshCfg {
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        match requested {
+            None | Some(2) => Ok(2),
+            Some(n) => Err(ScenarioError::File(format!("--dies {n}: the mesh scenario's tapes are for two dies (the collectives take N)"))),
+        }
+    }
+    fn run_dies(&self, arch: Arch, _: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        mesh(arch, self, limit, trace).map(|(r, _)| r)
+    }
 }

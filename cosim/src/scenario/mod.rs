@@ -14,13 +14,16 @@
 //! | `mesh` | CAYMAN, MARIANA | two TPB tops as dies ([`crate::mesh::Mesh`]), each TOP_SP running `mesh_tape.S` on its own event tape; cross-die SIGNALs routed by the SoC address's die bit | every die's tape completed (event_index = tape length), each semaphore's final value, and each cross-die SIGNAL arrived before the WAIT it releases passed |
 //! | `collective` (`allreduce-ring`, `allreduce-mesh`, `allreduce-kangaring`, `allreduce-hier`, `barrier-global`) | CAYMAN, MARIANA | N dies (`--dies N`, 2..=17 for the ring) with a link latency, each with `top_sps` TOP_SPs (1..=8, a top each); each TOP_SP (or with `stepper = "ncfw"` the NCFW core beside it) runs `mesh_tape.S` on the tape [`collective::tapes`] builds for the algorithm and the die, or with `channels` the ring's channel program `ring_channels.S` ([`collective::channel_programs`]: the channels of its CTRL SPAD cc_op entry's channel_list, send/wait complete; the hierarchical all-reduce's three chained entries, [`collective::hierarchical_programs`]); SIGNALs routed by chip id and die bit; DMA legs copy chunks in each die's SEQ DMA SRAM | every die's tape completed; every WAIT on a cross-die semaphore passed only after the SIGNAL that brought it to its count landed; each semaphore's final count; every DMA leg's words exact; each group's (die's) completion posted once, by its leader (instance 0; a channel program's reporter), after its last WAIT, and by no other TOP_SP; a channel program's scoreboard per channel and its run_state; the barrier: no die left before every die's arrival landed |
 //! | `tsync` | CAYMAN, MARIANA | N dies (`--dies N`, 2..=128); the host writes each TOP_SP's config block at `read_config_addr` and rings init_signal die by die, a stagger apart; each TOP_SP (`top_sp_tsync.S`) starts its TPB timestamp and acknowledges; the host rings tsync_signal; die 0 leads a two-way exchange with each other die and each follower adjusts its timestamp ([`tsync()`]) | every acknowledgement after its init signal (read by the host), every TOP_SP finished, the counters apart by at least the stagger before, within the tolerance of the leader's after (one mesh cycle), each adjustment the one its t1..t4 give |
+//! | `timestamp` | all | the host HAL puts the TPB timestamp just below a carry into `timestamp_hi`, runs it at `inc` a cycle, takes two snapshots `gap` cycles apart and adjusts it by `delta` | the snapshots differ by exactly `inc` × the cycles between them (the carry included), and the adjustment by exactly `delta` |
 //!
 //! SUNDA has no `doorbell`/`mesh`: its host_trigger is a pulse register the
 //! TOP_SP firmware cannot poll as a semaphore (DIGEST §2.7, §3 choice (a)).
 //!
-//! Rooms: this file holds the file's tables, the report and the helpers the
-//! kinds share; `file.rs` reads and checks a scenario file; `kinds.rs` is
-//! each kind's [`Scenario`]; a file per kind runs it (`barrier.rs`, …).
+//! Rooms: this file holds the registry of kinds (`kinds!`), the traits,
+//! the report and the helpers the kinds share; `file.rs` reads and checks a
+//! scenario file; a file per kind (`barrier.rs`, …) holds its table, its
+//! checks on it, its [`Scenario`] and the run. Adding a kind is that file,
+//! a `cosim/scenarios/*.toml` and one line of the registry.
 
 use crate::firmware::{self, Addrs, FirmwareError};
 use crate::mesh::Mesh;
@@ -33,247 +36,78 @@ use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::WindowOp;
 use tpb_models::regmap::{Arch, Engine};
 
-mod barrier;
-mod bringup;
-pub mod collective;
-pub mod dispatch;
-mod doorbell;
 mod file;
-mod halt_start;
-mod interrupt;
-mod kinds;
-mod mesh;
-mod notify;
-mod q7_kernels;
-pub mod tsync;
-mod windows;
 pub use crate::mesh::die_path;
-pub use barrier::barrier;
-pub use bringup::bringup;
-pub use collective::{collective, Algorithm, CollectiveCfg};
-pub use dispatch::dispatch;
-pub use doorbell::{ccop_program, doorbell};
-pub use halt_start::halt_start;
-pub use interrupt::interrupt;
-pub use mesh::{mesh, mesh_tape};
-pub use notify::notify;
-pub use q7_kernels::q7_kernels;
-pub use tsync::{tsync, TsyncCfg};
-pub use windows::windows;
+pub use collective::Algorithm;
+pub use doorbell::{ccop_program, SpadLoad};
+pub use mesh::mesh_tape;
 
-/// A scenario file (`cosim/scenarios/*.toml`, or a user's).
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioFile {
-    pub name: String,
-    pub description: String,
-    pub kind: Kind,
-    pub archs: Vec<String>,
-    /// Cycle limit for the ending.
-    pub cycles: u64,
-    /// bringup: kernel input (core k sums 1..(n + k)).
-    #[serde(default = "default_n")]
-    pub n: u32,
-    #[serde(default)]
-    pub doorbell: Option<DoorbellCfg>,
-    #[serde(default)]
-    pub barrier: Option<BarrierCfg>,
-    #[serde(default)]
-    pub mesh: Option<MeshCfg>,
-    #[serde(default)]
-    pub halt_start: Option<HaltStartCfg>,
-    #[serde(default)]
-    pub notify: Option<NotifyCfg>,
-    #[serde(default)]
-    pub interrupt: Option<InterruptCfg>,
-    #[serde(default)]
-    pub q7_kernels: Option<Q7KernelsCfg>,
-    #[serde(default)]
-    pub dispatch: Option<DispatchCfg>,
-    #[serde(default)]
-    pub windows: Option<WindowsCfg>,
-    #[serde(default)]
-    pub collective: Option<CollectiveCfg>,
-    #[serde(default)]
-    pub tsync: Option<TsyncCfg>,
-}
+/// The registry: a kind is its table's name and its table's type, in the
+/// file of that name beside this one (`barrier.rs`: `BarrierCfg`, its
+/// [`Scenario`], the run). It makes the module, [`ScenarioFile`]'s
+/// optional table, and [`KINDS`]; a file has exactly one kind's table.
+macro_rules! kinds {
+    ($($t:ident: $cfg:ident),* $(,)?) => {
+        $(pub mod $t; pub use $t::{$t, $cfg};)*
 
-fn default_n() -> u32 {
-    20
-}
-
-/// Scenario kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Bringup,
-    Doorbell,
-    Barrier,
-    Mesh,
-    HaltStart,
-    Notify,
-    Interrupt,
-    Q7Kernels,
-    Dispatch,
-    Windows,
-    Collective,
-    Tsync,
-}
-
-/// `[doorbell]`: the cc_op program.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DoorbellCfg {
-    /// TOP_SP semaphore the DMA descriptors complete into.
-    pub step_sem: u32,
-    /// TOP_SP semaphore the reporter's completion increments.
-    pub compl_sem: u32,
-    /// Words each descriptor copies.
-    pub words: u32,
-    /// CTRL entries, each a list of STEP words `[m2s, s2m, repeat]`; every
-    /// entry but the last ends with CONTINUE, the last with END (reporter).
-    pub entries: Vec<Vec<[u32; 3]>>,
-    /// How the SPADs are loaded (`init-dma`, the seeds' way, or `pio`).
-    #[serde(default)]
-    pub spad_load: SpadLoad,
-}
-
-/// How the host loads the TOP_SP's CTRL and SLOT SPADs (DIGEST §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SpadLoad {
-    /// Staged in device memory at `hal::devmem::TOPSP_STAGING_BASE` (SLOT
-    /// at + 0x100000), copied whole by the TOP_SP-init DMA queue
-    /// ([`Hal::stage_spad_and_kick`]).
-    #[default]
-    InitDma,
-    /// Programmed I/O over BAR0 by the host ([`Hal::load_spad_and_kick`]).
-    Pio,
-}
-
-/// `[barrier]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BarrierCfg {
-    /// POOL EVT_SEM semaphores: arrivals and departures.
-    pub arrive_sem: u32,
-    pub depart_sem: u32,
-    /// Work units before arriving (core k spins units × (k + 1)).
-    pub work: u32,
-}
-
-/// `[halt_start]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HaltStartCfg {
-    /// The Q7 cores the host restarts (bit n = core n; not 0).
-    pub q7_cores: u8,
-}
-
-/// `[q7_kernels]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Q7KernelsCfg {
-    /// The opcodes each core dispatches, in order (at most 60).
-    pub requests: Vec<u8>,
-}
-
-/// `[dispatch]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DispatchCfg {
-    /// Instruction-queue entries (a power of two, 2..=64).
-    pub ring: u32,
-    /// The handlers, numbered in order (at most 62).
-    pub handlers: Vec<firmware::DispatchHandler>,
-    /// The instructions the host sends, `[opcode, func]` (operand i is 0x100 + i).
-    pub stream: Vec<[u8; 2]>,
-}
-
-/// `[windows]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WindowsCfg {
-    /// The first of the 9 TOP_SP semaphores the windows target (at most 247).
-    pub sem: u32,
-    /// Stores the SEQ makes through window 0 (1..=255).
-    pub stores: u32,
-}
-
-/// `[interrupt]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InterruptCfg {
-    /// The POOL semaphore the host sets (0..256).
-    pub sem: u32,
-    /// The Q7 cores the host raises at the end (bit n = core n; not 0).
-    pub q7_cores: u8,
-}
-
-/// `[notify]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NotifyCfg {
-    /// TOP_SP semaphore the DMA descriptor completes into (0..256).
-    pub dma_sem: u32,
-}
-
-/// `[mesh]`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeshCfg {
-    /// First of the 4 TOP_SP semaphores the tape uses.
-    pub first_sem: u32,
-}
-
-/// The built-in scenarios: (file name, text).
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("bringup.toml", include_str!("../../scenarios/bringup.toml")),
-    ("doorbell.toml", include_str!("../../scenarios/doorbell.toml")),
-    ("barrier.toml", include_str!("../../scenarios/barrier.toml")),
-    ("mesh.toml", include_str!("../../scenarios/mesh.toml")),
-    ("halt-start.toml", include_str!("../../scenarios/halt-start.toml")),
-    ("notify.toml", include_str!("../../scenarios/notify.toml")),
-    ("interrupt.toml", include_str!("../../scenarios/interrupt.toml")),
-    ("q7-kernels.toml", include_str!("../../scenarios/q7-kernels.toml")),
-    ("dispatch.toml", include_str!("../../scenarios/dispatch.toml")),
-    ("windows.toml", include_str!("../../scenarios/windows.toml")),
-    ("allreduce-ring.toml", include_str!("../../scenarios/allreduce-ring.toml")),
-    ("allreduce-kangaring.toml", include_str!("../../scenarios/allreduce-kangaring.toml")),
-    ("allreduce-hier.toml", include_str!("../../scenarios/allreduce-hier.toml")),
-    ("allreduce-mesh.toml", include_str!("../../scenarios/allreduce-mesh.toml")),
-    ("barrier-global.toml", include_str!("../../scenarios/barrier-global.toml")),
-    ("tsync.toml", include_str!("../../scenarios/tsync.toml")),
-];
-
-/// One kind of scenario as a runner (`tpb sim`, the tests) drives it: how it
-/// runs, what its save file opens on, which diagrams it draws. The kinds
-/// are the tables of a scenario file; [`ScenarioFile::scenario`] is the
-/// registry that picks one.
-pub trait Scenario {
-    /// It runs on one system the runner builds ([`Scenario::run_on`]); the
-    /// mesh builds dies of its own ([`Scenario::run_dies`]).
-    fn single_system(&self) -> bool {
-        true
-    }
-    /// Run on `c` and check the ending within `limit` cycles.
-    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError>;
-    /// How many dies it runs on when asked for `requested` (`--dies`).
-    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
-        match requested {
-            None | Some(1) => Ok(1),
-            Some(n) => Err(ScenarioError::File(format!("--dies {n}: this scenario runs on one die"))),
+        /// A scenario file (`cosim/scenarios/*.toml`, or a user's): what it
+        /// is, where it applies, its cycle limit, and one kind's table
+        /// (`[barrier]`, …), which names the kind.
+        #[derive(Debug, Clone, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct ScenarioFile {
+            pub name: String,
+            pub description: String,
+            pub archs: Vec<String>,
+            /// Cycle limit for the ending.
+            pub cycles: u64,
+            $(#[serde(default)] pub $t: Option<$cfg>,)*
         }
+
+        /// The kinds, by their tables' names.
+        pub const KINDS: &[&str] = &[$(stringify!($t)),*];
+
+        impl ScenarioFile {
+            /// The kind tables present: (name, the kind).
+            fn tables(&self) -> Vec<(&'static str, &dyn Scenario)> {
+                let mut v: Vec<(&'static str, &dyn Scenario)> = Vec::new();
+                $(if let Some(c) = &self.$t { v.push((stringify!($t), c)); })*
+                v
+            }
+        }
+    };
+}
+
+kinds! {
+    bringup: BringupCfg,
+    doorbell: DoorbellCfg,
+    barrier: BarrierCfg,
+    mesh: MeshCfg,
+    halt_start: HaltStartCfg,
+    notify: NotifyCfg,
+    interrupt: InterruptCfg,
+    q7_kernels: Q7KernelsCfg,
+    dispatch: DispatchCfg,
+    windows: WindowsCfg,
+    collective: CollectiveCfg,
+    tsync: TsyncCfg,
+    timestamp: TimestampCfg,
+}
+
+/// The built-in scenarios, `cosim/scenarios/*.toml` by name: (file name, text).
+pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_scenarios.rs"));
+
+/// One kind of scenario as a runner (`tpb sim`, the tests) drives it: its
+/// checks on the file, how it runs, what its save file opens on, which
+/// diagrams it draws. [`ScenarioFile::scenario`] picks the file's kind.
+pub trait Scenario {
+    /// Check the kind's table before anything runs (`path` names the file).
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        let _ = path;
+        Ok(())
     }
-    /// TOP_SPs (tops) per die of a scenario on several dies.
-    fn top_sps(&self) -> usize {
-        1
-    }
-    /// Run on `dies` systems of its own, die k traced into `die_path(trace, k)`.
-    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
-        let _ = (dies, limit, trace);
-        Err(ScenarioError::NotApplicable { scenario: "this scenario", arch: arch.name(), why: "it runs on one system: run_on" })
-    }
+    /// How it runs: on one system the runner builds, or on dies of its own.
+    fn runs(&self) -> Runs<'_>;
     /// The cycles the save file opens on and the diagrams show: `(from, to, groups first)`.
     fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)>;
     /// The diagrams a traced run draws: `(group, from, to)`, `view` the key window.
@@ -295,12 +129,73 @@ pub trait Scenario {
         let (from, to, focus) = self.key_window(r, s)?;
         Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
     }
+    /// It runs on one system the runner builds.
+    fn single_system(&self) -> bool {
+        matches!(self.runs(), Runs::OneSystem(_))
+    }
+    /// Run on `c` (a kind on one system) and check the ending within `limit` cycles.
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        match self.runs() {
+            Runs::OneSystem(k) => k.run_on(c, limit),
+            Runs::Dies(_) => Err(ScenarioError::NotApplicable { scenario: "this scenario", arch: c.map().arch.name(), why: "it runs on dies of its own: run_dies" }),
+        }
+    }
+    /// How many dies it runs on when asked for `requested` (`--dies`).
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        match (self.runs(), requested) {
+            (Runs::Dies(k), _) => k.dies(requested),
+            (Runs::OneSystem(_), None | Some(1)) => Ok(1),
+            (Runs::OneSystem(_), Some(n)) => Err(ScenarioError::File(format!("--dies {n}: this scenario runs on one die"))),
+        }
+    }
+    /// TOP_SPs (tops) per die.
+    fn top_sps(&self) -> usize {
+        match self.runs() {
+            Runs::Dies(k) => k.top_sps(),
+            Runs::OneSystem(_) => 1,
+        }
+    }
+    /// Run on `dies` systems of its own (a kind on dies), die k traced into `die_path(trace, k)`.
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        match self.runs() {
+            Runs::Dies(k) => k.run_dies(arch, dies, limit, trace),
+            Runs::OneSystem(_) => Err(ScenarioError::NotApplicable { scenario: "this scenario", arch: arch.name(), why: "it runs on one system: run_on" }),
+        }
+    }
 }
 
-/// `bringup`'s table: the kernel input.
-#[derive(Debug, Clone, Copy)]
-pub struct Bringup {
-    pub n: u32,
+/// How a kind runs.
+pub enum Runs<'a> {
+    /// On one system the runner builds (and traces).
+    OneSystem(&'a dyn OneSystem),
+    /// On dies of its own.
+    Dies(&'a dyn OnDies),
+}
+
+/// A kind that runs on one system.
+pub trait OneSystem {
+    /// Run on `c` and check the ending within `limit` cycles.
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError>;
+}
+
+/// A kind that runs on dies of its own.
+pub trait OnDies {
+    /// How many dies it runs on when asked for `requested` (`--dies`).
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError>;
+    /// TOP_SPs (tops) per die.
+    fn top_sps(&self) -> usize {
+        1
+    }
+    /// Run on `dies` systems, die k traced into `die_path(trace, k)`.
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError>;
+}
+
+/// From the first to the last marker (checked events and the first
+/// run-stall release), widened (barrier, mesh, the collectives, tsync).
+fn events_window(r: &Report, s: &Stats) -> Option<(u64, u64)> {
+    let cycles = r.events.iter().map(|e| e.0).filter(|c| *c > 0).chain(s.first_release);
+    let (first, last) = (cycles.clone().min()?, cycles.max()?);
+    Some((first.saturating_sub(8), last + 16))
 }
 
 /// Why a scenario failed: setup, the HAL, or a checked ending.

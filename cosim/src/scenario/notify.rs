@@ -6,6 +6,13 @@ use super::*;
 use crate::sched::RESET_CYCLES;
 use tpb_models::golden::seq_dma::ERR_COMPLETION;
 use tpb_models::hal::notify::{Event, Notification};
+/// `[notify]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyCfg {
+    /// TOP_SP semaphore the DMA descriptor completes into (0..256).
+    pub dma_sem: u32,
+}
 
 /// `notify`: see the module table.
 pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -115,4 +122,29 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
 /// Records as a check's message lists them: `[sem pool[3], halted nx=0x04 q7=0x00]`.
 fn events(e: &[Event]) -> String {
     format!("[{}]", e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+impl Scenario for NotifyCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.dma_sem >= 256 {
+            return Err(ScenarioError::File(format!("{path}: [notify] dma_sem = {}: a TOP_SP semaphore, 0..256", self.dma_sem)));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
+        Some((at("host rings the DMA")?.saturating_sub(4), at("DMA doorbell")? + 40, vec!["notify", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("notify", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for NotifyCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        notify(c, self, limit)
+    }
 }

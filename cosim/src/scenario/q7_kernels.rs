@@ -3,6 +3,13 @@
 
 use super::*;
 use tpb_models::spec::q7_kernels as k;
+/// `[q7_kernels]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Q7KernelsCfg {
+    /// The opcodes each core dispatches, in order (at most 60).
+    pub requests: Vec<u8>,
+}
 
 /// `q7-kernels`: see the module table.
 pub fn q7_kernels(c: &mut Cosim, cfg: &Q7KernelsCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -56,4 +63,32 @@ pub fn q7_kernels(c: &mut Cosim, cfg: &Q7KernelsCfg, limit: u64) -> Result<Repor
     r.value("shell_bytes", prog.bytes.len() as u64);
     r.stats = c.stats;
     Ok(r)
+}
+
+impl Scenario for Q7KernelsCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.requests.is_empty() || self.requests.len() > 60 {
+            return Err(ScenarioError::File(format!(
+                "{path}: [q7_kernels] requests: 1 to 60 opcodes (the request list ends where the trace begins), not {}",
+                self.requests.len()
+            )));
+        }
+        Ok(())
+    }
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let rel = s.first_release?;
+        Some((rel, rel + 120, vec!["q7_core0", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("q7_core0", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for Q7KernelsCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        q7_kernels(c, self, limit)
+    }
 }

@@ -210,3 +210,39 @@ impl Ran {
         Ok(r)
     }
 }
+
+impl Scenario for TsyncCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::Dies(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if !(2..=crate::mesh::MAX_DIES).contains(&self.dies) || self.stagger == 0 {
+            return Err(ScenarioError::File(format!(
+                "{path}: [tsync] dies = {} (2..={}), stagger = {} (not 0: the sync needs counters that start apart)",
+                self.dies,
+                crate::mesh::MAX_DIES,
+                self.stagger
+            )));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["tsync", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        Vec::new()
+    }
+}
+
+impl OnDies for TsyncCfg {
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        let n = requested.unwrap_or(self.dies);
+        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
+            return Err(ScenarioError::File(format!("--dies {n}: tsync runs on 2 to {} dies", crate::mesh::MAX_DIES)));
+        }
+        Ok(n)
+    }
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        tsync(arch, self, dies, limit, trace).map(|(r, _)| r)
+    }
+}

@@ -8,6 +8,15 @@ use tpb_models::hal::windows::{Requester, Window};
 /// `[D]` The core addresses the scenario's windows translate.
 const W0: u32 = XLAT_APERTURE + 0x1000;
 const W1: u32 = XLAT_APERTURE + 0x2000;
+/// `[windows]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowsCfg {
+    /// The first of the 9 TOP_SP semaphores the windows target (at most 247).
+    pub sem: u32,
+    /// Stores the SEQ makes through window 0 (1..=255).
+    pub stores: u32,
+}
 
 /// `windows`: see the module table.
 pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, ScenarioError> {
@@ -53,4 +62,29 @@ pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, Sc
     r.value("xlat_lookups", c.stats.xlat);
     r.stats = c.stats;
     Ok(r)
+}
+
+impl Scenario for WindowsCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::OneSystem(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.sem > 247 || !(1..=255).contains(&self.stores) {
+            return Err(ScenarioError::File(format!("{path}: [windows] sem = {} (0..=247: it uses 9 semaphores), stores = {} (1..=255)", self.sem, self.stores)));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        let at = r.events.iter().find(|e| e.1.starts_with("SEQ store through window 0")).map(|e| e.0)?;
+        Some((at.saturating_sub(16), at + 24, vec!["xlat", "cores"]))
+    }
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        view.map(|v| vec![("xlat", v.from, v.to)]).unwrap_or_default()
+    }
+}
+
+impl OneSystem for WindowsCfg {
+    fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
+        windows(c, self, limit)
+    }
 }

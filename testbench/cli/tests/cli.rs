@@ -376,12 +376,12 @@ fn mistakes_in_files_and_options_are_named_before_anything_runs() {
         p.to_str().unwrap().to_string()
     };
     let head = "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 50000\n";
-    // A scenario table nothing reads; a semaphore past EVT_SEM.
-    let p = file("unused.toml", &format!("{head}kind = \"bringup\"\n[barrier]\narrive_sem = 1\ndepart_sem = 2\nwork = 3\n"));
+    // Two kinds' tables (one would be read by nothing); a semaphore past EVT_SEM.
+    let p = file("unused.toml", &format!("{head}[bringup]\n[barrier]\narrive_sem = 1\ndepart_sem = 2\nwork = 3\n"));
     let (code, out, err) = tpb(&["sim", &p, "--arch", "cayman"]);
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
-    assert!(err.contains("a [barrier] table, but kind = \"bringup\": nothing reads it"), "{err}");
-    let p = file("range.toml", &format!("{head}kind = \"barrier\"\n[barrier]\narrive_sem = 999\ndepart_sem = 2\nwork = 3\n"));
+    assert!(err.contains("kind tables [bringup] and [barrier]: a scenario file is one kind (one of [bringup], [doorbell]"), "{err}");
+    let p = file("range.toml", &format!("{head}[barrier]\narrive_sem = 999\ndepart_sem = 2\nwork = 3\n"));
     let (code, out, err) = tpb(&["sim", &p, "--arch", "cayman"]);
     assert_eq!((code, out.as_str()), (2, ""), "nothing ran: {err}");
     assert!(err.contains("[barrier] arrive_sem = 999, depart_sem = 2: two different POOL semaphores, 0..256"), "{err}");

@@ -67,39 +67,36 @@ fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
     assert!(err.contains("scenario 'doorbell' is for cayman, mariana, not sunda"), "{err}");
     let (code, _, err) = tpb(&["sim", "nosuch"]);
     assert_eq!(code, 2);
-    assert!(err.contains("no scenario 'nosuch' (built in: bringup"), "{err}");
+    assert!(err.contains("no scenario 'nosuch' (built in: allreduce-hier, allreduce-kangaring"), "{err}");
     let dir = tpb_testbench::tools::repo_root().join("target/cosim-sim-bad");
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
-    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"bringup\"\narchs = [\"cayman\"]\ncycels = 5\n").unwrap();
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycels = 5\n[bringup]\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("bad.toml:5:1: unknown field `cycels`"), "{err}");
-    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"barrier\"\narchs = [\"cayman\"]\ncycles = 5\n").unwrap();
+    assert!(err.contains("bad.toml:4:1: unknown field `cycels`"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 5\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
-    assert!(err.contains("bad.toml: kind = \"barrier\" needs a [barrier] table"), "{err}");
-    std::fs::write(
-        &bad,
-        "name = \"x\"\ndescription = \"y\"\nkind = \"doorbell\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n",
-    )
-    .unwrap();
+    assert!(err.contains("bad.toml: no kind table: a scenario file has one of [bringup], [doorbell], [barrier]"), "{err}");
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 5\n[doorbell]\nstep_sem = 8\ncompl_sem = 9\nwords = 4\nentries = [[[9, 0, 1]]]\n")
+        .unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("[doorbell] step [9, 0, 1]: m2s and s2m at most 8 (the ring length)"), "{err}");
     let (code, out, _) = tpb(&["scenarios"]);
     assert_eq!(code, 0);
-    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"halt_start\"\narchs = [\"cayman\"]\ncycles = 5\n[halt_start]\nq7_cores = 0\n").unwrap();
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 5\n[halt_start]\nq7_cores = 0\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("[halt_start] q7_cores = 0: choose at least one core"), "{err}");
-    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = []\nstream = []\n").unwrap();
+    std::fs::write(&bad, "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = []\nstream = []\n").unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);
     assert_eq!(code, 2);
     assert!(err.contains("[dispatch] stream: 1 to 4096 instructions"), "{err}");
     std::fs::write(
         &bad,
-        "name = \"x\"\ndescription = \"y\"\nkind = \"dispatch\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = [{ opcode = 0x41, func = 1 }]\nstream = [[0x41, 1]]\n",
+        "name = \"x\"\ndescription = \"y\"\narchs = [\"cayman\"]\ncycles = 5\n[dispatch]\nring = 8\nhandlers = [{ opcode = 0x41, func = 1 }]\nstream = [[0x41, 1]]\n",
     )
     .unwrap();
     let (code, _, err) = tpb(&["sim", bad.to_str().unwrap(), "--arch", "cayman"]);

@@ -285,3 +285,44 @@ pub use tapes::tapes;
 
 #[cfg(test)]
 mod tests;
+
+impl Scenario for CollectiveCfg {
+    fn runs(&self) -> Runs<'_> {
+        Runs::Dies(self)
+    }
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if !(2..=crate::mesh::MAX_DIES).contains(&self.dies) || self.first_sem >= 256 || self.words == 0 || !(1..=16).contains(&self.top_sps) {
+            return Err(ScenarioError::File(format!(
+                "{path}: [collective] dies = {} (2..={}), first_sem = {} (0..256), words = {} (not 0), top_sps = {} (1..=16)",
+                self.dies,
+                crate::mesh::MAX_DIES,
+                self.first_sem,
+                self.words,
+                self.top_sps
+            )));
+        }
+        Ok(())
+    }
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    }
+    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+        Vec::new()
+    }
+}
+
+impl OnDies for CollectiveCfg {
+    fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
+        let n = requested.unwrap_or(self.dies);
+        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
+            return Err(ScenarioError::File(format!("--dies {n}: a collective runs on 2 to {} dies", crate::mesh::MAX_DIES)));
+        }
+        Ok(n)
+    }
+    fn top_sps(&self) -> usize {
+        self.top_sps
+    }
+    fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
+        collective(arch, self, dies, limit, trace).map(|(r, _)| r)
+    }
+}
