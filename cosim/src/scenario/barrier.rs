@@ -75,8 +75,8 @@ impl Scenario for BarrierCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
-        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec![G::Cores, G::Doorbell]))
     }
 }
 

@@ -76,9 +76,9 @@ impl Scenario for BringupCfg {
     fn runs(&self) -> Runs<'_> {
         Runs::OneSystem(self)
     }
-    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let rel = s.first_release?;
-        Some((rel.saturating_sub(12), rel + 16, vec!["run_stall", "q7_core0"]))
+        Some((rel.saturating_sub(12), rel + 16, vec![G::RunStall, G::Q7Core0]))
     }
 }
 

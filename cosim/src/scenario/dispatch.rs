@@ -262,15 +262,15 @@ impl Scenario for DispatchCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
         match (at("CAM hit"), at("CAM miss interrupts")) {
-            (Some(hit), Some(irq)) => Some((hit.saturating_sub(8), irq + 40, vec!["dispatch", "cores"])),
-            _ => at(dispatch::BootMode::Sunda.name()).map(|from| (from.saturating_sub(4), from + 120, vec!["dispatch", "cores"])),
+            (Some(hit), Some(irq)) => Some((hit.saturating_sub(8), irq + 40, vec![G::Dispatch, G::Cores])),
+            _ => at(dispatch::BootMode::Sunda.name()).map(|from| (from.saturating_sub(4), from + 120, vec![G::Dispatch, G::Cores])),
         }
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("dispatch", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Dispatch, v.from, v.to)]).unwrap_or_default()
     }
 }
 

@@ -218,18 +218,18 @@ impl Scenario for DoorbellCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-        Some((at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec!["doorbell", "cores"]))
+        Some((at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec![G::Doorbell, G::Cores]))
     }
-    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         let mut d = match s.first_release {
-            Some(rel) => vec![("run_stall", rel.saturating_sub(12), rel + 16), ("q7_core0", rel, rel + 24)],
+            Some(rel) => vec![(G::RunStall, rel.saturating_sub(12), rel + 16), (G::Q7Core0, rel, rel + 24)],
             None => Vec::new(),
         };
         if let Some(v) = view {
-            d.push(("doorbell", v.from, v.to));
-            d.push(("cores", v.from, v.to));
+            d.push((G::Doorbell, v.from, v.to));
+            d.push((G::Cores, v.from, v.to));
         }
         d
     }

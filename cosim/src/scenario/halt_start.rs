@@ -118,12 +118,12 @@ impl Scenario for HaltStartCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
-        Some((at("host writes start_ctrl")?.saturating_sub(6), at("SEQ halts again")? + 12, vec!["halt_start", "cores"]))
+        Some((at("host writes start_ctrl")?.saturating_sub(6), at("SEQ halts again")? + 12, vec![G::HaltStart, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("halt_start", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::HaltStart, v.from, v.to)]).unwrap_or_default()
     }
 }
 

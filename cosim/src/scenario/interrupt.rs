@@ -119,13 +119,13 @@ impl Scenario for InterruptCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
         let from = at("host raises the SEQ")?;
-        Some((from.saturating_sub(4), from + 90, vec!["interrupt", "cores"]))
+        Some((from.saturating_sub(4), from + 90, vec![G::Interrupt, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("interrupt", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Interrupt, v.from, v.to)]).unwrap_or_default()
     }
 }
 

@@ -138,11 +138,11 @@ impl Scenario for MeshCfg {
     fn runs(&self) -> Runs<'_> {
         Runs::Dies(self)
     }
-    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
-        events_window(r, s).map(|(from, to)| (from, to, vec!["cores", "doorbell"]))
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec![G::Cores, G::Doorbell]))
     }
-    fn diagrams(&self, s: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        s.first_release.map(|rel| vec![("run_stall", rel.saturating_sub(12), rel + 16)]).unwrap_or_default()
+    fn diagrams(&self, s: &Stats, _: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        s.first_release.map(|rel| vec![(G::RunStall, rel.saturating_sub(12), rel + 16)]).unwrap_or_default()
     }
 }
 

@@ -28,6 +28,7 @@
 use crate::firmware::{self, Addrs, FirmwareError};
 use crate::mesh::Mesh;
 use crate::sched::{CoreId, Cosim, CosimError, Master, Stats, Txn};
+pub use crate::waves::GroupName as G;
 use std::path::Path;
 use tpb_models::hal::{DmaConfig, Hal, HalError, Mmio, RingConfig, StpbConfig, UcodeImages};
 use tpb_models::ncfw::mesh::{DmaApbBcast, MeshEvent, MeshEventType};
@@ -109,12 +110,12 @@ pub trait Scenario {
     /// How it runs: on one system the runner builds, or on dies of its own.
     fn runs(&self) -> Runs<'_>;
     /// The cycles the save file opens on and the diagrams show: `(from, to, groups first)`.
-    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)>;
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)>;
     /// The diagrams a traced run draws: `(group, from, to)`, `view` the key window.
-    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+    fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         let _ = view;
         match s.first_release {
-            Some(rel) => vec![("run_stall", rel.saturating_sub(12), rel + 16), ("q7_core0", rel, rel + 24)],
+            Some(rel) => vec![(G::RunStall, rel.saturating_sub(12), rel + 16), (G::Q7Core0, rel, rel + 24)],
             None => Vec::new(),
         }
     }
@@ -127,7 +128,7 @@ pub trait Scenario {
         }
         markers.sort();
         let (from, to, focus) = self.key_window(r, s)?;
-        Some(crate::waves::View { from, to, markers, focus: focus.into_iter().map(String::from).collect() })
+        Some(crate::waves::View { from, to, markers, focus })
     }
     /// It runs on one system the runner builds.
     fn single_system(&self) -> bool {

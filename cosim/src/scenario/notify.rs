@@ -134,12 +134,12 @@ impl Scenario for NotifyCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-        Some((at("host rings the DMA")?.saturating_sub(4), at("DMA doorbell")? + 40, vec!["notify", "cores"]))
+        Some((at("host rings the DMA")?.saturating_sub(4), at("DMA doorbell")? + 40, vec![G::Notify, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("notify", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Notify, v.from, v.to)]).unwrap_or_default()
     }
 }
 

@@ -78,12 +78,12 @@ impl Scenario for Q7KernelsCfg {
         }
         Ok(())
     }
-    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, _: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let rel = s.first_release?;
-        Some((rel, rel + 120, vec!["q7_core0", "cores"]))
+        Some((rel, rel + 120, vec![G::Q7Core0, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("q7_core0", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Q7Core0, v.from, v.to)]).unwrap_or_default()
     }
 }
 

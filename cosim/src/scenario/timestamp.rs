@@ -59,12 +59,12 @@ impl Scenario for TimestampCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let (first, last) = (r.events.first()?.0, r.events.last()?.0);
-        Some((first.saturating_sub(4), last + 24, vec!["tsync", "bar0"]))
+        Some((first.saturating_sub(4), last + 24, vec![G::Tsync, G::Bar0]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("tsync", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Tsync, v.from, v.to)]).unwrap_or_default()
     }
 }
 

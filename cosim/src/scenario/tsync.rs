@@ -226,10 +226,10 @@ impl Scenario for TsyncCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
-        events_window(r, s).map(|(from, to)| (from, to, vec!["tsync", "cores"]))
+    fn key_window(&self, r: &Report, s: &Stats) -> Option<(u64, u64, Vec<G>)> {
+        events_window(r, s).map(|(from, to)| (from, to, vec![G::Tsync, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
+    fn diagrams(&self, _: &Stats, _: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         Vec::new()
     }
 }

@@ -74,12 +74,12 @@ impl Scenario for WindowsCfg {
         }
         Ok(())
     }
-    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<&'static str>)> {
+    fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
         let at = r.events.iter().find(|e| e.1.starts_with("SEQ store through window 0")).map(|e| e.0)?;
-        Some((at.saturating_sub(16), at + 24, vec!["xlat", "cores"]))
+        Some((at.saturating_sub(16), at + 24, vec![G::Xlat, G::Cores]))
     }
-    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(&'static str, u64, u64)> {
-        view.map(|v| vec![("xlat", v.from, v.to)]).unwrap_or_default()
+    fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+        view.map(|v| vec![(G::Xlat, v.from, v.to)]).unwrap_or_default()
     }
 }
 

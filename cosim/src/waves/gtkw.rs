@@ -10,7 +10,7 @@
 //! `[markername] A<text>` for their names.
 
 use super::names::{kind_of, CoreKind, Namer, ValueKind};
-use super::{groups, Dump, Timebase, WavesError};
+use super::{groups, Dump, GroupName, Timebase, WavesError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tpb_models::regmap::Arch;
@@ -38,7 +38,7 @@ pub struct View {
     /// (cycle, name) of each checked event, in order.
     pub markers: Vec<(u64, String)>,
     /// The groups to show first (the others follow in their usual order).
-    pub focus: Vec<String>,
+    pub focus: Vec<GroupName>,
 }
 
 /// A save file and the filter files it names (path, text, executable).
@@ -136,7 +136,7 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
     let mut procs: Vec<(CoreKind, usize, PathBuf)> = Vec::new();
     let mut gs = groups(arch);
     if let Some(v) = view {
-        gs.sort_by_key(|g| v.focus.iter().position(|f| f == g.name).unwrap_or(usize::MAX));
+        gs.sort_by_key(|g| v.focus.iter().position(|f| *f == g.name).unwrap_or(usize::MAX));
     }
     for g in gs {
         let _ = writeln!(s, "@{GROUP_BEGIN:x}\n-{}", g.title);

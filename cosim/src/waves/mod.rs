@@ -51,10 +51,66 @@ impl Timebase {
     }
 }
 
+/// The signal groups' names: what `tpb waves render --signals`, a
+/// scenario's key window and its diagrams name. Typed, so that a group
+/// misspelt in a scenario does not build.
+macro_rules! group_names {
+    ($($v:ident = $n:literal),* $(,)?) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum GroupName {
+            $($v),*
+        }
+        impl GroupName {
+            /// Every group, in the order the save files show them.
+            pub const ALL: &[GroupName] = &[$(GroupName::$v),*];
+            /// The name in files, on the command line and in the VCD views.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(GroupName::$v => $n),*
+                }
+            }
+        }
+    };
+}
+
+group_names! {
+    Bar0 = "bar0",
+    RunStall = "run_stall",
+    HaltStart = "halt_start",
+    Q7Core0 = "q7_core0",
+    Doorbell = "doorbell",
+    Interrupt = "interrupt",
+    Xlat = "xlat",
+    Dispatch = "dispatch",
+    Notify = "notify",
+    Tsync = "tsync",
+    Cores = "cores",
+}
+
+impl GroupName {
+    /// Every name, comma-separated (for messages).
+    pub fn list() -> String {
+        GroupName::ALL.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl std::fmt::Display for GroupName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GroupName {
+    type Err = WavesError;
+    fn from_str(s: &str) -> Result<GroupName, WavesError> {
+        GroupName::ALL.iter().copied().find(|g| g.as_str() == s).ok_or_else(|| WavesError::NoGroup(s.into()))
+    }
+}
+
 /// A named group of top-level signals.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
-    pub name: &'static str,
+    pub name: GroupName,
     pub title: &'static str,
     /// Port names under `TOP` (`q7_run_stall`).
     pub signals: Vec<String>,
@@ -83,14 +139,14 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
     }
     dispatch.extend(s(&["probe_seq_state", "probe_seq_pc", "probe_seq_insn"]));
     vec![
-        Group { name: "bar0", title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
+        Group { name: GroupName::Bar0, title: "Host BAR0 port", signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "rsp_valid", "rsp_rdata", "rsp_err"]) },
         Group {
-            name: "run_stall",
+            name: GroupName::RunStall,
             title: "Run-stall release",
             signals: s(&["req_valid", "req_write", "req_addr", "req_wdata", "q7_run_stall", "q7_halted", "nx_run_stall", "nx_halted"]),
         },
         Group {
-            name: "halt_start",
+            name: GroupName::HaltStart,
             title: "Halt and start",
             signals: s(&[
                 "req_valid",
@@ -112,7 +168,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             ]),
         },
         Group {
-            name: "q7_core0",
+            name: GroupName::Q7Core0,
             title: "Q7 core 0 memory ports",
             signals: s(&[
                 "q7_run_stall",
@@ -128,9 +184,9 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
                 "q7_ls_rdata$0",
             ]),
         },
-        Group { name: "doorbell", title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
+        Group { name: GroupName::Doorbell, title: "Doorbells: DMA and EVT_SEM", signals: doorbell },
         Group {
-            name: "interrupt",
+            name: GroupName::Interrupt,
             title: "Interrupts: intr_ctrl/intr_info to the cores' lines",
             signals: s(&[
                 "req_valid",
@@ -147,7 +203,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             ]),
         },
         Group {
-            name: "xlat",
+            name: GroupName::Xlat,
             title: "Address translation: a core's lookup and its SoC access",
             signals: s(&[
                 "xlat_valid",
@@ -165,9 +221,9 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
                 "probe_seq_insn",
             ]),
         },
-        Group { name: "dispatch", title: "SEQ dispatch: the HW-decode port and the SEQ", signals: dispatch },
+        Group { name: GroupName::Dispatch, title: "SEQ dispatch: the HW-decode port and the SEQ", signals: dispatch },
         Group {
-            name: "notify",
+            name: GroupName::Notify,
             title: "Notifications: events and the ring",
             signals: s(&[
                 "req_valid",
@@ -185,12 +241,12 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
             ]),
         },
         Group {
-            name: "tsync",
+            name: GroupName::Tsync,
             title: "Time sync: the TPB timestamp and the TOP_SP's BAR0 accesses",
             signals: s(&["timestamp_hi", "timestamp_lo", "req_valid", "req_write", "req_addr", "req_wdata", "rsp_rdata", "probe_top_sp_state", "probe_top_sp_pc"]),
         },
         Group {
-            name: "cores",
+            name: GroupName::Cores,
             title: "Cores and host (probes)",
             signals: s(&[
                 "probe_hal_kind",
@@ -213,7 +269,7 @@ pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
 pub enum WavesError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
-    #[error("no signal group '{0}' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, dispatch, xlat, notify, tsync, cores)")]
+    #[error("no signal group '{0}' (groups: {list})", list = GroupName::list())]
     NoGroup(String),
     #[error("{path}: no signal TOP.{name}")]
     NoSignal { path: String, name: String },
@@ -367,5 +423,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Each name is a group of every generation's, once, in the order of
+    /// [`GroupName::ALL`](super::GroupName::ALL), and reads back from its text.
+    #[test]
+    fn every_group_name_names_one_group_and_parses_back() {
+        use super::GroupName;
+        for arch in tpb_models::regmap::Arch::ALL {
+            let names: Vec<GroupName> = super::groups(arch).iter().map(|g| g.name).collect();
+            assert_eq!(names, GroupName::ALL, "{arch:?}");
+        }
+        for g in GroupName::ALL {
+            assert_eq!(g.as_str().parse::<GroupName>().unwrap(), *g);
+        }
+        let e = "run-stall".parse::<GroupName>().unwrap_err().to_string();
+        assert_eq!(e, "no signal group 'run-stall' (groups: bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, xlat, dispatch, notify, tsync, cores)");
     }
 }

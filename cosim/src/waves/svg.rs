@@ -6,7 +6,7 @@
 //! the title.
 
 use super::names::Namer;
-use super::{groups, Dump, Timebase, Trace, WavesError};
+use super::{groups, Dump, GroupName, Timebase, Trace, WavesError};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -20,8 +20,8 @@ const PLOT_W: f64 = 1400.0;
 
 /// An SVG timing diagram of `group` from `from` to `to` (cycles), reading
 /// only that group's signals from `path`.
-pub fn render(path: &Path, namer: &Namer, tb: Timebase, group: &str, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
-    let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.into()))?;
+pub fn render(path: &Path, namer: &Namer, tb: Timebase, group: GroupName, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
+    let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.to_string()))?;
     let d = Dump::load(path, &g.signals)?;
     d.check_range(tb, from, to)?;
     render_dump(&d, namer, tb, group, from, to, markers)
@@ -64,8 +64,8 @@ struct Legend {
 
 /// An SVG timing diagram of `group` from `from` to `to` (cycles), from
 /// signals already read, with `markers` (cycle, name) inside the window drawn.
-pub fn render_dump(dump: &Dump, namer: &Namer, tb: Timebase, group: &str, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
-    let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.into()))?;
+pub fn render_dump(dump: &Dump, namer: &Namer, tb: Timebase, group: GroupName, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
+    let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.to_string()))?;
     if to <= from {
         return Err(WavesError::Range { from, to });
     }

@@ -147,9 +147,10 @@ pub enum WavesCmd {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "cayman")]
         arch: ArchArg,
-        /// bar0, run_stall, q7_core0, doorbell or cores.
+        /// The signal group: bar0, run_stall, halt_start, q7_core0, doorbell,
+        /// interrupt, xlat, dispatch, notify, tsync or cores.
         #[arg(long, default_value = "run_stall")]
-        signals: String,
+        signals: tpb_cosim::waves::GroupName,
         /// First cycle.
         #[arg(long, default_value = "0", value_parser = parse_cycles)]
         from: u64,

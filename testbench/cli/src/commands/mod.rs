@@ -368,7 +368,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
             let arch: Arch = arch.into();
             let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
-            let svg = tpb_cosim::waves::render(&file, &namer, tpb_cosim::waves::Timebase::of(arch)?, &signals, from, to, &markers)?;
+            let svg = tpb_cosim::waves::render(&file, &namer, tpb_cosim::waves::Timebase::of(arch)?, signals, from, to, &markers)?;
             write(&out, &svg)?;
             println!("wrote {} ({signals}, cycles {from}..{to})", out.display());
             Ok(())
