@@ -182,16 +182,23 @@ fn run_stream(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64, limit
             c.write32(dram + u64::from(d::TAIL), tail)?;
             if was == 0 {
                 r.events.push((c.stats.cycles, format!("{}: host fills the queue", mode.name())));
+                if mode == BootMode::Sunda && r.key.is_none() {
+                    // No CAM (SUNDA): the waves open on the first fill.
+                    r.key = Some((c.stats.cycles + 4, c.stats.cycles + 80));
+                }
             }
         }
         if first_irq {
             // The key moment of the waves: a CAM hit, then the first CAM miss interrupting the SEQ.
-            if c.run_until(limit, |c| c.out.hwd.is_some_and(|h| h.fifo_valid && h.head.hit)) {
-                r.events.push((c.stats.cycles, "CAM hit: the SEQ pops its handler".into()));
+            let hit = c.run_until(limit, |c| c.out.hwd.is_some_and(|h| h.fifo_valid && h.head.hit)).then_some(c.stats.cycles);
+            if let Some(at) = hit {
+                r.events.push((at, "CAM hit: the SEQ pops its handler".into()));
             }
-            if c.run_until(limit, |c| c.out.nx_irq >> Engine::Pool.isa_id().unwrap_or(2) & 1 == 1) {
-                r.events.push((c.stats.cycles, "CAM miss interrupts the SEQ".into()));
+            let irq = c.run_until(limit, |c| c.out.nx_irq >> Engine::Pool.isa_id().unwrap_or(2) & 1 == 1).then_some(c.stats.cycles);
+            if let Some(at) = irq {
+                r.events.push((at, "CAM miss interrupts the SEQ".into()));
             }
+            r.key = hit.zip(irq);
             first_irq = false;
         }
         c.run(16);
@@ -263,11 +270,9 @@ impl Scenario for DispatchCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
-        match (at("CAM hit"), at("CAM miss interrupts")) {
-            (Some(hit), Some(irq)) => Some((hit.saturating_sub(8), irq + 40, vec![G::Dispatch, G::Cores])),
-            _ => at(dispatch::BootMode::Sunda.name()).map(|from| (from.saturating_sub(4), from + 120, vec![G::Dispatch, G::Cores])),
-        }
+        // A CAM hit and the first miss interrupt, or (SUNDA) around the first fill.
+        let (from, to) = r.key?;
+        Some((from.saturating_sub(8), to + 40, vec![G::Dispatch, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         view.map(|v| vec![(G::Dispatch, v.from, v.to)]).unwrap_or_default()

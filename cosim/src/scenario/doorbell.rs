@@ -167,6 +167,7 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     let names = ["host_trigger", "first tail-pointer write", "first DMA doorbell", "last DMA doorbell", "completion posted", "host saw completion"];
     r.events.extend(names.iter().zip(order).map(|(n, c)| (c.unwrap_or(0), n.to_string())));
     r.events.sort();
+    r.key = first_tail.zip(dbs.first().copied());
     let tails = c.log.iter().filter(|t| tail(t)).count();
     r.value("tail_pointer_writes", tails as u64);
     r.value("descriptors", u64::from(m2s + s2m));
@@ -219,8 +220,8 @@ impl Scenario for DoorbellCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-        Some((at("first tail-pointer write")?.saturating_sub(4), at("first DMA doorbell")? + 8, vec![G::Doorbell, G::Cores]))
+        let (tail, doorbell) = r.key?;
+        Some((tail.saturating_sub(4), doorbell + 8, vec![G::Doorbell, G::Cores]))
     }
     fn diagrams(&self, s: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         let mut d = match s.first_release {

@@ -67,6 +67,7 @@ pub fn halt_start(c: &mut Cosim, h: &HaltStartCfg, limit: u64) -> Result<Report,
     let again = last(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && t.addr == halt_ctrl);
     r.check(c.stats.cycles, again.is_some_and(|t| s.is_some_and(|s| t.cycle > s.0)), "the SEQ halted itself again after the restart")?;
     r.events.push((again.map_or(0, |t| t.cycle), "SEQ halts again".into()));
+    r.key = w.map(|t| t.cycle).zip(again.map(|t| t.cycle));
     let st = halted(c)?;
     r.check(c.stats.cycles, st == RunState { running: false, halted: true }, format!("the host sees the SEQ halted again (run_state: {st})"))?;
 
@@ -119,8 +120,8 @@ impl Scenario for HaltStartCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
-        Some((at("host writes start_ctrl")?.saturating_sub(6), at("SEQ halts again")? + 12, vec![G::HaltStart, G::Cores]))
+        let (start, halt) = r.key?;
+        Some((start.saturating_sub(6), halt + 12, vec![G::HaltStart, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         view.map(|v| vec![(G::HaltStart, v.from, v.to)]).unwrap_or_default()

@@ -55,6 +55,7 @@ pub fn interrupt(c: &mut Cosim, cfg: &InterruptCfg, limit: u64) -> Result<Report
     // 1. The host raises the SEQ's interrupt (intr_ctrl.raise, enable kept).
     let nx_ctrl = u64::from(a.reg(Engine::Pool, "nx", "intr_ctrl")?);
     r.events.push((c.stats.cycles, "host raises the SEQ's interrupt".into()));
+    r.key = Some((c.stats.cycles, c.stats.cycles));
     c.write32(nx_ctrl, 1 | 1 << 8)?;
     r.check(c.stats.cycles, taken(c, seq_dram, 1)?, "the SEQ took the host's interrupt")?;
     let v = log(c, seq_dram, 0)?;
@@ -120,8 +121,7 @@ impl Scenario for InterruptCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = |n: &str| r.events.iter().find(|e| e.1.starts_with(n)).map(|e| e.0);
-        let from = at("host raises the SEQ")?;
+        let (from, _) = r.key?;
         Some((from.saturating_sub(4), from + 90, vec![G::Interrupt, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {

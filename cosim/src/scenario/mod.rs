@@ -237,6 +237,10 @@ pub struct Report {
     pub events: Vec<(u64, String)>,
     /// Requests that crossed between dies (the scenarios on several dies).
     pub crossings: Vec<crate::mesh::Crossing>,
+    /// The cycles of the two events the save file opens around, recorded by
+    /// the run where it sees them (a kind's [`Scenario::key_window`] widens
+    /// them), rather than found again by their text.
+    pub key: Option<(u64, u64)>,
 }
 
 impl Report {

@@ -108,6 +108,7 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
     r.check(c.stats.cycles, got == want, format!("DMA records: {}, expected {}", events(&got), events(&want)))?;
     if let Some(d) = c.doorbell_cycles.first() {
         r.events.push((*d, "DMA doorbell".into()));
+        r.key = Some((kick, *d));
     }
 
     // Nothing lost: sequence numbers 0.. without a gap, cycles in order.
@@ -135,8 +136,8 @@ impl Scenario for NotifyCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = |n: &str| r.events.iter().find(|e| e.1 == n).map(|e| e.0);
-        Some((at("host rings the DMA")?.saturating_sub(4), at("DMA doorbell")? + 40, vec![G::Notify, G::Cores]))
+        let (kick, doorbell) = r.key?;
+        Some((kick.saturating_sub(4), doorbell + 40, vec![G::Notify, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
         view.map(|v| vec![(G::Notify, v.from, v.to)]).unwrap_or_default()

@@ -47,6 +47,7 @@ pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, Sc
     let first = first(c, |t| t.master == Master::Core(CoreId::Seq) && t.write && t.addr == inc0);
     r.check(c.stats.cycles, first.is_some(), "the SEQ's store through window 0 reached the TOP_SP's INC window on BAR0")?;
     r.events.push((first.map_or(0, |t| t.cycle), "SEQ store through window 0 reaches the TOP_SP".into()));
+    r.key = first.map(|t| (t.cycle, t.cycle));
     let read = |c: &mut Cosim, k: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem(k))?.into())?) };
     let v = read(c, 0)?;
     r.check(c.stats.cycles, v == cfg.stores, format!("semaphore {} = {v}: the SEQ's {} stores through window 0", sem(0), cfg.stores))?;
@@ -75,7 +76,7 @@ impl Scenario for WindowsCfg {
         Ok(())
     }
     fn key_window(&self, r: &Report, _: &Stats) -> Option<(u64, u64, Vec<G>)> {
-        let at = r.events.iter().find(|e| e.1.starts_with("SEQ store through window 0")).map(|e| e.0)?;
+        let (at, _) = r.key?;
         Some((at.saturating_sub(16), at + 24, vec![G::Xlat, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
