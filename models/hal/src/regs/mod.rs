@@ -97,4 +97,16 @@ mod tests {
         assert_eq!(sunda::nx::RUN_STATE.device_offset, Some(0x08));
         assert_eq!(mariana::q7::RUN_STATE_7.offset, 0x3024);
     }
+
+    /// A repeat group is also one array, in index order: element k is the
+    /// register `..k..`, at the group's stride (the windows: 0x1c, DIGEST §2.8).
+    #[test]
+    fn repeat_groups_are_arrays_in_index_order() {
+        for (k, r) in cayman::windows::WINDOW_SRC_LO.iter().enumerate() {
+            assert_eq!((r.name.to_string(), r.offset), (format!("window{k}_src_lo"), 0x2000 + 0x1c * k as u32));
+        }
+        assert_eq!(cayman::windows::WINDOW_CTRL[7].name, "window7_ctrl");
+        assert_eq!(mariana::q7::RUN_STATE[7], mariana::q7::RUN_STATE_7);
+        assert_eq!(sunda::q7::INTR_INFO.len(), 8);
+    }
 }

@@ -53,6 +53,20 @@ pub fn render(maps: &[RegMap]) -> String {
                     writeln!(w, "        }}").unwrap();
                 }
             }
+            // Each repeat group also as one array, in index order (`WINDOW_SRC_LO[k]`).
+            let mut groups: Vec<(&str, Vec<&Register>)> = Vec::new();
+            for r in b.registers.iter().filter(|r| r.index.is_some()) {
+                match groups.iter_mut().find(|(g, _)| *g == r.group.as_str()) {
+                    Some((_, v)) => v.push(r),
+                    None => groups.push((&r.group, vec![r])),
+                }
+            }
+            for (g, rs) in &groups {
+                let name = upper(g.trim_matches('_'));
+                writeln!(w, "        /// `{g}{{n}}`: the repeat group as an array, n = 0..{}.", rs.len()).unwrap();
+                let items: Vec<String> = rs.iter().map(|r| upper(&r.name)).collect();
+                writeln!(w, "        pub const {name}: [Reg; {}] = [{}];", rs.len(), items.join(", ")).unwrap();
+            }
             for a in &b.arrays {
                 writeln!(w, "        /// {} `[{:?}]` ({})", super::rustdoc_text(&a.description), a.tag, super::rustdoc_text(&a.source)).unwrap();
                 let wins: Vec<String> = a.windows.iter().map(|x| format!("(\"{}\", {:#06x})", x.name, x.offset)).collect();
