@@ -275,7 +275,7 @@ impl Scenario for DispatchCfg {
         Some((from.saturating_sub(8), to + 40, vec![G::Dispatch, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Dispatch, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Dispatch, view)
     }
 }
 

@@ -124,7 +124,7 @@ impl Scenario for HaltStartCfg {
         Some((start.saturating_sub(6), halt + 12, vec![G::HaltStart, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::HaltStart, v.from, v.to)]).unwrap_or_default()
+        over_view(G::HaltStart, view)
     }
 }
 

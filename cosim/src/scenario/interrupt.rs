@@ -125,7 +125,7 @@ impl Scenario for InterruptCfg {
         Some((from.saturating_sub(4), from + 90, vec![G::Interrupt, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Interrupt, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Interrupt, view)
     }
 }
 

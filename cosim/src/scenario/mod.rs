@@ -191,6 +191,11 @@ pub trait OnDies {
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError>;
 }
 
+/// One diagram of `group` over the key window `view` (none without one).
+fn over_view(group: G, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
+    view.map(|v| vec![(group, v.from, v.to)]).unwrap_or_default()
+}
+
 /// From the first to the last marker (checked events and the first
 /// run-stall release), widened (barrier, mesh, the collectives, tsync).
 fn events_window(r: &Report, s: &Stats) -> Option<(u64, u64)> {

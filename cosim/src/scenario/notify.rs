@@ -140,7 +140,7 @@ impl Scenario for NotifyCfg {
         Some((kick.saturating_sub(4), doorbell + 40, vec![G::Notify, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Notify, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Notify, view)
     }
 }
 

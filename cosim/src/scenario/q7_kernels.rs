@@ -83,7 +83,7 @@ impl Scenario for Q7KernelsCfg {
         Some((rel, rel + 120, vec![G::Q7Core0, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Q7Core0, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Q7Core0, view)
     }
 }
 

@@ -64,7 +64,7 @@ impl Scenario for TimestampCfg {
         Some((first.saturating_sub(4), last + 24, vec![G::Tsync, G::Bar0]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Tsync, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Tsync, view)
     }
 }
 

@@ -80,7 +80,7 @@ impl Scenario for WindowsCfg {
         Some((at.saturating_sub(16), at + 24, vec![G::Xlat, G::Cores]))
     }
     fn diagrams(&self, _: &Stats, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
-        view.map(|v| vec![(G::Xlat, v.from, v.to)]).unwrap_or_default()
+        over_view(G::Xlat, view)
     }
 }
 

@@ -107,7 +107,8 @@ pub mod sunda {
         pub const NX_RSVD_SPACE1: Reg = Reg { name: "nx_rsvd_space1", block: "nx", offset: 0x0840, rtl_offset: 0x0840, device_offset: None, reset: 0x0 };
         /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
         pub const NX_RSVD_SPACE2: Reg = Reg { name: "nx_rsvd_space2", block: "nx", offset: 0x0844, rtl_offset: 0x0844, device_offset: None, reset: 0x0 };
-        /// `nx_rsvd_space{n}`: the repeat group as an array, n = 0..3.
+        /// `nx_rsvd_space0` .. `nx_rsvd_space2`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const NX_RSVD_SPACE: [Reg; 3] = [NX_RSVD_SPACE0, NX_RSVD_SPACE1, NX_RSVD_SPACE2];
     }
     /// TOP_SP doorbells: host_trigger and stop (SUNDA compacted layout)
@@ -290,21 +291,26 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// `window_src_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_lo` .. `window7_src_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_LO: [Reg; 8] = [WINDOW0_SRC_LO, WINDOW1_SRC_LO, WINDOW2_SRC_LO, WINDOW3_SRC_LO, WINDOW4_SRC_LO, WINDOW5_SRC_LO, WINDOW6_SRC_LO, WINDOW7_SRC_LO];
-        /// `window_src_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_hi` .. `window7_src_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_HI: [Reg; 8] = [WINDOW0_SRC_HI, WINDOW1_SRC_HI, WINDOW2_SRC_HI, WINDOW3_SRC_HI, WINDOW4_SRC_HI, WINDOW5_SRC_HI, WINDOW6_SRC_HI, WINDOW7_SRC_HI];
-        /// `window_size_lo{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_LO: [Reg; 8] =
-            [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
-        /// `window_size_hi{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_HI: [Reg; 8] =
-            [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
-        /// `window_dst_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_size_lo` .. `window7_size_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_LO: [Reg; 8] = [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
+        /// `window0_size_hi` .. `window7_size_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_HI: [Reg; 8] = [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
+        /// `window0_dst_lo` .. `window7_dst_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_LO: [Reg; 8] = [WINDOW0_DST_LO, WINDOW1_DST_LO, WINDOW2_DST_LO, WINDOW3_DST_LO, WINDOW4_DST_LO, WINDOW5_DST_LO, WINDOW6_DST_LO, WINDOW7_DST_LO];
-        /// `window_dst_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_dst_hi` .. `window7_dst_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_HI: [Reg; 8] = [WINDOW0_DST_HI, WINDOW1_DST_HI, WINDOW2_DST_HI, WINDOW3_DST_HI, WINDOW4_DST_HI, WINDOW5_DST_HI, WINDOW6_DST_HI, WINDOW7_DST_HI];
-        /// `window_ctrl{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_ctrl` .. `window7_ctrl`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_CTRL: [Reg; 8] = [WINDOW0_CTRL, WINDOW1_CTRL, WINDOW2_CTRL, WINDOW3_CTRL, WINDOW4_CTRL, WINDOW5_CTRL, WINDOW6_CTRL, WINDOW7_CTRL];
     }
     /// Q7 cluster control bundle: per-core run-stall, start, run state, interrupts
@@ -455,9 +461,11 @@ pub mod sunda {
         }
         /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
-        /// `run_state{n}`: the repeat group as an array, n = 0..8.
+        /// `run_state_0` .. `run_state_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const RUN_STATE: [Reg; 8] = [RUN_STATE_0, RUN_STATE_1, RUN_STATE_2, RUN_STATE_3, RUN_STATE_4, RUN_STATE_5, RUN_STATE_6, RUN_STATE_7];
-        /// `intr_info{n}`: the repeat group as an array, n = 0..8.
+        /// `intr_info_0` .. `intr_info_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const INTR_INFO: [Reg; 8] = [INTR_INFO_0, INTR_INFO_1, INTR_INFO_2, INTR_INFO_3, INTR_INFO_4, INTR_INFO_5, INTR_INFO_6, INTR_INFO_7];
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
@@ -802,21 +810,26 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// `window_src_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_lo` .. `window7_src_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_LO: [Reg; 8] = [WINDOW0_SRC_LO, WINDOW1_SRC_LO, WINDOW2_SRC_LO, WINDOW3_SRC_LO, WINDOW4_SRC_LO, WINDOW5_SRC_LO, WINDOW6_SRC_LO, WINDOW7_SRC_LO];
-        /// `window_src_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_hi` .. `window7_src_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_HI: [Reg; 8] = [WINDOW0_SRC_HI, WINDOW1_SRC_HI, WINDOW2_SRC_HI, WINDOW3_SRC_HI, WINDOW4_SRC_HI, WINDOW5_SRC_HI, WINDOW6_SRC_HI, WINDOW7_SRC_HI];
-        /// `window_size_lo{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_LO: [Reg; 8] =
-            [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
-        /// `window_size_hi{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_HI: [Reg; 8] =
-            [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
-        /// `window_dst_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_size_lo` .. `window7_size_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_LO: [Reg; 8] = [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
+        /// `window0_size_hi` .. `window7_size_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_HI: [Reg; 8] = [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
+        /// `window0_dst_lo` .. `window7_dst_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_LO: [Reg; 8] = [WINDOW0_DST_LO, WINDOW1_DST_LO, WINDOW2_DST_LO, WINDOW3_DST_LO, WINDOW4_DST_LO, WINDOW5_DST_LO, WINDOW6_DST_LO, WINDOW7_DST_LO];
-        /// `window_dst_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_dst_hi` .. `window7_dst_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_HI: [Reg; 8] = [WINDOW0_DST_HI, WINDOW1_DST_HI, WINDOW2_DST_HI, WINDOW3_DST_HI, WINDOW4_DST_HI, WINDOW5_DST_HI, WINDOW6_DST_HI, WINDOW7_DST_HI];
-        /// `window_ctrl{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_ctrl` .. `window7_ctrl`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_CTRL: [Reg; 8] = [WINDOW0_CTRL, WINDOW1_CTRL, WINDOW2_CTRL, WINDOW3_CTRL, WINDOW4_CTRL, WINDOW5_CTRL, WINDOW6_CTRL, WINDOW7_CTRL];
     }
     /// Q7 cluster control bundle: per-core run-stall, start, run state, interrupts
@@ -967,9 +980,11 @@ pub mod cayman {
         }
         /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
-        /// `run_state{n}`: the repeat group as an array, n = 0..8.
+        /// `run_state_0` .. `run_state_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const RUN_STATE: [Reg; 8] = [RUN_STATE_0, RUN_STATE_1, RUN_STATE_2, RUN_STATE_3, RUN_STATE_4, RUN_STATE_5, RUN_STATE_6, RUN_STATE_7];
-        /// `intr_info{n}`: the repeat group as an array, n = 0..8.
+        /// `intr_info_0` .. `intr_info_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const INTR_INFO: [Reg; 8] = [INTR_INFO_0, INTR_INFO_1, INTR_INFO_2, INTR_INFO_3, INTR_INFO_4, INTR_INFO_5, INTR_INFO_6, INTR_INFO_7];
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity
@@ -1314,21 +1329,26 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const REQUESTER: Field = Field { name: "requester", lsb: 4, width: 4 };
         }
-        /// `window_src_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_lo` .. `window7_src_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_LO: [Reg; 8] = [WINDOW0_SRC_LO, WINDOW1_SRC_LO, WINDOW2_SRC_LO, WINDOW3_SRC_LO, WINDOW4_SRC_LO, WINDOW5_SRC_LO, WINDOW6_SRC_LO, WINDOW7_SRC_LO];
-        /// `window_src_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_src_hi` .. `window7_src_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_SRC_HI: [Reg; 8] = [WINDOW0_SRC_HI, WINDOW1_SRC_HI, WINDOW2_SRC_HI, WINDOW3_SRC_HI, WINDOW4_SRC_HI, WINDOW5_SRC_HI, WINDOW6_SRC_HI, WINDOW7_SRC_HI];
-        /// `window_size_lo{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_LO: [Reg; 8] =
-            [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
-        /// `window_size_hi{n}`: the repeat group as an array, n = 0..8.
-        pub const WINDOW_SIZE_HI: [Reg; 8] =
-            [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
-        /// `window_dst_lo{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_size_lo` .. `window7_size_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_LO: [Reg; 8] = [WINDOW0_SIZE_LO, WINDOW1_SIZE_LO, WINDOW2_SIZE_LO, WINDOW3_SIZE_LO, WINDOW4_SIZE_LO, WINDOW5_SIZE_LO, WINDOW6_SIZE_LO, WINDOW7_SIZE_LO];
+        /// `window0_size_hi` .. `window7_size_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
+        pub const WINDOW_SIZE_HI: [Reg; 8] = [WINDOW0_SIZE_HI, WINDOW1_SIZE_HI, WINDOW2_SIZE_HI, WINDOW3_SIZE_HI, WINDOW4_SIZE_HI, WINDOW5_SIZE_HI, WINDOW6_SIZE_HI, WINDOW7_SIZE_HI];
+        /// `window0_dst_lo` .. `window7_dst_lo`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_LO: [Reg; 8] = [WINDOW0_DST_LO, WINDOW1_DST_LO, WINDOW2_DST_LO, WINDOW3_DST_LO, WINDOW4_DST_LO, WINDOW5_DST_LO, WINDOW6_DST_LO, WINDOW7_DST_LO];
-        /// `window_dst_hi{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_dst_hi` .. `window7_dst_hi`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_DST_HI: [Reg; 8] = [WINDOW0_DST_HI, WINDOW1_DST_HI, WINDOW2_DST_HI, WINDOW3_DST_HI, WINDOW4_DST_HI, WINDOW5_DST_HI, WINDOW6_DST_HI, WINDOW7_DST_HI];
-        /// `window_ctrl{n}`: the repeat group as an array, n = 0..8.
+        /// `window0_ctrl` .. `window7_ctrl`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const WINDOW_CTRL: [Reg; 8] = [WINDOW0_CTRL, WINDOW1_CTRL, WINDOW2_CTRL, WINDOW3_CTRL, WINDOW4_CTRL, WINDOW5_CTRL, WINDOW6_CTRL, WINDOW7_CTRL];
     }
     /// Q7 cluster control bundle: per-core run-stall, start, run state, interrupts
@@ -1479,9 +1499,11 @@ pub mod mariana {
         }
         /// Start address of the cores start_ctrl starts (one for the cluster: cores started together run the same kernel) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "q7", offset: 0x304c, rtl_offset: 0x304c, device_offset: Some(0x304c), reset: 0x0 };
-        /// `run_state{n}`: the repeat group as an array, n = 0..8.
+        /// `run_state_0` .. `run_state_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const RUN_STATE: [Reg; 8] = [RUN_STATE_0, RUN_STATE_1, RUN_STATE_2, RUN_STATE_3, RUN_STATE_4, RUN_STATE_5, RUN_STATE_6, RUN_STATE_7];
-        /// `intr_info{n}`: the repeat group as an array, n = 0..8.
+        /// `intr_info_0` .. `intr_info_7`: the repeat group as an array, in index order.
+        #[rustfmt::skip]
         pub const INTR_INFO: [Reg; 8] = [INTR_INFO_0, INTR_INFO_1, INTR_INFO_2, INTR_INFO_3, INTR_INFO_4, INTR_INFO_5, INTR_INFO_6, INTR_INFO_7];
     }
     /// TPB-level registers: SEQ instruction debug, notification SW-queue identity

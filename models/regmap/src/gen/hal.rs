@@ -63,8 +63,11 @@ pub fn render(maps: &[RegMap]) -> String {
             }
             for (g, rs) in &groups {
                 let name = upper(g.trim_matches('_'));
-                writeln!(w, "        /// `{g}{{n}}`: the repeat group as an array, n = 0..{}.", rs.len()).unwrap();
+                let (first, last) = (&rs[0].name, &rs[rs.len() - 1].name);
+                writeln!(w, "        /// `{first}` .. `{last}`: the repeat group as an array, in index order.").unwrap();
                 let items: Vec<String> = rs.iter().map(|r| upper(&r.name)).collect();
+                // One line, as generated (rustfmt would break the longer ones).
+                writeln!(w, "        #[rustfmt::skip]").unwrap();
                 writeln!(w, "        pub const {name}: [Reg; {}] = [{}];", rs.len(), items.join(", ")).unwrap();
             }
             for a in &b.arrays {
