@@ -276,7 +276,10 @@ pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
     dram
 }
 
+mod barrier;
 mod channels;
+mod mesh;
+mod ring;
 mod run;
 mod tapes;
 pub use channels::{channel_programs, group_roles, hierarchical_programs};
