@@ -19,9 +19,7 @@
     .equ DEPART_INC, DEPART_READ + TPB_SEM_INC_OFF
     .equ ARRIVE_DEC, ARRIVE_READ + TPB_SEM_DEC_OFF
     .equ DEPART_DEC, DEPART_READ + TPB_SEM_DEC_OFF
-    .org 0
-    j main
-    .org TPB_RESET_JUMP
+    .include "q7_reset.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM

@@ -5,9 +5,7 @@
 # through the Q7 bundle's start_addr/start_ctrl.
     .include "tpb.inc"
     .include "tpb_macros.inc"
-    .org 0
-    j main
-    .org TPB_RESET_JUMP
+    .include "q7_reset.S"
 main:
     movi a9, 1
     j record

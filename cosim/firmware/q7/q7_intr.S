@@ -13,9 +13,7 @@
 # DRAM record [D]: +4 interrupts taken, +0x20.. the intr_info_n value of each.
     .include "tpb.inc"
     .include "tpb_macros.inc"
-    .org 0
-    j main
-    .org TPB_RESET_JUMP
+    .include "q7_reset.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it)

@@ -3,9 +3,7 @@
 # Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
 # sum in DRAM[1] and the done marker TPB_SUM_DONE in DRAM[2], then halts.
     .include "tpb.inc"
-    .org 0
-    j main
-    .org TPB_RESET_JUMP
+    .include "q7_reset.S"
 main:
     const16 a2, TPB_DRAM_BASE_HI
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM

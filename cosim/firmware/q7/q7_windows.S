@@ -4,9 +4,7 @@
 # window faults (EXCVADDR = W1). W1 is the parameter (.equ; cosim/src/firmware/
 # q7_windows, or a file's set); TPB_RESET_JUMP as q7_halt.S.
     .include "tpb.inc"
-    .org 0
-    j main
-    .org TPB_RESET_JUMP
+    .include "q7_reset.S"
 main:
     const16 a4, W1_HI
     const16 a4, W1_LO

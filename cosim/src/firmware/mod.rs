@@ -59,6 +59,7 @@ pub const NCFW_WAIT: &str = include_str!("../../firmware/ncfw/ncfw_wait.S");
 pub const TAPE_FIRE: &str = include_str!("../../firmware/common/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../../firmware/common/ring_channels.S");
 pub const TPB_MACROS: &str = include_str!("../../firmware/common/tpb_macros.inc");
+pub const Q7_RESET: &str = include_str!("../../firmware/q7/q7_reset.S");
 
 /// `[D]` Value the SEQ stores in its DRAM\[0\] on reaching enter_run (`nx_boot.S`).
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -149,6 +150,7 @@ pub fn build_nx(file: &'static str, src: &str, consts: &Consts) -> Result<Progra
 pub const UNITS: &[(&str, &str)] = &[
     ("nx_trampoline.S", NX_TRAMPOLINE),
     ("tpb_macros.inc", TPB_MACROS),
+    ("q7_reset.S", Q7_RESET),
     ("nx_boot.S", NX_BOOT),
     ("nx_halt.S", NX_HALT),
     ("nx_intr.S", NX_INTR),
