@@ -191,6 +191,14 @@ pub trait OnDies {
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError>;
 }
 
+/// `n` dies for `what` (a kind on N dies): 2 to [`crate::mesh::MAX_DIES`].
+fn dies_in_range(n: usize, what: &str) -> Result<usize, ScenarioError> {
+    if !(2..=crate::mesh::MAX_DIES).contains(&n) {
+        return Err(ScenarioError::File(format!("--dies {n}: {what} runs on 2 to {} dies", crate::mesh::MAX_DIES)));
+    }
+    Ok(n)
+}
+
 /// One diagram of `group` over the key window `view` (none without one).
 fn over_view(group: G, view: Option<&crate::waves::View>) -> Vec<(G, u64, u64)> {
     view.map(|v| vec![(group, v.from, v.to)]).unwrap_or_default()

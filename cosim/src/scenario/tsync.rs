@@ -236,11 +236,7 @@ impl Scenario for TsyncCfg {
 
 impl OnDies for TsyncCfg {
     fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
-        let n = requested.unwrap_or(self.dies);
-        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
-            return Err(ScenarioError::File(format!("--dies {n}: tsync runs on 2 to {} dies", crate::mesh::MAX_DIES)));
-        }
-        Ok(n)
+        dies_in_range(requested.unwrap_or(self.dies), "tsync")
     }
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
         tsync(arch, self, dies, limit, trace).map(|(r, _)| r)

@@ -316,11 +316,7 @@ impl Scenario for CollectiveCfg {
 
 impl OnDies for CollectiveCfg {
     fn dies(&self, requested: Option<usize>) -> Result<usize, ScenarioError> {
-        let n = requested.unwrap_or(self.dies);
-        if !(2..=crate::mesh::MAX_DIES).contains(&n) {
-            return Err(ScenarioError::File(format!("--dies {n}: a collective runs on 2 to {} dies", crate::mesh::MAX_DIES)));
-        }
-        Ok(n)
+        dies_in_range(requested.unwrap_or(self.dies), "a collective")
     }
     fn top_sps(&self) -> usize {
         self.top_sps
