@@ -70,7 +70,27 @@ fn slots_a_generation_lacks_are_typed_errors() {
     assert!(matches!(sunda.topsp_set_tsync_signal(&mut m), Err(HalError::SlotEmpty { .. })));
     let cayman = Hal::for_arch(Arch::Cayman).unwrap();
     assert!(matches!(cayman.topsp_stop(&mut m), Err(HalError::SlotEmpty { slot: "topsp_stop", .. })));
+    assert!(matches!(sunda.get_eng_hw_decode_table_params(), Err(HalError::SlotEmpty { slot: "get_eng_hw_decode_table_params", .. })));
     assert!(m.log().is_empty());
+}
+
+/// The SEQ's and the HW-decode table's parameters (seed 004 §6: the
+/// getters `get_seq_params_sunda` and `get_eng_hw_decode_table_params_cayman`)
+/// are the map's regions, the table base folded as DIGEST §4 gives it; the
+/// bring-up writes through them (`ucode_seq_init`, `hw_decode_table_init`).
+#[test]
+fn seq_and_hw_decode_table_params_are_where_the_bring_up_writes() {
+    let sunda = Hal::for_arch(Arch::Sunda).unwrap().get_seq_params().unwrap();
+    let map = tpb_models::regmap::builtin(Arch::Sunda).unwrap();
+    let b = &map.params.bar0;
+    assert_eq!((sunda.iram_base, sunda.iram_bytes), (b.tpb_base + b.seq_iram.base, b.seq_iram.size));
+    assert_eq!((sunda.dram_base, sunda.dram_bytes), (b.tpb_base + b.seq_dram.base, b.seq_dram.size));
+    let hw = Hal::for_arch(Arch::Cayman).unwrap().get_eng_hw_decode_table_params().unwrap();
+    let map = tpb_models::regmap::builtin(Arch::Cayman).unwrap();
+    // DIGEST §4: 0x802b88000 with bit 35 folded away, in the TPB's BAR0 window; 47 records of 16 B.
+    assert_eq!(hw.base, 0x2b88000 + map.params.bar0.tpb_base);
+    assert_eq!((hw.cam_records, hw.cam_record_bytes), (47, 16));
+    assert!(hw.table_base >= hw.cam_base + 47 * 16, "the table follows the CAM: {hw:?}");
 }
 
 #[test]
@@ -87,9 +107,9 @@ fn slot_table_per_generation() {
         "topsp_get_host_trigger_reg_offset",
     ];
     let mut sunda: Vec<&str> = common.to_vec();
-    sunda.push("topsp_stop");
+    sunda.extend(["topsp_stop", "get_seq_params"]);
     let mut v3: Vec<&str> = common.to_vec();
-    v3.extend(["topsp_set_init_signal", "topsp_set_tsync_signal"]);
+    v3.extend(["topsp_set_init_signal", "topsp_set_tsync_signal", "get_seq_params", "get_eng_hw_decode_table_params"]);
     assert_eq!(filled(Arch::Sunda), sunda);
     assert_eq!(filled(Arch::Cayman), v3);
     assert_eq!(filled(Arch::Mariana), v3);

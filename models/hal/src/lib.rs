@@ -74,6 +74,8 @@ pub mod slot_fn {
     pub type PoolingInit = fn(&ArchCtx, &mut dyn Mmio, &PoolingConfig, SwapFn) -> Result<()>;
     pub type Doorbell = fn(&ArchCtx, &mut dyn Mmio) -> Result<()>;
     pub type Offset = fn(&ArchCtx) -> u64;
+    pub type SeqParams = fn(&ArchCtx) -> crate::pooling::SeqParams;
+    pub type HwDecodeTableParams = fn(&ArchCtx) -> Result<crate::pooling::HwDecodeTableParams>;
 }
 
 /// The per-generation function table (the seeds' `kaena_khal`), filled at
@@ -91,6 +93,8 @@ pub struct Khal {
     pub topsp_set_init_signal: Option<slot_fn::Doorbell>,
     pub topsp_set_tsync_signal: Option<slot_fn::Doorbell>,
     pub topsp_stop: Option<slot_fn::Doorbell>,
+    pub get_seq_params: Option<slot_fn::SeqParams>,
+    pub get_eng_hw_decode_table_params: Option<slot_fn::HwDecodeTableParams>,
 }
 
 impl std::fmt::Debug for Khal {
@@ -115,12 +119,14 @@ impl Khal {
             ("topsp_set_init_signal", None, self.topsp_set_init_signal.is_some()),
             ("topsp_set_tsync_signal", None, self.topsp_set_tsync_signal.is_some()),
             ("topsp_stop", None, self.topsp_stop.is_some()),
+            ("get_seq_params", None, self.get_seq_params.is_some()),
+            ("get_eng_hw_decode_table_params", None, self.get_eng_hw_decode_table_params.is_some()),
         ]
     }
 
     /// `kaena_khal_register_funcs` for one generation.
     pub fn register(arch: Arch) -> Khal {
-        let common = Khal { get_q7_params: Some(q7::get_q7_params), ..Khal::default() };
+        let common = Khal { get_q7_params: Some(q7::get_q7_params), get_seq_params: Some(pooling::get_seq_params), ..Khal::default() };
         match arch {
             Arch::Sunda => Khal {
                 q7_ucode_eng_init: Some(q7::ucode_eng_init),
@@ -140,6 +146,7 @@ impl Khal {
                     q7_swap_table_get_register_offsets: Some(q7::swap_table_offsets_v3),
                     q7_swap_file_io_table: Some(q7::swap_file_io_table_v3),
                     pooling_init: Some(pooling::pooling_init_v3),
+                    get_eng_hw_decode_table_params: Some(pooling::get_eng_hw_decode_table_params),
                     ..common
                 };
                 if arch == Arch::Cayman {
@@ -229,6 +236,19 @@ impl Hal {
                 arch: self.ctx.as_ref().map(|c| c.arch),
             }),
         }
+    }
+
+    /// `get_seq_params` (seed: `get_seq_params_sunda`): the SEQ's IRAM and DRAM.
+    pub fn get_seq_params(&self) -> Result<pooling::SeqParams> {
+        let (ctx, f) = self.slot("get_seq_params", self.khal.get_seq_params)?;
+        Ok(f(ctx))
+    }
+
+    /// `get_eng_hw_decode_table_params` (seed: `..._cayman`): where the
+    /// HW-decode CAM and handler table go; SUNDA's slot is empty (no CAM).
+    pub fn get_eng_hw_decode_table_params(&self) -> Result<pooling::HwDecodeTableParams> {
+        let (ctx, f) = self.slot("get_eng_hw_decode_table_params", self.khal.get_eng_hw_decode_table_params)?;
+        f(ctx)
     }
 
     /// `aws_hal_get_q7_params(owner)`.

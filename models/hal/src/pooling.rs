@@ -187,14 +187,12 @@ fn regs_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig) -> Result<
 fn ucode_seq_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, mut swap: Option<&mut dyn FnMut(&SwapRequest) -> i32>) -> Result<()> {
     mmio.note("pooling_init step 2: ucode_seq_init (SEQ IRAM/DRAM, NX registers, engine_base_address)");
     check_seq_sizes(ctx, &cfg.seq)?;
-    let b = &ctx.params().bar0;
-    let (iram, dram) = (b.seq_iram, b.seq_dram);
-    let tb = b.tpb_base;
+    let p = get_seq_params(ctx);
     let owner = crate::spec::q7_owner::POOLING;
     let sw = swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32);
-    q7::write_padded(mmio, tb + iram.base, &cfg.seq.iram, iram.size, sw, owner, "iram")?;
+    q7::write_padded(mmio, p.iram_base, &cfg.seq.iram, p.iram_bytes, sw, owner, "iram")?;
     let sw = swap.as_mut().map(|s| &mut **s as &mut dyn FnMut(&SwapRequest) -> i32);
-    q7::write_padded(mmio, tb + dram.base, &cfg.seq.dram, dram.size, sw, owner, "dram")?;
+    q7::write_padded(mmio, p.dram_base, &cfg.seq.dram, p.dram_bytes, sw, owner, "dram")?;
     // init_nx_registers: [D] interrupts disabled, pending interrupt info cleared.
     let nx = ctx.pool_base();
     let regs = &ctx.regs.nx;
@@ -208,14 +206,42 @@ fn ucode_seq_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, mut s
 /// handler table, each zero-padded to its full size, at hw_decode_table_params.
 pub fn hw_decode_table_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, t: &HwDecodeTable) -> Result<()> {
     mmio.note("pooling_init step 3b: hw_decode_table_init (CAM records, handler table)");
-    let p = ctx.params();
-    let hw = &p.hw_decode;
-    let base = p.local_reg.hw_decode_table_params.ok_or_else(|| HalError::Invalid(format!("{} has no hw_decode_table_params", ctx.arch)))? + p.bar0.tpb_base;
+    let p = get_eng_hw_decode_table_params(ctx)?;
     let cam_bytes = check_hw_decode_sizes(ctx, t)?;
     let cam: Vec<u8> = t.cam.iter().flat_map(|c| c.pack()).collect();
     let owner = crate::spec::q7_owner::POOLING;
-    q7::write_padded(mmio, base + hw.cam_offset as u64, &cam, cam_bytes, None, owner, "hw_decode cam")?;
-    q7::write_padded(mmio, base + hw.table_offset as u64, &t.table, hw.table_bytes as u64, None, owner, "hw_decode table")
+    q7::write_padded(mmio, p.cam_base, &cam, cam_bytes, None, owner, "hw_decode cam")?;
+    q7::write_padded(mmio, p.table_base, &t.table, p.table_bytes, None, owner, "hw_decode table")
+}
+
+/// Where the HW-decode CAM records and the handler table go (absolute BAR0
+/// addresses) and their sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HwDecodeTableParams {
+    /// `hw_decode_table_params` after the secure-bit fold (`[S]` CAYMAN 0x2b88000, DIGEST §4), in BAR0.
+    pub base: u64,
+    pub cam_base: u64,
+    pub cam_records: u32,
+    pub cam_record_bytes: u32,
+    pub table_base: u64,
+    pub table_bytes: u64,
+}
+
+/// `get_eng_hw_decode_table_params` (seed 004 §6, `..._cayman` @0x47af40:
+/// the same bit-35 fold of its 0x802b88000 base): the generation's
+/// [`HwDecodeTableParams`]; SUNDA has no HW-decode table (an error naming it).
+pub fn get_eng_hw_decode_table_params(ctx: &ArchCtx) -> Result<HwDecodeTableParams> {
+    let p = ctx.params();
+    let hw = &p.hw_decode;
+    let base = p.local_reg.hw_decode_table_params.ok_or_else(|| HalError::Invalid(format!("{} has no hw_decode_table_params", ctx.arch)))? + p.bar0.tpb_base;
+    Ok(HwDecodeTableParams {
+        base,
+        cam_base: base + u64::from(hw.cam_offset),
+        cam_records: hw.cam_records,
+        cam_record_bytes: hw.cam_record_bytes,
+        table_base: base + u64::from(hw.table_offset),
+        table_bytes: u64::from(hw.table_bytes),
+    })
 }
 
 /// Step 4, `dma_init`.
@@ -247,13 +273,31 @@ fn release_seq_run_stall(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
 }
 
 /// SEQ image sizes against the SEQ memories (step 2).
-fn check_seq_sizes(ctx: &ArchCtx, seq: &UcodeImages) -> Result<()> {
+/// Where the SEQ's IRAM and DRAM are (absolute BAR0 addresses) and how
+/// large: what `ucode_seq_init` checks the images against and writes them
+/// to (seed 004 §6 STEP 2, `get_seq_params_sunda`; the seeds show SUNDA's
+/// getter only, CAYMAN/MARIANA take the same from their maps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeqParams {
+    pub iram_base: u64,
+    pub iram_bytes: u64,
+    pub dram_base: u64,
+    pub dram_bytes: u64,
+}
+
+/// `get_seq_params`: the generation's [`SeqParams`] (`arch.toml [bar0]`).
+pub fn get_seq_params(ctx: &ArchCtx) -> SeqParams {
     let b = &ctx.params().bar0;
-    if seq.iram.len() as u64 > b.seq_iram.size {
-        return Err(HalError::SeqImageTooBig { mem: "IRAM", size: seq.iram.len() as u64, max: b.seq_iram.size });
+    SeqParams { iram_base: b.tpb_base + b.seq_iram.base, iram_bytes: b.seq_iram.size, dram_base: b.tpb_base + b.seq_dram.base, dram_bytes: b.seq_dram.size }
+}
+
+fn check_seq_sizes(ctx: &ArchCtx, seq: &UcodeImages) -> Result<()> {
+    let p = get_seq_params(ctx);
+    if seq.iram.len() as u64 > p.iram_bytes {
+        return Err(HalError::SeqImageTooBig { mem: "IRAM", size: seq.iram.len() as u64, max: p.iram_bytes });
     }
-    if seq.dram.len() as u64 > b.seq_dram.size {
-        return Err(HalError::SeqImageTooBig { mem: "DRAM", size: seq.dram.len() as u64, max: b.seq_dram.size });
+    if seq.dram.len() as u64 > p.dram_bytes {
+        return Err(HalError::SeqImageTooBig { mem: "DRAM", size: seq.dram.len() as u64, max: p.dram_bytes });
     }
     Ok(())
 }
