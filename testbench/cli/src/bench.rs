@@ -4,7 +4,9 @@
 //! - the bare top under random BAR0 + core-port traffic ([`tpb_testbench::traffic`]);
 //! - the co-simulation of a long `bringup` (≥ `--cycles`, 200k by default:
 //!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
-//!   a VCD, and with a 200-cycle trace window armed on the Q7 release write;
+//!   a VCD, with an FST, and with a 200-cycle trace window armed on the Q7
+//!   release write; each traced run's time is also given as a ratio to the
+//!   untraced one of the same table;
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
 //!   with `--vcd`;
 //! - scale (CAYMAN/MARIANA, `scale_rows`): a mesh of 1, 2, 4, 8 and 16
@@ -169,6 +171,7 @@ pub fn bare_cycles(d: &mut Dut, cycles: &[tpb_testbench::traffic::Cycle]) -> u64
 enum Tracing {
     Off,
     Vcd,
+    Fst,
     Window,
 }
 
@@ -187,6 +190,7 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
     match tracing {
         Tracing::Off => {}
         Tracing::Vcd => c.trace(&trace).map_err(run_err)?,
+        Tracing::Fst => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
         Tracing::Window => {
             let rel = c.map().params.local_reg_base(Engine::Pool).expect("POOL base") as u32
                 + c.map().block("q7").and_then(|b| b.register("release_run_stall")).map(|r| r.offset).expect("q7.release_run_stall");
@@ -199,6 +203,7 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
     let wall = t0.elapsed().as_secs_f64();
     c.dut.trace_close().map_err(run_err)?;
     let _ = std::fs::remove_file(&trace);
+    let _ = std::fs::remove_file(trace.with_extension("fst"));
     let n = c.stats.cycles - c0;
     if n < cycles {
         return Err(BenchError::Run(format!("{}: bringup ran {n} cycles, fewer than {cycles} ({} checks)", arch.name(), r.checks.len())));
@@ -303,7 +308,7 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
         }
         if args.wants("cosim") {
             let probe = cosim_rate(Dut::new(arch).map_err(run_err)?, n, Tracing::Off, &dir, "probe")?.1;
-            for (tracing, label) in [(Tracing::Off, "untraced"), (Tracing::Vcd, "with a VCD"), (Tracing::Window, "with a 200-cycle trace window")] {
+            for (tracing, label) in [(Tracing::Off, "untraced"), (Tracing::Vcd, "with a VCD"), (Tracing::Fst, "with an FST"), (Tracing::Window, "with a 200-cycle trace window")] {
                 add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
                     repeat(args.runs, || cosim_rate(e.traced(arch)?, n, tracing, &dir, "cosim").map(|r| r.0))
                 })?;
@@ -374,6 +379,17 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
         let get = |p: &str| rows.iter().find(|r| r.arch == arch && r.what.starts_with(p)).and_then(|r| r.now);
         if let (Some(b), Some(c)) = (get("bare top"), get("co-simulation")) {
             println!("{}: untraced co-simulation runs at {:.2}× the bare top", arch.name(), c.median / b.median);
+        }
+    }
+    // Tracing against the untraced run of the same table (issue 41's goals: VCD ≤ 2×, FST ≤ 2.5×).
+    for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
+        let get = |label: &str| rows.iter().find(|r| r.arch == arch && r.what.starts_with("co-simulation") && r.what.contains(label)).and_then(|r| r.now);
+        if let Some(off) = get("untraced") {
+            let times: Vec<String> = [("VCD", "with a VCD"), ("FST", "with an FST"), ("window", "trace window")]
+                .iter()
+                .filter_map(|(n, l)| get(l).map(|f| format!("{n} {:.2}×", off.median / f.median)))
+                .collect();
+            println!("{}: traced co-simulation time against untraced: {}", arch.name(), times.join(", "));
         }
     }
 }

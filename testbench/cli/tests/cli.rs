@@ -207,6 +207,12 @@ fn tpb_bench_prints_a_table_of_medians() {
     assert!(out.contains("| top | measurement | now |"), "{out}");
     let row = out.lines().find(|l| l.starts_with("| sunda | bare top, random BAR0 traffic, 2,000 cycles (cycles/s) |")).unwrap_or_else(|| panic!("{out}"));
     assert!(row.contains('±'), "{row}");
+    // The traced rows (VCD, FST, window) and their ratios to the untraced run.
+    let (code, out, err) = tpb(&["bench", "--arch", "sunda", "--only", "cosim", "--runs", "1", "--cycles", "2000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.lines().any(|l| l.starts_with("| sunda | co-simulation, bringup of ") && l.contains("with an FST (cycles/s)")), "{out}");
+    let ratios = out.lines().find(|l| l.starts_with("sunda: traced co-simulation time against untraced: VCD ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(ratios.contains("FST ") && ratios.contains("window "), "{ratios}");
     let (code, _, err) = tpb(&["bench", "--only", "everything"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid value 'everything'"), "{err}");
