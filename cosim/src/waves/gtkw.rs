@@ -239,22 +239,29 @@ impl SaveFile {
     }
 }
 
-/// A .gtkw for the dump at `dump` (widths read from the dump itself).
+/// A .gtkw for the dump at `dump`, the widths read from its header alone.
 pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-    Dump::load_groups(dump, arch)?.write_gtkw(arch, out, view)
+    let names: Vec<String> = groups(arch).into_iter().flat_map(|g| g.signals).collect();
+    let widths = super::widths(dump, &names)?;
+    write_gtkw_with(dump, arch, out, view, &|n| widths.get(n).copied())
 }
 
 impl Dump {
-    /// A .gtkw for this dump, its filter files in `gtkw-filters/` beside
-    /// `out`; the instruction filter runs this program (`tpb`).
+    /// A .gtkw for this dump (the widths of the signals it read).
     pub fn write_gtkw(&self, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let filters = abs(dir).join("gtkw-filters");
-        let exe = std::env::current_exe().ok();
-        let namer = super::names::Namer::for_arch(arch)?;
-        let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
-        let paths = GtkwPaths { dump: &abs(&self.path), save: &save, filters: &filters, tpb: exe.as_deref() };
-        gtkw(&namer, Timebase::of(arch)?, &paths, &|n| self.width(n), view).write(out)
+        write_gtkw_with(&self.path, arch, out, view, &|n| self.width(n))
     }
+}
+
+/// A .gtkw for the dump at `dump`, its filter files in `gtkw-filters/`
+/// beside `out`; the instruction filter runs this program (`tpb`).
+fn write_gtkw_with(dump: &Path, arch: Arch, out: &Path, view: Option<&View>, width: &dyn Fn(&str) -> Option<u32>) -> Result<(), WavesError> {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let filters = abs(dir).join("gtkw-filters");
+    let exe = std::env::current_exe().ok();
+    let namer = super::names::Namer::for_arch(arch)?;
+    let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
+    let paths = GtkwPaths { dump: &abs(dump), save: &save, filters: &filters, tpb: exe.as_deref() };
+    gtkw(&namer, Timebase::of(arch)?, &paths, width, view).write(out)
 }

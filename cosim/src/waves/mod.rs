@@ -13,11 +13,13 @@
 pub mod crossings;
 pub mod gtkw;
 pub mod names;
+mod read;
 pub mod svg;
 
 use std::path::Path;
 
 pub use gtkw::{gtkw, write_gtkw, GtkwPaths, View};
+pub use read::{read, widths};
 pub use svg::{render, render_dump};
 
 /// Cycles to picoseconds for one generation: cycle `c` starts (clock low,
@@ -309,7 +311,14 @@ impl Dump {
 
     /// Read `signals` (under `TOP`) from a VCD or FST.
     pub fn load(path: &Path, signals: &[String]) -> Result<Dump, WavesError> {
-        let (data, end_ps) = read_to_end(path, signals)?;
+        Dump::load_until(path, signals, None)
+    }
+
+    /// Read `signals` up to time `until_ps` at least (all of it with
+    /// None): a VCD's body is read only that far, so that a diagram near
+    /// the start of a long run does not wait for the whole file.
+    pub fn load_until(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<Dump, WavesError> {
+        let (data, end_ps) = read::read_until(path, signals, until_ps)?;
         Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect(), end_ps })
     }
 
@@ -329,83 +338,6 @@ impl Dump {
     pub(crate) fn signal(&self, name: &str) -> Result<&(u32, Trace), WavesError> {
         self.signals.get(name).ok_or_else(|| WavesError::NoSignal { path: self.path.display().to_string(), name: name.into() })
     }
-}
-
-/// Why a waveform file could not be read, in words: the reader's own
-/// message, and for a VCD whose header never ends (a run killed while it
-/// wrote), that.
-fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
-    let mut msg = match &e {
-        wellen::WellenError::FailedToLoad(format, why) => format!("not a readable {} file ({why})", format!("{format:?}").to_uppercase()),
-        other => other.to_string(),
-    };
-    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd")) {
-        use std::io::Read;
-        // The header is at the start: 16 MiB hold any header we write.
-        let mut head = Vec::new();
-        let read = std::fs::File::open(path).and_then(|f| f.take(16 << 20).read_to_end(&mut head)).is_ok();
-        let starts_vcd = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'$');
-        let complete = head.windows(15).any(|w| w == b"$enddefinitions");
-        if read && !starts_vcd {
-            msg += ": it does not begin with a VCD declaration (`$date`, `$timescale`, `$scope`, ...): not a VCD file";
-        } else if read && !complete {
-            msg += ": the file ends inside its header (no `$enddefinitions`), as a run that was stopped while writing it leaves it; run the scenario again";
-        }
-    }
-    WavesError::Read { path: path.display().to_string(), msg }
-}
-
-/// Picoseconds per time unit of a file's timescale.
-fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesError> {
-    let Some(ts) = ts else { return Ok(1) };
-    let bad = || WavesError::Timescale { path: path.display().to_string(), scale: format!("{} {:?}", ts.factor, ts.unit) };
-    let exp = ts.unit.to_exponent().ok_or_else(bad)?;
-    if exp < -12 {
-        return Err(bad());
-    }
-    10u64.checked_pow((exp + 12) as u32).and_then(|m| m.checked_mul(u64::from(ts.factor))).ok_or_else(bad)
-}
-
-/// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes,
-/// times in picoseconds.
-pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
-    read_to_end(path, signals).map(|(t, _)| t)
-}
-
-/// As [`read`], with the last time the file holds (ps).
-fn read_to_end(path: &Path, signals: &[String]) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
-    let p = path.display().to_string();
-    // The reader panics on a file it cannot open: say why first.
-    match std::fs::metadata(path) {
-        Err(e) => return Err(WavesError::Read { path: p, msg: e.to_string() }),
-        Ok(m) if !m.is_file() => return Err(WavesError::Read { path: p, msg: "not a file".into() }),
-        Ok(m) if m.len() == 0 => return Err(WavesError::Read { path: p, msg: "an empty file (0 bytes): no trace was written to it".into() }),
-        Ok(_) => {}
-    }
-    let mut w = wellen::simple::read(path).map_err(|e| read_failed(path, e))?;
-    let h = w.hierarchy();
-    let unit = ps_per_unit(path, h.timescale())?;
-    let mut refs = Vec::new();
-    for name in signals {
-        let var = h.lookup_var(&["TOP"], name).ok_or_else(|| WavesError::NoSignal { path: p.clone(), name: name.clone() })?;
-        let v = &h[var];
-        refs.push((v.signal_ref(), v.length().unwrap_or(1)));
-    }
-    let sigs: Vec<_> = refs.iter().map(|r| r.0).collect();
-    w.load_signals(&sigs);
-    let times = w.time_table().to_vec();
-    let mut out = Vec::new();
-    for (sig, width) in refs {
-        let s = w.get_signal(sig).expect("loaded above");
-        let mut tr: Trace = Vec::new();
-        for (idx, value) in s.iter_changes() {
-            let t = times[idx as usize] * unit;
-            let v = value.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok());
-            tr.push((t, v));
-        }
-        out.push((width, tr));
-    }
-    Ok((out, times.last().map_or(0, |t| t * unit)))
 }
 
 #[cfg(test)]

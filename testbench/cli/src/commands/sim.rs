@@ -116,14 +116,11 @@ pub(super) fn sim(
         return Err(CliError::Sim(format!("--window {spec}: {why}")));
     }
     let view = result.as_ref().ok().and_then(|r| scenario.key_view(r, &s)).filter(|_| window.is_none());
-    // Each trace is read once: its .gtkw and its diagrams come from that read.
-    let mut dumps = Vec::new();
+    // A .gtkw needs the signals' widths only: each trace's header.
     for p in &traces {
         let g = p.with_extension("gtkw");
-        let d = tpb_cosim::waves::Dump::load_groups(p, arch)?;
-        d.write_gtkw(arch, &g, view.as_ref())?;
+        tpb_cosim::waves::write_gtkw(p, arch, &g, view.as_ref())?;
         println!("waves: {} (GTKWave: gtkwave {})", p.display(), g.display());
-        dumps.push(d);
     }
     // The cross-die diagram of a run on several dies, from the mesh's log.
     if let (Some(p), Ok(r)) = (trace, &result) {
@@ -133,15 +130,22 @@ pub(super) fn sim(
         println!("window: {w}");
     }
     // Timing diagrams of what people look at, drawn from the trace.
-    if let (Some(p), None, Ok(_)) = (trace, &window, &result) {
-        let d = scenario.diagrams(&s, view.as_ref());
+    let d = scenario.diagrams(&s, view.as_ref());
+    if let (Some(p), None, Ok(_), false) = (trace, &window, &result, d.is_empty()) {
         let p = if scenario.single_system() { p.to_path_buf() } else { tpb_cosim::mesh::node_path(p, 0, scenario.top_sps()) };
-        let dump = dumps.iter().find(|x| x.path == p).ok_or_else(|| CliError::Sim(format!("{} was not traced", p.display())))?;
+        // The diagrams' signals, read once and only as far as the last diagram
+        // ends (two cycles on: the values held at its end are read too).
+        let groups = tpb_cosim::waves::groups(arch);
+        let mut signals: Vec<String> = groups.iter().filter(|g| d.iter().any(|x| x.0 == g.name)).flat_map(|g| g.signals.clone()).collect();
+        signals.sort();
+        signals.dedup();
+        let until = d.iter().map(|x| x.2).max().map(|to| tb.start(to + 2));
+        let dump = tpb_cosim::waves::Dump::load_until(&p, &signals, until)?;
         let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
         let markers = view.as_ref().map(|v| v.markers.clone()).unwrap_or_default();
         for (group, from, to) in d {
             let svg = p.with_extension(format!("{group}.svg"));
-            write(&svg, &tpb_cosim::waves::render_dump(dump, &namer, tb, group, from, to, &markers)?)?;
+            write(&svg, &tpb_cosim::waves::render_dump(&dump, &namer, tb, group, from, to, &markers)?)?;
             println!("diagram: {} (cycles {from}..{to})", svg.display());
         }
     }

@@ -1,0 +1,162 @@
+//! Reading a VCD or FST back: the signals a diagram or a check needs, their
+//! widths from the header alone (a save file needs no more), and a VCD's
+//! body only as far as a window needs it.
+
+use super::{Trace, WavesError};
+use std::collections::HashMap;
+use std::path::Path;
+use wellen::viewers::{read_body, read_header, read_header_from_file, HeaderResult};
+use wellen::LoadOptions;
+
+/// Why a waveform file could not be read, in words: the reader's own
+/// message, and for a VCD whose header never ends (a run killed while it
+/// wrote), that.
+fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
+    let mut msg = match &e {
+        wellen::WellenError::FailedToLoad(format, why) => format!("not a readable {} file ({why})", format!("{format:?}").to_uppercase()),
+        other => other.to_string(),
+    };
+    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd")) {
+        use std::io::Read;
+        // The header is at the start: 16 MiB hold any header we write.
+        let mut head = Vec::new();
+        let read = std::fs::File::open(path).and_then(|f| f.take(16 << 20).read_to_end(&mut head)).is_ok();
+        let starts_vcd = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'$');
+        let complete = head.windows(15).any(|w| w == b"$enddefinitions");
+        if read && !starts_vcd {
+            msg += ": it does not begin with a VCD declaration (`$date`, `$timescale`, `$scope`, ...): not a VCD file";
+        } else if read && !complete {
+            msg += ": the file ends inside its header (no `$enddefinitions`), as a run that was stopped while writing it leaves it; run the scenario again";
+        }
+    }
+    WavesError::Read { path: path.display().to_string(), msg }
+}
+
+/// Picoseconds per time unit of a file's timescale.
+fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesError> {
+    let Some(ts) = ts else { return Ok(1) };
+    let bad = || WavesError::Timescale { path: path.display().to_string(), scale: format!("{} {:?}", ts.factor, ts.unit) };
+    let exp = ts.unit.to_exponent().ok_or_else(bad)?;
+    if exp < -12 {
+        return Err(bad());
+    }
+    10u64.checked_pow((exp + 12) as u32).and_then(|m| m.checked_mul(u64::from(ts.factor))).ok_or_else(bad)
+}
+
+/// Read `signals` (under `TOP`) from a VCD or FST: their widths and changes,
+/// times in picoseconds.
+pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesError> {
+    read_until(path, signals, None).map(|(t, _)| t)
+}
+
+/// As [`read`], with the last time the file holds (ps).
+/// The reader panics on a file it cannot open: say why first.
+fn check_file(path: &Path) -> Result<(), WavesError> {
+    let p = path.display().to_string();
+    match std::fs::metadata(path) {
+        Err(e) => Err(WavesError::Read { path: p, msg: e.to_string() }),
+        Ok(m) if !m.is_file() => Err(WavesError::Read { path: p, msg: "not a file".into() }),
+        Ok(m) if m.len() == 0 => Err(WavesError::Read { path: p, msg: "an empty file (0 bytes): no trace was written to it".into() }),
+        Ok(_) => Ok(()),
+    }
+}
+
+fn lookup(path: &Path, h: &wellen::Hierarchy, name: &str) -> Result<wellen::VarRef, WavesError> {
+    h.lookup_var(&["TOP"], name).ok_or_else(|| WavesError::NoSignal { path: path.display().to_string(), name: name.into() })
+}
+
+/// The widths of `signals` (under `TOP`), from the file's header alone.
+pub fn widths(path: &Path, signals: &[String]) -> Result<HashMap<String, u32>, WavesError> {
+    check_file(path)?;
+    let h = read_header_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?.hierarchy;
+    signals.iter().map(|n| Ok((n.clone(), h[lookup(path, &h, n)?].length().unwrap_or(1)))).collect()
+}
+
+/// Where a VCD's body passes `until` (in the file's time units): the
+/// offset of the first time line past it, where the text may be cut
+/// without losing a change at or before `until`.
+fn vcd_cut(bytes: &[u8], until: u64) -> Option<usize> {
+    let body = bytes.windows(15).position(|w| w == b"$enddefinitions")?;
+    let mut i = body;
+    while let Some(k) = bytes[i..].iter().position(|&b| b == b'#') {
+        let at = i + k;
+        i = at + 1;
+        if at == 0 || bytes[at - 1] != b'\n' {
+            continue;
+        }
+        let digits = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let t: u64 = std::str::from_utf8(&bytes[i..i + digits]).ok()?.parse().ok()?;
+        if t > until {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Read `signals` (under `TOP`) from a VCD or FST, a VCD's body only up to
+/// `until_ps` (all of it with None): their widths and changes, times in
+/// picoseconds, and the last time read.
+pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
+    check_file(path)?;
+    let opts = LoadOptions::default();
+    let header = read_header_from_file(path, &opts).map_err(|e| read_failed(path, e))?;
+    let unit = ps_per_unit(path, header.hierarchy.timescale())?;
+    let is_vcd = path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd"));
+    match until_ps.filter(|_| is_vcd) {
+        Some(until) => {
+            drop(header);
+            let mut bytes = std::fs::read(path).map_err(|e| WavesError::Read { path: path.display().to_string(), msg: e.to_string() })?;
+            if let Some(cut) = vcd_cut(&bytes, until / unit) {
+                bytes.truncate(cut);
+            }
+            let header = read_header(std::io::Cursor::new(bytes), &opts).map_err(|e| read_failed(path, e))?;
+            changes(path, header, signals, unit)
+        }
+        None => changes(path, header, signals, unit),
+    }
+}
+
+fn changes<R: std::io::BufRead + std::io::Seek + Sync + Send + 'static>(
+    path: &Path,
+    header: HeaderResult<R>,
+    signals: &[String],
+    unit: u64,
+) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
+    let h = header.hierarchy;
+    let mut refs = Vec::new();
+    for name in signals {
+        let v = &h[lookup(path, &h, name)?];
+        refs.push((v.signal_ref(), v.length().unwrap_or(1)));
+    }
+    let body = read_body(header.body, &h, None).map_err(|e| read_failed(path, e))?;
+    let mut source = body.source;
+    let sigs: Vec<_> = refs.iter().map(|r| r.0).collect();
+    let loaded: HashMap<_, _> = source.load_signals(&sigs, &h, true).into_iter().collect();
+    let times = body.time_table;
+    let mut out = Vec::new();
+    for (sig, width) in refs {
+        let s = &loaded[&sig];
+        let mut tr: Trace = Vec::new();
+        for (idx, value) in s.iter_changes() {
+            let t = times[idx as usize] * unit;
+            let v = value.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok());
+            tr.push((t, v));
+        }
+        out.push((width, tr));
+    }
+    Ok((out, times.last().map_or(0, |t| t * unit)))
+}
+
+#[cfg(test)]
+mod tests {
+    /// A cut falls on the first time line past the limit, never inside the
+    /// header or a value line.
+    #[test]
+    fn a_vcd_is_cut_at_the_first_time_past_the_limit() {
+        let v = b"$timescale 1ps $end\n$enddefinitions $end\n#0\n1!\n#5\nb11 #\n#10\n0!\n#15\n1!\n";
+        let cut = super::vcd_cut(v, 10).unwrap();
+        assert_eq!(&v[cut..], b"#15\n1!\n");
+        assert_eq!(super::vcd_cut(v, 15), None, "nothing past the end");
+        assert_eq!(&v[super::vcd_cut(v, 4).unwrap()..cut], b"#5\nb11 #\n#10\n0!\n", "a value naming signal '#' is not a time");
+    }
+}
