@@ -9,22 +9,25 @@ fn tables_list() -> String {
 }
 
 impl ScenarioFile {
-    /// The file's kind: its one kind table.
-    pub fn scenario(&self) -> Result<&dyn Scenario, ScenarioError> {
+    /// The file's kind: its one kind table, by name.
+    fn kind(&self) -> Result<(&'static str, &dyn Scenario), ScenarioError> {
         match self.tables().as_slice() {
-            [(_, k)] => Ok(*k),
+            [k] => Ok(*k),
             _ => Err(ScenarioError::File(format!("{}: a scenario file has exactly one kind table", self.name))),
         }
     }
 
+    /// The file's kind.
+    pub fn scenario(&self) -> Result<&dyn Scenario, ScenarioError> {
+        self.kind().map(|(_, k)| k)
+    }
+
     /// Run a kind on one system on `c` (a kind on dies is refused by its name).
     pub fn run_on(&self, c: &mut Cosim, limit: u64) -> Result<Report, ScenarioError> {
-        match self.tables().as_slice() {
-            [(name, k)] => match k.runs() {
-                Runs::OneSystem(k) => k.run_on(c, limit),
-                Runs::Dies(_) => Err(ScenarioError::NotApplicable { scenario: name, arch: c.map().arch.name(), why: "it runs on dies of its own: run_dies" }),
-            },
-            _ => Err(ScenarioError::File(format!("{}: a scenario file has exactly one kind table", self.name))),
+        let (name, k) = self.kind()?;
+        match k.runs() {
+            Runs::OneSystem(k) => k.run_on(c, limit),
+            Runs::Dies(_) => Err(ScenarioError::NotApplicable { scenario: name, arch: c.map().arch.name(), why: "it runs on dies of its own: run_dies" }),
         }
     }
 

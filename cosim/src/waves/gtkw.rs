@@ -241,8 +241,7 @@ impl SaveFile {
 
 /// A .gtkw for the dump at `dump`, the widths read from its header alone.
 pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-    let names: Vec<String> = groups(arch).into_iter().flat_map(|g| g.signals).collect();
-    let widths = super::widths(dump, &names)?;
+    let widths = super::widths(dump, &super::group_signals(arch, GroupName::ALL))?;
     write_gtkw_with(dump, arch, out, view, &|n| widths.get(n).copied())
 }
 

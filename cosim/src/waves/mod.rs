@@ -118,6 +118,14 @@ pub struct Group {
     pub signals: Vec<String>,
 }
 
+/// The signals of `wanted` groups of `arch`'s top, each once.
+pub fn group_signals(arch: tpb_models::regmap::Arch, wanted: &[GroupName]) -> Vec<String> {
+    let mut names: Vec<String> = groups(arch).into_iter().filter(|g| wanted.contains(&g.name)).flat_map(|g| g.signals).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// The groups of a generation's top.
 pub fn groups(arch: tpb_models::regmap::Arch) -> Vec<Group> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -324,15 +332,17 @@ impl Dump {
 
     /// Read every signal of every group of `arch`.
     pub fn load_groups(path: &Path, arch: tpb_models::regmap::Arch) -> Result<Dump, WavesError> {
-        let mut names: Vec<String> = groups(arch).into_iter().flat_map(|g| g.signals).collect();
-        names.sort();
-        names.dedup();
-        Dump::load(path, &names)
+        Dump::load(path, &group_signals(arch, GroupName::ALL))
     }
 
     /// A signal's width, if it was read.
     pub fn width(&self, name: &str) -> Option<u32> {
         self.signals.get(name).map(|s| s.0)
+    }
+
+    /// A signal's changes, if it was read.
+    pub fn trace(&self, name: &str) -> Option<&Trace> {
+        self.signals.get(name).map(|s| &s.1)
     }
 
     pub(crate) fn signal(&self, name: &str) -> Result<&(u32, Trace), WavesError> {

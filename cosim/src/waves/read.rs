@@ -135,7 +135,7 @@ fn changes<R: std::io::BufRead + std::io::Seek + Sync + Send + 'static>(
     let times = body.time_table;
     let mut out = Vec::new();
     for (sig, width) in refs {
-        let s = &loaded[&sig];
+        let s = loaded.get(&sig).ok_or_else(|| WavesError::Read { path: path.display().to_string(), msg: format!("the reader returned no values for signal {sig:?}") })?;
         let mut tr: Trace = Vec::new();
         for (idx, value) in s.iter_changes() {
             let t = times[idx as usize] * unit;

@@ -49,6 +49,20 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
     let k = names.iter().position(|n| n == "q7_run_stall").unwrap();
     let vals: Vec<Option<u64>> = read[k].1.iter().map(|(_, v)| *v).collect();
     assert!(vals.windows(2).any(|w| w == [Some(0xff), Some(0)]), "{vals:?}");
+    // Read only as far as a window needs, the changes up to it are the
+    // whole file's; the widths from the header are the body's.
+    let until = read[k].1.iter().find(|(_, v)| *v == Some(0)).map(|(t, _)| t + 5000).unwrap();
+    let part = tpb_cosim::waves::Dump::load_until(&vcd, &names, Some(until)).unwrap();
+    assert!(part.end_ps <= until && part.end_ps + 2000 > until && part.end_ps < whole_end(&vcd), "read to {} for {until}", part.end_ps);
+    let whole = tpb_cosim::waves::Dump::load(&vcd, &names).unwrap();
+    assert_eq!(whole.end_ps, whole_end(&vcd));
+    let widths = tpb_cosim::waves::widths(&vcd, &names).unwrap();
+    for (n, (w, tr)) in names.iter().zip(&read) {
+        assert_eq!((part.width(n), widths.get(n).copied(), whole.width(n)), (Some(*w), Some(*w), Some(*w)), "{n}");
+        let upto: Vec<_> = tr.iter().filter(|(t, _)| *t <= until).copied().collect();
+        let got: Vec<_> = part.trace(n).unwrap().iter().filter(|(t, _)| *t <= until).copied().collect();
+        assert_eq!(got, upto, "{n}");
+    }
     for g in ["run_stall", "q7_core0"] {
         let svg = std::fs::read_to_string(vcd.with_extension(format!("{g}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("q7_run_stall") && svg.matches("<path").count() > 10, "{g}");
@@ -291,4 +305,10 @@ fn doorbell_waves_show_the_cores_and_the_host_through_the_probes() {
     assert!(txn.windows(2).all(|w| w[0] <= w[1]) && txn.last().copied().unwrap_or(0) > 300, "host transaction numbers {:?}..", &txn[..txn.len().min(8)]);
     let seq = tpb_cosim::firmware::nx_boot(&tpb_models::regmap::builtin(Arch::Mariana).unwrap(), false).unwrap();
     assert!(vals(4).contains(&u64::from(seq.labels["boot"])), "the SEQ's PC passes the trampoline's boot label");
+}
+
+/// The last time a VCD holds (ps; its timescale is 1 ps).
+fn whole_end(vcd: &std::path::Path) -> u64 {
+    let text = std::fs::read_to_string(vcd).unwrap();
+    text.lines().filter_map(|l| l.strip_prefix('#')).filter_map(|t| t.parse().ok()).max().unwrap()
 }

@@ -135,10 +135,8 @@ pub(super) fn sim(
         let p = if scenario.single_system() { p.to_path_buf() } else { tpb_cosim::mesh::node_path(p, 0, scenario.top_sps()) };
         // The diagrams' signals, read once and only as far as the last diagram
         // ends (two cycles on: the values held at its end are read too).
-        let groups = tpb_cosim::waves::groups(arch);
-        let mut signals: Vec<String> = groups.iter().filter(|g| d.iter().any(|x| x.0 == g.name)).flat_map(|g| g.signals.clone()).collect();
-        signals.sort();
-        signals.dedup();
+        let drawn: Vec<_> = d.iter().map(|x| x.0).collect();
+        let signals = tpb_cosim::waves::group_signals(arch, &drawn);
         let until = d.iter().map(|x| x.2).max().map(|to| tb.start(to + 2));
         let dump = tpb_cosim::waves::Dump::load_until(&p, &signals, until)?;
         let namer = tpb_cosim::waves::names::Namer::for_arch(arch)?;
