@@ -107,6 +107,14 @@ pub enum CfwError {
     Images { path: String, core: &'static str, why: String },
 }
 
+/// A name no other build in flight uses: the process and a count within it
+/// (two builds of one file, in two processes or two threads, never share a
+/// temporary file).
+fn build_tag() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!("{}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CfwError + '_ {
     move |source| CfwError::Io { path: path.display().to_string(), source }
 }
@@ -129,7 +137,7 @@ pub fn write_support(map: &RegMap, kind: CoreKind, dir: &Path) -> Result<(), Cfw
         if std::fs::read(&p).is_ok_and(|old| old == text.as_bytes()) {
             continue;
         }
-        let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+        let tmp = dir.join(format!("{name}.{}.tmp", build_tag()));
         std::fs::write(&tmp, text).map_err(io(&tmp))?;
         std::fs::rename(&tmp, &p).map_err(io(&p))?;
     }
@@ -176,13 +184,14 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     flags.push(dir.display().to_string());
     let mut commands = Vec::new();
     let mut objs = Vec::new();
+    let tag = build_tag();
     let mut all: Vec<PathBuf> = vec![dir.join("crt0.S"), dir.join("tpb_rt.c")];
     all.extend(sources.iter().cloned());
     for (i, src) in all.iter().enumerate() {
-        // Objects are this process's own (its id in the name), and the ELF
+        // Objects are this build's own (its tag in the name), and the ELF
         // is linked beside `out` and renamed onto it: concurrent builds of
         // one file never mix their halves.
-        let obj = dir.join(format!("{i:02}-{}.{}.o", src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), std::process::id()));
+        let obj = dir.join(format!("{i:02}-{}.{}.o", src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(), tag));
         let mut cmd = Command::new(&gcc);
         cmd.args(&flags).args(&defs);
         if src.extension().is_some_and(|e| e == "S") {
@@ -195,7 +204,7 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let libgcc = Command::new(&gcc).arg("-print-libgcc-file-name").output().map_err(|e| CfwError::Io { path: GCC.into(), source: e })?;
     let libgcc = String::from_utf8_lossy(&libgcc.stdout).trim().to_string();
     let mut cmd = Command::new(&ld);
-    let linked = dir.join(format!("{stem}.{}.elf", std::process::id()));
+    let linked = dir.join(format!("{stem}.{tag}.elf"));
     cmd.arg("--gc-sections").arg("-T").arg(dir.join(format!("{}.ld", kind.name()))).args(&objs).arg(&libgcc).arg("-o").arg(&linked);
     let result = run(&mut cmd, LD, &mut commands).and_then(|()| std::fs::rename(&linked, out).map_err(io(out)));
     for o in &objs {

@@ -159,6 +159,39 @@ fn an_elf_outside_the_cores_memories_is_refused_by_name() {
     assert!(e.starts_with("junk.elf: not an ELF32"), "{e}");
 }
 
+/// Two builds of one file at once (two tests, two `tpb test` runs) each
+/// get a whole ELF and leave no temporary behind; a build that changes
+/// nothing leaves the generated support files untouched.
+#[test]
+fn concurrent_builds_of_one_file_each_get_a_whole_elf() {
+    require("xtensa-lx106-elf-gcc").unwrap_or_else(|e| panic!("{e}"));
+    let dir = scratch("c-concurrent");
+    let map = builtin(Arch::Cayman).unwrap();
+    let elf = dir.join("q7.elf");
+    let src = repo_root().join("testbench/examples/firmware/q7_checksum.c");
+    let build = || cfw::build(&map, CoreKind::Q7, std::slice::from_ref(&src), &[], &elf).map(|_| std::fs::read(&elf).unwrap());
+    let (a, b) = std::thread::scope(|s| {
+        let (a, b) = (s.spawn(build), s.spawn(build));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let (a, b) = (a.unwrap_or_else(|e| panic!("{e}")), b.unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(a, b, "the same source builds the same ELF");
+    let bytes = std::fs::read(&elf).unwrap();
+    assert_eq!(bytes, a, "the ELF on disk is one build's whole output");
+    cfw::images(&map, CoreKind::Q7, "q7.elf", &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let build_dir = dir.join("q7.build");
+    let header = build_dir.join("tpb_fw.h");
+    let before = std::fs::metadata(&header).unwrap().modified().unwrap();
+    build().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(std::fs::metadata(&header).unwrap().modified().unwrap(), before, "an unchanged header is not rewritten");
+    let left: Vec<String> = std::fs::read_dir(&build_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".o") || n.ends_with(".tmp") || n.ends_with(".elf"))
+        .collect();
+    assert!(left.is_empty(), "temporaries left behind: {left:?}");
+}
+
 /// gcc's code for the example, every instruction objdump decodes in the
 /// ELF but the literal pools (data, whatever objdump makes of them),
 /// decoded by ours to the same text.
