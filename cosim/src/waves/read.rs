@@ -102,13 +102,18 @@ pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>)
     let header = read_header_from_file(path, &opts).map_err(|e| read_failed(path, e))?;
     let unit = ps_per_unit(path, header.hierarchy.timescale())?;
     let is_vcd = path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd"));
-    match until_ps.filter(|_| is_vcd) {
+    // Cut only where it saves most of the file: wellen parses a file it
+    // maps in parallel, and bytes in memory on one thread.
+    let cut = match until_ps.filter(|_| is_vcd) {
         Some(until) => {
-            drop(header);
-            let mut bytes = std::fs::read(path).map_err(|e| WavesError::Read { path: path.display().to_string(), msg: e.to_string() })?;
-            if let Some(cut) = vcd_cut(&bytes, until / unit) {
-                bytes.truncate(cut);
-            }
+            let bytes = std::fs::read(path).map_err(|e| WavesError::Read { path: path.display().to_string(), msg: e.to_string() })?;
+            vcd_cut(&bytes, until / unit).filter(|&c| c < bytes.len() / 2).map(|c| (bytes, c))
+        }
+        None => None,
+    };
+    match cut {
+        Some((mut bytes, cut)) => {
+            bytes.truncate(cut);
             let header = read_header(std::io::Cursor::new(bytes), &opts).map_err(|e| read_failed(path, e))?;
             changes(path, header, signals, unit)
         }
