@@ -15,41 +15,41 @@ module cayman_q7_regs(
     output reg [7:0] release_run_stall_stall_o,
     output reg [7:0] start_ctrl_start_o,
     output reg start_ctrl_start_pulse_o,
-    input wire run_state_0_running_i,
-    input wire run_state_0_halted_i,
-    input wire run_state_1_running_i,
-    input wire run_state_1_halted_i,
-    input wire run_state_2_running_i,
-    input wire run_state_2_halted_i,
-    input wire run_state_3_running_i,
-    input wire run_state_3_halted_i,
-    input wire run_state_4_running_i,
-    input wire run_state_4_halted_i,
-    input wire run_state_5_running_i,
-    input wire run_state_5_halted_i,
-    input wire run_state_6_running_i,
-    input wire run_state_6_halted_i,
-    input wire run_state_7_running_i,
-    input wire run_state_7_halted_i,
+    input wire run_state_running_i$0,
+    input wire run_state_running_i$1,
+    input wire run_state_running_i$2,
+    input wire run_state_running_i$3,
+    input wire run_state_running_i$4,
+    input wire run_state_running_i$5,
+    input wire run_state_running_i$6,
+    input wire run_state_running_i$7,
+    input wire run_state_halted_i$0,
+    input wire run_state_halted_i$1,
+    input wire run_state_halted_i$2,
+    input wire run_state_halted_i$3,
+    input wire run_state_halted_i$4,
+    input wire run_state_halted_i$5,
+    input wire run_state_halted_i$6,
+    input wire run_state_halted_i$7,
     output reg [7:0] intr_ctrl_enable_o,
     output reg [7:0] intr_ctrl_raise_o,
     output reg intr_ctrl_raise_pulse_o,
-    output reg [31:0] intr_info_0_info_o,
-    input wire [31:0] intr_info_0_info_set_i,
-    output reg [31:0] intr_info_1_info_o,
-    input wire [31:0] intr_info_1_info_set_i,
-    output reg [31:0] intr_info_2_info_o,
-    input wire [31:0] intr_info_2_info_set_i,
-    output reg [31:0] intr_info_3_info_o,
-    input wire [31:0] intr_info_3_info_set_i,
-    output reg [31:0] intr_info_4_info_o,
-    input wire [31:0] intr_info_4_info_set_i,
-    output reg [31:0] intr_info_5_info_o,
-    input wire [31:0] intr_info_5_info_set_i,
-    output reg [31:0] intr_info_6_info_o,
-    input wire [31:0] intr_info_6_info_set_i,
-    output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] intr_info_info_o$0,
+    output reg [31:0] intr_info_info_o$1,
+    output reg [31:0] intr_info_info_o$2,
+    output reg [31:0] intr_info_info_o$3,
+    output reg [31:0] intr_info_info_o$4,
+    output reg [31:0] intr_info_info_o$5,
+    output reg [31:0] intr_info_info_o$6,
+    output reg [31:0] intr_info_info_o$7,
+    input wire [31:0] intr_info_info_set_i$0,
+    input wire [31:0] intr_info_info_set_i$1,
+    input wire [31:0] intr_info_info_set_i$2,
+    input wire [31:0] intr_info_info_set_i$3,
+    input wire [31:0] intr_info_info_set_i$4,
+    input wire [31:0] intr_info_info_set_i$5,
+    input wire [31:0] intr_info_info_set_i$6,
+    input wire [31:0] intr_info_info_set_i$7,
     output reg [31:0] start_addr_o
 );
 
@@ -63,14 +63,14 @@ module cayman_q7_regs(
     reg [7:0] intr_ctrl_enable_q;
     reg [7:0] intr_ctrl_raise_q;
     reg intr_ctrl_raise_pulse_q;
-    reg [31:0] intr_info_0_info_q;
-    reg [31:0] intr_info_1_info_q;
-    reg [31:0] intr_info_2_info_q;
-    reg [31:0] intr_info_3_info_q;
-    reg [31:0] intr_info_4_info_q;
-    reg [31:0] intr_info_5_info_q;
-    reg [31:0] intr_info_6_info_q;
-    reg [31:0] intr_info_7_info_q;
+    reg [31:0] intr_info_info_q$0;
+    reg [31:0] intr_info_info_q$1;
+    reg [31:0] intr_info_info_q$2;
+    reg [31:0] intr_info_info_q$3;
+    reg [31:0] intr_info_info_q$4;
+    reg [31:0] intr_info_info_q$5;
+    reg [31:0] intr_info_info_q$6;
+    reg [31:0] intr_info_info_q$7;
     reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
@@ -82,14 +82,14 @@ module cayman_q7_regs(
         intr_ctrl_enable_q = 8'h0;
         intr_ctrl_raise_q = 8'h0;
         intr_ctrl_raise_pulse_q = 1'h0;
-        intr_info_0_info_q = 32'h0;
-        intr_info_1_info_q = 32'h0;
-        intr_info_2_info_q = 32'h0;
-        intr_info_3_info_q = 32'h0;
-        intr_info_4_info_q = 32'h0;
-        intr_info_5_info_q = 32'h0;
-        intr_info_6_info_q = 32'h0;
-        intr_info_7_info_q = 32'h0;
+        intr_info_info_q$0 = 32'h0;
+        intr_info_info_q$1 = 32'h0;
+        intr_info_info_q$2 = 32'h0;
+        intr_info_info_q$3 = 32'h0;
+        intr_info_info_q$4 = 32'h0;
+        intr_info_info_q$5 = 32'h0;
+        intr_info_info_q$6 = 32'h0;
+        intr_info_info_q$7 = 32'h0;
         start_addr_q = 32'h0;
     end
 
@@ -130,35 +130,35 @@ module cayman_q7_regs(
     end
 
     always @(*) begin
-        intr_info_0_info_o = intr_info_0_info_q;
+        intr_info_info_o$0 = intr_info_info_q$0;
     end
 
     always @(*) begin
-        intr_info_1_info_o = intr_info_1_info_q;
+        intr_info_info_o$1 = intr_info_info_q$1;
     end
 
     always @(*) begin
-        intr_info_2_info_o = intr_info_2_info_q;
+        intr_info_info_o$2 = intr_info_info_q$2;
     end
 
     always @(*) begin
-        intr_info_3_info_o = intr_info_3_info_q;
+        intr_info_info_o$3 = intr_info_info_q$3;
     end
 
     always @(*) begin
-        intr_info_4_info_o = intr_info_4_info_q;
+        intr_info_info_o$4 = intr_info_info_q$4;
     end
 
     always @(*) begin
-        intr_info_5_info_o = intr_info_5_info_q;
+        intr_info_info_o$5 = intr_info_info_q$5;
     end
 
     always @(*) begin
-        intr_info_6_info_o = intr_info_6_info_q;
+        intr_info_info_o$6 = intr_info_info_q$6;
     end
 
     always @(*) begin
-        intr_info_7_info_o = intr_info_7_info_q;
+        intr_info_info_o$7 = intr_info_info_q$7;
     end
 
     always @(*) begin
@@ -171,14 +171,14 @@ module cayman_q7_regs(
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
         intr_ctrl_raise_pulse_q <= 1'b0;
-        intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
-        intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
-        intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
-        intr_info_3_info_q <= intr_info_3_info_q | intr_info_3_info_set_i;
-        intr_info_4_info_q <= intr_info_4_info_q | intr_info_4_info_set_i;
-        intr_info_5_info_q <= intr_info_5_info_q | intr_info_5_info_set_i;
-        intr_info_6_info_q <= intr_info_6_info_q | intr_info_6_info_set_i;
-        intr_info_7_info_q <= intr_info_7_info_q | intr_info_7_info_set_i;
+        intr_info_info_q$0 <= intr_info_info_q$0 | intr_info_info_set_i$0;
+        intr_info_info_q$1 <= intr_info_info_q$1 | intr_info_info_set_i$1;
+        intr_info_info_q$2 <= intr_info_info_q$2 | intr_info_info_set_i$2;
+        intr_info_info_q$3 <= intr_info_info_q$3 | intr_info_info_set_i$3;
+        intr_info_info_q$4 <= intr_info_info_q$4 | intr_info_info_set_i$4;
+        intr_info_info_q$5 <= intr_info_info_q$5 | intr_info_info_set_i$5;
+        intr_info_info_q$6 <= intr_info_info_q$6 | intr_info_info_set_i$6;
+        intr_info_info_q$7 <= intr_info_info_q$7 | intr_info_info_set_i$7;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -201,49 +201,49 @@ module cayman_q7_regs(
                     32'h3008: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$0 & 32'hffffffff) | ((run_state_halted_i$0 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h300c: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$1 & 32'hffffffff) | ((run_state_halted_i$1 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3010: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$2 & 32'hffffffff) | ((run_state_halted_i$2 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3014: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$3 & 32'hffffffff) | ((run_state_halted_i$3 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3018: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$4 & 32'hffffffff) | ((run_state_halted_i$4 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h301c: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$5 & 32'hffffffff) | ((run_state_halted_i$5 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3020: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$6 & 32'hffffffff) | ((run_state_halted_i$6 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3024: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$7 & 32'hffffffff) | ((run_state_halted_i$7 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3028: begin
@@ -257,58 +257,58 @@ module cayman_q7_regs(
                     end
                     32'h302c: begin
                         if (req_write) begin
-                            intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
+                            intr_info_info_q$0 <= (intr_info_info_q$0 & ~req_wdata) | intr_info_info_set_i$0;
                         end else begin
-                            rsp_rdata_q <= intr_info_0_info_q;
+                            rsp_rdata_q <= intr_info_info_q$0;
                         end
                     end
                     32'h3030: begin
                         if (req_write) begin
-                            intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
+                            intr_info_info_q$1 <= (intr_info_info_q$1 & ~req_wdata) | intr_info_info_set_i$1;
                         end else begin
-                            rsp_rdata_q <= intr_info_1_info_q;
+                            rsp_rdata_q <= intr_info_info_q$1;
                         end
                     end
                     32'h3034: begin
                         if (req_write) begin
-                            intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
+                            intr_info_info_q$2 <= (intr_info_info_q$2 & ~req_wdata) | intr_info_info_set_i$2;
                         end else begin
-                            rsp_rdata_q <= intr_info_2_info_q;
+                            rsp_rdata_q <= intr_info_info_q$2;
                         end
                     end
                     32'h3038: begin
                         if (req_write) begin
-                            intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
+                            intr_info_info_q$3 <= (intr_info_info_q$3 & ~req_wdata) | intr_info_info_set_i$3;
                         end else begin
-                            rsp_rdata_q <= intr_info_3_info_q;
+                            rsp_rdata_q <= intr_info_info_q$3;
                         end
                     end
                     32'h303c: begin
                         if (req_write) begin
-                            intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
+                            intr_info_info_q$4 <= (intr_info_info_q$4 & ~req_wdata) | intr_info_info_set_i$4;
                         end else begin
-                            rsp_rdata_q <= intr_info_4_info_q;
+                            rsp_rdata_q <= intr_info_info_q$4;
                         end
                     end
                     32'h3040: begin
                         if (req_write) begin
-                            intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
+                            intr_info_info_q$5 <= (intr_info_info_q$5 & ~req_wdata) | intr_info_info_set_i$5;
                         end else begin
-                            rsp_rdata_q <= intr_info_5_info_q;
+                            rsp_rdata_q <= intr_info_info_q$5;
                         end
                     end
                     32'h3044: begin
                         if (req_write) begin
-                            intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
+                            intr_info_info_q$6 <= (intr_info_info_q$6 & ~req_wdata) | intr_info_info_set_i$6;
                         end else begin
-                            rsp_rdata_q <= intr_info_6_info_q;
+                            rsp_rdata_q <= intr_info_info_q$6;
                         end
                     end
                     32'h3048: begin
                         if (req_write) begin
-                            intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
+                            intr_info_info_q$7 <= (intr_info_info_q$7 & ~req_wdata) | intr_info_info_set_i$7;
                         end else begin
-                            rsp_rdata_q <= intr_info_7_info_q;
+                            rsp_rdata_q <= intr_info_info_q$7;
                         end
                     end
                     32'h304c: begin
@@ -334,14 +334,14 @@ module cayman_q7_regs(
             intr_ctrl_enable_q <= 32'h0;
             intr_ctrl_raise_q <= 32'h0;
             intr_ctrl_raise_pulse_q <= 1'b0;
-            intr_info_0_info_q <= 32'h0;
-            intr_info_1_info_q <= 32'h0;
-            intr_info_2_info_q <= 32'h0;
-            intr_info_3_info_q <= 32'h0;
-            intr_info_4_info_q <= 32'h0;
-            intr_info_5_info_q <= 32'h0;
-            intr_info_6_info_q <= 32'h0;
-            intr_info_7_info_q <= 32'h0;
+            intr_info_info_q$0 <= 32'h0;
+            intr_info_info_q$1 <= 32'h0;
+            intr_info_info_q$2 <= 32'h0;
+            intr_info_info_q$3 <= 32'h0;
+            intr_info_info_q$4 <= 32'h0;
+            intr_info_info_q$5 <= 32'h0;
+            intr_info_info_q$6 <= 32'h0;
+            intr_info_info_q$7 <= 32'h0;
             start_addr_q <= 32'h0;
         end
     end

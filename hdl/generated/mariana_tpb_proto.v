@@ -884,32 +884,32 @@ module mariana_tpb_proto__top(
     reg nx$5$run_state_running_i;
     reg [31:0] pool_win$req_addr;
     reg pool_win$req_valid;
-    reg [31:0] q7regs$intr_info_0_info_set_i;
-    reg [31:0] q7regs$intr_info_1_info_set_i;
-    reg [31:0] q7regs$intr_info_2_info_set_i;
-    reg [31:0] q7regs$intr_info_3_info_set_i;
-    reg [31:0] q7regs$intr_info_4_info_set_i;
-    reg [31:0] q7regs$intr_info_5_info_set_i;
-    reg [31:0] q7regs$intr_info_6_info_set_i;
-    reg [31:0] q7regs$intr_info_7_info_set_i;
+    reg [31:0] q7regs$intr_info_info_set_i$0;
+    reg [31:0] q7regs$intr_info_info_set_i$1;
+    reg [31:0] q7regs$intr_info_info_set_i$2;
+    reg [31:0] q7regs$intr_info_info_set_i$3;
+    reg [31:0] q7regs$intr_info_info_set_i$4;
+    reg [31:0] q7regs$intr_info_info_set_i$5;
+    reg [31:0] q7regs$intr_info_info_set_i$6;
+    reg [31:0] q7regs$intr_info_info_set_i$7;
     reg [31:0] q7regs$req_addr;
     reg q7regs$req_valid;
-    reg q7regs$run_state_0_halted_i;
-    reg q7regs$run_state_0_running_i;
-    reg q7regs$run_state_1_halted_i;
-    reg q7regs$run_state_1_running_i;
-    reg q7regs$run_state_2_halted_i;
-    reg q7regs$run_state_2_running_i;
-    reg q7regs$run_state_3_halted_i;
-    reg q7regs$run_state_3_running_i;
-    reg q7regs$run_state_4_halted_i;
-    reg q7regs$run_state_4_running_i;
-    reg q7regs$run_state_5_halted_i;
-    reg q7regs$run_state_5_running_i;
-    reg q7regs$run_state_6_halted_i;
-    reg q7regs$run_state_6_running_i;
-    reg q7regs$run_state_7_halted_i;
-    reg q7regs$run_state_7_running_i;
+    reg q7regs$run_state_halted_i$0;
+    reg q7regs$run_state_halted_i$1;
+    reg q7regs$run_state_halted_i$2;
+    reg q7regs$run_state_halted_i$3;
+    reg q7regs$run_state_halted_i$4;
+    reg q7regs$run_state_halted_i$5;
+    reg q7regs$run_state_halted_i$6;
+    reg q7regs$run_state_halted_i$7;
+    reg q7regs$run_state_running_i$0;
+    reg q7regs$run_state_running_i$1;
+    reg q7regs$run_state_running_i$2;
+    reg q7regs$run_state_running_i$3;
+    reg q7regs$run_state_running_i$4;
+    reg q7regs$run_state_running_i$5;
+    reg q7regs$run_state_running_i$6;
+    reg q7regs$run_state_running_i$7;
     reg sem$0$db_valid;
     reg [31:0] sem$0$req_addr;
     reg sem$0$req_valid;
@@ -1268,81 +1268,81 @@ module mariana_tpb_proto__top(
     wire pool_win$rsp_err;
     wire [31:0] pool_win$rsp_rdata;
     wire pool_win$rsp_valid;
-    wire pool_win$window0_ctrl_enable_o;
-    wire [3:0] pool_win$window0_ctrl_requester_o;
-    wire [31:0] pool_win$window0_dst_hi_o;
-    wire [31:0] pool_win$window0_dst_lo_o;
-    wire [31:0] pool_win$window0_size_hi_o;
-    wire [31:0] pool_win$window0_size_lo_o;
-    wire [31:0] pool_win$window0_src_hi_o;
-    wire [31:0] pool_win$window0_src_lo_o;
-    wire pool_win$window1_ctrl_enable_o;
-    wire [3:0] pool_win$window1_ctrl_requester_o;
-    wire [31:0] pool_win$window1_dst_hi_o;
-    wire [31:0] pool_win$window1_dst_lo_o;
-    wire [31:0] pool_win$window1_size_hi_o;
-    wire [31:0] pool_win$window1_size_lo_o;
-    wire [31:0] pool_win$window1_src_hi_o;
-    wire [31:0] pool_win$window1_src_lo_o;
-    wire pool_win$window2_ctrl_enable_o;
-    wire [3:0] pool_win$window2_ctrl_requester_o;
-    wire [31:0] pool_win$window2_dst_hi_o;
-    wire [31:0] pool_win$window2_dst_lo_o;
-    wire [31:0] pool_win$window2_size_hi_o;
-    wire [31:0] pool_win$window2_size_lo_o;
-    wire [31:0] pool_win$window2_src_hi_o;
-    wire [31:0] pool_win$window2_src_lo_o;
-    wire pool_win$window3_ctrl_enable_o;
-    wire [3:0] pool_win$window3_ctrl_requester_o;
-    wire [31:0] pool_win$window3_dst_hi_o;
-    wire [31:0] pool_win$window3_dst_lo_o;
-    wire [31:0] pool_win$window3_size_hi_o;
-    wire [31:0] pool_win$window3_size_lo_o;
-    wire [31:0] pool_win$window3_src_hi_o;
-    wire [31:0] pool_win$window3_src_lo_o;
-    wire pool_win$window4_ctrl_enable_o;
-    wire [3:0] pool_win$window4_ctrl_requester_o;
-    wire [31:0] pool_win$window4_dst_hi_o;
-    wire [31:0] pool_win$window4_dst_lo_o;
-    wire [31:0] pool_win$window4_size_hi_o;
-    wire [31:0] pool_win$window4_size_lo_o;
-    wire [31:0] pool_win$window4_src_hi_o;
-    wire [31:0] pool_win$window4_src_lo_o;
-    wire pool_win$window5_ctrl_enable_o;
-    wire [3:0] pool_win$window5_ctrl_requester_o;
-    wire [31:0] pool_win$window5_dst_hi_o;
-    wire [31:0] pool_win$window5_dst_lo_o;
-    wire [31:0] pool_win$window5_size_hi_o;
-    wire [31:0] pool_win$window5_size_lo_o;
-    wire [31:0] pool_win$window5_src_hi_o;
-    wire [31:0] pool_win$window5_src_lo_o;
-    wire pool_win$window6_ctrl_enable_o;
-    wire [3:0] pool_win$window6_ctrl_requester_o;
-    wire [31:0] pool_win$window6_dst_hi_o;
-    wire [31:0] pool_win$window6_dst_lo_o;
-    wire [31:0] pool_win$window6_size_hi_o;
-    wire [31:0] pool_win$window6_size_lo_o;
-    wire [31:0] pool_win$window6_src_hi_o;
-    wire [31:0] pool_win$window6_src_lo_o;
-    wire pool_win$window7_ctrl_enable_o;
-    wire [3:0] pool_win$window7_ctrl_requester_o;
-    wire [31:0] pool_win$window7_dst_hi_o;
-    wire [31:0] pool_win$window7_dst_lo_o;
-    wire [31:0] pool_win$window7_size_hi_o;
-    wire [31:0] pool_win$window7_size_lo_o;
-    wire [31:0] pool_win$window7_src_hi_o;
-    wire [31:0] pool_win$window7_src_lo_o;
+    wire pool_win$window_ctrl_enable_o$0;
+    wire pool_win$window_ctrl_enable_o$1;
+    wire pool_win$window_ctrl_enable_o$2;
+    wire pool_win$window_ctrl_enable_o$3;
+    wire pool_win$window_ctrl_enable_o$4;
+    wire pool_win$window_ctrl_enable_o$5;
+    wire pool_win$window_ctrl_enable_o$6;
+    wire pool_win$window_ctrl_enable_o$7;
+    wire [3:0] pool_win$window_ctrl_requester_o$0;
+    wire [3:0] pool_win$window_ctrl_requester_o$1;
+    wire [3:0] pool_win$window_ctrl_requester_o$2;
+    wire [3:0] pool_win$window_ctrl_requester_o$3;
+    wire [3:0] pool_win$window_ctrl_requester_o$4;
+    wire [3:0] pool_win$window_ctrl_requester_o$5;
+    wire [3:0] pool_win$window_ctrl_requester_o$6;
+    wire [3:0] pool_win$window_ctrl_requester_o$7;
+    wire [31:0] pool_win$window_dst_hi_o$0;
+    wire [31:0] pool_win$window_dst_hi_o$1;
+    wire [31:0] pool_win$window_dst_hi_o$2;
+    wire [31:0] pool_win$window_dst_hi_o$3;
+    wire [31:0] pool_win$window_dst_hi_o$4;
+    wire [31:0] pool_win$window_dst_hi_o$5;
+    wire [31:0] pool_win$window_dst_hi_o$6;
+    wire [31:0] pool_win$window_dst_hi_o$7;
+    wire [31:0] pool_win$window_dst_lo_o$0;
+    wire [31:0] pool_win$window_dst_lo_o$1;
+    wire [31:0] pool_win$window_dst_lo_o$2;
+    wire [31:0] pool_win$window_dst_lo_o$3;
+    wire [31:0] pool_win$window_dst_lo_o$4;
+    wire [31:0] pool_win$window_dst_lo_o$5;
+    wire [31:0] pool_win$window_dst_lo_o$6;
+    wire [31:0] pool_win$window_dst_lo_o$7;
+    wire [31:0] pool_win$window_size_hi_o$0;
+    wire [31:0] pool_win$window_size_hi_o$1;
+    wire [31:0] pool_win$window_size_hi_o$2;
+    wire [31:0] pool_win$window_size_hi_o$3;
+    wire [31:0] pool_win$window_size_hi_o$4;
+    wire [31:0] pool_win$window_size_hi_o$5;
+    wire [31:0] pool_win$window_size_hi_o$6;
+    wire [31:0] pool_win$window_size_hi_o$7;
+    wire [31:0] pool_win$window_size_lo_o$0;
+    wire [31:0] pool_win$window_size_lo_o$1;
+    wire [31:0] pool_win$window_size_lo_o$2;
+    wire [31:0] pool_win$window_size_lo_o$3;
+    wire [31:0] pool_win$window_size_lo_o$4;
+    wire [31:0] pool_win$window_size_lo_o$5;
+    wire [31:0] pool_win$window_size_lo_o$6;
+    wire [31:0] pool_win$window_size_lo_o$7;
+    wire [31:0] pool_win$window_src_hi_o$0;
+    wire [31:0] pool_win$window_src_hi_o$1;
+    wire [31:0] pool_win$window_src_hi_o$2;
+    wire [31:0] pool_win$window_src_hi_o$3;
+    wire [31:0] pool_win$window_src_hi_o$4;
+    wire [31:0] pool_win$window_src_hi_o$5;
+    wire [31:0] pool_win$window_src_hi_o$6;
+    wire [31:0] pool_win$window_src_hi_o$7;
+    wire [31:0] pool_win$window_src_lo_o$0;
+    wire [31:0] pool_win$window_src_lo_o$1;
+    wire [31:0] pool_win$window_src_lo_o$2;
+    wire [31:0] pool_win$window_src_lo_o$3;
+    wire [31:0] pool_win$window_src_lo_o$4;
+    wire [31:0] pool_win$window_src_lo_o$5;
+    wire [31:0] pool_win$window_src_lo_o$6;
+    wire [31:0] pool_win$window_src_lo_o$7;
     wire [7:0] q7regs$intr_ctrl_enable_o;
     wire [7:0] q7regs$intr_ctrl_raise_o;
     wire q7regs$intr_ctrl_raise_pulse_o;
-    wire [31:0] q7regs$intr_info_0_info_o;
-    wire [31:0] q7regs$intr_info_1_info_o;
-    wire [31:0] q7regs$intr_info_2_info_o;
-    wire [31:0] q7regs$intr_info_3_info_o;
-    wire [31:0] q7regs$intr_info_4_info_o;
-    wire [31:0] q7regs$intr_info_5_info_o;
-    wire [31:0] q7regs$intr_info_6_info_o;
-    wire [31:0] q7regs$intr_info_7_info_o;
+    wire [31:0] q7regs$intr_info_info_o$0;
+    wire [31:0] q7regs$intr_info_info_o$1;
+    wire [31:0] q7regs$intr_info_info_o$2;
+    wire [31:0] q7regs$intr_info_info_o$3;
+    wire [31:0] q7regs$intr_info_info_o$4;
+    wire [31:0] q7regs$intr_info_info_o$5;
+    wire [31:0] q7regs$intr_info_info_o$6;
+    wire [31:0] q7regs$intr_info_info_o$7;
     wire [7:0] q7regs$release_run_stall_stall_o;
     wire q7regs$rsp_err;
     wire [31:0] q7regs$rsp_rdata;
@@ -1902,70 +1902,70 @@ module mariana_tpb_proto__top(
         .rsp_valid(pool_win$rsp_valid),
         .rsp_rdata(pool_win$rsp_rdata),
         .rsp_err(pool_win$rsp_err),
-        .window0_src_lo_o(pool_win$window0_src_lo_o),
-        .window1_src_lo_o(pool_win$window1_src_lo_o),
-        .window2_src_lo_o(pool_win$window2_src_lo_o),
-        .window3_src_lo_o(pool_win$window3_src_lo_o),
-        .window4_src_lo_o(pool_win$window4_src_lo_o),
-        .window5_src_lo_o(pool_win$window5_src_lo_o),
-        .window6_src_lo_o(pool_win$window6_src_lo_o),
-        .window7_src_lo_o(pool_win$window7_src_lo_o),
-        .window0_src_hi_o(pool_win$window0_src_hi_o),
-        .window1_src_hi_o(pool_win$window1_src_hi_o),
-        .window2_src_hi_o(pool_win$window2_src_hi_o),
-        .window3_src_hi_o(pool_win$window3_src_hi_o),
-        .window4_src_hi_o(pool_win$window4_src_hi_o),
-        .window5_src_hi_o(pool_win$window5_src_hi_o),
-        .window6_src_hi_o(pool_win$window6_src_hi_o),
-        .window7_src_hi_o(pool_win$window7_src_hi_o),
-        .window0_size_lo_o(pool_win$window0_size_lo_o),
-        .window1_size_lo_o(pool_win$window1_size_lo_o),
-        .window2_size_lo_o(pool_win$window2_size_lo_o),
-        .window3_size_lo_o(pool_win$window3_size_lo_o),
-        .window4_size_lo_o(pool_win$window4_size_lo_o),
-        .window5_size_lo_o(pool_win$window5_size_lo_o),
-        .window6_size_lo_o(pool_win$window6_size_lo_o),
-        .window7_size_lo_o(pool_win$window7_size_lo_o),
-        .window0_size_hi_o(pool_win$window0_size_hi_o),
-        .window1_size_hi_o(pool_win$window1_size_hi_o),
-        .window2_size_hi_o(pool_win$window2_size_hi_o),
-        .window3_size_hi_o(pool_win$window3_size_hi_o),
-        .window4_size_hi_o(pool_win$window4_size_hi_o),
-        .window5_size_hi_o(pool_win$window5_size_hi_o),
-        .window6_size_hi_o(pool_win$window6_size_hi_o),
-        .window7_size_hi_o(pool_win$window7_size_hi_o),
-        .window0_dst_lo_o(pool_win$window0_dst_lo_o),
-        .window1_dst_lo_o(pool_win$window1_dst_lo_o),
-        .window2_dst_lo_o(pool_win$window2_dst_lo_o),
-        .window3_dst_lo_o(pool_win$window3_dst_lo_o),
-        .window4_dst_lo_o(pool_win$window4_dst_lo_o),
-        .window5_dst_lo_o(pool_win$window5_dst_lo_o),
-        .window6_dst_lo_o(pool_win$window6_dst_lo_o),
-        .window7_dst_lo_o(pool_win$window7_dst_lo_o),
-        .window0_dst_hi_o(pool_win$window0_dst_hi_o),
-        .window1_dst_hi_o(pool_win$window1_dst_hi_o),
-        .window2_dst_hi_o(pool_win$window2_dst_hi_o),
-        .window3_dst_hi_o(pool_win$window3_dst_hi_o),
-        .window4_dst_hi_o(pool_win$window4_dst_hi_o),
-        .window5_dst_hi_o(pool_win$window5_dst_hi_o),
-        .window6_dst_hi_o(pool_win$window6_dst_hi_o),
-        .window7_dst_hi_o(pool_win$window7_dst_hi_o),
-        .window0_ctrl_enable_o(pool_win$window0_ctrl_enable_o),
-        .window0_ctrl_requester_o(pool_win$window0_ctrl_requester_o),
-        .window1_ctrl_enable_o(pool_win$window1_ctrl_enable_o),
-        .window1_ctrl_requester_o(pool_win$window1_ctrl_requester_o),
-        .window2_ctrl_enable_o(pool_win$window2_ctrl_enable_o),
-        .window2_ctrl_requester_o(pool_win$window2_ctrl_requester_o),
-        .window3_ctrl_enable_o(pool_win$window3_ctrl_enable_o),
-        .window3_ctrl_requester_o(pool_win$window3_ctrl_requester_o),
-        .window4_ctrl_enable_o(pool_win$window4_ctrl_enable_o),
-        .window4_ctrl_requester_o(pool_win$window4_ctrl_requester_o),
-        .window5_ctrl_enable_o(pool_win$window5_ctrl_enable_o),
-        .window5_ctrl_requester_o(pool_win$window5_ctrl_requester_o),
-        .window6_ctrl_enable_o(pool_win$window6_ctrl_enable_o),
-        .window6_ctrl_requester_o(pool_win$window6_ctrl_requester_o),
-        .window7_ctrl_enable_o(pool_win$window7_ctrl_enable_o),
-        .window7_ctrl_requester_o(pool_win$window7_ctrl_requester_o)
+        .window_src_lo_o$0(pool_win$window_src_lo_o$0),
+        .window_src_lo_o$1(pool_win$window_src_lo_o$1),
+        .window_src_lo_o$2(pool_win$window_src_lo_o$2),
+        .window_src_lo_o$3(pool_win$window_src_lo_o$3),
+        .window_src_lo_o$4(pool_win$window_src_lo_o$4),
+        .window_src_lo_o$5(pool_win$window_src_lo_o$5),
+        .window_src_lo_o$6(pool_win$window_src_lo_o$6),
+        .window_src_lo_o$7(pool_win$window_src_lo_o$7),
+        .window_src_hi_o$0(pool_win$window_src_hi_o$0),
+        .window_src_hi_o$1(pool_win$window_src_hi_o$1),
+        .window_src_hi_o$2(pool_win$window_src_hi_o$2),
+        .window_src_hi_o$3(pool_win$window_src_hi_o$3),
+        .window_src_hi_o$4(pool_win$window_src_hi_o$4),
+        .window_src_hi_o$5(pool_win$window_src_hi_o$5),
+        .window_src_hi_o$6(pool_win$window_src_hi_o$6),
+        .window_src_hi_o$7(pool_win$window_src_hi_o$7),
+        .window_size_lo_o$0(pool_win$window_size_lo_o$0),
+        .window_size_lo_o$1(pool_win$window_size_lo_o$1),
+        .window_size_lo_o$2(pool_win$window_size_lo_o$2),
+        .window_size_lo_o$3(pool_win$window_size_lo_o$3),
+        .window_size_lo_o$4(pool_win$window_size_lo_o$4),
+        .window_size_lo_o$5(pool_win$window_size_lo_o$5),
+        .window_size_lo_o$6(pool_win$window_size_lo_o$6),
+        .window_size_lo_o$7(pool_win$window_size_lo_o$7),
+        .window_size_hi_o$0(pool_win$window_size_hi_o$0),
+        .window_size_hi_o$1(pool_win$window_size_hi_o$1),
+        .window_size_hi_o$2(pool_win$window_size_hi_o$2),
+        .window_size_hi_o$3(pool_win$window_size_hi_o$3),
+        .window_size_hi_o$4(pool_win$window_size_hi_o$4),
+        .window_size_hi_o$5(pool_win$window_size_hi_o$5),
+        .window_size_hi_o$6(pool_win$window_size_hi_o$6),
+        .window_size_hi_o$7(pool_win$window_size_hi_o$7),
+        .window_dst_lo_o$0(pool_win$window_dst_lo_o$0),
+        .window_dst_lo_o$1(pool_win$window_dst_lo_o$1),
+        .window_dst_lo_o$2(pool_win$window_dst_lo_o$2),
+        .window_dst_lo_o$3(pool_win$window_dst_lo_o$3),
+        .window_dst_lo_o$4(pool_win$window_dst_lo_o$4),
+        .window_dst_lo_o$5(pool_win$window_dst_lo_o$5),
+        .window_dst_lo_o$6(pool_win$window_dst_lo_o$6),
+        .window_dst_lo_o$7(pool_win$window_dst_lo_o$7),
+        .window_dst_hi_o$0(pool_win$window_dst_hi_o$0),
+        .window_dst_hi_o$1(pool_win$window_dst_hi_o$1),
+        .window_dst_hi_o$2(pool_win$window_dst_hi_o$2),
+        .window_dst_hi_o$3(pool_win$window_dst_hi_o$3),
+        .window_dst_hi_o$4(pool_win$window_dst_hi_o$4),
+        .window_dst_hi_o$5(pool_win$window_dst_hi_o$5),
+        .window_dst_hi_o$6(pool_win$window_dst_hi_o$6),
+        .window_dst_hi_o$7(pool_win$window_dst_hi_o$7),
+        .window_ctrl_enable_o$0(pool_win$window_ctrl_enable_o$0),
+        .window_ctrl_enable_o$1(pool_win$window_ctrl_enable_o$1),
+        .window_ctrl_enable_o$2(pool_win$window_ctrl_enable_o$2),
+        .window_ctrl_enable_o$3(pool_win$window_ctrl_enable_o$3),
+        .window_ctrl_enable_o$4(pool_win$window_ctrl_enable_o$4),
+        .window_ctrl_enable_o$5(pool_win$window_ctrl_enable_o$5),
+        .window_ctrl_enable_o$6(pool_win$window_ctrl_enable_o$6),
+        .window_ctrl_enable_o$7(pool_win$window_ctrl_enable_o$7),
+        .window_ctrl_requester_o$0(pool_win$window_ctrl_requester_o$0),
+        .window_ctrl_requester_o$1(pool_win$window_ctrl_requester_o$1),
+        .window_ctrl_requester_o$2(pool_win$window_ctrl_requester_o$2),
+        .window_ctrl_requester_o$3(pool_win$window_ctrl_requester_o$3),
+        .window_ctrl_requester_o$4(pool_win$window_ctrl_requester_o$4),
+        .window_ctrl_requester_o$5(pool_win$window_ctrl_requester_o$5),
+        .window_ctrl_requester_o$6(pool_win$window_ctrl_requester_o$6),
+        .window_ctrl_requester_o$7(pool_win$window_ctrl_requester_o$7)
     );
     mariana_tpb_proto__top__q7regs q7regs (
         .clock(clock),
@@ -1980,41 +1980,41 @@ module mariana_tpb_proto__top(
         .release_run_stall_stall_o(q7regs$release_run_stall_stall_o),
         .start_ctrl_start_o(q7regs$start_ctrl_start_o),
         .start_ctrl_start_pulse_o(q7regs$start_ctrl_start_pulse_o),
-        .run_state_0_running_i(q7regs$run_state_0_running_i),
-        .run_state_0_halted_i(q7regs$run_state_0_halted_i),
-        .run_state_1_running_i(q7regs$run_state_1_running_i),
-        .run_state_1_halted_i(q7regs$run_state_1_halted_i),
-        .run_state_2_running_i(q7regs$run_state_2_running_i),
-        .run_state_2_halted_i(q7regs$run_state_2_halted_i),
-        .run_state_3_running_i(q7regs$run_state_3_running_i),
-        .run_state_3_halted_i(q7regs$run_state_3_halted_i),
-        .run_state_4_running_i(q7regs$run_state_4_running_i),
-        .run_state_4_halted_i(q7regs$run_state_4_halted_i),
-        .run_state_5_running_i(q7regs$run_state_5_running_i),
-        .run_state_5_halted_i(q7regs$run_state_5_halted_i),
-        .run_state_6_running_i(q7regs$run_state_6_running_i),
-        .run_state_6_halted_i(q7regs$run_state_6_halted_i),
-        .run_state_7_running_i(q7regs$run_state_7_running_i),
-        .run_state_7_halted_i(q7regs$run_state_7_halted_i),
+        .run_state_running_i$0(q7regs$run_state_running_i$0),
+        .run_state_running_i$1(q7regs$run_state_running_i$1),
+        .run_state_running_i$2(q7regs$run_state_running_i$2),
+        .run_state_running_i$3(q7regs$run_state_running_i$3),
+        .run_state_running_i$4(q7regs$run_state_running_i$4),
+        .run_state_running_i$5(q7regs$run_state_running_i$5),
+        .run_state_running_i$6(q7regs$run_state_running_i$6),
+        .run_state_running_i$7(q7regs$run_state_running_i$7),
+        .run_state_halted_i$0(q7regs$run_state_halted_i$0),
+        .run_state_halted_i$1(q7regs$run_state_halted_i$1),
+        .run_state_halted_i$2(q7regs$run_state_halted_i$2),
+        .run_state_halted_i$3(q7regs$run_state_halted_i$3),
+        .run_state_halted_i$4(q7regs$run_state_halted_i$4),
+        .run_state_halted_i$5(q7regs$run_state_halted_i$5),
+        .run_state_halted_i$6(q7regs$run_state_halted_i$6),
+        .run_state_halted_i$7(q7regs$run_state_halted_i$7),
         .intr_ctrl_enable_o(q7regs$intr_ctrl_enable_o),
         .intr_ctrl_raise_o(q7regs$intr_ctrl_raise_o),
         .intr_ctrl_raise_pulse_o(q7regs$intr_ctrl_raise_pulse_o),
-        .intr_info_0_info_o(q7regs$intr_info_0_info_o),
-        .intr_info_0_info_set_i(q7regs$intr_info_0_info_set_i),
-        .intr_info_1_info_o(q7regs$intr_info_1_info_o),
-        .intr_info_1_info_set_i(q7regs$intr_info_1_info_set_i),
-        .intr_info_2_info_o(q7regs$intr_info_2_info_o),
-        .intr_info_2_info_set_i(q7regs$intr_info_2_info_set_i),
-        .intr_info_3_info_o(q7regs$intr_info_3_info_o),
-        .intr_info_3_info_set_i(q7regs$intr_info_3_info_set_i),
-        .intr_info_4_info_o(q7regs$intr_info_4_info_o),
-        .intr_info_4_info_set_i(q7regs$intr_info_4_info_set_i),
-        .intr_info_5_info_o(q7regs$intr_info_5_info_o),
-        .intr_info_5_info_set_i(q7regs$intr_info_5_info_set_i),
-        .intr_info_6_info_o(q7regs$intr_info_6_info_o),
-        .intr_info_6_info_set_i(q7regs$intr_info_6_info_set_i),
-        .intr_info_7_info_o(q7regs$intr_info_7_info_o),
-        .intr_info_7_info_set_i(q7regs$intr_info_7_info_set_i),
+        .intr_info_info_o$0(q7regs$intr_info_info_o$0),
+        .intr_info_info_o$1(q7regs$intr_info_info_o$1),
+        .intr_info_info_o$2(q7regs$intr_info_info_o$2),
+        .intr_info_info_o$3(q7regs$intr_info_info_o$3),
+        .intr_info_info_o$4(q7regs$intr_info_info_o$4),
+        .intr_info_info_o$5(q7regs$intr_info_info_o$5),
+        .intr_info_info_o$6(q7regs$intr_info_info_o$6),
+        .intr_info_info_o$7(q7regs$intr_info_info_o$7),
+        .intr_info_info_set_i$0(q7regs$intr_info_info_set_i$0),
+        .intr_info_info_set_i$1(q7regs$intr_info_info_set_i$1),
+        .intr_info_info_set_i$2(q7regs$intr_info_info_set_i$2),
+        .intr_info_info_set_i$3(q7regs$intr_info_info_set_i$3),
+        .intr_info_info_set_i$4(q7regs$intr_info_info_set_i$4),
+        .intr_info_info_set_i$5(q7regs$intr_info_info_set_i$5),
+        .intr_info_info_set_i$6(q7regs$intr_info_info_set_i$6),
+        .intr_info_info_set_i$7(q7regs$intr_info_info_set_i$7),
         .start_addr_o(q7regs$start_addr_o)
     );
     mariana_tpb_proto__top__tpb tpb (
@@ -3250,67 +3250,67 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        q7regs$run_state_0_running_i = cluster$running[32'h0 +: 1];
+        q7regs$run_state_running_i$0 = cluster$running[0 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_1_running_i = cluster$running[32'h1 +: 1];
+        q7regs$run_state_halted_i$0 = q7_halted[0 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_2_running_i = cluster$running[32'h2 +: 1];
+        q7regs$run_state_running_i$1 = cluster$running[1 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_3_running_i = cluster$running[32'h3 +: 1];
+        q7regs$run_state_halted_i$1 = q7_halted[1 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_4_running_i = cluster$running[32'h4 +: 1];
+        q7regs$run_state_running_i$2 = cluster$running[2 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_5_running_i = cluster$running[32'h5 +: 1];
+        q7regs$run_state_halted_i$2 = q7_halted[2 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_6_running_i = cluster$running[32'h6 +: 1];
+        q7regs$run_state_running_i$3 = cluster$running[3 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_7_running_i = cluster$running[32'h7 +: 1];
+        q7regs$run_state_halted_i$3 = q7_halted[3 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_0_halted_i = q7_halted[32'h0 +: 1];
+        q7regs$run_state_running_i$4 = cluster$running[4 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_1_halted_i = q7_halted[32'h1 +: 1];
+        q7regs$run_state_halted_i$4 = q7_halted[4 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_2_halted_i = q7_halted[32'h2 +: 1];
+        q7regs$run_state_running_i$5 = cluster$running[5 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_3_halted_i = q7_halted[32'h3 +: 1];
+        q7regs$run_state_halted_i$5 = q7_halted[5 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_4_halted_i = q7_halted[32'h4 +: 1];
+        q7regs$run_state_running_i$6 = cluster$running[6 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_5_halted_i = q7_halted[32'h5 +: 1];
+        q7regs$run_state_halted_i$6 = q7_halted[6 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_6_halted_i = q7_halted[32'h6 +: 1];
+        q7regs$run_state_running_i$7 = cluster$running[7 +: 1];
     end
 
     always @(*) begin
-        q7regs$run_state_7_halted_i = q7_halted[32'h7 +: 1];
+        q7regs$run_state_halted_i$7 = q7_halted[7 +: 1];
     end
 
     always @(*) begin
@@ -3321,94 +3321,94 @@ module mariana_tpb_proto__top(
     end
 
     always @(*) begin
-        if (q7_raise[32'h0]) begin
-            q7regs$intr_info_0_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[0]) begin
+            q7regs$intr_info_info_set_i$0 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_0_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$0 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h1]) begin
-            q7regs$intr_info_1_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[1]) begin
+            q7regs$intr_info_info_set_i$1 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_1_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$1 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h2]) begin
-            q7regs$intr_info_2_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[2]) begin
+            q7regs$intr_info_info_set_i$2 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_2_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$2 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h3]) begin
-            q7regs$intr_info_3_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[3]) begin
+            q7regs$intr_info_info_set_i$3 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_3_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$3 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h4]) begin
-            q7regs$intr_info_4_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[4]) begin
+            q7regs$intr_info_info_set_i$4 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_4_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$4 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h5]) begin
-            q7regs$intr_info_5_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[5]) begin
+            q7regs$intr_info_info_set_i$5 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_5_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$5 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h6]) begin
-            q7regs$intr_info_6_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[6]) begin
+            q7regs$intr_info_info_set_i$6 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_6_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$6 = pool_sem_irq;
         end
     end
 
     always @(*) begin
-        if (q7_raise[32'h7]) begin
-            q7regs$intr_info_7_info_set_i = pool_sem_irq | 32'h8;
+        if (q7_raise[7]) begin
+            q7regs$intr_info_info_set_i$7 = pool_sem_irq | 32'h8;
         end else begin
-            q7regs$intr_info_7_info_set_i = pool_sem_irq;
+            q7regs$intr_info_info_set_i$7 = pool_sem_irq;
         end
     end
 
     always @(*) begin
         q7_irq_l = 32'h0;
-        if (q7regs$intr_ctrl_enable_o[32'h0] & (q7regs$intr_info_0_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h1;
+        if (q7regs$intr_ctrl_enable_o[0] & (q7regs$intr_info_info_o$0 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 0)) | (1'b1 << 0));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h1] & (q7regs$intr_info_1_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h2;
+        if (q7regs$intr_ctrl_enable_o[1] & (q7regs$intr_info_info_o$1 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 1)) | (1'b1 << 1));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h2] & (q7regs$intr_info_2_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h4;
+        if (q7regs$intr_ctrl_enable_o[2] & (q7regs$intr_info_info_o$2 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 2)) | (1'b1 << 2));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h3] & (q7regs$intr_info_3_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h8;
+        if (q7regs$intr_ctrl_enable_o[3] & (q7regs$intr_info_info_o$3 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 3)) | (1'b1 << 3));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h4] & (q7regs$intr_info_4_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h10;
+        if (q7regs$intr_ctrl_enable_o[4] & (q7regs$intr_info_info_o$4 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 4)) | (1'b1 << 4));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h5] & (q7regs$intr_info_5_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h20;
+        if (q7regs$intr_ctrl_enable_o[5] & (q7regs$intr_info_info_o$5 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 5)) | (1'b1 << 5));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h6] & (q7regs$intr_info_6_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h40;
+        if (q7regs$intr_ctrl_enable_o[6] & (q7regs$intr_info_info_o$6 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 6)) | (1'b1 << 6));
         end
-        if (q7regs$intr_ctrl_enable_o[32'h7] & (q7regs$intr_info_7_info_o != 32'h0)) begin
-            q7_irq_l = q7_irq_l | 32'h80;
+        if (q7regs$intr_ctrl_enable_o[7] & (q7regs$intr_info_info_o$7 != 32'h0)) begin
+            q7_irq_l = ((q7_irq_l & ~(1 << 7)) | (1'b1 << 7));
         end
     end
 
@@ -3874,68 +3874,68 @@ module mariana_tpb_proto__top(
                 xl_hi = nx$2$mem_window2_hi_o + 32'h1;
             end
         end
-        if (((((pool_win$window7_ctrl_enable_o == 32'h1) & (pool_win$window7_ctrl_requester_o == xlat_who)) & (pool_win$window7_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window7_src_lo_o)) & ((pool_win$window7_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window7_src_lo_o) < pool_win$window7_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$7 == 32'h1) & (pool_win$window_ctrl_requester_o$7 == xlat_who)) & (pool_win$window_src_hi_o$7 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$7)) & ((pool_win$window_size_hi_o$7 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$7) < pool_win$window_size_lo_o$7))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window7_dst_lo_o + (xlat_addr - pool_win$window7_src_lo_o);
-            xl_hi = pool_win$window7_dst_hi_o;
-            if ((pool_win$window7_dst_lo_o + (xlat_addr - pool_win$window7_src_lo_o)) < pool_win$window7_dst_lo_o) begin
-                xl_hi = pool_win$window7_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$7 + (xlat_addr - pool_win$window_src_lo_o$7);
+            xl_hi = pool_win$window_dst_hi_o$7;
+            if ((pool_win$window_dst_lo_o$7 + (xlat_addr - pool_win$window_src_lo_o$7)) < pool_win$window_dst_lo_o$7) begin
+                xl_hi = pool_win$window_dst_hi_o$7 + 32'h1;
             end
         end
-        if (((((pool_win$window6_ctrl_enable_o == 32'h1) & (pool_win$window6_ctrl_requester_o == xlat_who)) & (pool_win$window6_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window6_src_lo_o)) & ((pool_win$window6_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window6_src_lo_o) < pool_win$window6_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$6 == 32'h1) & (pool_win$window_ctrl_requester_o$6 == xlat_who)) & (pool_win$window_src_hi_o$6 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$6)) & ((pool_win$window_size_hi_o$6 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$6) < pool_win$window_size_lo_o$6))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window6_dst_lo_o + (xlat_addr - pool_win$window6_src_lo_o);
-            xl_hi = pool_win$window6_dst_hi_o;
-            if ((pool_win$window6_dst_lo_o + (xlat_addr - pool_win$window6_src_lo_o)) < pool_win$window6_dst_lo_o) begin
-                xl_hi = pool_win$window6_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$6 + (xlat_addr - pool_win$window_src_lo_o$6);
+            xl_hi = pool_win$window_dst_hi_o$6;
+            if ((pool_win$window_dst_lo_o$6 + (xlat_addr - pool_win$window_src_lo_o$6)) < pool_win$window_dst_lo_o$6) begin
+                xl_hi = pool_win$window_dst_hi_o$6 + 32'h1;
             end
         end
-        if (((((pool_win$window5_ctrl_enable_o == 32'h1) & (pool_win$window5_ctrl_requester_o == xlat_who)) & (pool_win$window5_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window5_src_lo_o)) & ((pool_win$window5_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window5_src_lo_o) < pool_win$window5_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$5 == 32'h1) & (pool_win$window_ctrl_requester_o$5 == xlat_who)) & (pool_win$window_src_hi_o$5 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$5)) & ((pool_win$window_size_hi_o$5 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$5) < pool_win$window_size_lo_o$5))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window5_dst_lo_o + (xlat_addr - pool_win$window5_src_lo_o);
-            xl_hi = pool_win$window5_dst_hi_o;
-            if ((pool_win$window5_dst_lo_o + (xlat_addr - pool_win$window5_src_lo_o)) < pool_win$window5_dst_lo_o) begin
-                xl_hi = pool_win$window5_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$5 + (xlat_addr - pool_win$window_src_lo_o$5);
+            xl_hi = pool_win$window_dst_hi_o$5;
+            if ((pool_win$window_dst_lo_o$5 + (xlat_addr - pool_win$window_src_lo_o$5)) < pool_win$window_dst_lo_o$5) begin
+                xl_hi = pool_win$window_dst_hi_o$5 + 32'h1;
             end
         end
-        if (((((pool_win$window4_ctrl_enable_o == 32'h1) & (pool_win$window4_ctrl_requester_o == xlat_who)) & (pool_win$window4_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window4_src_lo_o)) & ((pool_win$window4_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window4_src_lo_o) < pool_win$window4_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$4 == 32'h1) & (pool_win$window_ctrl_requester_o$4 == xlat_who)) & (pool_win$window_src_hi_o$4 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$4)) & ((pool_win$window_size_hi_o$4 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$4) < pool_win$window_size_lo_o$4))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window4_dst_lo_o + (xlat_addr - pool_win$window4_src_lo_o);
-            xl_hi = pool_win$window4_dst_hi_o;
-            if ((pool_win$window4_dst_lo_o + (xlat_addr - pool_win$window4_src_lo_o)) < pool_win$window4_dst_lo_o) begin
-                xl_hi = pool_win$window4_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$4 + (xlat_addr - pool_win$window_src_lo_o$4);
+            xl_hi = pool_win$window_dst_hi_o$4;
+            if ((pool_win$window_dst_lo_o$4 + (xlat_addr - pool_win$window_src_lo_o$4)) < pool_win$window_dst_lo_o$4) begin
+                xl_hi = pool_win$window_dst_hi_o$4 + 32'h1;
             end
         end
-        if (((((pool_win$window3_ctrl_enable_o == 32'h1) & (pool_win$window3_ctrl_requester_o == xlat_who)) & (pool_win$window3_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window3_src_lo_o)) & ((pool_win$window3_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window3_src_lo_o) < pool_win$window3_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$3 == 32'h1) & (pool_win$window_ctrl_requester_o$3 == xlat_who)) & (pool_win$window_src_hi_o$3 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$3)) & ((pool_win$window_size_hi_o$3 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$3) < pool_win$window_size_lo_o$3))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window3_dst_lo_o + (xlat_addr - pool_win$window3_src_lo_o);
-            xl_hi = pool_win$window3_dst_hi_o;
-            if ((pool_win$window3_dst_lo_o + (xlat_addr - pool_win$window3_src_lo_o)) < pool_win$window3_dst_lo_o) begin
-                xl_hi = pool_win$window3_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$3 + (xlat_addr - pool_win$window_src_lo_o$3);
+            xl_hi = pool_win$window_dst_hi_o$3;
+            if ((pool_win$window_dst_lo_o$3 + (xlat_addr - pool_win$window_src_lo_o$3)) < pool_win$window_dst_lo_o$3) begin
+                xl_hi = pool_win$window_dst_hi_o$3 + 32'h1;
             end
         end
-        if (((((pool_win$window2_ctrl_enable_o == 32'h1) & (pool_win$window2_ctrl_requester_o == xlat_who)) & (pool_win$window2_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window2_src_lo_o)) & ((pool_win$window2_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window2_src_lo_o) < pool_win$window2_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$2 == 32'h1) & (pool_win$window_ctrl_requester_o$2 == xlat_who)) & (pool_win$window_src_hi_o$2 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$2)) & ((pool_win$window_size_hi_o$2 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$2) < pool_win$window_size_lo_o$2))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window2_dst_lo_o + (xlat_addr - pool_win$window2_src_lo_o);
-            xl_hi = pool_win$window2_dst_hi_o;
-            if ((pool_win$window2_dst_lo_o + (xlat_addr - pool_win$window2_src_lo_o)) < pool_win$window2_dst_lo_o) begin
-                xl_hi = pool_win$window2_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$2 + (xlat_addr - pool_win$window_src_lo_o$2);
+            xl_hi = pool_win$window_dst_hi_o$2;
+            if ((pool_win$window_dst_lo_o$2 + (xlat_addr - pool_win$window_src_lo_o$2)) < pool_win$window_dst_lo_o$2) begin
+                xl_hi = pool_win$window_dst_hi_o$2 + 32'h1;
             end
         end
-        if (((((pool_win$window1_ctrl_enable_o == 32'h1) & (pool_win$window1_ctrl_requester_o == xlat_who)) & (pool_win$window1_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window1_src_lo_o)) & ((pool_win$window1_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window1_src_lo_o) < pool_win$window1_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$1 == 32'h1) & (pool_win$window_ctrl_requester_o$1 == xlat_who)) & (pool_win$window_src_hi_o$1 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$1)) & ((pool_win$window_size_hi_o$1 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$1) < pool_win$window_size_lo_o$1))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window1_dst_lo_o + (xlat_addr - pool_win$window1_src_lo_o);
-            xl_hi = pool_win$window1_dst_hi_o;
-            if ((pool_win$window1_dst_lo_o + (xlat_addr - pool_win$window1_src_lo_o)) < pool_win$window1_dst_lo_o) begin
-                xl_hi = pool_win$window1_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$1 + (xlat_addr - pool_win$window_src_lo_o$1);
+            xl_hi = pool_win$window_dst_hi_o$1;
+            if ((pool_win$window_dst_lo_o$1 + (xlat_addr - pool_win$window_src_lo_o$1)) < pool_win$window_dst_lo_o$1) begin
+                xl_hi = pool_win$window_dst_hi_o$1 + 32'h1;
             end
         end
-        if (((((pool_win$window0_ctrl_enable_o == 32'h1) & (pool_win$window0_ctrl_requester_o == xlat_who)) & (pool_win$window0_src_hi_o == 32'h0)) & ~(xlat_addr < pool_win$window0_src_lo_o)) & ((pool_win$window0_size_hi_o != 32'h0) | ((xlat_addr - pool_win$window0_src_lo_o) < pool_win$window0_size_lo_o))) begin
+        if (((((pool_win$window_ctrl_enable_o$0 == 32'h1) & (pool_win$window_ctrl_requester_o$0 == xlat_who)) & (pool_win$window_src_hi_o$0 == 32'h0)) & ~(xlat_addr < pool_win$window_src_lo_o$0)) & ((pool_win$window_size_hi_o$0 != 32'h0) | ((xlat_addr - pool_win$window_src_lo_o$0) < pool_win$window_size_lo_o$0))) begin
             xl_hit = 1'b1;
-            xl_lo = pool_win$window0_dst_lo_o + (xlat_addr - pool_win$window0_src_lo_o);
-            xl_hi = pool_win$window0_dst_hi_o;
-            if ((pool_win$window0_dst_lo_o + (xlat_addr - pool_win$window0_src_lo_o)) < pool_win$window0_dst_lo_o) begin
-                xl_hi = pool_win$window0_dst_hi_o + 32'h1;
+            xl_lo = pool_win$window_dst_lo_o$0 + (xlat_addr - pool_win$window_src_lo_o$0);
+            xl_hi = pool_win$window_dst_hi_o$0;
+            if ((pool_win$window_dst_lo_o$0 + (xlat_addr - pool_win$window_src_lo_o$0)) < pool_win$window_dst_lo_o$0) begin
+                xl_hi = pool_win$window_dst_hi_o$0 + 32'h1;
             end
         end
     end
@@ -10911,41 +10911,41 @@ module mariana_tpb_proto__top__q7regs(
     output reg [7:0] release_run_stall_stall_o,
     output reg [7:0] start_ctrl_start_o,
     output reg start_ctrl_start_pulse_o,
-    input wire run_state_0_running_i,
-    input wire run_state_0_halted_i,
-    input wire run_state_1_running_i,
-    input wire run_state_1_halted_i,
-    input wire run_state_2_running_i,
-    input wire run_state_2_halted_i,
-    input wire run_state_3_running_i,
-    input wire run_state_3_halted_i,
-    input wire run_state_4_running_i,
-    input wire run_state_4_halted_i,
-    input wire run_state_5_running_i,
-    input wire run_state_5_halted_i,
-    input wire run_state_6_running_i,
-    input wire run_state_6_halted_i,
-    input wire run_state_7_running_i,
-    input wire run_state_7_halted_i,
+    input wire run_state_running_i$0,
+    input wire run_state_running_i$1,
+    input wire run_state_running_i$2,
+    input wire run_state_running_i$3,
+    input wire run_state_running_i$4,
+    input wire run_state_running_i$5,
+    input wire run_state_running_i$6,
+    input wire run_state_running_i$7,
+    input wire run_state_halted_i$0,
+    input wire run_state_halted_i$1,
+    input wire run_state_halted_i$2,
+    input wire run_state_halted_i$3,
+    input wire run_state_halted_i$4,
+    input wire run_state_halted_i$5,
+    input wire run_state_halted_i$6,
+    input wire run_state_halted_i$7,
     output reg [7:0] intr_ctrl_enable_o,
     output reg [7:0] intr_ctrl_raise_o,
     output reg intr_ctrl_raise_pulse_o,
-    output reg [31:0] intr_info_0_info_o,
-    input wire [31:0] intr_info_0_info_set_i,
-    output reg [31:0] intr_info_1_info_o,
-    input wire [31:0] intr_info_1_info_set_i,
-    output reg [31:0] intr_info_2_info_o,
-    input wire [31:0] intr_info_2_info_set_i,
-    output reg [31:0] intr_info_3_info_o,
-    input wire [31:0] intr_info_3_info_set_i,
-    output reg [31:0] intr_info_4_info_o,
-    input wire [31:0] intr_info_4_info_set_i,
-    output reg [31:0] intr_info_5_info_o,
-    input wire [31:0] intr_info_5_info_set_i,
-    output reg [31:0] intr_info_6_info_o,
-    input wire [31:0] intr_info_6_info_set_i,
-    output reg [31:0] intr_info_7_info_o,
-    input wire [31:0] intr_info_7_info_set_i,
+    output reg [31:0] intr_info_info_o$0,
+    output reg [31:0] intr_info_info_o$1,
+    output reg [31:0] intr_info_info_o$2,
+    output reg [31:0] intr_info_info_o$3,
+    output reg [31:0] intr_info_info_o$4,
+    output reg [31:0] intr_info_info_o$5,
+    output reg [31:0] intr_info_info_o$6,
+    output reg [31:0] intr_info_info_o$7,
+    input wire [31:0] intr_info_info_set_i$0,
+    input wire [31:0] intr_info_info_set_i$1,
+    input wire [31:0] intr_info_info_set_i$2,
+    input wire [31:0] intr_info_info_set_i$3,
+    input wire [31:0] intr_info_info_set_i$4,
+    input wire [31:0] intr_info_info_set_i$5,
+    input wire [31:0] intr_info_info_set_i$6,
+    input wire [31:0] intr_info_info_set_i$7,
     output reg [31:0] start_addr_o
 );
 
@@ -10959,14 +10959,14 @@ module mariana_tpb_proto__top__q7regs(
     reg [7:0] intr_ctrl_enable_q;
     reg [7:0] intr_ctrl_raise_q;
     reg intr_ctrl_raise_pulse_q;
-    reg [31:0] intr_info_0_info_q;
-    reg [31:0] intr_info_1_info_q;
-    reg [31:0] intr_info_2_info_q;
-    reg [31:0] intr_info_3_info_q;
-    reg [31:0] intr_info_4_info_q;
-    reg [31:0] intr_info_5_info_q;
-    reg [31:0] intr_info_6_info_q;
-    reg [31:0] intr_info_7_info_q;
+    reg [31:0] intr_info_info_q$0;
+    reg [31:0] intr_info_info_q$1;
+    reg [31:0] intr_info_info_q$2;
+    reg [31:0] intr_info_info_q$3;
+    reg [31:0] intr_info_info_q$4;
+    reg [31:0] intr_info_info_q$5;
+    reg [31:0] intr_info_info_q$6;
+    reg [31:0] intr_info_info_q$7;
     reg [31:0] start_addr_q;
     initial begin
         rsp_valid_q = 1'h0;
@@ -10978,14 +10978,14 @@ module mariana_tpb_proto__top__q7regs(
         intr_ctrl_enable_q = 8'h0;
         intr_ctrl_raise_q = 8'h0;
         intr_ctrl_raise_pulse_q = 1'h0;
-        intr_info_0_info_q = 32'h0;
-        intr_info_1_info_q = 32'h0;
-        intr_info_2_info_q = 32'h0;
-        intr_info_3_info_q = 32'h0;
-        intr_info_4_info_q = 32'h0;
-        intr_info_5_info_q = 32'h0;
-        intr_info_6_info_q = 32'h0;
-        intr_info_7_info_q = 32'h0;
+        intr_info_info_q$0 = 32'h0;
+        intr_info_info_q$1 = 32'h0;
+        intr_info_info_q$2 = 32'h0;
+        intr_info_info_q$3 = 32'h0;
+        intr_info_info_q$4 = 32'h0;
+        intr_info_info_q$5 = 32'h0;
+        intr_info_info_q$6 = 32'h0;
+        intr_info_info_q$7 = 32'h0;
         start_addr_q = 32'h0;
     end
 
@@ -11026,35 +11026,35 @@ module mariana_tpb_proto__top__q7regs(
     end
 
     always @(*) begin
-        intr_info_0_info_o = intr_info_0_info_q;
+        intr_info_info_o$0 = intr_info_info_q$0;
     end
 
     always @(*) begin
-        intr_info_1_info_o = intr_info_1_info_q;
+        intr_info_info_o$1 = intr_info_info_q$1;
     end
 
     always @(*) begin
-        intr_info_2_info_o = intr_info_2_info_q;
+        intr_info_info_o$2 = intr_info_info_q$2;
     end
 
     always @(*) begin
-        intr_info_3_info_o = intr_info_3_info_q;
+        intr_info_info_o$3 = intr_info_info_q$3;
     end
 
     always @(*) begin
-        intr_info_4_info_o = intr_info_4_info_q;
+        intr_info_info_o$4 = intr_info_info_q$4;
     end
 
     always @(*) begin
-        intr_info_5_info_o = intr_info_5_info_q;
+        intr_info_info_o$5 = intr_info_info_q$5;
     end
 
     always @(*) begin
-        intr_info_6_info_o = intr_info_6_info_q;
+        intr_info_info_o$6 = intr_info_info_q$6;
     end
 
     always @(*) begin
-        intr_info_7_info_o = intr_info_7_info_q;
+        intr_info_info_o$7 = intr_info_info_q$7;
     end
 
     always @(*) begin
@@ -11067,14 +11067,14 @@ module mariana_tpb_proto__top__q7regs(
         rsp_rdata_q <= 32'h0;
         start_ctrl_start_pulse_q <= 1'b0;
         intr_ctrl_raise_pulse_q <= 1'b0;
-        intr_info_0_info_q <= intr_info_0_info_q | intr_info_0_info_set_i;
-        intr_info_1_info_q <= intr_info_1_info_q | intr_info_1_info_set_i;
-        intr_info_2_info_q <= intr_info_2_info_q | intr_info_2_info_set_i;
-        intr_info_3_info_q <= intr_info_3_info_q | intr_info_3_info_set_i;
-        intr_info_4_info_q <= intr_info_4_info_q | intr_info_4_info_set_i;
-        intr_info_5_info_q <= intr_info_5_info_q | intr_info_5_info_set_i;
-        intr_info_6_info_q <= intr_info_6_info_q | intr_info_6_info_set_i;
-        intr_info_7_info_q <= intr_info_7_info_q | intr_info_7_info_set_i;
+        intr_info_info_q$0 <= intr_info_info_q$0 | intr_info_info_set_i$0;
+        intr_info_info_q$1 <= intr_info_info_q$1 | intr_info_info_set_i$1;
+        intr_info_info_q$2 <= intr_info_info_q$2 | intr_info_info_set_i$2;
+        intr_info_info_q$3 <= intr_info_info_q$3 | intr_info_info_set_i$3;
+        intr_info_info_q$4 <= intr_info_info_q$4 | intr_info_info_set_i$4;
+        intr_info_info_q$5 <= intr_info_info_q$5 | intr_info_info_set_i$5;
+        intr_info_info_q$6 <= intr_info_info_q$6 | intr_info_info_set_i$6;
+        intr_info_info_q$7 <= intr_info_info_q$7 | intr_info_info_set_i$7;
         if (req_valid) begin
             rsp_valid_q <= 1'b1;
             if (req_addr[32'h0] | req_addr[32'h1]) begin
@@ -11097,49 +11097,49 @@ module mariana_tpb_proto__top__q7regs(
                     32'h3008: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_0_running_i & 32'hffffffff) | ((run_state_0_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$0 & 32'hffffffff) | ((run_state_halted_i$0 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h300c: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_1_running_i & 32'hffffffff) | ((run_state_1_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$1 & 32'hffffffff) | ((run_state_halted_i$1 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3010: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_2_running_i & 32'hffffffff) | ((run_state_2_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$2 & 32'hffffffff) | ((run_state_halted_i$2 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3014: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_3_running_i & 32'hffffffff) | ((run_state_3_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$3 & 32'hffffffff) | ((run_state_halted_i$3 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3018: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_4_running_i & 32'hffffffff) | ((run_state_4_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$4 & 32'hffffffff) | ((run_state_halted_i$4 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h301c: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_5_running_i & 32'hffffffff) | ((run_state_5_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$5 & 32'hffffffff) | ((run_state_halted_i$5 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3020: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_6_running_i & 32'hffffffff) | ((run_state_6_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$6 & 32'hffffffff) | ((run_state_halted_i$6 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3024: begin
                         if (req_write) begin
                         end else begin
-                            rsp_rdata_q <= (run_state_7_running_i & 32'hffffffff) | ((run_state_7_halted_i & 32'hffffffff) << 32'h1);
+                            rsp_rdata_q <= (run_state_running_i$7 & 32'hffffffff) | ((run_state_halted_i$7 & 32'hffffffff) << 32'h1);
                         end
                     end
                     32'h3028: begin
@@ -11153,58 +11153,58 @@ module mariana_tpb_proto__top__q7regs(
                     end
                     32'h302c: begin
                         if (req_write) begin
-                            intr_info_0_info_q <= (intr_info_0_info_q & ~req_wdata) | intr_info_0_info_set_i;
+                            intr_info_info_q$0 <= (intr_info_info_q$0 & ~req_wdata) | intr_info_info_set_i$0;
                         end else begin
-                            rsp_rdata_q <= intr_info_0_info_q;
+                            rsp_rdata_q <= intr_info_info_q$0;
                         end
                     end
                     32'h3030: begin
                         if (req_write) begin
-                            intr_info_1_info_q <= (intr_info_1_info_q & ~req_wdata) | intr_info_1_info_set_i;
+                            intr_info_info_q$1 <= (intr_info_info_q$1 & ~req_wdata) | intr_info_info_set_i$1;
                         end else begin
-                            rsp_rdata_q <= intr_info_1_info_q;
+                            rsp_rdata_q <= intr_info_info_q$1;
                         end
                     end
                     32'h3034: begin
                         if (req_write) begin
-                            intr_info_2_info_q <= (intr_info_2_info_q & ~req_wdata) | intr_info_2_info_set_i;
+                            intr_info_info_q$2 <= (intr_info_info_q$2 & ~req_wdata) | intr_info_info_set_i$2;
                         end else begin
-                            rsp_rdata_q <= intr_info_2_info_q;
+                            rsp_rdata_q <= intr_info_info_q$2;
                         end
                     end
                     32'h3038: begin
                         if (req_write) begin
-                            intr_info_3_info_q <= (intr_info_3_info_q & ~req_wdata) | intr_info_3_info_set_i;
+                            intr_info_info_q$3 <= (intr_info_info_q$3 & ~req_wdata) | intr_info_info_set_i$3;
                         end else begin
-                            rsp_rdata_q <= intr_info_3_info_q;
+                            rsp_rdata_q <= intr_info_info_q$3;
                         end
                     end
                     32'h303c: begin
                         if (req_write) begin
-                            intr_info_4_info_q <= (intr_info_4_info_q & ~req_wdata) | intr_info_4_info_set_i;
+                            intr_info_info_q$4 <= (intr_info_info_q$4 & ~req_wdata) | intr_info_info_set_i$4;
                         end else begin
-                            rsp_rdata_q <= intr_info_4_info_q;
+                            rsp_rdata_q <= intr_info_info_q$4;
                         end
                     end
                     32'h3040: begin
                         if (req_write) begin
-                            intr_info_5_info_q <= (intr_info_5_info_q & ~req_wdata) | intr_info_5_info_set_i;
+                            intr_info_info_q$5 <= (intr_info_info_q$5 & ~req_wdata) | intr_info_info_set_i$5;
                         end else begin
-                            rsp_rdata_q <= intr_info_5_info_q;
+                            rsp_rdata_q <= intr_info_info_q$5;
                         end
                     end
                     32'h3044: begin
                         if (req_write) begin
-                            intr_info_6_info_q <= (intr_info_6_info_q & ~req_wdata) | intr_info_6_info_set_i;
+                            intr_info_info_q$6 <= (intr_info_info_q$6 & ~req_wdata) | intr_info_info_set_i$6;
                         end else begin
-                            rsp_rdata_q <= intr_info_6_info_q;
+                            rsp_rdata_q <= intr_info_info_q$6;
                         end
                     end
                     32'h3048: begin
                         if (req_write) begin
-                            intr_info_7_info_q <= (intr_info_7_info_q & ~req_wdata) | intr_info_7_info_set_i;
+                            intr_info_info_q$7 <= (intr_info_info_q$7 & ~req_wdata) | intr_info_info_set_i$7;
                         end else begin
-                            rsp_rdata_q <= intr_info_7_info_q;
+                            rsp_rdata_q <= intr_info_info_q$7;
                         end
                     end
                     32'h304c: begin
@@ -11230,14 +11230,14 @@ module mariana_tpb_proto__top__q7regs(
             intr_ctrl_enable_q <= 32'h0;
             intr_ctrl_raise_q <= 32'h0;
             intr_ctrl_raise_pulse_q <= 1'b0;
-            intr_info_0_info_q <= 32'h0;
-            intr_info_1_info_q <= 32'h0;
-            intr_info_2_info_q <= 32'h0;
-            intr_info_3_info_q <= 32'h0;
-            intr_info_4_info_q <= 32'h0;
-            intr_info_5_info_q <= 32'h0;
-            intr_info_6_info_q <= 32'h0;
-            intr_info_7_info_q <= 32'h0;
+            intr_info_info_q$0 <= 32'h0;
+            intr_info_info_q$1 <= 32'h0;
+            intr_info_info_q$2 <= 32'h0;
+            intr_info_info_q$3 <= 32'h0;
+            intr_info_info_q$4 <= 32'h0;
+            intr_info_info_q$5 <= 32'h0;
+            intr_info_info_q$6 <= 32'h0;
+            intr_info_info_q$7 <= 32'h0;
             start_addr_q <= 32'h0;
         end
     end
@@ -11254,208 +11254,208 @@ module mariana_tpb_proto__top__pool_win(
     output reg rsp_valid,
     output reg [31:0] rsp_rdata,
     output reg rsp_err,
-    output reg [31:0] window0_src_lo_o,
-    output reg [31:0] window1_src_lo_o,
-    output reg [31:0] window2_src_lo_o,
-    output reg [31:0] window3_src_lo_o,
-    output reg [31:0] window4_src_lo_o,
-    output reg [31:0] window5_src_lo_o,
-    output reg [31:0] window6_src_lo_o,
-    output reg [31:0] window7_src_lo_o,
-    output reg [31:0] window0_src_hi_o,
-    output reg [31:0] window1_src_hi_o,
-    output reg [31:0] window2_src_hi_o,
-    output reg [31:0] window3_src_hi_o,
-    output reg [31:0] window4_src_hi_o,
-    output reg [31:0] window5_src_hi_o,
-    output reg [31:0] window6_src_hi_o,
-    output reg [31:0] window7_src_hi_o,
-    output reg [31:0] window0_size_lo_o,
-    output reg [31:0] window1_size_lo_o,
-    output reg [31:0] window2_size_lo_o,
-    output reg [31:0] window3_size_lo_o,
-    output reg [31:0] window4_size_lo_o,
-    output reg [31:0] window5_size_lo_o,
-    output reg [31:0] window6_size_lo_o,
-    output reg [31:0] window7_size_lo_o,
-    output reg [31:0] window0_size_hi_o,
-    output reg [31:0] window1_size_hi_o,
-    output reg [31:0] window2_size_hi_o,
-    output reg [31:0] window3_size_hi_o,
-    output reg [31:0] window4_size_hi_o,
-    output reg [31:0] window5_size_hi_o,
-    output reg [31:0] window6_size_hi_o,
-    output reg [31:0] window7_size_hi_o,
-    output reg [31:0] window0_dst_lo_o,
-    output reg [31:0] window1_dst_lo_o,
-    output reg [31:0] window2_dst_lo_o,
-    output reg [31:0] window3_dst_lo_o,
-    output reg [31:0] window4_dst_lo_o,
-    output reg [31:0] window5_dst_lo_o,
-    output reg [31:0] window6_dst_lo_o,
-    output reg [31:0] window7_dst_lo_o,
-    output reg [31:0] window0_dst_hi_o,
-    output reg [31:0] window1_dst_hi_o,
-    output reg [31:0] window2_dst_hi_o,
-    output reg [31:0] window3_dst_hi_o,
-    output reg [31:0] window4_dst_hi_o,
-    output reg [31:0] window5_dst_hi_o,
-    output reg [31:0] window6_dst_hi_o,
-    output reg [31:0] window7_dst_hi_o,
-    output reg window0_ctrl_enable_o,
-    output reg [3:0] window0_ctrl_requester_o,
-    output reg window1_ctrl_enable_o,
-    output reg [3:0] window1_ctrl_requester_o,
-    output reg window2_ctrl_enable_o,
-    output reg [3:0] window2_ctrl_requester_o,
-    output reg window3_ctrl_enable_o,
-    output reg [3:0] window3_ctrl_requester_o,
-    output reg window4_ctrl_enable_o,
-    output reg [3:0] window4_ctrl_requester_o,
-    output reg window5_ctrl_enable_o,
-    output reg [3:0] window5_ctrl_requester_o,
-    output reg window6_ctrl_enable_o,
-    output reg [3:0] window6_ctrl_requester_o,
-    output reg window7_ctrl_enable_o,
-    output reg [3:0] window7_ctrl_requester_o
+    output reg [31:0] window_src_lo_o$0,
+    output reg [31:0] window_src_lo_o$1,
+    output reg [31:0] window_src_lo_o$2,
+    output reg [31:0] window_src_lo_o$3,
+    output reg [31:0] window_src_lo_o$4,
+    output reg [31:0] window_src_lo_o$5,
+    output reg [31:0] window_src_lo_o$6,
+    output reg [31:0] window_src_lo_o$7,
+    output reg [31:0] window_src_hi_o$0,
+    output reg [31:0] window_src_hi_o$1,
+    output reg [31:0] window_src_hi_o$2,
+    output reg [31:0] window_src_hi_o$3,
+    output reg [31:0] window_src_hi_o$4,
+    output reg [31:0] window_src_hi_o$5,
+    output reg [31:0] window_src_hi_o$6,
+    output reg [31:0] window_src_hi_o$7,
+    output reg [31:0] window_size_lo_o$0,
+    output reg [31:0] window_size_lo_o$1,
+    output reg [31:0] window_size_lo_o$2,
+    output reg [31:0] window_size_lo_o$3,
+    output reg [31:0] window_size_lo_o$4,
+    output reg [31:0] window_size_lo_o$5,
+    output reg [31:0] window_size_lo_o$6,
+    output reg [31:0] window_size_lo_o$7,
+    output reg [31:0] window_size_hi_o$0,
+    output reg [31:0] window_size_hi_o$1,
+    output reg [31:0] window_size_hi_o$2,
+    output reg [31:0] window_size_hi_o$3,
+    output reg [31:0] window_size_hi_o$4,
+    output reg [31:0] window_size_hi_o$5,
+    output reg [31:0] window_size_hi_o$6,
+    output reg [31:0] window_size_hi_o$7,
+    output reg [31:0] window_dst_lo_o$0,
+    output reg [31:0] window_dst_lo_o$1,
+    output reg [31:0] window_dst_lo_o$2,
+    output reg [31:0] window_dst_lo_o$3,
+    output reg [31:0] window_dst_lo_o$4,
+    output reg [31:0] window_dst_lo_o$5,
+    output reg [31:0] window_dst_lo_o$6,
+    output reg [31:0] window_dst_lo_o$7,
+    output reg [31:0] window_dst_hi_o$0,
+    output reg [31:0] window_dst_hi_o$1,
+    output reg [31:0] window_dst_hi_o$2,
+    output reg [31:0] window_dst_hi_o$3,
+    output reg [31:0] window_dst_hi_o$4,
+    output reg [31:0] window_dst_hi_o$5,
+    output reg [31:0] window_dst_hi_o$6,
+    output reg [31:0] window_dst_hi_o$7,
+    output reg window_ctrl_enable_o$0,
+    output reg window_ctrl_enable_o$1,
+    output reg window_ctrl_enable_o$2,
+    output reg window_ctrl_enable_o$3,
+    output reg window_ctrl_enable_o$4,
+    output reg window_ctrl_enable_o$5,
+    output reg window_ctrl_enable_o$6,
+    output reg window_ctrl_enable_o$7,
+    output reg [3:0] window_ctrl_requester_o$0,
+    output reg [3:0] window_ctrl_requester_o$1,
+    output reg [3:0] window_ctrl_requester_o$2,
+    output reg [3:0] window_ctrl_requester_o$3,
+    output reg [3:0] window_ctrl_requester_o$4,
+    output reg [3:0] window_ctrl_requester_o$5,
+    output reg [3:0] window_ctrl_requester_o$6,
+    output reg [3:0] window_ctrl_requester_o$7
 );
 
     // Registers
     reg rsp_valid_q;
     reg [31:0] rsp_rdata_q;
     reg rsp_err_q;
-    reg [31:0] window0_src_lo_q;
-    reg [31:0] window1_src_lo_q;
-    reg [31:0] window2_src_lo_q;
-    reg [31:0] window3_src_lo_q;
-    reg [31:0] window4_src_lo_q;
-    reg [31:0] window5_src_lo_q;
-    reg [31:0] window6_src_lo_q;
-    reg [31:0] window7_src_lo_q;
-    reg [31:0] window0_src_hi_q;
-    reg [31:0] window1_src_hi_q;
-    reg [31:0] window2_src_hi_q;
-    reg [31:0] window3_src_hi_q;
-    reg [31:0] window4_src_hi_q;
-    reg [31:0] window5_src_hi_q;
-    reg [31:0] window6_src_hi_q;
-    reg [31:0] window7_src_hi_q;
-    reg [31:0] window0_size_lo_q;
-    reg [31:0] window1_size_lo_q;
-    reg [31:0] window2_size_lo_q;
-    reg [31:0] window3_size_lo_q;
-    reg [31:0] window4_size_lo_q;
-    reg [31:0] window5_size_lo_q;
-    reg [31:0] window6_size_lo_q;
-    reg [31:0] window7_size_lo_q;
-    reg [31:0] window0_size_hi_q;
-    reg [31:0] window1_size_hi_q;
-    reg [31:0] window2_size_hi_q;
-    reg [31:0] window3_size_hi_q;
-    reg [31:0] window4_size_hi_q;
-    reg [31:0] window5_size_hi_q;
-    reg [31:0] window6_size_hi_q;
-    reg [31:0] window7_size_hi_q;
-    reg [31:0] window0_dst_lo_q;
-    reg [31:0] window1_dst_lo_q;
-    reg [31:0] window2_dst_lo_q;
-    reg [31:0] window3_dst_lo_q;
-    reg [31:0] window4_dst_lo_q;
-    reg [31:0] window5_dst_lo_q;
-    reg [31:0] window6_dst_lo_q;
-    reg [31:0] window7_dst_lo_q;
-    reg [31:0] window0_dst_hi_q;
-    reg [31:0] window1_dst_hi_q;
-    reg [31:0] window2_dst_hi_q;
-    reg [31:0] window3_dst_hi_q;
-    reg [31:0] window4_dst_hi_q;
-    reg [31:0] window5_dst_hi_q;
-    reg [31:0] window6_dst_hi_q;
-    reg [31:0] window7_dst_hi_q;
-    reg window0_ctrl_enable_q;
-    reg [3:0] window0_ctrl_requester_q;
-    reg window1_ctrl_enable_q;
-    reg [3:0] window1_ctrl_requester_q;
-    reg window2_ctrl_enable_q;
-    reg [3:0] window2_ctrl_requester_q;
-    reg window3_ctrl_enable_q;
-    reg [3:0] window3_ctrl_requester_q;
-    reg window4_ctrl_enable_q;
-    reg [3:0] window4_ctrl_requester_q;
-    reg window5_ctrl_enable_q;
-    reg [3:0] window5_ctrl_requester_q;
-    reg window6_ctrl_enable_q;
-    reg [3:0] window6_ctrl_requester_q;
-    reg window7_ctrl_enable_q;
-    reg [3:0] window7_ctrl_requester_q;
+    reg [31:0] window_src_lo_q$0;
+    reg [31:0] window_src_lo_q$1;
+    reg [31:0] window_src_lo_q$2;
+    reg [31:0] window_src_lo_q$3;
+    reg [31:0] window_src_lo_q$4;
+    reg [31:0] window_src_lo_q$5;
+    reg [31:0] window_src_lo_q$6;
+    reg [31:0] window_src_lo_q$7;
+    reg [31:0] window_src_hi_q$0;
+    reg [31:0] window_src_hi_q$1;
+    reg [31:0] window_src_hi_q$2;
+    reg [31:0] window_src_hi_q$3;
+    reg [31:0] window_src_hi_q$4;
+    reg [31:0] window_src_hi_q$5;
+    reg [31:0] window_src_hi_q$6;
+    reg [31:0] window_src_hi_q$7;
+    reg [31:0] window_size_lo_q$0;
+    reg [31:0] window_size_lo_q$1;
+    reg [31:0] window_size_lo_q$2;
+    reg [31:0] window_size_lo_q$3;
+    reg [31:0] window_size_lo_q$4;
+    reg [31:0] window_size_lo_q$5;
+    reg [31:0] window_size_lo_q$6;
+    reg [31:0] window_size_lo_q$7;
+    reg [31:0] window_size_hi_q$0;
+    reg [31:0] window_size_hi_q$1;
+    reg [31:0] window_size_hi_q$2;
+    reg [31:0] window_size_hi_q$3;
+    reg [31:0] window_size_hi_q$4;
+    reg [31:0] window_size_hi_q$5;
+    reg [31:0] window_size_hi_q$6;
+    reg [31:0] window_size_hi_q$7;
+    reg [31:0] window_dst_lo_q$0;
+    reg [31:0] window_dst_lo_q$1;
+    reg [31:0] window_dst_lo_q$2;
+    reg [31:0] window_dst_lo_q$3;
+    reg [31:0] window_dst_lo_q$4;
+    reg [31:0] window_dst_lo_q$5;
+    reg [31:0] window_dst_lo_q$6;
+    reg [31:0] window_dst_lo_q$7;
+    reg [31:0] window_dst_hi_q$0;
+    reg [31:0] window_dst_hi_q$1;
+    reg [31:0] window_dst_hi_q$2;
+    reg [31:0] window_dst_hi_q$3;
+    reg [31:0] window_dst_hi_q$4;
+    reg [31:0] window_dst_hi_q$5;
+    reg [31:0] window_dst_hi_q$6;
+    reg [31:0] window_dst_hi_q$7;
+    reg window_ctrl_enable_q$0;
+    reg window_ctrl_enable_q$1;
+    reg window_ctrl_enable_q$2;
+    reg window_ctrl_enable_q$3;
+    reg window_ctrl_enable_q$4;
+    reg window_ctrl_enable_q$5;
+    reg window_ctrl_enable_q$6;
+    reg window_ctrl_enable_q$7;
+    reg [3:0] window_ctrl_requester_q$0;
+    reg [3:0] window_ctrl_requester_q$1;
+    reg [3:0] window_ctrl_requester_q$2;
+    reg [3:0] window_ctrl_requester_q$3;
+    reg [3:0] window_ctrl_requester_q$4;
+    reg [3:0] window_ctrl_requester_q$5;
+    reg [3:0] window_ctrl_requester_q$6;
+    reg [3:0] window_ctrl_requester_q$7;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
         rsp_err_q = 1'h0;
-        window0_src_lo_q = 32'h0;
-        window1_src_lo_q = 32'h0;
-        window2_src_lo_q = 32'h0;
-        window3_src_lo_q = 32'h0;
-        window4_src_lo_q = 32'h0;
-        window5_src_lo_q = 32'h0;
-        window6_src_lo_q = 32'h0;
-        window7_src_lo_q = 32'h0;
-        window0_src_hi_q = 32'h0;
-        window1_src_hi_q = 32'h0;
-        window2_src_hi_q = 32'h0;
-        window3_src_hi_q = 32'h0;
-        window4_src_hi_q = 32'h0;
-        window5_src_hi_q = 32'h0;
-        window6_src_hi_q = 32'h0;
-        window7_src_hi_q = 32'h0;
-        window0_size_lo_q = 32'h0;
-        window1_size_lo_q = 32'h0;
-        window2_size_lo_q = 32'h0;
-        window3_size_lo_q = 32'h0;
-        window4_size_lo_q = 32'h0;
-        window5_size_lo_q = 32'h0;
-        window6_size_lo_q = 32'h0;
-        window7_size_lo_q = 32'h0;
-        window0_size_hi_q = 32'h0;
-        window1_size_hi_q = 32'h0;
-        window2_size_hi_q = 32'h0;
-        window3_size_hi_q = 32'h0;
-        window4_size_hi_q = 32'h0;
-        window5_size_hi_q = 32'h0;
-        window6_size_hi_q = 32'h0;
-        window7_size_hi_q = 32'h0;
-        window0_dst_lo_q = 32'h0;
-        window1_dst_lo_q = 32'h0;
-        window2_dst_lo_q = 32'h0;
-        window3_dst_lo_q = 32'h0;
-        window4_dst_lo_q = 32'h0;
-        window5_dst_lo_q = 32'h0;
-        window6_dst_lo_q = 32'h0;
-        window7_dst_lo_q = 32'h0;
-        window0_dst_hi_q = 32'h0;
-        window1_dst_hi_q = 32'h0;
-        window2_dst_hi_q = 32'h0;
-        window3_dst_hi_q = 32'h0;
-        window4_dst_hi_q = 32'h0;
-        window5_dst_hi_q = 32'h0;
-        window6_dst_hi_q = 32'h0;
-        window7_dst_hi_q = 32'h0;
-        window0_ctrl_enable_q = 1'h0;
-        window0_ctrl_requester_q = 4'h0;
-        window1_ctrl_enable_q = 1'h0;
-        window1_ctrl_requester_q = 4'h0;
-        window2_ctrl_enable_q = 1'h0;
-        window2_ctrl_requester_q = 4'h0;
-        window3_ctrl_enable_q = 1'h0;
-        window3_ctrl_requester_q = 4'h0;
-        window4_ctrl_enable_q = 1'h0;
-        window4_ctrl_requester_q = 4'h0;
-        window5_ctrl_enable_q = 1'h0;
-        window5_ctrl_requester_q = 4'h0;
-        window6_ctrl_enable_q = 1'h0;
-        window6_ctrl_requester_q = 4'h0;
-        window7_ctrl_enable_q = 1'h0;
-        window7_ctrl_requester_q = 4'h0;
+        window_src_lo_q$0 = 32'h0;
+        window_src_lo_q$1 = 32'h0;
+        window_src_lo_q$2 = 32'h0;
+        window_src_lo_q$3 = 32'h0;
+        window_src_lo_q$4 = 32'h0;
+        window_src_lo_q$5 = 32'h0;
+        window_src_lo_q$6 = 32'h0;
+        window_src_lo_q$7 = 32'h0;
+        window_src_hi_q$0 = 32'h0;
+        window_src_hi_q$1 = 32'h0;
+        window_src_hi_q$2 = 32'h0;
+        window_src_hi_q$3 = 32'h0;
+        window_src_hi_q$4 = 32'h0;
+        window_src_hi_q$5 = 32'h0;
+        window_src_hi_q$6 = 32'h0;
+        window_src_hi_q$7 = 32'h0;
+        window_size_lo_q$0 = 32'h0;
+        window_size_lo_q$1 = 32'h0;
+        window_size_lo_q$2 = 32'h0;
+        window_size_lo_q$3 = 32'h0;
+        window_size_lo_q$4 = 32'h0;
+        window_size_lo_q$5 = 32'h0;
+        window_size_lo_q$6 = 32'h0;
+        window_size_lo_q$7 = 32'h0;
+        window_size_hi_q$0 = 32'h0;
+        window_size_hi_q$1 = 32'h0;
+        window_size_hi_q$2 = 32'h0;
+        window_size_hi_q$3 = 32'h0;
+        window_size_hi_q$4 = 32'h0;
+        window_size_hi_q$5 = 32'h0;
+        window_size_hi_q$6 = 32'h0;
+        window_size_hi_q$7 = 32'h0;
+        window_dst_lo_q$0 = 32'h0;
+        window_dst_lo_q$1 = 32'h0;
+        window_dst_lo_q$2 = 32'h0;
+        window_dst_lo_q$3 = 32'h0;
+        window_dst_lo_q$4 = 32'h0;
+        window_dst_lo_q$5 = 32'h0;
+        window_dst_lo_q$6 = 32'h0;
+        window_dst_lo_q$7 = 32'h0;
+        window_dst_hi_q$0 = 32'h0;
+        window_dst_hi_q$1 = 32'h0;
+        window_dst_hi_q$2 = 32'h0;
+        window_dst_hi_q$3 = 32'h0;
+        window_dst_hi_q$4 = 32'h0;
+        window_dst_hi_q$5 = 32'h0;
+        window_dst_hi_q$6 = 32'h0;
+        window_dst_hi_q$7 = 32'h0;
+        window_ctrl_enable_q$0 = 1'h0;
+        window_ctrl_enable_q$1 = 1'h0;
+        window_ctrl_enable_q$2 = 1'h0;
+        window_ctrl_enable_q$3 = 1'h0;
+        window_ctrl_enable_q$4 = 1'h0;
+        window_ctrl_enable_q$5 = 1'h0;
+        window_ctrl_enable_q$6 = 1'h0;
+        window_ctrl_enable_q$7 = 1'h0;
+        window_ctrl_requester_q$0 = 4'h0;
+        window_ctrl_requester_q$1 = 4'h0;
+        window_ctrl_requester_q$2 = 4'h0;
+        window_ctrl_requester_q$3 = 4'h0;
+        window_ctrl_requester_q$4 = 4'h0;
+        window_ctrl_requester_q$5 = 4'h0;
+        window_ctrl_requester_q$6 = 4'h0;
+        window_ctrl_requester_q$7 = 4'h0;
     end
 
     always @(*) begin
@@ -11471,259 +11471,259 @@ module mariana_tpb_proto__top__pool_win(
     end
 
     always @(*) begin
-        window0_src_lo_o = window0_src_lo_q;
+        window_src_lo_o$0 = window_src_lo_q$0;
     end
 
     always @(*) begin
-        window1_src_lo_o = window1_src_lo_q;
+        window_src_lo_o$1 = window_src_lo_q$1;
     end
 
     always @(*) begin
-        window2_src_lo_o = window2_src_lo_q;
+        window_src_lo_o$2 = window_src_lo_q$2;
     end
 
     always @(*) begin
-        window3_src_lo_o = window3_src_lo_q;
+        window_src_lo_o$3 = window_src_lo_q$3;
     end
 
     always @(*) begin
-        window4_src_lo_o = window4_src_lo_q;
+        window_src_lo_o$4 = window_src_lo_q$4;
     end
 
     always @(*) begin
-        window5_src_lo_o = window5_src_lo_q;
+        window_src_lo_o$5 = window_src_lo_q$5;
     end
 
     always @(*) begin
-        window6_src_lo_o = window6_src_lo_q;
+        window_src_lo_o$6 = window_src_lo_q$6;
     end
 
     always @(*) begin
-        window7_src_lo_o = window7_src_lo_q;
+        window_src_lo_o$7 = window_src_lo_q$7;
     end
 
     always @(*) begin
-        window0_src_hi_o = window0_src_hi_q;
+        window_src_hi_o$0 = window_src_hi_q$0;
     end
 
     always @(*) begin
-        window1_src_hi_o = window1_src_hi_q;
+        window_src_hi_o$1 = window_src_hi_q$1;
     end
 
     always @(*) begin
-        window2_src_hi_o = window2_src_hi_q;
+        window_src_hi_o$2 = window_src_hi_q$2;
     end
 
     always @(*) begin
-        window3_src_hi_o = window3_src_hi_q;
+        window_src_hi_o$3 = window_src_hi_q$3;
     end
 
     always @(*) begin
-        window4_src_hi_o = window4_src_hi_q;
+        window_src_hi_o$4 = window_src_hi_q$4;
     end
 
     always @(*) begin
-        window5_src_hi_o = window5_src_hi_q;
+        window_src_hi_o$5 = window_src_hi_q$5;
     end
 
     always @(*) begin
-        window6_src_hi_o = window6_src_hi_q;
+        window_src_hi_o$6 = window_src_hi_q$6;
     end
 
     always @(*) begin
-        window7_src_hi_o = window7_src_hi_q;
+        window_src_hi_o$7 = window_src_hi_q$7;
     end
 
     always @(*) begin
-        window0_size_lo_o = window0_size_lo_q;
+        window_size_lo_o$0 = window_size_lo_q$0;
     end
 
     always @(*) begin
-        window1_size_lo_o = window1_size_lo_q;
+        window_size_lo_o$1 = window_size_lo_q$1;
     end
 
     always @(*) begin
-        window2_size_lo_o = window2_size_lo_q;
+        window_size_lo_o$2 = window_size_lo_q$2;
     end
 
     always @(*) begin
-        window3_size_lo_o = window3_size_lo_q;
+        window_size_lo_o$3 = window_size_lo_q$3;
     end
 
     always @(*) begin
-        window4_size_lo_o = window4_size_lo_q;
+        window_size_lo_o$4 = window_size_lo_q$4;
     end
 
     always @(*) begin
-        window5_size_lo_o = window5_size_lo_q;
+        window_size_lo_o$5 = window_size_lo_q$5;
     end
 
     always @(*) begin
-        window6_size_lo_o = window6_size_lo_q;
+        window_size_lo_o$6 = window_size_lo_q$6;
     end
 
     always @(*) begin
-        window7_size_lo_o = window7_size_lo_q;
+        window_size_lo_o$7 = window_size_lo_q$7;
     end
 
     always @(*) begin
-        window0_size_hi_o = window0_size_hi_q;
+        window_size_hi_o$0 = window_size_hi_q$0;
     end
 
     always @(*) begin
-        window1_size_hi_o = window1_size_hi_q;
+        window_size_hi_o$1 = window_size_hi_q$1;
     end
 
     always @(*) begin
-        window2_size_hi_o = window2_size_hi_q;
+        window_size_hi_o$2 = window_size_hi_q$2;
     end
 
     always @(*) begin
-        window3_size_hi_o = window3_size_hi_q;
+        window_size_hi_o$3 = window_size_hi_q$3;
     end
 
     always @(*) begin
-        window4_size_hi_o = window4_size_hi_q;
+        window_size_hi_o$4 = window_size_hi_q$4;
     end
 
     always @(*) begin
-        window5_size_hi_o = window5_size_hi_q;
+        window_size_hi_o$5 = window_size_hi_q$5;
     end
 
     always @(*) begin
-        window6_size_hi_o = window6_size_hi_q;
+        window_size_hi_o$6 = window_size_hi_q$6;
     end
 
     always @(*) begin
-        window7_size_hi_o = window7_size_hi_q;
+        window_size_hi_o$7 = window_size_hi_q$7;
     end
 
     always @(*) begin
-        window0_dst_lo_o = window0_dst_lo_q;
+        window_dst_lo_o$0 = window_dst_lo_q$0;
     end
 
     always @(*) begin
-        window1_dst_lo_o = window1_dst_lo_q;
+        window_dst_lo_o$1 = window_dst_lo_q$1;
     end
 
     always @(*) begin
-        window2_dst_lo_o = window2_dst_lo_q;
+        window_dst_lo_o$2 = window_dst_lo_q$2;
     end
 
     always @(*) begin
-        window3_dst_lo_o = window3_dst_lo_q;
+        window_dst_lo_o$3 = window_dst_lo_q$3;
     end
 
     always @(*) begin
-        window4_dst_lo_o = window4_dst_lo_q;
+        window_dst_lo_o$4 = window_dst_lo_q$4;
     end
 
     always @(*) begin
-        window5_dst_lo_o = window5_dst_lo_q;
+        window_dst_lo_o$5 = window_dst_lo_q$5;
     end
 
     always @(*) begin
-        window6_dst_lo_o = window6_dst_lo_q;
+        window_dst_lo_o$6 = window_dst_lo_q$6;
     end
 
     always @(*) begin
-        window7_dst_lo_o = window7_dst_lo_q;
+        window_dst_lo_o$7 = window_dst_lo_q$7;
     end
 
     always @(*) begin
-        window0_dst_hi_o = window0_dst_hi_q;
+        window_dst_hi_o$0 = window_dst_hi_q$0;
     end
 
     always @(*) begin
-        window1_dst_hi_o = window1_dst_hi_q;
+        window_dst_hi_o$1 = window_dst_hi_q$1;
     end
 
     always @(*) begin
-        window2_dst_hi_o = window2_dst_hi_q;
+        window_dst_hi_o$2 = window_dst_hi_q$2;
     end
 
     always @(*) begin
-        window3_dst_hi_o = window3_dst_hi_q;
+        window_dst_hi_o$3 = window_dst_hi_q$3;
     end
 
     always @(*) begin
-        window4_dst_hi_o = window4_dst_hi_q;
+        window_dst_hi_o$4 = window_dst_hi_q$4;
     end
 
     always @(*) begin
-        window5_dst_hi_o = window5_dst_hi_q;
+        window_dst_hi_o$5 = window_dst_hi_q$5;
     end
 
     always @(*) begin
-        window6_dst_hi_o = window6_dst_hi_q;
+        window_dst_hi_o$6 = window_dst_hi_q$6;
     end
 
     always @(*) begin
-        window7_dst_hi_o = window7_dst_hi_q;
+        window_dst_hi_o$7 = window_dst_hi_q$7;
     end
 
     always @(*) begin
-        window0_ctrl_enable_o = window0_ctrl_enable_q;
+        window_ctrl_enable_o$0 = window_ctrl_enable_q$0;
     end
 
     always @(*) begin
-        window0_ctrl_requester_o = window0_ctrl_requester_q;
+        window_ctrl_requester_o$0 = window_ctrl_requester_q$0;
     end
 
     always @(*) begin
-        window1_ctrl_enable_o = window1_ctrl_enable_q;
+        window_ctrl_enable_o$1 = window_ctrl_enable_q$1;
     end
 
     always @(*) begin
-        window1_ctrl_requester_o = window1_ctrl_requester_q;
+        window_ctrl_requester_o$1 = window_ctrl_requester_q$1;
     end
 
     always @(*) begin
-        window2_ctrl_enable_o = window2_ctrl_enable_q;
+        window_ctrl_enable_o$2 = window_ctrl_enable_q$2;
     end
 
     always @(*) begin
-        window2_ctrl_requester_o = window2_ctrl_requester_q;
+        window_ctrl_requester_o$2 = window_ctrl_requester_q$2;
     end
 
     always @(*) begin
-        window3_ctrl_enable_o = window3_ctrl_enable_q;
+        window_ctrl_enable_o$3 = window_ctrl_enable_q$3;
     end
 
     always @(*) begin
-        window3_ctrl_requester_o = window3_ctrl_requester_q;
+        window_ctrl_requester_o$3 = window_ctrl_requester_q$3;
     end
 
     always @(*) begin
-        window4_ctrl_enable_o = window4_ctrl_enable_q;
+        window_ctrl_enable_o$4 = window_ctrl_enable_q$4;
     end
 
     always @(*) begin
-        window4_ctrl_requester_o = window4_ctrl_requester_q;
+        window_ctrl_requester_o$4 = window_ctrl_requester_q$4;
     end
 
     always @(*) begin
-        window5_ctrl_enable_o = window5_ctrl_enable_q;
+        window_ctrl_enable_o$5 = window_ctrl_enable_q$5;
     end
 
     always @(*) begin
-        window5_ctrl_requester_o = window5_ctrl_requester_q;
+        window_ctrl_requester_o$5 = window_ctrl_requester_q$5;
     end
 
     always @(*) begin
-        window6_ctrl_enable_o = window6_ctrl_enable_q;
+        window_ctrl_enable_o$6 = window_ctrl_enable_q$6;
     end
 
     always @(*) begin
-        window6_ctrl_requester_o = window6_ctrl_requester_q;
+        window_ctrl_requester_o$6 = window_ctrl_requester_q$6;
     end
 
     always @(*) begin
-        window7_ctrl_enable_o = window7_ctrl_enable_q;
+        window_ctrl_enable_o$7 = window_ctrl_enable_q$7;
     end
 
     always @(*) begin
-        window7_ctrl_requester_o = window7_ctrl_requester_q;
+        window_ctrl_requester_o$7 = window_ctrl_requester_q$7;
     end
 
     always @(posedge clock) begin
@@ -11738,402 +11738,402 @@ module mariana_tpb_proto__top__pool_win(
                 case (req_addr)
                     32'h2000: begin
                         if (req_write) begin
-                            window0_src_lo_q <= req_wdata;
+                            window_src_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$0;
                         end
                     end
                     32'h201c: begin
                         if (req_write) begin
-                            window1_src_lo_q <= req_wdata;
+                            window_src_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$1;
                         end
                     end
                     32'h2038: begin
                         if (req_write) begin
-                            window2_src_lo_q <= req_wdata;
+                            window_src_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$2;
                         end
                     end
                     32'h2054: begin
                         if (req_write) begin
-                            window3_src_lo_q <= req_wdata;
+                            window_src_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$3;
                         end
                     end
                     32'h2070: begin
                         if (req_write) begin
-                            window4_src_lo_q <= req_wdata;
+                            window_src_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$4;
                         end
                     end
                     32'h208c: begin
                         if (req_write) begin
-                            window5_src_lo_q <= req_wdata;
+                            window_src_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$5;
                         end
                     end
                     32'h20a8: begin
                         if (req_write) begin
-                            window6_src_lo_q <= req_wdata;
+                            window_src_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$6;
                         end
                     end
                     32'h20c4: begin
                         if (req_write) begin
-                            window7_src_lo_q <= req_wdata;
+                            window_src_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$7;
                         end
                     end
                     32'h2004: begin
                         if (req_write) begin
-                            window0_src_hi_q <= req_wdata;
+                            window_src_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$0;
                         end
                     end
                     32'h2020: begin
                         if (req_write) begin
-                            window1_src_hi_q <= req_wdata;
+                            window_src_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$1;
                         end
                     end
                     32'h203c: begin
                         if (req_write) begin
-                            window2_src_hi_q <= req_wdata;
+                            window_src_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$2;
                         end
                     end
                     32'h2058: begin
                         if (req_write) begin
-                            window3_src_hi_q <= req_wdata;
+                            window_src_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$3;
                         end
                     end
                     32'h2074: begin
                         if (req_write) begin
-                            window4_src_hi_q <= req_wdata;
+                            window_src_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$4;
                         end
                     end
                     32'h2090: begin
                         if (req_write) begin
-                            window5_src_hi_q <= req_wdata;
+                            window_src_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$5;
                         end
                     end
                     32'h20ac: begin
                         if (req_write) begin
-                            window6_src_hi_q <= req_wdata;
+                            window_src_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$6;
                         end
                     end
                     32'h20c8: begin
                         if (req_write) begin
-                            window7_src_hi_q <= req_wdata;
+                            window_src_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$7;
                         end
                     end
                     32'h2008: begin
                         if (req_write) begin
-                            window0_size_lo_q <= req_wdata;
+                            window_size_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$0;
                         end
                     end
                     32'h2024: begin
                         if (req_write) begin
-                            window1_size_lo_q <= req_wdata;
+                            window_size_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$1;
                         end
                     end
                     32'h2040: begin
                         if (req_write) begin
-                            window2_size_lo_q <= req_wdata;
+                            window_size_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$2;
                         end
                     end
                     32'h205c: begin
                         if (req_write) begin
-                            window3_size_lo_q <= req_wdata;
+                            window_size_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$3;
                         end
                     end
                     32'h2078: begin
                         if (req_write) begin
-                            window4_size_lo_q <= req_wdata;
+                            window_size_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$4;
                         end
                     end
                     32'h2094: begin
                         if (req_write) begin
-                            window5_size_lo_q <= req_wdata;
+                            window_size_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$5;
                         end
                     end
                     32'h20b0: begin
                         if (req_write) begin
-                            window6_size_lo_q <= req_wdata;
+                            window_size_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$6;
                         end
                     end
                     32'h20cc: begin
                         if (req_write) begin
-                            window7_size_lo_q <= req_wdata;
+                            window_size_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$7;
                         end
                     end
                     32'h200c: begin
                         if (req_write) begin
-                            window0_size_hi_q <= req_wdata;
+                            window_size_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$0;
                         end
                     end
                     32'h2028: begin
                         if (req_write) begin
-                            window1_size_hi_q <= req_wdata;
+                            window_size_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$1;
                         end
                     end
                     32'h2044: begin
                         if (req_write) begin
-                            window2_size_hi_q <= req_wdata;
+                            window_size_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$2;
                         end
                     end
                     32'h2060: begin
                         if (req_write) begin
-                            window3_size_hi_q <= req_wdata;
+                            window_size_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$3;
                         end
                     end
                     32'h207c: begin
                         if (req_write) begin
-                            window4_size_hi_q <= req_wdata;
+                            window_size_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$4;
                         end
                     end
                     32'h2098: begin
                         if (req_write) begin
-                            window5_size_hi_q <= req_wdata;
+                            window_size_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$5;
                         end
                     end
                     32'h20b4: begin
                         if (req_write) begin
-                            window6_size_hi_q <= req_wdata;
+                            window_size_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$6;
                         end
                     end
                     32'h20d0: begin
                         if (req_write) begin
-                            window7_size_hi_q <= req_wdata;
+                            window_size_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$7;
                         end
                     end
                     32'h2010: begin
                         if (req_write) begin
-                            window0_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$0;
                         end
                     end
                     32'h202c: begin
                         if (req_write) begin
-                            window1_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$1;
                         end
                     end
                     32'h2048: begin
                         if (req_write) begin
-                            window2_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$2;
                         end
                     end
                     32'h2064: begin
                         if (req_write) begin
-                            window3_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$3;
                         end
                     end
                     32'h2080: begin
                         if (req_write) begin
-                            window4_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$4;
                         end
                     end
                     32'h209c: begin
                         if (req_write) begin
-                            window5_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$5;
                         end
                     end
                     32'h20b8: begin
                         if (req_write) begin
-                            window6_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$6;
                         end
                     end
                     32'h20d4: begin
                         if (req_write) begin
-                            window7_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$7;
                         end
                     end
                     32'h2014: begin
                         if (req_write) begin
-                            window0_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$0;
                         end
                     end
                     32'h2030: begin
                         if (req_write) begin
-                            window1_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$1;
                         end
                     end
                     32'h204c: begin
                         if (req_write) begin
-                            window2_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$2;
                         end
                     end
                     32'h2068: begin
                         if (req_write) begin
-                            window3_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$3;
                         end
                     end
                     32'h2084: begin
                         if (req_write) begin
-                            window4_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$4;
                         end
                     end
                     32'h20a0: begin
                         if (req_write) begin
-                            window5_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$5;
                         end
                     end
                     32'h20bc: begin
                         if (req_write) begin
-                            window6_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$6;
                         end
                     end
                     32'h20d8: begin
                         if (req_write) begin
-                            window7_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$7;
                         end
                     end
                     32'h2018: begin
                         if (req_write) begin
-                            window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$0 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$0 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$0 & 32'hffffffff) | ((window_ctrl_requester_q$0 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2034: begin
                         if (req_write) begin
-                            window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$1 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$1 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$1 & 32'hffffffff) | ((window_ctrl_requester_q$1 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2050: begin
                         if (req_write) begin
-                            window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$2 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$2 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$2 & 32'hffffffff) | ((window_ctrl_requester_q$2 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h206c: begin
                         if (req_write) begin
-                            window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$3 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$3 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$3 & 32'hffffffff) | ((window_ctrl_requester_q$3 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2088: begin
                         if (req_write) begin
-                            window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$4 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$4 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$4 & 32'hffffffff) | ((window_ctrl_requester_q$4 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20a4: begin
                         if (req_write) begin
-                            window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$5 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$5 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$5 & 32'hffffffff) | ((window_ctrl_requester_q$5 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20c0: begin
                         if (req_write) begin
-                            window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$6 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$6 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$6 & 32'hffffffff) | ((window_ctrl_requester_q$6 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20dc: begin
                         if (req_write) begin
-                            window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$7 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$7 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$7 & 32'hffffffff) | ((window_ctrl_requester_q$7 & 32'hffffffff) << 32'h4);
                         end
                     end
                     default: begin
@@ -12146,70 +12146,70 @@ module mariana_tpb_proto__top__pool_win(
             rsp_valid_q <= 1'b0;
             rsp_err_q <= 1'b0;
             rsp_rdata_q <= 32'h0;
-            window0_src_lo_q <= 32'h0;
-            window1_src_lo_q <= 32'h0;
-            window2_src_lo_q <= 32'h0;
-            window3_src_lo_q <= 32'h0;
-            window4_src_lo_q <= 32'h0;
-            window5_src_lo_q <= 32'h0;
-            window6_src_lo_q <= 32'h0;
-            window7_src_lo_q <= 32'h0;
-            window0_src_hi_q <= 32'h0;
-            window1_src_hi_q <= 32'h0;
-            window2_src_hi_q <= 32'h0;
-            window3_src_hi_q <= 32'h0;
-            window4_src_hi_q <= 32'h0;
-            window5_src_hi_q <= 32'h0;
-            window6_src_hi_q <= 32'h0;
-            window7_src_hi_q <= 32'h0;
-            window0_size_lo_q <= 32'h0;
-            window1_size_lo_q <= 32'h0;
-            window2_size_lo_q <= 32'h0;
-            window3_size_lo_q <= 32'h0;
-            window4_size_lo_q <= 32'h0;
-            window5_size_lo_q <= 32'h0;
-            window6_size_lo_q <= 32'h0;
-            window7_size_lo_q <= 32'h0;
-            window0_size_hi_q <= 32'h0;
-            window1_size_hi_q <= 32'h0;
-            window2_size_hi_q <= 32'h0;
-            window3_size_hi_q <= 32'h0;
-            window4_size_hi_q <= 32'h0;
-            window5_size_hi_q <= 32'h0;
-            window6_size_hi_q <= 32'h0;
-            window7_size_hi_q <= 32'h0;
-            window0_dst_lo_q <= 32'h0;
-            window1_dst_lo_q <= 32'h0;
-            window2_dst_lo_q <= 32'h0;
-            window3_dst_lo_q <= 32'h0;
-            window4_dst_lo_q <= 32'h0;
-            window5_dst_lo_q <= 32'h0;
-            window6_dst_lo_q <= 32'h0;
-            window7_dst_lo_q <= 32'h0;
-            window0_dst_hi_q <= 32'h0;
-            window1_dst_hi_q <= 32'h0;
-            window2_dst_hi_q <= 32'h0;
-            window3_dst_hi_q <= 32'h0;
-            window4_dst_hi_q <= 32'h0;
-            window5_dst_hi_q <= 32'h0;
-            window6_dst_hi_q <= 32'h0;
-            window7_dst_hi_q <= 32'h0;
-            window0_ctrl_enable_q <= 32'h0;
-            window0_ctrl_requester_q <= 32'h0;
-            window1_ctrl_enable_q <= 32'h0;
-            window1_ctrl_requester_q <= 32'h0;
-            window2_ctrl_enable_q <= 32'h0;
-            window2_ctrl_requester_q <= 32'h0;
-            window3_ctrl_enable_q <= 32'h0;
-            window3_ctrl_requester_q <= 32'h0;
-            window4_ctrl_enable_q <= 32'h0;
-            window4_ctrl_requester_q <= 32'h0;
-            window5_ctrl_enable_q <= 32'h0;
-            window5_ctrl_requester_q <= 32'h0;
-            window6_ctrl_enable_q <= 32'h0;
-            window6_ctrl_requester_q <= 32'h0;
-            window7_ctrl_enable_q <= 32'h0;
-            window7_ctrl_requester_q <= 32'h0;
+            window_src_lo_q$0 <= 32'h0;
+            window_src_lo_q$1 <= 32'h0;
+            window_src_lo_q$2 <= 32'h0;
+            window_src_lo_q$3 <= 32'h0;
+            window_src_lo_q$4 <= 32'h0;
+            window_src_lo_q$5 <= 32'h0;
+            window_src_lo_q$6 <= 32'h0;
+            window_src_lo_q$7 <= 32'h0;
+            window_src_hi_q$0 <= 32'h0;
+            window_src_hi_q$1 <= 32'h0;
+            window_src_hi_q$2 <= 32'h0;
+            window_src_hi_q$3 <= 32'h0;
+            window_src_hi_q$4 <= 32'h0;
+            window_src_hi_q$5 <= 32'h0;
+            window_src_hi_q$6 <= 32'h0;
+            window_src_hi_q$7 <= 32'h0;
+            window_size_lo_q$0 <= 32'h0;
+            window_size_lo_q$1 <= 32'h0;
+            window_size_lo_q$2 <= 32'h0;
+            window_size_lo_q$3 <= 32'h0;
+            window_size_lo_q$4 <= 32'h0;
+            window_size_lo_q$5 <= 32'h0;
+            window_size_lo_q$6 <= 32'h0;
+            window_size_lo_q$7 <= 32'h0;
+            window_size_hi_q$0 <= 32'h0;
+            window_size_hi_q$1 <= 32'h0;
+            window_size_hi_q$2 <= 32'h0;
+            window_size_hi_q$3 <= 32'h0;
+            window_size_hi_q$4 <= 32'h0;
+            window_size_hi_q$5 <= 32'h0;
+            window_size_hi_q$6 <= 32'h0;
+            window_size_hi_q$7 <= 32'h0;
+            window_dst_lo_q$0 <= 32'h0;
+            window_dst_lo_q$1 <= 32'h0;
+            window_dst_lo_q$2 <= 32'h0;
+            window_dst_lo_q$3 <= 32'h0;
+            window_dst_lo_q$4 <= 32'h0;
+            window_dst_lo_q$5 <= 32'h0;
+            window_dst_lo_q$6 <= 32'h0;
+            window_dst_lo_q$7 <= 32'h0;
+            window_dst_hi_q$0 <= 32'h0;
+            window_dst_hi_q$1 <= 32'h0;
+            window_dst_hi_q$2 <= 32'h0;
+            window_dst_hi_q$3 <= 32'h0;
+            window_dst_hi_q$4 <= 32'h0;
+            window_dst_hi_q$5 <= 32'h0;
+            window_dst_hi_q$6 <= 32'h0;
+            window_dst_hi_q$7 <= 32'h0;
+            window_ctrl_enable_q$0 <= 32'h0;
+            window_ctrl_requester_q$0 <= 32'h0;
+            window_ctrl_enable_q$1 <= 32'h0;
+            window_ctrl_requester_q$1 <= 32'h0;
+            window_ctrl_enable_q$2 <= 32'h0;
+            window_ctrl_requester_q$2 <= 32'h0;
+            window_ctrl_enable_q$3 <= 32'h0;
+            window_ctrl_requester_q$3 <= 32'h0;
+            window_ctrl_enable_q$4 <= 32'h0;
+            window_ctrl_requester_q$4 <= 32'h0;
+            window_ctrl_enable_q$5 <= 32'h0;
+            window_ctrl_requester_q$5 <= 32'h0;
+            window_ctrl_enable_q$6 <= 32'h0;
+            window_ctrl_requester_q$6 <= 32'h0;
+            window_ctrl_enable_q$7 <= 32'h0;
+            window_ctrl_requester_q$7 <= 32'h0;
         end
     end
 

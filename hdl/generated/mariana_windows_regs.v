@@ -12,208 +12,208 @@ module mariana_windows_regs(
     output reg rsp_valid,
     output reg [31:0] rsp_rdata,
     output reg rsp_err,
-    output reg [31:0] window0_src_lo_o,
-    output reg [31:0] window1_src_lo_o,
-    output reg [31:0] window2_src_lo_o,
-    output reg [31:0] window3_src_lo_o,
-    output reg [31:0] window4_src_lo_o,
-    output reg [31:0] window5_src_lo_o,
-    output reg [31:0] window6_src_lo_o,
-    output reg [31:0] window7_src_lo_o,
-    output reg [31:0] window0_src_hi_o,
-    output reg [31:0] window1_src_hi_o,
-    output reg [31:0] window2_src_hi_o,
-    output reg [31:0] window3_src_hi_o,
-    output reg [31:0] window4_src_hi_o,
-    output reg [31:0] window5_src_hi_o,
-    output reg [31:0] window6_src_hi_o,
-    output reg [31:0] window7_src_hi_o,
-    output reg [31:0] window0_size_lo_o,
-    output reg [31:0] window1_size_lo_o,
-    output reg [31:0] window2_size_lo_o,
-    output reg [31:0] window3_size_lo_o,
-    output reg [31:0] window4_size_lo_o,
-    output reg [31:0] window5_size_lo_o,
-    output reg [31:0] window6_size_lo_o,
-    output reg [31:0] window7_size_lo_o,
-    output reg [31:0] window0_size_hi_o,
-    output reg [31:0] window1_size_hi_o,
-    output reg [31:0] window2_size_hi_o,
-    output reg [31:0] window3_size_hi_o,
-    output reg [31:0] window4_size_hi_o,
-    output reg [31:0] window5_size_hi_o,
-    output reg [31:0] window6_size_hi_o,
-    output reg [31:0] window7_size_hi_o,
-    output reg [31:0] window0_dst_lo_o,
-    output reg [31:0] window1_dst_lo_o,
-    output reg [31:0] window2_dst_lo_o,
-    output reg [31:0] window3_dst_lo_o,
-    output reg [31:0] window4_dst_lo_o,
-    output reg [31:0] window5_dst_lo_o,
-    output reg [31:0] window6_dst_lo_o,
-    output reg [31:0] window7_dst_lo_o,
-    output reg [31:0] window0_dst_hi_o,
-    output reg [31:0] window1_dst_hi_o,
-    output reg [31:0] window2_dst_hi_o,
-    output reg [31:0] window3_dst_hi_o,
-    output reg [31:0] window4_dst_hi_o,
-    output reg [31:0] window5_dst_hi_o,
-    output reg [31:0] window6_dst_hi_o,
-    output reg [31:0] window7_dst_hi_o,
-    output reg window0_ctrl_enable_o,
-    output reg [3:0] window0_ctrl_requester_o,
-    output reg window1_ctrl_enable_o,
-    output reg [3:0] window1_ctrl_requester_o,
-    output reg window2_ctrl_enable_o,
-    output reg [3:0] window2_ctrl_requester_o,
-    output reg window3_ctrl_enable_o,
-    output reg [3:0] window3_ctrl_requester_o,
-    output reg window4_ctrl_enable_o,
-    output reg [3:0] window4_ctrl_requester_o,
-    output reg window5_ctrl_enable_o,
-    output reg [3:0] window5_ctrl_requester_o,
-    output reg window6_ctrl_enable_o,
-    output reg [3:0] window6_ctrl_requester_o,
-    output reg window7_ctrl_enable_o,
-    output reg [3:0] window7_ctrl_requester_o
+    output reg [31:0] window_src_lo_o$0,
+    output reg [31:0] window_src_lo_o$1,
+    output reg [31:0] window_src_lo_o$2,
+    output reg [31:0] window_src_lo_o$3,
+    output reg [31:0] window_src_lo_o$4,
+    output reg [31:0] window_src_lo_o$5,
+    output reg [31:0] window_src_lo_o$6,
+    output reg [31:0] window_src_lo_o$7,
+    output reg [31:0] window_src_hi_o$0,
+    output reg [31:0] window_src_hi_o$1,
+    output reg [31:0] window_src_hi_o$2,
+    output reg [31:0] window_src_hi_o$3,
+    output reg [31:0] window_src_hi_o$4,
+    output reg [31:0] window_src_hi_o$5,
+    output reg [31:0] window_src_hi_o$6,
+    output reg [31:0] window_src_hi_o$7,
+    output reg [31:0] window_size_lo_o$0,
+    output reg [31:0] window_size_lo_o$1,
+    output reg [31:0] window_size_lo_o$2,
+    output reg [31:0] window_size_lo_o$3,
+    output reg [31:0] window_size_lo_o$4,
+    output reg [31:0] window_size_lo_o$5,
+    output reg [31:0] window_size_lo_o$6,
+    output reg [31:0] window_size_lo_o$7,
+    output reg [31:0] window_size_hi_o$0,
+    output reg [31:0] window_size_hi_o$1,
+    output reg [31:0] window_size_hi_o$2,
+    output reg [31:0] window_size_hi_o$3,
+    output reg [31:0] window_size_hi_o$4,
+    output reg [31:0] window_size_hi_o$5,
+    output reg [31:0] window_size_hi_o$6,
+    output reg [31:0] window_size_hi_o$7,
+    output reg [31:0] window_dst_lo_o$0,
+    output reg [31:0] window_dst_lo_o$1,
+    output reg [31:0] window_dst_lo_o$2,
+    output reg [31:0] window_dst_lo_o$3,
+    output reg [31:0] window_dst_lo_o$4,
+    output reg [31:0] window_dst_lo_o$5,
+    output reg [31:0] window_dst_lo_o$6,
+    output reg [31:0] window_dst_lo_o$7,
+    output reg [31:0] window_dst_hi_o$0,
+    output reg [31:0] window_dst_hi_o$1,
+    output reg [31:0] window_dst_hi_o$2,
+    output reg [31:0] window_dst_hi_o$3,
+    output reg [31:0] window_dst_hi_o$4,
+    output reg [31:0] window_dst_hi_o$5,
+    output reg [31:0] window_dst_hi_o$6,
+    output reg [31:0] window_dst_hi_o$7,
+    output reg window_ctrl_enable_o$0,
+    output reg window_ctrl_enable_o$1,
+    output reg window_ctrl_enable_o$2,
+    output reg window_ctrl_enable_o$3,
+    output reg window_ctrl_enable_o$4,
+    output reg window_ctrl_enable_o$5,
+    output reg window_ctrl_enable_o$6,
+    output reg window_ctrl_enable_o$7,
+    output reg [3:0] window_ctrl_requester_o$0,
+    output reg [3:0] window_ctrl_requester_o$1,
+    output reg [3:0] window_ctrl_requester_o$2,
+    output reg [3:0] window_ctrl_requester_o$3,
+    output reg [3:0] window_ctrl_requester_o$4,
+    output reg [3:0] window_ctrl_requester_o$5,
+    output reg [3:0] window_ctrl_requester_o$6,
+    output reg [3:0] window_ctrl_requester_o$7
 );
 
     // Registers
     reg rsp_valid_q;
     reg [31:0] rsp_rdata_q;
     reg rsp_err_q;
-    reg [31:0] window0_src_lo_q;
-    reg [31:0] window1_src_lo_q;
-    reg [31:0] window2_src_lo_q;
-    reg [31:0] window3_src_lo_q;
-    reg [31:0] window4_src_lo_q;
-    reg [31:0] window5_src_lo_q;
-    reg [31:0] window6_src_lo_q;
-    reg [31:0] window7_src_lo_q;
-    reg [31:0] window0_src_hi_q;
-    reg [31:0] window1_src_hi_q;
-    reg [31:0] window2_src_hi_q;
-    reg [31:0] window3_src_hi_q;
-    reg [31:0] window4_src_hi_q;
-    reg [31:0] window5_src_hi_q;
-    reg [31:0] window6_src_hi_q;
-    reg [31:0] window7_src_hi_q;
-    reg [31:0] window0_size_lo_q;
-    reg [31:0] window1_size_lo_q;
-    reg [31:0] window2_size_lo_q;
-    reg [31:0] window3_size_lo_q;
-    reg [31:0] window4_size_lo_q;
-    reg [31:0] window5_size_lo_q;
-    reg [31:0] window6_size_lo_q;
-    reg [31:0] window7_size_lo_q;
-    reg [31:0] window0_size_hi_q;
-    reg [31:0] window1_size_hi_q;
-    reg [31:0] window2_size_hi_q;
-    reg [31:0] window3_size_hi_q;
-    reg [31:0] window4_size_hi_q;
-    reg [31:0] window5_size_hi_q;
-    reg [31:0] window6_size_hi_q;
-    reg [31:0] window7_size_hi_q;
-    reg [31:0] window0_dst_lo_q;
-    reg [31:0] window1_dst_lo_q;
-    reg [31:0] window2_dst_lo_q;
-    reg [31:0] window3_dst_lo_q;
-    reg [31:0] window4_dst_lo_q;
-    reg [31:0] window5_dst_lo_q;
-    reg [31:0] window6_dst_lo_q;
-    reg [31:0] window7_dst_lo_q;
-    reg [31:0] window0_dst_hi_q;
-    reg [31:0] window1_dst_hi_q;
-    reg [31:0] window2_dst_hi_q;
-    reg [31:0] window3_dst_hi_q;
-    reg [31:0] window4_dst_hi_q;
-    reg [31:0] window5_dst_hi_q;
-    reg [31:0] window6_dst_hi_q;
-    reg [31:0] window7_dst_hi_q;
-    reg window0_ctrl_enable_q;
-    reg [3:0] window0_ctrl_requester_q;
-    reg window1_ctrl_enable_q;
-    reg [3:0] window1_ctrl_requester_q;
-    reg window2_ctrl_enable_q;
-    reg [3:0] window2_ctrl_requester_q;
-    reg window3_ctrl_enable_q;
-    reg [3:0] window3_ctrl_requester_q;
-    reg window4_ctrl_enable_q;
-    reg [3:0] window4_ctrl_requester_q;
-    reg window5_ctrl_enable_q;
-    reg [3:0] window5_ctrl_requester_q;
-    reg window6_ctrl_enable_q;
-    reg [3:0] window6_ctrl_requester_q;
-    reg window7_ctrl_enable_q;
-    reg [3:0] window7_ctrl_requester_q;
+    reg [31:0] window_src_lo_q$0;
+    reg [31:0] window_src_lo_q$1;
+    reg [31:0] window_src_lo_q$2;
+    reg [31:0] window_src_lo_q$3;
+    reg [31:0] window_src_lo_q$4;
+    reg [31:0] window_src_lo_q$5;
+    reg [31:0] window_src_lo_q$6;
+    reg [31:0] window_src_lo_q$7;
+    reg [31:0] window_src_hi_q$0;
+    reg [31:0] window_src_hi_q$1;
+    reg [31:0] window_src_hi_q$2;
+    reg [31:0] window_src_hi_q$3;
+    reg [31:0] window_src_hi_q$4;
+    reg [31:0] window_src_hi_q$5;
+    reg [31:0] window_src_hi_q$6;
+    reg [31:0] window_src_hi_q$7;
+    reg [31:0] window_size_lo_q$0;
+    reg [31:0] window_size_lo_q$1;
+    reg [31:0] window_size_lo_q$2;
+    reg [31:0] window_size_lo_q$3;
+    reg [31:0] window_size_lo_q$4;
+    reg [31:0] window_size_lo_q$5;
+    reg [31:0] window_size_lo_q$6;
+    reg [31:0] window_size_lo_q$7;
+    reg [31:0] window_size_hi_q$0;
+    reg [31:0] window_size_hi_q$1;
+    reg [31:0] window_size_hi_q$2;
+    reg [31:0] window_size_hi_q$3;
+    reg [31:0] window_size_hi_q$4;
+    reg [31:0] window_size_hi_q$5;
+    reg [31:0] window_size_hi_q$6;
+    reg [31:0] window_size_hi_q$7;
+    reg [31:0] window_dst_lo_q$0;
+    reg [31:0] window_dst_lo_q$1;
+    reg [31:0] window_dst_lo_q$2;
+    reg [31:0] window_dst_lo_q$3;
+    reg [31:0] window_dst_lo_q$4;
+    reg [31:0] window_dst_lo_q$5;
+    reg [31:0] window_dst_lo_q$6;
+    reg [31:0] window_dst_lo_q$7;
+    reg [31:0] window_dst_hi_q$0;
+    reg [31:0] window_dst_hi_q$1;
+    reg [31:0] window_dst_hi_q$2;
+    reg [31:0] window_dst_hi_q$3;
+    reg [31:0] window_dst_hi_q$4;
+    reg [31:0] window_dst_hi_q$5;
+    reg [31:0] window_dst_hi_q$6;
+    reg [31:0] window_dst_hi_q$7;
+    reg window_ctrl_enable_q$0;
+    reg window_ctrl_enable_q$1;
+    reg window_ctrl_enable_q$2;
+    reg window_ctrl_enable_q$3;
+    reg window_ctrl_enable_q$4;
+    reg window_ctrl_enable_q$5;
+    reg window_ctrl_enable_q$6;
+    reg window_ctrl_enable_q$7;
+    reg [3:0] window_ctrl_requester_q$0;
+    reg [3:0] window_ctrl_requester_q$1;
+    reg [3:0] window_ctrl_requester_q$2;
+    reg [3:0] window_ctrl_requester_q$3;
+    reg [3:0] window_ctrl_requester_q$4;
+    reg [3:0] window_ctrl_requester_q$5;
+    reg [3:0] window_ctrl_requester_q$6;
+    reg [3:0] window_ctrl_requester_q$7;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
         rsp_err_q = 1'h0;
-        window0_src_lo_q = 32'h0;
-        window1_src_lo_q = 32'h0;
-        window2_src_lo_q = 32'h0;
-        window3_src_lo_q = 32'h0;
-        window4_src_lo_q = 32'h0;
-        window5_src_lo_q = 32'h0;
-        window6_src_lo_q = 32'h0;
-        window7_src_lo_q = 32'h0;
-        window0_src_hi_q = 32'h0;
-        window1_src_hi_q = 32'h0;
-        window2_src_hi_q = 32'h0;
-        window3_src_hi_q = 32'h0;
-        window4_src_hi_q = 32'h0;
-        window5_src_hi_q = 32'h0;
-        window6_src_hi_q = 32'h0;
-        window7_src_hi_q = 32'h0;
-        window0_size_lo_q = 32'h0;
-        window1_size_lo_q = 32'h0;
-        window2_size_lo_q = 32'h0;
-        window3_size_lo_q = 32'h0;
-        window4_size_lo_q = 32'h0;
-        window5_size_lo_q = 32'h0;
-        window6_size_lo_q = 32'h0;
-        window7_size_lo_q = 32'h0;
-        window0_size_hi_q = 32'h0;
-        window1_size_hi_q = 32'h0;
-        window2_size_hi_q = 32'h0;
-        window3_size_hi_q = 32'h0;
-        window4_size_hi_q = 32'h0;
-        window5_size_hi_q = 32'h0;
-        window6_size_hi_q = 32'h0;
-        window7_size_hi_q = 32'h0;
-        window0_dst_lo_q = 32'h0;
-        window1_dst_lo_q = 32'h0;
-        window2_dst_lo_q = 32'h0;
-        window3_dst_lo_q = 32'h0;
-        window4_dst_lo_q = 32'h0;
-        window5_dst_lo_q = 32'h0;
-        window6_dst_lo_q = 32'h0;
-        window7_dst_lo_q = 32'h0;
-        window0_dst_hi_q = 32'h0;
-        window1_dst_hi_q = 32'h0;
-        window2_dst_hi_q = 32'h0;
-        window3_dst_hi_q = 32'h0;
-        window4_dst_hi_q = 32'h0;
-        window5_dst_hi_q = 32'h0;
-        window6_dst_hi_q = 32'h0;
-        window7_dst_hi_q = 32'h0;
-        window0_ctrl_enable_q = 1'h0;
-        window0_ctrl_requester_q = 4'h0;
-        window1_ctrl_enable_q = 1'h0;
-        window1_ctrl_requester_q = 4'h0;
-        window2_ctrl_enable_q = 1'h0;
-        window2_ctrl_requester_q = 4'h0;
-        window3_ctrl_enable_q = 1'h0;
-        window3_ctrl_requester_q = 4'h0;
-        window4_ctrl_enable_q = 1'h0;
-        window4_ctrl_requester_q = 4'h0;
-        window5_ctrl_enable_q = 1'h0;
-        window5_ctrl_requester_q = 4'h0;
-        window6_ctrl_enable_q = 1'h0;
-        window6_ctrl_requester_q = 4'h0;
-        window7_ctrl_enable_q = 1'h0;
-        window7_ctrl_requester_q = 4'h0;
+        window_src_lo_q$0 = 32'h0;
+        window_src_lo_q$1 = 32'h0;
+        window_src_lo_q$2 = 32'h0;
+        window_src_lo_q$3 = 32'h0;
+        window_src_lo_q$4 = 32'h0;
+        window_src_lo_q$5 = 32'h0;
+        window_src_lo_q$6 = 32'h0;
+        window_src_lo_q$7 = 32'h0;
+        window_src_hi_q$0 = 32'h0;
+        window_src_hi_q$1 = 32'h0;
+        window_src_hi_q$2 = 32'h0;
+        window_src_hi_q$3 = 32'h0;
+        window_src_hi_q$4 = 32'h0;
+        window_src_hi_q$5 = 32'h0;
+        window_src_hi_q$6 = 32'h0;
+        window_src_hi_q$7 = 32'h0;
+        window_size_lo_q$0 = 32'h0;
+        window_size_lo_q$1 = 32'h0;
+        window_size_lo_q$2 = 32'h0;
+        window_size_lo_q$3 = 32'h0;
+        window_size_lo_q$4 = 32'h0;
+        window_size_lo_q$5 = 32'h0;
+        window_size_lo_q$6 = 32'h0;
+        window_size_lo_q$7 = 32'h0;
+        window_size_hi_q$0 = 32'h0;
+        window_size_hi_q$1 = 32'h0;
+        window_size_hi_q$2 = 32'h0;
+        window_size_hi_q$3 = 32'h0;
+        window_size_hi_q$4 = 32'h0;
+        window_size_hi_q$5 = 32'h0;
+        window_size_hi_q$6 = 32'h0;
+        window_size_hi_q$7 = 32'h0;
+        window_dst_lo_q$0 = 32'h0;
+        window_dst_lo_q$1 = 32'h0;
+        window_dst_lo_q$2 = 32'h0;
+        window_dst_lo_q$3 = 32'h0;
+        window_dst_lo_q$4 = 32'h0;
+        window_dst_lo_q$5 = 32'h0;
+        window_dst_lo_q$6 = 32'h0;
+        window_dst_lo_q$7 = 32'h0;
+        window_dst_hi_q$0 = 32'h0;
+        window_dst_hi_q$1 = 32'h0;
+        window_dst_hi_q$2 = 32'h0;
+        window_dst_hi_q$3 = 32'h0;
+        window_dst_hi_q$4 = 32'h0;
+        window_dst_hi_q$5 = 32'h0;
+        window_dst_hi_q$6 = 32'h0;
+        window_dst_hi_q$7 = 32'h0;
+        window_ctrl_enable_q$0 = 1'h0;
+        window_ctrl_enable_q$1 = 1'h0;
+        window_ctrl_enable_q$2 = 1'h0;
+        window_ctrl_enable_q$3 = 1'h0;
+        window_ctrl_enable_q$4 = 1'h0;
+        window_ctrl_enable_q$5 = 1'h0;
+        window_ctrl_enable_q$6 = 1'h0;
+        window_ctrl_enable_q$7 = 1'h0;
+        window_ctrl_requester_q$0 = 4'h0;
+        window_ctrl_requester_q$1 = 4'h0;
+        window_ctrl_requester_q$2 = 4'h0;
+        window_ctrl_requester_q$3 = 4'h0;
+        window_ctrl_requester_q$4 = 4'h0;
+        window_ctrl_requester_q$5 = 4'h0;
+        window_ctrl_requester_q$6 = 4'h0;
+        window_ctrl_requester_q$7 = 4'h0;
     end
 
     always @(*) begin
@@ -229,259 +229,259 @@ module mariana_windows_regs(
     end
 
     always @(*) begin
-        window0_src_lo_o = window0_src_lo_q;
+        window_src_lo_o$0 = window_src_lo_q$0;
     end
 
     always @(*) begin
-        window1_src_lo_o = window1_src_lo_q;
+        window_src_lo_o$1 = window_src_lo_q$1;
     end
 
     always @(*) begin
-        window2_src_lo_o = window2_src_lo_q;
+        window_src_lo_o$2 = window_src_lo_q$2;
     end
 
     always @(*) begin
-        window3_src_lo_o = window3_src_lo_q;
+        window_src_lo_o$3 = window_src_lo_q$3;
     end
 
     always @(*) begin
-        window4_src_lo_o = window4_src_lo_q;
+        window_src_lo_o$4 = window_src_lo_q$4;
     end
 
     always @(*) begin
-        window5_src_lo_o = window5_src_lo_q;
+        window_src_lo_o$5 = window_src_lo_q$5;
     end
 
     always @(*) begin
-        window6_src_lo_o = window6_src_lo_q;
+        window_src_lo_o$6 = window_src_lo_q$6;
     end
 
     always @(*) begin
-        window7_src_lo_o = window7_src_lo_q;
+        window_src_lo_o$7 = window_src_lo_q$7;
     end
 
     always @(*) begin
-        window0_src_hi_o = window0_src_hi_q;
+        window_src_hi_o$0 = window_src_hi_q$0;
     end
 
     always @(*) begin
-        window1_src_hi_o = window1_src_hi_q;
+        window_src_hi_o$1 = window_src_hi_q$1;
     end
 
     always @(*) begin
-        window2_src_hi_o = window2_src_hi_q;
+        window_src_hi_o$2 = window_src_hi_q$2;
     end
 
     always @(*) begin
-        window3_src_hi_o = window3_src_hi_q;
+        window_src_hi_o$3 = window_src_hi_q$3;
     end
 
     always @(*) begin
-        window4_src_hi_o = window4_src_hi_q;
+        window_src_hi_o$4 = window_src_hi_q$4;
     end
 
     always @(*) begin
-        window5_src_hi_o = window5_src_hi_q;
+        window_src_hi_o$5 = window_src_hi_q$5;
     end
 
     always @(*) begin
-        window6_src_hi_o = window6_src_hi_q;
+        window_src_hi_o$6 = window_src_hi_q$6;
     end
 
     always @(*) begin
-        window7_src_hi_o = window7_src_hi_q;
+        window_src_hi_o$7 = window_src_hi_q$7;
     end
 
     always @(*) begin
-        window0_size_lo_o = window0_size_lo_q;
+        window_size_lo_o$0 = window_size_lo_q$0;
     end
 
     always @(*) begin
-        window1_size_lo_o = window1_size_lo_q;
+        window_size_lo_o$1 = window_size_lo_q$1;
     end
 
     always @(*) begin
-        window2_size_lo_o = window2_size_lo_q;
+        window_size_lo_o$2 = window_size_lo_q$2;
     end
 
     always @(*) begin
-        window3_size_lo_o = window3_size_lo_q;
+        window_size_lo_o$3 = window_size_lo_q$3;
     end
 
     always @(*) begin
-        window4_size_lo_o = window4_size_lo_q;
+        window_size_lo_o$4 = window_size_lo_q$4;
     end
 
     always @(*) begin
-        window5_size_lo_o = window5_size_lo_q;
+        window_size_lo_o$5 = window_size_lo_q$5;
     end
 
     always @(*) begin
-        window6_size_lo_o = window6_size_lo_q;
+        window_size_lo_o$6 = window_size_lo_q$6;
     end
 
     always @(*) begin
-        window7_size_lo_o = window7_size_lo_q;
+        window_size_lo_o$7 = window_size_lo_q$7;
     end
 
     always @(*) begin
-        window0_size_hi_o = window0_size_hi_q;
+        window_size_hi_o$0 = window_size_hi_q$0;
     end
 
     always @(*) begin
-        window1_size_hi_o = window1_size_hi_q;
+        window_size_hi_o$1 = window_size_hi_q$1;
     end
 
     always @(*) begin
-        window2_size_hi_o = window2_size_hi_q;
+        window_size_hi_o$2 = window_size_hi_q$2;
     end
 
     always @(*) begin
-        window3_size_hi_o = window3_size_hi_q;
+        window_size_hi_o$3 = window_size_hi_q$3;
     end
 
     always @(*) begin
-        window4_size_hi_o = window4_size_hi_q;
+        window_size_hi_o$4 = window_size_hi_q$4;
     end
 
     always @(*) begin
-        window5_size_hi_o = window5_size_hi_q;
+        window_size_hi_o$5 = window_size_hi_q$5;
     end
 
     always @(*) begin
-        window6_size_hi_o = window6_size_hi_q;
+        window_size_hi_o$6 = window_size_hi_q$6;
     end
 
     always @(*) begin
-        window7_size_hi_o = window7_size_hi_q;
+        window_size_hi_o$7 = window_size_hi_q$7;
     end
 
     always @(*) begin
-        window0_dst_lo_o = window0_dst_lo_q;
+        window_dst_lo_o$0 = window_dst_lo_q$0;
     end
 
     always @(*) begin
-        window1_dst_lo_o = window1_dst_lo_q;
+        window_dst_lo_o$1 = window_dst_lo_q$1;
     end
 
     always @(*) begin
-        window2_dst_lo_o = window2_dst_lo_q;
+        window_dst_lo_o$2 = window_dst_lo_q$2;
     end
 
     always @(*) begin
-        window3_dst_lo_o = window3_dst_lo_q;
+        window_dst_lo_o$3 = window_dst_lo_q$3;
     end
 
     always @(*) begin
-        window4_dst_lo_o = window4_dst_lo_q;
+        window_dst_lo_o$4 = window_dst_lo_q$4;
     end
 
     always @(*) begin
-        window5_dst_lo_o = window5_dst_lo_q;
+        window_dst_lo_o$5 = window_dst_lo_q$5;
     end
 
     always @(*) begin
-        window6_dst_lo_o = window6_dst_lo_q;
+        window_dst_lo_o$6 = window_dst_lo_q$6;
     end
 
     always @(*) begin
-        window7_dst_lo_o = window7_dst_lo_q;
+        window_dst_lo_o$7 = window_dst_lo_q$7;
     end
 
     always @(*) begin
-        window0_dst_hi_o = window0_dst_hi_q;
+        window_dst_hi_o$0 = window_dst_hi_q$0;
     end
 
     always @(*) begin
-        window1_dst_hi_o = window1_dst_hi_q;
+        window_dst_hi_o$1 = window_dst_hi_q$1;
     end
 
     always @(*) begin
-        window2_dst_hi_o = window2_dst_hi_q;
+        window_dst_hi_o$2 = window_dst_hi_q$2;
     end
 
     always @(*) begin
-        window3_dst_hi_o = window3_dst_hi_q;
+        window_dst_hi_o$3 = window_dst_hi_q$3;
     end
 
     always @(*) begin
-        window4_dst_hi_o = window4_dst_hi_q;
+        window_dst_hi_o$4 = window_dst_hi_q$4;
     end
 
     always @(*) begin
-        window5_dst_hi_o = window5_dst_hi_q;
+        window_dst_hi_o$5 = window_dst_hi_q$5;
     end
 
     always @(*) begin
-        window6_dst_hi_o = window6_dst_hi_q;
+        window_dst_hi_o$6 = window_dst_hi_q$6;
     end
 
     always @(*) begin
-        window7_dst_hi_o = window7_dst_hi_q;
+        window_dst_hi_o$7 = window_dst_hi_q$7;
     end
 
     always @(*) begin
-        window0_ctrl_enable_o = window0_ctrl_enable_q;
+        window_ctrl_enable_o$0 = window_ctrl_enable_q$0;
     end
 
     always @(*) begin
-        window0_ctrl_requester_o = window0_ctrl_requester_q;
+        window_ctrl_requester_o$0 = window_ctrl_requester_q$0;
     end
 
     always @(*) begin
-        window1_ctrl_enable_o = window1_ctrl_enable_q;
+        window_ctrl_enable_o$1 = window_ctrl_enable_q$1;
     end
 
     always @(*) begin
-        window1_ctrl_requester_o = window1_ctrl_requester_q;
+        window_ctrl_requester_o$1 = window_ctrl_requester_q$1;
     end
 
     always @(*) begin
-        window2_ctrl_enable_o = window2_ctrl_enable_q;
+        window_ctrl_enable_o$2 = window_ctrl_enable_q$2;
     end
 
     always @(*) begin
-        window2_ctrl_requester_o = window2_ctrl_requester_q;
+        window_ctrl_requester_o$2 = window_ctrl_requester_q$2;
     end
 
     always @(*) begin
-        window3_ctrl_enable_o = window3_ctrl_enable_q;
+        window_ctrl_enable_o$3 = window_ctrl_enable_q$3;
     end
 
     always @(*) begin
-        window3_ctrl_requester_o = window3_ctrl_requester_q;
+        window_ctrl_requester_o$3 = window_ctrl_requester_q$3;
     end
 
     always @(*) begin
-        window4_ctrl_enable_o = window4_ctrl_enable_q;
+        window_ctrl_enable_o$4 = window_ctrl_enable_q$4;
     end
 
     always @(*) begin
-        window4_ctrl_requester_o = window4_ctrl_requester_q;
+        window_ctrl_requester_o$4 = window_ctrl_requester_q$4;
     end
 
     always @(*) begin
-        window5_ctrl_enable_o = window5_ctrl_enable_q;
+        window_ctrl_enable_o$5 = window_ctrl_enable_q$5;
     end
 
     always @(*) begin
-        window5_ctrl_requester_o = window5_ctrl_requester_q;
+        window_ctrl_requester_o$5 = window_ctrl_requester_q$5;
     end
 
     always @(*) begin
-        window6_ctrl_enable_o = window6_ctrl_enable_q;
+        window_ctrl_enable_o$6 = window_ctrl_enable_q$6;
     end
 
     always @(*) begin
-        window6_ctrl_requester_o = window6_ctrl_requester_q;
+        window_ctrl_requester_o$6 = window_ctrl_requester_q$6;
     end
 
     always @(*) begin
-        window7_ctrl_enable_o = window7_ctrl_enable_q;
+        window_ctrl_enable_o$7 = window_ctrl_enable_q$7;
     end
 
     always @(*) begin
-        window7_ctrl_requester_o = window7_ctrl_requester_q;
+        window_ctrl_requester_o$7 = window_ctrl_requester_q$7;
     end
 
     always @(posedge clock) begin
@@ -496,402 +496,402 @@ module mariana_windows_regs(
                 case (req_addr)
                     32'h2000: begin
                         if (req_write) begin
-                            window0_src_lo_q <= req_wdata;
+                            window_src_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$0;
                         end
                     end
                     32'h201c: begin
                         if (req_write) begin
-                            window1_src_lo_q <= req_wdata;
+                            window_src_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$1;
                         end
                     end
                     32'h2038: begin
                         if (req_write) begin
-                            window2_src_lo_q <= req_wdata;
+                            window_src_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$2;
                         end
                     end
                     32'h2054: begin
                         if (req_write) begin
-                            window3_src_lo_q <= req_wdata;
+                            window_src_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$3;
                         end
                     end
                     32'h2070: begin
                         if (req_write) begin
-                            window4_src_lo_q <= req_wdata;
+                            window_src_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$4;
                         end
                     end
                     32'h208c: begin
                         if (req_write) begin
-                            window5_src_lo_q <= req_wdata;
+                            window_src_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$5;
                         end
                     end
                     32'h20a8: begin
                         if (req_write) begin
-                            window6_src_lo_q <= req_wdata;
+                            window_src_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$6;
                         end
                     end
                     32'h20c4: begin
                         if (req_write) begin
-                            window7_src_lo_q <= req_wdata;
+                            window_src_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_src_lo_q;
+                            rsp_rdata_q <= window_src_lo_q$7;
                         end
                     end
                     32'h2004: begin
                         if (req_write) begin
-                            window0_src_hi_q <= req_wdata;
+                            window_src_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$0;
                         end
                     end
                     32'h2020: begin
                         if (req_write) begin
-                            window1_src_hi_q <= req_wdata;
+                            window_src_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$1;
                         end
                     end
                     32'h203c: begin
                         if (req_write) begin
-                            window2_src_hi_q <= req_wdata;
+                            window_src_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$2;
                         end
                     end
                     32'h2058: begin
                         if (req_write) begin
-                            window3_src_hi_q <= req_wdata;
+                            window_src_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$3;
                         end
                     end
                     32'h2074: begin
                         if (req_write) begin
-                            window4_src_hi_q <= req_wdata;
+                            window_src_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$4;
                         end
                     end
                     32'h2090: begin
                         if (req_write) begin
-                            window5_src_hi_q <= req_wdata;
+                            window_src_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$5;
                         end
                     end
                     32'h20ac: begin
                         if (req_write) begin
-                            window6_src_hi_q <= req_wdata;
+                            window_src_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$6;
                         end
                     end
                     32'h20c8: begin
                         if (req_write) begin
-                            window7_src_hi_q <= req_wdata;
+                            window_src_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_src_hi_q;
+                            rsp_rdata_q <= window_src_hi_q$7;
                         end
                     end
                     32'h2008: begin
                         if (req_write) begin
-                            window0_size_lo_q <= req_wdata;
+                            window_size_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$0;
                         end
                     end
                     32'h2024: begin
                         if (req_write) begin
-                            window1_size_lo_q <= req_wdata;
+                            window_size_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$1;
                         end
                     end
                     32'h2040: begin
                         if (req_write) begin
-                            window2_size_lo_q <= req_wdata;
+                            window_size_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$2;
                         end
                     end
                     32'h205c: begin
                         if (req_write) begin
-                            window3_size_lo_q <= req_wdata;
+                            window_size_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$3;
                         end
                     end
                     32'h2078: begin
                         if (req_write) begin
-                            window4_size_lo_q <= req_wdata;
+                            window_size_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$4;
                         end
                     end
                     32'h2094: begin
                         if (req_write) begin
-                            window5_size_lo_q <= req_wdata;
+                            window_size_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$5;
                         end
                     end
                     32'h20b0: begin
                         if (req_write) begin
-                            window6_size_lo_q <= req_wdata;
+                            window_size_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$6;
                         end
                     end
                     32'h20cc: begin
                         if (req_write) begin
-                            window7_size_lo_q <= req_wdata;
+                            window_size_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_size_lo_q;
+                            rsp_rdata_q <= window_size_lo_q$7;
                         end
                     end
                     32'h200c: begin
                         if (req_write) begin
-                            window0_size_hi_q <= req_wdata;
+                            window_size_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$0;
                         end
                     end
                     32'h2028: begin
                         if (req_write) begin
-                            window1_size_hi_q <= req_wdata;
+                            window_size_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$1;
                         end
                     end
                     32'h2044: begin
                         if (req_write) begin
-                            window2_size_hi_q <= req_wdata;
+                            window_size_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$2;
                         end
                     end
                     32'h2060: begin
                         if (req_write) begin
-                            window3_size_hi_q <= req_wdata;
+                            window_size_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$3;
                         end
                     end
                     32'h207c: begin
                         if (req_write) begin
-                            window4_size_hi_q <= req_wdata;
+                            window_size_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$4;
                         end
                     end
                     32'h2098: begin
                         if (req_write) begin
-                            window5_size_hi_q <= req_wdata;
+                            window_size_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$5;
                         end
                     end
                     32'h20b4: begin
                         if (req_write) begin
-                            window6_size_hi_q <= req_wdata;
+                            window_size_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$6;
                         end
                     end
                     32'h20d0: begin
                         if (req_write) begin
-                            window7_size_hi_q <= req_wdata;
+                            window_size_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_size_hi_q;
+                            rsp_rdata_q <= window_size_hi_q$7;
                         end
                     end
                     32'h2010: begin
                         if (req_write) begin
-                            window0_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$0;
                         end
                     end
                     32'h202c: begin
                         if (req_write) begin
-                            window1_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$1;
                         end
                     end
                     32'h2048: begin
                         if (req_write) begin
-                            window2_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$2;
                         end
                     end
                     32'h2064: begin
                         if (req_write) begin
-                            window3_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$3;
                         end
                     end
                     32'h2080: begin
                         if (req_write) begin
-                            window4_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$4;
                         end
                     end
                     32'h209c: begin
                         if (req_write) begin
-                            window5_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$5;
                         end
                     end
                     32'h20b8: begin
                         if (req_write) begin
-                            window6_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$6;
                         end
                     end
                     32'h20d4: begin
                         if (req_write) begin
-                            window7_dst_lo_q <= req_wdata;
+                            window_dst_lo_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_dst_lo_q;
+                            rsp_rdata_q <= window_dst_lo_q$7;
                         end
                     end
                     32'h2014: begin
                         if (req_write) begin
-                            window0_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window0_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$0;
                         end
                     end
                     32'h2030: begin
                         if (req_write) begin
-                            window1_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window1_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$1;
                         end
                     end
                     32'h204c: begin
                         if (req_write) begin
-                            window2_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window2_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$2;
                         end
                     end
                     32'h2068: begin
                         if (req_write) begin
-                            window3_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$3 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window3_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$3;
                         end
                     end
                     32'h2084: begin
                         if (req_write) begin
-                            window4_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$4 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window4_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$4;
                         end
                     end
                     32'h20a0: begin
                         if (req_write) begin
-                            window5_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$5 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window5_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$5;
                         end
                     end
                     32'h20bc: begin
                         if (req_write) begin
-                            window6_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$6 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window6_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$6;
                         end
                     end
                     32'h20d8: begin
                         if (req_write) begin
-                            window7_dst_hi_q <= req_wdata;
+                            window_dst_hi_q$7 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= window7_dst_hi_q;
+                            rsp_rdata_q <= window_dst_hi_q$7;
                         end
                     end
                     32'h2018: begin
                         if (req_write) begin
-                            window0_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window0_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$0 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$0 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window0_ctrl_enable_q & 32'hffffffff) | ((window0_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$0 & 32'hffffffff) | ((window_ctrl_requester_q$0 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2034: begin
                         if (req_write) begin
-                            window1_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window1_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$1 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$1 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window1_ctrl_enable_q & 32'hffffffff) | ((window1_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$1 & 32'hffffffff) | ((window_ctrl_requester_q$1 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2050: begin
                         if (req_write) begin
-                            window2_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window2_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$2 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$2 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window2_ctrl_enable_q & 32'hffffffff) | ((window2_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$2 & 32'hffffffff) | ((window_ctrl_requester_q$2 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h206c: begin
                         if (req_write) begin
-                            window3_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window3_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$3 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$3 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window3_ctrl_enable_q & 32'hffffffff) | ((window3_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$3 & 32'hffffffff) | ((window_ctrl_requester_q$3 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h2088: begin
                         if (req_write) begin
-                            window4_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window4_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$4 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$4 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window4_ctrl_enable_q & 32'hffffffff) | ((window4_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$4 & 32'hffffffff) | ((window_ctrl_requester_q$4 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20a4: begin
                         if (req_write) begin
-                            window5_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window5_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$5 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$5 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window5_ctrl_enable_q & 32'hffffffff) | ((window5_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$5 & 32'hffffffff) | ((window_ctrl_requester_q$5 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20c0: begin
                         if (req_write) begin
-                            window6_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window6_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$6 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$6 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window6_ctrl_enable_q & 32'hffffffff) | ((window6_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$6 & 32'hffffffff) | ((window_ctrl_requester_q$6 & 32'hffffffff) << 32'h4);
                         end
                     end
                     32'h20dc: begin
                         if (req_write) begin
-                            window7_ctrl_enable_q <= req_wdata[32'h0 +: 1];
-                            window7_ctrl_requester_q <= req_wdata[32'h4 +: 4];
+                            window_ctrl_enable_q$7 <= req_wdata[32'h0 +: 1];
+                            window_ctrl_requester_q$7 <= req_wdata[32'h4 +: 4];
                         end else begin
-                            rsp_rdata_q <= (window7_ctrl_enable_q & 32'hffffffff) | ((window7_ctrl_requester_q & 32'hffffffff) << 32'h4);
+                            rsp_rdata_q <= (window_ctrl_enable_q$7 & 32'hffffffff) | ((window_ctrl_requester_q$7 & 32'hffffffff) << 32'h4);
                         end
                     end
                     default: begin
@@ -904,70 +904,70 @@ module mariana_windows_regs(
             rsp_valid_q <= 1'b0;
             rsp_err_q <= 1'b0;
             rsp_rdata_q <= 32'h0;
-            window0_src_lo_q <= 32'h0;
-            window1_src_lo_q <= 32'h0;
-            window2_src_lo_q <= 32'h0;
-            window3_src_lo_q <= 32'h0;
-            window4_src_lo_q <= 32'h0;
-            window5_src_lo_q <= 32'h0;
-            window6_src_lo_q <= 32'h0;
-            window7_src_lo_q <= 32'h0;
-            window0_src_hi_q <= 32'h0;
-            window1_src_hi_q <= 32'h0;
-            window2_src_hi_q <= 32'h0;
-            window3_src_hi_q <= 32'h0;
-            window4_src_hi_q <= 32'h0;
-            window5_src_hi_q <= 32'h0;
-            window6_src_hi_q <= 32'h0;
-            window7_src_hi_q <= 32'h0;
-            window0_size_lo_q <= 32'h0;
-            window1_size_lo_q <= 32'h0;
-            window2_size_lo_q <= 32'h0;
-            window3_size_lo_q <= 32'h0;
-            window4_size_lo_q <= 32'h0;
-            window5_size_lo_q <= 32'h0;
-            window6_size_lo_q <= 32'h0;
-            window7_size_lo_q <= 32'h0;
-            window0_size_hi_q <= 32'h0;
-            window1_size_hi_q <= 32'h0;
-            window2_size_hi_q <= 32'h0;
-            window3_size_hi_q <= 32'h0;
-            window4_size_hi_q <= 32'h0;
-            window5_size_hi_q <= 32'h0;
-            window6_size_hi_q <= 32'h0;
-            window7_size_hi_q <= 32'h0;
-            window0_dst_lo_q <= 32'h0;
-            window1_dst_lo_q <= 32'h0;
-            window2_dst_lo_q <= 32'h0;
-            window3_dst_lo_q <= 32'h0;
-            window4_dst_lo_q <= 32'h0;
-            window5_dst_lo_q <= 32'h0;
-            window6_dst_lo_q <= 32'h0;
-            window7_dst_lo_q <= 32'h0;
-            window0_dst_hi_q <= 32'h0;
-            window1_dst_hi_q <= 32'h0;
-            window2_dst_hi_q <= 32'h0;
-            window3_dst_hi_q <= 32'h0;
-            window4_dst_hi_q <= 32'h0;
-            window5_dst_hi_q <= 32'h0;
-            window6_dst_hi_q <= 32'h0;
-            window7_dst_hi_q <= 32'h0;
-            window0_ctrl_enable_q <= 32'h0;
-            window0_ctrl_requester_q <= 32'h0;
-            window1_ctrl_enable_q <= 32'h0;
-            window1_ctrl_requester_q <= 32'h0;
-            window2_ctrl_enable_q <= 32'h0;
-            window2_ctrl_requester_q <= 32'h0;
-            window3_ctrl_enable_q <= 32'h0;
-            window3_ctrl_requester_q <= 32'h0;
-            window4_ctrl_enable_q <= 32'h0;
-            window4_ctrl_requester_q <= 32'h0;
-            window5_ctrl_enable_q <= 32'h0;
-            window5_ctrl_requester_q <= 32'h0;
-            window6_ctrl_enable_q <= 32'h0;
-            window6_ctrl_requester_q <= 32'h0;
-            window7_ctrl_enable_q <= 32'h0;
-            window7_ctrl_requester_q <= 32'h0;
+            window_src_lo_q$0 <= 32'h0;
+            window_src_lo_q$1 <= 32'h0;
+            window_src_lo_q$2 <= 32'h0;
+            window_src_lo_q$3 <= 32'h0;
+            window_src_lo_q$4 <= 32'h0;
+            window_src_lo_q$5 <= 32'h0;
+            window_src_lo_q$6 <= 32'h0;
+            window_src_lo_q$7 <= 32'h0;
+            window_src_hi_q$0 <= 32'h0;
+            window_src_hi_q$1 <= 32'h0;
+            window_src_hi_q$2 <= 32'h0;
+            window_src_hi_q$3 <= 32'h0;
+            window_src_hi_q$4 <= 32'h0;
+            window_src_hi_q$5 <= 32'h0;
+            window_src_hi_q$6 <= 32'h0;
+            window_src_hi_q$7 <= 32'h0;
+            window_size_lo_q$0 <= 32'h0;
+            window_size_lo_q$1 <= 32'h0;
+            window_size_lo_q$2 <= 32'h0;
+            window_size_lo_q$3 <= 32'h0;
+            window_size_lo_q$4 <= 32'h0;
+            window_size_lo_q$5 <= 32'h0;
+            window_size_lo_q$6 <= 32'h0;
+            window_size_lo_q$7 <= 32'h0;
+            window_size_hi_q$0 <= 32'h0;
+            window_size_hi_q$1 <= 32'h0;
+            window_size_hi_q$2 <= 32'h0;
+            window_size_hi_q$3 <= 32'h0;
+            window_size_hi_q$4 <= 32'h0;
+            window_size_hi_q$5 <= 32'h0;
+            window_size_hi_q$6 <= 32'h0;
+            window_size_hi_q$7 <= 32'h0;
+            window_dst_lo_q$0 <= 32'h0;
+            window_dst_lo_q$1 <= 32'h0;
+            window_dst_lo_q$2 <= 32'h0;
+            window_dst_lo_q$3 <= 32'h0;
+            window_dst_lo_q$4 <= 32'h0;
+            window_dst_lo_q$5 <= 32'h0;
+            window_dst_lo_q$6 <= 32'h0;
+            window_dst_lo_q$7 <= 32'h0;
+            window_dst_hi_q$0 <= 32'h0;
+            window_dst_hi_q$1 <= 32'h0;
+            window_dst_hi_q$2 <= 32'h0;
+            window_dst_hi_q$3 <= 32'h0;
+            window_dst_hi_q$4 <= 32'h0;
+            window_dst_hi_q$5 <= 32'h0;
+            window_dst_hi_q$6 <= 32'h0;
+            window_dst_hi_q$7 <= 32'h0;
+            window_ctrl_enable_q$0 <= 32'h0;
+            window_ctrl_requester_q$0 <= 32'h0;
+            window_ctrl_enable_q$1 <= 32'h0;
+            window_ctrl_requester_q$1 <= 32'h0;
+            window_ctrl_enable_q$2 <= 32'h0;
+            window_ctrl_requester_q$2 <= 32'h0;
+            window_ctrl_enable_q$3 <= 32'h0;
+            window_ctrl_requester_q$3 <= 32'h0;
+            window_ctrl_enable_q$4 <= 32'h0;
+            window_ctrl_requester_q$4 <= 32'h0;
+            window_ctrl_enable_q$5 <= 32'h0;
+            window_ctrl_requester_q$5 <= 32'h0;
+            window_ctrl_enable_q$6 <= 32'h0;
+            window_ctrl_requester_q$6 <= 32'h0;
+            window_ctrl_enable_q$7 <= 32'h0;
+            window_ctrl_requester_q$7 <= 32'h0;
         end
     end
 

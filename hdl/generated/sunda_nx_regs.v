@@ -48,9 +48,9 @@ module sunda_nx_regs(
     output reg [31:0] mem_window2_hi_o,
     output reg [31:0] instr_dbg_ctrl_o,
     output reg [31:0] q7_intr_info_o,
-    output reg [31:0] nx_rsvd_space0_o,
-    output reg [31:0] nx_rsvd_space1_o,
-    output reg [31:0] nx_rsvd_space2_o
+    output reg [31:0] nx_rsvd_space_o$0,
+    output reg [31:0] nx_rsvd_space_o$1,
+    output reg [31:0] nx_rsvd_space_o$2
 );
 
     // Registers
@@ -89,9 +89,9 @@ module sunda_nx_regs(
     reg [31:0] mem_window2_hi_q;
     reg [31:0] instr_dbg_ctrl_q;
     reg [31:0] q7_intr_info_q;
-    reg [31:0] nx_rsvd_space0_q;
-    reg [31:0] nx_rsvd_space1_q;
-    reg [31:0] nx_rsvd_space2_q;
+    reg [31:0] nx_rsvd_space_q$0;
+    reg [31:0] nx_rsvd_space_q$1;
+    reg [31:0] nx_rsvd_space_q$2;
     initial begin
         rsp_valid_q = 1'h0;
         rsp_rdata_q = 32'h0;
@@ -128,9 +128,9 @@ module sunda_nx_regs(
         mem_window2_hi_q = 32'h0;
         instr_dbg_ctrl_q = 32'h0;
         q7_intr_info_q = 32'h0;
-        nx_rsvd_space0_q = 32'h0;
-        nx_rsvd_space1_q = 32'h0;
-        nx_rsvd_space2_q = 32'h0;
+        nx_rsvd_space_q$0 = 32'h0;
+        nx_rsvd_space_q$1 = 32'h0;
+        nx_rsvd_space_q$2 = 32'h0;
     end
 
     always @(*) begin
@@ -274,15 +274,15 @@ module sunda_nx_regs(
     end
 
     always @(*) begin
-        nx_rsvd_space0_o = nx_rsvd_space0_q;
+        nx_rsvd_space_o$0 = nx_rsvd_space_q$0;
     end
 
     always @(*) begin
-        nx_rsvd_space1_o = nx_rsvd_space1_q;
+        nx_rsvd_space_o$1 = nx_rsvd_space_q$1;
     end
 
     always @(*) begin
-        nx_rsvd_space2_o = nx_rsvd_space2_q;
+        nx_rsvd_space_o$2 = nx_rsvd_space_q$2;
     end
 
     always @(posedge clock) begin
@@ -490,23 +490,23 @@ module sunda_nx_regs(
                     end
                     32'h83c: begin
                         if (req_write) begin
-                            nx_rsvd_space0_q <= req_wdata;
+                            nx_rsvd_space_q$0 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= nx_rsvd_space0_q;
+                            rsp_rdata_q <= nx_rsvd_space_q$0;
                         end
                     end
                     32'h840: begin
                         if (req_write) begin
-                            nx_rsvd_space1_q <= req_wdata;
+                            nx_rsvd_space_q$1 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= nx_rsvd_space1_q;
+                            rsp_rdata_q <= nx_rsvd_space_q$1;
                         end
                     end
                     32'h844: begin
                         if (req_write) begin
-                            nx_rsvd_space2_q <= req_wdata;
+                            nx_rsvd_space_q$2 <= req_wdata;
                         end else begin
-                            rsp_rdata_q <= nx_rsvd_space2_q;
+                            rsp_rdata_q <= nx_rsvd_space_q$2;
                         end
                     end
                     default: begin
@@ -551,9 +551,9 @@ module sunda_nx_regs(
             mem_window2_hi_q <= 32'h0;
             instr_dbg_ctrl_q <= 32'h0;
             q7_intr_info_q <= 32'h0;
-            nx_rsvd_space0_q <= 32'h0;
-            nx_rsvd_space1_q <= 32'h0;
-            nx_rsvd_space2_q <= 32'h0;
+            nx_rsvd_space_q$0 <= 32'h0;
+            nx_rsvd_space_q$1 <= 32'h0;
+            nx_rsvd_space_q$2 <= 32'h0;
         end
     end
 

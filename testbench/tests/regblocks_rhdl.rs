@@ -8,7 +8,7 @@
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use std::collections::BTreeMap;
 use tpb_models::csr::{CsrModel, Req};
-use tpb_models::regmap::gen::rust_hdl::{hw_ports, port_base, PortDir};
+use tpb_models::regmap::gen::rust_hdl::{hw_ports, port_name, PortDir};
 use tpb_models::regmap::{builtin, Access, Arch, Block, Field, Register};
 use tpb_testbench::rhdl::RhdlBlock;
 
@@ -65,7 +65,7 @@ fn reset_values_read_back_and_drive_outputs() {
             assert_eq!(rsp.rdata, r.reset_read(), "{}: reset value", ctx(arch, &b, r));
             for f in &r.fields {
                 if f.access.is_stored() {
-                    let port = format!("{}_o", port_base(r, f));
+                    let port = port_name(r, f, "_o");
                     assert_eq!(t.output(&port), Some(f.reset), "{}: {port} after reset", ctx(arch, &b, r));
                 }
             }
@@ -86,14 +86,13 @@ fn write_read_back_per_access_type() {
             for (i, f) in r.fields.iter().enumerate() {
                 if f.access == Access::Ro {
                     let v = if i % 2 == 0 { f.max() } else { 0x5555_5555 & f.max() };
-                    t.drive(&format!("{}_i", port_base(r, f)), v).unwrap();
+                    t.drive(&port_name(r, f, "_i"), v).unwrap();
                     ro_in.insert(f.name.clone(), v);
                 }
             }
             for pattern in [0xffff_ffffu32, 0xa5a5_5a5a, 0x0000_0000, 0x1234_5678] {
                 // Value of each stored field before the write.
-                let before: BTreeMap<String, u64> =
-                    r.fields.iter().filter(|f| f.access.is_stored()).map(|f| (f.name.clone(), t.output(&format!("{}_o", port_base(r, f))).unwrap())).collect();
+                let before: BTreeMap<String, u64> = r.fields.iter().filter(|f| f.access.is_stored()).map(|f| (f.name.clone(), t.output(&port_name(r, f, "_o")).unwrap())).collect();
                 let w = t.write(r.offset, pattern);
                 assert!(w.valid && !w.err, "{}: write not acknowledged: {w:?}", ctx(arch, &b, r));
                 let mut expect = 0u32;
@@ -107,7 +106,7 @@ fn write_read_back_per_access_type() {
                         Access::Rc | Access::Ro => old,
                     };
                     if f.access.is_stored() {
-                        let port = format!("{}_o", port_base(r, f));
+                        let port = port_name(r, f, "_o");
                         assert_eq!(t.output(&port), Some(stored), "{}: {port} after writing {pattern:#x}", ctx(arch, &b, r));
                     }
                     expect |= read_part(f, stored, ro_in.get(&f.name).copied().unwrap_or(0));
@@ -119,7 +118,7 @@ fn write_read_back_per_access_type() {
             }
             for f in &r.fields {
                 if f.access == Access::Ro {
-                    t.drive(&format!("{}_i", port_base(r, f)), 0).unwrap();
+                    t.drive(&port_name(r, f, "_i"), 0).unwrap();
                 }
             }
         }
@@ -133,40 +132,40 @@ fn hardware_set_and_clear_semantics() {
     for (arch, b) in rtl_blocks() {
         for r in &b.registers {
             for f in &r.fields {
-                let base = port_base(r, f);
+                let port = |suffix: &str| port_name(r, f, suffix);
                 let bit = 1u64 << (f.width - 1);
                 let mut t = fresh(arch, &b);
                 match f.access {
                     Access::W1c => {
                         // Hardware sets, software clears only the bits it writes 1 to.
-                        t.drive(&format!("{base}_set_i"), f.max()).unwrap();
+                        t.drive(&port("_set_i"), f.max()).unwrap();
                         t.idle();
-                        t.drive(&format!("{base}_set_i"), 0).unwrap();
-                        assert_eq!(t.output(&format!("{base}_o")), Some(f.max()), "{}: set", ctx(arch, &b, r));
+                        t.drive(&port("_set_i"), 0).unwrap();
+                        assert_eq!(t.output(&port("_o")), Some(f.max()), "{}: set", ctx(arch, &b, r));
                         t.write(r.offset, (bit << f.lsb) as u32);
-                        assert_eq!(t.output(&format!("{base}_o")), Some(f.max() & !bit), "{}: w1c", ctx(arch, &b, r));
+                        assert_eq!(t.output(&port("_o")), Some(f.max() & !bit), "{}: w1c", ctx(arch, &b, r));
                         t.write(r.offset, 0);
-                        assert_eq!(t.output(&format!("{base}_o")), Some(f.max() & !bit), "{}: writing 0 keeps", ctx(arch, &b, r));
+                        assert_eq!(t.output(&port("_o")), Some(f.max() & !bit), "{}: writing 0 keeps", ctx(arch, &b, r));
                         // Set and clear of the same bit in one cycle: the set wins.
-                        t.drive(&format!("{base}_set_i"), bit).unwrap();
+                        t.drive(&port("_set_i"), bit).unwrap();
                         t.write(r.offset, (bit << f.lsb) as u32);
-                        t.drive(&format!("{base}_set_i"), 0).unwrap();
-                        assert_eq!(t.output(&format!("{base}_o")).unwrap() & bit, bit, "{}: hw set must win", ctx(arch, &b, r));
+                        t.drive(&port("_set_i"), 0).unwrap();
+                        assert_eq!(t.output(&port("_o")).unwrap() & bit, bit, "{}: hw set must win", ctx(arch, &b, r));
                         checks += 1;
                     }
                     Access::W1s => {
                         t.write(r.offset, (bit << f.lsb) as u32);
-                        assert_eq!(t.output(&format!("{base}_o")).unwrap() & bit, bit);
-                        t.drive(&format!("{base}_clr_i"), bit).unwrap();
+                        assert_eq!(t.output(&port("_o")).unwrap() & bit, bit);
+                        t.drive(&port("_clr_i"), bit).unwrap();
                         t.idle();
-                        t.drive(&format!("{base}_clr_i"), 0).unwrap();
-                        assert_eq!(t.output(&format!("{base}_o")).unwrap() & bit, 0, "{}: hw clear", ctx(arch, &b, r));
+                        t.drive(&port("_clr_i"), 0).unwrap();
+                        assert_eq!(t.output(&port("_o")).unwrap() & bit, 0, "{}: hw clear", ctx(arch, &b, r));
                         checks += 1;
                     }
                     Access::Rc => {
-                        t.drive(&format!("{base}_set_i"), bit).unwrap();
+                        t.drive(&port("_set_i"), bit).unwrap();
                         t.idle();
-                        t.drive(&format!("{base}_set_i"), 0).unwrap();
+                        t.drive(&port("_set_i"), 0).unwrap();
                         let first = t.read(r.offset).rdata;
                         assert_eq!((first >> f.lsb) as u64 & bit, bit, "{}: rc read returns the set bit", ctx(arch, &b, r));
                         let second = t.read(r.offset).rdata;
@@ -174,13 +173,13 @@ fn hardware_set_and_clear_semantics() {
                         checks += 1;
                     }
                     Access::Doorbell => {
-                        let pulse = format!("{base}_pulse_o");
+                        let pulse = port("_pulse_o");
                         assert_eq!(t.output(&pulse), Some(0));
                         let v = f.max() & 0x8000_0001;
                         let v = if v == 0 { 1 } else { v };
                         t.write(r.offset, (v << f.lsb) as u32);
                         assert_eq!(t.output(&pulse), Some(1), "{}: pulse in the cycle after the write", ctx(arch, &b, r));
-                        assert_eq!(t.output(&format!("{base}_o")), Some(v), "{}: doorbell value", ctx(arch, &b, r));
+                        assert_eq!(t.output(&port("_o")), Some(v), "{}: doorbell value", ctx(arch, &b, r));
                         t.idle();
                         assert_eq!(t.output(&pulse), Some(0), "{}: pulse lasts exactly one cycle", ctx(arch, &b, r));
                         t.idle();
@@ -297,6 +296,6 @@ fn random_traffic_matches_golden_model() {
 fn input_port_errors_are_values() {
     let mut t = RhdlBlock::new(Arch::Cayman, "q7").unwrap();
     assert!(t.drive("no_such_port_i", 1).is_err());
-    let e = t.drive("run_state_0_running_i", 2).unwrap_err();
+    let e = t.drive("run_state_running_i$0", 2).unwrap_err();
     assert!(e.to_string().contains("does not fit"), "{e}");
 }

@@ -507,84 +507,27 @@ macro_rules! tpb_top {
                 }
                 $s.rsp_err.next = $s.rsp_err.val() | ($s.q7regs.rsp_valid.val() & $s.q7regs.rsp_err.val());
                 $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.q7regs.rsp_rdata.val();
-                $s.q7regs.run_state_0_running_i.next = $s.cluster.running.val().get_bits::<1>(0);
-                $s.q7regs.run_state_1_running_i.next = $s.cluster.running.val().get_bits::<1>(1);
-                $s.q7regs.run_state_2_running_i.next = $s.cluster.running.val().get_bits::<1>(2);
-                $s.q7regs.run_state_3_running_i.next = $s.cluster.running.val().get_bits::<1>(3);
-                $s.q7regs.run_state_4_running_i.next = $s.cluster.running.val().get_bits::<1>(4);
-                $s.q7regs.run_state_5_running_i.next = $s.cluster.running.val().get_bits::<1>(5);
-                $s.q7regs.run_state_6_running_i.next = $s.cluster.running.val().get_bits::<1>(6);
-                $s.q7regs.run_state_7_running_i.next = $s.cluster.running.val().get_bits::<1>(7);
-                $s.q7regs.run_state_0_halted_i.next = $s.q7_halted.val().get_bits::<1>(0);
-                $s.q7regs.run_state_1_halted_i.next = $s.q7_halted.val().get_bits::<1>(1);
-                $s.q7regs.run_state_2_halted_i.next = $s.q7_halted.val().get_bits::<1>(2);
-                $s.q7regs.run_state_3_halted_i.next = $s.q7_halted.val().get_bits::<1>(3);
-                $s.q7regs.run_state_4_halted_i.next = $s.q7_halted.val().get_bits::<1>(4);
-                $s.q7regs.run_state_5_halted_i.next = $s.q7_halted.val().get_bits::<1>(5);
-                $s.q7regs.run_state_6_halted_i.next = $s.q7_halted.val().get_bits::<1>(6);
-                $s.q7regs.run_state_7_halted_i.next = $s.q7_halted.val().get_bits::<1>(7);
+                for n in 0..8 {
+                    $s.q7regs.run_state_running_i[n].next = $s.cluster.running.val().get_bits::<1>(n);
+                    $s.q7regs.run_state_halted_i[n].next = $s.q7_halted.val().get_bits::<1>(n);
+                }
                 // Interrupts (`[D]`, q7.toml): intr_info_n bit 2 the POOL EVT_SEM
                 // changed, bit 3 the host raised core n; the line is enable[n] & (info != 0).
                 $s.q7_raise.next = 0.into();
                 if $s.q7regs.intr_ctrl_raise_pulse_o.val() {
                     $s.q7_raise.next = $s.q7regs.intr_ctrl_raise_o.val();
                 }
-                $s.q7regs.intr_info_0_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(0) {
-                    $s.q7regs.intr_info_0_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_1_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(1) {
-                    $s.q7regs.intr_info_1_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_2_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(2) {
-                    $s.q7regs.intr_info_2_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_3_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(3) {
-                    $s.q7regs.intr_info_3_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_4_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(4) {
-                    $s.q7regs.intr_info_4_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_5_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(5) {
-                    $s.q7regs.intr_info_5_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_6_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(6) {
-                    $s.q7regs.intr_info_6_info_set_i.next = $s.pool_sem_irq.val() | 8;
-                }
-                $s.q7regs.intr_info_7_info_set_i.next = $s.pool_sem_irq.val();
-                if $s.q7_raise.val().get_bit(7) {
-                    $s.q7regs.intr_info_7_info_set_i.next = $s.pool_sem_irq.val() | 8;
+                for n in 0..8 {
+                    $s.q7regs.intr_info_info_set_i[n].next = $s.pool_sem_irq.val();
+                    if $s.q7_raise.val().get_bit(n) {
+                        $s.q7regs.intr_info_info_set_i[n].next = $s.pool_sem_irq.val() | 8;
+                    }
                 }
                 $s.q7_irq_l.next = 0.into();
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(0) & ($s.q7regs.intr_info_0_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 1;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(1) & ($s.q7regs.intr_info_1_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 2;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(2) & ($s.q7regs.intr_info_2_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 4;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(3) & ($s.q7regs.intr_info_3_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 8;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(4) & ($s.q7regs.intr_info_4_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 16;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(5) & ($s.q7regs.intr_info_5_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 32;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(6) & ($s.q7regs.intr_info_6_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 64;
-                }
-                if $s.q7regs.intr_ctrl_enable_o.val().get_bit(7) & ($s.q7regs.intr_info_7_info_o.val() != 0) {
-                    $s.q7_irq_l.next = $s.q7_irq_l.val() | 128;
+                for n in 0..8 {
+                    if $s.q7regs.intr_ctrl_enable_o.val().get_bit(n) & ($s.q7regs.intr_info_info_o[n].val() != 0) {
+                        $s.q7_irq_l.next = $s.q7_irq_l.val().replace_bit(n, true);
+                    }
                 }
                 $s.q7_irq.next = $s.q7_irq_l.val();
                 $s.cluster.clock.next = $s.clock.val();
@@ -830,68 +773,14 @@ macro_rules! tpb_top {
                         $s.xl_hi.next = $s.nx[2].mem_window2_hi_o.val() + 1;
                     }
                 }
-                if ($s.pool_win.window7_ctrl_enable_o.val() == 1) & ($s.pool_win.window7_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window7_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window7_src_lo_o.val()) & (($s.pool_win.window7_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val()) < $s.pool_win.window7_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window7_dst_hi_o.val();
-                    if ($s.pool_win.window7_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window7_src_lo_o.val())) < $s.pool_win.window7_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window7_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window6_ctrl_enable_o.val() == 1) & ($s.pool_win.window6_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window6_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window6_src_lo_o.val()) & (($s.pool_win.window6_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val()) < $s.pool_win.window6_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window6_dst_hi_o.val();
-                    if ($s.pool_win.window6_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window6_src_lo_o.val())) < $s.pool_win.window6_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window6_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window5_ctrl_enable_o.val() == 1) & ($s.pool_win.window5_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window5_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window5_src_lo_o.val()) & (($s.pool_win.window5_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val()) < $s.pool_win.window5_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window5_dst_hi_o.val();
-                    if ($s.pool_win.window5_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window5_src_lo_o.val())) < $s.pool_win.window5_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window5_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window4_ctrl_enable_o.val() == 1) & ($s.pool_win.window4_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window4_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window4_src_lo_o.val()) & (($s.pool_win.window4_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val()) < $s.pool_win.window4_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window4_dst_hi_o.val();
-                    if ($s.pool_win.window4_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window4_src_lo_o.val())) < $s.pool_win.window4_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window4_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window3_ctrl_enable_o.val() == 1) & ($s.pool_win.window3_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window3_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window3_src_lo_o.val()) & (($s.pool_win.window3_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val()) < $s.pool_win.window3_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window3_dst_hi_o.val();
-                    if ($s.pool_win.window3_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window3_src_lo_o.val())) < $s.pool_win.window3_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window3_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window2_ctrl_enable_o.val() == 1) & ($s.pool_win.window2_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window2_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window2_src_lo_o.val()) & (($s.pool_win.window2_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val()) < $s.pool_win.window2_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window2_dst_hi_o.val();
-                    if ($s.pool_win.window2_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window2_src_lo_o.val())) < $s.pool_win.window2_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window2_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window1_ctrl_enable_o.val() == 1) & ($s.pool_win.window1_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window1_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window1_src_lo_o.val()) & (($s.pool_win.window1_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val()) < $s.pool_win.window1_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window1_dst_hi_o.val();
-                    if ($s.pool_win.window1_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window1_src_lo_o.val())) < $s.pool_win.window1_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window1_dst_hi_o.val() + 1;
-                    }
-                }
-                if ($s.pool_win.window0_ctrl_enable_o.val() == 1) & ($s.pool_win.window0_ctrl_requester_o.val() == $s.xlat_who.val()) & ($s.pool_win.window0_src_hi_o.val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window0_src_lo_o.val()) & (($s.pool_win.window0_size_hi_o.val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val()) < $s.pool_win.window0_size_lo_o.val())) {
-                    $s.xl_hit.next = true;
-                    $s.xl_lo.next = $s.pool_win.window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val());
-                    $s.xl_hi.next = $s.pool_win.window0_dst_hi_o.val();
-                    if ($s.pool_win.window0_dst_lo_o.val() + ($s.xlat_addr.val() - $s.pool_win.window0_src_lo_o.val())) < $s.pool_win.window0_dst_lo_o.val() {
-                        $s.xl_hi.next = $s.pool_win.window0_dst_hi_o.val() + 1;
+                for k in 0..8 {
+                    if ($s.pool_win.window_ctrl_enable_o[7 - k].val() == 1) & ($s.pool_win.window_ctrl_requester_o[7 - k].val() == $s.xlat_who.val()) & ($s.pool_win.window_src_hi_o[7 - k].val() == 0) & !($s.xlat_addr.val() < $s.pool_win.window_src_lo_o[7 - k].val()) & (($s.pool_win.window_size_hi_o[7 - k].val() != 0) | (($s.xlat_addr.val() - $s.pool_win.window_src_lo_o[7 - k].val()) < $s.pool_win.window_size_lo_o[7 - k].val())) {
+                        $s.xl_hit.next = true;
+                        $s.xl_lo.next = $s.pool_win.window_dst_lo_o[7 - k].val() + ($s.xlat_addr.val() - $s.pool_win.window_src_lo_o[7 - k].val());
+                        $s.xl_hi.next = $s.pool_win.window_dst_hi_o[7 - k].val();
+                        if ($s.pool_win.window_dst_lo_o[7 - k].val() + ($s.xlat_addr.val() - $s.pool_win.window_src_lo_o[7 - k].val())) < $s.pool_win.window_dst_lo_o[7 - k].val() {
+                            $s.xl_hi.next = $s.pool_win.window_dst_hi_o[7 - k].val() + 1;
+                        }
                     }
                 }
                 $s.xl_v_q.d.next = $s.xlat_valid.val() & !$s.reset.val();

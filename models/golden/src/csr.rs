@@ -10,7 +10,7 @@
 //! `_pulse_o` for exactly one cycle.
 
 use std::collections::BTreeMap;
-use tpb_regmap::gen::rust_hdl::{hw_ports, port_base, HwPort, PortDir};
+use tpb_regmap::gen::rust_hdl::{hw_ports, port_base, port_name, HwPort, PortDir};
 use tpb_regmap::{Access, Block};
 
 /// One bus request.
@@ -50,8 +50,8 @@ impl CsrModel {
             for f in &r.fields {
                 let b = port_base(r, f);
                 match f.access {
-                    Access::W1c | Access::Rc => m.hw_inputs.push((b.clone(), format!("{b}_set_i"), f.access)),
-                    Access::W1s => m.hw_inputs.push((b.clone(), format!("{b}_clr_i"), f.access)),
+                    Access::W1c | Access::Rc => m.hw_inputs.push((b, port_name(r, f, "_set_i"), f.access)),
+                    Access::W1s => m.hw_inputs.push((b, port_name(r, f, "_clr_i"), f.access)),
                     _ => {}
                 }
             }
@@ -129,22 +129,22 @@ impl CsrModel {
                                     self.pulses.insert(b, true);
                                 }
                                 Access::W1c => {
-                                    next.push((b.clone(), (q & !wf) | inp(format!("{b}_set_i"))));
+                                    next.push((b.clone(), (q & !wf) | inp(port_name(r, f, "_set_i"))));
                                 }
                                 Access::W1s => {
-                                    next.push((b.clone(), (q & !inp(format!("{b}_clr_i"))) | wf));
+                                    next.push((b.clone(), (q & !inp(port_name(r, f, "_clr_i"))) | wf));
                                 }
                                 Access::Ro | Access::Rc => {}
                             }
                         } else {
                             let v = match f.access {
-                                Access::Ro => inp(format!("{b}_i")),
+                                Access::Ro => inp(port_name(r, f, "_i")),
                                 Access::Wo | Access::Doorbell => 0,
                                 _ => q,
                             };
                             rsp.rdata |= ((v & f.max()) as u32) << f.lsb;
                             if f.access == Access::Rc {
-                                next.push((b.clone(), inp(format!("{b}_set_i"))));
+                                next.push((b.clone(), inp(port_name(r, f, "_set_i"))));
                             }
                         }
                     }
@@ -165,10 +165,9 @@ impl CsrModel {
     /// Value of an output port after the last edge.
     pub fn output(&self, port: &str) -> Option<u64> {
         let p = self.ports.iter().find(|p| p.name == port && p.dir == PortDir::Out)?;
-        if let Some(b) = p.name.strip_suffix("_pulse_o") {
-            return self.pulses.get(b).map(|&x| x as u64);
+        if p.is_bit {
+            return self.pulses.get(&p.base).map(|&x| x as u64);
         }
-        let b = p.name.strip_suffix("_o")?;
-        self.stored.get(b).copied()
+        self.stored.get(&p.base).copied()
     }
 }

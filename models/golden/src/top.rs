@@ -258,15 +258,15 @@ impl TopModel {
             hwd,
             xlat: XlatOut::default(),
             win_ports: (0..WINDOWS)
-                .map(|n| ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl_enable", "ctrl_requester"].map(|r| format!("window{n}_{r}_o")))
+                .map(|n| ["src_lo", "src_hi", "size_lo", "size_hi", "dst_lo", "dst_hi", "ctrl_enable", "ctrl_requester"].map(|r| format!("window_{r}_o${n}")))
                 .collect(),
             mem_rsp: Rsp::default(),
             err: false,
             nx_inputs: BTreeMap::new(),
             q7_inputs: BTreeMap::new(),
-            q7_keys: (0..CORES).map(|n| (format!("run_state_{n}_running_i"), format!("run_state_{n}_halted_i"), format!("intr_info_{n}_info_set_i"))).collect(),
+            q7_keys: (0..CORES).map(|n| (format!("run_state_running_i${n}"), format!("run_state_halted_i${n}"), format!("intr_info_info_set_i${n}"))).collect(),
             dma_err_prev: 0,
-            q7_info_o: (0..CORES).map(|n| format!("intr_info_{n}_info_o")).collect(),
+            q7_info_o: (0..CORES).map(|n| format!("intr_info_info_o${n}")).collect(),
             no_inputs: BTreeMap::new(),
             layout,
         })

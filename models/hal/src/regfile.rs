@@ -107,9 +107,12 @@ impl RegFileModel {
                     None => stall == 0 && halt == 0,
                     Some(n) => (stall >> n) & 1 == 0,
                 };
-                inp.insert(format!("{}_running_i", r.name), running as u64);
-                if r.index.is_none() {
-                    inp.insert(format!("{}_halted_i", r.name), halt);
+                let port = |field: &str| r.fields.iter().find(|f| f.name == field).map(|f| tpb_regmap::gen::rust_hdl::port_name(r, f, "_i"));
+                if let Some(p) = port("running") {
+                    inp.insert(p, running as u64);
+                }
+                if let (None, Some(p)) = (r.index, port("halted")) {
+                    inp.insert(p, halt);
                 }
             }
         }
@@ -133,7 +136,7 @@ impl RegFileModel {
                     .filter(|f| f.access == tpb_regmap::Access::Doorbell)
                     .map(|f| {
                         let label = if single { name.clone() } else { format!("{name}.{}", f.name) };
-                        (tpb_regmap::gen::rust_hdl::port_base(reg, f), label)
+                        (tpb_regmap::gen::rust_hdl::port_name(reg, f, "_pulse_o"), label)
                     })
                     .collect();
                 let offset = reg.offset;
@@ -145,7 +148,7 @@ impl RegFileModel {
                     return Err(MmioError::BusError { addr, what: name });
                 }
                 for (port, label) in doorbells {
-                    if write && m.output(&format!("{port}_pulse_o")) == Some(1) {
+                    if write && m.output(&port) == Some(1) {
                         self.events.push(Event::Doorbell { name: label, value });
                     }
                 }

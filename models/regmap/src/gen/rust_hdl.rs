@@ -9,7 +9,10 @@
 //! no back-pressure. Unmapped or misaligned addresses answer `rsp_err = 1`.
 //!
 //! Hardware-side ports per field (`<reg>_<field>` with the field name dropped
-//! when the register has the single implicit field `value`):
+//! when the register has the single implicit field `value`). The copies of a
+//! repeated register (`repeat` in the map, as reggen's multiregs) share one
+//! array per port, named after the group: `window_src_lo_o[3]` in Rust,
+//! `window_src_lo_o$3` in the Verilog and the waves (rust-hdl's array naming).
 //! - rw, wo: `_o` (current value)
 //! - ro: `_i` (value driven by hardware)
 //! - w1c, rc: `_o` and `_set_i` (hardware sets bits; set wins over a same-cycle clear)
@@ -34,12 +37,63 @@ pub fn type_name(block: &Block) -> String {
         .collect()
 }
 
-/// Base name of a field's ports and storage.
-pub fn port_base(reg: &Register, f: &Field) -> String {
+/// Base name of a field's ports and storage: the array's name for a
+/// repeated register (`window_src_lo`), the register's otherwise.
+pub fn port_ident(reg: &Register, f: &Field) -> String {
+    let stem = if reg.index.is_some() { &reg.group } else { &reg.name };
     if reg.fields.len() == 1 && f.name == "value" {
-        reg.name.clone()
+        stem.clone()
     } else {
-        format!("{}_{}", reg.name, f.name)
+        format!("{stem}_{}", f.name)
+    }
+}
+
+/// A key unique to a field in its block (`window_src_lo$3`, `dma_ctrl_enable`).
+pub fn port_base(reg: &Register, f: &Field) -> String {
+    element(port_ident(reg, f), reg.index)
+}
+
+/// The name of one of a field's ports in the RTL, the Verilog and the waves:
+/// `port_name(r, f, "_o")` is `window_src_lo_o$3` for window 3's `src_lo`.
+pub fn port_name(reg: &Register, f: &Field, suffix: &str) -> String {
+    element(format!("{}{suffix}", port_ident(reg, f)), reg.index)
+}
+
+fn element(ident: String, index: Option<u32>) -> String {
+    match index {
+        Some(i) => format!("{ident}${i}"),
+        None => ident,
+    }
+}
+
+/// Where a field's storage and ports live in the generated struct: a plain
+/// member, or element `index` of an array of `count`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Slot {
+    ident: String,
+    index: Option<(u32, u32)>,
+}
+
+impl Slot {
+    fn of(block: &Block, reg: &Register, f: &Field) -> Slot {
+        let index = reg.index.map(|i| (i, block.registers.iter().filter(|r| r.index.is_some() && r.group == reg.group).count() as u32));
+        Slot { ident: port_ident(reg, f), index }
+    }
+    /// The Rust place of member `<ident><suffix>`: `self.x_q` or `self.x_q[3]`.
+    fn at(&self, suffix: &str) -> String {
+        match self.index {
+            Some((i, _)) => format!("self.{}{suffix}[{i}]", self.ident),
+            None => format!("self.{}{suffix}", self.ident),
+        }
+    }
+    /// The declaration of member `<ident><suffix>` of type `ty`, written once
+    /// for an array (at its first element).
+    fn decl(&self, suffix: &str, ty: &str) -> Option<String> {
+        match self.index {
+            Some((0, n)) => Some(format!("{}{suffix}: [{ty}; {n}]", self.ident)),
+            Some(_) => None,
+            None => Some(format!("{}{suffix}: {ty}", self.ident)),
+        }
     }
 }
 
@@ -50,16 +104,21 @@ pub enum PortDir {
     Out,
 }
 
-/// One hardware-side port of a generated block.
+/// One hardware-side port of a generated block (one element of an array port).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HwPort {
+    /// As in the Verilog and the waves (`port_name`).
     pub name: String,
+    /// The field's key (`port_base`).
+    pub base: String,
     pub dir: PortDir,
     pub width: u32,
     pub register: String,
     pub field: String,
     /// A single-bit strobe of type `Bit` rather than `Bits<1>`.
     pub is_bit: bool,
+    slot: Slot,
+    suffix: &'static str,
 }
 
 /// The hardware-side ports of a block, in declaration order.
@@ -67,9 +126,19 @@ pub fn hw_ports(block: &Block) -> Vec<HwPort> {
     let mut v = Vec::new();
     for r in &block.registers {
         for f in &r.fields {
-            let b = port_base(r, f);
-            let mut p = |suffix: &str, dir, width| {
-                v.push(HwPort { name: format!("{b}{suffix}"), dir, width, register: r.name.clone(), field: f.name.clone(), is_bit: suffix == "_pulse_o" })
+            let slot = Slot::of(block, r, f);
+            let mut p = |suffix: &'static str, dir, width| {
+                v.push(HwPort {
+                    name: port_name(r, f, suffix),
+                    base: port_base(r, f),
+                    dir,
+                    width,
+                    register: r.name.clone(),
+                    field: f.name.clone(),
+                    is_bit: suffix == "_pulse_o",
+                    slot: slot.clone(),
+                    suffix,
+                })
             };
             match f.access {
                 Access::Rw | Access::Wo => p("_o", PortDir::Out, f.width),
@@ -92,11 +161,11 @@ pub fn hw_ports(block: &Block) -> Vec<HwPort> {
     v
 }
 
-/// A flip-flop behind a field: `<base>_q` holds a stored field,
-/// `<base>_pulse_q` a doorbell's one-cycle pulse.
+/// A flip-flop behind a field: `<ident>_q` holds a stored field,
+/// `<ident>_pulse_q` a doorbell's one-cycle pulse.
 enum Flop {
-    Stored { base: String, width: u32, reset: u64 },
-    Pulse { base: String },
+    Stored { slot: Slot, width: u32, reset: u64 },
+    Pulse { slot: Slot },
 }
 
 /// The block's field flip-flops in declaration order (a field can have both).
@@ -104,12 +173,12 @@ fn flops(block: &Block) -> Vec<Flop> {
     let mut out = Vec::new();
     for r in &block.registers {
         for f in &r.fields {
-            let base = port_base(r, f);
+            let slot = Slot::of(block, r, f);
             if f.access.is_stored() {
-                out.push(Flop::Stored { base: base.clone(), width: f.width, reset: f.reset });
+                out.push(Flop::Stored { slot: slot.clone(), width: f.width, reset: f.reset });
             }
             if f.access == Access::Doorbell {
-                out.push(Flop::Pulse { base });
+                out.push(Flop::Pulse { slot });
             }
         }
     }
@@ -142,14 +211,14 @@ pub fn block_source(block: &Block) -> String {
     let tn = type_name(block);
     let ports = hw_ports(block);
     let mut s = String::new();
-    let dffs = block_struct(&mut s, block, &tn, &ports);
-    block_update(&mut s, block, &tn, &dffs);
+    block_struct(&mut s, block, &tn, &ports);
+    block_update(&mut s, block, &tn);
     block_ports_impl(&mut s, &tn, &ports);
     s
 }
 
-/// The block's struct (doc, ports, registers); returns the flip-flops.
-fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) -> Vec<String> {
+/// The block's struct (doc, ports, registers).
+fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) {
     writeln!(w, "/// Register block `{}` of {} (generated from `{}`).", block.name, block.arch.name().to_uppercase(), block.source_files()).unwrap();
     writeln!(w, "///").unwrap();
     writeln!(w, "/// {}", super::rustdoc_text(&block.description)).unwrap();
@@ -174,45 +243,68 @@ fn block_struct(w: &mut String, block: &Block, tn: &str, ports: &[HwPort]) -> Ve
     for p in ports {
         let d = if p.dir == PortDir::In { "In" } else { "Out" };
         let t = if p.is_bit { "Bit".to_string() } else { ty(p.width) };
-        writeln!(w, "    pub {}: Signal<{d}, {t}>,", p.name).unwrap();
+        if let Some(decl) = p.slot.decl(p.suffix, &format!("Signal<{d}, {t}>")) {
+            writeln!(w, "    pub {decl},").unwrap();
+        }
     }
-    let mut dffs: Vec<String> = vec!["rsp_valid_q".into(), "rsp_rdata_q".into(), "rsp_err_q".into()];
     writeln!(w, "    rsp_valid_q: DFF<Bit>,").unwrap();
     writeln!(w, "    rsp_rdata_q: DFF<Bits<32>>,").unwrap();
     writeln!(w, "    rsp_err_q: DFF<Bit>,").unwrap();
     for fl in flops(block) {
-        match fl {
-            Flop::Stored { base, width, .. } => {
-                writeln!(w, "    {base}_q: DFF<{}>,", ty(width)).unwrap();
-                dffs.push(format!("{base}_q"));
-            }
-            Flop::Pulse { base } => {
-                writeln!(w, "    {base}_pulse_q: DFF<Bit>,").unwrap();
-                dffs.push(format!("{base}_pulse_q"));
-            }
+        let decl = match fl {
+            Flop::Stored { slot, width, .. } => slot.decl("_q", &format!("DFF<{}>", ty(width))),
+            Flop::Pulse { slot } => slot.decl("_pulse_q", "DFF<Bit>"),
+        };
+        if let Some(decl) = decl {
+            writeln!(w, "    {decl},").unwrap();
         }
     }
     writeln!(w, "}}\n").unwrap();
-    dffs
+}
+
+/// The clock and hold-by-default of every flip-flop: `dff_setup!` for the
+/// plain ones, a loop per array.
+fn clock_flops(w: &mut String, block: &Block) {
+    let mut plain: Vec<String> = vec!["rsp_valid_q".into(), "rsp_rdata_q".into(), "rsp_err_q".into()];
+    let mut arrays = Vec::new();
+    for fl in flops(block) {
+        let (slot, suffix) = match fl {
+            Flop::Stored { slot, .. } => (slot, "_q"),
+            Flop::Pulse { slot } => (slot, "_pulse_q"),
+        };
+        match slot.index {
+            None => plain.push(format!("{}{suffix}", slot.ident)),
+            Some((0, n)) => arrays.push((format!("{}{suffix}", slot.ident), n)),
+            Some(_) => {}
+        }
+    }
+    writeln!(w, "        dff_setup!(self, clock, {});", plain.join(", ")).unwrap();
+    for (name, n) in arrays {
+        writeln!(w, "        for i in 0..{n} {{").unwrap();
+        writeln!(w, "            self.{name}[i].clock.next = self.clock.val();").unwrap();
+        writeln!(w, "            self.{name}[i].d.next = self.{name}[i].q.val();").unwrap();
+        writeln!(w, "        }}").unwrap();
+    }
 }
 
 /// The block's `update`: hardware-side defaults, the bus decode, reset, outputs.
-fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
+fn block_update(w: &mut String, block: &Block, tn: &str) {
     writeln!(w, "impl Logic for {tn} {{").unwrap();
     writeln!(w, "    #[hdl_gen]").unwrap();
     writeln!(w, "    fn update(&mut self) {{").unwrap();
-    writeln!(w, "        dff_setup!(self, clock, {});", dffs.join(", ")).unwrap();
+    clock_flops(w, block);
     writeln!(w, "        self.rsp_valid_q.d.next = false;").unwrap();
     writeln!(w, "        self.rsp_err_q.d.next = false;").unwrap();
     writeln!(w, "        self.rsp_rdata_q.d.next = 0.into();").unwrap();
     // Hardware-side defaults.
     for r in &block.registers {
         for f in &r.fields {
-            let b = port_base(r, f);
+            let s = Slot::of(block, r, f);
+            let (q, d) = (format!("{}.q.val()", s.at("_q")), format!("{}.d.next", s.at("_q")));
             match f.access {
-                Access::W1c | Access::Rc => writeln!(w, "        self.{b}_q.d.next = self.{b}_q.q.val() | self.{b}_set_i.val();").unwrap(),
-                Access::W1s => writeln!(w, "        self.{b}_q.d.next = self.{b}_q.q.val() & !self.{b}_clr_i.val();").unwrap(),
-                Access::Doorbell => writeln!(w, "        self.{b}_pulse_q.d.next = false;").unwrap(),
+                Access::W1c | Access::Rc => writeln!(w, "        {d} = {q} | {}.val();", s.at("_set_i")).unwrap(),
+                Access::W1s => writeln!(w, "        {d} = {q} & !{}.val();", s.at("_clr_i")).unwrap(),
+                Access::Doorbell => writeln!(w, "        {}.d.next = false;", s.at("_pulse_q")).unwrap(),
                 _ => {}
             }
         }
@@ -222,7 +314,7 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "            if self.req_addr.val().get_bit(0) | self.req_addr.val().get_bit(1) {{").unwrap();
     writeln!(w, "                self.rsp_err_q.d.next = true;").unwrap();
     for r in &block.registers {
-        register_case(w, r);
+        register_case(w, block, r);
     }
     writeln!(w, "            }} else {{").unwrap();
     writeln!(w, "                self.rsp_err_q.d.next = true;").unwrap();
@@ -235,8 +327,8 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "            self.rsp_rdata_q.d.next = 0.into();").unwrap();
     for fl in flops(block) {
         match fl {
-            Flop::Stored { base, reset, .. } => writeln!(w, "            self.{base}_q.d.next = {reset:#x}.into();").unwrap(),
-            Flop::Pulse { base } => writeln!(w, "            self.{base}_pulse_q.d.next = false;").unwrap(),
+            Flop::Stored { slot, reset, .. } => writeln!(w, "            {}.d.next = {reset:#x}.into();", slot.at("_q")).unwrap(),
+            Flop::Pulse { slot } => writeln!(w, "            {}.d.next = false;", slot.at("_pulse_q")).unwrap(),
         }
     }
     writeln!(w, "        }}").unwrap();
@@ -246,8 +338,8 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
     writeln!(w, "        self.rsp_err.next = self.rsp_err_q.q.val();").unwrap();
     for fl in flops(block) {
         match fl {
-            Flop::Stored { base, .. } => writeln!(w, "        self.{base}_o.next = self.{base}_q.q.val();").unwrap(),
-            Flop::Pulse { base } => writeln!(w, "        self.{base}_pulse_o.next = self.{base}_pulse_q.q.val();").unwrap(),
+            Flop::Stored { slot, .. } => writeln!(w, "        {}.next = {}.q.val();", slot.at("_o"), slot.at("_q")).unwrap(),
+            Flop::Pulse { slot } => writeln!(w, "        {}.next = {}.q.val();", slot.at("_pulse_o"), slot.at("_pulse_q")).unwrap(),
         }
     }
     writeln!(w, "    }}").unwrap();
@@ -255,37 +347,38 @@ fn block_update(w: &mut String, block: &Block, tn: &str, dffs: &[String]) {
 }
 
 /// One register's arm of the bus decode: its writes and its read value.
-fn register_case(w: &mut String, r: &Register) {
+fn register_case(w: &mut String, block: &Block, r: &Register) {
     writeln!(w, "            }} else if self.req_addr.val() == {:#x} {{", r.offset).unwrap();
     writeln!(w, "                // {}", r.name).unwrap();
     // write
     let writes: Vec<&Field> = r.fields.iter().filter(|f| f.access != Access::Ro && f.access != Access::Rc).collect();
     writeln!(w, "                if self.req_write.val() {{").unwrap();
     for f in &writes {
-        let b = port_base(r, f);
+        let s = Slot::of(block, r, f);
+        let (q, d) = (format!("{}.q.val()", s.at("_q")), format!("{}.d.next", s.at("_q")));
         let wf = wfield(f);
         match f.access {
-            Access::Rw | Access::Wo => writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap(),
+            Access::Rw | Access::Wo => writeln!(w, "                    {d} = {wf};").unwrap(),
             Access::Doorbell => {
-                writeln!(w, "                    self.{b}_q.d.next = {wf};").unwrap();
-                writeln!(w, "                    self.{b}_pulse_q.d.next = true;").unwrap();
+                writeln!(w, "                    {d} = {wf};").unwrap();
+                writeln!(w, "                    {}.d.next = true;", s.at("_pulse_q")).unwrap();
             }
-            Access::W1c => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !{wf}) | self.{b}_set_i.val();").unwrap(),
-            Access::W1s => writeln!(w, "                    self.{b}_q.d.next = (self.{b}_q.q.val() & !self.{b}_clr_i.val()) | {wf};").unwrap(),
+            Access::W1c => writeln!(w, "                    {d} = ({q} & !{wf}) | {}.val();", s.at("_set_i")).unwrap(),
+            Access::W1s => writeln!(w, "                    {d} = ({q} & !{}.val()) | {wf};", s.at("_clr_i")).unwrap(),
             Access::Ro | Access::Rc => unreachable!(),
         }
     }
     writeln!(w, "                }} else {{").unwrap();
     let mut terms = Vec::new();
     for f in &r.fields {
-        let b = port_base(r, f);
+        let s = Slot::of(block, r, f);
         match f.access {
-            Access::Ro => terms.push(placed(&format!("self.{b}_i.val()"), f)),
+            Access::Ro => terms.push(placed(&format!("{}.val()", s.at("_i")), f)),
             Access::Wo | Access::Doorbell => {}
-            _ => terms.push(placed(&format!("self.{b}_q.q.val()"), f)),
+            _ => terms.push(placed(&format!("{}.q.val()", s.at("_q")), f)),
         }
         if f.access == Access::Rc {
-            writeln!(w, "                    self.{b}_q.d.next = self.{b}_set_i.val();").unwrap();
+            writeln!(w, "                    {}.d.next = {}.val();", s.at("_q"), s.at("_set_i")).unwrap();
         }
     }
     if !terms.is_empty() {
@@ -312,7 +405,14 @@ fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     }
     writeln!(w, "        match port {{").unwrap();
     for p in ports.iter().filter(|p| p.dir == PortDir::In) {
-        writeln!(w, "            \"{n}\" => {{ crate::bar0_port::check_width(port, {wd}, value)?; self.{n}.next = value.into(); Ok(()) }}", n = p.name, wd = p.width).unwrap();
+        writeln!(
+            w,
+            "            \"{n}\" => {{ crate::bar0_port::check_width(port, {wd}, value)?; {at}.next = value.into(); Ok(()) }}",
+            n = p.name,
+            wd = p.width,
+            at = p.slot.at(p.suffix)
+        )
+        .unwrap();
     }
     writeln!(w, "            _ => Err(crate::bar0_port::PortError::NoSuchInput(port.to_string())),").unwrap();
     writeln!(w, "        }}").unwrap();
@@ -321,9 +421,9 @@ fn block_ports_impl(w: &mut String, tn: &str, ports: &[HwPort]) {
     writeln!(w, "        match port {{").unwrap();
     for p in ports.iter().filter(|p| p.dir == PortDir::Out) {
         if p.is_bit {
-            writeln!(w, "            \"{n}\" => Some(self.{n}.val() as u64),", n = p.name).unwrap();
+            writeln!(w, "            \"{n}\" => Some({at}.val() as u64),", n = p.name, at = p.slot.at(p.suffix)).unwrap();
         } else {
-            writeln!(w, "            \"{n}\" => Some(self.{n}.val().to_u64()),", n = p.name).unwrap();
+            writeln!(w, "            \"{n}\" => Some({at}.val().to_u64()),", n = p.name, at = p.slot.at(p.suffix)).unwrap();
         }
     }
     writeln!(w, "            _ => None,").unwrap();
@@ -374,4 +474,33 @@ fn by_arch_and_block(s: &mut String, maps: &[crate::RegMap], doc: &str, name: &s
     writeln!(s, "        _ => None,").unwrap();
     writeln!(s, "    }}").unwrap();
     writeln!(s, "}}").unwrap();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(arch: crate::Arch, name: &str) -> Block {
+        let maps = crate::builtin_all().unwrap();
+        maps.into_iter().find(|m| m.arch == arch).unwrap().blocks.into_iter().find(|b| b.name == name).unwrap()
+    }
+
+    /// A repeated register's copies are one array per port and per
+    /// flip-flop, indexed in the map's order; plain registers stay members.
+    #[test]
+    fn repeated_registers_become_arrays() {
+        let b = block(crate::Arch::Cayman, "windows");
+        let names: Vec<String> = hw_ports(&b).iter().filter(|p| p.register.ends_with("_src_lo")).map(|p| p.name.clone()).collect();
+        assert_eq!(names, (0..8).map(|n| format!("window_src_lo_o${n}")).collect::<Vec<_>>());
+        let src = block_source(&b);
+        assert!(src.contains("pub window_src_lo_o: [Signal<Out, Bits<32>>; 8],"), "{src}");
+        assert!(src.contains("window_src_lo_q: [DFF<Bits<32>>; 8],"));
+        assert!(src.contains("for i in 0..8 {\n            self.window_src_lo_q[i].clock.next = self.clock.val();"));
+        // window 3's src_lo is decoded at 0x2000 + 3 * 0x1c.
+        assert!(src.contains("} else if self.req_addr.val() == 0x2054 {\n                // window3_src_lo\n                if self.req_write.val() {\n                    self.window_src_lo_q[3].d.next = self.req_wdata.val();"));
+        let q7 = block(crate::Arch::Cayman, "q7");
+        let run: Vec<String> = hw_ports(&q7).iter().filter(|p| p.register == "run_state_5").map(|p| p.name.clone()).collect();
+        assert_eq!(run, ["run_state_running_i$5", "run_state_halted_i$5"]);
+        assert!(block_source(&q7).contains("pub release_run_stall_stall_o: Signal<Out, Bits<8>>,"));
+    }
 }
