@@ -13,6 +13,13 @@ first_build_note() {
     [ "$profile" = debug ] && mins=11
     echo "$who:   generation (about $mins minutes on 2 cores; each model about 35 s of it; the models are" >&2
     echo "$who:   shared by every profile), then the run." >&2
+    # A first test build leaves about 4 GiB in target/ (line tables only; see
+    # docs/performance.md); say so before rustc fails with ENOSPC mid-build.
+    local need_kib=$((5 * 1024 * 1024)) free_kib
+    free_kib=$(df -Pk . | awk 'NR == 2 { print $4 }')
+    if [ -n "$free_kib" ] && [ "$free_kib" -lt "$need_kib" ]; then
+      echo "$who: warning: $((free_kib / 1024)) MiB free on this disk; a first build needs about 5 GiB." >&2
+    fi
   elif [ "$missing" -gt 0 ]; then
     echo "$who: building $missing Verilator model(s), one per generation (about 35 s each on 2 cores)." >&2
   fi
