@@ -160,6 +160,12 @@ pub struct Dut {
     negedge_eval: bool,
 }
 
+// SAFETY: the port handles in `ix` point into `m`, which this value owns and
+// moves with it; no other value holds them, so sending the whole `Dut` to
+// another thread (a mesh's die threads, `crate::mesh`) keeps every pointer
+// next to its model. `Model` is `Send` (Verilator's context is per model).
+unsafe impl Send for Dut {}
+
 impl Dut {
     /// A top of `arch` (its trace is off until [`Dut::trace_open`] or a
     /// [`Dut::trace_window`] trigger).

@@ -74,7 +74,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         let a = Addrs::new(c.map(), "mesh").reg(Engine::TopSp, "nx", "release_run_stall")?;
         c.write32(a.into(), 0)?;
     }
-    let done = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
+    let done = mesh.run_until_all(limit, |c| c.core(CoreId::TopSp).core.halted());
     let ctx = |c: &Cosim, off: u32| c.top_sp_dram(firmware::ALGO_CTX + off).unwrap_or(0);
     for (d, c) in mesh.dies.iter().enumerate() {
         r.check(

@@ -135,18 +135,18 @@ pub fn run(arch: Arch, cfg: &TsyncCfg, n: usize, limit: u64, trace: Option<&Path
     let ack_inc = a.sem(Engine::TopSp, WindowOp::Inc, INIT_ACK_SEM)?;
     for d in 0..n {
         hal.topsp_set_init_signal(&mut m.dies[d])?;
-        m.run_until(cfg.stagger, |_| false);
+        m.run_until_all(cfg.stagger, |_| false);
     }
-    let acked = m.run_until(limit, |m| m.dies.iter().all(|c| first(c, |x| x.master == Master::Core(CoreId::TopSp) && x.write && x.addr == ack_inc).is_some()));
+    let acked = m.run_until_all(limit, |c| first(c, |x| x.master == Master::Core(CoreId::TopSp) && x.write && x.addr == ack_inc).is_some());
     // 3. tsync, on every die.
     let before = skews(&m);
     for c in m.dies.iter_mut() {
         hal.topsp_set_tsync_signal(c)?;
     }
     let start = (m.now, m.dies[0].stats.cycles);
-    let done = m.run_until(limit, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
+    let done = m.run_until_all(limit, |c| c.core(CoreId::TopSp).core.halted());
     // The last adjustment's write has been answered; its pulse lands a cycle later.
-    m.run_until(4, |_| false);
+    m.run_until_all(4, |_| false);
     Ok(Ran { mesh: m, cfg: cfg.clone(), sems: s, limit, acked, done, before, start })
 }
 

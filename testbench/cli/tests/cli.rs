@@ -213,6 +213,12 @@ fn tpb_bench_prints_a_table_of_medians() {
     assert!(out.lines().any(|l| l.starts_with("| sunda | co-simulation, bringup of ") && l.contains("with an FST (cycles/s)")), "{out}");
     let ratios = out.lines().find(|l| l.starts_with("sunda: traced co-simulation time against untraced: VCD ")).unwrap_or_else(|| panic!("{out}"));
     assert!(ratios.contains("FST ") && ratios.contains("window "), "{ratios}");
+    // The threads rows: one thread and the machine's cores, and the ratio line.
+    let (code, out, err) = tpb(&["bench", "--arch", "cayman", "--only", "threads", "--runs", "1", "--cycles", "2000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("| cayman | threads: 16-die polling ring on 1 thread(s) (die-cycles/s) |"), "{out}");
+    assert!(out.contains("| cayman | threads: allreduce-hier on 8 dies, release to end, on 1 thread(s) (die-cycles/s) |"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("cayman: ") && l.contains(" threads against one: 16-die polling ring ")), "{out}");
     let (code, _, err) = tpb(&["bench", "--only", "everything"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid value 'everything'"), "{err}");
@@ -499,4 +505,27 @@ fn the_sim_table_stays_aligned_for_long_names() {
     for (col, val) in [("arch", "cayman"), ("result", "PASS")] {
         assert_eq!(header.find(col), row.find(val), "{col} above {val}:\n{header}\n{row}");
     }
+}
+
+/// `--threads`: the dies of a collective on 2 threads run the same cycles
+/// as on one; a link without latency says it runs on one thread.
+#[test]
+fn sim_threads_runs_the_same_and_says_when_it_cannot() {
+    // The summary row less its wall time and rate (columns 4 and 5).
+    let row = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("allreduce-ring "))
+            .map(|l| l.split_whitespace().enumerate().filter(|(i, _)| ![4, 5].contains(i)).map(|(_, w)| w).collect::<Vec<_>>().join(" "))
+    };
+    let (code, one, err) = tpb(&["sim", "allreduce-ring", "--threads", "1"]);
+    assert_eq!(code, 0, "{one}{err}");
+    let (code, two, err) = tpb(&["sim", "allreduce-ring", "--threads", "2"]);
+    assert_eq!(code, 0, "{two}{err}");
+    assert!(row(&one).is_some() && row(&one) == row(&two), "{one}\n{two}");
+    let (code, out, err) = tpb(&["sim", "mesh", "--threads", "2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("link latency 0: the 2 nodes run on one thread, not 2"), "{err}");
+    let (code, _, err) = tpb(&["sim", "allreduce-ring", "--threads", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("0 threads: give at least 1"), "{err}");
 }

@@ -137,7 +137,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let t0 = std::time::Instant::now();
     let stepper = cfg.stepper.core();
     // Done: every stepper halted (mesh_tape.S) or idle in WAITI (ncfw_tape.S).
-    let halted = mesh.run_until(limit, |m| m.dies.iter().all(|c| c.core(stepper).idle()));
+    let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle());
     let run_seconds = t0.elapsed().as_secs_f64();
     Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, start, halted, limit, run_seconds })
 }

@@ -65,6 +65,14 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     regmap::space::parse_number(s).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| format!("'{s}' is not a number (decimal, 0x hex or 0b binary, _ separators)"))
 }
 
+/// A thread count: a count of at least one.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match parse_count(s)? {
+        0 => Err("0 threads: give at least 1 (or leave --threads out for the machine's cores)".into()),
+        n => Ok(n),
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Markdown register reference.
@@ -214,6 +222,11 @@ pub enum Command {
         /// scenario file's.
         #[arg(long, value_parser = parse_count)]
         dies: Option<usize>,
+        /// Threads the dies run on (scenarios on several dies); default:
+        /// the machine's cores, at most one per die. The run is the same,
+        /// bit for bit, on any number.
+        #[arg(long, value_parser = parse_threads)]
+        threads: Option<usize>,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,

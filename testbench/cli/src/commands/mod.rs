@@ -358,7 +358,8 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies } => {
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads } => {
+            tpb_cosim::mesh::set_threads(threads.unwrap_or(0));
             if window.is_some() && window_cycles == 0 {
                 return Err(CliError::Sim("--window-cycles 0: a window of no cycles traces nothing (give 1 or more)".into()));
             }

@@ -14,7 +14,10 @@
 //!   `allreduce-ring` on 2..16 dies and on 2 dies with 2, 4 and 8 TOP_SPs
 //!   each (top-cycles/s from the release to the end, a top being a die's
 //!   TOP_SP with its TPB, and the whole run's wall time, set-up and checks
-//!   included).
+//!   included);
+//! - threads (CAYMAN/MARIANA, `mesh::threads_rows`): the 16-die polling
+//!   ring and `allreduce-hier` on 8 dies, on one thread and on the
+//!   machine's cores (at least 2), with the speed-up under the table.
 //!
 //! Each figure is the median of `--runs` runs (3) with its spread (max / min
 //! − 1): the host is noisy. With `--before`, the same measurements on the
@@ -31,6 +34,9 @@ use tpb_cosim::{scenario, vlbuild};
 use tpb_hdl::top::TopSim;
 use tpb_models::golden::top::MemBits;
 use tpb_models::regmap::{builtin, Arch, Engine};
+
+mod mesh;
+use mesh::{scale_waiting, SCALE_DIES};
 
 /// Arguments of `tpb bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -57,7 +63,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "target/bench-before")]
     pub before_dir: PathBuf,
     /// Only these measurements (default: all).
-    #[arg(long, value_parser = ["bare", "cosim", "process", "scale"])]
+    #[arg(long, value_parser = ["bare", "cosim", "process", "scale", "threads"])]
     pub only: Vec<String>,
 }
 
@@ -330,7 +336,10 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
     }
     for &arch in archs.iter().filter(|a| **a != Arch::Sunda) {
         if args.wants("scale") {
-            scale_rows(arch, args, &mut rows)?;
+            mesh::scale_rows(arch, args, &mut rows)?;
+        }
+        if args.wants("threads") {
+            mesh::threads_rows(arch, args, &mut rows)?;
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -373,6 +382,12 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("{}: cost per die-cycle against one polling die, all asleep (skipped): {}", arch.name(), per.join(", "));
         }
     }
+    // Dies on threads against one thread (issue 41's goal: ≥ 1.7× at 2 threads).
+    for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
+        if let Some(line) = mesh::threads_summary(rows, arch) {
+            println!("{line}");
+        }
+    }
     // Co-simulation against the bare top (the goal: ≥ 0.8×).
     println!();
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
@@ -392,93 +407,4 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("{}: traced co-simulation time against untraced: {}", arch.name(), times.join(", "));
         }
     }
-}
-
-/// The mesh sizes of the scale rows.
-const SCALE_DIES: [usize; 5] = [1, 2, 4, 8, 16];
-/// TOP_SPs per die of the `allreduce-ring` runs on 2 dies (1 is the 2-die row).
-const SCALE_TOP_SPS: [usize; 3] = [2, 4, 8];
-
-fn scale_waiting(n: usize, wait: tpb_cosim::firmware::TapeWait) -> String {
-    match wait {
-        tpb_cosim::firmware::TapeWait::Poll => format!("scale: {n} dies, every TOP_SP polling a semaphore (die-cycles/s)"),
-        tpb_cosim::firmware::TapeWait::Waiti => format!("scale: {n} dies, every TOP_SP asleep in WAITI on a semaphore, quiescent dies skipped (die-cycles/s)"),
-    }
-}
-
-/// A mesh of `n` dies whose TOP_SPs each run a one-event tape that waits
-/// for a semaphore nobody SIGNALs (polling it through the SoC port, or
-/// asleep in WAITI): what every die of a collective does most of the time.
-fn waiting_mesh(arch: Arch, n: usize, wait: tpb_cosim::firmware::TapeWait) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
-    use tpb_cosim::scenario::collective::{tape_dram, Addressing, TapeAddrs};
-    use tpb_models::ncfw::mesh::MeshEvent;
-    let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16).map_err(run_err)?;
-    let hal = tpb_models::hal::Hal::for_arch(arch).map_err(run_err)?;
-    let map = m.dies[0].map().clone();
-    let addrs = TapeAddrs::new(&hal, 0, Addressing::ChipId).map_err(run_err)?;
-    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1, wait).map_err(run_err)?;
-    let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall").map_err(run_err)?;
-    for (d, c) in m.dies.iter_mut().enumerate() {
-        let e = MeshEvent { wait_event: 1, event_wait_sema: addrs.read(d as u32, d as u32, 40).map_err(run_err)?, wait_val: 1, ..MeshEvent::default() };
-        c.load_top_sp(&prog.bytes, &tape_dram(&[e])).map_err(run_err)?;
-        tpb_models::hal::Mmio::write32(c, release.into(), 0).map_err(run_err)?;
-    }
-    Ok(m)
-}
-
-/// The scale rows of `arch` (see the module comment).
-fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> Result<(), BenchError> {
-    let cycles = (args.cycles / 20).max(1000);
-    for wait in [tpb_cosim::firmware::TapeWait::Poll, tpb_cosim::firmware::TapeWait::Waiti] {
-        for n in SCALE_DIES {
-            eprintln!("tpb bench: {} {}", arch.name(), scale_waiting(n, wait));
-            let fig = repeat(args.runs, || {
-                let mut m = waiting_mesh(arch, n, wait)?;
-                for _ in 0..500 {
-                    m.cycle();
-                }
-                let t0 = Instant::now();
-                for _ in 0..cycles {
-                    m.cycle();
-                }
-                Ok((n as u64 * cycles) as f64 / t0.elapsed().as_secs_f64())
-            })?;
-            rows.push(Row { arch, what: scale_waiting(n, wait), unit: Unit::Rate, now: Some(fig), before: None });
-        }
-    }
-    let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
-    let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-ring has no [collective] table"))?;
-    // Against the dies (one TOP_SP each), then against the TOP_SPs of 2 dies.
-    let runs: Vec<(usize, usize)> = SCALE_DIES.into_iter().filter(|n| *n >= 2).map(|n| (n, 1)).chain(SCALE_TOP_SPS.into_iter().map(|k| (2, k))).collect();
-    for (n, k) in runs {
-        let what = if k == 1 { format!("{n} dies") } else { format!("{n} dies x {k} TOP_SPs") };
-        let cfg = scenario::CollectiveCfg { top_sps: k, ..cfg.clone() };
-        let mut rates = Vec::new();
-        let mut walls = Vec::new();
-        let mut span = 0;
-        eprintln!("tpb bench: {} allreduce-ring on {what}", arch.name());
-        for _ in 0..args.runs.max(1) {
-            let t0 = Instant::now();
-            let mut ran = scenario::collective::run(arch, &cfg, n, f.cycles, None).map_err(run_err)?;
-            let r = ran.check().map_err(run_err)?;
-            walls.push(t0.elapsed().as_secs_f64());
-            span = r.get("collective_cycles");
-            rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
-        }
-        rows.push(Row {
-            arch,
-            what: format!("scale: allreduce-ring on {what}, release to end ({span} cycles; top-cycles/s)"),
-            unit: Unit::Rate,
-            now: Some(Figure::of(rates)),
-            before: None,
-        });
-        rows.push(Row {
-            arch,
-            what: format!("scale: allreduce-ring on {what}, whole run with set-up and checks (s)"),
-            unit: Unit::Seconds,
-            now: Some(Figure::of(walls)),
-            before: None,
-        });
-    }
-    Ok(())
 }

@@ -17,14 +17,35 @@
 //! its answer back; 0 crosses in the cycle it was made. A die that does not
 //! exist answers at once with an error.
 
+mod parallel;
+
 use crate::sched::{CoreId, Cosim, CosimError, RemoteReq};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tpb_models::csr::Rsp;
 use tpb_models::ncfw::mesh::{soc, ChipAddr};
 use tpb_models::regmap::Arch;
 
 /// The most dies the DIGEST §7 fold addresses: 64 chip ids × the die bit.
 pub const MAX_DIES: usize = 2 << soc::CHIP_ID_BITS;
+
+/// Threads a new mesh runs on; 0: the machine's cores ([`set_threads`]).
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Threads every mesh made from now on runs its nodes on (`tpb sim
+/// --threads N`); 0 brings back the default, the machine's cores. A mesh
+/// never uses more threads than it has nodes ([`Mesh::threads_used`]).
+pub fn set_threads(n: usize) {
+    THREADS.store(n, Ordering::Relaxed);
+}
+
+/// The threads a new mesh gets: [`set_threads`]'s, or the machine's cores.
+pub fn default_threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
 
 /// Something crossing between dies.
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +86,11 @@ pub struct Mesh {
     pub latency: u64,
     /// Mesh cycles run.
     pub now: u64,
+    /// Threads [`Mesh::run_until_all`] runs the nodes on (see
+    /// [`Mesh::threads_used`]); from [`set_threads`] when made.
+    pub threads: usize,
+    /// The zero-latency note was printed.
+    noted: bool,
     /// Crossings under way: (the cycle they arrive, what, index in `crossings`).
     flights: VecDeque<(u64, Flight, usize)>,
     /// Every request that crossed, in the order sent (the first
@@ -142,7 +168,8 @@ impl Mesh {
             c.instances = k as u32;
             dies.push(c);
         }
-        Ok(Mesh { dies, top_sps: k, skip_quiet: true, remote: 0, latency, now: 0, flights: VecDeque::new(), crossings: Vec::new() })
+        let threads = default_threads();
+        Ok(Mesh { dies, top_sps: k, skip_quiet: true, remote: 0, latency, now: 0, threads, noted: false, flights: VecDeque::new(), crossings: Vec::new() })
     }
 
     /// What a report calls node `k`: `die 3`, or `die 3 TOP_SP 5` with several per die.
@@ -152,18 +179,10 @@ impl Mesh {
 
     /// Send what the dies asked for, and deliver what arrives this cycle.
     pub fn route(&mut self) {
-        let due = self.now + self.latency;
         for k in 0..self.dies.len() {
             for (to, r) in std::mem::take(&mut self.dies[k].outbound) {
                 if (to as usize) < self.dies.len() {
-                    // The log keeps the first LOG_LIMIT crossings (a long run that polls across dies would grow it without end).
-                    let k = if self.crossings.len() < crate::sched::LOG_LIMIT {
-                        self.crossings.push(Crossing { sent: self.now, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
-                        self.crossings.len() - 1
-                    } else {
-                        usize::MAX
-                    };
-                    self.flights.push_back((due, Flight::Req { to, r }, k));
+                    self.queue(self.now, Flight::Req { to, r });
                 } else {
                     self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
                 }
@@ -171,7 +190,7 @@ impl Mesh {
         }
         for k in 0..self.dies.len() {
             for (r, rsp) in std::mem::take(&mut self.dies[k].replies) {
-                self.flights.push_back((due, Flight::Rsp { r, rsp }, usize::MAX));
+                self.queue(self.now, Flight::Rsp { r, rsp });
             }
         }
         // One latency for all: the queue is in arrival order.
@@ -192,6 +211,21 @@ impl Mesh {
                 }
             }
         }
+    }
+
+    /// Put `f`, sent at the end of mesh cycle `t`, on its way: due
+    /// `latency` later; a request is logged (the first
+    /// [`crate::sched::LOG_LIMIT`]; a long run that polls across dies would
+    /// grow the log without end).
+    fn queue(&mut self, t: u64, f: Flight) {
+        let k = match f {
+            Flight::Req { to, r } if self.crossings.len() < crate::sched::LOG_LIMIT => {
+                self.crossings.push(Crossing { sent: t, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
+                self.crossings.len() - 1
+            }
+            _ => usize::MAX,
+        };
+        self.flights.push_back((t + self.latency, f, k));
     }
 
     /// The dies' counters together: cycles the most any die ran, the rest summed.
@@ -250,6 +284,47 @@ impl Mesh {
         if self.now.is_multiple_of(crate::interrupt::POLL_CYCLES) && crate::interrupt::requested() {
             let mut all: Vec<&mut Cosim> = self.dies.iter_mut().collect();
             crate::interrupt::stop(&mut all);
+        }
+    }
+
+    /// Threads [`Mesh::run_until_all`] uses: [`Mesh::threads`], at most
+    /// one per node, and one when the link has no latency (a node could
+    /// then hear from another in the cycle it was sent: there is no window
+    /// to run alone in).
+    pub fn threads_used(&self) -> usize {
+        if self.latency == 0 {
+            1
+        } else {
+            self.threads.clamp(1, self.dies.len().max(1))
+        }
+    }
+
+    /// Why this mesh runs on fewer threads than asked, if it does.
+    pub fn threads_note(&self) -> Option<String> {
+        let used = self.threads_used();
+        (used < self.threads).then(|| {
+            if self.latency == 0 {
+                format!("link latency 0: the {} nodes run on one thread, not {} (threads run alone for a latency window)", self.dies.len(), self.threads)
+            } else {
+                format!("{} nodes: {used} threads, not {}", self.dies.len(), self.threads)
+            }
+        })
+    }
+
+    /// Run until `pred` holds on every node at one cycle, or `limit` cycles;
+    /// returns whether it did. The nodes run on [`Mesh::threads_used`]
+    /// threads; the cycles, transactions, crossings and traces are the same
+    /// on any number (see `parallel`).
+    pub fn run_until_all<P: Fn(&Cosim) -> bool + Sync>(&mut self, limit: u64, pred: P) -> bool {
+        if self.latency == 0 && self.threads > 1 && !self.noted {
+            self.noted = true;
+            if let Some(note) = self.threads_note() {
+                eprintln!("tpb: {note}");
+            }
+        }
+        match self.threads_used() {
+            1 => self.run_until(limit, |m| m.dies.iter().all(&pred)),
+            t => parallel::run_until_all(self, t, limit, &pred),
         }
     }
 
