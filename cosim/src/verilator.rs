@@ -91,7 +91,7 @@ pub(crate) struct ModelFns {
     pub(crate) delete: unsafe extern "C" fn(*mut c_void),
     pub(crate) eval: unsafe extern "C" fn(*mut c_void),
     pub(crate) ports_fn: unsafe extern "C" fn(*mut c_void, *mut *mut c_void),
-    pub(crate) trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    pub(crate) trace_open: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int,
     pub(crate) trace_dump: unsafe extern "C" fn(*mut c_void, u64),
     pub(crate) trace_close: unsafe extern "C" fn(*mut c_void),
     pub ports: &'static [PortInfo],
@@ -328,6 +328,13 @@ impl Model {
     /// Start writing a trace to `path`: `.vcd`, or `.fst` (a VCD next to
     /// it, converted when the trace closes).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
+        self.trace_open_only(path, &[])
+    }
+
+    /// As [`Model::trace_open`], writing only the signals named in `only`
+    /// (full names, `TOP.req_valid`; empty: every signal). The others cost
+    /// their change check each dump but are never formatted or written.
+    pub fn trace_open_only(&mut self, path: &Path, only: &[String]) -> Result<(), VlError> {
         let model = self.fns.name;
         if !self.fns.traced {
             return Err(VlError::NotTraced { model });
@@ -343,8 +350,9 @@ impl Model {
             TraceFormat::Fst => path.with_extension("fst.vcd"),
         };
         let c = CString::new(vcd.to_string_lossy().as_bytes()).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
-        // SAFETY: a live model and a NUL-terminated path.
-        let rc = unsafe { (self.fns.trace_open)(self.handle, c.as_ptr()) };
+        let names = CString::new(only.join("\n")).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
+        // SAFETY: a live model, a NUL-terminated path and name list.
+        let rc = unsafe { (self.fns.trace_open)(self.handle, c.as_ptr(), names.as_ptr()) };
         if rc != 0 {
             return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
         }

@@ -202,7 +202,7 @@ fn load(lib: &Path, prefix: &str, design: &str, traced: bool, header: &Path) -> 
             delete: sym!("delete", unsafe extern "C" fn(*mut c_void)),
             eval: sym!("eval", unsafe extern "C" fn(*mut c_void)),
             ports_fn: sym!("ports", unsafe extern "C" fn(*mut c_void, *mut *mut c_void)),
-            trace_open: sym!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int),
+            trace_open: sym!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int),
             trace_dump: sym!("trace_dump", unsafe extern "C" fn(*mut c_void, u64)),
             trace_close: sym!("trace_close", unsafe extern "C" fn(*mut c_void)),
             ports: Box::leak(

@@ -205,6 +205,7 @@ pub fn shim(prefix: &str, traced: bool, ports: &[Port]) -> String {
     let _ = write!(
         s,
         r#"#include <cstdint>
+#include <string>
 namespace {{ struct Model {{ VerilatedContext* ctx; {prefix}* top; void* vcd; }}; }}
 extern "C" {{
 void* {prefix}_new() {{
@@ -221,10 +222,18 @@ void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
     if traced {
         let _ = write!(
             s,
-            r#"int {prefix}_trace_open(void* p, const char* path) {{
+            r#"int {prefix}_trace_open(void* p, const char* path, const char* only) {{
     Model* m = static_cast<Model*>(p);
     if (m->vcd) return 1;
     VerilatedVcdC* v = new VerilatedVcdC;
+    // `only`: newline-separated full signal names (TOP.req_valid); the
+    // rest are declared out of the file and never written. Empty: all.
+    for (const char* a = only; a && *a;) {{
+        const char* e = a;
+        while (*e && *e != '\n') ++e;
+        v->dumpvars(1, std::string(a, e));
+        a = *e ? e + 1 : e;
+    }}
     m->top->trace(v, 99);
     v->open(path);
     if (!v->isOpen()) {{ delete v; return 2; }}
@@ -239,7 +248,10 @@ void {prefix}_trace_close(void* p) {{
 "#
         );
     } else {
-        let _ = write!(s, "int {prefix}_trace_open(void*, const char*) {{ return 3; }}\nvoid {prefix}_trace_dump(void*, uint64_t) {{}}\nvoid {prefix}_trace_close(void*) {{}}\n");
+        let _ = write!(
+            s,
+            "int {prefix}_trace_open(void*, const char*, const char*) {{ return 3; }}\nvoid {prefix}_trace_dump(void*, uint64_t) {{}}\nvoid {prefix}_trace_close(void*) {{}}\n"
+        );
     }
     let _ = write!(
         s,

@@ -9,6 +9,7 @@
 //! one golden model serve both engines.
 
 use crate::verilator::{Model, Port, TraceFormat, VlError};
+use crate::waves::GroupName;
 use std::path::{Path, PathBuf};
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
@@ -140,6 +141,27 @@ pub enum HalKind {
 mod window;
 use window::Armed;
 pub use window::{Trigger, Window, WindowEnd};
+
+/// The signal groups every trace opened from now on writes (`tpb sim
+/// --trace-groups`); None: every signal of the top.
+static TRACE_GROUPS: std::sync::Mutex<Option<Vec<GroupName>>> = std::sync::Mutex::new(None);
+
+/// Write only these groups' signals (and the clock) into the traces opened
+/// from now on, in this process; None brings back every signal. The values
+/// and times of the signals written are the same as in a full trace.
+pub fn set_trace_groups(groups: Option<Vec<GroupName>>) {
+    *TRACE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()) = groups;
+}
+
+/// The groups [`set_trace_groups`] chose.
+pub fn trace_groups() -> Option<Vec<GroupName>> {
+    TRACE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The full names a trace of `arch` is limited to (empty: every signal).
+fn trace_only(arch: Arch) -> Vec<String> {
+    trace_groups().map_or_else(Vec::new, |g| std::iter::once("clock".to_string()).chain(crate::waves::group_signals(arch, &g)).map(|s| format!("TOP.{s}")).collect())
+}
 
 /// A TPB top under Verilator.
 pub struct Dut {
@@ -371,7 +393,7 @@ impl Dut {
     /// Start a trace at `path` now (`.vcd`, or `.fst` converted from a VCD
     /// when it closes; time in picoseconds, see the module's note).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
-        self.m.trace_open(path)
+        self.m.trace_open_only(path, &trace_only(self.arch))
     }
 
     /// Write the current values and close the trace (and any open window).

@@ -89,7 +89,7 @@ impl Dut {
     pub(super) fn window_step(&mut self, req: Option<Req>) {
         let Some(a) = &mut self.armed else { return };
         match self.window {
-            Window::Armed if a.start.hit(req, self.cycle) => match self.m.trace_open(&a.path) {
+            Window::Armed if a.start.hit(req, self.cycle) => match self.m.trace_open_only(&a.path, &super::trace_only(self.arch)) {
                 Ok(()) => {
                     self.window = Window::Open { from: self.cycle };
                     if let WindowEnd::On(t) = a.end {

@@ -138,7 +138,8 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
     if let Some(v) = view {
         gs.sort_by_key(|g| v.focus.iter().position(|f| *f == g.name).unwrap_or(usize::MAX));
     }
-    for g in gs {
+    // A group the dump lacks a signal of (a trace of some groups only) is left out.
+    for g in gs.into_iter().filter(|g| g.signals.iter().all(|sig| widths(sig).is_some())) {
         let _ = writeln!(s, "@{GROUP_BEGIN:x}\n-{}", g.title);
         for sig in &g.signals {
             let w = widths(sig).unwrap_or(1);
@@ -241,7 +242,7 @@ impl SaveFile {
 
 /// A .gtkw for the dump at `dump`, the widths read from its header alone.
 pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-    let widths = super::widths(dump, &super::group_signals(arch, GroupName::ALL))?;
+    let widths = super::widths_present(dump, &super::group_signals(arch, GroupName::ALL))?;
     write_gtkw_with(dump, arch, out, view, &|n| widths.get(n).copied())
 }
 

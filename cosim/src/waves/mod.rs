@@ -19,7 +19,7 @@ pub mod svg;
 use std::path::Path;
 
 pub use gtkw::{gtkw, write_gtkw, GtkwPaths, View};
-pub use read::{read, widths};
+pub use read::{read, widths, widths_present};
 pub use svg::{render, render_dump};
 
 /// Cycles to picoseconds for one generation: cycle `c` starts (clock low,

@@ -72,6 +72,14 @@ pub fn widths(path: &Path, signals: &[String]) -> Result<HashMap<String, u32>, W
     signals.iter().map(|n| Ok((n.clone(), h[lookup(path, &h, n)?].length().unwrap_or(1)))).collect()
 }
 
+/// As [`widths`], of those of `signals` the dump has (a trace of some
+/// groups only, `tpb sim --trace-groups`).
+pub fn widths_present(path: &Path, signals: &[String]) -> Result<HashMap<String, u32>, WavesError> {
+    check_file(path)?;
+    let h = read_header_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?.hierarchy;
+    Ok(signals.iter().filter_map(|n| lookup(path, &h, n).ok().map(|r| (n.clone(), h[r].length().unwrap_or(1)))).collect())
+}
+
 /// Where a VCD's body passes `until` (in the file's time units): the
 /// offset of the first time line past it, where the text may be cut
 /// without losing a change at or before `until`.

@@ -314,3 +314,36 @@ fn whole_end(vcd: &std::path::Path) -> u64 {
     let text = std::fs::read_to_string(vcd).unwrap();
     text.lines().filter_map(|l| l.strip_prefix('#')).filter_map(|t| t.parse().ok()).max().unwrap()
 }
+
+/// `--trace-groups`: the trace holds the clock and the chosen groups'
+/// signals only, each with exactly the changes of a full trace; the .gtkw
+/// shows those groups and the diagrams of the others are not drawn.
+#[test]
+fn trace_groups_write_only_their_signals_with_the_full_traces_values() {
+    use tpb_cosim::waves::{group_signals, read, GroupName};
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-trace-groups");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (full, part) = (dir.join("full.vcd"), dir.join("part.vcd"));
+    let (code, out, err) = tpb(&["sim", "doorbell", "--vcd", full.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = tpb(&["sim", "doorbell", "--vcd", part.to_str().unwrap(), "--trace-groups", "doorbell,run_stall"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("diagram: cores: not drawn (its group was not traced: --trace-groups)"), "{out}");
+    assert!(part.with_extension("run_stall.svg").exists() && !part.with_extension("cores.svg").exists(), "{out}");
+    let chosen = group_signals(Arch::Cayman, &[GroupName::Doorbell, GroupName::RunStall]);
+    let text = std::fs::read_to_string(&part).unwrap();
+    let vars: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("$var")).map(|l| l.split_whitespace().nth(4).unwrap()).collect();
+    let mut want: Vec<&str> = chosen.iter().map(String::as_str).chain(["clock"]).collect();
+    want.sort();
+    let mut got = vars.clone();
+    got.sort();
+    assert_eq!(got, want, "the trace's signals");
+    assert_eq!(read(&part, &chosen).unwrap(), read(&full, &chosen).unwrap(), "the chosen signals' changes");
+    let (f, p) = (std::fs::metadata(&full).unwrap().len(), std::fs::metadata(&part).unwrap().len());
+    assert!(p * 4 < f, "the partial trace is {p} bytes, the full one {f}");
+    let gtkw = std::fs::read_to_string(part.with_extension("gtkw")).unwrap();
+    assert!(gtkw.contains("TOP.q7_run_stall") && !gtkw.contains("TOP.hwd_fifo_handler"), "{gtkw}");
+    let (code, _, err) = tpb(&["sim", "doorbell", "--trace-groups", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope"), "{err}");
+}

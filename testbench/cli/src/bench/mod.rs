@@ -4,7 +4,8 @@
 //! - the bare top under random BAR0 + core-port traffic ([`tpb_testbench::traffic`]);
 //! - the co-simulation of a long `bringup` (≥ `--cycles`, 200k by default:
 //!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
-//!   a VCD, with an FST, and with a 200-cycle trace window armed on the Q7
+//!   a VCD, with an FST, with a VCD of two signal groups (run_stall,
+//!   q7_core0: `--trace-groups`), and with a 200-cycle trace window armed on the Q7
 //!   release write; each traced run's time is also given as a ratio to the
 //!   untraced one of the same table;
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
@@ -179,6 +180,8 @@ enum Tracing {
     Vcd,
     Fst,
     Window,
+    /// A VCD of the run-stall and Q7 core 0 groups only (`--trace-groups`).
+    Groups,
 }
 
 /// The kernel input that makes `bringup` run at least `cycles` cycles
@@ -197,6 +200,12 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
         Tracing::Off => {}
         Tracing::Vcd => c.trace(&trace).map_err(run_err)?,
         Tracing::Fst => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
+        Tracing::Groups => {
+            tpb_cosim::dut::set_trace_groups(Some(vec![tpb_cosim::waves::GroupName::RunStall, tpb_cosim::waves::GroupName::Q7Core0]));
+            let r = c.trace(&trace).map_err(run_err);
+            tpb_cosim::dut::set_trace_groups(None);
+            r?
+        }
         Tracing::Window => {
             let rel = c.map().params.local_reg_base(Engine::Pool).expect("POOL base") as u32
                 + c.map().block("q7").and_then(|b| b.register("release_run_stall")).map(|r| r.offset).expect("q7.release_run_stall");
@@ -314,7 +323,13 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
         }
         if args.wants("cosim") {
             let probe = cosim_rate(Dut::new(arch).map_err(run_err)?, n, Tracing::Off, &dir, "probe")?.1;
-            for (tracing, label) in [(Tracing::Off, "untraced"), (Tracing::Vcd, "with a VCD"), (Tracing::Fst, "with an FST"), (Tracing::Window, "with a 200-cycle trace window")] {
+            for (tracing, label) in [
+                (Tracing::Off, "untraced"),
+                (Tracing::Vcd, "with a VCD"),
+                (Tracing::Fst, "with an FST"),
+                (Tracing::Groups, "with a VCD of run_stall and q7_core0"),
+                (Tracing::Window, "with a 200-cycle trace window"),
+            ] {
                 add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
                     repeat(args.runs, || cosim_rate(e.traced(arch)?, n, tracing, &dir, "cosim").map(|r| r.0))
                 })?;
@@ -400,7 +415,7 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
         let get = |label: &str| rows.iter().find(|r| r.arch == arch && r.what.starts_with("co-simulation") && r.what.contains(label)).and_then(|r| r.now);
         if let Some(off) = get("untraced") {
-            let times: Vec<String> = [("VCD", "with a VCD"), ("FST", "with an FST"), ("window", "trace window")]
+            let times: Vec<String> = [("VCD", "with a VCD ("), ("FST", "with an FST"), ("2 groups", "with a VCD of"), ("window", "trace window")]
                 .iter()
                 .filter_map(|(n, l)| get(l).map(|f| format!("{n} {:.2}×", off.median / f.median)))
                 .collect();

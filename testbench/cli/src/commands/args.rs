@@ -227,6 +227,12 @@ pub enum Command {
         /// bit for bit, on any number.
         #[arg(long, value_parser = parse_threads)]
         threads: Option<usize>,
+        /// Write only these signal groups into the traces (comma-separated:
+        /// bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, xlat,
+        /// dispatch, notify, tsync, cores); default: every signal of the top.
+        /// Cheaper; the signals written have the values of a full trace.
+        #[arg(long, value_delimiter = ',')]
+        trace_groups: Vec<tpb_cosim::waves::GroupName>,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,

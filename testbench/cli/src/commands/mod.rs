@@ -358,8 +358,9 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads } => {
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads, trace_groups } => {
             tpb_cosim::mesh::set_threads(threads.unwrap_or(0));
+            tpb_cosim::dut::set_trace_groups((!trace_groups.is_empty()).then_some(trace_groups));
             if window.is_some() && window_cycles == 0 {
                 return Err(CliError::Sim("--window-cycles 0: a window of no cycles traces nothing (give 1 or more)".into()));
             }

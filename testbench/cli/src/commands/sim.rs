@@ -130,7 +130,14 @@ pub(super) fn sim(
         println!("window: {w}");
     }
     // Timing diagrams of what people look at, drawn from the trace.
-    let d = scenario.diagrams(&s, view.as_ref());
+    let mut d = scenario.diagrams(&s, view.as_ref());
+    // With --trace-groups, only the diagrams of the groups traced.
+    if let Some(traced) = tpb_cosim::dut::trace_groups() {
+        for (g, ..) in d.iter().filter(|x| !traced.contains(&x.0)) {
+            println!("diagram: {g}: not drawn (its group was not traced: --trace-groups)");
+        }
+        d.retain(|x| traced.contains(&x.0));
+    }
     if let (Some(p), None, Ok(_), false) = (trace, &window, &result, d.is_empty()) {
         let p = if scenario.single_system() { p.to_path_buf() } else { tpb_cosim::mesh::node_path(p, 0, scenario.top_sps()) };
         // The diagrams' signals, read once and only as far as the last diagram
