@@ -719,6 +719,7 @@ module sunda_tpb_proto__top(
     localparam ts_lo_addr = 32'h70b08;
     localparam tsr_base = 32'h60848;
     localparam tsr_mask = 32'hfffffff8;
+    localparam q7_sem_set = 32'h28617e0;
 
     // Registers
     reg [31:0] err_addr_q;
@@ -731,6 +732,7 @@ module sunda_tpb_proto__top(
     reg [31:0] xl_hi_q;
     reg [63:0] ts_q;
     reg [31:0] ts_hi_q;
+    reg [7:0] q7_sem_stall;
     initial begin
         err_addr_q = 32'h0;
         dma_err_prev = 3'h0;
@@ -742,6 +744,7 @@ module sunda_tpb_proto__top(
         xl_hi_q = 32'h0;
         ts_q = 64'h0;
         ts_hi_q = 32'h0;
+        q7_sem_stall = 8'h0;
     end
 
     // Combinational signals
@@ -782,6 +785,7 @@ module sunda_tpb_proto__top(
     reg [63:0] ts_adj;
     reg [31:0] cluster$req_addr;
     reg cluster$req_valid;
+    reg [7:0] cluster$run_stall;
     reg ctrl_spad$a_valid;
     reg [31:0] ctrl_spad$a_wdata;
     reg [9:0] ctrl_spad$a_word;
@@ -2071,7 +2075,7 @@ module sunda_tpb_proto__top(
         .rsp_valid(cluster$rsp_valid),
         .rsp_rdata(cluster$rsp_rdata),
         .rsp_err(cluster$rsp_err),
-        .run_stall(q7regs$release_run_stall_stall_o),
+        .run_stall(cluster$run_stall),
         .halted(q7_halted),
         .running(cluster$running),
         .if_valid$0(q7_if_valid$0),
@@ -3411,10 +3415,6 @@ module sunda_tpb_proto__top(
     end
 
     always @(*) begin
-        q7_run_stall = q7regs$release_run_stall_stall_o;
-    end
-
-    always @(*) begin
         if (q7regs$start_ctrl_start_pulse_o) begin
             q7_start = q7regs$start_ctrl_start_o;
         end else begin
@@ -4062,6 +4062,14 @@ module sunda_tpb_proto__top(
         stop_pulse = top_sp_regs$stop_pulse_o;
     end
 
+    always @(*) begin
+        cluster$run_stall = q7regs$release_run_stall_stall_o & q7_sem_stall;
+    end
+
+    always @(*) begin
+        q7_run_stall = q7regs$release_run_stall_stall_o & q7_sem_stall;
+    end
+
     always @(posedge clock) begin
         dma_err_prev <= dma$errors;
         if (req_go) begin
@@ -4082,6 +4090,12 @@ module sunda_tpb_proto__top(
         if ((xlat_valid & ~reset) & xl_hit) begin
             xl_lo_q <= xl_lo;
             xl_hi_q <= xl_hi;
+        end
+        if ((req_go & req_write) & (req_addr == q7_sem_set)) begin
+            q7_sem_stall <= q7_sem_stall & ~req_wdata[32'h0 +: 8];
+        end
+        if (reset) begin
+            q7_sem_stall <= 32'hff;
         end
         err_q <= req_go & ~hit;
         zero_q <= past_hit;

@@ -92,8 +92,8 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     // On SUNDA the SEQ releases the Q7 cores, not the host.
     let e = mutated(
         "bringup",
-        "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"seq\"",
-        "[[sunda.step]]\nexpect_txn = \"pool.q7.release_run_stall\"\nby = \"host\"",
+        "[[sunda.step]]\nexpect_txn = \"pool.evt_sem.set[248]\"\nby = \"seq\"",
+        "[[sunda.step]]\nexpect_txn = \"pool.evt_sem.set[248]\"\nby = \"host\"",
         Arch::Sunda,
     );
     assert!(e.contains("by the host") && e.contains("seq write"), "{e}");
@@ -114,6 +114,12 @@ fn the_transaction_checks_fail_when_what_they_pin_differs() {
     assert!(e.contains("q7[7] took LoadStoreError") && e.contains("excvaddr 0x40002000"), "{e}");
     let e = mutated("windows", "cause = \"LoadStoreError\"", "cause = \"IllegalInstruction\"", Arch::Cayman);
     assert!(e.contains("expected IllegalInstruction on q7[7]: q7[7] took LoadStoreError"), "{e}");
+    // SUNDA's Q7 release is a POOL EVT_SEM SET, notified: a file that leaves
+    // the generation's record out fails there, and its record is SUNDA's only.
+    let e = mutated("notify", "    \"sunda: sem pool[248]\",", "", Arch::Sunda);
+    assert!(e.contains("got [sem pool[248], "), "{e}");
+    let e = mutated("notify", "\"sunda: sem pool[248]\"", "\"cayman: sem pool[248]\"", Arch::Cayman);
+    assert!(e.contains("expected [sem pool[248], halted"), "{e}");
     // The DMA's records come in the order the unit posted them.
     let e = mutated("notify", "\"dma_done sem=9\", \"sem top_sp[9]\"", "\"sem top_sp[9]\", \"dma_done sem=9\"", Arch::Sunda);
     assert!(e.contains("got [dma_done sem=9, sem top_sp[9], dma_error 0x1], expected [sem top_sp[9], dma_done sem=9, dma_error 0x1]"), "{e}");

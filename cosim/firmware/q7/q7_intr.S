@@ -22,6 +22,9 @@ main:
     const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_HI
     const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_LO
     add a10, a10, a9            # a10 = this core's intr_info_n (the handler uses it)
+    movi a3, -1
+    s32i a3, a10, 0             # clear what was pending before this kernel (w1c):
+    memw                        # on SUNDA, the release's POOL EVT_SEM change
     movi a3, 1
     wsr.intenable a3
     movi a3, 0x20

@@ -62,6 +62,13 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
             value: crate::firmware::q7_release(map).map_err(|e| e.to_string())?,
             note: Some("the Q7 bundle's release_run_stall as an NX core reaches it (the POOL control window where the map has one)".into()),
         },
+        Sym::Value {
+            ident: "Q7_RELEASE_SET".into(),
+            value: crate::firmware::q7_release_set(map).map_err(|e| e.to_string())?,
+            note: Some(
+                "SUNDA: the SET slot of the POOL EVT_SEM release semaphore; bit n of the value releases Q7 core n (q7.seq_release_sem); 0 where the host releases them".into(),
+            ),
+        },
     ];
     {
         use tpb_models::hal::stdio;

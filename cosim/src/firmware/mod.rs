@@ -279,6 +279,16 @@ pub fn q7_release(map: &RegMap) -> Result<u32, FirmwareError> {
     }
 }
 
+/// SUNDA: the SET slot of the POOL EVT_SEM release semaphore as a core
+/// reaches it (`q7.seq_release_sem`: bit n of the value releases core n);
+/// 0 on the generations whose host releases the cores.
+pub fn q7_release_set(map: &RegMap) -> Result<u32, FirmwareError> {
+    match map.params.q7.seq_release_sem {
+        Some(n) => Ok(sys(Addrs::new(map, "q7_release_set").sem(Engine::Pool, WindowOp::Set, n)?)),
+        None => Ok(0),
+    }
+}
+
 /// The user (level-1 interrupt) vector of a core: VECBASE + its offset.
 pub fn user_vector(cfg: &tpb_models::xtensa::config::CoreConfig) -> u32 {
     cfg.vecbase + cfg.vectors.user

@@ -17,7 +17,6 @@ fn default_n() -> u32 {
 
 /// `bringup`: see the module table.
 pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioError> {
-    let arch = c.map().arch;
     let mut r = Report::default();
     let mut dram = n.to_le_bytes().to_vec();
     dram.resize(16, 0);
@@ -29,17 +28,34 @@ pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioErro
     r.check(c.stats.cycles, mark.is_some(), format!("the SEQ reached enter_run (DRAM[0] = {:#x}) within {limit} cycles", firmware::SEQ_MARK))?;
     let running = field(c, Engine::Pool, "nx", "run_state", "running")?;
     r.check(c.stats.cycles, running == 1, format!("the host sees the SEQ running in enter_run (run_state.running = {running})"))?;
-    // Who released the Q7 cores: the host (CAYMAN/MARIANA) or the SEQ (SUNDA).
-    let rel = Addrs::new(c.map(), "scenario").reg(Engine::Pool, "q7", "release_run_stall")?;
+    // Who released the Q7 cores: the host through release_run_stall
+    // (CAYMAN/MARIANA), or the SEQ through the POOL EVT_SEM (SUNDA, seed 004 §7.1).
+    let map = c.map().clone();
+    let a = Addrs::new(&map, "scenario");
+    let rel = a.reg(Engine::Pool, "q7", "release_run_stall")?;
     let released = c.run_until(limit, |c| c.out.q7_run_stall == 0);
     r.check(c.stats.cycles, released, format!("every Q7 core released (q7_run_stall = {:#x})", c.out.q7_run_stall))?;
-    let who = last(c, |t| t.write && t.addr == rel && t.data & 0xff == 0).map(|t| t.master);
-    let want = if arch == Arch::Sunda { Master::Core(CoreId::Seq) } else { Master::Host };
-    r.check(
-        c.stats.cycles,
-        who == Some(want),
-        format!("the Q7 cores were released by the {want} (DIGEST §2.9 step 6), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())),
-    )?;
+    match map.params.q7.seq_release_sem {
+        Some(s) => {
+            let set = a.sem(Engine::Pool, WindowOp::Set, s)?;
+            let who = last(c, |t| t.write && t.addr == set && t.data & 0xff == 0xff).map(|t| t.master);
+            r.check(
+                c.stats.cycles,
+                who == Some(Master::Core(CoreId::Seq)),
+                format!("the Q7 cores were released by the SEQ setting POOL semaphore {s} to 0xff (seed 004 §7.1), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())),
+            )?;
+            let reg = c.read32(rel.into())? & 0xff;
+            r.check(c.stats.cycles, reg == 0xff, format!("nobody wrote release_run_stall: it still holds {reg:#x} (the host's writer is a no-op on SUNDA)"))?;
+        }
+        None => {
+            let who = last(c, |t| t.write && t.addr == rel && t.data & 0xff == 0).map(|t| t.master);
+            r.check(
+                c.stats.cycles,
+                who == Some(Master::Host),
+                format!("the Q7 cores were released by the host (DIGEST §2.9 step 6), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())),
+            )?;
+        }
+    }
     let halted = c.run_until(limit, |c| c.q7().iter().all(|q| q.core.halted()));
     let not: Vec<usize> = c.q7().iter().enumerate().filter(|(_, q)| !q.core.halted()).map(|(k, _)| k).collect();
     r.check(c.stats.cycles, halted, format!("cores {not:?} not halted within {limit} cycles of the release (the phase's budget: --cycles)"))?;

@@ -40,7 +40,14 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
     let pool = Engine::Pool.isa_id().unwrap_or(2);
     let done = c.run_until(limit, |c| c.out.nx_run_stall >> pool & 1 == 1 && c.q7().iter().all(|q| q.core.halted()));
     r.check(c.stats.cycles, done, format!("the SEQ held and every Q7 core halted within {limit} cycles"))?;
-    let halts = read(c, &mut all)?;
+    let mut halts = read(c, &mut all)?;
+    // SUNDA: the SEQ's release of the Q7 cores is a POOL EVT_SEM SET (seed
+    // 004 §7.1), notified first; the rest are halts.
+    if let Some(s) = map.params.q7.seq_release_sem {
+        let release = Event::SemChanged { engine: Engine::Pool, index: s as u8 };
+        r.check(c.stats.cycles, halts.first() == Some(&release), format!("the Q7 release ({release}) is notified first, got {}", events(&halts)))?;
+        halts.remove(0);
+    }
     let (mut nx, mut q7, mut bits) = (0u8, 0u8, 0u32);
     for e in &halts {
         let Event::Halted { nx: a, q7: b } = *e else {

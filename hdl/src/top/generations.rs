@@ -30,6 +30,11 @@ tpb_top!(
         top_sp_regs: crate::regblocks::SundaTopSpRegs,
         tsr_base: Constant<Bits<32>>,
         tsr_mask: Constant<Bits<32>>,
+        /// The Q7 cores the SEQ has not released through the POOL EVT_SEM
+        /// (`q7.seq_release_sem`, seed 004 §7.1); all at reset.
+        q7_sem_stall: DFF<Bits<8>>,
+        /// BAR0 address of the release semaphore's SET slot.
+        q7_sem_set: Constant<Bits<32>>,
     },
     extra_init = |lay| {
         host_trigger_pulse: Default::default(),
@@ -37,6 +42,8 @@ tpb_top!(
         top_sp_regs: Default::default(),
         tsr_base: c32(lay.local_reg[5].base + lay.top_sp_regs.map_or(0, |w| w.base)),
         tsr_mask: c32(lay.top_sp_regs.map_or(0, |w| w.mask())),
+        q7_sem_stall: Default::default(),
+        q7_sem_set: c32(lay.q7_release_addr().expect("SUNDA's map names the Q7 release semaphore")),
     },
     extra_update = {
         self.top_sp_regs.clock.next = self.clock.val();
@@ -62,6 +69,20 @@ tpb_top!(
         self.rsp_rdata.next = self.rsp_rdata.val() | self.top_sp_regs.rsp_rdata.val();
         self.host_trigger_pulse.next = self.top_sp_regs.host_trigger_pulse_o.val();
         self.stop_pulse.next = self.top_sp_regs.stop_pulse_o.val();
+        // The SEQ releases the Q7 cores by a SET of the POOL EVT_SEM release
+        // semaphore: bit n of the value releases core n (`[D]`, seed 004
+        // §7.1); a core runs when either its release_run_stall bit or this
+        // path has released it.
+        self.q7_sem_stall.clock.next = self.clock.val();
+        self.q7_sem_stall.d.next = self.q7_sem_stall.q.val();
+        if self.req_go.val() & self.req_write.val() & (self.req_addr.val() == self.q7_sem_set.val()) {
+            self.q7_sem_stall.d.next = self.q7_sem_stall.q.val() & !self.req_wdata.val().get_bits::<8>(0);
+        }
+        if self.reset.val() {
+            self.q7_sem_stall.d.next = 0xff.into();
+        }
+        self.cluster.run_stall.next = self.q7regs.release_run_stall_stall_o.val() & self.q7_sem_stall.q.val();
+        self.q7_run_stall.next = self.q7regs.release_run_stall_stall_o.val() & self.q7_sem_stall.q.val();
     },
     extra_drive = |pins| {},
     extra_outputs = |o| {

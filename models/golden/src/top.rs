@@ -170,6 +170,9 @@ pub struct TopModel {
     q7_keys: Vec<(String, String, String)>,
     /// The SEQ DMA's error bits at the last edge (a newly set one interrupts POOL).
     dma_err_prev: u32,
+    /// SUNDA: the Q7 cores the SEQ has not released through the POOL
+    /// EVT_SEM (`TopLayout::q7_release_addr`); all at reset.
+    q7_sem_stall: u8,
     q7_info_o: Vec<String>,
     /// Window n's output ports: src, size, dst (lo, hi each), ctrl enable, ctrl requester.
     win_ports: Vec<[String; 8]>,
@@ -266,6 +269,7 @@ impl TopModel {
             q7_inputs: BTreeMap::new(),
             q7_keys: (0..CORES).map(|n| (format!("run_state_running_i${n}"), format!("run_state_halted_i${n}"), format!("intr_info_info_set_i${n}"))).collect(),
             dma_err_prev: 0,
+            q7_sem_stall: 0xff,
             q7_info_o: (0..CORES).map(|n| format!("intr_info_info_o${n}")).collect(),
             no_inputs: BTreeMap::new(),
             layout,
@@ -353,8 +357,14 @@ impl TopModel {
         Self::out(nx, "start_ctrl_ctrl_pulse_o") & Self::out(nx, "start_ctrl_ctrl_o") & 1 != 0
     }
 
+    /// The Q7 cores held: by `release_run_stall`, and on SUNDA also not yet
+    /// released by the SEQ through the POOL EVT_SEM (either path releases).
     fn q7_run_stall(&self) -> u8 {
-        Self::out(&self.q7regs, "release_run_stall_stall_o") as u8
+        let reg = Self::out(&self.q7regs, "release_run_stall_stall_o") as u8;
+        match self.layout.q7_release_sem {
+            Some(_) => reg & self.q7_sem_stall,
+            None => reg,
+        }
     }
 
     /// Every output during this cycle, for these inputs.
@@ -467,6 +477,15 @@ impl TopModel {
             .collect();
         let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
         self.dma_err_prev = self.dma.error() & 7;
+        // A SET of the release semaphore this cycle releases the Q7 cores its value names, at the edge.
+        if let Some(set) = self.layout.q7_release_addr() {
+            if let Some(r) = req.filter(|r| r.write && r.addr == set) {
+                self.q7_sem_stall &= !(r.wdata as u8);
+            }
+            if reset {
+                self.q7_sem_stall = 0xff;
+            }
+        }
         // The translation port samples the window registers before this edge.
         self.xlat = match pins.xlat.filter(|_| !reset) {
             Some((who, addr)) => {

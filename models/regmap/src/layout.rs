@@ -179,6 +179,10 @@ pub struct TopLayout {
     pub top_sp_regs: Option<Window>,
     /// The window bundle's words, for a block that keeps them in RAM.
     pub win_words: WindowWords,
+    /// SUNDA: the POOL EVT_SEM semaphore a SET of which releases the Q7
+    /// cores its value's bits name (`q7.seq_release_sem`); None where the
+    /// host releases them.
+    pub q7_release_sem: Option<u32>,
 }
 
 /// The window bundle (`windows.toml`) as words: contiguous read-write
@@ -285,6 +289,10 @@ impl TopLayout {
         };
         let sem = SemWindows::of(map)?;
         let win_words = WindowWords::of(map)?;
+        let q7_release_sem = p.q7.seq_release_sem;
+        if let Some(s) = q7_release_sem.filter(|s| *s >= sem.count) {
+            return Err(bad("q7.seq_release_sem", &format!("semaphore {s}: the EVT_SEM has {}", sem.count)));
+        }
         Ok(TopLayout {
             local_reg,
             nx_regs: block("nx")?,
@@ -313,7 +321,14 @@ impl TopLayout {
             hw_decode,
             top_sp_regs,
             win_words,
+            q7_release_sem,
         })
+    }
+
+    /// SUNDA: the BAR0 address of the SET slot of the Q7 release semaphore
+    /// ([`TopLayout::q7_release_sem`] in POOL's EVT_SEM).
+    pub fn q7_release_addr(&self) -> Option<u32> {
+        self.q7_release_sem.map(|s| self.local_reg[POOL].base + self.sem.set + self.sem.stride * s)
     }
 
     /// Where a BAR0 address goes and the address that block sees: the

@@ -26,6 +26,15 @@ pub struct Q7Owners {
     pub pooling: Q7Params,
     #[serde(default)]
     pub compute_cluster: Option<Q7Params>,
+    /// SUNDA: the SEQ, not the host, releases the Q7 cores, "via
+    /// EVT_SEM/run_state" (`[S]` seed 004 §7.1: SUNDA's host writer of the
+    /// Q7 release_run_stall is a no-op stub). How is ours (`[D]`): a SET of
+    /// POOL EVT_SEM semaphore `seq_release_sem` releases the Q7 cores whose
+    /// bits its value sets (bit n: core n; until reset), and `run_state_n`
+    /// shows them running. None: the host releases them through
+    /// `release_run_stall` (CAYMAN, MARIANA).
+    #[serde(default)]
+    pub seq_release_sem: Option<u32>,
 }
 
 /// Boot facts of the firmware images (DIGEST §1).

@@ -109,9 +109,17 @@ pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
     Ok(match verb {
         "stpb_init" => k.flag(Verb::StpbInit { dma: k.opt_bool("dma")?.unwrap_or(false) })?,
         "expect_notifications" => {
-            let bad = || k.err(verb, "a list of notifications, e.g. [\"sem pool[3]\", \"halted nx=0x04 q7=0xff\"]");
+            let bad = || k.err(verb, "a list of notifications, e.g. [\"sem pool[3]\", \"halted nx=0x04 q7=0xff\", \"sunda: sem pool[248]\"]");
             let list = k.item.as_array().ok_or_else(bad)?;
-            let events = list.iter().map(|v| v.as_str().ok_or_else(bad).and_then(|s| s.parse().map_err(|e: String| k.err(verb, e)))).collect::<Result<Vec<_>, _>>()?;
+            // `"<generation>: <record>"`: a record of that generation only.
+            let one = |s: &str| -> Result<_, FileError> {
+                let (arch, rec) = match s.split_once(": ") {
+                    Some((a, r)) => (Some(tpb_models::regmap::Arch::parse(a).map_err(|e| k.err(verb, e.to_string()))?), r),
+                    None => (None, s),
+                };
+                Ok((arch, rec.parse().map_err(|e: String| k.err(verb, e))?))
+            };
+            let events = list.iter().map(|v| v.as_str().ok_or_else(bad).and_then(one)).collect::<Result<Vec<_>, _>>()?;
             Verb::ExpectNotifications { events, any_order: k.opt_bool("any_order")?.unwrap_or(false) }
         }
         "wait_halted" => Verb::WaitHalted { cores: cores()?, timeout: k.opt_count("timeout")?.unwrap_or(super::firmware::HALT_TIMEOUT) },

@@ -110,9 +110,10 @@ pub enum Verb {
         dma: bool,
     },
     /// The notification records the host's reader gets now, in order
-    /// (or in any order with `any_order`) (co-simulation).
+    /// (or in any order with `any_order`) (co-simulation); a record written
+    /// `"sunda: sem pool[248]"` is expected on that generation only.
     ExpectNotifications {
-        events: Vec<tpb_models::hal::notify::Event>,
+        events: Vec<(Option<tpb_models::regmap::Arch>, tpb_models::hal::notify::Event)>,
         any_order: bool,
     },
     /// Run until the chosen cores halt (co-simulation).
