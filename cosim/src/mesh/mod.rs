@@ -47,6 +47,18 @@ pub fn default_threads() -> usize {
     }
 }
 
+/// The answer to a request for a node that does not exist.
+const NO_SUCH_NODE: Rsp = Rsp { valid: true, rdata: 0, err: true };
+
+/// One cycle of a node: skipped when [`Cosim::quiescent`] and `skip_quiet`.
+fn node_cycle(c: &mut Cosim, skip_quiet: bool) {
+    if skip_quiet && c.quiescent() {
+        c.skip_cycle();
+    } else {
+        c.cycle(false);
+    }
+}
+
 /// Something crossing between dies.
 #[derive(Debug, Clone, Copy)]
 enum Flight {
@@ -184,7 +196,7 @@ impl Mesh {
                 if (to as usize) < self.dies.len() {
                     self.queue(self.now, Flight::Req { to, r });
                 } else {
-                    self.dies[k].remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
+                    self.dies[k].remote_answer(r.core, NO_SUCH_NODE);
                 }
             }
         }
@@ -273,11 +285,7 @@ impl Mesh {
     /// One cycle of every die (a quiescent one's skipped, with [`Mesh::skip_quiet`]).
     pub fn cycle(&mut self) {
         for c in &mut self.dies {
-            if self.skip_quiet && c.quiescent() {
-                c.skip_cycle();
-            } else {
-                c.cycle(false);
-            }
+            node_cycle(c, self.skip_quiet);
         }
         self.now += 1;
         self.route();

@@ -28,7 +28,6 @@ use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
-use tpb_models::csr::Rsp;
 
 /// What a node sent at the end of one of its cycles.
 struct Sent {
@@ -69,18 +68,14 @@ impl Node {
     /// kept (a request to a node that does not exist is answered with an
     /// error at once), and what is due now is delivered.
     fn cycle(&mut self, nodes: usize, skip_quiet: bool) {
-        if skip_quiet && self.c.quiescent() {
-            self.c.skip_cycle();
-        } else {
-            self.c.cycle(false);
-        }
+        super::node_cycle(&mut self.c, skip_quiet);
         self.t += 1;
         let t = self.t;
         for (seq, (to, r)) in std::mem::take(&mut self.c.outbound).into_iter().enumerate() {
             if (to as usize) < nodes {
                 self.sent.push(Sent { t, kind: 0, seq, f: Flight::Req { to, r } });
             } else {
-                self.c.remote_answer(r.core, Rsp { valid: true, rdata: 0, err: true });
+                self.c.remote_answer(r.core, super::NO_SUCH_NODE);
             }
         }
         for (seq, (r, rsp)) in std::mem::take(&mut self.c.replies).into_iter().enumerate() {

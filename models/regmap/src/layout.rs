@@ -397,6 +397,22 @@ mod tests {
         assert!(e.contains("evt_sem") && e.contains("aligned"), "{e}");
     }
 
+    /// SUNDA's Q7 release semaphore is POOL's semaphore 248 (`[D]`,
+    /// arch.toml), reached at its SET slot; one past the EVT_SEM is refused
+    /// by name; the host-released generations have none.
+    #[test]
+    fn the_q7_release_semaphore_comes_from_the_map() {
+        let s = builtin(Arch::Sunda).unwrap();
+        let lay = TopLayout::of(&s).unwrap();
+        assert_eq!(lay.q7_release_sem, Some(248));
+        assert_eq!(lay.q7_release_addr(), Some(lay.local_reg[POOL].base + lay.sem.set + lay.sem.stride * 248));
+        assert_eq!(TopLayout::of(&builtin(Arch::Cayman).unwrap()).unwrap().q7_release_addr(), None);
+        let mut bad = s.clone();
+        bad.params.q7.seq_release_sem = Some(lay.sem.count);
+        let e = TopLayout::of(&bad).unwrap_err().to_string();
+        assert!(e.contains("q7.seq_release_sem") && e.contains("semaphore 256"), "{e}");
+    }
+
     /// SUNDA's TOP_SP doorbell registers are decoded where its map puts them
     /// (the top_sp block, +0x848..+0x850); the other generations have none.
     #[test]

@@ -529,3 +529,28 @@ fn sim_threads_runs_the_same_and_says_when_it_cannot() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("0 threads: give at least 1"), "{err}");
 }
+
+/// A first build on a short disk says so before rustc fails mid-build
+/// (`scripts/lib/first-build.sh`; `df` answered by a stand-in on PATH).
+#[test]
+fn a_first_build_warns_when_the_disk_is_short() {
+    let root = tpb_testbench::tools::repo_root();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("first-build");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let run = |free_kib: u64| {
+        let df = dir.join("bin/df");
+        std::fs::write(&df, format!("#!/bin/sh\necho 'Filesystem 1024-blocks Used Available Capacity Mounted'\necho '/dev/x 100 0 {free_kib} 1% /'\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&df, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let script = format!(". '{}'; first_build_note test debug", root.join("scripts/lib/first-build.sh").display());
+        let path = format!("{}:{}", dir.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+        let out = Command::new("bash").arg("-c").arg(script).current_dir(&dir).env("PATH", path).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let short = run(2 * 1024 * 1024);
+    assert!(short.contains("test: warning: 2048 MiB free on this disk; a first build needs about 5 GiB."), "{short}");
+    let room = run(50 * 1024 * 1024);
+    assert!(room.contains("first build on this machine") && !room.contains("warning"), "{room}");
+}
