@@ -64,6 +64,8 @@
 #[macro_use]
 mod pins;
 #[macro_use]
+mod shared_logic;
+#[macro_use]
 mod stamp;
 mod generations;
 
