@@ -1,6 +1,7 @@
 //! Every checked-in generated file and its expected text: the Verilog under
 //! `hdl/generated/`, the register reference, C headers and SystemRDL under
-//! `docs/regmap/`, and the HAL constants in `models/hal/src/regs/generated.rs`.
+//! `docs/regmap/`, the HAL constants in `models/hal/src/regs/generated.rs` and
+//! the hand-written blocks' constants in `models/spec/src/generated.rs`.
 
 use std::path::PathBuf;
 use tpb_models::regmap::{self, gen, Arch};
@@ -30,5 +31,6 @@ pub fn all_generated() -> Result<Vec<(PathBuf, String)>, tpb_hdl::generated::Gen
         out.push((root.join(format!("docs/regmap/tpb_{a}.rdl")), gen::rdl::render(m)));
     }
     out.push((root.join("models/hal/src/regs/generated.rs"), gen::hal::render(&maps)));
+    out.push((root.join("models/spec/src/generated.rs"), gen::spec::render(&maps)));
     Ok(out)
 }

@@ -62,10 +62,9 @@ pub use tpb_regmap::layout::IncSlot;
 use tpb_regmap::layout::{LayoutError, TopLayout};
 use tpb_regmap::RegMap;
 
-/// Offset of the status registers (`[D]`, the golden model's constant).
-pub use tpb_golden::seq_dma::STATUS;
-/// Bytes of the status window (8 words).
-const STATUS_SPAN: u32 = 0x20;
+/// Offset and size of the status registers (`[D]`, from the map's
+/// `seq_dma` block through `tpb-spec`; their order is `tpb_spec::seq_dma::WORDS`).
+pub use tpb_spec::seq_dma::{STATUS, STATUS_SPAN};
 /// Default SRAM size: 2^8 words (1 KiB).
 pub const DEFAULT_AW: usize = 8;
 

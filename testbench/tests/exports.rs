@@ -95,6 +95,10 @@ fn bar0_registers_from_json(arch: tpb_models::regmap::Arch) -> Vec<RegAt> {
             let e = e.as_str().unwrap();
             if b["aperture"] == "tpb_regs" {
                 places.push(("tpb_regs".into(), tpb_base + num(&p["bar0"]["tpb_regs"]["base"])));
+            } else if b["aperture"] == "seq_dma" {
+                places.push((format!("{e}_{}", b["name"].as_str().unwrap()), tpb_base + num(&p["bar0"]["seq_dma"]["base"])));
+            } else if b["aperture"] == "hw_decode" {
+                places.push((format!("{e}_{}", b["name"].as_str().unwrap()), tpb_base + num(&p["local_reg"]["hw_decode_table_params"])));
             } else if let Some(base) = p["local_reg"][e].as_u64() {
                 places.push((format!("{e}_local_reg.{}", b["name"].as_str().unwrap()), tpb_base + base));
             }

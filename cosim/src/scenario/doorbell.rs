@@ -132,8 +132,9 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
     r.check(c.stats.cycles, done == 1, format!("completion semaphore {} = {done}, expected 1", d.compl_sem))?;
     r.check(c.stats.cycles, t == 0, format!("host_trigger semaphore {trig} = {t}: consumed by the firmware"))?;
-    let st = |c: &mut Cosim, off: u64| -> Result<u32, ScenarioError> { Ok(c.read32(dma + u64::from(tpb_hdl::seq_dma::STATUS) + off)?) };
-    let (rx_done, tx_done, errs) = (st(c, 0x08)?, st(c, 0x14)?, st(c, 0x18)?);
+    use tpb_spec::seq_dma::{ERROR, RX_DONE, TX_DONE};
+    let st = |c: &mut Cosim, reg: u32| -> Result<u32, ScenarioError> { Ok(c.read32(dma + u64::from(reg))?) };
+    let (rx_done, tx_done, errs) = (st(c, RX_DONE)?, st(c, TX_DONE)?, st(c, ERROR)?);
     r.check(c.stats.cycles, rx_done == m2s && tx_done == s2m && errs == 0, format!("DMA done rx {rx_done} tx {tx_done} error {errs:#x}, expected {m2s} / {s2m} / 0"))?;
     r.check(c.stats.cycles, c.stats.doorbells == u64::from(m2s + s2m), format!("{} DMA completion doorbells on dma_db_valid, expected {}", c.stats.doorbells, m2s + s2m))?;
     let used = |ring: u32| if ring == 0 { m2s.min(RING_LEN) } else { s2m.min(RING_LEN) };

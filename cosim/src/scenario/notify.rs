@@ -106,7 +106,7 @@ pub fn notify(c: &mut Cosim, n: &NotifyCfg, limit: u64) -> Result<Report, Scenar
     let kick = c.stats.cycles;
     c.write32(a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?.into(), 2)?;
     r.events.push((kick, "host rings the DMA".into()));
-    let done = poll(c, dma + u64::from(tpb_models::golden::seq_dma::STATUS + 8), limit, |v| v >= 2)?;
+    let done = poll(c, dma + u64::from(tpb_spec::seq_dma::RX_DONE), limit, |v| v >= 2)?;
     r.check(c.stats.cycles, done.is_some(), format!("the DMA retired both descriptors within {limit} cycles"))?;
     let copied = c.read32(dma + u64::from(dst + 4))?;
     r.check(c.stats.cycles, copied == 0x22, format!("the DMA copied the data ({copied:#x})"))?;

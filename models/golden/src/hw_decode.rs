@@ -7,7 +7,7 @@
 use super::evt_sem::BusReq;
 use std::collections::VecDeque;
 
-pub use tpb_spec::hw_decode::STATUS;
+pub use tpb_spec::hw_decode::{status, STATUS};
 /// FIFO depth.
 pub const FIFO_DEPTH: usize = 4;
 
@@ -136,11 +136,11 @@ impl HwDecodeModel {
                 if a == STATUS {
                     rsp.2 = false;
                     if b.write {
-                        if b.wdata & 1 != 0 {
+                        if b.wdata & status::MISS_MASK != 0 {
                             self.miss = false;
                         }
                     } else {
-                        rsp.1 = self.miss as u32 | (self.miss_op as u32) << 8 | (self.miss_func as u32) << 16;
+                        rsp.1 = (self.miss as u32) << status::MISS_SHIFT | (self.miss_op as u32) << status::OPCODE_SHIFT | (self.miss_func as u32) << status::FUNC_SHIFT;
                     }
                 } else if a >= self.table_offset() && a < 2 * self.table_offset() {
                     rsp.2 = false;

@@ -7,6 +7,7 @@
 use crate::csr::{Req, Rsp};
 use tpb_regmap::layout::IncSlot;
 
+use tpb_spec::seq_dma::{BUSY, ERROR, RX_DONE, RX_HW_HEAD, RX_PENDING, STATUS_SPAN, TX_DONE, TX_HW_HEAD, TX_PENDING};
 pub use tpb_spec::seq_dma::{ERR_COMPLETION, ERR_EMPTY_RING, ERR_RANGE, STATUS};
 
 /// What the engine decided at an edge (before the ring bookkeeping).
@@ -200,7 +201,7 @@ impl SeqDmaModel {
     fn bus_access(&mut self, reset: bool, bus: Option<Req>) -> (Rsp, u32, bool) {
         let aligned = bus.is_some_and(|b| b.addr & 3 == 0);
         let bus_sram = !reset && aligned && bus.is_some_and(|b| self.in_sram(b.addr));
-        let bus_status = !reset && aligned && bus.is_some_and(|b| b.addr >> 5 == STATUS >> 5);
+        let bus_status = !reset && aligned && bus.is_some_and(|b| (STATUS..STATUS + STATUS_SPAN).contains(&b.addr));
         let mut rsp = Rsp { valid: bus.is_some(), err: bus.is_some() && !bus_sram && !bus_status, rdata: 0 };
         let mut error = self.error;
         if let Some(b) = bus {
@@ -212,10 +213,9 @@ impl SeqDmaModel {
                     rsp.rdata = self.sram[w];
                 }
             } else if bus_status {
-                let reg = (b.addr >> 2) & 7;
-                if reg == 6 {
+                if b.addr == ERROR {
                     if b.write {
-                        error &= !(b.wdata & 7);
+                        error &= !(b.wdata & (ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING));
                     } else {
                         rsp.rdata = self.error;
                     }
@@ -223,14 +223,15 @@ impl SeqDmaModel {
                     rsp.err = true;
                 } else {
                     let (rx, tx) = (self.rings[0], self.rings[1]);
-                    rsp.rdata = match reg {
-                        0 => rx.hw_head,
-                        1 => rx.pending,
-                        2 => rx.done,
-                        3 => tx.hw_head,
-                        4 => tx.pending,
-                        5 => tx.done,
-                        _ => (self.state != State::Idle) as u32,
+                    rsp.rdata = match b.addr {
+                        RX_HW_HEAD => rx.hw_head,
+                        RX_PENDING => rx.pending,
+                        RX_DONE => rx.done,
+                        TX_HW_HEAD => tx.hw_head,
+                        TX_PENDING => tx.pending,
+                        TX_DONE => tx.done,
+                        BUSY => (self.state != State::Idle) as u32,
+                        _ => unreachable!("bus_status covers the 8 status words"),
                     };
                 }
             }

@@ -51,7 +51,9 @@ impl RegFileModel {
         let mut arrays = BTreeMap::new();
         for region in bar0.regions() {
             for b in bar0.blocks_of(region) {
-                if b.has_register_rtl() {
+                // Hand-written blocks too: their registers as the map gives them
+                // (no engine behind them here: status reads as reset).
+                if !b.registers.is_empty() {
                     csr.insert((region.name.clone(), b.name.clone()), CsrModel::new(b));
                 }
                 for a in &b.arrays {

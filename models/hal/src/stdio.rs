@@ -19,7 +19,6 @@
 use crate::arch::ArchCtx;
 use crate::error::{HalError, Result};
 use crate::mmio::Mmio;
-use tpb_golden::seq_dma::STATUS;
 
 /// `[D]` The stdio area: DMA SRAM bytes from here (above the built-in
 /// scenarios' rings and data, 0x000..0x300).
@@ -28,8 +27,8 @@ pub const AREA: u32 = 0x300;
 pub const SLOTS: u32 = 4;
 /// `[D]` Bytes of text per chunk (a slot).
 pub const SLOT_BYTES: u32 = 0x40;
-/// The DMA status word of the TX ring's retired descriptors (`tpb_hdl::seq_dma`).
-pub const TX_DONE: u32 = STATUS + 0x14;
+/// The DMA status word of the TX ring's retired descriptors (the map's `seq_dma.tx_done`).
+pub use tpb_spec::seq_dma::TX_DONE;
 
 /// What the host has consumed of the ring.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -30,10 +30,17 @@ pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind, Sim
 
 use std::path::PathBuf;
 
+/// The common block files (`maps/common/`), listed once; every generation
+/// has them (a block in a window the generation lacks is left out at load).
 macro_rules! map_files {
-    ($common:literal: $($c:literal),* ; $arch:literal: $($file:literal),* $(,)?) => {
+    ($arch:literal: $($file:literal),* $(,)?) => {
+        map_files!(@list
+            "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml", "seq_dma.toml", "hw_decode.toml";
+            $arch: $($file),*)
+    };
+    (@list $($c:literal),* ; $arch:literal: $($file:literal),*) => {
         &[
-            $((concat!("models/regmap/maps/", $common, "/", $c), include_str!(concat!("../maps/", $common, "/", $c))),)*
+            $((concat!("models/regmap/maps/common/", $c), include_str!(concat!("../maps/common/", $c))),)*
             $((concat!("models/regmap/maps/", $arch, "/", $file), include_str!(concat!("../maps/", $arch, "/", $file))),)*
         ]
     };
@@ -44,18 +51,9 @@ macro_rules! map_files {
 /// (`arch.toml`, and the blocks it replaces or changes; see [`layer`]).
 pub fn builtin_files(arch: Arch) -> &'static [(&'static str, &'static str)] {
     match arch {
-        Arch::Sunda => map_files!(
-            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
-            "sunda": "arch.toml", "nx.toml", "top_sp.toml"
-        ),
-        Arch::Cayman => map_files!(
-            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
-            "cayman": "arch.toml"
-        ),
-        Arch::Mariana => map_files!(
-            "common": "nx.toml", "evt_sem.toml", "windows.toml", "q7.toml", "top_sp.toml", "tpb.toml";
-            "mariana": "arch.toml", "top_sp.toml"
-        ),
+        Arch::Sunda => map_files!("sunda": "arch.toml", "nx.toml", "top_sp.toml"),
+        Arch::Cayman => map_files!("cayman": "arch.toml"),
+        Arch::Mariana => map_files!("mariana": "arch.toml", "top_sp.toml"),
     }
 }
 

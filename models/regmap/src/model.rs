@@ -126,6 +126,19 @@ pub enum Aperture {
     LocalReg,
     /// The TPB-level register aperture (`tpb_regs`).
     TpbRegs,
+    /// The SEQ DMA engine's BAR0 window (`[bar0] seq_dma`): a hand-written block.
+    SeqDma,
+    /// The HW-decode CAM's window (`hw_decode_table_params`), on generations
+    /// with a CAM: a hand-written block.
+    HwDecode,
+}
+
+impl Aperture {
+    /// Is a block in this aperture hand-written RTL (described by the map,
+    /// not generated from it)?
+    pub fn hand_written(self) -> bool {
+        matches!(self, Aperture::SeqDma | Aperture::HwDecode)
+    }
 }
 
 /// TPB engines (ISA enum values, DIGEST §1).
@@ -367,8 +380,9 @@ impl Block {
         self.arrays.iter().find(|a| a.name == name)
     }
     /// Does the generic register-block generator produce RTL for this block?
+    /// (Not for a hand-written block: its RTL takes the map's constants.)
     pub fn has_register_rtl(&self) -> bool {
-        !self.registers.is_empty()
+        !self.registers.is_empty() && !self.aperture.hand_written()
     }
     /// Module name of the generated register block (`cayman_q7_regs`).
     pub fn module_name(&self) -> String {

@@ -180,6 +180,11 @@ pub enum RegionKind {
     TpbRegs,
     /// Plain memory (IRAM/DRAM/tables).
     Memory,
+    /// A hand-written block's registers (`Aperture::hand_written`), named
+    /// after the engine it serves. [`crate::space::AddressSpace`] adds these;
+    /// [`ArchParams::bar0_regions`] does not (they lie in or beside its
+    /// memory regions).
+    Block { aperture: crate::Aperture, engine: crate::Engine },
 }
 
 /// Per-core Q7 memory layout for one owner (`[D]` stride, `[S]` sizes).
@@ -274,6 +279,19 @@ impl ArchParams {
             Tpb => None,
         }?;
         Some(self.bar0.tpb_base + off)
+    }
+
+    /// BAR0 address of `aperture` as engine `e` reaches it (`e` matters for
+    /// the local-register aperture only); None where the generation has no
+    /// such aperture.
+    pub fn aperture_base(&self, aperture: crate::Aperture, e: crate::Engine) -> Option<u64> {
+        let tb = self.bar0.tpb_base;
+        match aperture {
+            crate::Aperture::LocalReg => self.local_reg_base(e),
+            crate::Aperture::TpbRegs => Some(tb + self.bar0.tpb_regs.base),
+            crate::Aperture::SeqDma => Some(tb + self.bar0.seq_dma.base),
+            crate::Aperture::HwDecode => self.local_reg.hw_decode_table_params.filter(|_| self.hw_decode.present).map(|b| tb + b),
+        }
     }
 
     /// Every decoded BAR0 region of one TPB, in address order: the engines'

@@ -16,7 +16,7 @@
 //! The HAL's recorder and golden register file, the testbenches, the `tpb`
 //! command line, the firmware builder and the waveform names all use it.
 
-use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, RegionKind, Register, Window, WindowOp};
+use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, Region, RegionKind, Register, Window, WindowOp};
 
 /// A number as the project writes them everywhere: decimal, `0x` hex or
 /// `0b` binary, with `_` separators allowed (`0x0006_15a0`).
@@ -83,6 +83,7 @@ fn engine_of(region: &Bar0Region) -> &str {
     match region.kind {
         RegionKind::LocalReg(e) => e.name(),
         RegionKind::TpbRegs => "tpb",
+        RegionKind::Block { engine, .. } => engine.name(),
         RegionKind::Memory => &region.name,
     }
 }
@@ -171,11 +172,22 @@ pub struct AddressSpace {
 
 impl AddressSpace {
     pub fn new(map: RegMap) -> Self {
-        let regions = map.params.bar0_regions();
+        let mut regions = map.params.bar0_regions();
+        // The hand-written blocks' registers, as regions of their own (the
+        // SEQ DMA status lies inside its memory window).
+        for b in map.blocks.iter().filter(|b| b.aperture.hand_written()) {
+            for &engine in &b.engines {
+                if let Some(base) = map.params.aperture_base(b.aperture, engine) {
+                    let region = Region { base: base + u64::from(b.start), size: u64::from(b.end - b.start) };
+                    regions.push(Bar0Region { name: format!("{}.{}", engine.name(), b.name), kind: RegionKind::Block { aperture: b.aperture, engine }, region });
+                }
+            }
+        }
+        regions.sort_by_key(|r| (r.region.base, std::cmp::Reverse(r.region.size)));
         let mut all = Vec::new();
         for e in ENGINES {
             for b in blocks_in(&map, e) {
-                let pre = prefix(e, &b.name);
+                let pre = prefix(e, b);
                 all.extend(b.registers.iter().map(|r| format!("{pre}{}", r.name)));
                 all.extend(b.registers.iter().flat_map(|r| r.fields.iter().map(move |f| (r, f))).map(|(r, f)| format!("{pre}{}.{}", r.name, f.name)));
                 all.extend(b.aliases.iter().map(|a| format!("{pre}{}", a.name)));
@@ -201,10 +213,11 @@ impl AddressSpace {
     }
 
     /// The region containing `addr`.
+    /// The innermost region containing `addr` (a hand-written block's
+    /// registers inside a memory window win over the window).
     pub fn region(&self, addr: u64) -> Option<&Bar0Region> {
         let i = self.regions.partition_point(|r| r.region.base <= addr);
-        let r = self.regions.get(i.checked_sub(1)?)?;
-        r.region.contains(addr).then_some(r)
+        self.regions[..i].iter().rev().find(|r| r.region.contains(addr))
     }
 
     /// Register blocks decoded in a region.
@@ -212,6 +225,7 @@ impl AddressSpace {
         self.map.blocks.iter().filter(move |b| match region.kind {
             RegionKind::LocalReg(e) => b.aperture == Aperture::LocalReg && b.engines.contains(&e),
             RegionKind::TpbRegs => b.aperture == Aperture::TpbRegs,
+            RegionKind::Block { aperture, engine } => b.aperture == aperture && b.engines.contains(&engine),
             RegionKind::Memory => false,
         })
     }
@@ -223,7 +237,12 @@ impl AddressSpace {
         if region.kind == RegionKind::Memory {
             return Some(Target::Mem { region, offset });
         }
-        let off = offset as u32;
+        // Registers are found by their offset in the aperture (a hand-written
+        // block's region starts at its first register, not at the aperture).
+        let off = match region.kind {
+            RegionKind::Block { aperture, engine } => (addr & !3) - self.map.params.aperture_base(aperture, engine)?,
+            _ => offset,
+        } as u32;
         for b in self.blocks_of(region) {
             if let Some(reg) = b.register_at(off) {
                 return Some(Target::Reg { region, block: b, reg });
@@ -262,10 +281,9 @@ impl AddressSpace {
         let Some(engine) = ENGINES.iter().copied().find(|e| e.name() == parts[0]) else {
             return Err(unknown(format!("'{}' is not an engine: pe, act, pool, dve, tpb_sp, top_sp, tpb, or mem.", parts[0])));
         };
-        let base = match engine {
-            Engine::Tpb => self.map.params.bar0.tpb_base + self.map.params.bar0.tpb_regs.base,
-            e => self.map.params.local_reg_base(e).ok_or_else(|| unknown(format!("{} has no local-register aperture on {}", e.name(), self.map.arch.name())))?,
-        } as u32;
+        if engine != Engine::Tpb && self.map.params.local_reg_base(engine).is_none() {
+            return Err(unknown(format!("{} has no local-register aperture on {}", engine.name(), self.map.arch.name())));
+        }
         let blocks = blocks_in(&self.map, engine);
         if parts.len() < 2 {
             return Err(unknown("a name is <engine>.<block>.<register>[.<field>]".into()));
@@ -282,7 +300,8 @@ impl AddressSpace {
         let (item_base, index) = split_index(item).map_err(unknown)?;
         let mut found: Vec<Named> = Vec::new();
         for b in &cands {
-            let pre = prefix(engine, &b.name);
+            let pre = prefix(engine, b);
+            let base = self.map.params.aperture_base(b.aperture, engine).expect("blocks_in keeps the blocks whose aperture exists") as u32;
             let reg_name = match index {
                 Some(i) if b.array(item_base).is_none() && !b.arrays.iter().any(|a| a.window(item_base).is_some()) => format!("{item_base}_{i}"),
                 _ => item_base.to_string(),
@@ -321,7 +340,7 @@ impl AddressSpace {
         }
         match found.len() {
             1 => Ok(found.pop().expect("one")),
-            0 => Err(unknown(format!("no such register in {}", cands.iter().map(|b| prefix(engine, &b.name)).collect::<Vec<_>>().join(", ")))),
+            0 => Err(unknown(format!("no such register in {}", cands.iter().map(|b| prefix(engine, b)).collect::<Vec<_>>().join(", ")))),
             _ => Err(NameError::Ambiguous { name: name.to_string(), engine: engine.name().to_string(), candidates: found.iter().map(|t| t.name().to_string()).collect() }),
         }
     }
@@ -340,10 +359,11 @@ impl AddressSpace {
     }
 }
 
-fn prefix(e: Engine, block: &str) -> String {
-    match e {
-        Engine::Tpb => "tpb.".to_string(),
-        e => format!("{}.{block}.", e.name()),
+/// `tpb.` for the TPB-level registers, else `<engine>.<block>.`.
+fn prefix(e: Engine, b: &Block) -> String {
+    match (e, b.aperture) {
+        (Engine::Tpb, Aperture::TpbRegs) => "tpb.".to_string(),
+        (e, _) => format!("{}.{}.", e.name(), b.name),
     }
 }
 
@@ -351,9 +371,12 @@ fn prefix(e: Engine, block: &str) -> String {
 fn blocks_in(map: &RegMap, e: Engine) -> Vec<&Block> {
     map.blocks
         .iter()
-        .filter(|b| match e {
-            Engine::Tpb => b.aperture == Aperture::TpbRegs,
-            e => b.aperture == Aperture::LocalReg && b.engines.contains(&e) && map.params.local_reg_base(e).is_some(),
+        .filter(|b| match (e, b.aperture) {
+            (Engine::Tpb, Aperture::TpbRegs) => true,
+            (e, Aperture::LocalReg) => e != Engine::Tpb && b.engines.contains(&e) && map.params.local_reg_base(e).is_some(),
+            // A hand-written block: named after the engine it serves (`pool.seq_dma.tx_done`).
+            (e, ap) if ap.hand_written() => b.engines.contains(&e) && map.params.aperture_base(ap, e).is_some(),
+            _ => false,
         })
         .collect()
 }

@@ -11,26 +11,50 @@
 //!   onto BAR0, the SoC and HW-decode ports, the POOL control window and
 //!   the address-translation apertures;
 //! - [`seq_dma`] and [`hw_decode`]: the status windows of the SEQ DMA
-//!   engine and the HW-decode CAM.
+//!   engine and the HW-decode CAM, generated from the register map (they
+//!   are hand-written blocks: the map describes them, the RTL takes these).
 
 pub mod core_map;
 pub mod hostlink;
 
-/// The SEQ DMA engine's status window (`[D]`, DIGEST §5): where it sits in
-/// the engine's DMA window and its sticky error bits (write 1 to clear).
+mod generated;
+
+/// The SEQ DMA engine's status window (`[D]`, DIGEST §5): the registers the
+/// map describes (`maps/common/seq_dma.toml`), and names for the error bits.
 pub mod seq_dma {
-    /// Offset of the status registers in the DMA window.
-    pub const STATUS: u32 = 0x800;
+    pub use crate::generated::seq_dma::*;
+    /// Offset of the status registers in the DMA window (the first of them).
+    pub const STATUS: u32 = RX_HW_HEAD;
+    /// The status registers in the order the RTL decodes them: word `k` of
+    /// the window at `STATUS + 4k` (a test pins the map to this order).
+    pub const WORDS: [u32; 8] = [RX_HW_HEAD, RX_PENDING, RX_DONE, TX_HW_HEAD, TX_PENDING, TX_DONE, ERROR, BUSY];
+    /// Bytes of the status window (a power of two the RTL decodes by mask).
+    pub const STATUS_SPAN: u32 = 4 * WORDS.len() as u32;
     /// A descriptor's completion address is not an EVT_SEM INC slot.
-    pub const ERR_COMPLETION: u32 = 1;
+    pub const ERR_COMPLETION: u32 = error::COMPLETION_MASK;
     /// A descriptor, or its source or destination, lies outside the engine's SRAM.
-    pub const ERR_RANGE: u32 = 2;
+    pub const ERR_RANGE: u32 = error::RANGE_MASK;
     /// A tail increment on a ring of length 0.
-    pub const ERR_EMPTY_RING: u32 = 4;
+    pub const ERR_EMPTY_RING: u32 = error::EMPTY_RING_MASK;
 }
 
-/// The HW-decode CAM's status window (`[D]`, DIGEST §4).
+/// The HW-decode CAM's status register (`[D]`, DIGEST §4), as the map
+/// describes it (`maps/common/hw_decode.toml`).
 pub mod hw_decode {
-    /// Offset of the status register in the CAM's window.
-    pub const STATUS: u32 = 0x3f0;
+    pub use crate::generated::hw_decode::*;
+}
+
+#[cfg(test)]
+mod tests {
+    /// The map's status registers are consecutive words in the RTL's order,
+    /// and the window is aligned to its size (the RTL decodes it by mask).
+    #[test]
+    fn seq_dma_status_words_are_the_rtls_order() {
+        use super::seq_dma::*;
+        for (k, w) in WORDS.iter().enumerate() {
+            assert_eq!(*w, STATUS + 4 * k as u32, "word {k}");
+        }
+        assert!(STATUS_SPAN.is_power_of_two() && STATUS.is_multiple_of(STATUS_SPAN));
+        assert_eq!(ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING, 0b111, "the RTL's 3 error bits");
+    }
 }

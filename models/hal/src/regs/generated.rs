@@ -530,6 +530,39 @@ pub mod sunda {
         /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
+    /// SEQ DMA engine status: ring progress and sticky errors (hand-written RTL, hdl/src/seq_dma.rs)
+    pub mod seq_dma {
+        #[allow(unused_imports)]
+        use crate::regs::{Array, Field, Reg};
+        /// RX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5 (status layout \[D\]))
+        pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
+        /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
+        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
+        /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
+        pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
+        /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
+        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
+        /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
+        pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
+        /// Fields of `error`.
+        pub mod error {
+            use crate::regs::Field;
+            pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
+            pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
+            pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+        }
+        /// The engine is working on a descriptor `[D]` (DIGEST §5)
+        pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };
+        /// Fields of `busy`.
+        pub mod busy {
+            use crate::regs::Field;
+            pub const BUSY: Field = Field { name: "busy", lsb: 0, width: 1 };
+        }
+    }
 }
 
 /// CAYMAN (v3).
@@ -1049,6 +1082,53 @@ pub mod cayman {
         /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
     }
+    /// SEQ DMA engine status: ring progress and sticky errors (hand-written RTL, hdl/src/seq_dma.rs)
+    pub mod seq_dma {
+        #[allow(unused_imports)]
+        use crate::regs::{Array, Field, Reg};
+        /// RX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5 (status layout \[D\]))
+        pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
+        /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
+        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
+        /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
+        pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
+        /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
+        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
+        /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
+        pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
+        /// Fields of `error`.
+        pub mod error {
+            use crate::regs::Field;
+            pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
+            pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
+            pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+        }
+        /// The engine is working on a descriptor `[D]` (DIGEST §5)
+        pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };
+        /// Fields of `busy`.
+        pub mod busy {
+            use crate::regs::Field;
+            pub const BUSY: Field = Field { name: "busy", lsb: 0, width: 1 };
+        }
+    }
+    /// HW-decode CAM status: the last miss (hand-written RTL, hdl/src/hw_decode.rs)
+    pub mod hw_decode {
+        #[allow(unused_imports)]
+        use crate::regs::{Array, Field, Reg};
+        /// The last lookup that missed every CAM entry (the software-fetch fallback) `[D]` (DIGEST §4 (status register \[D\]))
+        pub const STATUS: Reg = Reg { name: "status", block: "hw_decode", offset: 0x03f0, rtl_offset: 0x03f0, device_offset: Some(0x03f0), reset: 0x0 };
+        /// Fields of `status`.
+        pub mod status {
+            use crate::regs::Field;
+            pub const MISS: Field = Field { name: "miss", lsb: 0, width: 1 };
+            pub const OPCODE: Field = Field { name: "opcode", lsb: 8, width: 8 };
+            pub const FUNC: Field = Field { name: "func", lsb: 16, width: 8 };
+        }
+    }
 }
 
 /// MARIANA (v4).
@@ -1567,5 +1647,52 @@ pub mod mariana {
         pub const TIMESTAMP_ADJUST_LO: Reg = Reg { name: "timestamp_adjust_lo", block: "tpb", offset: 0x0b10, rtl_offset: 0x0b10, device_offset: None, reset: 0x0 };
         /// \[D\] Adjustment, high word: a write adds the signed 64-bit {timestamp_adjust_hi, timestamp_adjust_lo} to the counter that cycle `[D]` (seed 001 §8; register \[D\])
         pub const TIMESTAMP_ADJUST_HI: Reg = Reg { name: "timestamp_adjust_hi", block: "tpb", offset: 0x0b14, rtl_offset: 0x0b14, device_offset: None, reset: 0x0 };
+    }
+    /// SEQ DMA engine status: ring progress and sticky errors (hand-written RTL, hdl/src/seq_dma.rs)
+    pub mod seq_dma {
+        #[allow(unused_imports)]
+        use crate::regs::{Array, Field, Reg};
+        /// RX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5 (status layout \[D\]))
+        pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
+        /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
+        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
+        /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
+        pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
+        /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
+        pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
+        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
+        /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
+        pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
+        /// Fields of `error`.
+        pub mod error {
+            use crate::regs::Field;
+            pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
+            pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
+            pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+        }
+        /// The engine is working on a descriptor `[D]` (DIGEST §5)
+        pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };
+        /// Fields of `busy`.
+        pub mod busy {
+            use crate::regs::Field;
+            pub const BUSY: Field = Field { name: "busy", lsb: 0, width: 1 };
+        }
+    }
+    /// HW-decode CAM status: the last miss (hand-written RTL, hdl/src/hw_decode.rs)
+    pub mod hw_decode {
+        #[allow(unused_imports)]
+        use crate::regs::{Array, Field, Reg};
+        /// The last lookup that missed every CAM entry (the software-fetch fallback) `[D]` (DIGEST §4 (status register \[D\]))
+        pub const STATUS: Reg = Reg { name: "status", block: "hw_decode", offset: 0x03f0, rtl_offset: 0x03f0, device_offset: Some(0x03f0), reset: 0x0 };
+        /// Fields of `status`.
+        pub mod status {
+            use crate::regs::Field;
+            pub const MISS: Field = Field { name: "miss", lsb: 0, width: 1 };
+            pub const OPCODE: Field = Field { name: "opcode", lsb: 8, width: 8 };
+            pub const FUNC: Field = Field { name: "func", lsb: 16, width: 8 };
+        }
     }
 }

@@ -6,6 +6,7 @@ pub mod markdown;
 pub mod names;
 pub mod rdl;
 pub mod rust_hdl;
+pub mod spec;
 
 /// Banner line text for generated files.
 pub fn banner(generator: &str, source: &str) -> String {

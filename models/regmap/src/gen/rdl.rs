@@ -86,6 +86,14 @@ pub fn render(map: &RegMap) -> String {
     // The whole BAR0 of one TPB at its real offsets.
     writeln!(w, "\naddrmap {an}_bar0 {{").unwrap();
     writeln!(w, "    desc = \"{} TPB BAR0: every block at the offset the RTL decodes it (arch.toml [local_reg], [bar0], [q7.*], [hw_decode])\";", an.to_uppercase()).unwrap();
+    // The hand-written blocks at their BAR0 addresses (the engine they serve
+    // does not move them: one instance each).
+    let hand: Vec<(&Block, u64)> = map
+        .blocks
+        .iter()
+        .filter(|b| b.aperture.hand_written() && has(b))
+        .filter_map(|b| Some((b, p.aperture_base(b.aperture, *b.engines.first()?)? + u64::from(b.start))))
+        .collect();
     for r in p.bar0_regions() {
         let inst: String = r.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect::<String>().replace("__", "_").trim_end_matches('_').to_string();
         match r.kind {
@@ -99,18 +107,19 @@ pub fn render(map: &RegMap) -> String {
                     writeln!(w, "    {an}_{} {name} @ 0x{:x};", b.name, r.region.base + u64::from(b.start)).unwrap();
                 }
             }
+            RegionKind::Block { .. } => unreachable!("bar0_regions lists no hand-written block"),
             RegionKind::Memory => {
-                writeln!(
-                    w,
-                    "    external mem {{ mementries = {}; memwidth = 32; desc = \"{} ({:#x} bytes)\"; }} {inst} @ 0x{:x};",
-                    r.region.size / 4,
-                    esc(&r.name),
-                    r.region.size,
-                    r.region.base
-                )
-                .unwrap();
+                // A hand-written block inside the window (the SEQ DMA status)
+                // ends the memory where it starts.
+                let size = hand.iter().map(|(_, at)| *at).filter(|at| r.region.contains(*at)).map(|at| at - r.region.base).fold(r.region.size, u64::min);
+                writeln!(w, "    external mem {{ mementries = {}; memwidth = 32; desc = \"{} ({:#x} bytes)\"; }} {inst} @ 0x{:x};", size / 4, esc(&r.name), size, r.region.base)
+                    .unwrap();
             }
         }
+    }
+    // Named as the address space names them (`pool.seq_dma` → `pool_seq_dma`).
+    for (b, at) in &hand {
+        writeln!(w, "    {an}_{} {}_{} @ 0x{at:x};", b.name, b.engines[0].name(), b.name).unwrap();
     }
     writeln!(w, "}};").unwrap();
     s

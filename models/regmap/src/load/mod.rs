@@ -262,6 +262,10 @@ pub fn from_sources(arch: Arch, files: &[(PathBuf, String)]) -> Result<RegMap> {
     if blocks.is_empty() {
         return Err(RegmapError::Empty { dir });
     }
+    // A common block in a window this generation does not have (the
+    // HW-decode CAM's on SUNDA) is not part of it; a generation's own
+    // file there is an error (validate_block_fit).
+    blocks.retain(|b| !(b.aperture == Aperture::HwDecode && !params.hw_decode.present && in_common(&b.file)));
     blocks.sort_by(|a, b| (a.aperture as u8, a.start, &a.name).cmp(&(b.aperture as u8, b.start, &b.name)));
     validate_generation(&mut blocks)?;
     validate_block_fit(&params, &blocks)?;

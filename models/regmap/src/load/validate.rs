@@ -192,6 +192,25 @@ pub(super) fn validate_block_fit(params: &ArchParams, blocks: &[Block]) -> Resul
         let size = match b.aperture {
             Aperture::LocalReg => params.bar0.local_reg_size,
             Aperture::TpbRegs => params.bar0.tpb_regs.size,
+            Aperture::SeqDma => params.bar0.seq_dma.size,
+            Aperture::HwDecode => {
+                let hw = &params.hw_decode;
+                if !hw.present {
+                    return Err(RegmapError::Invalid {
+                        loc: loc_of(b, 1),
+                        message: format!("block '{}' is in the HW-decode window, which this generation does not have ([hw_decode] present = false in arch.toml)", b.name),
+                    });
+                }
+                // Between the CAM records and the handler table.
+                let records_end = hw.cam_offset as u64 + hw.cam_records as u64 * hw.cam_record_bytes as u64;
+                if (b.start as u64) < records_end {
+                    return Err(RegmapError::Invalid {
+                        loc: loc_of(b, 1),
+                        message: format!("block '{}' starts at {:#x}, inside the CAM records (they end at {records_end:#x}: [hw_decode] in arch.toml)", b.name, b.start),
+                    });
+                }
+                hw.table_offset as u64
+            }
         };
         if b.end as u64 > size {
             return Err(RegmapError::Invalid {
