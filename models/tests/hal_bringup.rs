@@ -193,14 +193,20 @@ fn hal_offsets_land_on_the_intended_rtl_registers() {
     }
 }
 
-/// `nrt_set_pool_eng_ucode`: registered images replace the configuration's
-/// Q7 images at `stpb_init` (every core gets them), and `None` restores them.
+/// `nrt_set_pool_eng_ucode`: registered images replace the stock Q7 images
+/// in the configuration `init` (`nrt_init` → `tpb_eng_init_hals_v2`) builds
+/// (every core gets them), `None` restores them, and `stpb_init` itself
+/// installs the configuration it is given, as in the seeds' chain.
 #[test]
 fn registered_pool_engine_ucode_overrides_the_configurations_q7_images() {
-    let q7_lens = |hal: &Hal, arch: Arch| {
+    let q7_lens = |hal: &Hal, arch: Arch, through_init: bool| {
         let map = builtin(arch).unwrap();
         let mut bar0 = Recorder::new(RegFileModel::new(map.clone()), map);
-        hal.stpb_init(&mut bar0, &config(arch), None).unwrap();
+        if through_init {
+            hal.init(&mut bar0, &config(arch), None).unwrap();
+        } else {
+            hal.stpb_init(&mut bar0, &config(arch), None).unwrap();
+        }
         bar0.log()
             .iter()
             .filter_map(|e| match e {
@@ -212,9 +218,56 @@ fn registered_pool_engine_ucode_overrides_the_configurations_q7_images() {
     for arch in Arch::ALL {
         let mut hal = Hal::for_arch(arch).unwrap();
         hal.set_pool_eng_ucode(Some(UcodeImages { iram: vec![0x5a; 0x24], dram: vec![0xa5; 0x10] }));
-        let lens = q7_lens(&hal, arch);
+        let lens = q7_lens(&hal, arch, true);
         assert!(!lens.is_empty() && lens.chunks(2).all(|p| p == [0x10, 0x24]), "{arch}: {lens:?}");
+        assert!(q7_lens(&hal, arch, false).chunks(2).all(|p| p == [0x80, 0x100]), "{arch}: stpb_init installs the configuration it is given");
+        assert_eq!(hal.eng_init_hals(&config(arch)).pooling.q7.iram, vec![0x5a; 0x24]);
         hal.set_pool_eng_ucode(None);
-        assert!(q7_lens(&hal, arch).chunks(2).all(|p| p == [0x80, 0x100]), "{arch}: the configuration's images again");
+        assert!(q7_lens(&hal, arch, true).chunks(2).all(|p| p == [0x80, 0x100]), "{arch}: the configuration's images again");
+        assert_eq!(hal.eng_init_hals(&config(arch)), config(arch));
+    }
+}
+
+/// `aws_get_tpb_addr`: CAYMAN's physical core 0 is where its Q7 DRAM lands
+/// on the device map: every pooling core's DRAM, at our `[D]` per-core
+/// stride, is at the SoC address the device map gives it (DIGEST §2.3).
+/// What the seeds do not give is an error that says so.
+#[test]
+fn the_tpb_soc_address_puts_every_q7_dram_where_the_device_map_has_it() {
+    use tpb_models::hal::spec;
+    let hal = Hal::for_arch(Arch::Cayman).unwrap();
+    let base = hal.tpb_addr(0).unwrap();
+    assert_eq!(base, 0x28_0000_0000);
+    let layout = builtin(Arch::Cayman).unwrap().params.q7_layout(spec::q7_owner::POOLING).unwrap();
+    for n in 0..layout.params.num_q7 {
+        assert_eq!(base + layout.dram(n), spec::CAYMAN_Q7_CORE_DRAM_SOC_BASE + u64::from(n) * spec::CAYMAN_Q7_CORE_DRAM_SOC_STRIDE, "core {n}");
+    }
+    assert!(hal.tpb_addr(1).unwrap_err().to_string().contains("physical core 0 only"));
+    for arch in [Arch::Sunda, Arch::Mariana] {
+        let e = Hal::for_arch(arch).unwrap().tpb_addr(0).unwrap_err().to_string();
+        assert!(e.contains("CAYMAN only") && e.contains(&arch.name().to_uppercase()), "{e}");
+    }
+}
+
+/// `arch_stpb_to_instr_debug_level`: both instruction-debug registers get
+/// the converted level (`[D]`: the level unchanged).
+#[test]
+fn the_instruction_debug_level_reaches_both_registers() {
+    for arch in Arch::ALL {
+        let hal = Hal::for_arch(arch).unwrap();
+        let map = builtin(arch).unwrap();
+        let mut bar0 = Recorder::new(RegFileModel::new(map.clone()), map);
+        let mut cfg = config(arch);
+        cfg.pooling.instr_debug_level = 3;
+        hal.stpb_init(&mut bar0, &cfg, None).unwrap();
+        let writes: Vec<(String, u32)> = bar0
+            .log()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Write { name, value, .. } if name.contains("instr_dbg_ctrl") => Some((name.clone(), *value)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(writes, vec![("tpb.tpb.seq_instr_dbg_ctrl".to_string(), 3), ("pool.nx.instr_dbg_ctrl".to_string(), 3)], "{arch}");
     }
 }

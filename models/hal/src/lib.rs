@@ -38,6 +38,7 @@ pub mod q7;
 pub mod record;
 pub mod regfile;
 pub mod regs;
+pub mod runtime;
 pub mod serial;
 pub mod spec;
 pub mod stdio;
@@ -288,26 +289,45 @@ impl Hal {
     }
 
     /// `aws_hal_stpb_init`: notification ring and enables, then `pooling_init`
-    /// (with the Q7 images of [`Hal::set_pool_eng_ucode`] if some were registered).
+    /// with `cfg` as given (the registered Q7 images of
+    /// [`Hal::set_pool_eng_ucode`] enter earlier, in [`Hal::init`]'s
+    /// configuration, as in the seeds' chain).
     pub fn stpb_init(&self, mmio: &mut dyn Mmio, cfg: &StpbConfig, swap: SwapFn) -> Result<()> {
         let (ctx, f) = self.slot("pooling_init", self.khal.pooling_init)?;
-        let over;
-        let pooling = match &self.pool_eng_ucode {
-            Some(q7) => {
-                over = PoolingConfig { q7: q7.clone(), ..cfg.pooling.clone() };
-                &over
-            }
-            None => &cfg.pooling,
-        };
-        pooling::stpb_init_common(ctx, mmio, cfg, |m| f(ctx, m, pooling, swap))
+        pooling::stpb_init_common(ctx, mmio, cfg, |m| f(ctx, m, &cfg.pooling, swap))
     }
 
     /// `nrt_set_pool_eng_ucode(iram, dram)`: register Q7 images that
-    /// override the configuration's stock ones at the next `stpb_init`
-    /// (`None` goes back to the configuration's). Their sizes are checked
-    /// then, before anything is written.
+    /// override the stock ones of the configuration [`Hal::init`] builds
+    /// (`None` goes back to the stock images). Their sizes are checked
+    /// when `init` installs them, before anything is written.
     pub fn set_pool_eng_ucode(&mut self, images: Option<UcodeImages>) {
         self.pool_eng_ucode = images;
+    }
+
+    /// `tpb_eng_init_hals_v2`: the configuration [`Hal::init`] hands to
+    /// `stpb_init` (see [`runtime::eng_init_hals`]).
+    #[doc(alias = "tpb_eng_init_hals_v2")]
+    pub fn eng_init_hals(&self, stock: &StpbConfig) -> StpbConfig {
+        runtime::eng_init_hals(stock, self.pool_eng_ucode.as_ref())
+    }
+
+    /// `nrt_init`: the runtime's bring-up of this TPB: [`Hal::eng_init_hals`]
+    /// on the stock configuration, then [`Hal::stpb_init`] with the result
+    /// (seed 004 §10).
+    #[doc(alias = "nrt_init")]
+    pub fn init(&self, mmio: &mut dyn Mmio, stock: &StpbConfig, swap: SwapFn) -> Result<()> {
+        mmio.note("init: eng_init_hals (the configuration, registered Q7 images over the stock ones)");
+        let cfg = self.eng_init_hals(stock);
+        self.stpb_init(mmio, &cfg, swap)
+    }
+
+    /// `aws_get_tpb_addr(pcore)`: the SoC address of a physical core's TPB
+    /// (see [`runtime::tpb_addr`]: known for CAYMAN's core 0 only).
+    #[doc(alias = "aws_get_tpb_addr")]
+    pub fn tpb_addr(&self, pcore: u32) -> Result<u64> {
+        let ctx = self.ctx.as_ref().ok_or(HalError::ArchInvalid)?;
+        runtime::tpb_addr(ctx, pcore)
     }
 
     /// `aws_hal_sp_topsp_set_host_trigger` (kaena_khal +0x708, the write).

@@ -168,14 +168,26 @@ pub fn stpb_init_common(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &StpbConfig, po
     pooling_init(mmio)
 }
 
+/// `arch_stpb_to_instr_debug_level`: the value `instr_debug_level_set`
+/// writes to both instruction-debug registers (the SEQ's at `tpb_regs`
+/// +0x104 and the NX's at +0x804) for the configuration's level. The seeds
+/// name the conversion and where its result goes (seed 004 §7 step 1), not
+/// its table: `[D]` the registers take the level unchanged, on every
+/// generation. This is the one place a known table would go.
+#[doc(alias = "arch_stpb_to_instr_debug_level")]
+pub fn stpb_to_instr_debug_level(_ctx: &ArchCtx, level: u32) -> u32 {
+    level
+}
+
 /// Step 1, `regs_init`.
 fn regs_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig) -> Result<()> {
     mmio.note("pooling_init step 1: regs_init (instr_debug_level_set, notific_sw_queue_num0)");
     let t = ctx.tpb_regs_base();
     let nx = ctx.pool_base();
     let regs = &ctx.regs;
-    w(mmio, t, regs.tpb.seq_instr_dbg_ctrl, cfg.instr_debug_level)?;
-    w(mmio, nx, regs.nx.instr_dbg_ctrl, cfg.instr_debug_level)?;
+    let level = stpb_to_instr_debug_level(ctx, cfg.instr_debug_level);
+    w(mmio, t, regs.tpb.seq_instr_dbg_ctrl, level)?;
+    w(mmio, nx, regs.nx.instr_dbg_ctrl, level)?;
     let _running = r(mmio, nx, regs.nx.run_state)? & 1;
     let q = r(mmio, t, regs.tpb.notific_sw_queue_num0)?;
     let (a, b) = (cfg.engine_id_a as u32, cfg.engine_id_b as u32);
