@@ -38,14 +38,24 @@ fn every_collective_completes_on_2_4_8_and_16_cayman_dies() {
     }
 }
 
+/// Every collective on MARIANA, and on SUNDA by chip id over its `[D]`
+/// sp_base table and die bit, with the same crossings as CAYMAN; `mesh`
+/// (the peer die through sp_base\[8\]) does not apply to SUNDA's 6 TOP_SPs.
 #[test]
-fn the_collectives_run_on_mariana_and_not_on_sunda() {
-    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring"] {
+fn the_collectives_run_on_mariana_and_sunda() {
+    for name in ["barrier-global", "allreduce-mesh", "allreduce-ring", "allreduce-kangaring", "allreduce-hier"] {
         let (c, limit) = cfg(name);
-        collective::collective(Arch::Mariana, &c, 4, limit, None).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let e = collective::collective(Arch::Sunda, &c, 2, limit, None).err().unwrap().to_string();
-        assert!(e.contains("does not apply to sunda"), "{e}");
+        for arch in [Arch::Mariana, Arch::Sunda] {
+            let (r, m) = collective::collective(arch, &c, 4, limit, None).unwrap_or_else(|e| panic!("{name} on {arch:?}: {e}"));
+            assert_eq!(r.get("dies"), 4, "{name} on {arch:?}");
+            if c.channels == 0 && c.algorithm != Algorithm::Hierarchical {
+                assert_eq!(m.remote, crossings(c.algorithm, 4), "{name} on {arch:?}");
+            }
+        }
     }
+    let m = ScenarioFile::find("mesh").unwrap();
+    let e = tpb_cosim::scenario::mesh::mesh(Arch::Sunda, m.mesh.as_ref().unwrap(), m.cycles, None).err().unwrap().to_string();
+    assert!(e.contains("sp_base[8]") && e.contains("6 TOP_SPs"), "{e}");
 }
 
 /// Each crossing takes the link latency: the ring's two steps on two dies

@@ -193,7 +193,7 @@ module sunda_tpb_top(
     // is_top_sp$2 = 1'b0 (decided at generation)
     // is_top_sp$3 = 1'b0 (decided at generation)
     // is_top_sp$4 = 1'b0 (decided at generation)
-    // is_top_sp$5 = 1'b1 (decided at generation)
+    localparam is_top_sp$5 = 1'b1;
     localparam tpb_base = 32'h70000;
     localparam tpb_mask = 32'hfffff000;
     localparam seq_iram_base = 32'h800000;
@@ -2674,10 +2674,6 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
-        nx$5$intr_info_info_set_i = irq_set$5;
-    end
-
-    always @(*) begin
         if (nx$5$start_ctrl_ctrl_pulse_o & (nx$5$start_ctrl_ctrl_o == 32'h1)) begin
             nx$5$instr_halt_ctrl_halt_clr_i = 32'h1;
         end else begin
@@ -3558,6 +3554,16 @@ module sunda_tpb_top(
 
     always @(*) begin
         stop_pulse = top_sp_regs$stop_pulse_o;
+    end
+
+    always @(*) begin
+        if (is_top_sp$5 & top_sp_regs$stop_pulse_o) begin
+            nx$5$intr_info_info_set_i = irq_set$5 | 32'h20;
+        end else if (is_top_sp$5 & top_sp_regs$host_trigger_pulse_o) begin
+            nx$5$intr_info_info_set_i = irq_set$5 | 32'h10;
+        end else begin
+            nx$5$intr_info_info_set_i = irq_set$5;
+        end
     end
 
     always @(*) begin

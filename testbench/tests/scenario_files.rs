@@ -1,8 +1,7 @@
 //! The built-in scenarios as co-simulation files
 //! (`testbench/examples/scenarios/`): each assembles the very firmware
 //! units the Rust kind runs (byte for byte), passes on every generation,
-//! and its checks fail when the behaviour they pin changes (doorbell:
-//! CAYMAN and MARIANA, as the Rust kind). The cycles are
+//! and its checks fail when the behaviour they pin changes. The cycles are
 //! printed beside the Rust kind's (the file's polls and the kind's waits
 //! differ a little in pace; the cores' work is the same).
 

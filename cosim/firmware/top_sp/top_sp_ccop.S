@@ -1,6 +1,8 @@
 # TOP_SP firmware: the SPAD cc_op walker (DIGEST §5, §6). Behind
-# nx_trampoline.S: waits for the host_trigger doorbell (a SET of its EVT_SEM
-# semaphore, DIGEST §3 choice (a)), then walks the CTRL SPAD entries and
+# nx_trampoline.S: waits for the host_trigger doorbell (tpb.inc's
+# HOST_TRIGGER_READ/_MASK/_ACK: on CAYMAN and MARIANA a SET of its EVT_SEM
+# semaphore, DIGEST §3 choice (a); on SUNDA the host_trigger register's
+# latched bit in its intr_info), then walks the CTRL SPAD entries and
 # their SLOT SPAD words:
 #   STEP {repeat, m2s, s2m}: per repeat, m2s DMA tail-pointer increments on
 #     the SEQ RX ring and s2m on the TX ring (the per-step doorbells), then
@@ -13,25 +15,25 @@
 # Parameter (.equ; cosim/src/firmware/ top_sp_ccop, or a file's
 # [firmware.top_sp] set = { ... }): STEP, the TOP_SP semaphore the
 # descriptors complete into. The rest is tpb.inc's: the host_trigger
-# semaphore (the top_sp.host_trigger alias: its SET window; CAYMAN and
-# MARIANA), the SPADs, the SEQ rings' tail_inc registers, the SoC port.
+# doorbell, the SPADs, the SEQ rings' tail_inc registers, the SoC port.
 # DRAM out [D]: [0] entries walked, [1] descriptors waited for, [2]
 # TPB_CCOP_DONE when the program ended, TPB_CCOP_BAD with [3] = the
 # unknown word kind.
     .include "tpb.inc"
     .include "nx_trampoline.S"
-    .equ TRIGGER_READ, TPB_TOP_SP_TOP_SP_HOST_TRIGGER_ADDR - TPB_SEM_SET_OFF
-    .equ TRIGGER_DEC, TRIGGER_READ + TPB_SEM_DEC_OFF
     .equ STEP_READ, TPB_SEM_TOP_SP + STEP * TPB_SEM_STRIDE
 main:
-    const16 a2, (TRIGGER_READ >> 16) & 0xffff
-    const16 a2, TRIGGER_READ & 0xffff
+    const16 a2, TPB_HOST_TRIGGER_READ_HI
+    const16 a2, TPB_HOST_TRIGGER_READ_LO
+    const16 a6, TPB_HOST_TRIGGER_MASK_HI
+    const16 a6, TPB_HOST_TRIGGER_MASK_LO
 wait_trigger:
     memw
     l32i a3, a2, 0
+    and a3, a3, a6
     beqz a3, wait_trigger
-    const16 a2, (TRIGGER_DEC >> 16) & 0xffff
-    const16 a2, TRIGGER_DEC & 0xffff
+    const16 a2, TPB_HOST_TRIGGER_ACK_HI
+    const16 a2, TPB_HOST_TRIGGER_ACK_LO
     memw
     s32i a3, a2, 0              # consume the trigger
     memw

@@ -70,6 +70,16 @@ pub fn symbols(map: &RegMap) -> Result<Vec<Sym>, String> {
             ),
         },
     ];
+    let doorbell = |out: &mut Vec<Sym>, name: &str, d: crate::firmware::HostDoorbell| {
+        let note = |what: &str| Some(format!("the TOP_SP's {name} doorbell ({what}; tpb_cosim::firmware::HostDoorbell)"));
+        out.push(Sym::Value { ident: format!("{name}_READ"), value: d.read, note: note("fired while [READ] & MASK != 0") });
+        out.push(Sym::Value { ident: format!("{name}_MASK"), value: d.mask, note: note("the bits that say it fired") });
+        out.push(Sym::Value { ident: format!("{name}_ACK"), value: d.ack, note: note("write the masked value here to consume it") });
+    };
+    doorbell(&mut out, "HOST_TRIGGER", crate::firmware::host_trigger(map).map_err(|e| e.to_string())?);
+    if let Some(d) = crate::firmware::stop(map).map_err(|e| e.to_string())? {
+        doorbell(&mut out, "STOP", d);
+    }
     {
         use tpb_models::hal::stdio;
         out.push(Sym::Value { ident: "STDIO_AREA".into(), value: stdio::AREA, note: Some("the stdio TX ring's text slots: DMA SRAM offset (tpb_hal::stdio)".into()) });

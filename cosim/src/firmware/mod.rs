@@ -294,12 +294,45 @@ pub fn user_vector(cfg: &tpb_models::xtensa::config::CoreConfig) -> u32 {
     cfg.vecbase + cfg.vectors.user
 }
 
-/// The TOP_SP's host_trigger semaphore (the `host_trigger` alias of `top_sp.toml`).
-pub fn host_trigger_index(map: &RegMap) -> Result<u32, FirmwareError> {
-    map.block("top_sp")
-        .and_then(|b| b.aliases.iter().find(|x| x.name == "host_trigger"))
-        .map(|x| x.index)
-        .ok_or_else(|| err("top_sp_ccop.S", format!("the {} map has no host_trigger semaphore alias (SUNDA's host_trigger is a pulse register)", map.arch.name())))
+/// The TOP_SP's host_trigger semaphore (the `host_trigger` alias of
+/// `top_sp.toml`, CAYMAN and MARIANA); None where host_trigger is a
+/// register of its own (SUNDA).
+pub fn host_trigger_index(map: &RegMap) -> Option<u32> {
+    map.block("top_sp").and_then(|b| b.aliases.iter().find(|x| x.name == "host_trigger")).map(|x| x.index)
+}
+
+/// A host doorbell as the TOP_SP's firmware consumes it, the same code on
+/// every generation: it has fired while `[read] & mask` is not 0, and
+/// writing that masked value to `ack` consumes it. CAYMAN and MARIANA: a
+/// semaphore (read window; `ack` its DEC slot, so the write takes away what
+/// was read). SUNDA: a latched bit of the TOP_SP's `intr_info` (`ack` the
+/// same register: write 1 to clear). Addresses are core-side (system window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostDoorbell {
+    pub read: u32,
+    pub mask: u32,
+    pub ack: u32,
+}
+
+/// `host_trigger` ([`HostDoorbell`]).
+pub fn host_trigger(map: &RegMap) -> Result<HostDoorbell, FirmwareError> {
+    let a = Addrs::new(map, "host_trigger");
+    match host_trigger_index(map) {
+        Some(i) => Ok(HostDoorbell { read: sys(a.sem(Engine::TopSp, WindowOp::Read, i)?), mask: u32::MAX, ack: sys(a.sem(Engine::TopSp, WindowOp::Dec, i)?) }),
+        None => latched(map, tpb_spec::nx_intr::HOST_TRIGGER),
+    }
+}
+
+/// `stop`: SUNDA's stop doorbell ([`HostDoorbell`]); None on the
+/// generations whose seeds give the TOP_SP no stop doorbell.
+pub fn stop(map: &RegMap) -> Result<Option<HostDoorbell>, FirmwareError> {
+    let has = map.block("top_sp").is_some_and(|b| b.register("stop").is_some());
+    has.then(|| latched(map, tpb_spec::nx_intr::STOP)).transpose()
+}
+
+fn latched(map: &RegMap, bit: u32) -> Result<HostDoorbell, FirmwareError> {
+    let info = sys(Addrs::new(map, "host_trigger").reg(Engine::TopSp, "nx", "intr_info")?);
+    Ok(HostDoorbell { read: info, mask: bit, ack: info })
 }
 
 mod seq_dispatch;

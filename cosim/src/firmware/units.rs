@@ -96,7 +96,6 @@ pub fn q7_barrier(map: &RegMap, arrive: u32, depart: u32, cores: u32) -> Result<
 
 /// `top_sp_ccop.S`, waiting on semaphore `step_sem` of the TOP_SP's EVT_SEM.
 pub fn top_sp_ccop(map: &RegMap, step_sem: u32) -> Result<Program, FirmwareError> {
-    host_trigger_index(map)?;
     let count = SemWindows::of(map).map_err(|x| err("top_sp_ccop.S", format!("{} map: {x}", map.arch.name())))?.count;
     if step_sem >= count {
         return Err(err("top_sp_ccop.S", format!("semaphore {step_sem} is past the {count} of EVT_SEM")));

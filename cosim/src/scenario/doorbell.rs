@@ -34,12 +34,8 @@ pub enum SpadLoad {
 
 /// `doorbell`: see the module table.
 pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, ScenarioError> {
-    let arch = c.map().arch;
     let map = c.map().clone();
-    let top = firmware::top_sp_ccop(&map, d.step_sem).map_err(|e| match firmware::host_trigger_index(&map) {
-        Err(_) => ScenarioError::NotApplicable { scenario: "doorbell", arch: arch.name(), why: "its host_trigger is a pulse register, not an EVT_SEM semaphore the TOP_SP polls" },
-        Ok(_) => e.into(),
-    })?;
+    let top = firmware::top_sp_ccop(&map, d.step_sem)?;
     let hal = Hal::with_map(map.clone());
     let mut r = Report::default();
     init(c, UcodeImages { iram: firmware::q7_sum(&map)?.bytes, dram: vec![1, 0, 0, 0] }, true)?;
@@ -68,15 +64,19 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
     // The cc_op program.
     let n = d.entries.len();
     let (ctrl, slot) = ccop_program(&hal, &d.entries, d.compl_sem)?;
-    let trig = firmware::host_trigger_index(&map)?;
-    let trig_addr = a.sem(Engine::TopSp, WindowOp::Set, trig)?;
+    // host_trigger: a SET of a TOP_SP semaphore (CAYMAN, MARIANA) or SUNDA's
+    // register, which latches into the TOP_SP's intr_info.
+    let trig_addr = hal.topsp_get_host_trigger_reg_offset()? as u32;
+    let space = tpb_models::regmap::space::AddressSpace::new(map.clone());
+    let trig_name = space.name(trig_addr.into());
+    let fired = firmware::host_trigger(&map)?;
     let loaded_from = c.stats.cycles;
     match d.spad_load {
         SpadLoad::InitDma => hal.stage_spad_and_kick(c, tpb_models::hal::devmem::TOPSP_STAGING_BASE, &ctrl, &slot)?,
         SpadLoad::Pio => hal.load_spad_and_kick(c, &ctrl, &slot)?,
     }
     let kick = last(c, |t| t.master == Master::Host && t.write && t.addr == trig_addr).map(|t| t.cycle);
-    r.check(c.stats.cycles, kick.is_some(), format!("the host fired host_trigger (SET of TOP_SP semaphore {trig})"))?;
+    r.check(c.stats.cycles, kick.is_some(), format!("the host fired host_trigger ({trig_name})"))?;
     // The host waits for the reporter's completion.
     let compl = a.sem(Engine::TopSp, WindowOp::Read, d.compl_sem)?;
     let seen = poll(c, compl.into(), limit, |v| v >= 1)?;
@@ -128,10 +128,11 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
         r.value("init_dma_words", by_dma);
     }
     let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, i)?.into())?) };
-    let (step, done, t) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?, sem(c, trig)?);
+    let (step, done) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?);
+    let t = c.read32((fired.read - crate::sched::SYSTEM_WINDOW).into())? & fired.mask;
     r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
     r.check(c.stats.cycles, done == 1, format!("completion semaphore {} = {done}, expected 1", d.compl_sem))?;
-    r.check(c.stats.cycles, t == 0, format!("host_trigger semaphore {trig} = {t}: consumed by the firmware"))?;
+    r.check(c.stats.cycles, t == 0, format!("host_trigger ({}) = {t:#x}: consumed by the firmware", space.name((fired.read - crate::sched::SYSTEM_WINDOW).into())))?;
     use tpb_spec::seq_dma::{ERROR, RX_DONE, TX_DONE};
     let st = |c: &mut Cosim, reg: u32| -> Result<u32, ScenarioError> { Ok(c.read32(dma + u64::from(reg))?) };
     let (rx_done, tx_done, errs) = (st(c, RX_DONE)?, st(c, TX_DONE)?, st(c, ERROR)?);

@@ -42,6 +42,13 @@ pub fn mesh_tape(hal: &Hal, d: u32, s: u32, dma_tail: u32) -> Result<Vec<MeshEve
 
 /// `mesh` on two dies of `arch`; with `trace`, die k writes `trace` with `.die<k>` before its extension.
 pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
+    if Hal::for_arch(arch)?.num_topsp()? <= 8 {
+        return Err(ScenarioError::NotApplicable {
+            scenario: "mesh",
+            arch: arch.name(),
+            why: "it has no TOP_SP 8: the peer die is reached through sp_base[8], the die-mirrored entry (bit 47) of CAYMAN's 16-entry table, and SUNDA has 6 TOP_SPs (seed 001); the collectives reach dies by chip id",
+        });
+    }
     let mut mesh = Mesh::new(arch, 2, 0)?;
     if let Some(p) = trace {
         mesh.trace(p)?;

@@ -69,6 +69,17 @@ tpb_top!(
         self.rsp_rdata.next = self.rsp_rdata.val() | self.top_sp_regs.rsp_rdata.val();
         self.host_trigger_pulse.next = self.top_sp_regs.host_trigger_pulse_o.val();
         self.stop_pulse.next = self.top_sp_regs.stop_pulse_o.val();
+        // The doorbells latch into the TOP_SP's intr_info (`[D]`,
+        // `tpb_spec::nx_intr`): bit 4 host_trigger, bit 5 stop; its firmware
+        // polls them or takes the interrupt, and writes 1 to clear.
+        for i in 0..6 {
+            if self.is_top_sp[i].val() & self.top_sp_regs.host_trigger_pulse_o.val() {
+                self.nx[i].intr_info_info_set_i.next = self.irq_set[i].val() | 16;
+            }
+            if self.is_top_sp[i].val() & self.top_sp_regs.stop_pulse_o.val() {
+                self.nx[i].intr_info_info_set_i.next = self.irq_set[i].val() | 32;
+            }
+        }
         // The SEQ releases the Q7 cores by a SET of the POOL EVT_SEM release
         // semaphore: bit n of the value releases core n (`[D]`, seed 004
         // §7.1); a core runs when either its release_run_stall bit or this

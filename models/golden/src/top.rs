@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 pub use tpb_regmap::layout::ENGINES;
 use tpb_regmap::layout::{Dest, LayoutError, TopLayout, POOL, TOP_SP};
 use tpb_regmap::{ArchParams, RegMap};
+use tpb_spec::nx_intr;
 
 /// Word-address bits of the memories a top builds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -459,20 +460,31 @@ impl TopModel {
         let dma_err_new = self.dma.error() & !self.dma_err_prev & 7 != 0;
         let cam_miss = self.hwd.as_ref().is_some_and(|h| h.outputs().miss_irq);
         let pool_sem = self.sem[POOL].outputs().notif_valid;
+        // SUNDA's TOP_SP doorbell registers latch into the TOP_SP's intr_info.
+        let (trigger, stop) = match &self.top_sp_regs {
+            Some(t) => (Self::out(t, "host_trigger_pulse_o") != 0, Self::out(t, "stop_pulse_o") != 0),
+            None => (false, false),
+        };
         let irq_set: Vec<u64> = (0..6)
             .map(|i| {
                 let nx = &self.nx[i];
-                let mut v = if self.sem[i].outputs().notif_valid { 4 } else { 0 };
+                let mut v = if self.sem[i].outputs().notif_valid { nx_intr::SEM_CHANGED } else { 0 };
                 if Self::out(nx, "intr_ctrl_raise_pulse_o") != 0 && Self::out(nx, "intr_ctrl_raise_o") & 1 != 0 {
-                    v |= 8;
+                    v |= nx_intr::HOST_RAISE;
                 }
                 if i == POOL && dma_err_new {
-                    v |= 1;
+                    v |= nx_intr::DMA_ERROR;
                 }
                 if i == POOL && cam_miss {
-                    v |= 2;
+                    v |= nx_intr::CAM_MISS;
                 }
-                v
+                if i == TOP_SP && trigger {
+                    v |= nx_intr::HOST_TRIGGER;
+                }
+                if i == TOP_SP && stop {
+                    v |= nx_intr::STOP;
+                }
+                u64::from(v)
             })
             .collect();
         let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
@@ -512,7 +524,7 @@ impl TopModel {
         for (n, (run, halt, irq)) in self.q7_keys.iter().enumerate() {
             set_input(&mut self.q7_inputs, run, u64::from(running >> n & 1));
             set_input(&mut self.q7_inputs, halt, u64::from(pins.q7_halted >> n & 1));
-            set_input(&mut self.q7_inputs, irq, if pool_sem { 4 } else { 0 } | if q7_raise >> n & 1 != 0 { 8 } else { 0 });
+            set_input(&mut self.q7_inputs, irq, u64::from(if pool_sem { nx_intr::SEM_CHANGED } else { 0 } | if q7_raise >> n & 1 != 0 { nx_intr::HOST_RAISE } else { 0 }));
         }
         self.q7regs.step(reset, to(Dest::Q7Regs), &self.q7_inputs);
         let no = self.ntf.outputs();

@@ -10,6 +10,7 @@
 //! - [`core_map`]: the addresses a core sees: its DRAM, the system window
 //!   onto BAR0, the SoC and HW-decode ports, the POOL control window and
 //!   the address-translation apertures;
+//! - [`nx_intr`]: the NX bundle's interrupt-information bits;
 //! - [`seq_dma`] and [`hw_decode`]: the status windows of the SEQ DMA
 //!   engine and the HW-decode CAM, generated from the register map (they
 //!   are hand-written blocks: the map describes them, the RTL takes these).
@@ -18,6 +19,24 @@ pub mod core_map;
 pub mod hostlink;
 
 mod generated;
+
+/// The NX bundle's `intr_info` bits (`[D]`, `maps/common/nx.toml`): what
+/// sets each (write 1 to clear). The core's interrupt line is
+/// `intr_ctrl.enable & (intr_info != 0)`.
+pub mod nx_intr {
+    /// POOL: a SEQ DMA error bit newly set.
+    pub const DMA_ERROR: u32 = 1 << 0;
+    /// POOL (CAYMAN/MARIANA): a HW-decode CAM miss.
+    pub const CAM_MISS: u32 = 1 << 1;
+    /// This engine's EVT_SEM changed.
+    pub const SEM_CHANGED: u32 = 1 << 2;
+    /// The host wrote `intr_ctrl.raise`.
+    pub const HOST_RAISE: u32 = 1 << 3;
+    /// TOP_SP (SUNDA): the host wrote `top_sp.host_trigger` (0x60848).
+    pub const HOST_TRIGGER: u32 = 1 << 4;
+    /// TOP_SP (SUNDA): the host wrote `top_sp.stop` (0x6084c).
+    pub const STOP: u32 = 1 << 5;
+}
 
 /// The SEQ DMA engine's status window (`[D]`, DIGEST §5): the registers the
 /// map describes (`maps/common/seq_dma.toml`), and names for the error bits.

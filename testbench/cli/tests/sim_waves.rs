@@ -78,9 +78,9 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
 
 #[test]
 fn tpb_sim_errors_name_the_scenario_the_arch_and_the_file_line() {
-    let (code, _, err) = tpb(&["sim", "doorbell", "--arch", "sunda"]);
+    let (code, _, err) = tpb(&["sim", "tsync", "--arch", "sunda"]);
     assert_eq!(code, 2);
-    assert!(err.contains("scenario 'doorbell' is for cayman, mariana, not sunda"), "{err}");
+    assert!(err.contains("scenario 'tsync' is for cayman, mariana, not sunda"), "{err}");
     let (code, _, err) = tpb(&["sim", "nosuch"]);
     assert_eq!(code, 2);
     assert!(err.contains("no scenario 'nosuch' (built in: allreduce-hier, allreduce-kangaring"), "{err}");

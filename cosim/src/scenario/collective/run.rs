@@ -59,9 +59,6 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
 /// Set up `n` dies, load every TOP_SP's tape, release them and run until
 /// they all halt or `limit` cycles pass.
 pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<Ran, ScenarioError> {
-    if arch == Arch::Sunda {
-        return Err(ScenarioError::NotApplicable { scenario: "collective", arch: arch.name(), why: "its host_trigger is a pulse register and its sp_base table has no die bit" });
-    }
     let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
     mesh.skip_quiet = cfg.skip_quiet;
     // The tapes' participants: every TOP_SP of every die.
