@@ -6,7 +6,7 @@
 
 use tpb_cosim::scenario::collective::{self, Addressing, Algorithm, CollectiveCfg};
 use tpb_cosim::scenario::ScenarioFile;
-use tpb_cosim::sched::{CoreId, Master};
+use tpb_cosim::sched::{CoreId, Cosim, Master};
 use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
@@ -337,6 +337,33 @@ fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
     ran.mesh.dies[1].set_local_dram(CoreId::Ncfw, tpb_cosim::firmware::NCFW_LOG + 16 * 2, 9).unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1: event 2 (type") && e.contains("ran handler 9"), "{e}");
+}
+
+/// The NCFW firmware dispatches on the algorithm first (seed 003 §9.3):
+/// the algo_type of the TOP_SP's first CTRL SPAD cc_op entry indexes the
+/// 12-entry table in its DRAM at 0xb0. A mesh algo_type runs the tape; a
+/// ring one, which this firmware does not step, stops with ALGO_BAD and
+/// the algo_type, having stepped no event.
+#[test]
+fn the_ncfw_core_dispatches_on_the_cc_op_entrys_algo_type() {
+    use tpb_cosim::firmware;
+    use tpb_cosim::scenario::collective::mesh_entry;
+    use tpb_models::ncfw::spad::{pack_ctrl, AlgType, CcOpTarget, SpadCtrlEntry};
+    let run = |entry: SpadCtrlEntry| {
+        let mut c = Cosim::new(Arch::Cayman).unwrap();
+        let p = c.map().params.clone();
+        c.write_buf(p.bar0.tpb_base + p.bar0.top_sp_ctrl_spad, &pack_ctrl(&[entry]).unwrap()).unwrap();
+        let prog = firmware::ncfw_tape(c.map(), 0, 1).unwrap();
+        c.load_local(CoreId::Ncfw, &prog.bytes, &firmware::with_ncfw_algo_table(&prog, vec![0; 0x100]).unwrap()).unwrap();
+        c.run_until(20_000, |c| c.core(CoreId::Ncfw).idle());
+        let ctx = |off: u32| c.local_dram(CoreId::Ncfw, firmware::ALGO_CTX + off).unwrap();
+        (ctx(0x208), ctx(0x20c))
+    };
+    assert_eq!(run(mesh_entry()).0, firmware::TAPE_DONE, "MESH: the (empty) tape is done");
+    let lat = SpadCtrlEntry { algo_type: AlgType::LatencyOptMesh, ..mesh_entry() };
+    assert_eq!(run(lat).0, firmware::TAPE_DONE, "LATENCY_OPT_MESH drives the tape too");
+    let ring = SpadCtrlEntry { algo_type: AlgType::Ring, target: CcOpTarget::ChannelList(1), ..mesh_entry() };
+    assert_eq!(run(ring), (firmware::ALGO_BAD, AlgType::Ring as u32));
 }
 
 /// A sleeping die woken by another die's SIGNAL, not by the host: four dies

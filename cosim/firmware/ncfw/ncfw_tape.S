@@ -1,13 +1,21 @@
 # NCFW firmware for the NCFW management core (an LX core; DIGEST §7): the
-# mesh event-tape stepper with the seeds' dispatch spine. Loaded at 0 (no NX
-# trampoline: this is not an NX sequencer); the handler table is at 0xb0.
+# mesh event-tape stepper behind the seeds' dispatch spine. Loaded at 0 (no
+# NX trampoline: this is not an NX sequencer). It first dispatches on the
+# algorithm (seed 003 §9.3): the algo_type of the TOP_SP's first CTRL SPAD
+# cc_op entry indexes the 12-entry table (one word per enc_alg_type) at
+# DRAM +0xb0 (const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0), which the
+# firmware's DRAM image holds (tpb_cosim::firmware::ncfw_algo_table): the
+# five mesh algo_types reach the tape stepper; the others, which this
+# firmware does not run (the ring and hierarchical programs are
+# ring_channels.S), store their algo_type at CTX_200 + 12 and the marker
+# ALGO_BAD.
 # The tape and its context are mesh_tape.S's: algo_configs' mesh array of
 # 80-byte events at TAPE, event_index at CTX_200 + 4, the done marker at
 # CTX_200 + 8. Per event the stepper reads event_type (+0x4c) and jumps
-# through the table (const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0); each
-# handler is a wait variant and then the event's DMA legs and SIGNALs, as
-# the event's flags say. The WAIT is one of ncfw_wait.S's spin-polls,
-# called with call4 (so the core runs windowed: PS.WOE, a stack in a1):
+# through its event table ([D]); each handler is a wait variant and then
+# the event's DMA legs and SIGNALs, as the event's flags say. The WAIT is
+# one of ncfw_wait.S's spin-polls, called with call4 (so the core runs
+# windowed: PS.WOE, a stack in a1):
 #   h_step      EVT_SYNC and types 1..3           wait_gt_a (the seeds' WAIT-GE bytes)
 #   h_barrier   FUNCTION_BARRIER_FIRST/LAST_COLL  wait_ge_a, then the atomic 64-bit timestamp snapshot
 #   h_handshake EVT_REDUCE_LOCAL_HNDSHK           wait_ge_b on this TOP_SP's own semaphore
@@ -21,10 +29,14 @@
 # waiti 15; j back. The handler bodies and ids are [D].
 # Constants: EVENTS, TAPE, CTX_200, LOG, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW,
 # TS (system-window address of timestamp_ctrl), TAPE_DONE, TAPE_BAD, STACK
-# (the top of the core's DRAM). tape_fire.S and ncfw_wait.S are appended.
+# (the top of the core's DRAM), CTRL_SPAD (the TOP_SP's CTRL SPAD), DRAM
+# (the core's DRAM base; its low half is 0, as the spine's one const16
+# needs), ALGOS (12), ALGO_BAD. tape_fire.S and ncfw_wait.S are appended.
     j start
-    .org 0xb0
-table:
+# The event types' handlers ([D]: the seeds do not give the per-event
+# dispatch), indexed by event_type.
+    .align 4
+events:
     .word h_step        # 0 EVT_SYNC
     .word h_step        # 1
     .word h_step        # 2
@@ -59,6 +71,28 @@ start:
     memw
     s32i a6, a11, 0             # the timestamp runs
     memw
+    # The algorithm dispatch (seed 003 §9.3): algo_type, bits [3:0] of
+    # byte 1 of the TOP_SP's first CTRL SPAD cc_op entry, indexes the
+    # 12-entry table (enc_alg_type) the firmware's DRAM image holds at +0xb0.
+    const16 a2, CTRL_SPAD_HI
+    const16 a2, CTRL_SPAD_LO
+    memw
+    l8ui a3, a2, 1
+    movi a7, 15
+    and a3, a3, a7
+    movi a7, ALGOS
+    bgeu a3, a7, algo_other
+    const16 a2, DRAM_HI
+    const16 a2, 0xb0            # the seeds' spine: const16 a2,0xb0; addx4; l32i.n
+    addx4 a2, a3, a2
+    l32i.n a5, a2, 0
+    jx a5
+algo_other:
+    s32i a3, a13, 12            # the algo_type this stepper does not run
+    const16 a6, ALGO_BAD_HI
+    const16 a6, ALGO_BAD_LO
+    j stop
+algo_mesh:
     movi a15, 0                 # event_index
     movi a4, SIGNAL_VALUE
 event:
@@ -84,8 +118,8 @@ dispatch:
     const16 a6, TAPE_BAD_LO
     j stop
 spine:
-    const16 a2, 0
-    const16 a2, 0xb0
+    const16 a2, (events >> 16) & 0xffff
+    const16 a2, events & 0xffff
     addx4 a2, a3, a2
     l32i.n a5, a2, 0
     jx a5

@@ -25,12 +25,13 @@
 //! | `q7_barrier.S` | Q7 | EVT_SEM barrier: arrive INC, wait GE, DEC |
 //! | `top_sp_ccop.S` | TOP_SP | host_trigger wait, SPAD cc_op walker, DMA tail-pointer doorbells |
 //! | `mesh_tape.S` | TOP_SP | NCFW mesh event-tape stepper (WAIT, DMA, SIGNAL, ADVANCE) |
-//! | `ncfw_tape.S` | NCFW | the mesh tape stepped through the seeds' dispatch table at 0xb0, a handler per event type, idles in `waiti 15` |
+//! | `ncfw_tape.S` | NCFW | the algorithm dispatch through the DRAM table at 0xb0 (the seeds' spine), then the mesh tape, a handler per event type, idles in `waiti 15` |
 //! | `ncfw_wait.S` | NCFW | the ten wait primitives (two register banks; bne / bltu / bgeu spin-polls), appended to `ncfw_tape.S` |
 //! | `tape_fire.S` | TOP_SP or NCFW | the DMA leg's tail-pointer doorbell, appended to the three NCFW steppers |
 //! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring / hierarchical channel program: the legs its CTRL SPAD entries chain, the channels of each entry's channel_list, a scoreboard per channel, the hierarchical run_state, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
+use tpb_models::ncfw::spad::AlgType;
 use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::WindowOp;
 use tpb_models::regmap::{Engine, RegMap};
@@ -75,8 +76,11 @@ pub const TAPE_DONE: u32 = 0x7a9e;
 /// handler id, the timestamp's low and high words).
 pub const TAPE_BAD: u32 = 0x7a9b;
 pub const NCFW_LOG: u32 = ALGO_CTX + 0x400;
-/// `ncfw_tape.S`'s handler ids, by event type (0..14; the table at 0xb0).
+/// `ncfw_tape.S`'s handler ids, by event type (0..14; its event table, `[D]`).
 pub const NCFW_HANDLERS: [u32; 14] = [1, 1, 1, 1, 2, 2, 3, 4, 5, 5, 5, 4, 4, 4];
+/// `ncfw_tape.S`'s marker for an algo_type it does not run (the algo_type
+/// is at algo_ctx + 0x20c).
+pub const ALGO_BAD: u32 = 0xa1b0;
 
 /// `top_sp_tsync.S`'s done marker, and where its results start in the TOP_SP's DRAM.
 pub const TSYNC_DONE: u32 = 0x75c;
@@ -88,7 +92,7 @@ pub const KERNELS_DONE: u32 = 0x6b9;
 /// Every marker above by name: the prelude gives each to firmware as
 /// `TPB_<name>` (`tpb.inc`, `tpb_fw.h`), and a testbench or scenario file
 /// may check a value against it by that name (`value = "TPB_SUM_DONE"`).
-pub const MARKERS: [(&str, u32); 9] = [
+pub const MARKERS: [(&str, u32); 10] = [
     ("SEQ_MARK", SEQ_MARK),
     ("SUM_DONE", SUM_DONE),
     ("BARRIER_DONE", BARRIER_DONE),
@@ -96,6 +100,7 @@ pub const MARKERS: [(&str, u32); 9] = [
     ("CCOP_BAD", CCOP_BAD),
     ("TAPE_DONE", TAPE_DONE),
     ("TAPE_BAD", TAPE_BAD),
+    ("ALGO_BAD", ALGO_BAD),
     ("TSYNC_DONE", TSYNC_DONE),
     ("KERNELS_DONE", KERNELS_DONE),
 ];

@@ -51,7 +51,42 @@ pub fn ncfw_tape(map: &RegMap, events: u32, signal_value: u32) -> Result<Program
     c.set("TAPE_BAD", TAPE_BAD).set("LOG", DRAM_BASE + NCFW_LOG);
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?));
     c.set("STACK", ncfw_stack(map));
+    c.set("CTRL_SPAD", sys(a.region("top_sp.ctrl_spad")?));
+    if DRAM_BASE & 0xffff != 0 {
+        return Err(err(f, format!("the dispatch spine's one const16 needs a DRAM base with a zero low half, not {DRAM_BASE:#x}")));
+    }
+    c.set("DRAM", DRAM_BASE).set("ALGOS", AlgType::ALL.len() as u32).set("ALGO_BAD", ALGO_BAD);
     build_appended(f, NCFW_TAPE, &c, false, &[("tape_fire.S", TAPE_FIRE), ("ncfw_wait.S", NCFW_WAIT)])
+}
+
+/// The offset of the NCFW firmware's algorithm table in its DRAM (seed 003 §9.3).
+pub const NCFW_ALGO_TABLE: u32 = 0xb0;
+
+/// The algorithm table `ncfw_tape.S` dispatches through, as its DRAM image
+/// holds it at [`NCFW_ALGO_TABLE`]: one IRAM address per `enc_alg_type`
+/// (12): the mesh algo_types' the tape stepper, the others' the label that
+/// reports them (`ALGO_BAD`).
+pub fn ncfw_algo_table(prog: &Program) -> Result<Vec<u8>, FirmwareError> {
+    let label = |l: &str| prog.labels.get(l).copied().ok_or_else(|| err("ncfw_tape.S", format!("no label '{l}'")));
+    let (mesh, other) = (label("algo_mesh")?, label("algo_other")?);
+    Ok(AlgType::ALL.iter().flat_map(|t| if t.is_mesh() { mesh } else { other }.to_le_bytes()).collect())
+}
+
+/// `dram` (a tape's DRAM image) with [`ncfw_algo_table`] at
+/// [`NCFW_ALGO_TABLE`]. The mesh stepper leaves the ring configs' region
+/// of algo_configs unused, so the table has its bytes there to itself: a
+/// byte that is not zero there is an error.
+pub fn with_ncfw_algo_table(prog: &Program, mut dram: Vec<u8>) -> Result<Vec<u8>, FirmwareError> {
+    let table = ncfw_algo_table(prog)?;
+    let at = NCFW_ALGO_TABLE as usize..NCFW_ALGO_TABLE as usize + table.len();
+    if dram.len() < at.end {
+        dram.resize(at.end, 0);
+    }
+    if dram[at.clone()].iter().any(|b| *b != 0) {
+        return Err(err("ncfw_tape.S", format!("the DRAM image uses {:#x}..{:#x}, where the algorithm table goes", at.start, at.end)));
+    }
+    dram[at].copy_from_slice(&table);
+    Ok(dram)
 }
 
 /// The NCFW core's initial stack pointer: the top of its DRAM (the LX

@@ -19,7 +19,8 @@ fn the_nx_trampoline_is_the_digest_bytes() {
 /// (`const16 a2,0xb0; addx4 a2,a3,a2; l32i.n a5,a2,0`), the seeds'
 /// WAIT-GE (`entry a1,32` .. `memw; l32i.n a2,a10,0; bgeu a3,a2` back
 /// to the memw; `retw.n`) as `wait_gt_a`, and the idle (`waiti 15`);
-/// the table at 0xb0 holds each type's handler.
+/// the algorithm table (for its DRAM at 0xb0) sends the five mesh
+/// algo_types to the stepper, and the event table each type to its handler.
 #[test]
 fn the_ncfw_stepper_has_the_seeds_spine_wait_and_idle() {
     let p = ncfw_tape(&builtin(Arch::Cayman).unwrap(), 4, 1).unwrap();
@@ -33,9 +34,21 @@ fn the_ncfw_stepper_has_the_seeds_spine_wait_and_idle() {
     assert_eq!(&b[poll..poll + 10], &[0xc0, 0x20, 0x00, 0x28, 0x0a, 0x27, 0xb3, 0xf7, 0x1d, 0xf0], "the seeds' WAIT-GE @0x3498");
     let word = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
     let names = ["h_step", "h_barrier", "h_handshake", "h_bcast", "h_reduce"];
+    let events = p.labels["events"] as usize;
     for (t, id) in NCFW_HANDLERS.iter().enumerate() {
-        assert_eq!(word(0xb0 + 4 * t), p.labels[names[*id as usize - 1]], "event type {t}");
+        assert_eq!(word(events + 4 * t), p.labels[names[*id as usize - 1]], "event type {t}");
     }
+    let table = ncfw_algo_table(&p).unwrap();
+    assert_eq!(table.len(), 12 * 4, "one word per enc_alg_type");
+    let at = |t: usize| u32::from_le_bytes(table[4 * t..4 * t + 4].try_into().unwrap());
+    for t in 0..12 {
+        let mesh = [2, 6, 8, 9, 10].contains(&t);
+        assert_eq!(at(t), p.labels[if mesh { "algo_mesh" } else { "algo_other" }], "algo_type {t}");
+    }
+    let dram = with_ncfw_algo_table(&p, vec![0; 0x200]).unwrap();
+    assert_eq!(&dram[0xb0..0xe0], &table[..]);
+    let e = with_ncfw_algo_table(&p, vec![1; 0x200]).unwrap_err().to_string();
+    assert!(e.contains("0xb0..0xe0"), "{e}");
     assert!(ncfw_tape(&builtin(Arch::Cayman).unwrap(), 109, 1).unwrap_err().to_string().contains("capacity of 108"));
 }
 

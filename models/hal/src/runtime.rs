@@ -31,7 +31,7 @@ pub fn eng_init_hals(stock: &StpbConfig, registered: Option<&UcodeImages>) -> St
 
 /// `aws_get_tpb_addr(pcore)`: the SoC address of physical core `pcore`'s
 /// TPB, to which the HAL's BAR0 offsets are added (seed 004 §3: "the
-/// nrtucode layer adds aws_get_tpb_addr(pcore) to turn [base_offset] into
+/// nrtucode layer adds aws_get_tpb_addr(pcore) to turn \[base_offset\] into
 /// the absolute SoC address").
 ///
 /// The seeds give one point of it: CAYMAN's Q7 core 0 DRAM at SoC

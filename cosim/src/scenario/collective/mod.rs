@@ -283,7 +283,7 @@ mod ring;
 mod run;
 mod tapes;
 pub use channels::{channel_programs, group_roles, hierarchical_programs};
-pub use run::{collective, run, Ran};
+pub use run::{collective, mesh_entry, run, Ran};
 pub use tapes::tapes;
 
 #[cfg(test)]

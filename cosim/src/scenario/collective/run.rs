@@ -122,7 +122,14 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
                 firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?
             }
             (None, Stepper::TopSp) => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
-            (None, Stepper::Ncfw) => firmware::ncfw_tape(c.map(), events, 1)?,
+            (None, Stepper::Ncfw) => {
+                // The NCFW firmware dispatches on the cc_op entry's algo_type first.
+                let spad = region(c, "top_sp.ctrl_spad")?;
+                c.write_buf(spad, &pack_ctrl(&[mesh_entry()]).map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                let p = firmware::ncfw_tape(c.map(), events, 1)?;
+                c.load_local(cfg.stepper.core(), &p.bytes, &firmware::with_ncfw_algo_table(&p, tape.dram())?)?;
+                continue;
+            }
         };
         c.load_local(cfg.stepper.core(), &prog.bytes, &tape.dram())?;
     }
@@ -158,8 +165,9 @@ impl Ran {
                 format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)),
             )?;
             if cfg.stepper == Stepper::Ncfw {
-                // Each event went to its type's handler through the table at
-                // 0xb0; the barrier handlers' snapshots move forward; the core idles in WAITI.
+                // Each event went to its type's handler (past the algorithm
+                // table at DRAM 0xb0); the barrier handlers' snapshots move
+                // forward; the core idles in WAITI.
                 let log = |i: u32, w: u32| c.local_dram(stepper, firmware::NCFW_LOG + 16 * i + 4 * w).unwrap_or(0);
                 let mut last = 0u64;
                 for (i, e) in t.dies[d].events.iter().enumerate() {
@@ -288,5 +296,23 @@ impl Ran {
         r.stats = mesh.stats();
         r.events.sort();
         Ok(r)
+    }
+}
+
+/// The CTRL SPAD cc_op entry of a mesh tape: active, algo_type MESH, the
+/// SIGNAL value 1 (`1 << sema_shift_offset`).
+pub fn mesh_entry() -> tpb_models::ncfw::spad::SpadCtrlEntry {
+    use tpb_models::ncfw::spad::{AlgType, CcOpTarget, SpadCtrlEntry};
+    SpadCtrlEntry {
+        cc_op: true,
+        algo_type: AlgType::Mesh,
+        algo_sub_type: 0,
+        trigger_next: false,
+        reporter: true,
+        ring_wait_complete: false,
+        ring_send_complete: false,
+        safe_mode: false,
+        unique_tensors: false,
+        target: CcOpTarget::Mesh { sema_shift_offset: 0, sema_mask: 0xffff },
     }
 }
