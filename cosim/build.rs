@@ -189,7 +189,7 @@ fn main() {
             std::fs::write(&vstamp_file, &vstamp).unwrap();
         }
         let ports = vlgen::header_ports(&dir.join(format!("{prefix}.h"))).unwrap_or_else(|e| fail(e.to_string()));
-        let shim_text = vlgen::shim(&prefix, design.traced, &ports);
+        let shim_text = vlgen::shim(&prefix, design.traced, false, &ports);
         std::fs::write(dir.join("shim.cpp"), &shim_text).unwrap();
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cpp")).collect();
         files.sort();

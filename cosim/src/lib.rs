@@ -11,6 +11,7 @@
 //! is the crate `tpb-cli` (`testbench/cli`).
 
 pub mod cfw;
+pub mod cover;
 pub mod dut;
 pub mod firmware;
 pub mod interrupt;

@@ -40,6 +40,9 @@ pub struct Spec {
     /// The wrapper samples the top's inputs (`vlgen::sim_top`).
     pub sampled: bool,
     pub traced: bool,
+    /// Line and toggle coverage (`--coverage-line --coverage-toggle`): each
+    /// model writes its counts when deleted ([`coverage_to`]).
+    pub coverage: bool,
     /// Verilator's arguments before the sources (default: [`vlgen::verilator_args`]).
     pub verilator_args: Vec<String>,
     /// g++ optimisation for every file (`-O2`).
@@ -56,6 +59,7 @@ impl Spec {
             probes: probes.map(str::to_string),
             sampled: true,
             traced,
+            coverage: false,
             verilator_args: vlgen::verilator_args(prefix, traced),
             opt: "-O2",
         }
@@ -121,7 +125,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         None => None,
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced).hash(&mut h);
+    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.coverage).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = dir.join(format!("lib{}.so", spec.prefix));
     let stamp_file = dir.join("build.stamp");
@@ -134,6 +138,9 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         let mut cmd = Command::new("verilator");
         // Lint findings are not this build's business (the Verilog may be old).
         cmd.args(&spec.verilator_args).args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Mdir"]).arg(&gen).arg(&source);
+        if spec.coverage {
+            cmd.args(["--coverage-line", "--coverage-toggle"]);
+        }
         match &wrapper {
             Some(w) => {
                 let wv = dir.join("sim_top.v");
@@ -147,7 +154,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         say(&format!("verilating {} ({} lines of Verilog)", spec.prefix, spec.verilog.lines().count()));
         run("verilator", &mut cmd, &source.display().to_string())?;
         let ports = vlgen::header_ports(&gen.join(format!("{}.h", spec.prefix)))?;
-        std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, &ports)).map_err(io("shim.cpp"))?;
+        std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, spec.coverage, &ports)).map_err(io("shim.cpp"))?;
         let mut files: Vec<PathBuf> = std::fs::read_dir(&gen)
             .map_err(io(gen.display().to_string()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -155,6 +162,9 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
             .collect();
         files.sort();
         files.extend(vlgen::RUNTIME.iter().map(|f| inc.join(f)));
+        if spec.coverage {
+            files.push(inc.join(vlgen::RUNTIME_COVERAGE));
+        }
         let lines: usize = files.iter().filter(|f| f.starts_with(&gen)).filter_map(|f| std::fs::read_to_string(f).ok()).map(|t| t.lines().count()).sum();
         say(&format!("compiling {} ({} files, {lines} lines of C++, {jobs} at a time)", spec.prefix, files.len()));
         let d = |x: bool| if x { "1" } else { "0" };
@@ -166,7 +176,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
             format!("-I{}", inc.display()),
             format!("-I{}", inc.join("vltstd").display()),
             format!("-I{}", gen.display()),
-            "-DVM_COVERAGE=0".into(),
+            format!("-DVM_COVERAGE={}", d(spec.coverage)),
             "-DVM_SC=0".into(),
             format!("-DVM_TRACE={}", d(spec.traced)),
             format!("-DVM_TRACE_VCD={}", d(spec.traced)),
@@ -177,6 +187,27 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         std::fs::write(&stamp_file, &stamp).map_err(io(stamp_file.display().to_string()))?;
     }
     load(&lib, &spec.prefix, spec.top.trim_end_matches("_tpb_top"), spec.traced, &dir.join("gen").join(format!("{}.h", spec.prefix)))
+}
+
+/// Send the coverage of every model of library `lib` (a [`Spec::coverage`]
+/// build, prefix `prefix`) deleted from now on to `path.<n>.dat`.
+pub fn coverage_to(lib: &Path, prefix: &str, path: &Path) -> Result<(), BuildError> {
+    let err = |msg: String| BuildError::Load { path: lib.display().to_string(), msg };
+    let c = std::ffi::CString::new(path.display().to_string()).map_err(|e| err(e.to_string()))?;
+    // SAFETY: the library is loaded already (`build`) and stays loaded; the
+    // symbol has the signature the coverage shim defines.
+    unsafe {
+        let l = libloading::Library::new(lib).map_err(|e| err(e.to_string()))?;
+        let f = l.get::<unsafe extern "C" fn(*const std::ffi::c_char)>(format!("{prefix}_coverage_to").as_bytes()).map_err(|e| err(e.to_string()))?;
+        f(c.as_ptr());
+        std::mem::forget(l);
+    }
+    Ok(())
+}
+
+/// The library file [`build`] makes for `spec` in `dir`.
+pub fn library(spec: &Spec, dir: &Path) -> PathBuf {
+    dir.join(format!("lib{}.so", spec.prefix))
 }
 
 /// Load a built model library. The library stays loaded for the life of the

@@ -291,6 +291,23 @@ pub enum Command {
         #[arg(long)]
         fpga: bool,
     },
+    /// RTL line and toggle coverage: run scenarios on a coverage-instrumented
+    /// model of each generation (built once, under target/cover-model/) and
+    /// write `OUT/<arch>/`: coverage.dat (merged), coverage.info (lcov), html/
+    /// (genhtml) and summary.md (lines and toggles hit per module).
+    Cover {
+        /// Generations (repeatable); default: all three.
+        #[arg(long, value_enum)]
+        arch: Vec<ArchArg>,
+        /// Built-in scenarios or scenario files (single-system kinds);
+        /// default: every built-in single-system scenario of the generation.
+        scenarios: Vec<String>,
+        #[arg(long, default_value = "build/cover")]
+        out: PathBuf,
+        /// Skip the HTML report (no genhtml needed).
+        #[arg(long)]
+        no_html: bool,
+    },
     /// Rewrite every checked-in generated file (Verilog, docs, headers), or
     /// with --check report the stale ones and fail.
     Regen {
