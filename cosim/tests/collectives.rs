@@ -366,6 +366,32 @@ fn the_ncfw_core_dispatches_on_the_cc_op_entrys_algo_type() {
     assert_eq!(run(ring), (firmware::ALGO_BAD, AlgType::Ring as u32));
 }
 
+/// Four CAYMAN dies 16 cycles apart (`skip_quiet` as given), each TOP_SP
+/// released and asleep (`TapeWait::Waiti`) in a one-event tape that WAITs
+/// for its own semaphore 40 to reach 1; `more(addrs, die, event)` adds to
+/// die's event.
+fn sleeping_dies(skip: bool, more: impl Fn(&tpb_cosim::scenario::collective::TapeAddrs, u32, &mut tpb_models::ncfw::mesh::MeshEvent)) -> tpb_cosim::mesh::Mesh {
+    use tpb_cosim::firmware::{self, TapeWait};
+    use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
+    use tpb_models::ncfw::mesh::MeshEvent;
+    use tpb_models::regmap::Engine;
+    let mut m = tpb_cosim::mesh::Mesh::new(Arch::Cayman, 4, 16).unwrap();
+    m.skip_quiet = skip;
+    let map = m.dies[0].map().clone();
+    let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
+    let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
+    let prog = firmware::mesh_tape(&map, 1, 1, TapeWait::Waiti).unwrap();
+    let release = firmware::Addrs::new(&map, "test").reg(Engine::TopSp, "nx", "release_run_stall").unwrap();
+    for (d, c) in m.dies.iter_mut().enumerate() {
+        let d = d as u32;
+        let mut e = MeshEvent { wait_event: 1, event_wait_sema: a.read(d, d, 40).unwrap(), wait_val: 1, ..MeshEvent::default() };
+        more(&a, d, &mut e);
+        c.load_top_sp(&prog.bytes, &tape_dram(&[e])).unwrap();
+        c.write32(release.into(), 0).unwrap();
+    }
+    m
+}
+
 /// A sleeping die woken by another die's SIGNAL, not by the host: four dies
 /// in a chain, each TOP_SP asleep (`TapeWait::Waiti`) on its semaphore 40;
 /// the host wakes die 0 only, and die d's one event, after its WAIT,
@@ -375,32 +401,19 @@ fn the_ncfw_core_dispatches_on_the_cc_op_entrys_algo_type() {
 /// inbound-message condition from `Cosim::quiescent` and die 1 sleeps on).
 #[test]
 fn a_cross_die_signal_wakes_a_skipped_die() {
-    use tpb_cosim::firmware::{self, TapeWait};
-    use tpb_cosim::mesh::Mesh;
-    use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
-    use tpb_models::ncfw::mesh::MeshEvent;
+    use tpb_cosim::firmware;
     use tpb_models::regmap::{Engine, WindowOp};
     let run = |skip: bool| {
-        let mut m = Mesh::new(Arch::Cayman, 4, 16).unwrap();
-        m.skip_quiet = skip;
-        let map = m.dies[0].map().clone();
-        let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
-        let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
-        let prog = firmware::mesh_tape(&map, 1, 1, TapeWait::Waiti).unwrap();
-        let addrs = firmware::Addrs::new(&map, "test");
-        let release = addrs.reg(Engine::TopSp, "nx", "release_run_stall").unwrap();
-        for (d, c) in m.dies.iter_mut().enumerate() {
-            let d = d as u32;
-            let mut e = MeshEvent { wait_event: 1, event_wait_sema: a.read(d, d, 40).unwrap(), wait_val: 1, ..MeshEvent::default() };
+        // Die d < 3 SIGNALs die d + 1's semaphore 40 after its WAIT.
+        let mut m = sleeping_dies(skip, |a, d, e| {
             if d < 3 {
                 e.direct_trigger = 1;
                 e.direct_trigger_sema[0] = a.inc(d, d + 1, 40).unwrap();
             }
-            c.load_top_sp(&prog.bytes, &tape_dram(&[e])).unwrap();
-            c.write32(release.into(), 0).unwrap();
-        }
+        });
+        let set = firmware::Addrs::new(&m.dies[0].map().clone(), "test").sem(Engine::TopSp, WindowOp::Set, 40).unwrap();
         m.run_until(700, |_| false);
-        m.dies[0].write32(addrs.sem(Engine::TopSp, WindowOp::Set, 40).unwrap().into(), 1).unwrap();
+        m.dies[0].write32(set.into(), 1).unwrap();
         let done = m.run_until(5000, |m| m.dies.iter().all(|c| c.core(CoreId::TopSp).core.halted()));
         m.run_until(40, |_| false);
         (m, done)
@@ -436,25 +449,10 @@ fn a_cross_die_signal_wakes_a_skipped_die() {
 #[test]
 fn skipping_quiescent_dies_gives_the_same_run() {
     use tpb_cosim::firmware::{self, TapeWait};
-    use tpb_cosim::mesh::Mesh;
-    use tpb_cosim::scenario::collective::{tape_dram, TapeAddrs};
-    use tpb_models::ncfw::mesh::MeshEvent;
     use tpb_models::regmap::{Engine, WindowOp};
     let run = |skip: bool| {
-        let mut m = Mesh::new(Arch::Cayman, 4, 16).unwrap();
-        m.skip_quiet = skip;
-        let map = m.dies[0].map().clone();
-        let hal = tpb_models::hal::Hal::for_arch(Arch::Cayman).unwrap();
-        let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
-        let prog = firmware::mesh_tape(&map, 1, 1, TapeWait::Waiti).unwrap();
-        let addrs = firmware::Addrs::new(&map, "test");
-        let release = addrs.reg(Engine::TopSp, "nx", "release_run_stall").unwrap();
-        let set = addrs.sem(Engine::TopSp, WindowOp::Set, 40).unwrap();
-        for (d, c) in m.dies.iter_mut().enumerate() {
-            let e = MeshEvent { wait_event: 1, event_wait_sema: a.read(d as u32, d as u32, 40).unwrap(), wait_val: 1, ..MeshEvent::default() };
-            c.load_top_sp(&prog.bytes, &tape_dram(&[e])).unwrap();
-            c.write32(release.into(), 0).unwrap();
-        }
+        let mut m = sleeping_dies(skip, |_, _, _| {});
+        let set = firmware::Addrs::new(&m.dies[0].map().clone(), "test").sem(Engine::TopSp, WindowOp::Set, 40).unwrap();
         for d in [2usize, 0, 3, 1] {
             m.run_until(700, |_| false);
             m.dies[d].write32(set.into(), 1).unwrap();
