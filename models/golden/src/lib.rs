@@ -13,3 +13,4 @@ pub mod q7_cluster;
 pub mod seq_dma;
 pub mod timestamp;
 pub mod top;
+pub mod translate;

@@ -115,23 +115,23 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         // The tape's event count is the stepper's EVENTS bound; a channel
         // program reads its cc_op entry from the CTRL SPAD.
         let events = tape.events.len() as u32;
-        let prog = match (&tape.ring, cfg.stepper) {
+        let (prog, dram) = match (&tape.ring, cfg.stepper) {
             (Some(r), s) => {
                 let spad = region(c, "top_sp.ctrl_spad")?;
                 c.write_buf(spad, &pack_ctrl(&r.entries).map_err(|e| ScenarioError::File(e.to_string()))?)?;
-                firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?
+                (firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?, tape.dram())
             }
-            (None, Stepper::TopSp) => firmware::mesh_tape(c.map(), events, 1, cfg.wait)?,
+            (None, Stepper::TopSp) => (firmware::mesh_tape(c.map(), events, 1, cfg.wait)?, tape.dram()),
             (None, Stepper::Ncfw) => {
                 // The NCFW firmware dispatches on the cc_op entry's algo_type first.
                 let spad = region(c, "top_sp.ctrl_spad")?;
                 c.write_buf(spad, &pack_ctrl(&[mesh_entry()]).map_err(|e| ScenarioError::File(e.to_string()))?)?;
                 let p = firmware::ncfw_tape(c.map(), events, 1)?;
-                c.load_local(cfg.stepper.core(), &p.bytes, &firmware::with_ncfw_algo_table(&p, tape.dram())?)?;
-                continue;
+                let dram = firmware::with_ncfw_algo_table(&p, tape.dram())?;
+                (p, dram)
             }
         };
-        c.load_local(cfg.stepper.core(), &prog.bytes, &tape.dram())?;
+        c.load_local(cfg.stepper.core(), &prog.bytes, &dram)?;
     }
     let release = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for c in &mut mesh.dies {
