@@ -52,7 +52,7 @@ pub fn barrier(c: &mut Cosim, b: &BarrierCfg, limit: u64) -> Result<Report, Scen
         format!("the leader's two DECs by {cores} come after the last departure at cycle {last_depart}: {}", txns(&decs)),
     )?;
     for (what, idx) in [("arrive", b.arrive_sem), ("depart", b.depart_sem)] {
-        let v = c.read32(a.sem(Engine::Pool, WindowOp::Read, idx)?.into())?;
+        let v = c.read_checked(a.sem(Engine::Pool, WindowOp::Read, idx)?.into(), u32::MAX)?;
         r.check(c.stats.cycles, v == 0, format!("{what} semaphore {idx} ends at {v}, expected 0"))?;
     }
     r.value("last_arrival", last_arrival);

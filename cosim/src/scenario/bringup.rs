@@ -44,7 +44,7 @@ pub fn bringup(c: &mut Cosim, n: u32, limit: u64) -> Result<Report, ScenarioErro
                 who == Some(Master::Core(CoreId::Seq)),
                 format!("the Q7 cores were released by the SEQ setting POOL semaphore {s} to 0xff (seed 004 §7.1), saw {}", who.map_or_else(|| "nobody".to_string(), |m| m.to_string())),
             )?;
-            let reg = c.read32(rel.into())? & 0xff;
+            let reg = c.read_checked(rel.into(), 0xff)? & 0xff;
             r.check(c.stats.cycles, reg == 0xff, format!("nobody wrote release_run_stall: it still holds {reg:#x} (the host's writer is a no-op on SUNDA)"))?;
         }
         None => {

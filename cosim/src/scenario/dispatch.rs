@@ -131,7 +131,7 @@ pub fn dispatch(c: &mut Cosim, cfg: &DispatchCfg, limit: u64) -> Result<Report, 
             done == want,
             format!("{}: {} INST notifications (POOL, inst_done) in stream order with their tags; expected {}, first difference at {first}", mode.name(), done.len(), want.len()),
         )?;
-        let info = c.read32(intr_info)?;
+        let info = c.read_checked(intr_info, 2)?;
         let misses = cfg.stream.iter().filter(|[o, f]| expect(BootMode::HwDecode, &cfg.handlers, *o, *f).1 != P::Hw).count();
         match mode {
             BootMode::HwDecode => r.check(
@@ -250,6 +250,18 @@ pub fn check_record(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64,
     };
     for (p, name) in [(P::Hw, "hw"), (P::Table, "table"), (P::Leaf, "leaf"), (P::Unknown, "unknown"), (P::MissIrq, "miss_irq")] {
         r.value(format!("{key}.{name}"), paths[p as usize]);
+    }
+    // The HW-decode paths this mode verified (coverage points): a CAM miss
+    // falls back to the software table, or to nothing, or interrupts.
+    let verified: &[(P, &str)] = match mode {
+        BootMode::HwDecode => &[(P::Hw, "hit"), (P::Table, "miss_fallback"), (P::Unknown, "unknown")],
+        BootMode::MissIrq => &[(P::Hw, "hit"), (P::MissIrq, "miss_interrupt")],
+        BootMode::SundaMode | BootMode::Sunda => &[],
+    };
+    for (p, name) in verified {
+        if paths[*p as usize] > 0 {
+            r.points.push(format!("hw_decode.{name}"));
+        }
     }
     Ok(())
 }

@@ -127,14 +127,14 @@ pub fn doorbell(c: &mut Cosim, d: &DoorbellCfg, limit: u64) -> Result<Report, Sc
         }
         r.value("init_dma_words", by_dma);
     }
-    let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, i)?.into())?) };
+    let sem = |c: &mut Cosim, i: u32| -> Result<u32, ScenarioError> { Ok(c.read_checked(a.sem(Engine::TopSp, WindowOp::Read, i)?.into(), u32::MAX)?) };
     let (step, done) = (sem(c, d.step_sem)?, sem(c, d.compl_sem)?);
-    let t = c.read32((fired.read - crate::sched::SYSTEM_WINDOW).into())? & fired.mask;
+    let t = c.read_checked((fired.read - crate::sched::SYSTEM_WINDOW).into(), fired.mask)? & fired.mask;
     r.check(c.stats.cycles, step == m2s + s2m, format!("step semaphore {} = {step}: one DMA doorbell per descriptor, expected {}", d.step_sem, m2s + s2m))?;
     r.check(c.stats.cycles, done == 1, format!("completion semaphore {} = {done}, expected 1", d.compl_sem))?;
     r.check(c.stats.cycles, t == 0, format!("host_trigger ({}) = {t:#x}: consumed by the firmware", space.name((fired.read - crate::sched::SYSTEM_WINDOW).into())))?;
     use tpb_spec::seq_dma::{ERROR, RX_DONE, TX_DONE};
-    let st = |c: &mut Cosim, reg: u32| -> Result<u32, ScenarioError> { Ok(c.read32(dma + u64::from(reg))?) };
+    let st = |c: &mut Cosim, reg: u32| -> Result<u32, ScenarioError> { Ok(c.read_checked(dma + u64::from(reg), u32::MAX)?) };
     let (rx_done, tx_done, errs) = (st(c, RX_DONE)?, st(c, TX_DONE)?, st(c, ERROR)?);
     r.check(c.stats.cycles, rx_done == m2s && tx_done == s2m && errs == 0, format!("DMA done rx {rx_done} tx {tx_done} error {errs:#x}, expected {m2s} / {s2m} / 0"))?;
     r.check(c.stats.cycles, c.stats.doorbells == u64::from(m2s + s2m), format!("{} DMA completion doorbells on dma_db_valid, expected {}", c.stats.doorbells, m2s + s2m))?;

@@ -101,7 +101,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         let map = c.map().clone();
         let a = Addrs::new(&map, "mesh");
         for i in 0..4 {
-            let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, m.first_sem + i)?.into())?;
+            let v = c.read_checked(a.sem(Engine::TopSp, WindowOp::Read, m.first_sem + i)?.into(), u32::MAX)?;
             r.check(c.stats.cycles, v == 1, format!("die {d}: TOP_SP semaphore {} = {v}, expected 1", m.first_sem + i))?;
         }
         let inc = |i: u32| a.sem(Engine::TopSp, WindowOp::Inc, m.first_sem + i);

@@ -257,6 +257,9 @@ pub struct Report {
     /// the run where it sees them (a kind's [`Scenario::key_window`] widens
     /// them), rather than found again by their text.
     pub key: Option<(u64, u64)>,
+    /// Coverage points the run verified (`tpb cover`'s `points`: the
+    /// HW-decode paths `dispatch` checked, the collective that passed).
+    pub points: Vec<String>,
 }
 
 impl Report {
@@ -345,7 +348,7 @@ fn last(c: &Cosim, f: impl Fn(&Txn) -> bool) -> Option<Txn> {
 fn poll(c: &mut Cosim, addr: u64, limit: u64, done: impl Fn(u32) -> bool) -> Result<Option<u32>, ScenarioError> {
     let end = c.stats.cycles + limit;
     while c.stats.cycles < end {
-        let v = c.read32(addr)?;
+        let v = c.read_checked(addr, u32::MAX)?;
         if done(v) {
             return Ok(Some(v));
         }
@@ -358,6 +361,6 @@ fn poll(c: &mut Cosim, addr: u64, limit: u64, done: impl Fn(u32) -> bool) -> Res
 fn field(c: &mut Cosim, e: Engine, block: &str, reg: &str, f: &str) -> Result<u32, ScenarioError> {
     let a = Addrs::new(c.map(), "scenario").reg(e, block, reg)?;
     let r = c.map().block(block).and_then(|b| b.register(reg)).and_then(|r| r.field(f)).cloned().ok_or_else(|| ScenarioError::File(format!("no field {block}.{reg}.{f}")))?;
-    let v = c.read32(a.into())?;
+    let v = c.read_checked(a.into(), r.mask())?;
     Ok((v & r.mask()) >> r.lsb)
 }

@@ -166,7 +166,7 @@ impl Ran {
         for (d, c) in m.dies.iter_mut().enumerate() {
             let signal = first(c, |x| x.master == Master::Host && x.write && x.addr == init).map(|x| x.cycle);
             let ack = first(c, |x| x.master == Master::Core(CoreId::TopSp) && x.write && x.addr == ack_inc).map(|x| x.cycle);
-            let v = c.read32(ack_read.into())?;
+            let v = c.read_checked(ack_read.into(), u32::MAX)?;
             r.check(
                 c.stats.cycles,
                 *acked && v == 1 && matches!((signal, ack), (Some(s), Some(a)) if s < a),

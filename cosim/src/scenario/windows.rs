@@ -48,7 +48,7 @@ pub fn windows(c: &mut Cosim, cfg: &WindowsCfg, limit: u64) -> Result<Report, Sc
     r.check(c.stats.cycles, first.is_some(), "the SEQ's store through window 0 reached the TOP_SP's INC window on BAR0")?;
     r.events.push((first.map_or(0, |t| t.cycle), "SEQ store through window 0 reaches the TOP_SP".into()));
     r.key = first.map(|t| (t.cycle, t.cycle));
-    let read = |c: &mut Cosim, k: u32| -> Result<u32, ScenarioError> { Ok(c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem(k))?.into())?) };
+    let read = |c: &mut Cosim, k: u32| -> Result<u32, ScenarioError> { Ok(c.read_checked(a.sem(Engine::TopSp, WindowOp::Read, sem(k))?.into(), u32::MAX)?) };
     let v = read(c, 0)?;
     r.check(c.stats.cycles, v == cfg.stores, format!("semaphore {} = {v}: the SEQ's {} stores through window 0", sem(0), cfg.stores))?;
     let v = read(c, 8)?;

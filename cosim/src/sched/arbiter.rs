@@ -204,6 +204,9 @@ impl Cosim {
                 (Some(h), 8, Kind::Load) => {
                     if h.fifo_valid && !pins.hwd_pop {
                         pins.hwd_pop = true;
+                        if let Some(pt) = self.points.as_mut().filter(|_| h.head.hit) {
+                            pt.hit("hw_decode.hit");
+                        }
                         Some(h.head.handler)
                     } else {
                         Some(0)

@@ -21,6 +21,9 @@ impl Cosim {
         if self.log.len() >= LOG_LIMIT {
             self.log.pop_front();
         }
+        if let Some(rc) = &mut self.regs {
+            rc.access(t.addr, t.write, matches!(t.master, Master::Core(_) | Master::Remote { .. }));
+        }
         self.log.push_back(t);
         self.log.len() - 1
     }
@@ -111,6 +114,9 @@ impl Cosim {
                 s.restart = None;
                 s.last = None;
                 self.stats.starts += 1;
+                if let Some(p) = &mut self.points {
+                    p.on_start(s.id);
+                }
                 if self.start_log.len() < LOG_LIMIT {
                     self.start_log.push((self.stats.cycles, s.id, at));
                 }
@@ -136,6 +142,9 @@ impl Cosim {
                         s.first_exception = Some(Box::new(history::Caught::of(self.stats.cycles, st, &s.core, &s.recent)))
                     }
                     _ => {}
+                }
+                if let Some(p) = &mut self.points {
+                    p.on_step(s.id, st, s.last);
                 }
                 s.last = Some(st);
             } else if s.bus.pending.is_some() {
@@ -170,6 +179,9 @@ impl Cosim {
                     t.err = rsp.err;
                     if !t.write {
                         t.data = rsp.rdata;
+                        if let Some(p) = self.points.as_mut().filter(|_| !rsp.err) {
+                            p.on_read(req.addr, rsp.rdata);
+                        }
                     }
                 }
                 self.deliver(m, req, rsp, o.rsp.valid);

@@ -58,6 +58,23 @@ impl Cosim {
     }
 }
 
+impl Cosim {
+    /// The bits `mask` of the word at `addr`, read by the host, were
+    /// compared by a check (register coverage, when it is kept).
+    pub fn checked(&mut self, addr: u64, mask: u32) {
+        if let (Some(rc), Ok(a)) = (&mut self.regs, u32::try_from(addr)) {
+            rc.check(a, mask);
+        }
+    }
+
+    /// A host read whose bits `mask` a check compares (see [`Cosim::checked`]).
+    pub fn read_checked(&mut self, addr: u64, mask: u32) -> Result<u32, MmioError> {
+        let v = self.read32(addr)?;
+        self.checked(addr, mask);
+        Ok(v)
+    }
+}
+
 impl Mmio for Cosim {
     fn read32(&mut self, addr: u64) -> Result<u32, MmioError> {
         let a = u32::try_from(addr).map_err(|_| MmioError::Unmapped { kind: "read", addr })?;

@@ -69,6 +69,7 @@ use tpb_models::golden::q7_cluster::{PortIn, PortOut, CORES};
 use tpb_models::golden::top::{Outputs, Pins};
 use tpb_models::hal::{check_buf, Mmio, MmioError};
 use tpb_models::ncfw::mesh::ChipAddr;
+use tpb_models::regmap::cover::RegCoverage;
 use tpb_models::regmap::{builtin, Arch, Engine, RegMap};
 use tpb_models::xtensa::bus::{Bus, BusError, Size};
 use tpb_models::xtensa::config::CoreConfig;
@@ -181,6 +182,12 @@ pub struct Cosim {
     hal_probe: (u32, HalKind),
     /// The lines the cores wrote ([`console`]).
     pub console: console::Console,
+    /// Register coverage, when asked for (`tpb cover`): every logged BAR0
+    /// access and every [`Cosim::checked`] value counts against the map's
+    /// fields, for the run [`RegCoverage::source`] names.
+    pub regs: Option<Box<RegCoverage>>,
+    /// The seeds' cases seen, when asked for (`tpb cover`).
+    pub points: Option<Box<crate::cover::points::Points>>,
 }
 
 impl Cosim {
@@ -301,6 +308,8 @@ impl Cosim {
             progress: None,
             hal_probe: (0, HalKind::Idle),
             console: console::Console::default(),
+            regs: None,
+            points: None,
         };
         c.reset();
         Ok(c)

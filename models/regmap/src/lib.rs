@@ -15,6 +15,7 @@
 //! assert_eq!(q7.register("release_run_stall").unwrap().reset_word(), 0xff);
 //! ```
 
+pub mod cover;
 pub mod error;
 pub mod gen;
 pub mod layer;

@@ -275,6 +275,18 @@ pub enum WindowOp {
     Dec,
 }
 
+impl WindowOp {
+    /// The operation as the maps spell it (`inc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowOp::Read => "read",
+            WindowOp::Set => "set",
+            WindowOp::Inc => "inc",
+            WindowOp::Dec => "dec",
+        }
+    }
+}
+
 /// One alias window over an array (e.g. EVT_SEM inc window).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Window {

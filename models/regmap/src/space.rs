@@ -79,7 +79,8 @@ impl Target<'_> {
     }
 }
 
-fn engine_of(region: &Bar0Region) -> &str {
+/// The engine part of a name in `region` (`pool`, `tpb`).
+pub(crate) fn engine_of(region: &Bar0Region) -> &str {
     match region.kind {
         RegionKind::LocalReg(e) => e.name(),
         RegionKind::TpbRegs => "tpb",

@@ -75,7 +75,7 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
             .and_then(|()| std::fs::remove_file(&probe))
             .map_err(|source| TestCmdError::Io { path: PathBuf::from(format!("--vcd {}", dir.display())), source })?;
     }
-    let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, console_echo: false, vcd_file: None };
+    let opts = RunOpts { engine: args.engine.into(), vcd_dir: args.vcd.clone(), vcd_all: args.vcd_all, trace_dir: None, console_echo: false, vcd_file: None, ..Default::default() };
     let mut outcomes = Vec::new();
     let mut skips = Vec::new();
     for f in &files {

@@ -18,6 +18,7 @@
 //! Two engines run the same top: Verilator (the default, fast, can trace
 //! VCD) and the rust-hdl simulator (slow, no trace; a second opinion).
 
+mod coverage;
 pub mod csr;
 mod doorbell;
 pub mod file;
@@ -28,11 +29,13 @@ use ports::{field_diff, port_value, pulse_port};
 
 use names::{NameError, Names, Target};
 use std::path::{Path, PathBuf};
+use tpb_cosim::cover::points::Points;
 use tpb_cosim::dut::Dut;
 use tpb_cosim::sched::Cosim;
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
 use tpb_models::golden::top::{Outputs, Pins};
+use tpb_models::regmap::cover::RegCoverage;
 use tpb_models::regmap::space::Named;
 use tpb_models::regmap::{builtin, Access, Arch, RegMap};
 
@@ -115,6 +118,11 @@ pub struct Tb {
     cycle: u64,
     pins: Pins,
     tracing: Option<PathBuf>,
+    /// Register coverage kept by the testbench itself (a co-simulation
+    /// keeps its own: [`Cosim::regs`]); see `coverage.rs`.
+    regs: Option<Box<RegCoverage>>,
+    /// The seeds' cases the testbench's reads show (likewise).
+    points: Option<Box<Points>>,
 }
 
 enum Sim {
@@ -183,7 +191,7 @@ impl Tb {
                 Sim::Rhdl(tpb_hdl::top::simulator(&map, false)?)
             }
         };
-        let mut tb = Tb { names: Names::new(&map), engine, sim, cycle: 0, pins: Pins::default(), tracing: None };
+        let mut tb = Tb { names: Names::new(&map), engine, sim, cycle: 0, pins: Pins::default(), tracing: None, regs: None, points: None };
         tb.reset();
         Ok(tb)
     }
@@ -194,7 +202,7 @@ impl Tb {
     pub fn on_cosim(c: Cosim) -> Tb {
         let names = Names::new(c.map());
         let cycle = c.stats.cycles;
-        Tb { names, engine: EngineKind::Verilator, sim: Sim::Cosim(Box::new(c)), cycle, pins: Pins::default(), tracing: None }
+        Tb { names, engine: EngineKind::Verilator, sim: Sim::Cosim(Box::new(c)), cycle, pins: Pins::default(), tracing: None, regs: None, points: None }
     }
 
     /// The co-simulation under this testbench, if it runs one.
@@ -335,10 +343,16 @@ impl Tb {
             self.cycle = c.stats.cycles;
             return r.map_err(|_| TbError::NoResponse { name: name.into(), addr: req.addr, write: req.write, cycle: self.cycle });
         }
+        if let Some(rc) = &mut self.regs {
+            rc.access(req.addr, req.write, false);
+        }
         self.step(false, Some(req));
         for _ in 0..BUS_TIMEOUT {
             let o = self.step(false, None);
             if o.rsp.valid {
+                if let Some(p) = self.points.as_mut().filter(|_| !req.write && !o.rsp.err) {
+                    p.on_read(req.addr, o.rsp.rdata);
+                }
                 return Ok(o.rsp);
             }
         }
@@ -420,6 +434,7 @@ impl Tb {
     pub fn expect(&mut self, name: &str, expected: u64) -> Result<(), TbError> {
         let t = self.resolve(name)?;
         let got = self.read_target(&t)?;
+        self.checked(&t);
         if got == expected {
             return Ok(());
         }
@@ -440,6 +455,7 @@ impl Tb {
         let start = self.cycle;
         loop {
             let got = self.read_target(&t)?;
+            self.checked(&t);
             if got == expected {
                 return Ok(self.cycle - start);
             }
@@ -461,6 +477,7 @@ impl Tb {
         let before = self.read_target(&t)?;
         self.write(name, t.max())?;
         let after = self.read_target(&t)?;
+        self.checked(&t);
         if after != before {
             return Err(TbError::Mismatch {
                 name: t.name().into(),

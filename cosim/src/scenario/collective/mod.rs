@@ -47,6 +47,9 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
+    /// Every algorithm.
+    pub const ALL: [Algorithm; 5] = [Algorithm::Ring, Algorithm::Mesh, Algorithm::Barrier, Algorithm::Kangaring, Algorithm::Hierarchical];
+
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ring => "ring",

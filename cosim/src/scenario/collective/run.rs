@@ -53,7 +53,9 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     if trace.is_some() {
         ran.mesh.trace_close()?;
     }
-    Ok((r?, ran.mesh))
+    let mut r = r?;
+    r.points.push(format!("collective.{}.{n}", cfg.algorithm.name()));
+    Ok((r, ran.mesh))
 }
 
 /// Set up `n` dies, load every TOP_SP's tape, release them and run until
@@ -225,7 +227,7 @@ impl Ran {
         for (d, c) in mesh.dies.iter_mut().enumerate() {
             for &(sem, want) in &t.dies[d].final_counts {
                 let want = &want;
-                let v = c.read32(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into())?;
+                let v = c.read_checked(a.sem(Engine::TopSp, WindowOp::Read, sem)?.into(), u32::MAX)?;
                 r.check(c.stats.cycles, v == *want, format!("{}: semaphore {sem} = {v}, expected {want}", crate::mesh::node_name(d, k_per_die)))?;
             }
             // Leader/reporter: the group's completion is posted once, by its

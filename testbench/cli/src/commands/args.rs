@@ -291,17 +291,23 @@ pub enum Command {
         #[arg(long)]
         fpga: bool,
     },
-    /// RTL line and toggle coverage: run scenarios on a coverage-instrumented
-    /// model of each generation (built once, under target/cover-model/) and
-    /// write `OUT/<arch>/`: coverage.dat (merged), coverage.info (lcov), html/
-    /// (genhtml) and summary.md (lines and toggles hit per module).
+    /// Coverage of each generation over a set of runs: RTL lines and toggles
+    /// (a coverage-instrumented model, built once under target/cover-model/),
+    /// register fields written/read/checked, and the seeds' cases as points.
+    /// Writes `OUT/<arch>/`: coverage.dat, coverage.info (lcov), html/
+    /// (genhtml), summary.md, registers.{json,html,md}, points.{json,md}.
     Cover {
-        /// Generations (repeatable); default: all three.
+        /// Generations (repeatable); default: all three (a file runs on the
+        /// generations it names).
         #[arg(long, value_enum)]
         arch: Vec<ArchArg>,
-        /// Built-in scenarios or scenario files (single-system kinds);
-        /// default: every built-in single-system scenario of the generation.
-        scenarios: Vec<String>,
+        /// Built-in scenarios, scenario files or testbench files (`[[step]]`);
+        /// default: every built-in scenario (the collectives on 2, 4, 8 and
+        /// 16 dies) and testbench/examples/*.toml.
+        files: Vec<String>,
+        /// Dies for the scenarios on dies of their own given by name (default: the file's).
+        #[arg(long)]
+        dies: Option<usize>,
         #[arg(long, default_value = "build/cover")]
         out: PathBuf,
         /// Skip the HTML report (no genhtml needed).

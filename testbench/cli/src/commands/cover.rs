@@ -1,35 +1,137 @@
-//! `tpb cover`: RTL line and toggle coverage of the tops over scenarios
-//! (`tpb_cosim::cover`), per generation, with a per-module summary.
+//! `tpb cover`: coverage of each generation over scenarios and testbench
+//! files (`tpb_cosim::cover`): RTL lines and toggles, register fields, the
+//! seeds' cases; a summary of each printed.
 
 use super::CliError;
-use tpb_cosim::cover;
+use std::path::{Path, PathBuf};
+use tpb_cosim::cover::{self, points::COLLECTIVE_DIES, Session};
+use tpb_cosim::scenario::ScenarioFile;
 use tpb_models::regmap::Arch;
+use tpb_testbench::tb::file::{self as tbfile, Model, RunOpts, TbFile};
 
-pub fn cover(archs: Vec<Arch>, scenarios: &[String], out: &std::path::Path, html: bool) -> Result<(), CliError> {
-    let archs = if archs.is_empty() { Arch::ALL.to_vec() } else { archs };
+/// One run of a generation's plan.
+enum Run {
+    /// A scenario, its dies, and whether a refused die count is no failure.
+    Scenario(String, Option<usize>, bool),
+    Testbench(Box<TbFile>),
+}
+
+fn other(e: impl std::fmt::Display) -> CliError {
+    CliError::Other(e.to_string())
+}
+
+/// A testbench file (its steps are `[[step]]` tables), not a scenario.
+fn is_testbench(path: &str) -> bool {
+    path.ends_with(".toml") && std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("[[step]]")))
+}
+
+/// The built-in runs of `arch`: every scenario (a collective on each of
+/// [`COLLECTIVE_DIES`]) and the example testbenches.
+fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
+    let (one, dies) = cover::default_scenarios(arch).map_err(other)?;
+    let mut v: Vec<Run> = one.into_iter().map(|n| Run::Scenario(n, None, false)).collect();
+    for name in dies {
+        if ScenarioFile::find(&name).map_err(other)?.collective.is_some() {
+            v.extend(COLLECTIVE_DIES.iter().map(|&n| Run::Scenario(name.clone(), Some(n), true)));
+        } else {
+            v.push(Run::Scenario(name, None, false));
+        }
+    }
+    let dir = tpb_cosim::regen::repo_root().join("testbench/examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map_err(|e| other(format!("{}: {e}", dir.display())))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    for p in files.iter().filter(|p| is_testbench(&p.to_string_lossy())) {
+        let f = TbFile::load(p).map_err(other)?;
+        if f.archs.contains(&arch) {
+            v.push(Run::Testbench(Box::new(f)));
+        }
+    }
+    Ok(v)
+}
+
+/// The runs of `files` on `arch`; one that is not for `arch` is an error
+/// when the generation was asked for, else left out.
+fn plan(arch: Arch, files: &[String], dies: Option<usize>, asked: bool) -> Result<Vec<Run>, CliError> {
+    if files.is_empty() {
+        return defaults(arch);
+    }
+    let mut v = Vec::new();
+    for f in files {
+        let (archs, run) = if is_testbench(f) {
+            let t = TbFile::load(Path::new(f)).map_err(other)?;
+            (t.archs.iter().map(|a| a.name().to_string()).collect::<Vec<_>>(), Run::Testbench(Box::new(t)))
+        } else {
+            (ScenarioFile::find(f).map_err(other)?.archs, Run::Scenario(f.clone(), dies, false))
+        };
+        if archs.iter().any(|a| a == arch.name()) {
+            v.push(run);
+        } else if asked {
+            return Err(other(format!("'{f}' is for {}, not {}", archs.join(", "), arch.name())));
+        }
+    }
+    Ok(v)
+}
+
+pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path, html: bool) -> Result<(), CliError> {
+    let asked = !archs.is_empty();
+    let archs = if asked { archs } else { Arch::ALL.to_vec() };
     let model_dir = tpb_cosim::regen::repo_root().join("target/cover-model");
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let say = |s: &str| eprintln!("tpb cover: {s}");
     let mut failed = 0;
     for arch in archs {
-        let list = if scenarios.is_empty() { cover::default_scenarios(arch).map_err(|e| CliError::Other(e.to_string()))? } else { scenarios.to_vec() };
-        let c = cover::cover(arch, &list, out, &model_dir, html, jobs, &say).map_err(|e| CliError::Other(e.to_string()))?;
+        let runs = plan(arch, files, dies, asked)?;
+        if runs.is_empty() {
+            say(&format!("nothing to run on {}", arch.name()));
+            continue;
+        }
+        let mut s = Session::open(arch, out, &model_dir, jobs, &say).map_err(other)?;
+        for run in runs {
+            match run {
+                Run::Scenario(name, dies, optional) => s.run_scenario(&name, dies, optional, &say).map_err(other)?,
+                Run::Testbench(f) => {
+                    let opts = RunOpts { register_coverage: true, model: Some(Model(s.model())), ..Default::default() };
+                    let o = tbfile::run(&f, arch, &opts);
+                    let result = o.result.as_ref().map(|_| o.cycles).map_err(|e| format!("{}: {} (cycle {})", e.step, e.error, e.cycle));
+                    say(&format!("{} on {}: {}", f.name, arch.name(), result.as_ref().map_or_else(|e| format!("FAILED: {e}"), |c| format!("{c} cycles"))));
+                    s.add(&f.name, result, o.regs.as_ref(), o.points.as_ref()).map_err(other)?;
+                }
+            }
+        }
+        let c = s.finish(html).map_err(other)?;
         failed += c.runs.iter().filter(|r| r.1.is_err()).count();
-        let (l, t) = c.summary.total();
-        println!("## {} ({} scenario(s): {})\n", arch.name(), c.runs.len(), c.runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join(", "));
-        print!("{}", c.summary.table());
-        println!(
-            "\n{}: lines {:.1}%, toggles {:.1}%; {} (lcov), {}{}\n",
-            arch.name(),
-            l.percent(),
-            t.percent(),
-            c.info.display(),
-            c.dat.display(),
-            c.html.map(|h| format!(", {}/index.html", h.display())).unwrap_or_default()
-        );
+        report(&c);
     }
     if failed > 0 {
-        return Err(CliError::Other(format!("{failed} scenario run(s) failed (their counts are in the reports)")));
+        return Err(CliError::Other(format!("{failed} run(s) failed (their counts are in the reports)")));
     }
     Ok(())
+}
+
+fn report(c: &cover::Covered) {
+    let (l, t) = c.summary.total();
+    let names: Vec<&str> = c.runs.iter().map(|r| r.0.as_str()).collect();
+    println!("## {} ({} run(s): {})\n", c.arch.name(), c.runs.len(), names.join(", "));
+    print!("{}", c.summary.table());
+    let r = c.registers.total();
+    let (ph, pn) = c.points.covered();
+    println!(
+        "\n{}: lines {:.1}%, toggles {:.1}%; register fields written {}, read {}, checked {} of {}; points {ph} of {pn}",
+        c.arch.name(),
+        l.percent(),
+        t.percent(),
+        r.written,
+        r.read,
+        r.checked,
+        r.fields
+    );
+    let dir = c.dat.parent().unwrap_or(Path::new("."));
+    println!(
+        "{} (lcov), {}{}, {}/registers.html, {}/points.md\n",
+        c.info.display(),
+        c.dat.display(),
+        c.html.as_ref().map(|h| format!(", {}/index.html", h.display())).unwrap_or_default(),
+        dir.display(),
+        dir.display()
+    );
 }

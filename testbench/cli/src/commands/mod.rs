@@ -409,7 +409,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])
         }
         Command::Regen { check } => regen(check),
-        Command::Cover { arch, scenarios, out, no_html } => cover::cover(arch.into_iter().map(Arch::from).collect(), &scenarios, &out, !no_html),
+        Command::Cover { arch, files, dies, out, no_html } => cover::cover(arch.into_iter().map(Arch::from).collect(), &files, dies, &out, !no_html),
     }
 }
 

@@ -58,7 +58,7 @@ mod run;
 mod step;
 pub use cosim_steps::{By, DataCheck, StartTarget, TxnCheck};
 pub use firmware::{CoreReg, CoreSel, Firmware, FwSource};
-pub use run::{cosim, cosim_of, run, Failure, Outcome, RunOpts};
+pub use run::{cosim, cosim_of, run, Failure, Model, Outcome, RunOpts};
 pub use step::*;
 
 /// A parsed testbench file.

@@ -2,6 +2,7 @@
 //! [`Tb`] API, the first failure with its step and place.
 
 use super::*;
+use tpb_cosim::dut::Dut;
 use tpb_models::regmap::builtin;
 
 #[path = "cosim.rs"]
@@ -26,6 +27,10 @@ pub struct Outcome {
     pub vcd: Option<PathBuf>,
     /// The cores' console lines (`[core @cycle] text`), co-simulation only.
     pub console: Vec<String>,
+    /// The run's register coverage ([`RunOpts::register_coverage`]).
+    pub regs: Option<tpb_models::regmap::cover::RegCoverage>,
+    /// …and the seeds' cases it showed.
+    pub points: Option<tpb_cosim::cover::points::Points>,
     /// A failed run's GTKWave save file, opened at the failure's cycle.
     pub gtkw: Option<PathBuf>,
 }
@@ -54,6 +59,21 @@ pub struct RunOpts {
     pub vcd_file: Option<PathBuf>,
     /// Print the cores' console lines as they complete (`tpb sim`).
     pub console_echo: bool,
+    /// Count register coverage and the seeds' cases ([`Outcome::regs`],
+    /// [`Outcome::points`]; the run named by the file).
+    pub register_coverage: bool,
+    /// Run on this Verilator model instead of the prebuilt one (`tpb cover`'s).
+    pub model: Option<Model>,
+}
+
+/// A maker of the Verilator top a run uses (e.g. a coverage-instrumented one).
+#[derive(Clone)]
+pub struct Model(pub std::sync::Arc<dyn Fn(Arch) -> Result<Dut, String> + Send + Sync>);
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Model(..)")
+    }
 }
 
 /// Run `file` on `arch`. Setup failures (a name that does not resolve, no
@@ -72,10 +92,15 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         vcd: None,
         console: Vec::new(),
         gtkw: None,
+        regs: None,
+        points: None,
     };
     let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
     let (tb, fw) = if file.firmware.is_empty() {
-        (Tb::new(arch, opts.engine), None)
+        match &opts.model {
+            Some(m) if opts.engine == EngineKind::Verilator => (m.0(arch).map_err(TbError::Cosim).and_then(Tb::on_dut), None),
+            _ => (Tb::new(arch, opts.engine), None),
+        }
     } else {
         match cosim_tb(file, arch, opts) {
             Ok((tb, fw)) => (Ok(tb), Some(fw)),
@@ -92,6 +117,9 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
             return out;
         }
     };
+    if opts.register_coverage {
+        tb.keep_coverage(&file.name);
+    }
     if let Err(e) = file.check(tb.names()) {
         out.result = Err(setup_fail(e.loc, &e.key, format!("{}: {}", e.key, e.msg)));
         return out;
@@ -126,6 +154,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     }
     out.cycles = tb.cycle() - start;
     out.result = r;
+    (out.regs, out.points) = tb.take_coverage();
     if let Some(c) = tb.cosim() {
         c.console.flush();
         out.console = c.console.lines.iter().map(|l| l.to_string()).collect();
@@ -158,7 +187,8 @@ fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Ima
     if opts.engine != EngineKind::Verilator {
         return Err(format!("a file with [firmware] runs on the co-simulation (Verilator), not the {} engine", opts.engine.name()));
     }
-    let (c, images) = cosim_of(file, arch, opts.console_echo)?;
+    let dut = opts.model.as_ref().map(|m| m.0(arch)).transpose()?;
+    let (c, images) = cosim_on(file, arch, opts.console_echo, dut)?;
     Ok((Tb::on_cosim(c), images))
 }
 
@@ -166,11 +196,20 @@ fn cosim_tb(file: &TbFile, arch: Arch, opts: &RunOpts) -> Result<(Tb, cosim::Ima
 /// `build/fw/<name>.<arch>/`), the TOP_SP's loaded; the images, and the
 /// HAL's `stpb_init` configuration with them (`tpb serve`'s OP_STPB_INIT).
 pub fn cosim_of(file: &TbFile, arch: Arch, echo: bool) -> Result<(tpb_cosim::sched::Cosim, cosim::Images), String> {
+    cosim_on(file, arch, echo, None)
+}
+
+/// As [`cosim_of`], on the Verilator model `dut` when given.
+fn cosim_on(file: &TbFile, arch: Arch, echo: bool, dut: Option<Dut>) -> Result<(tpb_cosim::sched::Cosim, cosim::Images), String> {
     let map = builtin(arch).map_err(|e| e.to_string())?;
     let dir = PathBuf::from("build/fw").join(format!("{}.{}", sanitize(&file.name), arch.name()));
     let (_, consts) = file.for_arch(arch);
     let built = super::firmware::build(&file.firmware, &map, &consts, &dir)?;
-    let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(|e| e.to_string())?;
+    let mut c = match dut {
+        Some(d) => tpb_cosim::sched::Cosim::on(d),
+        None => tpb_cosim::sched::Cosim::new(arch),
+    }
+    .map_err(|e| e.to_string())?;
     c.console.echo = echo;
     if let Some(t) = built.get("top_sp") {
         c.load_top_sp(&t.images.iram, &t.images.dram).map_err(|e| format!("the top_sp image: {e}"))?;
