@@ -147,3 +147,17 @@ fn file_mistakes_in_the_new_keys_are_refused_on_load_with_their_line() {
     let e = run(&f, Arch::Cayman, &RunOpts::default()).result.expect_err("no constant N").error;
     assert!(e.contains("set.CORES: no constant 'N' for cayman"), "{e}");
 }
+
+/// `fill = N` repeats a write's words in turn to N words (the CAM sweep
+/// fills 188 words with one), and refuses fewer words than given.
+#[test]
+fn a_write_fills_its_words_to_the_count_asked() {
+    let p = PathBuf::from("fill.toml");
+    let text = "archs = [\"cayman\"]\nstep = [\n  { write = \"mem.seq.dma+0x0\", words = [1, 2, 3], fill = 7 },\n  { expect = \"mem.seq.dma+0x0\", words = [1, 2, 3, 1, 2, 3, 1, 0] },\n]\n";
+    let f = TbFile::parse(&p, text).unwrap_or_else(|e| panic!("{e}"));
+    run(&f, Arch::Cayman, &RunOpts::default()).result.unwrap_or_else(|e| panic!("{}: {}", e.step, e.error));
+    let wrong = text.replace("[1, 2, 3, 1, 2, 3, 1, 0]", "[1, 2, 3, 1, 2, 3, 1, 2]");
+    assert!(run(&TbFile::parse(&p, &wrong).unwrap(), Arch::Cayman, &RunOpts::default()).result.is_err(), "only 7 words written");
+    let e = TbFile::parse(&p, &text.replace("fill = 7", "fill = 2")).expect_err("fewer than given").to_string();
+    assert!(e.contains("fill") && e.contains("at least the 3 given"), "{e}");
+}

@@ -183,7 +183,14 @@ impl Session {
             Runs::Dies(k) => {
                 let n = k.dies(dies)?;
                 let r = k.run_dies(self.arch, n, f.cycles, None);
-                if let (true, Err(ScenarioError::File(why)), Some(c)) = (optional, &r, &f.collective) {
+                // Refused before running (it does not fit the SRAM or the
+                // firmware's capacity): an error of the set-up, not a check.
+                let refused = match &r {
+                    Err(ScenarioError::File(why)) => Some(why.clone()),
+                    Err(e @ ScenarioError::Firmware(_)) => Some(e.to_string()),
+                    _ => None,
+                };
+                if let (true, Some(why), Some(c)) = (optional, refused, &f.collective) {
                     say(&format!("{label} on {}: not run: {why}", self.arch.name()));
                     self.reasons.insert(format!("collective.{}.{n}", c.algorithm.name()), format!("{name} refuses {n} dies: {why}"));
                     return Ok(());

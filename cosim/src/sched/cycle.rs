@@ -143,7 +143,8 @@ impl Cosim {
                     }
                     _ => {}
                 }
-                if let Some(p) = &mut self.points {
+                // Coverage points: only the steps they count reach the observer.
+                if let (Step::Halted | Step::Exception { .. }, Some(p)) = (st, &mut self.points) {
                     p.on_step(s.id, st, s.last);
                 }
                 s.last = Some(st);

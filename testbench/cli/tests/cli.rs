@@ -495,6 +495,26 @@ fn tpb_test_takes_a_folder_of_files() {
     assert_eq!((code, err.trim().to_string()), (2, format!("tpb: error: {}: folder: no .toml testbench files in this folder", empty.display())));
 }
 
+/// Your own TOP_SP firmware (testbench/examples/firmware/top_sp_intr.toml)
+/// takes a host-raised interrupt, halts, and is restarted through its
+/// start_addr + start_ctrl, on every generation; a wrong restart address
+/// fails the run by its marker.
+#[test]
+fn top_sp_firmware_takes_an_interrupt_and_a_restart() {
+    let file = tpb_testbench::tools::repo_root().join("testbench/examples/firmware/top_sp_intr.toml");
+    let (code, out, err) = tpb(&["test", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 passed, 0 failed"), "{out}");
+    let bad = tpb_testbench::tools::repo_root().join("target/tpb-tests/top_sp_intr_bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::copy(file.with_file_name("top_sp_intr.S"), bad.join("top_sp_intr.S")).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap().replace("value = 0x800", "value = 0x200");
+    std::fs::write(bad.join("top_sp_intr.toml"), text).unwrap();
+    let (code, out, _) = tpb(&["test", bad.join("top_sp_intr.toml").to_str().unwrap(), "--arch", "cayman"]);
+    assert_ne!(code, 0, "restarted at main, not at restart: no marker\n{out}");
+    assert!(out.contains("top_sp.dram+0x8"), "{out}");
+}
+
 /// Long scenario names keep the summary's columns aligned (issue 38: tables).
 #[test]
 fn the_sim_table_stays_aligned_for_long_names() {

@@ -303,7 +303,7 @@ pub enum Command {
         arch: Vec<ArchArg>,
         /// Built-in scenarios, scenario files or testbench files (`[[step]]`);
         /// default: every built-in scenario (the collectives on 2, 4, 8 and
-        /// 16 dies) and testbench/examples/*.toml.
+        /// 16 dies), testbench/examples/{,firmware/}*.toml and the generated CSR checks.
         files: Vec<String>,
         /// Dies for the scenarios on dies of their own given by name (default: the file's).
         #[arg(long)]

@@ -20,13 +20,16 @@ fn other(e: impl std::fmt::Display) -> CliError {
     CliError::Other(e.to_string())
 }
 
-/// A testbench file (its steps are `[[step]]` tables), not a scenario.
+/// A testbench file (its steps are `[[step]]` tables or `step = [ … ]`), not a scenario.
 fn is_testbench(path: &str) -> bool {
-    path.ends_with(".toml") && std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("[[step]]")))
+    let steps = |l: &str| l.starts_with("[[step]]") || l.strip_prefix("step").is_some_and(|r| r.trim_start().starts_with('='));
+    path.ends_with(".toml") && std::fs::read_to_string(path).is_ok_and(|t| t.lines().any(|l| steps(l.trim_start())))
 }
 
 /// The built-in runs of `arch`: every scenario (a collective on each of
-/// [`COLLECTIVE_DIES`]) and the example testbenches.
+/// [`COLLECTIVE_DIES`]), the example testbenches (with their firmware
+/// ones) and the CSR checks
+/// generated from the map (`tpb test --generated`).
 fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
     let (one, dies) = cover::default_scenarios(arch).map_err(other)?;
     let mut v: Vec<Run> = one.into_iter().map(|n| Run::Scenario(n, None, false)).collect();
@@ -37,8 +40,11 @@ fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
             v.push(Run::Scenario(name, None, false));
         }
     }
-    let dir = tpb_cosim::regen::repo_root().join("testbench/examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map_err(|e| other(format!("{}: {e}", dir.display())))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sub in ["testbench/examples", "testbench/examples/firmware"] {
+        let dir = tpb_cosim::regen::repo_root().join(sub);
+        files.extend(std::fs::read_dir(&dir).map_err(|e| other(format!("{}: {e}", dir.display())))?.filter_map(|e| e.ok().map(|e| e.path())));
+    }
     files.sort();
     for p in files.iter().filter(|p| is_testbench(&p.to_string_lossy())) {
         let f = TbFile::load(p).map_err(other)?;
@@ -46,6 +52,7 @@ fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
             v.push(Run::Testbench(Box::new(f)));
         }
     }
+    v.extend(tpb_testbench::tb::csr::generated(arch).0.into_iter().map(|f| Run::Testbench(Box::new(f))));
     Ok(v)
 }
 
@@ -90,10 +97,14 @@ pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path
             match run {
                 Run::Scenario(name, dies, optional) => s.run_scenario(&name, dies, optional, &say).map_err(other)?,
                 Run::Testbench(f) => {
-                    let opts = RunOpts { register_coverage: true, model: Some(Model(s.model())), ..Default::default() };
+                    let opts = RunOpts { register_coverage: true, model: Some(Model(s.model())), skip_traces: true, ..Default::default() };
                     let o = tbfile::run(&f, arch, &opts);
                     let result = o.result.as_ref().map(|_| o.cycles).map_err(|e| format!("{}: {} (cycle {})", e.step, e.error, e.cycle));
-                    say(&format!("{} on {}: {}", f.name, arch.name(), result.as_ref().map_or_else(|e| format!("FAILED: {e}"), |c| format!("{c} cycles"))));
+                    let traces = match o.traces_skipped {
+                        0 => String::new(),
+                        n => format!(" ({n} trace step(s) passed over: the coverage model writes no trace)"),
+                    };
+                    say(&format!("{} on {}: {}{traces}", f.name, arch.name(), result.as_ref().map_or_else(|e| format!("FAILED: {e}"), |c| format!("{c} cycles"))));
                     s.add(&f.name, result, o.regs.as_ref(), o.points.as_ref()).map_err(other)?;
                 }
             }

@@ -146,6 +146,7 @@ const MODIFIERS: &[&str] = &[
     "steps",
     "contains",
     "words",
+    "fill",
     "to",
     "bytes",
     "at_least",
@@ -428,6 +429,15 @@ impl Keys<'_> {
         let a = self.t.get("words").and_then(|w| w.as_array()).ok_or_else(bad)?;
         a.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect()
     }
+    /// `words`, repeated in turn to `fill = N` words when given (at least as many as `words` has).
+    fn filled(&self) -> Result<Vec<u32>, FileError> {
+        let w = self.words()?;
+        let Some(n) = self.opt_count("fill")? else { return Ok(w) };
+        if n < w.len() as u64 || n > 1 << 20 {
+            return Err(self.err("fill", format!("the number of words to write: at least the {} given, at most 1048576", w.len())));
+        }
+        Ok(w.iter().copied().cycle().take(n as usize).collect())
+    }
     /// `k = true|false` if present.
     fn opt_bool(&self, k: &str) -> Result<Option<bool>, FileError> {
         self.t.get(k).map(|i| i.as_bool().ok_or_else(|| self.err(k, "true or false"))).transpose()
@@ -459,7 +469,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let item = t.get(verb).unwrap();
     let allowed: &[&str] = match verb {
         "doorbell" => &["value"],
-        "write" => &["value", "words"],
+        "write" => &["value", "words", "fill"],
         "expect" => &["value", "at_least", "at_most", "words"],
         "poll" => &["value", "timeout", "every"],
         "poll_change" => &["timeout", "every"],
@@ -477,7 +487,7 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
     let verb_v = match verb {
         "write" if t.contains_key("words") => match t.contains_key("value") {
             true => return Err(keys.err("words", "give value (one word) or words (a burst), not both")),
-            false => Verb::WriteWords { name: keys.s("a BAR0 name or address")?, words: keys.words()? },
+            false => Verb::WriteWords { name: keys.s("a BAR0 name or address")?, words: keys.filled()? },
         },
         "write" => Verb::Write { name: keys.s("a register name")?, value: keys.value(true, 0)? },
         "expect" if t.contains_key("words") => match ["value", "at_least", "at_most"].iter().find(|k| t.contains_key(k)) {

@@ -31,6 +31,8 @@ pub struct Outcome {
     pub regs: Option<tpb_models::regmap::cover::RegCoverage>,
     /// …and the seeds' cases it showed.
     pub points: Option<tpb_cosim::cover::points::Points>,
+    /// `trace_start`/`trace_stop` steps passed over ([`RunOpts::skip_traces`]).
+    pub traces_skipped: u64,
     /// A failed run's GTKWave save file, opened at the failure's cycle.
     pub gtkw: Option<PathBuf>,
 }
@@ -64,6 +66,9 @@ pub struct RunOpts {
     pub register_coverage: bool,
     /// Run on this Verilator model instead of the prebuilt one (`tpb cover`'s).
     pub model: Option<Model>,
+    /// Pass over `trace_start`/`trace_stop` steps, counting them (the
+    /// coverage model is built without tracing).
+    pub skip_traces: bool,
 }
 
 /// A maker of the Verilator top a run uses (e.g. a coverage-instrumented one).
@@ -94,6 +99,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         gtkw: None,
         regs: None,
         points: None,
+        traces_skipped: 0,
     };
     let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
     let (tb, fw) = if file.firmware.is_empty() {
@@ -139,12 +145,15 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         dir: opts.trace_dir.clone().or_else(|| opts.vcd_dir.clone()).unwrap_or_else(|| PathBuf::from("waves")),
         steps: 0,
         reads: Vec::new(),
+        skip_traces: opts.skip_traces,
+        traces_skipped: 0,
         fw: fw.as_ref(),
         state: cosim::State::default(),
     };
     let mut r = ctx.run_steps(&steps);
     let expected = std::mem::take(&mut ctx.state.expected_exceptions);
     out.steps = ctx.steps;
+    out.traces_skipped = ctx.traces_skipped;
     out.reads = std::mem::take(&mut ctx.reads);
     // A core that took an exception fails the run, whatever the steps checked.
     if let (Ok(()), Some(fw)) = (&r, &fw) {
@@ -243,6 +252,8 @@ struct RunCtx<'a> {
     dir: PathBuf,
     steps: u64,
     reads: Vec<String>,
+    skip_traces: bool,
+    traces_skipped: u64,
     /// The images of a co-simulation.
     fw: Option<&'a cosim::Images>,
     /// What co-simulation steps remember between them.
@@ -322,6 +333,7 @@ impl RunCtx<'_> {
             Verb::ExpectWriteIgnored { name } => tb.expect_write_ignored(name)?,
             Verb::Lookup { opcode, func } => tb.hwd_lookup(*opcode, *func)?,
             Verb::Pop => tb.hwd_pop()?,
+            Verb::TraceStart(_) | Verb::TraceStop if self.skip_traces => self.traces_skipped += 1,
             Verb::TraceStart(f) => {
                 let p = self.dir.join(f);
                 tb.trace_start(&p)?;

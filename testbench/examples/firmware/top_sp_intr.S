@@ -1,0 +1,44 @@
+# Your own TOP_SP firmware (behind the DIGEST §1 trampoline): it enables its
+# interrupt line 0 and its NX bundle's intr_ctrl, drops to user mode with
+# interrupts unmasked and counts in a loop until its handler has taken an
+# interrupt; the handler reads intr_info, clears what it read and logs it
+# (tpb_macros.inc's log_interrupt), then the core halts itself. `restart`
+# (at 0x800) is where the host restarts it with start_addr + start_ctrl.
+# Core-local DRAM [D]: +0 loop count, +4 interrupts taken, +8 the restart's
+# marker, +0x20.. each interrupt's intr_info.
+    .include "tpb.inc"
+    .include "tpb_macros.inc"
+    .include "nx_trampoline.S"
+main:
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
+    movi a3, 1
+    wsr.intenable a3                # interrupt line 0
+    load32 a4, TPB_TOP_SP_NX_INTR_CTRL_ADDR
+    s32i a3, a4, 0                  # intr_ctrl.enable = 1
+    memw
+    movi a3, 0x20
+    wsr.ps a3                       # PS.UM = 1, EXCM = 0, INTLEVEL = 0
+    rsync
+    movi a6, 0
+loop:
+    addi a6, a6, 1
+    s32i a6, a2, 0
+    memw
+    l32i a7, a2, 4
+    beqz a7, loop
+    halt 0
+
+    .org TPB_NX_USER_VECTOR
+handler:
+    load32 a10, TPB_TOP_SP_NX_INTR_INFO_ADDR
+    log_interrupt
+
+    .org 0x800
+restart:
+    const16 a2, TPB_DRAM_BASE_HI
+    const16 a2, TPB_DRAM_BASE_LO
+    movi a3, 0x5a
+    s32i a3, a2, 8                  # the restart's marker
+    memw
+    halt 0
