@@ -31,6 +31,7 @@ impl Tb {
                 return Err(TbError::Bus { name: t.name().into(), addr, write: true, cycle: self.cycle });
             }
             let back = self.read_target(&t)?;
+            self.checked(&t);
             if back != 0 {
                 return Err(TbError::Doorbell { name: t.name().into(), what: format!("reads back {back:#x}, a doorbell reads 0"), cycle: self.cycle });
             }
@@ -45,6 +46,9 @@ impl Tb {
                 }
             }
         };
+        if let Some(rc) = &mut self.regs {
+            rc.access(addr, true, false);
+        }
         let o = self.step(false, Some(Req { write: true, addr, wdata: word }));
         watch(self, &o);
         let mut rsp = None;
@@ -71,6 +75,7 @@ impl Tb {
             (Some(p), cs) => return Err(fail(self, format!("port {p} high for {} cycles ({cs:?}), not one", cs.len()))),
         };
         let back = self.read_target(&t)?;
+        self.checked(&t);
         if back != 0 {
             return Err(fail(self, format!("reads back {back:#x}, a doorbell reads 0")));
         }

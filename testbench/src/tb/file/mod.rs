@@ -31,7 +31,9 @@
 //! `access = "read"|"write"`), `expect_write_ignored` (a read-only
 //! register), `lookup = 0x1234` (HW-decode lookup of opcode 0x12, func
 //! 0x34) and `pop = true` (pop its FIFO), `trace_start = "file.vcd"` (into
-//! `--vcd DIR`, else `waves/`), `trace_stop = true`, `repeat` (with `steps`). Names are those of
+//! `--vcd DIR`, else `waves/`), `trace_stop = true`, `repeat` (with `steps`);
+//! `write`/`expect` of a run of words take `words = [ … ]` (a write repeats
+//! them to `fill = N` words). The steps may be one list, `step = [ {…}, … ]`. Names are those of
 //! [`names`](super::names); a name that is a number is a raw BAR0 address.
 //! Every error names `file:line:column` and the key.
 //!
