@@ -22,15 +22,7 @@ main:
     const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
     seq_release_q7 setup
 setup:
-    movi a3, 1
-    wsr.intenable a3            # interrupt line 0
-    const16 a4, TPB_POOL_NX_INTR_CTRL_ADDR_HI
-    const16 a4, TPB_POOL_NX_INTR_CTRL_ADDR_LO
-    s32i a3, a4, 0              # intr_ctrl.enable = 1
-    memw
-    movi a3, 0x20
-    wsr.ps a3                   # PS.UM = 1, EXCM = 0, INTLEVEL = 0
-    rsync
+    irq_on a3, a4, TPB_POOL_NX_INTR_CTRL_ADDR
     movi a6, 0
 loop:
     addi a6, a6, 1
