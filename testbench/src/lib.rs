@@ -9,6 +9,7 @@
 //! (`cli/`, beside `src/`).
 
 pub mod icarus;
+pub mod lockstep;
 pub mod qemu;
 pub mod rhdl;
 pub mod tb;

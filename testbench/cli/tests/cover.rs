@@ -55,6 +55,18 @@ fn tpb_cover_merges_runs_into_lcov_html_and_a_per_module_summary() {
     assert_ne!(code, 0);
     assert!(err.contains("is for sunda, not cayman"), "{err}");
     one_field_written_and_checked_is_exactly_that_field();
+    // The lockstep traffic as a run: its reads are compared with the golden
+    // model's, so they check what they read.
+    let lock = out.join("lockstep");
+    let (code, stdout, err) = tpb(&["cover", "--arch", "cayman", "--no-html", "--out", lock.to_str().unwrap(), "lockstep:3000"]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(lock.join("cayman/registers.json")).unwrap()).unwrap();
+    assert_eq!(r["sources"], serde_json::json!(["lockstep"]));
+    let checked = r["fields"].as_array().unwrap().iter().filter(|f| f["checked_by"] == serde_json::json!(["lockstep"])).count();
+    assert!(checked > 100, "{checked} fields checked by 3000 cycles of traffic");
+    let (code, _, err) = tpb(&["cover", "--arch", "cayman", "--no-html", "--out", lock.to_str().unwrap(), "lockstep:many"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("lockstep:CYCLES"), "{err}");
 }
 
 /// The register coverage of a run whose coverage is known: a testbench

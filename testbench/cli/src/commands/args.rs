@@ -301,7 +301,8 @@ pub enum Command {
         /// generations it names).
         #[arg(long, value_enum)]
         arch: Vec<ArchArg>,
-        /// Built-in scenarios, scenario files or testbench files (`[[step]]`);
+        /// Built-in scenarios, scenario files, testbench files (`[[step]]`) or
+        /// `lockstep[:CYCLES]` (random traffic against the golden model);
         /// default: every built-in scenario (the collectives on 2, 4, 8 and
         /// 16 dies), testbench/examples/{,firmware/}*.toml and the generated CSR checks.
         files: Vec<String>,

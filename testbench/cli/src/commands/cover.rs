@@ -4,8 +4,10 @@
 
 use super::CliError;
 use std::path::{Path, PathBuf};
-use tpb_cosim::cover::{self, points::COLLECTIVE_DIES, Session};
+use tpb_cosim::cover::points::{Points, COLLECTIVE_DIES};
+use tpb_cosim::cover::{self, Session};
 use tpb_cosim::scenario::ScenarioFile;
+use tpb_models::regmap::cover::RegCoverage;
 use tpb_models::regmap::Arch;
 use tpb_testbench::tb::file::{self as tbfile, Model, RunOpts, TbFile};
 
@@ -14,7 +16,15 @@ enum Run {
     /// A scenario, its dies, and whether a refused die count is no failure.
     Scenario(String, Option<usize>, bool),
     Testbench(Box<TbFile>),
+    /// Seeded random traffic against the golden model, this many cycles.
+    Lockstep(u64),
 }
+
+/// Cycles of the lockstep run among the defaults (`lockstep` by name,
+/// `lockstep:N` for N cycles).
+const LOCKSTEP_CYCLES: u64 = 200_000;
+/// Its seed (the suite's lockstep tests use their own).
+const LOCKSTEP_SEED: u64 = 0xc0;
 
 fn other(e: impl std::fmt::Display) -> CliError {
     CliError::Other(e.to_string())
@@ -53,6 +63,7 @@ fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
         }
     }
     v.extend(tpb_testbench::tb::csr::generated(arch).0.into_iter().map(|f| Run::Testbench(Box::new(f))));
+    v.push(Run::Lockstep(LOCKSTEP_CYCLES));
     Ok(v)
 }
 
@@ -64,6 +75,15 @@ fn plan(arch: Arch, files: &[String], dies: Option<usize>, asked: bool) -> Resul
     }
     let mut v = Vec::new();
     for f in files {
+        if let Some(n) = f.strip_prefix("lockstep") {
+            let cycles = match n.strip_prefix(':') {
+                Some(k) => k.parse().map_err(|_| other(format!("'{f}': lockstep:CYCLES, a number of cycles")))?,
+                None if n.is_empty() => LOCKSTEP_CYCLES,
+                None => return Err(other(format!("'{f}': lockstep or lockstep:CYCLES"))),
+            };
+            v.push(Run::Lockstep(cycles));
+            continue;
+        }
         let (archs, run) = if is_testbench(f) {
             let t = TbFile::load(Path::new(f)).map_err(other)?;
             (t.archs.iter().map(|a| a.name().to_string()).collect::<Vec<_>>(), Run::Testbench(Box::new(t)))
@@ -106,6 +126,20 @@ pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path
                     };
                     say(&format!("{} on {}: {}{traces}", f.name, arch.name(), result.as_ref().map_or_else(|e| format!("FAILED: {e}"), |c| format!("{c} cycles"))));
                     s.add(&f.name, result, o.regs.as_ref(), o.points.as_ref()).map_err(other)?;
+                }
+                Run::Lockstep(n) => {
+                    let map = tpb_models::regmap::builtin(arch).map_err(other)?;
+                    let (mut regs, mut points) = (RegCoverage::new(&map), Points::new(&map, "lockstep"));
+                    regs.source("lockstep");
+                    let mut dut = s.model()(arch).map_err(other)?;
+                    let r = tpb_testbench::lockstep::run(&mut dut, &map, LOCKSTEP_SEED, n, &mut regs, &mut points);
+                    drop(dut); // writes its line and toggle counts
+                    say(&format!(
+                        "lockstep on {}: {}",
+                        arch.name(),
+                        r.as_ref().map_or_else(|e| format!("FAILED: {e}"), |_| format!("{n} cycles, every output as the golden model's"))
+                    ));
+                    s.add("lockstep", r.map(|_| n), Some(&regs), Some(&points)).map_err(other)?;
                 }
             }
         }
