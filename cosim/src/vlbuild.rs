@@ -106,10 +106,29 @@ fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], jobs: usize) -> 
     }
 }
 
+/// An exclusive `flock` on `dir/build.lock`, released when dropped.
+struct DirLock(#[allow(dead_code)] std::fs::File);
+
+impl DirLock {
+    fn take(dir: &Path) -> Result<DirLock, BuildError> {
+        use std::os::fd::AsRawFd;
+        let path = dir.join("build.lock");
+        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io(path.display().to_string()))?;
+        // SAFETY: flock on the descriptor `f` owns, for as long as `f` lives.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io(path.display().to_string())(std::io::Error::last_os_error()));
+        }
+        Ok(DirLock(f))
+    }
+}
+
 /// Build (or reuse) the model `spec` in `dir` and load it. `say` hears what
 /// is being done (a build takes minutes).
 pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result<Model, BuildError> {
     std::fs::create_dir_all(dir).map_err(io(dir.display().to_string()))?;
+    // Two processes (or threads) asking for the same model take turns: the
+    // second finds the first's build and reuses it.
+    let _turn = DirLock::take(dir)?;
     let root = {
         let o = Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]).output().map_err(|e| BuildError::Tool {
             tool: "verilator",

@@ -289,6 +289,32 @@ fn the_three_evaluation_schedule_gives_the_same_results() {
     lockstep(Arch::Cayman, &mut dut, &mut gold, 0x3e, 20_000).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Two builders of one model at once (two `tpb cover` on a fresh clone):
+/// they take turns on the model's folder, and only the first builds.
+#[test]
+fn two_builders_of_one_model_take_turns() {
+    use tpb_cosim::vlbuild::{build, Spec};
+    let dir = tpb_testbench::tools::repo_root().join("target/vlbuild-test/turns");
+    let _ = std::fs::remove_dir_all(&dir);
+    let verilog = "module turns(input wire clock, output reg [3:0] n);\n    initial n = 4'h0;\n    always @(posedge clock) n <= n + 4'h1;\nendmodule\n";
+    let spec = Spec::new("Vturns", verilog.into(), "turns", None, false);
+    let builds = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let say = |m: &str| {
+                    if m.starts_with("verilating") {
+                        builds.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                };
+                let m = build(&spec, &dir, 1, &say).unwrap_or_else(|e| panic!("{e}"));
+                assert!(m.port("n").is_ok());
+            });
+        }
+    });
+    assert_eq!(builds.into_inner(), 1, "the second builder reused the first's model");
+}
+
 /// A model built and loaded at run time (`tpb_cosim::vlbuild`, as `tpb bench
 /// --before` builds the previous emission): it runs, and mistakes are errors.
 #[test]
