@@ -266,3 +266,53 @@ impl PointsReport {
         s + &format!("\n{h} of {n} points covered.\n")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpb_models::regmap::builtin;
+
+    /// What a read shows: intr_info sources, DMA error bits (in the status
+    /// register and in a DMA-error record's argument), record types; an
+    /// unrelated address shows nothing; a refused point keeps its reason.
+    #[test]
+    fn reads_show_sources_errors_and_records() {
+        let map = builtin(Arch::Cayman).unwrap();
+        let space = AddressSpace::new(map.clone());
+        let at = |n: &str| space.resolve(n).unwrap().addr();
+        let mut p = Points::new(&map, "r");
+        p.on_read(at("pool.nx.intr_info"), tpb_spec::nx_intr::CAM_MISS | tpb_spec::nx_intr::HOST_RAISE);
+        p.on_read(at("pool.q7.intr_info_3"), 1 << 2);
+        p.on_read(at("pool.seq_dma.error"), tpb_spec::seq_dma::ERR_RANGE);
+        let ring = space.regions().iter().find(|r| r.name == "notific.ring").unwrap().region.base as u32;
+        p.on_read(ring + 16, ntf::T_DMA_ERROR | 2 << 8);
+        p.on_read(ring + 20, tpb_spec::seq_dma::ERR_EMPTY_RING);
+        p.on_read(ring + 32, ntf::T_SEM);
+        p.on_read(ring + 36, tpb_spec::seq_dma::ERR_COMPLETION); // not a DMA-error record's argument
+        p.on_read(at("pool.nx.start_addr"), u32::MAX);
+        let seen: Vec<&str> = p.hits.keys().map(String::as_str).collect();
+        assert_eq!(
+            seen,
+            [
+                "dma_error.empty_ring",
+                "dma_error.range",
+                "interrupt.cam_miss",
+                "interrupt.host_raise",
+                "interrupt.q7.sem_changed",
+                "notification.error.dma_error",
+                "notification.evt_sem.sem_change"
+            ]
+        );
+        p.on_step(CoreId::TopSp, Step::Halted, Some(Step::Halted));
+        assert!(!p.hits.contains_key("halt.top_sp"), "a core still halted is not a new HALT");
+        p.on_step(CoreId::TopSp, Step::Halted, None);
+        p.on_start(CoreId::Q7(2));
+        assert_eq!((p.hits["halt.top_sp"]["r"], p.hits["start.q7"]["r"]), (1, 1));
+        let why = BTreeMap::from([("collective.ring.16".to_string(), "too big".to_string()), ("halt.top_sp".to_string(), "ignored: covered".to_string())]);
+        let r = PointsReport::of(&map, &p, &why);
+        let row = |n: &str| r.points.iter().find(|x| x.name == n).unwrap().clone();
+        assert_eq!((row("collective.ring.16").reason, row("halt.top_sp").reason), (Some("too big".into()), None));
+        assert!(r.table().contains("**not covered**: too big"));
+        assert_eq!(r.covered().0, 9);
+    }
+}
