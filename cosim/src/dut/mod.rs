@@ -180,6 +180,13 @@ pub struct Dut {
     /// Evaluate a third time after each rising edge, with the clock low
     /// again (the previous scheduling; see [`Dut::with_negedge_eval`]).
     negedge_eval: bool,
+    /// The inputs written last (reset, BAR0 request, pins): a cycle that
+    /// drives the same again, untraced, writes no port and lets the
+    /// wrapper keep its samples (see [`TopSim::drive`]).
+    last_in: Option<(bool, Option<Req>, Pins)>,
+    /// An odd number of `sample` toggles were left out: before a trace
+    /// starts, one is made up ([`Dut::sample_as_toggled`]).
+    sample_owed: bool,
 }
 
 // SAFETY: the port handles in `ix` point into `m`, which this value owns and
@@ -302,7 +309,7 @@ impl Dut {
             },
         };
         let period_ps = crate::waves::Timebase::of(arch).map_err(|e| VlError::Map { arch: arch.name(), msg: e.to_string() })?.period_ps;
-        let mut d = Dut { arch, m, ix, cycle: 0, period_ps, armed: None, window: Window::Idle, low: false, negedge_eval: false };
+        let mut d = Dut { arch, m, ix, cycle: 0, period_ps, armed: None, window: Window::Idle, low: false, negedge_eval: false, last_in: None, sample_owed: false };
         d.m.eval();
         d.low = true;
         Ok(d)
@@ -363,8 +370,15 @@ impl Dut {
         self.cycle
     }
 
+    /// The underlying model, to read ports by name.
+    pub fn model_view(&self) -> &Model {
+        &self.m
+    }
+
     /// The underlying model (ports by name).
     pub fn model(&mut self) -> &mut Model {
+        // The caller may write ports by name: the next cycle writes and samples all.
+        self.last_in = None;
         &mut self.m
     }
 
@@ -393,7 +407,18 @@ impl Dut {
     /// Start a trace at `path` now (`.vcd`, or `.fst` converted from a VCD
     /// when it closes; time in picoseconds, see the module's note).
     pub fn trace_open(&mut self, path: &Path) -> Result<(), VlError> {
+        self.sample_as_toggled();
         self.m.trace_open_only(path, &trace_only(self.arch))
+    }
+
+    /// Make up a `sample` toggle that untraced cycles left out (it takes the
+    /// inputs it holds again: nothing else changes), so a trace that starts
+    /// now shows `sample` as a run traced from the start would: the same bytes.
+    pub(crate) fn sample_as_toggled(&mut self) {
+        if let (true, Some(s)) = (std::mem::take(&mut self.sample_owed), self.ix.sample) {
+            s.set(s.get() ^ 1);
+            self.m.eval();
+        }
     }
 
     /// Write the current values and close the trace (and any open window).
@@ -422,43 +447,62 @@ impl Dut {
     }
 }
 
+/// Write every input port: reset, the BAR0 request, the pins.
+fn write_inputs(ix: &Ix, reset: bool, req: Option<Req>, pins: &Pins) {
+    let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
+    ix.reset.set(u8::from(reset));
+    ix.req_valid.set(u8::from(req.is_some()));
+    ix.req_write.set(u8::from(r.write));
+    ix.req_addr.set(r.addr);
+    ix.req_wdata.set(r.wdata);
+    ix.nx_halted.set(pins.nx_halted & 0x3f);
+    ix.q7_halted.set(pins.q7_halted);
+    for (c, p) in ix.cores.iter().zip(&pins.q7) {
+        c.if_valid.set(u8::from(p.if_valid));
+        c.if_addr.set(p.if_addr);
+        c.ls_valid.set(u8::from(p.ls_valid));
+        c.ls_write.set(u8::from(p.ls_write));
+        c.ls_addr.set(p.ls_addr);
+        c.ls_wdata.set(p.ls_wdata);
+        c.ls_wstrb.set(p.ls_wstrb & 15);
+    }
+    let (who, addr) = pins.xlat.unwrap_or((0, 0));
+    ix.xlat.valid.set(u8::from(pins.xlat.is_some()));
+    ix.xlat.who.set(who & 15);
+    ix.xlat.addr.set(addr);
+    if let Some(h) = &ix.hwd {
+        let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
+        h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
+        h.lookup_opcode.set(op);
+        h.lookup_func.set(func);
+        h.fifo_pop.set(u8::from(pins.hwd_pop));
+    }
+}
+
 impl TopSim for Dut {
+    /// The inputs go in with the clock low. A cycle that drives what the
+    /// last one did writes no port, and, when nothing is traced, leaves the
+    /// wrapper's `sample` alone, so the logic behind the samples is not
+    /// evaluated again (it would compute what it holds). A traced cycle
+    /// toggles it always: the traces are the same bytes either way.
     fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
-        let (m, ix) = (&mut self.m, &self.ix);
-        let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
-        ix.reset.set(u8::from(reset));
-        ix.req_valid.set(u8::from(req.is_some()));
-        ix.req_write.set(u8::from(r.write));
-        ix.req_addr.set(r.addr);
-        ix.req_wdata.set(r.wdata);
-        ix.nx_halted.set(pins.nx_halted & 0x3f);
-        ix.q7_halted.set(pins.q7_halted);
-        for (c, p) in ix.cores.iter().zip(&pins.q7) {
-            c.if_valid.set(u8::from(p.if_valid));
-            c.if_addr.set(p.if_addr);
-            c.ls_valid.set(u8::from(p.ls_valid));
-            c.ls_write.set(u8::from(p.ls_write));
-            c.ls_addr.set(p.ls_addr);
-            c.ls_wdata.set(p.ls_wdata);
-            c.ls_wstrb.set(p.ls_wstrb & 15);
-        }
-        let (who, addr) = pins.xlat.unwrap_or((0, 0));
-        ix.xlat.valid.set(u8::from(pins.xlat.is_some()));
-        ix.xlat.who.set(who & 15);
-        ix.xlat.addr.set(addr);
-        if let Some(h) = &ix.hwd {
-            let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
-            h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
-            h.lookup_opcode.set(op);
-            h.lookup_func.set(func);
-            h.fifo_pop.set(u8::from(pins.hwd_pop));
+        // The request first: it changes most often, and equal pins cost the most to compare.
+        let same = self.last_in.as_ref().is_some_and(|(r, q, p)| *q == req && *r == reset && p == pins);
+        if !same {
+            write_inputs(&self.ix, reset, req, pins);
+            self.last_in = Some((reset, req, *pins));
         }
         // The wrapper takes these inputs for the top (any edge of `sample`).
-        if let Some(s) = ix.sample {
-            s.set(s.get() ^ 1);
+        if let Some(s) = self.ix.sample {
+            if !same || self.trace_wanted() {
+                s.set(s.get() ^ 1);
+            } else {
+                self.sample_owed = !self.sample_owed;
+            }
         }
+        let m = &mut self.m;
         // The clock goes low with the inputs: one evaluation for both.
-        ix.clock.set(0);
+        self.ix.clock.set(0);
         m.eval();
         self.low = true;
         if self.armed.is_some() {

@@ -75,6 +75,7 @@ impl Dut {
             return Err(VlError::TraceOpen { model });
         }
         std::fs::File::create(path).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
+        self.sample_as_toggled();
         self.armed = Some(Armed { path: path.to_path_buf(), start, end, close_after_tick: false });
         self.window = Window::Armed;
         Ok(())

@@ -99,8 +99,8 @@ impl Cosim {
             return Some(g);
         }
         let n = self.cores.len();
-        for k in 0..n {
-            let i = (self.rr + k) % n;
+        // Round-robin from `rr`: rr..n, then 0..rr.
+        for i in (self.rr..n).chain(0..self.rr) {
             let s = &mut self.cores[i];
             let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
             let Via::Bar0(a) = p.via else { continue };

@@ -9,7 +9,7 @@ impl Cosim {
     pub(super) fn stall_bits(&self, o: &Outputs) -> u16 {
         let mut v = 0u16;
         for (i, s) in self.cores.iter().enumerate() {
-            let Some((nx, b)) = s.id.pin() else { continue };
+            let Some((nx, b)) = s.pin else { continue };
             let on = if nx { o.nx_run_stall >> b & 1 } else { o.q7_run_stall >> b & 1 } != 0;
             v |= u16::from(on) << i;
         }
@@ -58,7 +58,7 @@ impl Cosim {
         }
         if o.nx_start != 0 || o.q7_start != 0 {
             for s in self.cores.iter_mut() {
-                let Some((nx, b)) = s.id.pin() else { continue };
+                let Some((nx, b)) = s.pin else { continue };
                 let (bits, at) = if nx { (o.nx_start, o.nx_start_addr) } else { (o.q7_start, o.q7_start_addr) };
                 if bits >> b & 1 != 0 {
                     s.restart = Some(at);
@@ -151,7 +151,7 @@ impl Cosim {
             } else if s.bus.pending.is_some() {
                 self.stats.bus_waits += 1;
             }
-            if let (true, Some((nx, b))) = (s.idle(), s.id.pin()) {
+            if let (true, Some((nx, b))) = (s.idle(), s.pin) {
                 if nx {
                     pins.nx_halted |= 1 << b;
                 } else {
@@ -229,7 +229,7 @@ impl Cosim {
         for (i, s) in self.cores.iter_mut().enumerate() {
             s.core.set_run_stall(now >> i & 1 != 0);
             // The top's interrupt line of the core is its level-1 line 0 ([D]).
-            if let Some((nx, b)) = s.id.pin() {
+            if let Some((nx, b)) = s.pin {
                 s.core.set_irq(IRQ_LINE, if nx { o.nx_irq } else { o.q7_irq } >> b & 1 != 0);
             }
         }

@@ -213,16 +213,7 @@ impl Cosim {
         let mut cores: Vec<Slot> = (0..CORES as u8)
             .map(|n| {
                 let bus = CoreBus::new(Mem::Port, p.q7.pooling.iram_size as u32, Mem::Port, p.q7.pooling.dram_size as u32);
-                Slot {
-                    id: CoreId::Q7(n),
-                    core: Core::new(CoreConfig::q7(p, u32::from(n))),
-                    bus,
-                    attached: true,
-                    last: None,
-                    recent: history::Recent::default(),
-                    restart: None,
-                    first_exception: None,
-                }
+                Slot::new(CoreId::Q7(n), Core::new(CoreConfig::q7(p, u32::from(n))), bus, true)
             })
             .collect();
         let (iram, dram) = (p.bar0.seq_iram, p.bar0.seq_dram);
@@ -233,39 +224,12 @@ impl Cosim {
         for (n, s) in cores.iter_mut().enumerate() {
             s.bus.xlat_who = Some(n as u8 + 1);
         }
-        cores.push(Slot {
-            id: CoreId::Seq,
-            core: Core::new(CoreConfig::nx(p)),
-            bus: seq_bus,
-            attached: true,
-            last: None,
-            recent: history::Recent::default(),
-            restart: None,
-            first_exception: None,
-        });
+        cores.push(Slot::new(CoreId::Seq, Core::new(CoreConfig::nx(p)), seq_bus, true));
         let top_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
-        cores.push(Slot {
-            id: CoreId::TopSp,
-            core: Core::new(CoreConfig::top_sp(p)),
-            bus: top_bus,
-            attached: false,
-            last: None,
-            recent: history::Recent::default(),
-            restart: None,
-            first_exception: None,
-        });
+        cores.push(Slot::new(CoreId::TopSp, Core::new(CoreConfig::top_sp(p)), top_bus, false));
         let ncfw_bus = CoreBus::new(Mem::Local(vec![0; iram.size as usize]), iram.size as u32, Mem::Local(vec![0; dram.size as usize]), dram.size as u32);
         let ncfw = CoreConfig { name: "ncfw".into(), ..CoreConfig::lx(p) };
-        cores.push(Slot {
-            id: CoreId::Ncfw,
-            core: Core::new(ncfw),
-            bus: ncfw_bus,
-            attached: false,
-            last: None,
-            recent: history::Recent::default(),
-            restart: None,
-            first_exception: None,
-        });
+        cores.push(Slot::new(CoreId::Ncfw, Core::new(ncfw), ncfw_bus, false));
         for s in &mut cores {
             s.core.set_run_stall(true);
         }

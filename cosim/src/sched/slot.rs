@@ -43,6 +43,8 @@ impl CoreId {
 /// A behavioural core and its bus.
 pub struct Slot {
     pub id: CoreId,
+    /// `id`'s run-stall/halted bit ([`CoreId::pin`]), kept for the cycle loop.
+    pub(super) pin: Option<(bool, u32)>,
     pub core: Core,
     pub bus: CoreBus,
     /// Stepped at all (the TOP_SP only once it has firmware).
@@ -60,6 +62,10 @@ pub struct Slot {
 }
 
 impl Slot {
+    pub(super) fn new(id: CoreId, core: Core, bus: CoreBus, attached: bool) -> Slot {
+        Slot { id, pin: id.pin(), core, bus, attached, last: None, recent: history::Recent::default(), restart: None, first_exception: None }
+    }
+
     /// What the probes show for this core this cycle.
     pub(super) fn probe(&self, reset: bool) -> (u32, u32, CoreState) {
         let state = match self.last {
