@@ -189,7 +189,7 @@ fn main() {
             std::fs::write(&vstamp_file, &vstamp).unwrap();
         }
         let ports = vlgen::header_ports(&dir.join(format!("{prefix}.h"))).unwrap_or_else(|e| fail(e.to_string()));
-        let shim_text = vlgen::shim(&prefix, design.traced, false, &ports);
+        let shim_text = vlgen::shim(&prefix, design.traced, false, false, &ports);
         std::fs::write(dir.join("shim.cpp"), &shim_text).unwrap();
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cpp")).collect();
         files.sort();
@@ -205,7 +205,7 @@ fn main() {
         let stat = prefix.to_uppercase();
         let _ = writeln!(
             rust,
-            "pub(crate) static {stat}: ModelFns = ModelFns {{ name: \"{prefix}\", design: \"{}\", traced: {}, new: {prefix}_new, delete: {prefix}_delete, eval: {prefix}_eval, ports_fn: {prefix}_ports, trace_open: {prefix}_trace_open, trace_dump: {prefix}_trace_dump, trace_close: {prefix}_trace_close, ports: &[",
+            "pub(crate) static {stat}: ModelFns = ModelFns {{ name: \"{prefix}\", design: \"{}\", traced: {}, fst: false, new: {prefix}_new, delete: {prefix}_delete, eval: {prefix}_eval, ports_fn: {prefix}_ports, trace_open: {prefix}_trace_open, trace_dump: {prefix}_trace_dump, trace_close: {prefix}_trace_close, ports: &[",
             design.name, design.traced
         );
         for p in &ports {

@@ -87,6 +87,8 @@ pub(crate) struct ModelFns {
     pub design: &'static str,
     /// Built with tracing compiled in.
     pub traced: bool,
+    /// Its trace writer writes FST itself (`vlgen::FST_ARGS`); otherwise VCD.
+    pub fst: bool,
     pub(crate) new: unsafe extern "C" fn() -> *mut c_void,
     pub(crate) delete: unsafe extern "C" fn(*mut c_void),
     pub(crate) eval: unsafe extern "C" fn(*mut c_void),
@@ -120,6 +122,8 @@ pub enum VlError {
     WordCount { model: &'static str, name: String, width: u32, words: usize, need: usize },
     #[error("{model}: port '{name}' is {width} bits, not stored in {bytes} byte(s)")]
     PortType { model: &'static str, name: String, width: u32, bytes: usize },
+    #[error("{model} writes FST traces itself: '{path}' must end in .fst")]
+    FstOnly { model: &'static str, path: String },
     #[error("{model}: a trace is already open")]
     TraceOpen { model: &'static str },
     #[error("{model}: cannot open trace file {path}")]
@@ -345,9 +349,12 @@ impl Model {
         if self.tracing {
             return Err(VlError::TraceOpen { model });
         }
-        let vcd = match format {
-            TraceFormat::Vcd => path.to_path_buf(),
-            TraceFormat::Fst => path.with_extension("fst.vcd"),
+        // A VCD-writing model writes an FST's VCD beside it and converts it on closing.
+        let vcd = match (format, self.fns.fst) {
+            (TraceFormat::Fst, true) => path.to_path_buf(),
+            (TraceFormat::Vcd, true) => return Err(VlError::FstOnly { model, path: path.display().to_string() }),
+            (TraceFormat::Vcd, false) => path.to_path_buf(),
+            (TraceFormat::Fst, false) => path.with_extension("fst.vcd"),
         };
         let c = CString::new(vcd.to_string_lossy().as_bytes()).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
         let names = CString::new(only.join("\n")).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
@@ -357,7 +364,7 @@ impl Model {
             return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
         }
         self.tracing = true;
-        self.fst = (format == TraceFormat::Fst).then(|| (vcd, path.to_path_buf()));
+        self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| (vcd, path.to_path_buf()));
         Ok(())
     }
 

@@ -40,6 +40,8 @@ pub struct Spec {
     /// The wrapper samples the top's inputs (`vlgen::sim_top`).
     pub sampled: bool,
     pub traced: bool,
+    /// Traced, and writing FST itself ([`Spec::writing_fst`]) rather than VCD.
+    pub fst: bool,
     /// Line and toggle coverage (`--coverage-line --coverage-toggle`): each
     /// model writes its counts when deleted ([`coverage_to`]).
     pub coverage: bool,
@@ -59,10 +61,22 @@ impl Spec {
             probes: probes.map(str::to_string),
             sampled: true,
             traced,
+            fst: false,
             coverage: false,
             verilator_args: vlgen::verilator_args(prefix, traced),
             opt: "-O2",
         }
+    }
+
+    /// The same model, traced, with Verilator's FST writer instead of its
+    /// VCD writer (`vlgen::FST_ARGS`): it writes `.fst` traces as the run
+    /// goes, its compression on a thread of its own, and no `.vcd`.
+    pub fn writing_fst(mut self) -> Spec {
+        self.traced = true;
+        self.fst = true;
+        self.verilator_args.retain(|a| a != "--trace");
+        self.verilator_args.extend(vlgen::FST_ARGS.iter().map(|a| a.to_string()));
+        self
     }
 }
 
@@ -144,7 +158,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         None => None,
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.coverage).hash(&mut h);
+    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.fst, spec.coverage).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = dir.join(format!("lib{}.so", spec.prefix));
     let stamp_file = dir.join("build.stamp");
@@ -173,14 +187,14 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         say(&format!("verilating {} ({} lines of Verilog)", spec.prefix, spec.verilog.lines().count()));
         run("verilator", &mut cmd, &source.display().to_string())?;
         let ports = vlgen::header_ports(&gen.join(format!("{}.h", spec.prefix)))?;
-        std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, spec.coverage, &ports)).map_err(io("shim.cpp"))?;
+        std::fs::write(gen.join("shim.cpp"), vlgen::shim(&spec.prefix, spec.traced, spec.fst, spec.coverage, &ports)).map_err(io("shim.cpp"))?;
         let mut files: Vec<PathBuf> = std::fs::read_dir(&gen)
             .map_err(io(gen.display().to_string()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
             .collect();
         files.sort();
-        files.extend(vlgen::RUNTIME.iter().map(|f| inc.join(f)));
+        files.extend(vlgen::RUNTIME.iter().map(|&f| inc.join(if spec.fst && f.contains("_vcd_") { vlgen::RUNTIME_FST } else { f })));
         if spec.coverage {
             files.push(inc.join(vlgen::RUNTIME_COVERAGE));
         }
@@ -198,14 +212,18 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
             format!("-DVM_COVERAGE={}", d(spec.coverage)),
             "-DVM_SC=0".into(),
             format!("-DVM_TRACE={}", d(spec.traced)),
-            format!("-DVM_TRACE_VCD={}", d(spec.traced)),
-            "-DVM_TRACE_FST=0".into(),
+            format!("-DVM_TRACE_VCD={}", d(spec.traced && !spec.fst)),
+            format!("-DVM_TRACE_FST={}", d(spec.fst)),
         ];
         let objs = compile_all(&files, &gen, &flags, jobs)?;
-        run("g++", Command::new("g++").args(["-shared", "-Wl,-Bsymbolic", "-o"]).arg(&lib).args(&objs).arg("-lpthread"), &lib.display().to_string())?;
+        run(
+            "g++",
+            Command::new("g++").args(["-shared", "-Wl,-Bsymbolic", "-o"]).arg(&lib).args(&objs).arg("-lpthread").args(spec.fst.then_some("-lz")),
+            &lib.display().to_string(),
+        )?;
         std::fs::write(&stamp_file, &stamp).map_err(io(stamp_file.display().to_string()))?;
     }
-    load(&lib, &spec.prefix, spec.top.trim_end_matches("_tpb_top"), spec.traced, &dir.join("gen").join(format!("{}.h", spec.prefix)))
+    load(&lib, &spec.prefix, spec.top.trim_end_matches("_tpb_top"), spec.traced, spec.fst, &dir.join("gen").join(format!("{}.h", spec.prefix)))
 }
 
 /// Send the coverage of every model of library `lib` (a [`Spec::coverage`]
@@ -231,7 +249,7 @@ pub fn library(spec: &Spec, dir: &Path) -> PathBuf {
 
 /// Load a built model library. The library stays loaded for the life of the
 /// process (the model's function table is `'static`).
-fn load(lib: &Path, prefix: &str, design: &str, traced: bool, header: &Path) -> Result<Model, BuildError> {
+fn load(lib: &Path, prefix: &str, design: &str, traced: bool, fst: bool, header: &Path) -> Result<Model, BuildError> {
     let err = |msg: String| BuildError::Load { path: lib.display().to_string(), msg };
     let ports = vlgen::header_ports(header)?;
     // SAFETY: the library was built here from the shim above; its symbols
@@ -248,6 +266,7 @@ fn load(lib: &Path, prefix: &str, design: &str, traced: bool, header: &Path) -> 
             name: Box::leak(prefix.to_string().into_boxed_str()),
             design: Box::leak(design.to_string().into_boxed_str()),
             traced,
+            fst,
             new: sym!("new", unsafe extern "C" fn() -> *mut c_void),
             delete: sym!("delete", unsafe extern "C" fn(*mut c_void)),
             eval: sym!("eval", unsafe extern "C" fn(*mut c_void)),

@@ -158,8 +158,12 @@ fn a_model_without_tracing_refuses_a_trace_and_bad_ports_are_errors() {
 
 /// A run of `n` random cycles on a CAYMAN top, traced into `path` (`.vcd` or `.fst`).
 fn traced_run(path: &std::path::Path, n: usize) {
+    traced_run_on(Dut::new(Arch::Cayman).unwrap(), path, n)
+}
+
+/// As [`traced_run`], on a given CAYMAN top.
+fn traced_run_on(mut d: Dut, path: &std::path::Path, n: usize) {
     let map = builtin(Arch::Cayman).unwrap();
-    let mut d = Dut::new(Arch::Cayman).unwrap();
     d.trace_open(path).unwrap();
     let mut t = Traffic::new(&map, MemBits::full(&map.params), 11);
     d.reset();
@@ -175,6 +179,49 @@ fn traced_run(path: &std::path::Path, n: usize) {
 fn scopes(w: &wellen::simple::Waveform) -> Vec<String> {
     let h = w.hierarchy();
     h.iter_scopes().map(|s| s.full_name(h)).collect()
+}
+
+/// Every signal of a waveform file by full name: its (time, bits) changes.
+fn changes(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(u64, String)>> {
+    let mut w = wellen::simple::read(path).unwrap_or_else(|e| panic!("wellen cannot read {}: {e:?}", path.display()));
+    let vars: Vec<(String, wellen::SignalRef)> = {
+        let h = w.hierarchy();
+        h.iter_vars().map(|v| (v.full_name(h), v.signal_ref())).collect()
+    };
+    let refs: Vec<wellen::SignalRef> = vars.iter().map(|v| v.1).collect();
+    w.load_signals(&refs);
+    let times = w.time_table().to_vec();
+    vars.iter()
+        .map(|(name, r)| {
+            let sig = w.get_signal(*r).unwrap();
+            (name.clone(), sig.iter_changes().map(|(i, v)| (times[i as usize], v.to_bit_string().unwrap_or_default())).collect())
+        })
+        .collect()
+}
+
+/// A top built with Verilator's FST writer (`Dut::writing_fst`) writes, for
+/// the same stimulus, an FST with every signal, time and value of the VCD
+/// the compiled-in model writes; it refuses a `.vcd` path.
+#[test]
+fn the_fst_writing_model_traces_what_the_vcd_shows() {
+    let dir = tpb_testbench::tools::repo_root().join("target/wave-readers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (vcd, fst) = (dir.join("native.vcd"), dir.join("native.fst"));
+    traced_run(&vcd, 400);
+    let d = Dut::writing_fst(Arch::Cayman, 2, &|s| println!("{s}")).unwrap_or_else(|e| panic!("{e}"));
+    traced_run_on(d, &fst, 400);
+    assert!(!fst.with_extension("fst.vcd").exists(), "the FST was written directly, not converted");
+    let (a, b) = (changes(&vcd), changes(&fst));
+    assert!(a.len() > 4000, "{} signals in the VCD", a.len());
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same signals");
+    let moved = a.values().filter(|c| c.len() > 2).count();
+    assert!(moved > 500, "only {moved} signals change: the run does too little to compare");
+    for (name, ca) in &a {
+        assert_eq!(ca, &b[name], "{name}: the FST's changes differ from the VCD's");
+    }
+    let mut d = Dut::writing_fst(Arch::Cayman, 2, &|_| {}).unwrap();
+    let e = d.trace_open(&dir.join("native2.vcd")).unwrap_err();
+    assert!(e.to_string().contains("must end in .fst"), "{e}");
 }
 
 /// Our VCD opens in GTKWave's converter (`vcd2fst`) and in `wellen`, with

@@ -138,7 +138,9 @@ pub enum HalKind {
     InitDma = 3,
 }
 
+mod fst;
 mod window;
+pub use fst::spec as fst_spec;
 use window::Armed;
 pub use window::{Trigger, Window, WindowEnd};
 

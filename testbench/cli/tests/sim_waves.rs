@@ -69,11 +69,14 @@ fn tpb_sim_bringup_writes_waves_a_gtkw_and_diagrams() {
         let svg = std::fs::read_to_string(vcd.with_extension(format!("{g}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("q7_run_stall") && svg.matches("<path").count() > 10, "{g}");
     }
-    // FST works too.
-    let fst = dir.join("bringup.mariana.fst");
-    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "mariana", "--fst", fst.to_str().unwrap()]);
+    // FST works too: written by the FST-writing model (no VCD beside it),
+    // with its save file and diagrams.
+    let fst = dir.join("bringup.cayman.fst");
+    let (code, out, err) = tpb(&["sim", "bringup", "--arch", "cayman", "--fst", fst.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(std::fs::metadata(&fst).unwrap().len() > 1000);
+    assert!(!fst.with_extension("fst.vcd").exists(), "an FST written through a VCD");
+    assert!(fst.with_extension("gtkw").exists() && fst.with_extension("run_stall.svg").exists(), "{out}");
 }
 
 #[test]

@@ -73,7 +73,16 @@ pub(super) fn sim(
         }
         (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
-        let mut c = tpb_cosim::sched::Cosim::new(arch).map_err(sc::ScenarioError::from)?;
+        // An FST is written by a model built with Verilator's FST writer
+        // (built once, cached under target/fst-model/); a VCD by the compiled-in one.
+        let dut = match fst {
+            Some(_) => {
+                let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+                tpb_cosim::dut::Dut::writing_fst(arch, jobs, &|s| eprintln!("tpb sim: {s} (the FST-writing model: built once)")).map_err(|e| CliError::Sim(e.to_string()))?
+            }
+            None => tpb_cosim::dut::Dut::new(arch).map_err(|e| CliError::Sim(e.to_string()))?,
+        };
+        let mut c = tpb_cosim::sched::Cosim::on(dut).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {
             traces.push(p.to_path_buf());
             match &window {
