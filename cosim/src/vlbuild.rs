@@ -68,6 +68,15 @@ impl Spec {
         }
     }
 
+    /// Generation `arch`'s top as the compiled-in model has it (the
+    /// checked-in `hdl/generated/<arch>_tpb_top.v` in its probe wrapper),
+    /// as model `prefix`, traced or not.
+    pub fn top(arch: tpb_models::regmap::Arch, prefix: &str, traced: bool) -> Result<Spec, BuildError> {
+        let path = crate::regen::repo_root().join(format!("hdl/generated/{}_tpb_top.v", arch.name()));
+        let verilog = std::fs::read_to_string(&path).map_err(io(path.display().to_string()))?;
+        Ok(Spec::new(prefix, verilog, &format!("{}_tpb_top", arch.name()), Some(arch.name()), traced))
+    }
+
     /// The same model, traced, with Verilator's FST writer instead of its
     /// VCD writer (`vlgen::FST_ARGS`): it writes `.fst` traces as the run
     /// goes, its compression on a thread of its own, and no `.vcd`.

@@ -57,9 +57,7 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CoverError {
 /// The coverage model of `arch` (its top as the normal model has it, with
 /// the probe wrapper).
 pub fn spec(arch: Arch) -> Result<Spec, CoverError> {
-    let path = crate::regen::repo_root().join(format!("hdl/generated/{}_tpb_top.v", arch.name()));
-    let verilog = std::fs::read_to_string(&path).map_err(io(path.display().to_string()))?;
-    let mut s = Spec::new(&format!("Vcover_{}", arch.name()), verilog, &format!("{}_tpb_top", arch.name()), Some(arch.name()), false);
+    let mut s = Spec::top(arch, &format!("Vcover_{}", arch.name()), false)?;
     s.coverage = true;
     Ok(s)
 }

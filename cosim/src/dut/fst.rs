@@ -12,9 +12,17 @@ use tpb_models::regmap::Arch;
 
 /// The FST-writing model of `arch`.
 pub fn spec(arch: Arch) -> Result<Spec, BuildError> {
-    let path = crate::regen::repo_root().join(format!("hdl/generated/{}_tpb_top.v", arch.name()));
-    let verilog = std::fs::read_to_string(&path).map_err(|source| BuildError::Io { what: path.display().to_string(), source })?;
-    Ok(Spec::new(&format!("Vfst_{}", arch.name()), verilog, &format!("{}_tpb_top", arch.name()), Some(arch.name()), true).writing_fst())
+    Ok(Spec::top(arch, &format!("Vfst_{}", arch.name()), true)?.writing_fst())
+}
+
+/// A compiler failing on `zlib.h` is told which package has it.
+fn name_zlib(e: BuildError) -> BuildError {
+    match e {
+        BuildError::Tool { tool, what, stderr } if stderr.contains("zlib.h") => {
+            BuildError::Tool { tool, what, stderr: format!("{stderr}\nVerilator's FST writer needs zlib's headers: `bash scripts/setup`, or apt-get install zlib1g-dev") }
+        }
+        e => e,
+    }
 }
 
 impl Dut {
@@ -24,12 +32,21 @@ impl Dut {
     pub fn writing_fst(arch: Arch, jobs: usize, say: &dyn Fn(&str)) -> Result<Dut, BuildError> {
         let s = spec(arch)?;
         let dir = crate::regen::repo_root().join("target/fst-model").join(&s.prefix);
-        let m = vlbuild::build(&s, &dir, jobs, say).map_err(|e| match e {
-            BuildError::Tool { tool, what, stderr } if stderr.contains("zlib.h") => {
-                BuildError::Tool { tool, what, stderr: format!("{stderr}\nVerilator's FST writer needs zlib's headers: `bash scripts/setup`, or apt-get install zlib1g-dev") }
-            }
-            e => e,
-        })?;
+        let m = vlbuild::build(&s, &dir, jobs, say).map_err(name_zlib)?;
         Dut::with_model(arch, m).map_err(|e| BuildError::Load { path: dir.display().to_string(), msg: e.to_string() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_zlib_header_names_its_package_and_other_errors_pass_through() {
+        let e = name_zlib(BuildError::Tool { tool: "g++", what: "x.o".into(), stderr: "fstapi.c:42: fatal error: zlib.h: No such file or directory".into() });
+        let m = e.to_string();
+        assert!(m.contains("zlib.h: No such file") && m.contains("apt-get install zlib1g-dev"), "{m}");
+        let e = name_zlib(BuildError::Tool { tool: "g++", what: "x.o".into(), stderr: "syntax error".into() });
+        assert!(!e.to_string().contains("zlib1g-dev"), "{e}");
     }
 }

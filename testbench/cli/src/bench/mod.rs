@@ -338,13 +338,12 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
             ] {
                 add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
                     // The previous emission has no FST-writing build: its column converts, as before.
-                    let (before, tracing) = match (e, tracing) {
-                        (Engine2::Before { .. }, Tracing::FstNative) => (true, Tracing::Fst),
-                        (Engine2::Before { .. }, t) => (true, t),
-                        (Engine2::Now, t) => (false, t),
+                    let tracing = match (e, tracing) {
+                        (Engine2::Before { .. }, Tracing::FstNative) => Tracing::Fst,
+                        (_, t) => t,
                     };
                     let dut = || match tracing {
-                        Tracing::FstNative if !before => Dut::writing_fst(arch, jobs, &|s| eprintln!("tpb bench: {s}")).map_err(run_err),
+                        Tracing::FstNative => Dut::writing_fst(arch, jobs, &|s| eprintln!("tpb bench: {s}")).map_err(run_err),
                         _ => e.traced(arch),
                     };
                     repeat(args.runs, || cosim_rate(dut()?, n, tracing, &dir, "cosim").map(|r| r.0))
