@@ -24,7 +24,7 @@ module notific(
     input wire [7:0] sem_index$5,
     input wire dma_done,
     input wire [7:0] dma_index,
-    input wire [2:0] dma_err,
+    input wire [4:0] dma_err,
     input wire [15:0] halted,
     input wire bus_err,
     input wire [31:0] bus_addr,
@@ -78,10 +78,10 @@ module notific(
     reg [15:0] drop_bits_q;
     reg [31:0] cycle_q;
     reg [15:0] prev_halted;
-    reg [2:0] prev_err;
+    reg [4:0] prev_err;
     reg [3:0] fix_valid;
     reg [5:0] sem_slot_valid;
-    reg [2:0] err_arg;
+    reg [4:0] err_arg;
     reg [31:0] bus_arg;
     reg [15:0] halt_arg;
     reg [7:0] dma_arg;
@@ -110,10 +110,10 @@ module notific(
         drop_bits_q = 16'h0;
         cycle_q = 32'h0;
         prev_halted = 16'h0;
-        prev_err = 3'h0;
+        prev_err = 5'h0;
         fix_valid = 4'h0;
         sem_slot_valid = 6'h0;
-        err_arg = 3'h0;
+        err_arg = 5'h0;
         bus_arg = 32'h0;
         halt_arg = 16'h0;
         dma_arg = 8'h0;
@@ -158,7 +158,7 @@ module notific(
     reg [5:0] sem_free;
     reg [31:0] w0;
     reg [31:0] w1;
-    reg [2:0] new_err;
+    reg [4:0] new_err;
     reg [15:0] new_halt;
     reg [1:0] drop_fix;
     reg [5:0] drop_sem;

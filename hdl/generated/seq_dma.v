@@ -28,7 +28,12 @@ module seq_dma(
     output reg [31:0] db_amount,
     input wire db_ready,
     output reg busy,
-    output reg [2:0] errors
+    output reg [4:0] errors,
+    output reg m_valid,
+    output reg [63:0] m_addr,
+    output reg [31:0] m_wdata,
+    input wire m_ack,
+    input wire m_err
 );
 
     // Constants
@@ -49,7 +54,7 @@ module seq_dma(
     reg [31:0] tx_hw_head;
     reg [31:0] tx_pending;
     reg [31:0] tx_done;
-    reg [2:0] error;
+    reg [4:0] error;
     reg [2:0] state;
     reg ring_tx;
     reg [1:0] desc_k;
@@ -57,6 +62,9 @@ module seq_dma(
     reg [31:0] d_src;
     reg [31:0] d_dst;
     reg [15:0] d_len;
+    reg [1:0] d_op;
+    reg [31:0] soc_lo;
+    reg [31:0] soc_hi;
     reg [31:0] d_done_addr;
     reg [15:0] count;
     reg [31:0] data;
@@ -71,7 +79,7 @@ module seq_dma(
         tx_hw_head = 32'h0;
         tx_pending = 32'h0;
         tx_done = 32'h0;
-        error = 3'h0;
+        error = 5'h0;
         state = 3'h0;
         ring_tx = 1'h0;
         desc_k = 2'h0;
@@ -79,6 +87,9 @@ module seq_dma(
         d_src = 32'h0;
         d_dst = 32'h0;
         d_len = 16'h0;
+        d_op = 2'h0;
+        soc_lo = 32'h0;
+        soc_hi = 32'h0;
         d_done_addr = 32'h0;
         count = 16'h0;
         data = 32'h0;
@@ -90,11 +101,12 @@ module seq_dma(
     reg [31:0] desc_addr;
     reg [31:0] src_addr;
     reg [31:0] dst_addr;
+    reg [31:0] ptr_addr;
     reg retire;
     reg [31:0] rx_add;
     reg [31:0] tx_add;
-    reg [2:0] err_set;
-    reg [2:0] err_kept;
+    reg [4:0] err_set;
+    reg [4:0] err_kept;
     reg sram$a_valid;
     reg [7:0] sram$a_word;
     reg sram$a_write;
@@ -149,6 +161,23 @@ module seq_dma(
             end
             32'h1: begin
                 if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        case (desc_k)
+                            32'h0: begin
+                            end
+                            32'h1: begin
+                            end
+                            32'h2: begin
+                            end
+                            default: begin
+                                if (d_op == 32'h2) begin
+                                end else if (d_op == 32'h3) begin
+                                    err_set = 32'h10;
+                                    retire = 1'b1;
+                                end
+                            end
+                        endcase
+                    end
                 end else if ((desc_addr & sram_hi) != 32'h0) begin
                     err_set = 32'h2;
                     retire = 1'b1;
@@ -157,12 +186,27 @@ module seq_dma(
             32'h2: begin
                 if (count == d_len) begin
                 end else if (waiting) begin
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                     err_set = 32'h2;
                     retire = 1'b1;
                 end
             end
             32'h3: begin
+            end
+            32'h5: begin
+            end
+            32'h6: begin
+                if (waiting) begin
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
+            end
+            32'h7: begin
+                if (m_ack & m_err) begin
+                    err_set = 32'h8;
+                    retire = 1'b1;
+                end
             end
             default: begin
                 if (d_done_addr == 32'h0) begin
@@ -200,7 +244,7 @@ module seq_dma(
         if (bus_status) begin
             if (req_addr[32'h2 +: 3] == 32'h6) begin
                 if (req_write) begin
-                    err_kept = error & ~req_wdata[32'h0 +: 3];
+                    err_kept = error & ~req_wdata[32'h0 +: 5];
                 end
             end
         end
@@ -238,6 +282,22 @@ module seq_dma(
     end
 
     always @(*) begin
+        ptr_addr = d_dst + ((desc_k & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        m_valid = state == 32'h7;
+    end
+
+    always @(*) begin
+        m_addr = (((soc_hi & 64'hffffffffffffffff) << 32'h20) | (soc_lo & 64'hffffffffffffffff)) + ((count & 64'hffffffffffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        m_wdata = data;
+    end
+
+    always @(*) begin
         db_index = d_done_addr[32'h2 +: 8];
     end
 
@@ -247,18 +307,6 @@ module seq_dma(
 
     always @(*) begin
         errors = error;
-    end
-
-    always @(*) begin
-        if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || (state == 32'h3)))) begin
-            if (state == 32'h2) begin
-                sram$a_word = src_addr[32'h2 +: 8];
-            end else begin
-                sram$a_word = dst_addr[32'h2 +: 8];
-            end
-        end else begin
-            sram$a_word = desc_addr[32'h2 +: 8];
-        end
     end
 
     always @(*) begin
@@ -282,6 +330,27 @@ module seq_dma(
     end
 
     always @(*) begin
+        if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || ((state == 32'h3) || ((state == 32'h5) || (state == 32'h6)))))) begin
+            case (state)
+                32'h2: begin
+                    sram$a_word = src_addr[32'h2 +: 8];
+                end
+                32'h3: begin
+                    sram$a_word = dst_addr[32'h2 +: 8];
+                end
+                32'h5: begin
+                    sram$a_word = dst_addr[32'h2 +: 8];
+                end
+                default: begin
+                    sram$a_word = ptr_addr[32'h2 +: 8];
+                end
+            endcase
+        end else begin
+            sram$a_word = desc_addr[32'h2 +: 8];
+        end
+    end
+
+    always @(*) begin
         case (state)
             32'h0: begin
                 sram$a_valid = 1'b0;
@@ -300,7 +369,7 @@ module seq_dma(
                     sram$a_valid = 1'b0;
                 end else if (waiting) begin
                     sram$a_valid = 1'b0;
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                     sram$a_valid = 1'b0;
                 end else begin
                     sram$a_valid = 1'b1;
@@ -308,6 +377,22 @@ module seq_dma(
             end
             32'h3: begin
                 if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            32'h5: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            32'h6: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
                     sram$a_valid = 1'b0;
                 end else begin
                     sram$a_valid = 1'b1;
@@ -331,6 +416,15 @@ module seq_dma(
                 db_valid = 1'b0;
             end
             32'h3: begin
+                db_valid = 1'b0;
+            end
+            32'h5: begin
+                db_valid = 1'b0;
+            end
+            32'h6: begin
+                db_valid = 1'b0;
+            end
+            32'h7: begin
                 db_valid = 1'b0;
             end
             default: begin
@@ -413,11 +507,17 @@ module seq_dma(
                             end
                             32'h2: begin
                                 d_len <= sram$rdata[32'h0 +: 16];
+                                d_op <= sram$rdata[32'h10 +: 2];
                             end
                             default: begin
                                 d_done_addr <= sram$rdata;
                                 count <= 32'h0;
-                                state <= 32'h2;
+                                if (d_op == 32'h2) begin
+                                    state <= 32'h6;
+                                end else if (d_op == 32'h3) begin
+                                end else begin
+                                    state <= 32'h2;
+                                end
                             end
                         endcase
                     end
@@ -433,9 +533,15 @@ module seq_dma(
                     if (sram$a_rvalid) begin
                         waiting <= 1'b0;
                         data <= sram$rdata;
-                        state <= 32'h3;
+                        if (d_op == 32'h1) begin
+                            state <= 32'h5;
+                        end else if (d_op == 32'h2) begin
+                            state <= 32'h7;
+                        end else begin
+                            state <= 32'h3;
+                        end
                     end
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                 end else if (~bus_sram) begin
                     waiting <= 1'b1;
                 end
@@ -449,6 +555,41 @@ module seq_dma(
                     end
                 end else if (~bus_sram) begin
                     waiting <= 1'b1;
+                end
+            end
+            32'h5: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        data <= data + sram$rdata;
+                        state <= 32'h3;
+                    end
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h6: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        desc_k <= desc_k + 32'h1;
+                        if (desc_k[32'h0]) begin
+                            soc_hi <= sram$rdata;
+                            state <= 32'h2;
+                        end else begin
+                            soc_lo <= sram$rdata;
+                        end
+                    end
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h7: begin
+                if (m_ack & m_err) begin
+                end else if (m_ack) begin
+                    count <= count + 32'h1;
+                    state <= 32'h2;
                 end
             end
         endcase

@@ -29,6 +29,12 @@ module sunda_tpb_top(
     output reg [7:0] sem_notif_index,
     output reg dma_db_valid,
     output reg dma_busy,
+    output reg dma_m_valid,
+    output reg [31:0] dma_m_addr_lo,
+    output reg [31:0] dma_m_addr_hi,
+    output reg [31:0] dma_m_wdata,
+    input wire dma_m_ack,
+    input wire dma_m_err,
     input wire xlat_valid,
     input wire [3:0] xlat_who,
     input wire [31:0] xlat_addr,
@@ -221,7 +227,7 @@ module sunda_tpb_top(
 
     // Registers
     reg [31:0] err_addr_q;
-    reg [2:0] dma_err_prev;
+    reg [4:0] dma_err_prev;
     reg err_q;
     reg zero_q;
     reg xl_v_q;
@@ -233,7 +239,7 @@ module sunda_tpb_top(
     reg [7:0] q7_sem_stall;
     initial begin
         err_addr_q = 32'h0;
-        dma_err_prev = 3'h0;
+        dma_err_prev = 5'h0;
         err_q = 1'h0;
         zero_q = 1'h0;
         xl_v_q = 1'h0;
@@ -508,7 +514,10 @@ module sunda_tpb_top(
     wire [31:0] dma$db_amount;
     wire [7:0] dma$db_index;
     wire dma$db_valid;
-    wire [2:0] dma$errors;
+    wire [4:0] dma$errors;
+    wire [63:0] dma$m_addr;
+    wire dma$m_valid;
+    wire [31:0] dma$m_wdata;
     wire dma$rsp_err;
     wire [31:0] dma$rsp_rdata;
     wire dma$rsp_valid;
@@ -1787,7 +1796,12 @@ module sunda_tpb_top(
         .db_amount(dma$db_amount),
         .db_ready(dma$db_ready),
         .busy(dma$busy),
-        .errors(dma$errors)
+        .errors(dma$errors),
+        .m_valid(dma$m_valid),
+        .m_addr(dma$m_addr),
+        .m_wdata(dma$m_wdata),
+        .m_ack(dma_m_ack),
+        .m_err(dma_m_err)
     );
     sunda_tpb_top__ntf ntf (
         .clock(clock),
@@ -3221,6 +3235,22 @@ module sunda_tpb_top(
     end
 
     always @(*) begin
+        dma_m_valid = dma$m_valid;
+    end
+
+    always @(*) begin
+        dma_m_addr_lo = dma$m_addr[32'h0 +: 32];
+    end
+
+    always @(*) begin
+        dma_m_addr_hi = dma$m_addr[32'h20 +: 32];
+    end
+
+    always @(*) begin
+        dma_m_wdata = dma$m_wdata;
+    end
+
+    always @(*) begin
         ntf$req_valid = req_go & ((req_addr & ntf_mask) == ntf_base);
     end
 
@@ -3732,7 +3762,7 @@ module sunda_tpb_top__ntf(
     input wire [7:0] sem_index$5,
     input wire dma_done,
     input wire [7:0] dma_index,
-    input wire [2:0] dma_err,
+    input wire [4:0] dma_err,
     input wire [15:0] halted,
     input wire bus_err,
     input wire [31:0] bus_addr,
@@ -3786,10 +3816,10 @@ module sunda_tpb_top__ntf(
     reg [15:0] drop_bits_q;
     reg [31:0] cycle_q;
     reg [15:0] prev_halted;
-    reg [2:0] prev_err;
+    reg [4:0] prev_err;
     reg [3:0] fix_valid;
     reg [5:0] sem_slot_valid;
-    reg [2:0] err_arg;
+    reg [4:0] err_arg;
     reg [31:0] bus_arg;
     reg [15:0] halt_arg;
     reg [7:0] dma_arg;
@@ -3818,10 +3848,10 @@ module sunda_tpb_top__ntf(
         drop_bits_q = 16'h0;
         cycle_q = 32'h0;
         prev_halted = 16'h0;
-        prev_err = 3'h0;
+        prev_err = 5'h0;
         fix_valid = 4'h0;
         sem_slot_valid = 6'h0;
-        err_arg = 3'h0;
+        err_arg = 5'h0;
         bus_arg = 32'h0;
         halt_arg = 16'h0;
         dma_arg = 8'h0;
@@ -3866,7 +3896,7 @@ module sunda_tpb_top__ntf(
     reg [5:0] sem_free;
     reg [31:0] w0;
     reg [31:0] w1;
-    reg [2:0] new_err;
+    reg [4:0] new_err;
     reg [15:0] new_halt;
     reg [1:0] drop_fix;
     reg [5:0] drop_sem;
@@ -4544,7 +4574,12 @@ module sunda_tpb_top__dma(
     output reg [31:0] db_amount,
     input wire db_ready,
     output reg busy,
-    output reg [2:0] errors
+    output reg [4:0] errors,
+    output reg m_valid,
+    output reg [63:0] m_addr,
+    output reg [31:0] m_wdata,
+    input wire m_ack,
+    input wire m_err
 );
 
     // Constants
@@ -4565,7 +4600,7 @@ module sunda_tpb_top__dma(
     reg [31:0] tx_hw_head;
     reg [31:0] tx_pending;
     reg [31:0] tx_done;
-    reg [2:0] error;
+    reg [4:0] error;
     reg [2:0] state;
     reg ring_tx;
     reg [1:0] desc_k;
@@ -4573,6 +4608,9 @@ module sunda_tpb_top__dma(
     reg [31:0] d_src;
     reg [31:0] d_dst;
     reg [15:0] d_len;
+    reg [1:0] d_op;
+    reg [31:0] soc_lo;
+    reg [31:0] soc_hi;
     reg [31:0] d_done_addr;
     reg [15:0] count;
     reg [31:0] data;
@@ -4587,7 +4625,7 @@ module sunda_tpb_top__dma(
         tx_hw_head = 32'h0;
         tx_pending = 32'h0;
         tx_done = 32'h0;
-        error = 3'h0;
+        error = 5'h0;
         state = 3'h0;
         ring_tx = 1'h0;
         desc_k = 2'h0;
@@ -4595,6 +4633,9 @@ module sunda_tpb_top__dma(
         d_src = 32'h0;
         d_dst = 32'h0;
         d_len = 16'h0;
+        d_op = 2'h0;
+        soc_lo = 32'h0;
+        soc_hi = 32'h0;
         d_done_addr = 32'h0;
         count = 16'h0;
         data = 32'h0;
@@ -4606,11 +4647,12 @@ module sunda_tpb_top__dma(
     reg [31:0] desc_addr;
     reg [31:0] src_addr;
     reg [31:0] dst_addr;
+    reg [31:0] ptr_addr;
     reg retire;
     reg [31:0] rx_add;
     reg [31:0] tx_add;
-    reg [2:0] err_set;
-    reg [2:0] err_kept;
+    reg [4:0] err_set;
+    reg [4:0] err_kept;
     reg sram$a_valid;
     reg [7:0] sram$a_word;
     reg sram$a_write;
@@ -4665,6 +4707,23 @@ module sunda_tpb_top__dma(
             end
             32'h1: begin
                 if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        case (desc_k)
+                            32'h0: begin
+                            end
+                            32'h1: begin
+                            end
+                            32'h2: begin
+                            end
+                            default: begin
+                                if (d_op == 32'h2) begin
+                                end else if (d_op == 32'h3) begin
+                                    err_set = 32'h10;
+                                    retire = 1'b1;
+                                end
+                            end
+                        endcase
+                    end
                 end else if ((desc_addr & sram_hi) != 32'h0) begin
                     err_set = 32'h2;
                     retire = 1'b1;
@@ -4673,12 +4732,27 @@ module sunda_tpb_top__dma(
             32'h2: begin
                 if (count == d_len) begin
                 end else if (waiting) begin
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                     err_set = 32'h2;
                     retire = 1'b1;
                 end
             end
             32'h3: begin
+            end
+            32'h5: begin
+            end
+            32'h6: begin
+                if (waiting) begin
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end
+            end
+            32'h7: begin
+                if (m_ack & m_err) begin
+                    err_set = 32'h8;
+                    retire = 1'b1;
+                end
             end
             default: begin
                 if (d_done_addr == 32'h0) begin
@@ -4716,7 +4790,7 @@ module sunda_tpb_top__dma(
         if (bus_status) begin
             if (req_addr[32'h2 +: 3] == 32'h6) begin
                 if (req_write) begin
-                    err_kept = error & ~req_wdata[32'h0 +: 3];
+                    err_kept = error & ~req_wdata[32'h0 +: 5];
                 end
             end
         end
@@ -4754,6 +4828,22 @@ module sunda_tpb_top__dma(
     end
 
     always @(*) begin
+        ptr_addr = d_dst + ((desc_k & 32'hffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        m_valid = state == 32'h7;
+    end
+
+    always @(*) begin
+        m_addr = (((soc_hi & 64'hffffffffffffffff) << 32'h20) | (soc_lo & 64'hffffffffffffffff)) + ((count & 64'hffffffffffffffff) << 32'h2);
+    end
+
+    always @(*) begin
+        m_wdata = data;
+    end
+
+    always @(*) begin
         db_index = d_done_addr[32'h2 +: 8];
     end
 
@@ -4763,18 +4853,6 @@ module sunda_tpb_top__dma(
 
     always @(*) begin
         errors = error;
-    end
-
-    always @(*) begin
-        if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || (state == 32'h3)))) begin
-            if (state == 32'h2) begin
-                sram$a_word = src_addr[32'h2 +: 8];
-            end else begin
-                sram$a_word = dst_addr[32'h2 +: 8];
-            end
-        end else begin
-            sram$a_word = desc_addr[32'h2 +: 8];
-        end
     end
 
     always @(*) begin
@@ -4798,6 +4876,27 @@ module sunda_tpb_top__dma(
     end
 
     always @(*) begin
+        if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || ((state == 32'h3) || ((state == 32'h5) || (state == 32'h6)))))) begin
+            case (state)
+                32'h2: begin
+                    sram$a_word = src_addr[32'h2 +: 8];
+                end
+                32'h3: begin
+                    sram$a_word = dst_addr[32'h2 +: 8];
+                end
+                32'h5: begin
+                    sram$a_word = dst_addr[32'h2 +: 8];
+                end
+                default: begin
+                    sram$a_word = ptr_addr[32'h2 +: 8];
+                end
+            endcase
+        end else begin
+            sram$a_word = desc_addr[32'h2 +: 8];
+        end
+    end
+
+    always @(*) begin
         case (state)
             32'h0: begin
                 sram$a_valid = 1'b0;
@@ -4816,7 +4915,7 @@ module sunda_tpb_top__dma(
                     sram$a_valid = 1'b0;
                 end else if (waiting) begin
                     sram$a_valid = 1'b0;
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                     sram$a_valid = 1'b0;
                 end else begin
                     sram$a_valid = 1'b1;
@@ -4824,6 +4923,22 @@ module sunda_tpb_top__dma(
             end
             32'h3: begin
                 if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            32'h5: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else begin
+                    sram$a_valid = 1'b1;
+                end
+            end
+            32'h6: begin
+                if (waiting) begin
+                    sram$a_valid = 1'b0;
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
                     sram$a_valid = 1'b0;
                 end else begin
                     sram$a_valid = 1'b1;
@@ -4847,6 +4962,15 @@ module sunda_tpb_top__dma(
                 db_valid = 1'b0;
             end
             32'h3: begin
+                db_valid = 1'b0;
+            end
+            32'h5: begin
+                db_valid = 1'b0;
+            end
+            32'h6: begin
+                db_valid = 1'b0;
+            end
+            32'h7: begin
                 db_valid = 1'b0;
             end
             default: begin
@@ -4929,11 +5053,17 @@ module sunda_tpb_top__dma(
                             end
                             32'h2: begin
                                 d_len <= sram$rdata[32'h0 +: 16];
+                                d_op <= sram$rdata[32'h10 +: 2];
                             end
                             default: begin
                                 d_done_addr <= sram$rdata;
                                 count <= 32'h0;
-                                state <= 32'h2;
+                                if (d_op == 32'h2) begin
+                                    state <= 32'h6;
+                                end else if (d_op == 32'h3) begin
+                                end else begin
+                                    state <= 32'h2;
+                                end
                             end
                         endcase
                     end
@@ -4949,9 +5079,15 @@ module sunda_tpb_top__dma(
                     if (sram$a_rvalid) begin
                         waiting <= 1'b0;
                         data <= sram$rdata;
-                        state <= 32'h3;
+                        if (d_op == 32'h1) begin
+                            state <= 32'h5;
+                        end else if (d_op == 32'h2) begin
+                            state <= 32'h7;
+                        end else begin
+                            state <= 32'h3;
+                        end
                     end
-                end else if (((src_addr & sram_hi) != 32'h0) | ((dst_addr & sram_hi) != 32'h0)) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
                 end else if (~bus_sram) begin
                     waiting <= 1'b1;
                 end
@@ -4965,6 +5101,41 @@ module sunda_tpb_top__dma(
                     end
                 end else if (~bus_sram) begin
                     waiting <= 1'b1;
+                end
+            end
+            32'h5: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        data <= data + sram$rdata;
+                        state <= 32'h3;
+                    end
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h6: begin
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        waiting <= 1'b0;
+                        desc_k <= desc_k + 32'h1;
+                        if (desc_k[32'h0]) begin
+                            soc_hi <= sram$rdata;
+                            state <= 32'h2;
+                        end else begin
+                            soc_lo <= sram$rdata;
+                        end
+                    end
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
+                end else if (~bus_sram) begin
+                    waiting <= 1'b1;
+                end
+            end
+            32'h7: begin
+                if (m_ack & m_err) begin
+                end else if (m_ack) begin
+                    count <= count + 32'h1;
+                    state <= 32'h2;
                 end
             end
         endcase

@@ -14,7 +14,7 @@
 //! - configuration, from the TPB-level registers: `size` (records), `enable`
 //!   (bit 0 ERROR, bit 1 EVT_SEM, bit 2 INST), `tail`;
 //! - sources: `sem_valid[5:0]` + `sem_index[6]`, `dma_done` + `dma_index`,
-//!   `dma_err[2:0]` (the DMA's sticky error bits), `halted[15:0]` (NX engine
+//!   `dma_err[4:0]` (the DMA's sticky error bits), `halted[15:0]` (NX engine
 //!   e at bit e, Q7 core n at bit 8 + n), `bus_err` + `bus_addr`,
 //!   `inst_valid[5:0]` + `inst_tag[6]` (instruction completions);
 //! - status, to the TPB-level registers: `head`, `dropped`, `overflow` (a
@@ -54,7 +54,7 @@ pub struct Notific<const RW: usize> {
     pub sem_index: [Signal<In, Bits<8>>; 6],
     pub dma_done: Signal<In, Bit>,
     pub dma_index: Signal<In, Bits<8>>,
-    pub dma_err: Signal<In, Bits<3>>,
+    pub dma_err: Signal<In, Bits<5>>,
     pub halted: Signal<In, Bits<16>>,
     pub bus_err: Signal<In, Bit>,
     pub bus_addr: Signal<In, Bits<32>>,
@@ -86,11 +86,11 @@ pub struct Notific<const RW: usize> {
     drop_bits_q: DFF<Bits<16>>,
     cycle_q: DFF<Bits<32>>,
     prev_halted: DFF<Bits<16>>,
-    prev_err: DFF<Bits<3>>,
+    prev_err: DFF<Bits<5>>,
     /// Slots 0..3: DMA error, bus error, halt, DMA done; then one per engine.
     fix_valid: DFF<Bits<4>>,
     sem_slot_valid: DFF<Bits<6>>,
-    err_arg: DFF<Bits<3>>,
+    err_arg: DFF<Bits<5>>,
     bus_arg: DFF<Bits<32>>,
     halt_arg: DFF<Bits<16>>,
     dma_arg: DFF<Bits<8>>,
@@ -113,7 +113,7 @@ pub struct Notific<const RW: usize> {
     sem_free: Signal<Local, Bits<6>>,
     w0: Signal<Local, Bits<32>>,
     w1: Signal<Local, Bits<32>>,
-    new_err: Signal<Local, Bits<3>>,
+    new_err: Signal<Local, Bits<5>>,
     new_halt: Signal<Local, Bits<16>>,
     /// This cycle's dropped events, one bit per source (bus error, DMA
     /// done; then per engine), and their count: a popcount tree rather than
@@ -296,7 +296,7 @@ impl<const RW: usize> Logic for Notific<RW> {
         if self.fix_valid.q.val().get_bit(0) {
             self.fix_free.next = 1.into();
             self.w0.next = self.w0_of[0].val();
-            self.w1.next = bit_cast::<32, 3>(self.err_arg.q.val());
+            self.w1.next = bit_cast::<32, 5>(self.err_arg.q.val());
         } else if self.fix_valid.q.val().get_bit(1) {
             self.fix_free.next = 2.into();
             self.w0.next = self.w0_of[1].val();

@@ -3,7 +3,8 @@
 //! What goes on a board: the [`HostBridge`] (UART ↔ BAR0) driving the BAR0
 //! port of a generation's TPB top, a power-on reset, and status LEDs. The
 //! behavioural cores do not exist on the board: the cores' memory ports are
-//! idle and no core reports HALT (`q7_halted = nx_halted = 0`), so a core's
+//! idle and no core reports HALT (`q7_halted = nx_halted = 0`; the SEQ DMA's
+//! SoC writes are answered at once with an error), so a core's
 //! `run_state.running` follows its run-stall bit alone, as in the HAL's
 //! golden register-file model. The host reaches every register and memory
 //! over the link, as it would over PCIe.
@@ -214,6 +215,10 @@ macro_rules! proto_top {
                 $s.top.xlat_valid.next = false;
                 $s.top.xlat_who.next = 0.into();
                 $s.top.xlat_addr.next = 0.into();
+                // No SoC behind the board: a SEQ DMA SoC write is answered at
+                // once with an error (its descriptor retires with error.soc).
+                $s.top.dma_m_ack.next = $s.top.dma_m_valid.val();
+                $s.top.dma_m_err.next = true;
                 for i in 0..8 {
                     $s.top.q7_if_valid[i].next = false;
                     $s.top.q7_if_addr[i].next = 0.into();

@@ -16,8 +16,8 @@
 //! | word | meaning |
 //! |---|---|
 //! | 0 | source: byte offset in the DMA SRAM |
-//! | 1 | destination: byte offset in the DMA SRAM |
-//! | 2 | `[15:0]` length in 32-bit words (0 = completion only) |
+//! | 1 | destination: byte offset in the DMA SRAM; for OP_SOC_WRITE, the byte offset of the 8-byte SoC address (low word first) |
+//! | 2 | `[15:0]` length in 32-bit words (0 = completion only); `[17:16]` op: 0 copy, 1 add (destination += source, 32-bit wrapping), 2 SoC write, 3 reserved (`tpb_spec::seq_dma::OP_*`) |
 //! | 3 | completion address: the low 32 bits of the TOP_SP EVT_SEM INC slot (`sp_base + inc + idx*4`, inc = 0x1800); 0 = none |
 //!
 //! ## Engine `[D]`
@@ -27,7 +27,10 @@
 //!   count (`tail` is the host's bookkeeping; the engine does not read it).
 //! - While work is pending (RX ring first, then TX): read the 4 descriptor
 //!   words at `base + 16*head`, copy `length` words (read, then write, per
-//!   word), then the completion: a valid INC-slot address (the offset in
+//!   word; OP_ADD reads the destination word too and writes the sum;
+//!   OP_SOC_WRITE first reads the SoC address, then puts each word on the
+//!   system master port, `m_valid` with `m_addr` = address + 4·word and
+//!   `m_wdata`, held until an edge sees `m_ack`), then the completion: a valid INC-slot address (the offset in
 //!   the local-register aperture, `[15:0]`, in the INC window
 //!   0x1800..0x1BFC, 4-byte aligned: [`IncSlot`]) raises the doorbell `db_valid` with
 //!   `db_index = addr[9:2]`, `db_amount = 1` until `db_ready`; then `head`
@@ -37,7 +40,9 @@
 //!   the INC window (no doorbell, the descriptor still retires); bit 1 a
 //!   descriptor, source or destination outside the DMA SRAM (the descriptor
 //!   retires without copying or completing); bit 2 a tail increment on a
-//!   ring of length 0 (ignored).
+//!   ring of length 0 (ignored); bit 3 a SoC write answered with `m_err`
+//!   (the descriptor retires there, without completing); bit 4 op 3 (the
+//!   descriptor retires without moving data or completing).
 //! - Every SRAM access of the engine takes 2 cycles (request, data) and waits
 //!   while the bus uses the SRAM in the same cycle (the bus has priority).
 //!
@@ -70,7 +75,9 @@ pub const DEFAULT_AW: usize = 8;
 
 // Engine states (rust-hdl's Verilog generator takes literals, not Rust
 // constants, so `update` spells them as numbers): 0 idle, 1 descriptor
-// fetch, 2 read a source word, 3 write a destination word, 4 completion.
+// fetch, 2 read a source word, 3 write a destination word, 4 completion,
+// 5 read the destination word (add), 6 read the SoC address (SoC write),
+// 7 the SoC write on the master port.
 
 bar0_slave_block! {
 pub struct SeqDma<const AW: usize> {
@@ -91,7 +98,15 @@ pub struct SeqDma<const AW: usize> {
     pub db_ready: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
     /// The sticky error bits (the status window's `0x818`), for the notification unit.
-    pub errors: Signal<Out, Bits<3>>,
+    pub errors: Signal<Out, Bits<5>>,
+    /// The system master port (`[D]`): an OP_SOC_WRITE word's write of
+    /// `m_wdata` to the SoC address `m_addr`, held until the edge that sees
+    /// `m_ack` (with `m_err` for an error answer).
+    pub m_valid: Signal<Out, Bit>,
+    pub m_addr: Signal<Out, Bits<64>>,
+    pub m_wdata: Signal<Out, Bits<32>>,
+    pub m_ack: Signal<In, Bit>,
+    pub m_err: Signal<In, Bit>,
     sram: Tcm<AW>,
     sram_hi: Constant<Bits<32>>,
     status_base: Constant<Bits<32>>,
@@ -109,7 +124,7 @@ pub struct SeqDma<const AW: usize> {
     tx_hw_head: DFF<Bits<32>>,
     tx_pending: DFF<Bits<32>>,
     tx_done: DFF<Bits<32>>,
-    error: DFF<Bits<3>>,
+    error: DFF<Bits<5>>,
     state: DFF<Bits<3>>,
     ring_tx: DFF<Bit>,
     desc_k: DFF<Bits<2>>,
@@ -117,6 +132,9 @@ pub struct SeqDma<const AW: usize> {
     d_src: DFF<Bits<32>>,
     d_dst: DFF<Bits<32>>,
     d_len: DFF<Bits<16>>,
+    d_op: DFF<Bits<2>>,
+    soc_lo: DFF<Bits<32>>,
+    soc_hi: DFF<Bits<32>>,
     d_done_addr: DFF<Bits<32>>,
     count: DFF<Bits<16>>,
     data: DFF<Bits<32>>,
@@ -125,11 +143,12 @@ pub struct SeqDma<const AW: usize> {
     desc_addr: Signal<Local, Bits<32>>,
     src_addr: Signal<Local, Bits<32>>,
     dst_addr: Signal<Local, Bits<32>>,
+    ptr_addr: Signal<Local, Bits<32>>,
     retire: Signal<Local, Bit>,
     rx_add: Signal<Local, Bits<32>>,
     tx_add: Signal<Local, Bits<32>>,
-    err_set: Signal<Local, Bits<3>>,
-    err_kept: Signal<Local, Bits<3>>,
+    err_set: Signal<Local, Bits<5>>,
+    err_kept: Signal<Local, Bits<5>>,
 }
 }
 
@@ -166,6 +185,11 @@ impl<const AW: usize> SeqDma<AW> {
             db_ready: Default::default(),
             busy: Default::default(),
             errors: Default::default(),
+            m_valid: Default::default(),
+            m_addr: Default::default(),
+            m_wdata: Default::default(),
+            m_ack: Default::default(),
+            m_err: Default::default(),
             sram: Default::default(),
             sram_hi: Constant::new((!((4u64 << AW) - 1) & 0xffff_ffff).into()),
             status_base: Constant::new(u64::from(STATUS).into()),
@@ -190,6 +214,9 @@ impl<const AW: usize> SeqDma<AW> {
             d_src: Default::default(),
             d_dst: Default::default(),
             d_len: Default::default(),
+            d_op: Default::default(),
+            soc_lo: Default::default(),
+            soc_hi: Default::default(),
             d_done_addr: Default::default(),
             count: Default::default(),
             data: Default::default(),
@@ -198,6 +225,7 @@ impl<const AW: usize> SeqDma<AW> {
             desc_addr: Default::default(),
             src_addr: Default::default(),
             dst_addr: Default::default(),
+            ptr_addr: Default::default(),
             retire: Default::default(),
             rx_add: Default::default(),
             tx_add: Default::default(),
@@ -231,6 +259,9 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             d_src,
             d_dst,
             d_len,
+            d_op,
+            soc_lo,
+            soc_hi,
             d_done_addr,
             count,
             data
@@ -257,9 +288,9 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         if self.bus_status.val() {
             if self.req_addr.val().get_bits::<3>(2) == 6 {
                 if self.req_write.val() {
-                    self.err_kept.next = self.error.q.val() & !self.req_wdata.val().get_bits::<3>(0);
+                    self.err_kept.next = self.error.q.val() & !self.req_wdata.val().get_bits::<5>(0);
                 } else {
-                    self.rsp_rdata_q.d.next = bit_cast::<32, 3>(self.error.q.val());
+                    self.rsp_rdata_q.d.next = bit_cast::<32, 5>(self.error.q.val());
                 }
             } else if self.req_write.val() {
                 self.rsp_err_q.d.next = true;
@@ -293,6 +324,10 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         }
         self.src_addr.next = self.d_src.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
         self.dst_addr.next = self.d_dst.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
+        self.ptr_addr.next = self.d_dst.q.val() + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
+        self.m_valid.next = self.state.q.val() == 7;
+        self.m_addr.next = ((bit_cast::<64, 32>(self.soc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.soc_lo.q.val())) + (bit_cast::<64, 16>(self.count.q.val()) << 2);
+        self.m_wdata.next = self.data.q.val();
         self.sram.a_valid.next = false;
         self.sram.a_write.next = false;
         self.sram.a_word.next = self.desc_addr.val().get_bits::<AW>(2);
@@ -328,10 +363,18 @@ impl<const AW: usize> Logic for SeqDma<AW> {
                         self.d_dst.d.next = self.sram.rdata.val();
                     } else if self.desc_k.q.val() == 2 {
                         self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
+                        self.d_op.d.next = self.sram.rdata.val().get_bits::<2>(16);
                     } else {
                         self.d_done_addr.d.next = self.sram.rdata.val();
                         self.count.d.next = 0.into();
-                        self.state.d.next = 2.into();
+                        if self.d_op.q.val() == 2 {
+                            self.state.d.next = 6.into();
+                        } else if self.d_op.q.val() == 3 {
+                            self.err_set.next = 16.into();
+                            self.retire.next = true;
+                        } else {
+                            self.state.d.next = 2.into();
+                        }
                     }
                 }
             } else if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
@@ -351,9 +394,15 @@ impl<const AW: usize> Logic for SeqDma<AW> {
                 if self.sram.a_rvalid.val() {
                     self.waiting.d.next = false;
                     self.data.d.next = self.sram.rdata.val();
-                    self.state.d.next = 3.into();
+                    if self.d_op.q.val() == 1 {
+                        self.state.d.next = 5.into();
+                    } else if self.d_op.q.val() == 2 {
+                        self.state.d.next = 7.into();
+                    } else {
+                        self.state.d.next = 3.into();
+                    }
                 }
-            } else if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.dst_addr.val() & self.sram_hi.val()) != 0) {
+            } else if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.d_op.q.val() != 2) & ((self.dst_addr.val() & self.sram_hi.val()) != 0)) {
                 self.err_set.next = 2.into();
                 self.retire.next = true;
             } else {
@@ -376,6 +425,53 @@ impl<const AW: usize> Logic for SeqDma<AW> {
                 if !self.bus_sram.val() {
                     self.waiting.d.next = true;
                 }
+            }
+        } else if self.state.q.val() == 5 {
+            // OP_ADD: the destination word, added to the source word.
+            self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.waiting.d.next = false;
+                    self.data.d.next = self.data.q.val() + self.sram.rdata.val();
+                    self.state.d.next = 3.into();
+                }
+            } else {
+                self.sram.a_valid.next = true;
+                if !self.bus_sram.val() {
+                    self.waiting.d.next = true;
+                }
+            }
+        } else if self.state.q.val() == 6 {
+            // OP_SOC_WRITE: the SoC address's two words.
+            self.sram.a_word.next = self.ptr_addr.val().get_bits::<AW>(2);
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.waiting.d.next = false;
+                    self.desc_k.d.next = self.desc_k.q.val() + 1;
+                    if self.desc_k.q.val().get_bit(0) {
+                        self.soc_hi.d.next = self.sram.rdata.val();
+                        self.state.d.next = 2.into();
+                    } else {
+                        self.soc_lo.d.next = self.sram.rdata.val();
+                    }
+                }
+            } else if (self.ptr_addr.val() & self.sram_hi.val()) != 0 {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.sram.a_valid.next = true;
+                if !self.bus_sram.val() {
+                    self.waiting.d.next = true;
+                }
+            }
+        } else if self.state.q.val() == 7 {
+            // OP_SOC_WRITE: the word's write on the system master port.
+            if self.m_ack.val() & self.m_err.val() {
+                self.err_set.next = 8.into();
+                self.retire.next = true;
+            } else if self.m_ack.val() {
+                self.count.d.next = self.count.q.val() + 1;
+                self.state.d.next = 2.into();
             }
         } else {
             // 4: the completion doorbell.

@@ -9,6 +9,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tpb_models::csr::Req;
 use tpb_models::golden::q7_cluster::{PortIn, CORES};
+use tpb_models::golden::seq_dma::{len_op, OP_ADD, OP_COPY, OP_SOC_WRITE};
 use tpb_models::golden::top::{MemBits, Pins, ENGINES};
 use tpb_models::regmap::RegMap;
 use tpb_models::xtensa::config::DRAM_BASE;
@@ -41,6 +42,9 @@ pub struct Traffic {
     /// both streams above leave without a request; the BAR0 addresses of
     /// timestamp_ctrl, _inc, _lo, _hi, _adjust_lo, _adjust_hi.
     trng: SmallRng,
+    /// The SEQ DMA's ops and its master port's answers (their own stream, so
+    /// the rest of the stimulus is what it was before the ops existed).
+    mrng: SmallRng,
     tscript: std::collections::VecDeque<Req>,
     tregs: Vec<u32>,
 }
@@ -74,6 +78,7 @@ impl Traffic {
             xscript: Default::default(),
             xregs,
             trng: SmallRng::seed_from_u64(seed ^ 0x7135_7a3b),
+            mrng: SmallRng::seed_from_u64(seed ^ 0x50c_3a5e),
             tscript: Default::default(),
             tregs,
         }
@@ -266,11 +271,14 @@ impl Traffic {
         }
     }
 
-    /// A valid DMA set-up: ring of 4 descriptors (copies of 0..3 words, each
-    /// completing into a TOP_SP semaphore), enable, then tail increments.
+    /// A valid DMA set-up: ring of 4 descriptors (0..3 words of any op:
+    /// copy, add, SoC write to whatever address the SRAM holds, or the
+    /// reserved op; each completing into a TOP_SP semaphore), enable, then
+    /// tail increments.
     fn dma_script(&mut self) {
         let nx = self.map.block("nx").expect("nx block").clone();
-        let reg = |n: &str| self.lr[2] + nx.register(n).expect("DMA register").offset;
+        let pool = self.lr[2];
+        let reg = |n: &str| pool + nx.register(n).expect("DMA register").offset;
         let (dma, _) = self.region("seq.dma");
         let tx = self.rng.gen_bool(0.5);
         let ring = if tx { "tx" } else { "rx" };
@@ -281,7 +289,9 @@ impl Traffic {
             let a = dma + base + d * 16;
             let idx = self.rng.gen_range(0..4);
             let done = if self.rng.gen_bool(0.5) { 0x8280_1800 } else { 0x1800 } + idx * 4;
-            v.extend([(a, 0x200 + d * 16), (a + 4, 0x300 + d * 16), (a + 8, self.rng.gen_range(0..4)), (a + 12, done)]);
+            let len = self.rng.gen_range(0..4);
+            let op = [OP_COPY, OP_COPY, OP_ADD, OP_ADD, OP_SOC_WRITE, OP_SOC_WRITE, 3][self.mrng.gen_range(0..7)];
+            v.extend([(a, 0x200 + d * 16), (a + 4, 0x300 + d * 16), (a + 8, len_op(len, op)), (a + 12, done)]);
         }
         v.push((reg("dma_ctrl"), 1));
         v.push((reg(&format!("dma_{ring}_ring_tail_inc")), self.rng.gen_range(1..4)));
@@ -368,6 +378,9 @@ impl Traffic {
         }
         self.pins.hwd_lookup = self.rng.gen_bool(0.3).then(|| (self.rng.gen_range(0x40..0x44), self.rng.gen_range(0..3)));
         self.pins.hwd_pop = self.rng.gen_bool(0.3);
+        // The system master's answers: late, sometimes errors.
+        self.pins.dma_m_ack = self.mrng.gen_bool(0.3);
+        self.pins.dma_m_err = self.mrng.gen_bool(0.15);
         let near = tpb_models::golden::top::MEM_WINDOW2_BASE + self.xrng.gen_range(0..0x3000);
         self.pins.xlat = self.xrng.gen_bool(0.2).then(|| (self.xrng.gen_range(0..3), if self.xrng.gen_bool(0.9) { near } else { self.xrng.r#gen() }));
         Cycle { reset, req, pins: self.pins }

@@ -30,6 +30,9 @@ struct Coverage {
     /// Cycles the timestamp counter moved, and reads of its latched high word.
     timestamp_moves: u64,
     timestamp_hi_reads: u64,
+    /// SEQ DMA SoC writes taken (acknowledged) and answered with an error.
+    soc_writes: u64,
+    soc_errors: u64,
 }
 
 fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String> {
@@ -58,6 +61,8 @@ fn lockstep(arch: Arch, fpga: bool, cycles: &[Cycle]) -> Result<Coverage, String
         cov.irq_cycles += (g.nx_irq != 0 || g.q7_irq != 0) as u64;
         cov.starts += (g.nx_start != 0 || g.q7_start != 0) as u64;
         cov.xlat_hits += g.xlat.hit as u64;
+        cov.soc_writes += (g.dma_m.valid && c.pins.dma_m_ack && !c.pins.dma_m_err) as u64;
+        cov.soc_errors += (g.dma_m.valid && c.pins.dma_m_ack && c.pins.dma_m_err) as u64;
         let (head, ts) = (g.notific_head, g.timestamp);
         cov.timestamp_hi_reads += c.req.is_some_and(|r| !r.write && r.addr == ts_hi_addr) as u64;
         rtl.tick();
@@ -116,6 +121,7 @@ fn random(arch: Arch, fpga: bool, seed: u64, n: usize) {
     assert!(cov.q7_fetches > 100 && cov.q7_loads_stores > 100, "Q7 ports reached too little: {cov:?}");
     assert!(cov.notifications > 10 && cov.irq_cycles > 10 && cov.starts > 0, "halt/start, notifications and interrupts reached too little: {cov:?}");
     assert!(cov.xlat_hits > 10, "address translation hit too little: {cov:?}");
+    assert!(cov.soc_writes > 3 && cov.soc_errors > 0, "the SEQ DMA's SoC writes reached too little: {cov:?}");
     assert!(cov.timestamp_moves > 100 && cov.timestamp_hi_reads > 0, "the timestamp moved or was read too little: {cov:?}");
     if map.params.hw_decode.present {
         assert!(cov.hwd_results > 0, "no HW-decode hit: {cov:?}");

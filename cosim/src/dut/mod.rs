@@ -78,6 +78,7 @@ struct Ix {
     sem_notif_index: Port<u8>,
     dma_db_valid: Port<u8>,
     dma_busy: Port<u8>,
+    dma_m: DmaMaster,
     xlat: Xlat,
     cores: Vec<Core>,
     hwd: Option<Hwd>,
@@ -85,6 +86,16 @@ struct Ix {
     /// The wrapper's `sample` input: toggled with each cycle's inputs (`vlgen::sim_top`).
     sample: Option<Port<u8>>,
     probes: Option<Probes>,
+}
+
+/// The SEQ DMA's system master port.
+struct DmaMaster {
+    valid: Port<u8>,
+    addr_lo: Port<u32>,
+    addr_hi: Port<u32>,
+    wdata: Port<u32>,
+    ack: Port<u8>,
+    err: Port<u8>,
 }
 
 /// The address-translation port.
@@ -285,6 +296,14 @@ impl Dut {
             sem_notif_index: p!("sem_notif_index")?,
             dma_db_valid: p!("dma_db_valid")?,
             dma_busy: p!("dma_busy")?,
+            dma_m: DmaMaster {
+                valid: p!("dma_m_valid")?,
+                addr_lo: p!("dma_m_addr_lo")?,
+                addr_hi: p!("dma_m_addr_hi")?,
+                wdata: p!("dma_m_wdata")?,
+                ack: p!("dma_m_ack")?,
+                err: p!("dma_m_err")?,
+            },
             xlat: Xlat {
                 valid: p!("xlat_valid")?,
                 who: p!("xlat_who")?,
@@ -472,12 +491,23 @@ fn write_inputs(ix: &Ix, reset: bool, req: Option<Req>, pins: &Pins) {
     ix.xlat.valid.set(u8::from(pins.xlat.is_some()));
     ix.xlat.who.set(who & 15);
     ix.xlat.addr.set(addr);
+    ix.dma_m.ack.set(u8::from(pins.dma_m_ack));
+    ix.dma_m.err.set(u8::from(pins.dma_m_err));
     if let Some(h) = &ix.hwd {
         let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
         h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
         h.lookup_opcode.set(op);
         h.lookup_func.set(func);
         h.fifo_pop.set(u8::from(pins.hwd_pop));
+    }
+}
+
+impl Dut {
+    /// The SEQ DMA's system master request, read alone (it comes from
+    /// flip-flops: after an edge it is the one the engine holds this cycle).
+    pub fn dma_master(&self) -> tpb_models::golden::seq_dma::Master {
+        let m = &self.ix.dma_m;
+        tpb_models::golden::seq_dma::Master { valid: m.valid.get() != 0, addr: u64::from(m.addr_lo.get()) | u64::from(m.addr_hi.get()) << 32, wdata: m.wdata.get() }
     }
 }
 
@@ -555,6 +585,7 @@ impl TopSim for Dut {
             sem_notif_index: if notif != 0 { ix.sem_notif_index.get() } else { 0 },
             dma_db_valid: b(ix.dma_db_valid),
             dma_busy: b(ix.dma_busy),
+            dma_m: self.dma_master(),
             xlat: XlatOut { valid: b(ix.xlat.rsp_valid), hit: b(ix.xlat.hit), dst: u64::from(ix.xlat.dst_lo.get()) | u64::from(ix.xlat.dst_hi.get()) << 32 },
             ..Outputs::default()
         };

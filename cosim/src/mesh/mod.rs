@@ -19,7 +19,7 @@
 
 mod parallel;
 
-use crate::sched::{CoreId, Cosim, CosimError, RemoteReq};
+use crate::sched::{Cosim, CosimError, RemoteReq, Requester};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tpb_models::csr::Rsp;
@@ -76,7 +76,7 @@ pub struct Crossing {
     pub arrived: Option<u64>,
     pub from: u32,
     pub to: u32,
-    pub core: CoreId,
+    pub by: Requester,
     pub write: bool,
     /// The target die's BAR0 address.
     pub addr: u32,
@@ -196,7 +196,7 @@ impl Mesh {
                 if (to as usize) < self.dies.len() {
                     self.queue(self.now, Flight::Req { to, r });
                 } else {
-                    self.dies[k].remote_answer(r.core, NO_SUCH_NODE);
+                    self.dies[k].remote_answer(r.by, NO_SUCH_NODE);
                 }
             }
         }
@@ -218,7 +218,7 @@ impl Mesh {
                 }
                 Flight::Rsp { r, rsp } => {
                     if let Some(src) = self.dies.get_mut(r.from_die as usize) {
-                        src.remote_answer(r.core, rsp);
+                        src.remote_answer(r.by, rsp);
                     }
                 }
             }
@@ -232,7 +232,7 @@ impl Mesh {
     fn queue(&mut self, t: u64, f: Flight) {
         let k = match f {
             Flight::Req { to, r } if self.crossings.len() < crate::sched::LOG_LIMIT => {
-                self.crossings.push(Crossing { sent: t, arrived: None, from: r.from_die, to, core: r.core, write: r.req.write, addr: r.req.addr });
+                self.crossings.push(Crossing { sent: t, arrived: None, from: r.from_die, to, by: r.by, write: r.req.write, addr: r.req.addr });
                 self.crossings.len() - 1
             }
             _ => usize::MAX,

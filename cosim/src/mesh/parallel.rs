@@ -75,7 +75,7 @@ impl Node {
             if (to as usize) < nodes {
                 self.sent.push(Sent { t, kind: 0, seq, f: Flight::Req { to, r } });
             } else {
-                self.c.remote_answer(r.core, super::NO_SUCH_NODE);
+                self.c.remote_answer(r.by, super::NO_SUCH_NODE);
             }
         }
         for (seq, (r, rsp)) in std::mem::take(&mut self.c.replies).into_iter().enumerate() {
@@ -88,7 +88,7 @@ impl Node {
                     self.c.inbound.push_back(r);
                     self.arrived.push((d.crossing, t));
                 }
-                Flight::Rsp { r, rsp } => self.c.remote_answer(r.core, rsp),
+                Flight::Rsp { r, rsp } => self.c.remote_answer(r.by, rsp),
             }
         }
     }

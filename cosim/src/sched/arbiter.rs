@@ -1,6 +1,6 @@
 //! BAR0 arbitration: which master's request goes to the top this cycle
 //! (the host, then requests from other dies, then the init DMA, then the
-//! cores round-robin),
+//! SEQ DMA's SoC write, then the cores round-robin),
 //! the SoC port's routing by DIGEST §7, and delivering each response to the
 //! master that asked.
 
@@ -62,6 +62,8 @@ impl Cosim {
     /// die its bits name, the TOP_SP instance whose `sp_base` range (bit 47
     /// aside) holds the local part, which must be one of the
     /// [`Cosim::instances`] a die models; node = die × instances + instance.
+    /// The span's start is the TOP_SP's local-register aperture; from
+    /// `[top_sp] soc_tpb_window` on (`[D]`) it is the TPB's whole BAR0.
     pub fn soc_route(&self, addr: u64) -> Result<(u32, u32), RouteError> {
         let c = ChipAddr::decode(addr).map_err(|e| RouteError::Address { addr, why: e.to_string() })?;
         let die = self.soc_die(addr)?;
@@ -76,12 +78,17 @@ impl Cosim {
             return Err(RouteError::Instance { addr, instance: k, modelled: self.instances });
         }
         let off = c.local - (t.sp_base[k] & strip);
+        let node = die * self.instances + k as u32;
+        if let Some(a) = off.checked_sub(t.soc_tpb_window) {
+            // The TPB's whole BAR0 (`[top_sp] soc_tpb_window`, [D]).
+            return u32::try_from(a).map(|a| (node, a)).map_err(|_| RouteError::PastAperture { addr, off, size: t.soc_tpb_window + (1 << 32) });
+        }
         let size = self.map.params.bar0.local_reg_size;
         if off >= size {
             return Err(RouteError::PastAperture { addr, off, size });
         }
         let top = self.map.params.local_reg_base(Engine::TopSp).ok_or(RouteError::NoTopSpBase)?;
-        Ok((die * self.instances + k as u32, (top + off) as u32))
+        Ok((node, (top + off) as u32))
     }
 
     /// Pick this cycle's BAR0 request.
@@ -93,9 +100,12 @@ impl Cosim {
             if r.req.write {
                 self.written.insert(u64::from(r.req.addr & !3));
             }
-            return Some((Master::Remote { die: r.from_die, core: r.core }, r.req));
+            return Some((Master::Remote { die: r.from_die, by: r.by }, r.req));
         }
         if let Some(g) = self.grant_init_dma() {
+            return Some(g);
+        }
+        if let Some(g) = self.grant_soc_write() {
             return Some(g);
         }
         let n = self.cores.len();
@@ -132,7 +142,7 @@ impl Cosim {
                         Kind::Store { wdata, .. } => Req { write: true, addr: a, wdata },
                         _ => Req { write: false, addr: a, wdata: 0 },
                     };
-                    self.outbound.push((node, RemoteReq { from_die: self.node(), core: self.cores[i].id, req }));
+                    self.outbound.push((node, RemoteReq { from_die: self.node(), by: Requester::Core(self.cores[i].id), req }));
                     Via::Remote
                 }
                 Err(_) => {
@@ -219,8 +229,12 @@ impl Cosim {
         }
     }
 
-    /// The answer to a request this core sent to another die.
-    pub fn remote_answer(&mut self, core: CoreId, rsp: Rsp) {
+    /// The answer to a request this node sent to another one.
+    pub fn remote_answer(&mut self, by: Requester, rsp: Rsp) {
+        let core = match by {
+            Requester::Core(c) => c,
+            Requester::SeqDma => return self.soc_write_answered(rsp),
+        };
         let b = &mut self.cores[slot_index(core)].bus;
         if let Some(p) = b.pending.filter(|p| p.via == Via::Remote) {
             b.answers.push(Answer { kind: p.kind, addr: p.addr, data: rsp.rdata, err: rsp.err });
@@ -241,11 +255,12 @@ impl Cosim {
                     b.pending = None;
                 }
             }
-            Master::Remote { die, core } => {
+            Master::Remote { die, by } => {
                 let r = Rsp { err: rsp.err || !answered, ..rsp };
-                self.replies.push((RemoteReq { from_die: die, core, req }, r));
+                self.replies.push((RemoteReq { from_die: die, by, req }, r));
             }
             Master::InitDma => self.deliver_init_dma(req, rsp, answered),
+            Master::SeqDma => self.soc_write_answered(Rsp { err: rsp.err || !answered, ..rsp }),
         }
     }
 }
@@ -271,6 +286,6 @@ pub enum SocDecoder {
 pub struct RemoteReq {
     /// The sending node ([`Cosim::node`]; its die with one TOP_SP per die).
     pub from_die: u32,
-    pub core: CoreId,
+    pub by: Requester,
     pub req: Req,
 }

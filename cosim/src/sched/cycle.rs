@@ -35,6 +35,7 @@ impl Cosim {
         self.resolve_xlat(&mut pins, reset);
         self.resolve_soc();
         self.resolve_hwd(&mut pins);
+        self.soc_writes(&mut pins, reset);
         // 2. One BAR0 request.
         let granted = if !reset && self.inflight.is_none() { self.grant() } else { None };
         match granted {

@@ -85,6 +85,7 @@ mod init_dma;
 mod local_mem;
 mod record;
 mod slot;
+mod soc_writes;
 
 pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
@@ -92,7 +93,8 @@ pub use core_bus::{CoreBus, Mem};
 pub use host::Written;
 pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
-pub use slot::{slot_index, CoreId, Slot};
+pub use slot::{slot_index, CoreId, Requester, Slot};
+pub use soc_writes::SocWrites;
 pub use tpb_spec::core_map::*;
 
 /// Cycles a BAR0 access may wait for its response.
@@ -150,6 +152,8 @@ pub struct Cosim {
     pub decoder: SocDecoder,
     /// The device memory and the TOP_SP-init DMA queue ([`InitDma`]).
     pub init_dma: InitDma,
+    /// The SEQ DMA's SoC writes ([`SocWrites`]).
+    pub soc: SocWrites,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
     pub inbound: VecDeque<RemoteReq>,
     /// Requests for other nodes (taken by the mesh): (target node, request).
@@ -253,6 +257,7 @@ impl Cosim {
             instance: 0,
             instances: 1,
             decoder: SocDecoder::ChipId,
+            soc: SocWrites::default(),
             init_dma: InitDma::default(),
             inbound: VecDeque::new(),
             outbound: Vec::new(),

@@ -13,8 +13,10 @@ pub enum Master {
     /// ([`Cosim::node`]), which is its die with one TOP_SP per die.
     Remote {
         die: u32,
-        core: CoreId,
+        by: Requester,
     },
+    /// The SEQ DMA's system master port: a SoC write to this node.
+    SeqDma,
     /// The TOP_SP-init DMA queue beside the top ([`InitDma`]).
     InitDma,
 }
@@ -24,7 +26,8 @@ impl std::fmt::Display for Master {
         match self {
             Master::Host => write!(f, "host"),
             Master::Core(c) => write!(f, "{}", c.name()),
-            Master::Remote { die, core } => write!(f, "die{die}.{}", core.name()),
+            Master::Remote { die, by } => write!(f, "die{die}.{}", by.name()),
+            Master::SeqDma => write!(f, "seq_dma"),
             Master::InitDma => write!(f, "init_dma"),
         }
     }

@@ -19,6 +19,23 @@ pub enum CoreId {
     Ncfw,
 }
 
+/// Who sends a request over the SoC port: a core, or the SEQ DMA's system
+/// master port (its SoC writes, `tpb_hdl::seq_dma`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Requester {
+    Core(CoreId),
+    SeqDma,
+}
+
+impl Requester {
+    pub fn name(self) -> String {
+        match self {
+            Requester::Core(c) => c.name(),
+            Requester::SeqDma => "seq_dma".into(),
+        }
+    }
+}
+
 impl CoreId {
     pub fn name(self) -> String {
         match self {

@@ -95,12 +95,12 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::CoreId;
+    use crate::sched::{CoreId, Requester};
 
     #[test]
     fn an_arrow_per_crossing_and_a_legend_line_per_target() {
         let namer = Namer::for_arch(tpb_models::regmap::Arch::Cayman).unwrap();
-        let c = |sent, from, to, write, addr| Crossing { sent, arrived: Some(sent + 16), from, to, core: CoreId::TopSp, write, addr };
+        let c = |sent, from, to, write, addr| Crossing { sent, arrived: Some(sent + 16), from, to, by: Requester::Core(CoreId::TopSp), write, addr };
         let svg = render_crossings(&[c(0, 0, 1, true, 0x100), c(5, 1, 0, true, 0x100), c(9, 1, 0, false, 0x104), c(20, 0, 1, true, 0x108)], 2, 1, &namer, "t");
         assert_eq!(svg.matches("marker-end").count(), 3);
         assert_eq!(svg.matches("stroke-dasharray").count(), 2, "one read and its legend line");

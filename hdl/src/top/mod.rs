@@ -36,6 +36,10 @@
 //! - observation outputs for waves and the co-simulation: `nx_run_stall[5:0]`,
 //!   `q7_run_stall[7:0]`, `sem_notif_valid[5:0]` + `sem_notif_index` (the
 //!   lowest engine whose semaphore changed), `dma_db_valid`, `dma_busy`;
+//! - the SEQ DMA's system master port `dma_m_*` (`[D]`, see
+//!   [`seq_dma`](crate::seq_dma)): a SoC write (`dma_m_valid`,
+//!   `dma_m_addr_hi:lo`, `dma_m_wdata`) held until the cycle whose edge sees
+//!   `dma_m_ack` (with `dma_m_err` for an error answer);
 //! - CAYMAN/MARIANA: the HW-decode lookup/FIFO port `hwd_*` for the NX core.
 //! - the address-translation port `xlat_*` (every generation, `[D]`): a
 //!   lookup (`xlat_valid`, requester `xlat_who`: 0 the SEQ, n + 1 Q7 core n,

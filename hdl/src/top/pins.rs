@@ -78,6 +78,8 @@ macro_rules! top_pins {
                 $s.xlat_valid.next = $pins.xlat.is_some();
                 $s.xlat_who.next = u64::from(who & 15).into();
                 $s.xlat_addr.next = u64::from(addr).into();
+                $s.dma_m_ack.next = $pins.dma_m_ack;
+                $s.dma_m_err.next = $pins.dma_m_err;
                 for n in 0..8 {
                     let c = &$pins.q7[n];
                     $s.q7_if_valid[n].next = c.if_valid;
@@ -107,6 +109,11 @@ macro_rules! top_pins {
                     sem_notif_index: if $s.sem_notif_valid.val().index() != 0 { $s.sem_notif_index.val().index() as u8 } else { 0 },
                     dma_db_valid: $s.dma_db_valid.val(),
                     dma_busy: $s.dma_busy.val(),
+                    dma_m: tpb_golden::seq_dma::Master {
+                        valid: $s.dma_m_valid.val(),
+                        addr: $s.dma_m_addr_lo.val().index() as u64 | ($s.dma_m_addr_hi.val().index() as u64) << 32,
+                        wdata: $s.dma_m_wdata.val().index() as u32,
+                    },
                     xlat: tpb_golden::top::XlatOut { valid: $s.xlat_rsp_valid.val(), hit: $s.xlat_hit.val(), dst: $s.xlat_dst_lo.val().index() as u64 | ($s.xlat_dst_hi.val().index() as u64) << 32 },
                     ..Outputs::default()
                 };

@@ -310,6 +310,12 @@ macro_rules! tpb_top_logic {
                 $s.rsp_rdata.next = $s.rsp_rdata.val() | $s.dma.rsp_rdata.val();
                 $s.dma_db_valid.next = $s.dma.db_valid.val();
                 $s.dma_busy.next = $s.dma.busy.val();
+                $s.dma_m_valid.next = $s.dma.m_valid.val();
+                $s.dma_m_addr_lo.next = $s.dma.m_addr.val().get_bits::<32>(0);
+                $s.dma_m_addr_hi.next = $s.dma.m_addr.val().get_bits::<32>(32);
+                $s.dma_m_wdata.next = $s.dma.m_wdata.val();
+                $s.dma.m_ack.next = $s.dma_m_ack.val();
+                $s.dma.m_err.next = $s.dma_m_err.val();
                 // ---- notification unit: its ring SRAM on BAR0, its events and registers ----
                 $s.ntf.clock.next = $s.clock.val();
                 $s.ntf.reset.next = $s.reset.val();

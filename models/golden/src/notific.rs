@@ -182,7 +182,7 @@ impl NotificModel {
         // Capture this cycle's events.
         let mut drops = 0u32;
         if active {
-            let new_err = inp.dma_err & !self.prev_dma_err & 7;
+            let new_err = inp.dma_err & !self.prev_dma_err & tpb_spec::seq_dma::ERR_ALL as u8;
             let new_halt = inp.halted & !self.prev_halted;
             let merge = |k: usize, bits: u32, on: bool, slots: &mut [(bool, u32); SLOTS]| {
                 if on && bits != 0 {
@@ -210,7 +210,7 @@ impl NotificModel {
                 take(10 + e, inp.inst_tag[e], inp.en_inst && inp.inst_valid >> e & 1 == 1, &mut self.slots);
             }
         }
-        self.prev_dma_err = inp.dma_err & 7;
+        self.prev_dma_err = inp.dma_err & tpb_spec::seq_dma::ERR_ALL as u8;
         self.prev_halted = inp.halted;
         self.dropped = self.dropped.wrapping_add(drops);
         self.overflow = drops != 0;

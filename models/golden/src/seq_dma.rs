@@ -1,14 +1,15 @@
 //! Golden model of the SEQ DMA engine (`hdl/src/seq_dma.rs`, DIGEST §5),
 //! cycle by cycle: its SRAM and status window, the ring bookkeeping
 //! (pending tail increments, hardware head, done counters), the descriptor
-//! walk with its 2-cycle SRAM accesses that wait for the bus, and the
+//! walk with its 2-cycle SRAM accesses that wait for the bus, the ops
+//! (copy, add, SoC write through the system master port), and the
 //! completion doorbell into the TOP_SP EVT_SEM INC slot.
 
 use crate::csr::{Req, Rsp};
 use tpb_regmap::layout::IncSlot;
 
+pub use tpb_spec::seq_dma::{len_op, ERR_ALL, ERR_COMPLETION, ERR_EMPTY_RING, ERR_OP, ERR_RANGE, ERR_SOC, OP_ADD, OP_COPY, OP_SOC_WRITE, STATUS};
 use tpb_spec::seq_dma::{BUSY, ERROR, RX_DONE, RX_HW_HEAD, RX_PENDING, STATUS_SPAN, TX_DONE, TX_HW_HEAD, TX_PENDING};
-pub use tpb_spec::seq_dma::{ERR_COMPLETION, ERR_EMPTY_RING, ERR_RANGE, STATUS};
 
 /// What the engine decided at an edge (before the ring bookkeeping).
 struct Edge {
@@ -37,6 +38,10 @@ pub struct Inputs {
     pub rx: Ring,
     pub tx: Ring,
     pub db_ready: bool,
+    /// The system master's answer to the SoC write it holds (`m_valid`):
+    /// taken at this edge, with `m_err` for an error.
+    pub m_ack: bool,
+    pub m_err: bool,
 }
 
 /// The doorbell and busy outputs during a cycle.
@@ -45,6 +50,16 @@ pub struct Outputs {
     pub db_valid: bool,
     pub db_index: u8,
     pub busy: bool,
+    pub m: Master,
+}
+
+/// The system master port during a cycle: a SoC write of `wdata` to
+/// `addr` while `valid`, held until the edge that sees `Inputs::m_ack`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Master {
+    pub valid: bool,
+    pub addr: u64,
+    pub wdata: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +69,12 @@ enum State {
     Read,
     Write,
     Done,
+    /// OP_ADD: read the destination word to add the source word to.
+    AddRead,
+    /// OP_SOC_WRITE: read the two words of the SoC address.
+    SocPtr,
+    /// OP_SOC_WRITE: the word's write on the system master port.
+    SocWrite,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -76,6 +97,10 @@ pub struct SeqDmaModel {
     desc_k: u32,
     waiting: bool,
     desc: [u32; 4],
+    /// The descriptor's op (word 2 `[17:16]`).
+    op: u32,
+    /// The SoC address of an OP_SOC_WRITE (low word, high word).
+    soc: [u32; 2],
     count: u16,
     data: u32,
     /// The engine's SRAM read taken at the last edge (`Some(word)`).
@@ -102,6 +127,8 @@ impl SeqDmaModel {
             desc_k: 0,
             waiting: false,
             desc: [0; 4],
+            op: 0,
+            soc: [0; 2],
             count: 0,
             data: 0,
             a_read: None,
@@ -121,7 +148,13 @@ impl SeqDmaModel {
     /// Outputs during the current cycle.
     pub fn outputs(&self) -> Outputs {
         let done_addr = self.desc[3];
-        Outputs { db_valid: self.state == State::Done && done_addr != 0 && self.slot.index(done_addr).is_some(), db_index: (done_addr >> 2) as u8, busy: self.state != State::Idle }
+        let soc = (u64::from(self.soc[1]) << 32 | u64::from(self.soc[0])).wrapping_add(u64::from(self.count) << 2);
+        Outputs {
+            db_valid: self.state == State::Done && done_addr != 0 && self.slot.index(done_addr).is_some(),
+            db_index: (done_addr >> 2) as u8,
+            busy: self.state != State::Idle,
+            m: Master { valid: self.state == State::SocWrite, addr: soc, wdata: self.data },
+        }
     }
 
     /// The bus response registered at the last edge.
@@ -215,7 +248,7 @@ impl SeqDmaModel {
             } else if bus_status {
                 if b.addr == ERROR {
                     if b.write {
-                        error &= !(b.wdata & (ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING));
+                        error &= !(b.wdata & ERR_ALL);
                     } else {
                         rsp.rdata = self.error;
                     }
@@ -269,10 +302,18 @@ impl SeqDmaModel {
                         self.desc[self.desc_k as usize] = a_rdata;
                         if self.desc_k == 2 {
                             self.desc[2] &= 0xffff;
+                            self.op = (a_rdata >> tpb_spec::seq_dma::OP_SHIFT) & 3;
                         }
                         if self.desc_k == 3 {
                             self.count = 0;
-                            state = State::Read;
+                            match self.op {
+                                OP_SOC_WRITE => state = State::SocPtr,
+                                3 => {
+                                    err_set = ERR_OP;
+                                    retire = true;
+                                }
+                                _ => state = State::Read,
+                            }
                         }
                         self.desc_k = (self.desc_k + 1) & 3;
                     }
@@ -291,9 +332,13 @@ impl SeqDmaModel {
                     if a_rvalid {
                         waiting = false;
                         self.data = a_rdata;
-                        state = State::Write;
+                        state = match self.op {
+                            OP_ADD => State::AddRead,
+                            OP_SOC_WRITE => State::SocWrite,
+                            _ => State::Write,
+                        };
                     }
-                } else if !self.in_sram(src) || !self.in_sram(dst) {
+                } else if !self.in_sram(src) || (self.op != OP_SOC_WRITE && !self.in_sram(dst)) {
                     err_set = ERR_RANGE;
                     retire = true;
                 } else if !bus_sram {
@@ -313,6 +358,46 @@ impl SeqDmaModel {
                     wrote = true;
                     let w = self.word(dst);
                     self.sram[w] = self.data;
+                }
+            }
+            State::AddRead => {
+                if self.waiting {
+                    if a_rvalid {
+                        waiting = false;
+                        self.data = self.data.wrapping_add(a_rdata);
+                        state = State::Write;
+                    }
+                } else if !bus_sram {
+                    waiting = true;
+                    next_read = Some(self.sram[self.word(dst)]);
+                }
+            }
+            State::SocPtr => {
+                let ptr = self.desc[1].wrapping_add(self.desc_k << 2);
+                if self.waiting {
+                    if a_rvalid {
+                        waiting = false;
+                        self.soc[(self.desc_k & 1) as usize] = a_rdata;
+                        if self.desc_k == 1 {
+                            state = State::Read;
+                        }
+                        self.desc_k = (self.desc_k + 1) & 3;
+                    }
+                } else if !self.in_sram(ptr) {
+                    err_set = ERR_RANGE;
+                    retire = true;
+                } else if !bus_sram {
+                    waiting = true;
+                    next_read = Some(self.sram[self.word(ptr)]);
+                }
+            }
+            State::SocWrite => {
+                if inp.m_ack && inp.m_err {
+                    err_set = ERR_SOC;
+                    retire = true;
+                } else if inp.m_ack {
+                    self.count = self.count.wrapping_add(1);
+                    state = State::Read;
                 }
             }
             State::Done => {

@@ -61,6 +61,10 @@ pub struct Pins {
     pub hwd_pop: bool,
     /// Address translation: (requester, address) to look up ([`translate`]).
     pub xlat: Option<(u8, u32)>,
+    /// The SEQ DMA's system master port: the answer to its SoC write, taken
+    /// at this edge (`ack`), an error answer (`err`).
+    pub dma_m_ack: bool,
+    pub dma_m_err: bool,
 }
 
 pub use crate::translate::{translate, Window, XlatOut, MEM_WINDOW2_BASE, MEM_WINDOW2_SIZE, WINDOWS};
@@ -87,6 +91,8 @@ pub struct Outputs {
     pub sem_notif_index: u8,
     pub dma_db_valid: bool,
     pub dma_busy: bool,
+    /// The SEQ DMA's system master port (its SoC writes).
+    pub dma_m: seq_dma::Master,
     pub q7: [PortOut; CORES],
     pub hwd: Option<hw_decode::Outputs>,
     /// The translation port's answer to the last cycle's lookup.
@@ -280,6 +286,8 @@ impl TopModel {
             rx: ring(["dma_rx_ring_base_o", "dma_rx_ring_length_o", "dma_rx_ring_head_o", "dma_rx_ring_tail_inc_o", "dma_rx_ring_tail_inc_pulse_o"]),
             tx: ring(["dma_tx_ring_base_o", "dma_tx_ring_length_o", "dma_tx_ring_head_o", "dma_tx_ring_tail_inc_o", "dma_tx_ring_tail_inc_pulse_o"]),
             db_ready: false,
+            m_ack: false,
+            m_err: false,
         }
     }
 
@@ -398,6 +406,7 @@ impl TopModel {
         let d = self.dma.outputs();
         o.dma_db_valid = d.db_valid;
         o.dma_busy = d.busy;
+        o.dma_m = d.m;
         let q7_req = req.filter(|_| !reset).and_then(|r| self.decode(r.addr).filter(|d| d.0 == Dest::Q7).map(|d| Req { addr: d.1, ..r }));
         o.q7 = self.cluster.outputs(reset, q7_req, self.q7_run_stall(), &pins.q7);
         o
@@ -415,11 +424,12 @@ impl TopModel {
         let running = !q7_stall & !pins.q7_halted;
         // The TOP_SP EVT_SEM takes the DMA's completion doorbell.
         dma_in.db_ready = self.sem[TOP_SP].db_ready(to(Dest::Sem(TOP_SP)), dma_out.db_index);
+        (dma_in.m_ack, dma_in.m_err) = (pins.dma_m_ack, pins.dma_m_err);
         // The notification unit sees this cycle's events and the TPB-level
         // registers' configuration; they see its head, drop count and overflow.
         let ntf_in = self.notific_inputs(pins, dma_out.db_valid && dma_in.db_ready);
         // Interrupt sources this cycle (`[D]`, nx.toml / q7.toml).
-        let dma_err_new = self.dma.error() & !self.dma_err_prev & 7 != 0;
+        let dma_err_new = self.dma.error() & !self.dma_err_prev & seq_dma::ERR_ALL != 0;
         let cam_miss = self.hwd.as_ref().is_some_and(|h| h.outputs().miss_irq);
         let pool_sem = self.sem[POOL].outputs().notif_valid;
         // SUNDA's TOP_SP doorbell registers latch into the TOP_SP's intr_info.
@@ -450,7 +460,7 @@ impl TopModel {
             })
             .collect();
         let q7_raise = if Self::out(&self.q7regs, "intr_ctrl_raise_pulse_o") != 0 { Self::out(&self.q7regs, "intr_ctrl_raise_o") } else { 0 };
-        self.dma_err_prev = self.dma.error() & 7;
+        self.dma_err_prev = self.dma.error() & seq_dma::ERR_ALL;
         // A SET of the release semaphore this cycle releases the Q7 cores its value names, at the edge.
         if let Some(set) = self.layout.q7_release_addr() {
             if let Some(r) = req.filter(|r| r.write && r.addr == set) {

@@ -95,6 +95,13 @@ pub struct TopSp {
     /// Die-mirror bit for sp_id >= `die_from_sp_id`.
     pub die_bit: u32,
     pub die_from_sp_id: u32,
+    /// `[D]` Where, in each instance's `1 << instance_shift` span of the SoC
+    /// map, the TPB's whole BAR0 appears: `sp_base + soc_tpb_window + a`
+    /// reaches BAR0 address `a` (the span's start is the TOP_SP's
+    /// local-register aperture). The seeds give a TOP_SP's SoC address only
+    /// for its semaphores; this is how the model's DMA reaches another
+    /// die's DMA SRAM.
+    pub soc_tpb_window: u64,
     #[serde(default)]
     pub spad_ctrl_size: Option<u32>,
     #[serde(default)]

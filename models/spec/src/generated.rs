@@ -29,6 +29,12 @@ pub mod seq_dma {
         /// A tail increment on a ring of length 0 (ignored) (w1c)
         pub const EMPTY_RING_SHIFT: u32 = 2;
         pub const EMPTY_RING_MASK: u32 = 0x4;
+        /// A SoC write answered with an error (the descriptor retires there, without completing) (w1c)
+        pub const SOC_SHIFT: u32 = 3;
+        pub const SOC_MASK: u32 = 0x8;
+        /// A descriptor with the reserved op 3 (it retires without moving data or completing) (w1c)
+        pub const OP_SHIFT: u32 = 4;
+        pub const OP_MASK: u32 = 0x10;
     }
     /// The engine is working on a descriptor `[D]` (DIGEST §5)
     pub const BUSY: u32 = 0x081c;

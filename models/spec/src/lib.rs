@@ -55,6 +55,29 @@ pub mod seq_dma {
     pub const ERR_RANGE: u32 = error::RANGE_MASK;
     /// A tail increment on a ring of length 0.
     pub const ERR_EMPTY_RING: u32 = error::EMPTY_RING_MASK;
+    /// A SoC write answered with an error.
+    pub const ERR_SOC: u32 = error::SOC_MASK;
+    /// A descriptor with the reserved op.
+    pub const ERR_OP: u32 = error::OP_MASK;
+    /// Every error bit (the RTL's `errors[4:0]`).
+    pub const ERR_ALL: u32 = ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING | ERR_SOC | ERR_OP;
+
+    /// A descriptor's op (`[D]`): word 2 `[17:16]`, beside the length in `[15:0]`.
+    pub const OP_SHIFT: u32 = 16;
+    /// Copy `length` words from the source to the destination, both in the DMA SRAM.
+    pub const OP_COPY: u32 = 0;
+    /// Reduce: each destination word becomes destination + source (32-bit
+    /// wrapping add), both in the DMA SRAM.
+    pub const OP_ADD: u32 = 1;
+    /// Write `length` source words (DMA SRAM) to consecutive words of a
+    /// SoC address, through the top's system master port; word 1 is then
+    /// the DMA-SRAM byte offset of that 8-byte address (low word first).
+    pub const OP_SOC_WRITE: u32 = 2;
+
+    /// Word 2 of a descriptor: `length` words of `op`.
+    pub const fn len_op(length: u16, op: u32) -> u32 {
+        length as u32 | (op & 3) << OP_SHIFT
+    }
 }
 
 /// The HW-decode CAM's status register (`[D]`, DIGEST §4), as the map
@@ -74,6 +97,6 @@ mod tests {
             assert_eq!(*w, STATUS + 4 * k as u32, "word {k}");
         }
         assert!(STATUS_SPAN.is_power_of_two() && STATUS.is_multiple_of(STATUS_SPAN));
-        assert_eq!(ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING, 0b111, "the RTL's 3 error bits");
+        assert_eq!(ERR_ALL, 0b1_1111, "the RTL's 5 error bits, one per map field");
     }
 }

@@ -554,6 +554,8 @@ pub mod sunda {
             pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
             pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
             pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+            pub const SOC: Field = Field { name: "soc", lsb: 3, width: 1 };
+            pub const OP: Field = Field { name: "op", lsb: 4, width: 1 };
         }
         /// The engine is working on a descriptor `[D]` (DIGEST §5)
         pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };
@@ -1106,6 +1108,8 @@ pub mod cayman {
             pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
             pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
             pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+            pub const SOC: Field = Field { name: "soc", lsb: 3, width: 1 };
+            pub const OP: Field = Field { name: "op", lsb: 4, width: 1 };
         }
         /// The engine is working on a descriptor `[D]` (DIGEST §5)
         pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };
@@ -1672,6 +1676,8 @@ pub mod mariana {
             pub const COMPLETION: Field = Field { name: "completion", lsb: 0, width: 1 };
             pub const RANGE: Field = Field { name: "range", lsb: 1, width: 1 };
             pub const EMPTY_RING: Field = Field { name: "empty_ring", lsb: 2, width: 1 };
+            pub const SOC: Field = Field { name: "soc", lsb: 3, width: 1 };
+            pub const OP: Field = Field { name: "op", lsb: 4, width: 1 };
         }
         /// The engine is working on a descriptor `[D]` (DIGEST §5)
         pub const BUSY: Reg = Reg { name: "busy", block: "seq_dma", offset: 0x081c, rtl_offset: 0x081c, device_offset: Some(0x081c), reset: 0x0 };

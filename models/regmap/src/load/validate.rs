@@ -159,6 +159,18 @@ pub(super) fn validate_bar0(params: &ArchParams, src: &Source) -> Result<()> {
     }
     let loc = src.loc(src.text.find("[bar0]").unwrap_or(0));
     let regions = params.bar0_regions();
+    let t = &params.top_sp;
+    let bar0_end = regions.iter().map(|r| r.region.end()).max().unwrap_or(0);
+    let span = 1u64.checked_shl(t.instance_shift).unwrap_or(0);
+    if t.soc_tpb_window < params.bar0.local_reg_size || t.soc_tpb_window.checked_add(bar0_end).is_none_or(|end| end > span) {
+        return Err(RegmapError::Invalid {
+            loc: src.loc(src.text.find("soc_tpb_window").unwrap_or(0)),
+            message: format!(
+                "[top_sp] soc_tpb_window = {:#x}: BAR0 ({bar0_end:#x} bytes) must fit in an instance's span ({span:#x} bytes, instance_shift {}) past its local-register aperture ({:#x} bytes)",
+                t.soc_tpb_window, t.instance_shift, params.bar0.local_reg_size
+            ),
+        });
+    }
     for r in &regions {
         if r.region.base % 4 != 0 || r.region.size % 4 != 0 || r.region.size == 0 {
             return Err(RegmapError::Invalid {
