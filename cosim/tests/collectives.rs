@@ -6,13 +6,18 @@
 
 use tpb_cosim::scenario::collective::{self, Addressing, Algorithm, CollectiveCfg};
 use tpb_cosim::scenario::ScenarioFile;
-use tpb_cosim::sched::{CoreId, Cosim, Master};
+use tpb_cosim::sched::{CoreId, Cosim, Master, Requester};
 use tpb_models::hal::Mmio;
 use tpb_models::regmap::Arch;
 
 fn cfg(name: &str) -> (CollectiveCfg, u64) {
     let f = ScenarioFile::find(name).unwrap();
     (f.collective.clone().unwrap(), f.cycles)
+}
+
+/// Requests that crossed between dies other than the SEQ DMA's SoC writes (the SIGNALs).
+fn signals(r: &tpb_cosim::scenario::Report, m: &tpb_cosim::mesh::Mesh) -> u64 {
+    m.remote - r.get("dma_soc_writes")
 }
 
 /// SIGNALs that cross between dies, from the algorithm's definition.
@@ -30,7 +35,7 @@ fn every_collective_completes_on_2_4_8_and_16_cayman_dies() {
         let (c, limit) = cfg(name);
         for n in [2usize, 4, 8, 16] {
             let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
-            assert_eq!(m.remote, crossings(c.algorithm, n as u64), "{name} on {n} dies");
+            assert_eq!(signals(&r, &m), crossings(c.algorithm, n as u64), "{name} on {n} dies");
             assert_eq!(r.get("dies"), n as u64);
             assert_eq!(r.get("completions"), n as u64, "{name} on {n} dies: each die's one TOP_SP leads itself");
             println!("{name:>15} {n:>2} dies: {:>4} checks, {:>5} cycles from the release, {:>4} crossings", r.checks.len(), r.get("collective_cycles"), m.remote);
@@ -49,7 +54,7 @@ fn the_collectives_run_on_mariana_and_sunda() {
             let (r, m) = collective::collective(arch, &c, 4, limit, None).unwrap_or_else(|e| panic!("{name} on {arch:?}: {e}"));
             assert_eq!(r.get("dies"), 4, "{name} on {arch:?}");
             if c.channels == 0 && c.algorithm != Algorithm::Hierarchical {
-                assert_eq!(m.remote, crossings(c.algorithm, 4), "{name} on {arch:?}");
+                assert_eq!(signals(&r, &m), crossings(c.algorithm, 4), "{name} on {arch:?}");
             }
         }
     }
@@ -78,18 +83,57 @@ fn a_signal_that_lands_after_its_wait_or_a_wrong_word_fails_the_checks() {
     let mut ran = collective::run(Arch::Cayman, &c, 4, limit, None).unwrap();
     ran.check().unwrap();
     // Move die 2's first SIGNAL of the receive semaphore to after everything.
-    let inc = ran.mesh.dies[2].log.iter().position(|t| matches!(t.master, Master::Remote { .. }) && t.write).unwrap();
+    let inc = ran.mesh.dies[2].log.iter().position(|t| matches!(t.master, Master::Remote { by: Requester::Core(_), .. }) && t.write).unwrap();
     ran.mesh.dies[2].log[inc].cycle = u64::MAX;
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 2: SIGNAL 1 of semaphore 40 landed"), "{e}");
-    // A fresh run, then one destination word changed behind the DMA's back.
+    // A fresh run, then one word of die 1's sum changed behind the DMA's
+    // back: die 2's contribution to chunk 3 counted twice.
     let mut ran = collective::run(Arch::Cayman, &c, 4, limit, None).unwrap();
     let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[1].map(), "seq.dma").unwrap());
-    let at = dma + 16 * 6 + 4 * 2 * 4 + 4 * 2 * 3; // the ring (6 legs), the 4 source chunks, slot 3
+    let at = dma + 16 * 9 + 4 * 2 * 3; // the ring (9 descriptors), chunk 3 of the vector
     let w = ran.mesh.dies[1].read32(at).unwrap();
-    ran.mesh.dies[1].write32(at, w ^ 1).unwrap();
+    assert_eq!(w, collective::reference(4, 3, 0));
+    ran.mesh.dies[1].write32(at, w.wrapping_add(collective::input(2, 3, 0))).unwrap();
     let e = ran.check().unwrap_err().to_string();
-    assert!(e.contains("die 1: DMA leg 3 word 0"), "{e}");
+    assert!(e.contains("die 1: chunk 3 word 0 = ") && e.contains("(die 2's chunk 3 counted twice)"), "{e}");
+}
+
+/// The ring and the mesh reduce real data: every die's vector ends as the
+/// sum of every die's input (checked against a sum of the inputs, not the
+/// tapes), the legs' words crossing as the SEQ DMA's SoC writes.
+#[test]
+fn the_all_reduces_sum_every_dies_vector_on_2_to_16_dies() {
+    for (name, alg) in [("allreduce-ring", Algorithm::Ring), ("allreduce-mesh", Algorithm::Mesh)] {
+        let (c, limit) = cfg(name);
+        for n in [2u64, 3, 16] {
+            let (r, _) = collective::collective(Arch::Cayman, &c, n as usize, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
+            // Chunks sent: per die, the ring one per step of 2(N - 1), the mesh N - 1 in each phase.
+            let sends = n * 2 * (n - 1);
+            assert_eq!(r.values["dma_soc_writes"], sends * u64::from(c.words), "{name} ({alg:?}) on {n} dies");
+            assert_eq!(r.values["dma_soc_errors"], 0);
+            println!("{name} on {n} dies: {} cycles, {} SoC writes", r.values["collective_cycles"], r.values["dma_soc_writes"]);
+        }
+    }
+}
+
+/// A wrong schedule fails: die 0's first send lands in the wrong staging
+/// slot, so die 1 adds an empty one, and die 0's input to that chunk is
+/// missing from every die's sum, named by the check.
+#[test]
+fn a_dropped_chunk_fails_naming_it() {
+    use collective::{Into, Move};
+    let (c, limit) = cfg("allreduce-ring");
+    let mut ran = collective::run_edited(Arch::Cayman, &c, 4, limit, None, &|t| {
+        let m = &mut t.dies[0].moves[0].0;
+        assert!(matches!(*m, Move::Send { chunk: 0, into: Into::Stage(0), .. }), "{m:?}");
+        if let Move::Send { into, .. } = m {
+            *into = Into::Stage(2);
+        }
+    })
+    .unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("chunk 0 word 0 = ") && e.contains("(die 0's chunk 0 missing)"), "{e}");
 }
 
 /// Leader/reporter tampered with: a completion the leader did not post, or
@@ -216,7 +260,7 @@ fn dies_are_counted_where_the_scenario_allows_them() {
     assert!(b.scenario().unwrap().dies(Some(2)).unwrap_err().to_string().contains("one die"));
     // The ring's legs must fit the SEQ DMA SRAM.
     let (c, limit) = cfg("allreduce-ring");
-    let e = collective::collective(Arch::Cayman, &CollectiveCfg { words: 8, ..c }, 16, limit, None).err().unwrap().to_string();
+    let e = collective::collective(Arch::Cayman, &CollectiveCfg { words: 16, ..c }, 16, limit, None).err().unwrap().to_string();
     assert!(e.contains("SEQ DMA SRAM"), "{e}");
 }
 
@@ -263,7 +307,7 @@ fn the_ring_runs_on_neighbour_routes_too() {
     c.addressing = Addressing::Neighbor;
     for n in [2usize, 4, 8, 16] {
         let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{n} dies: {e}"));
-        assert_eq!(m.remote, crossings(Algorithm::Ring, n as u64));
+        assert_eq!(signals(&r, &m), crossings(Algorithm::Ring, n as u64));
         // Every SIGNAL went to the next die.
         assert!(m.crossings.iter().all(|x| x.to == (x.from + 1) % n as u32), "{n} dies");
         println!("neighbour ring on {n} dies: {} checks, {} cycles", r.checks.len(), r.get("collective_cycles"));
@@ -286,7 +330,7 @@ fn all_sixteen_top_sps_of_two_cayman_dies_run_each_collective() {
         let (r, m) = collective::collective(Arch::Cayman, &c, 2, limit, None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!((m.dies.len(), r.get("dies"), r.get("top_sps")), (16, 2, 8), "{name}");
         // The algorithm's SIGNALs, and each die's 7 TOP_SPs but the leader telling it they are done.
-        assert_eq!(m.remote, crossings(c.algorithm, 16) + 2 * 7, "{name}");
+        assert_eq!(signals(&r, &m), crossings(c.algorithm, 16) + 2 * 7, "{name}");
         assert_eq!(r.get("completions"), 2, "{name}: one per die, by its leader");
         let same_die = m.crossings.iter().filter(|x| x.from / 8 == x.to / 8).count();
         assert!(same_die > 0 && same_die < m.crossings.len(), "{name}: {same_die} of {} crossings stay on their die", m.crossings.len());
@@ -300,7 +344,7 @@ fn a_global_barrier_reaches_all_128_top_sps_of_16_dies() {
     let (c, limit) = cfg("barrier-global");
     let (r, m) = collective::collective(Arch::Cayman, &CollectiveCfg { top_sps: 8, ..c }, 16, limit, None).unwrap();
     assert_eq!(m.dies.len(), 128);
-    assert_eq!(m.remote, crossings(Algorithm::Barrier, 128) + 16 * 7);
+    assert_eq!(signals(&r, &m), crossings(Algorithm::Barrier, 128) + 16 * 7);
     assert_eq!(r.get("completions"), 16);
     println!("barrier on 16 dies x 8 TOP_SPs: {} checks, {} cycles", r.checks.len(), r.get("collective_cycles"));
 }
@@ -327,7 +371,7 @@ fn the_ncfw_core_steps_every_collective_through_its_dispatch_spine() {
         let c = CollectiveCfg { stepper: Stepper::Ncfw, ..c };
         for n in [2usize, 8] {
             let (r, m) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{name} on {n} dies: {e}"));
-            assert_eq!(m.remote, crossings(c.algorithm, n as u64), "{name} on {n} dies");
+            assert_eq!(signals(&r, &m), crossings(c.algorithm, n as u64), "{name} on {n} dies");
             assert!(r.checks.iter().filter(|x| x.contains("ran handler")).count() >= n, "{name}: {:?}", r.checks);
         }
     }
@@ -481,4 +525,25 @@ fn skipping_quiescent_dies_gives_the_same_run() {
     let (c, limit) = cfg("allreduce-ring");
     let (r, _) = collective::collective(Arch::Cayman, &CollectiveCfg { wait: TapeWait::Waiti, ..c }, 4, limit, None).unwrap();
     println!("allreduce-ring on 4 dies, sleeping WAITs: {} die-cycles skipped", r.get("skipped_die_cycles"));
+}
+
+/// A send to a die the mesh does not have is answered with an error: die
+/// 1's engine sets error.soc, its leg never completes, and the ring stalls
+/// behind it: the checks fail on the first die whose tape did not finish.
+#[test]
+fn a_send_to_a_missing_die_sets_the_soc_error_and_fails_naming_the_die() {
+    use collective::Move;
+    let (c, _) = cfg("allreduce-ring");
+    let mut ran = collective::run_edited(Arch::Cayman, &c, 4, 20_000, None, &|t| {
+        if let Move::Send { to, .. } = &mut t.dies[1].moves[0].0 {
+            *to = 9;
+        }
+    })
+    .unwrap();
+    assert!(ran.mesh.dies[1].soc.errors > 0, "die 1's SoC write was not answered with an error");
+    let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[1].map(), "seq.dma").unwrap());
+    let err = ran.mesh.dies[1].read32(dma + u64::from(tpb_models::golden::seq_dma::ERROR)).unwrap();
+    assert_ne!(err & tpb_models::golden::seq_dma::ERR_SOC, 0, "error = {err:#x}");
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("tape completed within 20000 cycles"), "{e}");
 }

@@ -7604,7 +7604,7 @@ module cayman_tpb_top__dma(
 );
 
     // Constants
-    localparam sram_hi = 32'hfffffc00;
+    localparam sram_hi = 32'hfffff800;
     localparam status_base = 32'h800;
     localparam status_mask = 32'hffffffe0;
     localparam done_base = 32'h1800;
@@ -7675,11 +7675,11 @@ module cayman_tpb_top__dma(
     reg [4:0] err_set;
     reg [4:0] err_kept;
     reg sram$a_valid;
-    reg [7:0] sram$a_word;
+    reg [8:0] sram$a_word;
     reg sram$a_write;
     reg [3:0] sram$a_wstrb;
     reg sram$pio_valid;
-    reg [7:0] sram$pio_word;
+    reg [8:0] sram$pio_word;
     wire sram$a_rvalid;
     wire sram$pio_rvalid;
     wire [31:0] sram$rdata;
@@ -7717,7 +7717,7 @@ module cayman_tpb_top__dma(
     end
 
     always @(*) begin
-        sram$pio_word = req_addr[32'h2 +: 8];
+        sram$pio_word = req_addr[32'h2 +: 9];
     end
 
     always @(*) begin
@@ -7900,20 +7900,20 @@ module cayman_tpb_top__dma(
         if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || ((state == 32'h3) || ((state == 32'h5) || (state == 32'h6)))))) begin
             case (state)
                 32'h2: begin
-                    sram$a_word = src_addr[32'h2 +: 8];
+                    sram$a_word = src_addr[32'h2 +: 9];
                 end
                 32'h3: begin
-                    sram$a_word = dst_addr[32'h2 +: 8];
+                    sram$a_word = dst_addr[32'h2 +: 9];
                 end
                 32'h5: begin
-                    sram$a_word = dst_addr[32'h2 +: 8];
+                    sram$a_word = dst_addr[32'h2 +: 9];
                 end
                 default: begin
-                    sram$a_word = ptr_addr[32'h2 +: 8];
+                    sram$a_word = ptr_addr[32'h2 +: 9];
                 end
             endcase
         end else begin
-            sram$a_word = desc_addr[32'h2 +: 8];
+            sram$a_word = desc_addr[32'h2 +: 9];
         end
     end
 
@@ -8220,12 +8220,12 @@ module cayman_tpb_top__dma__sram(
     input wire reset,
     input wire pio_valid,
     input wire pio_write,
-    input wire [7:0] pio_word,
+    input wire [8:0] pio_word,
     input wire [31:0] pio_wdata,
     output reg pio_rvalid,
     input wire a_valid,
     input wire a_write,
-    input wire [7:0] a_word,
+    input wire [8:0] a_word,
     input wire [31:0] a_wdata,
     input wire [3:0] a_wstrb,
     output reg a_rvalid,
@@ -8243,18 +8243,18 @@ module cayman_tpb_top__dma__sram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [31:0] mem [0:255];
+    reg [31:0] mem [0:511];
     reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
-    reg [7:0] word;
+    reg [8:0] word;
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [7:0] mem$read_address;
+    reg [8:0] mem$read_address;
     reg mem$read_enable;
-    reg [7:0] mem$write_address;
+    reg [8:0] mem$write_address;
     reg [31:0] mem$write_data;
     reg [3:0] mem$write_strobe;
 

@@ -5097,7 +5097,7 @@ module sunda_tpb_proto__top__dma(
 );
 
     // Constants
-    localparam sram_hi = 32'hfffffc00;
+    localparam sram_hi = 32'hfffff800;
     localparam status_base = 32'h800;
     localparam status_mask = 32'hffffffe0;
     localparam done_base = 32'h1800;
@@ -5168,11 +5168,11 @@ module sunda_tpb_proto__top__dma(
     reg [4:0] err_set;
     reg [4:0] err_kept;
     reg sram$a_valid;
-    reg [7:0] sram$a_word;
+    reg [8:0] sram$a_word;
     reg sram$a_write;
     reg [3:0] sram$a_wstrb;
     reg sram$pio_valid;
-    reg [7:0] sram$pio_word;
+    reg [8:0] sram$pio_word;
     wire sram$a_rvalid;
     wire sram$pio_rvalid;
     wire [31:0] sram$rdata;
@@ -5210,7 +5210,7 @@ module sunda_tpb_proto__top__dma(
     end
 
     always @(*) begin
-        sram$pio_word = req_addr[32'h2 +: 8];
+        sram$pio_word = req_addr[32'h2 +: 9];
     end
 
     always @(*) begin
@@ -5393,20 +5393,20 @@ module sunda_tpb_proto__top__dma(
         if (!(state == 32'h0) && (!(state == 32'h1) && ((state == 32'h2) || ((state == 32'h3) || ((state == 32'h5) || (state == 32'h6)))))) begin
             case (state)
                 32'h2: begin
-                    sram$a_word = src_addr[32'h2 +: 8];
+                    sram$a_word = src_addr[32'h2 +: 9];
                 end
                 32'h3: begin
-                    sram$a_word = dst_addr[32'h2 +: 8];
+                    sram$a_word = dst_addr[32'h2 +: 9];
                 end
                 32'h5: begin
-                    sram$a_word = dst_addr[32'h2 +: 8];
+                    sram$a_word = dst_addr[32'h2 +: 9];
                 end
                 default: begin
-                    sram$a_word = ptr_addr[32'h2 +: 8];
+                    sram$a_word = ptr_addr[32'h2 +: 9];
                 end
             endcase
         end else begin
-            sram$a_word = desc_addr[32'h2 +: 8];
+            sram$a_word = desc_addr[32'h2 +: 9];
         end
     end
 
@@ -5713,12 +5713,12 @@ module sunda_tpb_proto__top__dma__sram(
     input wire reset,
     input wire pio_valid,
     input wire pio_write,
-    input wire [7:0] pio_word,
+    input wire [8:0] pio_word,
     input wire [31:0] pio_wdata,
     output reg pio_rvalid,
     input wire a_valid,
     input wire a_write,
-    input wire [7:0] a_word,
+    input wire [8:0] a_word,
     input wire [31:0] a_wdata,
     input wire [3:0] a_wstrb,
     output reg a_rvalid,
@@ -5736,18 +5736,18 @@ module sunda_tpb_proto__top__dma__sram(
     end
 
     // Memories (synchronous read, old data on a read-during-write)
-    reg [31:0] mem [0:255];
+    reg [31:0] mem [0:511];
     reg [31:0] mem$read_data;
 
     // Combinational signals
     reg a_take;
-    reg [7:0] word;
+    reg [8:0] word;
     reg [31:0] wdata;
     reg [3:0] wstrb;
     reg we;
-    reg [7:0] mem$read_address;
+    reg [8:0] mem$read_address;
     reg mem$read_enable;
-    reg [7:0] mem$write_address;
+    reg [8:0] mem$write_address;
     reg [31:0] mem$write_data;
     reg [3:0] mem$write_strobe;
 

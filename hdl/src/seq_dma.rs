@@ -70,8 +70,8 @@ use tpb_regmap::RegMap;
 /// Offset and size of the status registers (`[D]`, from the map's
 /// `seq_dma` block through `tpb-spec`; their order is `tpb_spec::seq_dma::WORDS`).
 pub use tpb_spec::seq_dma::{STATUS, STATUS_SPAN};
-/// Default SRAM size: 2^8 words (1 KiB).
-pub const DEFAULT_AW: usize = 8;
+/// The tops' SRAM size: 2^9 words (2 KiB, `tpb_spec::seq_dma::SRAM_AW`).
+pub const DEFAULT_AW: usize = tpb_spec::seq_dma::SRAM_AW;
 
 // Engine states (rust-hdl's Verilog generator takes literals, not Rust
 // constants, so `update` spells them as numbers): 0 idle, 1 descriptor

@@ -8,8 +8,8 @@
 use crate::csr::{Req, Rsp};
 use tpb_regmap::layout::IncSlot;
 
-pub use tpb_spec::seq_dma::{len_op, ERR_ALL, ERR_COMPLETION, ERR_EMPTY_RING, ERR_OP, ERR_RANGE, ERR_SOC, OP_ADD, OP_COPY, OP_SOC_WRITE, STATUS};
-use tpb_spec::seq_dma::{BUSY, ERROR, RX_DONE, RX_HW_HEAD, RX_PENDING, STATUS_SPAN, TX_DONE, TX_HW_HEAD, TX_PENDING};
+pub use tpb_spec::seq_dma::{len_op, ERROR, ERR_ALL, ERR_COMPLETION, ERR_EMPTY_RING, ERR_OP, ERR_RANGE, ERR_SOC, OP_ADD, OP_COPY, OP_SOC_WRITE, SRAM_AW, STATUS};
+use tpb_spec::seq_dma::{BUSY, RX_DONE, RX_HW_HEAD, RX_PENDING, STATUS_SPAN, TX_DONE, TX_HW_HEAD, TX_PENDING};
 
 /// What the engine decided at an edge (before the ring bookkeeping).
 struct Edge {

@@ -41,12 +41,12 @@ impl MemBits {
             seq: bits(p.bar0.seq_iram.size),
             ctrl_spad: bits(p.top_sp.spad_ctrl_size.unwrap_or(0) as u64),
             slot_spad: bits(p.top_sp.spad_slot_size.unwrap_or(0) as u64),
-            dma: 8,
+            dma: seq_dma::SRAM_AW,
         }
     }
-    /// The FPGA builds: every memory 1 KiB.
+    /// The FPGA builds: every memory 1 KiB (the DMA SRAM: the one size of every top).
     pub fn fpga() -> MemBits {
-        MemBits { q7_iram: 8, q7_dram: 8, seq: 8, ctrl_spad: 8, slot_spad: 8, dma: 8 }
+        MemBits { q7_iram: 8, q7_dram: 8, seq: 8, ctrl_spad: 8, slot_spad: 8, dma: seq_dma::SRAM_AW }
     }
 }
 

@@ -239,6 +239,21 @@ fn the_clock_period_is_a_positive_even_number_of_picoseconds() {
     assert!(e.to_string().contains("clock_period_ns"), "{e}");
 }
 
+/// `[top_sp] soc_tpb_window` ([D]): the TPB's BAR0 must fit in an
+/// instance's SoC span past its local-register aperture, or the map is
+/// refused naming the key.
+#[test]
+fn the_soc_window_onto_bar0_fits_the_instance_span() {
+    for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+        assert_eq!(builtin(arch).unwrap().params.top_sp.soc_tpb_window, 0x2000_0000, "{arch:?}");
+    }
+    for bad in ["0x8000", "0x3ff00000"] {
+        let e = load_err(cayman_with("arch.toml", |t| t.replace("soc_tpb_window = 0x20000000", &format!("soc_tpb_window = {bad}"))));
+        let msg = e.to_string();
+        assert!(msg.contains("arch.toml:") && msg.contains("soc_tpb_window") && msg.contains("must fit in an instance's span"), "{msg}");
+    }
+}
+
 /// Blocks are described once (`maps/common/`); a generation's file holds
 /// only what differs. The layering gives each generation what it had when
 /// every generation had its own copy: SUNDA's NX block ends at 0x848 and

@@ -59,6 +59,9 @@ pub mod seq_dma {
     pub const ERR_SOC: u32 = error::SOC_MASK;
     /// A descriptor with the reserved op.
     pub const ERR_OP: u32 = error::OP_MASK;
+    /// The DMA SRAM of every top: `2^SRAM_AW` words (2 KiB, all the window
+    /// holds below the status registers; `[D]`).
+    pub const SRAM_AW: usize = 9;
     /// Every error bit (the RTL's `errors[4:0]`).
     pub const ERR_ALL: u32 = ERR_COMPLETION | ERR_RANGE | ERR_EMPTY_RING | ERR_SOC | ERR_OP;
 

@@ -1,6 +1,8 @@
-//! The mesh all-reduce's tapes: copy the own chunk and SIGNAL every other
-//! die, WAIT for N−1, write the reduced chunk and SIGNAL everyone again,
-//! WAIT for N−1.
+//! The mesh all-reduce's tapes: die d owns chunk d. Send chunk c of the
+//! own vector to die c's staging slot d, for every other die c, and SIGNAL
+//! every other die; WAIT for N−1; add the N−1 staged chunks into chunk d,
+//! write it into every other die's chunk d and SIGNAL everyone again; WAIT
+//! for N−1.
 
 use super::tapes::{Body, Ops};
 use super::*;
@@ -13,19 +15,21 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     for d in 0..n {
         let mut t = DieTape::new();
         let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
-        let mut e = event(MeshEventType::EVT_REDUCE_COPY);
-        o.dma(&mut e);
+        let sends: Vec<Move> = peers.iter().map(|&c| Move::Send { chunk: c, to: c, into: Into::Stage(d) }).collect();
         t.legs.push((d, 0));
-        t.events.push(e);
+        let fired = super::payload::leg(o, &mut t, event(MeshEventType::EVT_REDUCE_COPY), MeshEventType::EVT_REDUCE_COPY_2, &sends);
+        t.events.extend(fired);
         let mut e = event(MeshEventType::EVT_INTRA_GRP_BRDCST);
         o.wait(&mut e, d, done, 1)?;
         t.events.extend(o.signal(d, e, MeshEventType::EVT_INTRA_GRP_BRDCST, &peers.iter().map(|&p| (p, arrive)).collect::<Vec<_>>())?);
         let mut e = event(MeshEventType::EVT_REDUCE_WRITE);
         o.wait(&mut e, d, arrive, n - 1)?;
         t.remote_waits.push((arrive, n - 1));
-        o.dma(&mut e);
+        let mut moves: Vec<Move> = peers.iter().map(|&s| Move::Add { chunk: d, slot: s }).collect();
+        moves.extend(peers.iter().map(|&p| Move::Send { chunk: d, to: p, into: Into::Acc }));
         t.legs.push(((d + 1) % n, 1));
-        t.events.push(e);
+        let fired = super::payload::leg(o, &mut t, e, MeshEventType::EVT_REDUCE_COPY_2, &moves);
+        t.events.extend(fired);
         let mut e = event(MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST);
         o.wait(&mut e, d, done, 2)?;
         t.events.extend(o.signal(d, e, MeshEventType::EVT_LOCAL_AND_POD_GRP_BRDCST_2, &peers.iter().map(|&p| (p, written)).collect::<Vec<_>>())?);

@@ -14,10 +14,13 @@
 //! families and the event types, not the per-die event lists. The event
 //! type of each event is a label; the stepper does not dispatch on it.
 //!
-//! The DMA legs copy within each die's SEQ DMA SRAM (the model's DMA has no
-//! system master: it cannot write another die), so the data a leg moves is
-//! the die's own; what crosses between dies is the control flow, the
-//! SIGNALs, and that is what the checks order.
+//! The ring's and the mesh's tapes move real data ([`Move`], `payload.rs`):
+//! each die's vector starts as its input, the DMA legs add chunks and
+//! write them to other dies' DMA SRAM through the SEQ DMA's SoC writes,
+//! and every die ends with the sum of all inputs, which the checks compare
+//! with a sum computed from the inputs alone. The channel programs
+//! (kangaring, hierarchical, the ring on channels) still copy within each
+//! die's SRAM: what crosses between dies there is the control flow.
 
 use super::*;
 use crate::mesh::{die_addr, Mesh};
@@ -153,6 +156,10 @@ pub struct DieTape {
     pub events: Vec<MeshEvent>,
     /// The DMA legs in the order they fire: (source chunk, destination slot).
     pub legs: Vec<(u32, u32)>,
+    /// The descriptors the legs fire, in order, each with whether it
+    /// completes its leg (INCs the done semaphore); empty for a program
+    /// whose legs copy within the die (one descriptor per leg).
+    pub moves: Vec<(Move, bool)>,
     /// The WAITs on semaphores other dies SIGNAL: (semaphore, count).
     pub remote_waits: Vec<(u32, u32)>,
     /// The algorithm's events: `events[..body]`; after them, the group's
@@ -186,7 +193,7 @@ pub struct RingProgram {
 
 impl DieTape {
     fn new() -> DieTape {
-        DieTape { events: Vec::new(), legs: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
+        DieTape { events: Vec::new(), legs: Vec::new(), moves: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
     }
     /// The stepper's DRAM image.
     pub fn dram(&self) -> Vec<u8> {
@@ -250,6 +257,17 @@ impl<'a> TapeAddrs<'a> {
     /// addressing, one TOP_SP per die: this die or the next).
     pub fn inc(&self, from: u32, die: u32, s: u32) -> Result<u64, ScenarioError> {
         let local = self.hal.get_trigger_addr(die % self.top_sps, s)?;
+        self.route(from, die, local)
+    }
+    /// SoC address, as node `from` names it, of BAR0 address `bar0` of node
+    /// `die`'s TPB (its instance's `sp_base + soc_tpb_window`, `[D]`).
+    pub fn tpb(&self, from: u32, die: u32, bar0: u32) -> Result<u64, ScenarioError> {
+        let t = &self.hal.ctx().ok_or(ScenarioError::NotApplicable { scenario: "collective", arch: "the HAL's target", why: "it has no generation" })?.map.params.top_sp;
+        let base = t.sp_base.get((die % self.top_sps) as usize).ok_or(ScenarioError::NotApplicable { scenario: "collective", arch: "this generation", why: "no sp_base entry for the TOP_SP" })?;
+        self.route(from, die, base + t.soc_tpb_window + u64::from(bar0))
+    }
+    /// A die-0 SoC address `local` moved to node `die`, as node `from` names it.
+    fn route(&self, from: u32, die: u32, local: u64) -> Result<u64, ScenarioError> {
         match self.addressing {
             Addressing::ChipId => Ok(die_addr(local, die / self.top_sps)?),
             Addressing::Neighbor if die == from => Ok(local | u64::from(from & 1) << soc::DIE_BIT),
@@ -282,11 +300,13 @@ pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
 mod barrier;
 mod channels;
 mod mesh;
+mod payload;
 mod ring;
 mod run;
 mod tapes;
 pub use channels::{channel_programs, group_roles, hierarchical_programs};
-pub use run::{collective, mesh_entry, run, Ran};
+pub use run::{collective, mesh_entry, run, run_edited, Ran};
+pub use payload::{input, reference, Into, Move};
 pub use tapes::tapes;
 
 #[cfg(test)]

@@ -1,6 +1,11 @@
 //! The ring all-reduce's tapes: 2(N−1) steps, a reduce-scatter then an
-//! all-gather; each step WAITs for die d−1's chunk, copies it (a DMA leg)
-//! and SIGNALs die d+1.
+//! all-gather; each step WAITs for die d−1's chunk, adds it and sends the
+//! chunk on (a DMA leg) and SIGNALs die d+1.
+//!
+//! Reduce-scatter step t sends chunk (d − t) mod N into die d+1's staging
+//! slot, after adding the slot die d−1 filled at step t−1 (from step 1 on);
+//! all-gather step 0 adds the last staged chunk, d + 1, now the full sum,
+//! and writes it into die d+1's vector, which every later step forwards.
 
 use super::tapes::{Body, Ops};
 use super::*;
@@ -20,9 +25,16 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
                 o.wait(&mut e, d, recv, step)?;
                 t.remote_waits.push((recv, step));
             }
-            o.dma(&mut e);
+            let next = (d + 1) % n;
+            let moves: Vec<Move> = match step {
+                0 => vec![Move::Send { chunk, to: next, into: Into::Stage(chunk) }],
+                s if s < n - 1 => vec![Move::Add { chunk, slot: chunk }, Move::Send { chunk, to: next, into: Into::Stage(chunk) }],
+                s if s == n - 1 => vec![Move::Add { chunk, slot: chunk }, Move::Send { chunk, to: next, into: Into::Acc }],
+                _ => vec![Move::Send { chunk, to: next, into: Into::Acc }],
+            };
             t.legs.push((chunk, step));
-            t.events.push(e);
+            let fired = super::payload::leg(o, &mut t, e, MeshEventType::EVT_REDUCE_COPY_2, &moves);
+            t.events.extend(fired);
             let mut e = event(MeshEventType::EVT_REDUCE_LOCAL_HNDSHK);
             o.wait(&mut e, d, done, step + 1)?;
             t.events.extend(o.signal(d, e, MeshEventType::EVT_SYNC, &[((d + 1) % n, recv)])?);

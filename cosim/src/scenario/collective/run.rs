@@ -37,6 +37,8 @@ pub struct Ran {
     pub tapes: Tapes,
     pub cfg: CollectiveCfg,
     lay: DmaLayout,
+    /// The payload's layout, for an algorithm that reduces real data.
+    pay: Option<payload::Layout>,
     /// The cycle the TOP_SPs were released.
     start: u64,
     /// Every TOP_SP halted within `limit` cycles.
@@ -61,6 +63,12 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
 /// Set up `n` dies, load every TOP_SP's tape, release them and run until
 /// they all halt or `limit` cycles pass.
 pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<Ran, ScenarioError> {
+    run_edited(arch, cfg, n, limit, trace, &|_| {})
+}
+
+/// As [`run`], with the programs changed by `edit` after they are planned
+/// (a test's wrong schedule: the checks must catch it).
+pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>, edit: &dyn Fn(&mut Tapes)) -> Result<Ran, ScenarioError> {
     let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
     mesh.skip_quiet = cfg.skip_quiet;
     // The tapes' participants: every TOP_SP of every die.
@@ -71,11 +79,12 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let hal = Hal::for_arch(arch)?;
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
     let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
-    let t = match (cfg.algorithm, cfg.channels) {
+    let mut t = match (cfg.algorithm, cfg.channels) {
         (Algorithm::Hierarchical, _) => hierarchical_programs(n as u32, cfg.first_sem, &addrs)?,
         (alg, 0) => tapes(alg, n as u32, cfg.first_sem, &addrs)?,
         (alg, ch) => channel_programs(alg, n as u32, ch, cfg.first_sem, &addrs)?,
     };
+    edit(&mut t);
     if cfg.first_sem + t.sems_used() > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
     }
@@ -92,6 +101,7 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
         None => n as u32,
     };
     let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
+    let pay = if t.dies.iter().any(|d| !d.moves.is_empty()) { Some(payload::Layout::of(n as u32, &t.dies, cfg.words)?) } else { None };
     let done_sem = hal.get_trigger_addr(0, t.done_sem)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         if cfg.addressing == Addressing::Neighbor {
@@ -104,16 +114,20 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
             UcodeImages { iram: firmware::nx_halt(c.map(), false)?.bytes, dram: vec![0; 16] },
             UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
         );
-        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: lay.ring }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
+        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: pay.map_or(lay.ring, |p| p.descs) }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
         Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
         let base = region(c, "seq.dma")?;
-        let mut desc = Vec::new();
-        for &(chunk, slot) in &tape.legs {
-            desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
+        if let Some(p) = pay {
+            c.write_buf(base, &words(&p.image(d as u32, n as u32, &tape.moves, done_sem, base as u32, &addrs)?))?;
+        } else {
+            let mut desc = Vec::new();
+            for &(chunk, slot) in &tape.legs {
+                desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
+            }
+            c.write_buf(base, &words(&desc))?;
+            let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
+            c.write_buf(base + u64::from(lay.src), &words(&src))?;
         }
-        c.write_buf(base, &words(&desc))?;
-        let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
-        c.write_buf(base + u64::from(lay.src), &words(&src))?;
         // The tape's event count is the stepper's EVENTS bound; a channel
         // program reads its cc_op entry from the CTRL SPAD.
         let events = tape.events.len() as u32;
@@ -142,16 +156,19 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
     let start = mesh.dies.iter().map(|c| c.stats.cycles).max().unwrap_or(0);
     let t0 = std::time::Instant::now();
     let stepper = cfg.stepper.core();
-    // Done: every stepper halted (mesh_tape.S) or idle in WAITI (ncfw_tape.S).
-    let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle());
+    // Done: every stepper halted (mesh_tape.S) or idle in WAITI (ncfw_tape.S,
+    // or a sleeping WAIT), its top calm long enough that no DMA leg, doorbell
+    // or interrupt is under way (a stepper sleeps while its legs run).
+    let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle() && c.calm_cycles() >= crate::sched::QUIET_CYCLES);
     let run_seconds = t0.elapsed().as_secs_f64();
-    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, start, halted, limit, run_seconds })
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, pay, start, halted, limit, run_seconds })
 }
 
 impl Ran {
     /// The checks of the module table, on what the dies logged and hold now.
     pub fn check(&mut self) -> Result<Report, ScenarioError> {
-        let Ran { mesh, tapes: t, cfg, lay, start, halted: done, limit, .. } = self;
+        let Ran { mesh, tapes: t, cfg, lay, pay, start, halted: done, limit, .. } = self;
+        let pay = *pay;
         let (n, lay, start, done, limit, k_per_die) = (mesh.dies.len(), *lay, *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
         let stepper = cfg.stepper.core();
@@ -273,6 +290,18 @@ impl Ran {
                 }
             }
             let base = region(c, "seq.dma")?;
+            if let Some(p) = pay {
+                // Every chunk of this node's vector is the sum of every node's input.
+                for ch in 0..n as u32 {
+                    for wd in 0..cfg.words {
+                        let got = c.read32(base + u64::from(p.acc(ch) + 4 * wd))?;
+                        let want = payload::reference(n as u32, ch, wd);
+                        let why = payload::diagnose(n as u32, ch, wd, got);
+                        r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {n} inputs is {want:#x}{why}"))?;
+                    }
+                }
+                continue;
+            }
             for &(chunk, slot) in &t.dies[d].legs {
                 for wd in 0..cfg.words {
                     let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
@@ -292,6 +321,8 @@ impl Ran {
         r.value("start", start);
         r.value("collective_cycles", end.saturating_sub(start));
         r.value("remote_transactions", mesh.remote);
+        r.value("dma_soc_writes", mesh.dies.iter().map(|c| c.soc.writes).sum::<u64>());
+        r.value("dma_soc_errors", mesh.dies.iter().map(|c| c.soc.errors).sum::<u64>());
         r.value("link_latency", mesh.latency);
         r.value("skipped_die_cycles", mesh.stats().skipped);
         r.crossings = mesh.crossings.clone();

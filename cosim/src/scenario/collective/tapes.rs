@@ -19,10 +19,16 @@ impl Ops<'_, '_> {
         e.wait_val = count;
         Ok(())
     }
-    /// A DMA leg: a tail-pointer increment of this die's SEQ RX ring.
-    pub fn dma(&self, e: &mut MeshEvent) {
+    /// A DMA leg: `k` (1 to [`super::payload::FIRES`]) tail-pointer increments of the
+    /// RX ring: the stepper fires leg 0's m2s and s2m, then leg 1's.
+    pub fn dma_n(&self, e: &mut MeshEvent, k: u32) {
+        let t = u64::from(self.a.dma_tail);
+        let on = |i: u32| if k > i { t } else { 0 };
         e.dma_trigger = 1;
-        e.dma_apb_bcast[0] = DmaApbBcast { m2s_tail_ptr: u64::from(self.a.dma_tail), s2m_tail_ptr: 0, mask: 1 };
+        e.dma_apb_bcast[0] = DmaApbBcast { m2s_tail_ptr: on(0), s2m_tail_ptr: on(1), mask: 1 };
+        if k > 2 {
+            e.dma_apb_bcast[1] = DmaApbBcast { m2s_tail_ptr: on(2), s2m_tail_ptr: on(3), mask: 1 };
+        }
     }
     /// SIGNAL `targets` (die, semaphore), three per event: the first event
     /// is `first` (already holding a WAIT or a DMA leg), the others `t` alone.

@@ -1,6 +1,7 @@
 //! The mesh rows of `tpb bench` (CAYMAN/MARIANA): scale (1..16 dies waiting
 //! on a semaphore, `allreduce-ring` on 2..16 dies and on 2 dies with several
-//! TOP_SPs) and threads (the 16-die polling ring and `allreduce-hier` on 8
+//! TOP_SPs), payload (`allreduce-ring` on 4 dies with 1, 4 and 16 words a
+//! chunk: what the data costs) and threads (the 16-die polling ring and `allreduce-hier` on 8
 //! dies, on one thread and on the machine's cores, in the same run).
 
 use super::{repeat, run_err, BenchArgs, BenchError, Figure, Row, Unit};
@@ -94,8 +95,30 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
             before: None,
         });
     }
+    // The payload's cost: the same ring with longer chunks.
+    for words in PAYLOAD_WORDS {
+        let cfg = scenario::CollectiveCfg { words, ..cfg.clone() };
+        let (mut rates, mut span, mut writes) = (Vec::new(), 0, 0);
+        eprintln!("tpb bench: {} allreduce-ring on 4 dies, {words} words a chunk", arch.name());
+        for _ in 0..args.runs.max(1) {
+            let mut ran = scenario::collective::run(arch, &cfg, 4, f.cycles, None).map_err(run_err)?;
+            let r = ran.check().map_err(run_err)?;
+            (span, writes) = (r.get("collective_cycles"), r.get("dma_soc_writes"));
+            rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
+        }
+        rows.push(Row {
+            arch,
+            what: format!("payload: allreduce-ring on 4 dies, {words} words a chunk, release to end ({span} cycles, {writes} SoC writes; top-cycles/s)"),
+            unit: Unit::Rate,
+            now: Some(Figure::of(rates)),
+            before: None,
+        });
+    }
     Ok(())
 }
+
+/// Words per chunk of the payload rows (`[collective] words`).
+const PAYLOAD_WORDS: [u32; 3] = [1, 4, 16];
 
 /// The threads rows of `arch`: the 16-die polling ring (every TOP_SP
 /// polling a semaphore, no die quiescent) and `allreduce-hier` on 8 dies,
