@@ -187,11 +187,18 @@ fn common_blocks_synthesize_for_ice40_with_memories_in_block_ram() {
     // 256x32 semaphores = 2 RAMs (8192 bits); the 8 KiB table = 16 (65536
     // bits; the 47 CAM entries are registers); 8 cores x (IRAM + DRAM), each
     // 1 KiB of 32-bit words with byte write masks = 32 (131072 bits, every
-    // RAM full); the 1 KiB DMA SRAM = 2 (8192 bits); the host-link bridge's
+    // RAM full); the DMA SRAM, 2 KiB = 4 (16384 bits); the host-link bridge's
     // 64-word BURST buffer = 2 (two 16-bit-wide RAMs); the notification
     // ring, 256 records of 4 words in four lanes = 8 (32768 bits; its 16
     // slots, six of them holding 32-bit instruction tags, are registers).
-    let expect = [("evt_sem", 2, 400), ("host_bridge", 2, 400), ("hw_decode", 16, 3000), ("notific", 8, 1000), ("q7_cluster", 32, 2000), ("seq_dma", 2, 1000)];
+    let expect = [
+        ("evt_sem", 2, 400),
+        ("host_bridge", 2, 400),
+        ("hw_decode", 16, 3000),
+        ("notific", 8, 1000),
+        ("q7_cluster", 32, 2000),
+        ("seq_dma", (32u64 << tpb_models::golden::seq_dma::SRAM_AW) / 4096, 1000),
+    ];
     assert_eq!(common.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(), expect.iter().map(|e| e.0).collect::<Vec<_>>());
     println!("{:<12} {:>8} {:>8} {:>12}", "module", "LUT4", "flops", "SB_RAM40_4K");
     for ((module, path), (_, bram_expected, ff_bound)) in common.iter().zip(expect) {
