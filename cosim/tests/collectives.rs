@@ -93,7 +93,7 @@ fn a_signal_that_lands_after_its_wait_or_a_wrong_word_fails_the_checks() {
     let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[1].map(), "seq.dma").unwrap());
     let at = dma + 16 * 9 + 4 * 2 * 3; // the ring (9 descriptors), chunk 3 of the vector
     let w = ran.mesh.dies[1].read32(at).unwrap();
-    assert_eq!(w, collective::reference(4, 3, 0));
+    assert_eq!(w, collective::reference(&[0, 1, 2, 3], 3, 0));
     ran.mesh.dies[1].write32(at, w.wrapping_add(collective::input(2, 3, 0))).unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1: chunk 3 word 0 = ") && e.contains("(die 2's chunk 3 counted twice)"), "{e}");
@@ -115,6 +115,20 @@ fn the_all_reduces_sum_every_dies_vector_on_2_to_16_dies() {
             println!("{name} on {n} dies: {} cycles, {} SoC writes", r.values["collective_cycles"], r.values["dma_soc_writes"]);
         }
     }
+    // The channel programs: the kangaring's rings both ways round, the
+    // hierarchical's three legs (parts within a die, chunks across dies).
+    let (kanga, limit) = cfg("allreduce-kangaring");
+    let kanga = CollectiveCfg { channels: 2, words: 1, ..kanga };
+    let hier = CollectiveCfg { top_sps: 2, ..cfg("allreduce-hier").0 };
+    for c in [kanga, hier] {
+        for n in [3usize, 16] {
+            let (r, _) = collective::collective(Arch::Cayman, &c, n, limit, None).unwrap_or_else(|e| panic!("{:?} on {n} dies: {e}", c.algorithm));
+            let sums = r.checks.iter().filter(|x| x.contains("inputs is")).count();
+            assert!(sums >= n * c.top_sps * n, "{:?} on {n} dies: {sums} sums checked", c.algorithm);
+            assert_eq!(r.values["dma_soc_errors"], 0);
+            println!("{:?} on {n} dies: {} cycles, {} SoC writes, {sums} sums", c.algorithm, r.values["collective_cycles"], r.values["dma_soc_writes"]);
+        }
+    }
 }
 
 /// A wrong schedule fails: die 0's first send lands in the wrong staging
@@ -134,6 +148,22 @@ fn a_dropped_chunk_fails_naming_it() {
     .unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("chunk 0 word 0 = ") && e.contains("(die 0's chunk 0 missing)"), "{e}");
+    // The hierarchical's: TOP_SP 0 of die 0 sends its part 0 (chunks 0 and 1
+    // of 2 dies) to TOP_SP 1 as the intra-die reduce-scatter's first move;
+    // sent into part 1's slots instead, TOP_SP 1 adds empty slots to part 0
+    // and TOP_SP 0's chunk 0 is missing from every sum.
+    let (c, limit) = cfg("allreduce-hier");
+    let c = CollectiveCfg { top_sps: 2, ..c };
+    let mut ran = collective::run_edited(Arch::Cayman, &c, 2, limit, None, &|t| {
+        let m = &mut t.dies[0].moves[1].0;
+        assert!(matches!(*m, Move::Send { chunk: 0, to: 1, into: Into::Stage(0), span: 2 }), "{m:?}");
+        if let Move::Send { into, .. } = m {
+            *into = Into::Stage(2);
+        }
+    })
+    .unwrap();
+    let e = ran.check().unwrap_err().to_string();
+    assert!(e.contains("chunk 0 word 0 = ") && e.contains("(die 0 TOP_SP 0's chunk 0 missing)"), "{e}");
 }
 
 /// Leader/reporter tampered with: a completion the leader did not post, or
@@ -174,11 +204,16 @@ fn channel_programs_run_the_ring_and_the_kangaring_from_channel_list() {
         for n in [2u32, 4, 8] {
             let (r, m) = collective::collective(Arch::Cayman, &c, n as usize, limit, None).unwrap_or_else(|e| panic!("{:?} on {n} dies: {e}", c.algorithm));
             let steps = 2 * (n - 1);
-            assert_eq!(m.remote, u64::from(n * c.channels * steps + n * (k - 1)), "{:?} on {n} dies", c.algorithm);
+            assert_eq!(signals(&r, &m), u64::from(n * c.channels * steps + n * (k - 1)), "{:?} on {n} dies", c.algorithm);
+            // Each channel step sends one chunk of `words` words to the next die's owner.
+            assert_eq!(r.get("dma_soc_writes"), u64::from(n * c.channels * steps * c.words));
             assert_eq!(r.get("completions"), u64::from(n), "one a die");
             assert_eq!(r.checks.iter().filter(|x| x.contains("scoreboard")).count() as u32, n * c.channels, "a scoreboard check a channel");
+            // Every node's chunks (its channels' n each) are sums of the n dies' inputs.
+            assert_eq!(r.checks.iter().filter(|x| x.contains(&format!("the sum of the {n} inputs"))).count() as u32, n * c.channels * n * c.words);
             // The channel ring's direction, seen on the link: from node d·k + sp to (d ± 1)·k + sp.
-            let back = m.crossings.iter().filter(|x| x.from % k == x.to % k && x.to / k == (x.from / k + n - 1) % n && x.from / k != x.to / k).count();
+            let core = |x: &&tpb_cosim::mesh::Crossing| matches!(x.by, Requester::Core(_));
+            let back = m.crossings.iter().filter(core).filter(|x| x.from % k == x.to % k && x.to / k == (x.from / k + n - 1) % n && x.from / k != x.to / k).count();
             if c.algorithm == Algorithm::Kangaring && n > 2 {
                 assert_eq!(back as u32, n * (c.channels / 2) * steps, "the odd channels run backward");
             }
@@ -201,9 +236,13 @@ fn the_hierarchical_all_reduce_chains_three_ring_legs() {
     for n in [2u32, 4, 8] {
         let (r, m) = collective::collective(Arch::Cayman, &c, n as usize, limit, None).unwrap_or_else(|e| panic!("hierarchical on {n} dies: {e}"));
         let (intra, inter) = (2 * (k - 1) * k * n, 2 * (n - 1) * k * n);
-        assert_eq!(m.remote, u64::from(intra + inter + n * (k - 1)), "{n} dies: the two intra legs, the inter leg, the completion chain");
-        let on_die = m.crossings.iter().filter(|x| x.from / k == x.to / k).count() as u32;
-        let across = m.crossings.iter().filter(|x| x.from / k != x.to / k).collect::<Vec<_>>();
+        assert_eq!(signals(&r, &m), u64::from(intra + inter + n * (k - 1)), "{n} dies: the two intra legs, the inter leg, the completion chain");
+        // The intra legs move a part of n chunks a step, the inter leg one chunk.
+        assert_eq!(r.get("dma_soc_writes"), u64::from((intra * n + inter) * c.words));
+        assert_eq!(r.checks.iter().filter(|x| x.contains(&format!("the sum of the {} inputs", n * k))).count() as u32, n * k * k * n * c.words);
+        let core = |x: &&tpb_cosim::mesh::Crossing| matches!(x.by, Requester::Core(_));
+        let on_die = m.crossings.iter().filter(core).filter(|x| x.from / k == x.to / k).count() as u32;
+        let across = m.crossings.iter().filter(core).filter(|x| x.from / k != x.to / k).collect::<Vec<_>>();
         assert_eq!(on_die, intra + n * (k - 1));
         assert!(across.iter().all(|x| x.from % k == x.to % k && x.to / k == (x.from / k + 1) % n), "{n} dies");
         assert_eq!(r.checks.iter().filter(|x| x.contains("run_state 4 after its 3 legs")).count() as u32, n * k);

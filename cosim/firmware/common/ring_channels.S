@@ -11,7 +11,8 @@
 # CTX + 0x260 + 16 x i: u32 steps, u32 reduce-scatter steps, u32 core
 # address of its ring configs.
 # Per channel c, a leg's ring record at its configs + 148 x c ([D] fields):
-#   +0x00 dma_apb_bcast (m2s tail pointer: this die's BAR0 address, low word)
+#   +0x00 dma_apb_bcast m2s tail pointer (this die's BAR0 address, low word)
+#   +0x08 dma_apb_bcast s2m tail pointer (the same; each fires one descriptor)
 #   +0x18 u64 SoC address of this channel's receive semaphore (READ slot)
 #   +0x20 u64 SoC address of the next TOP_SP's receive semaphore of it (INC)
 # and its scoreboard in the ring ctx at CTX + 16 x c ([D] layout): +0 recv_cnt,
@@ -19,7 +20,7 @@
 # 2 all-gather, 3 done).
 # The program ([D]): for each of STEPS steps, for each owned channel in
 # channel order: WAIT for the step's chunk (recv >= step; not at step 0),
-# fire its DMA leg, WAIT until this TOP_SP's legs are done, SIGNAL the next
+# fire its DMA leg (two descriptors), WAIT until this TOP_SP's legs are done, SIGNAL the next
 # TOP_SP on its ring. Each WAIT depends on an earlier step only, so the
 # rings cannot deadlock. Then WAIT for each channel's last chunk (recv >=
 # STEPS), and complete: ring_wait_complete WAITs for complete_prev,
@@ -105,7 +106,9 @@ recv:
     s32i a5, a14, 0             # recv_cnt
 dma_leg:
     l32i a6, a2, 0
-    call0 fire
+    call0 fire                  # m2s: the leg's first descriptor
+    l32i a6, a2, 8
+    call0 fire                  # s2m: its second, which completes it
     addi a11, a11, 1
     l16ui a6, a14, 8
     addi a6, a6, 1

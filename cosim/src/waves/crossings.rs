@@ -1,12 +1,15 @@
 //! The cross-die diagram: one lane per die, time in mesh cycles from the
 //! release along the axis, an arrow per request that crossed between dies
 //! from the cycle it left its die to the cycle it reached the target's BAR0
-//! queue ([`crate::mesh::Crossing`]). Writes (SIGNALs) are solid, coloured
-//! by the register they target (named in the legend); reads are dashed.
+//! queue ([`crate::mesh::Crossing`]). A core's writes (SIGNALs) are solid,
+//! coloured by the register they target (named in the legend); the SEQ
+//! DMA's SoC writes (payload words) are thin and share one colour; reads
+//! are dashed.
 
 use super::names::Namer;
 use super::svg::esc;
 use crate::mesh::Crossing;
+use crate::sched::Requester;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -27,13 +30,14 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
     let top = 40.0;
     let lane = |d: u32| top + LANE_H * (d as f64 + 0.5);
     let bottom = top + LANE_H * dies as f64;
-    // A colour per written target register, in the order first written.
-    let mut targets: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut order: Vec<u32> = Vec::new();
+    // A colour per written target register, in the order first written;
+    // one for all the DMA's words.
+    let mut targets: BTreeMap<Key, usize> = BTreeMap::new();
+    let mut order: Vec<Key> = Vec::new();
     for c in crossings.iter().filter(|c| c.write) {
-        if let std::collections::btree_map::Entry::Vacant(e) = targets.entry(c.addr) {
+        if let std::collections::btree_map::Entry::Vacant(e) = targets.entry(Key::of(c)) {
             e.insert(order.len());
-            order.push(c.addr);
+            order.push(Key::of(c));
         }
     }
     let mut body = String::new();
@@ -55,8 +59,9 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
         let Some(arrived) = c.arrived else { continue };
         let (x1, y1, x2, y2) = (x(c.sent), lane(c.from), x(arrived), lane(c.to));
         if c.write {
-            let col = COLOURS[targets[&c.addr] % COLOURS.len()];
-            let _ = writeln!(body, "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{col}\" stroke-width=\"1.2\" marker-end=\"url(#head)\"/>");
+            let col = COLOURS[targets[&Key::of(c)] % COLOURS.len()];
+            let w = if Key::of(c) == Key::Dma { 0.6 } else { 1.2 };
+            let _ = writeln!(body, "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{col}\" stroke-width=\"{w}\" marker-end=\"url(#head)\"/>");
             let _ = writeln!(body, "<circle cx=\"{x1:.1}\" cy=\"{y1:.1}\" r=\"2\" fill=\"{col}\"/>");
         } else {
             let _ = writeln!(body, "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#999999\" stroke-dasharray=\"3,2\"/>");
@@ -65,12 +70,16 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
     let mut legend = String::new();
     let mut y = bottom + 34.0;
     let names = namer.bar0_names();
-    for (k, a) in order.iter().enumerate() {
-        let name = names.get(&u64::from(*a)).cloned().unwrap_or_else(|| format!("{a:#x}"));
-        let n = crossings.iter().filter(|c| c.write && c.addr == *a).count();
+    for (k, key) in order.iter().enumerate() {
+        let n = crossings.iter().filter(|c| c.write && Key::of(c) == *key).count();
         let col = COLOURS[k % COLOURS.len()];
+        let s = if n == 1 { "" } else { "s" };
+        let text = match key {
+            Key::Signal(a) => format!("SIGNAL {} ({n} write{s})", names.get(&u64::from(*a)).cloned().unwrap_or_else(|| format!("{a:#x}"))),
+            Key::Dma => format!("SEQ DMA payload, SoC writes into another node's DMA SRAM ({n} word{s})"),
+        };
         let _ = writeln!(legend, "<line x1=\"8\" y1=\"{:.1}\" x2=\"30\" y2=\"{:.1}\" stroke=\"{col}\" stroke-width=\"2\"/>", y - 4.0, y - 4.0);
-        let _ = writeln!(legend, "<text x=\"36\" y=\"{y:.1}\">SIGNAL {} ({n} write{})</text>", esc(&name), if n == 1 { "" } else { "s" });
+        let _ = writeln!(legend, "<text x=\"36\" y=\"{y:.1}\">{}</text>", esc(&text));
         y += 16.0;
     }
     if crossings.iter().any(|c| !c.write) {
@@ -86,16 +95,34 @@ pub fn render_crossings(crossings: &[Crossing], nodes: usize, top_sps: usize, na
          <defs><marker id=\"head\" markerWidth=\"6\" markerHeight=\"6\" refX=\"6\" refY=\"3\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 Z\" fill=\"#333\"/></marker></defs>\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"8\" y=\"18\" font-size=\"13\">{}</text>\n\
-         <text x=\"8\" y=\"32\" fill=\"#555\">cycles from the release; an arrow leaves its die when the core's request does and ends when it reaches the target die's BAR0 queue</text>\n\
+         <text x=\"8\" y=\"32\" fill=\"#555\">cycles from the release; an arrow leaves its die when the core's or the DMA's request does and ends when it reaches the target die's BAR0 queue</text>\n\
          {body}{legend}</svg>\n",
         esc(title)
     )
 }
 
+/// What a written crossing's colour stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    /// A core's write of this BAR0 address (a SIGNAL).
+    Signal(u32),
+    /// Any of the SEQ DMA's payload words.
+    Dma,
+}
+
+impl Key {
+    fn of(c: &Crossing) -> Key {
+        match c.by {
+            Requester::SeqDma => Key::Dma,
+            Requester::Core(_) => Key::Signal(c.addr),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::{CoreId, Requester};
+    use crate::sched::CoreId;
 
     #[test]
     fn an_arrow_per_crossing_and_a_legend_line_per_target() {
@@ -106,5 +133,10 @@ mod tests {
         assert_eq!(svg.matches("stroke-dasharray").count(), 2, "one read and its legend line");
         assert!(svg.contains("(2 writes)") && svg.contains("(1 write)"));
         assert!(svg.contains(">die 1<"));
+        // The DMA's words share one legend line whatever their addresses.
+        let dma = |sent, addr| Crossing { by: Requester::SeqDma, ..c(sent, 0, 1, true, addr) };
+        let svg = render_crossings(&[c(0, 0, 1, true, 0x100), dma(2, 0x8a0040), dma(3, 0x8a0044)], 2, 1, &namer, "t");
+        assert!(svg.contains("SEQ DMA payload, SoC writes into another node's DMA SRAM (2 words)"), "{svg}");
+        assert_eq!(svg.matches("stroke-width=\"0.6\"").count(), 2);
     }
 }

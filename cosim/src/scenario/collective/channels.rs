@@ -1,19 +1,34 @@
 //! The channel programs (ring / kangaring channels, the hierarchical
 //! all-reduce's chained entries) and the TOP_SPs' roles in a group.
 
+use super::payload::{ring_step, ring_tail, Move, RingData};
 use super::*;
 
 /// One leg of a TOP_SP's channel program: its cc_op entry's algorithm, its
-/// steps (the first `scatter` reduce-scatter) and, per channel it owns:
-/// (channel, receive semaphore, the next node on its ring, this node's
-/// position on that ring, the ring's length).
+/// steps (the first `scatter` reduce-scatter) and the channels it owns.
 struct LegPlan {
     algo_type: AlgType,
     algo_sub_type: u8,
     steps: u32,
     scatter: u32,
-    chans: Vec<(u32, u32, u32, u32, u32)>,
+    chans: Vec<Chan>,
 }
+
+/// A channel of a leg: its number, receive semaphore, the next node on its
+/// ring, this node's position on that ring, the ring's length, and where
+/// the ring's chunks lie in the node's vector.
+struct Chan {
+    c: u32,
+    sem: u32,
+    next: u32,
+    pos: u32,
+    len: u32,
+    data: RingData,
+}
+
+/// Descriptors a channel program's DMA leg fires: its m2s and its s2m tail
+/// pointer, one increment each (`[D]`); a step with one move pads the first.
+const LEG_DESCS: usize = 2;
 
 /// The semaphores every channel program uses past its receive semaphores:
 /// DMA legs done, complete_prev, the completion (`s + 32`, `+ 33`, `+ 34`).
@@ -25,14 +40,16 @@ fn ring_sems(s: u32) -> (u32, u32, u32) {
 /// (chained by trigger_next; the last carries reporter and the complete
 /// flags), the DRAM image (each leg's configs and header, the completion
 /// header), the DMA legs in firing order (leg by leg, step by step, channel
-/// by channel), the WAITs and final counts the checks hold it to.
+/// by channel) with their descriptors, the WAITs and final counts the
+/// checks hold it to. A leg that only reduce-scatters leaves its last add
+/// to the next leg's first DMA leg.
 fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u32, a: &TapeAddrs) -> Result<DieTape, ScenarioError> {
     let (done, prev, compl) = ring_sems(s);
     let reporter = !send;
     let mut t = DieTape::new();
     let mut dram = vec![0u8; (firmware::RING_LEGS + 16 * plans.len() as u32) as usize];
     let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
-    let (mut entries, mut chunks, mut fired) = (Vec::new(), 0u32, 0u32);
+    let (mut entries, mut fired, mut pending) = (Vec::new(), 0u32, Vec::new());
     let last = plans.len() - 1;
     for (l, p) in plans.iter().enumerate() {
         let configs = firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l as u32;
@@ -41,22 +58,31 @@ fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u
             dram[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
         }
         let mut list = 0u32;
-        for &(c, sem, next, _, _) in &p.chans {
-            list |= 1 << c;
-            let at = configs + firmware::RING_CHANNEL_BYTES * c;
+        for ch in &p.chans {
+            list |= 1 << ch.c;
+            let at = configs + firmware::RING_CHANNEL_BYTES * ch.c;
             put(&mut dram, at, u64::from(a.dma_tail));
-            put(&mut dram, at + 0x18, a.read(node, node, sem)?);
-            put(&mut dram, at + 0x20, a.inc(node, next, sem)?);
-            t.final_counts.push((sem, p.steps));
-            t.remote_waits.extend((1..=p.steps).map(|step| (sem, step)));
+            put(&mut dram, at + 8, u64::from(a.dma_tail));
+            put(&mut dram, at + 0x18, a.read(node, node, ch.sem)?);
+            put(&mut dram, at + 0x20, a.inc(node, ch.next, ch.sem)?);
+            t.final_counts.push((ch.sem, p.steps));
+            t.remote_waits.extend((1..=p.steps).map(|step| (ch.sem, step)));
         }
         for step in 0..p.steps {
-            for (i, &(_, _, _, pos, len)) in p.chans.iter().enumerate() {
-                let chunk = if step < p.scatter { (pos + len - step % len) % len } else { (pos + 1 + len - (step - p.scatter) % len) % len };
-                t.legs.push((chunks + i as u32 * len + chunk, t.legs.len() as u32));
+            for ch in &p.chans {
+                let mut m = ring_step(ch.data, ch.pos, ch.len, step, p.scatter, ch.next);
+                t.legs.push((ch.data.base + super::payload::ring_chunk(ch.pos, ch.len, step, p.scatter) * ch.data.span, t.legs.len() as u32));
+                m.splice(0..0, pending.drain(..));
+                if m.len() > LEG_DESCS {
+                    return Err(ScenarioError::File(format!("node {node} leg {l} step {step}: {} descriptors in one DMA leg, at most {LEG_DESCS}", m.len())));
+                }
+                m.splice(0..0, std::iter::repeat_n(Move::Pad, LEG_DESCS - m.len()));
+                t.moves.extend(m.iter().enumerate().map(|(i, &x)| (x, i == LEG_DESCS - 1)));
             }
         }
-        chunks += p.chans.iter().map(|c| c.4).sum::<u32>();
+        if p.steps > 0 && p.steps == p.scatter {
+            pending.extend(p.chans.iter().map(|ch| ring_tail(ch.data, ch.pos, ch.len)));
+        }
         fired += p.steps * p.chans.len() as u32;
         entries.push(SpadCtrlEntry {
             cc_op: true,
@@ -70,6 +96,9 @@ fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u
             unique_tensors: false,
             target: CcOpTarget::ChannelList(list),
         });
+    }
+    if !pending.is_empty() {
+        return Err(ScenarioError::File(format!("node {node}: its last leg only reduce-scatters, so its sums are never finished")));
     }
     put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
     put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
@@ -87,7 +116,7 @@ fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u
     t.final_counts.extend([(done, fired), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
     t.leader = reporter;
     let p = &plans[last];
-    t.ring = Some(RingProgram { entries, channels: p.chans.iter().map(|c| c.0).collect(), steps: p.steps, legs: plans.len() as u32, chunks, dram });
+    t.ring = Some(RingProgram { entries, channels: p.chans.iter().map(|c| c.c).collect(), steps: p.steps, legs: plans.len() as u32, dram });
     Ok(t)
 }
 
@@ -123,18 +152,25 @@ pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeA
     let mut out = Vec::with_capacity(n as usize);
     for node in 0..n {
         let (d, sp) = (node / k, node % k);
-        let chans = owners
+        // Each owned channel rings over its own `dies` chunks of the vector.
+        let chans: Vec<Chan> = owners
             .iter()
             .filter(|o| o.1 == sp)
-            .map(|&(c, _)| {
+            .enumerate()
+            .map(|(i, &(c, _))| {
                 let backward = alg == Algorithm::Kangaring && c % 2 == 1;
                 let next = if backward { (d + dies - 1) % dies } else { (d + 1) % dies };
-                (c, s + c, next * k + sp, if backward { (dies - d) % dies } else { d }, dies)
+                let pos = if backward { (dies - d) % dies } else { d };
+                let data = RingData { base: i as u32 * dies, span: 1, stage: i as u32 * dies };
+                Chan { c, sem: s + c, next: next * k + sp, pos, len: dies, data }
             })
             .collect();
+        let units = chans.len() as u32 * dies;
         let plan =
             LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
-        out.push(ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?);
+        let mut t = ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?;
+        t.vector(units, (0..dies).map(|e| e * k + sp).collect());
+        out.push(t);
     }
     let (done, prev, compl) = ring_sems(s);
     Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
@@ -167,12 +203,31 @@ pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
     check_program_shape(Algorithm::Hierarchical, dies, a)?;
     let chain: Vec<(u32, u32)> = (0..k).map(|i| (i, i)).collect();
     let mut out = Vec::with_capacity(n as usize);
+    // The vector: K parts of `dies` chunks. Legs 0 and 2 move whole parts
+    // (staged in the first K parts' slots); leg 1 all-reduces the part this
+    // TOP_SP owns after leg 0, chunk by chunk (staged past them).
+    let parts = RingData { base: 0, span: dies, stage: 0 };
     for node in 0..n {
         let (d, sp) = (node / k, node % k);
-        let intra =
-            |l: u32, scatter: u32| LegPlan { algo_type: AlgType::Hier, algo_sub_type: l as u8, steps: k - 1, scatter, chans: vec![(0, s + l, d * k + (sp + 1) % k, sp, k)] };
-        let inter = LegPlan { algo_type: AlgType::Hier, algo_sub_type: 1, steps: 2 * (dies - 1), scatter: dies - 1, chans: vec![(0, s + 1, ((d + 1) % dies) * k + sp, d, dies)] };
-        out.push(ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?);
+        let owned = (sp + 1) % k;
+        let intra = |l: u32, scatter: u32| LegPlan {
+            algo_type: AlgType::Hier,
+            algo_sub_type: l as u8,
+            steps: k - 1,
+            scatter,
+            chans: vec![Chan { c: 0, sem: s + l, next: d * k + (sp + 1) % k, pos: sp, len: k, data: parts }],
+        };
+        let data = RingData { base: owned * dies, span: 1, stage: k * dies };
+        let inter = LegPlan {
+            algo_type: AlgType::Hier,
+            algo_sub_type: 1,
+            steps: 2 * (dies - 1),
+            scatter: dies - 1,
+            chans: vec![Chan { c: 0, sem: s + 1, next: ((d + 1) % dies) * k + sp, pos: d, len: dies, data }],
+        };
+        let mut t = ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?;
+        t.vector(k * dies, (0..n).collect());
+        out.push(t);
     }
     let (done, prev, compl) = ring_sems(s);
     Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })

@@ -14,8 +14,9 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     let (arrive, done, written) = (s, s + 1, s + 2);
     for d in 0..n {
         let mut t = DieTape::new();
+        t.vector(n, (0..n).collect());
         let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
-        let sends: Vec<Move> = peers.iter().map(|&c| Move::Send { chunk: c, to: c, into: Into::Stage(d) }).collect();
+        let sends: Vec<Move> = peers.iter().map(|&c| Move::Send { chunk: c, to: c, into: Into::Stage(d), span: 1 }).collect();
         t.legs.push((d, 0));
         let fired = super::payload::leg(o, &mut t, event(MeshEventType::EVT_REDUCE_COPY), MeshEventType::EVT_REDUCE_COPY_2, &sends);
         t.events.extend(fired);
@@ -25,8 +26,8 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
         let mut e = event(MeshEventType::EVT_REDUCE_WRITE);
         o.wait(&mut e, d, arrive, n - 1)?;
         t.remote_waits.push((arrive, n - 1));
-        let mut moves: Vec<Move> = peers.iter().map(|&s| Move::Add { chunk: d, slot: s }).collect();
-        moves.extend(peers.iter().map(|&p| Move::Send { chunk: d, to: p, into: Into::Acc }));
+        let mut moves: Vec<Move> = peers.iter().map(|&s| Move::Add { chunk: d, slot: s, span: 1 }).collect();
+        moves.extend(peers.iter().map(|&p| Move::Send { chunk: d, to: p, into: Into::Acc, span: 1 }));
         t.legs.push(((d + 1) % n, 1));
         let fired = super::payload::leg(o, &mut t, e, MeshEventType::EVT_REDUCE_COPY_2, &moves);
         t.events.extend(fired);

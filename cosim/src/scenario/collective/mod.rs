@@ -14,13 +14,12 @@
 //! families and the event types, not the per-die event lists. The event
 //! type of each event is a label; the stepper does not dispatch on it.
 //!
-//! The ring's and the mesh's tapes move real data ([`Move`], `payload.rs`):
-//! each die's vector starts as its input, the DMA legs add chunks and
-//! write them to other dies' DMA SRAM through the SEQ DMA's SoC writes,
-//! and every die ends with the sum of all inputs, which the checks compare
-//! with a sum computed from the inputs alone. The channel programs
-//! (kangaring, hierarchical, the ring on channels) still copy within each
-//! die's SRAM: what crosses between dies there is the control flow.
+//! Every all-reduce moves real data ([`Move`], `payload.rs`): each node's
+//! vector starts as its input, the DMA legs add chunks and write them to
+//! other nodes' DMA SRAM through the SEQ DMA's SoC writes, and every node
+//! ends with the sum of its group's inputs (all nodes; a channel ring's:
+//! the dies' TOP_SPs of its instance), which the checks compare with a sum
+//! computed from the inputs alone.
 
 use super::*;
 use crate::mesh::{die_addr, Mesh};
@@ -31,11 +30,11 @@ use tpb_models::ncfw::mesh::soc;
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// Ring all-reduce: N - 1 reduce-scatter steps, then N - 1 all-gather
-    /// steps; at step t die d's DMA leg copies chunk (d - t) mod N (then
-    /// (d + 1 - t') mod N in the all-gather), then SIGNALs die d + 1.
+    /// steps; at step t die d's DMA leg adds and sends chunk (d - t) mod N
+    /// (then (d + 1 - t') mod N in the all-gather), then SIGNALs die d + 1.
     Ring,
-    /// Full-mesh all-reduce in two phases: copy the own chunk and SIGNAL
-    /// every other die; when all N - 1 arrived, write the reduced chunk and
+    /// Full-mesh all-reduce in two phases: send chunk c to die c and SIGNAL
+    /// every other die; when all N - 1 arrived, add them, write the sum and
     /// SIGNAL every other die again; wait for their N - 1.
     Mesh,
     /// Dissemination barrier: ceil(log2 N) rounds; in round r die d SIGNALs
@@ -157,9 +156,12 @@ pub struct DieTape {
     /// The DMA legs in the order they fire: (source chunk, destination slot).
     pub legs: Vec<(u32, u32)>,
     /// The descriptors the legs fire, in order, each with whether it
-    /// completes its leg (INCs the done semaphore); empty for a program
-    /// whose legs copy within the die (one descriptor per leg).
+    /// completes its leg (INCs the done semaphore); empty for the barrier.
     pub moves: Vec<(Move, bool)>,
+    /// Chunks in this node's vector (0: it moves no data).
+    pub units: u32,
+    /// The nodes whose inputs every chunk of the vector ends as the sum of.
+    pub sum_of: Vec<u32>,
     /// The WAITs on semaphores other dies SIGNAL: (semaphore, count).
     pub remote_waits: Vec<(u32, u32)>,
     /// The algorithm's events: `events[..body]`; after them, the group's
@@ -186,14 +188,16 @@ pub struct RingProgram {
     pub channels: Vec<u32>,
     pub steps: u32,
     pub legs: u32,
-    /// Source chunks its DMA legs read.
-    pub chunks: u32,
     pub dram: Vec<u8>,
 }
 
 impl DieTape {
     fn new() -> DieTape {
-        DieTape { events: Vec::new(), legs: Vec::new(), moves: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
+        DieTape { events: Vec::new(), legs: Vec::new(), moves: Vec::new(), units: 0, sum_of: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
+    }
+    /// A vector of `units` chunks that ends as the sum of the inputs of the nodes `sum_of`.
+    fn vector(&mut self, units: u32, sum_of: Vec<u32>) {
+        (self.units, self.sum_of) = (units, sum_of);
     }
     /// The stepper's DRAM image.
     pub fn dram(&self) -> Vec<u8> {

@@ -1,45 +1,97 @@
-//! The payload of the ring's and the mesh's all-reduce (`[D]`): what each
-//! die's vector holds at the start ([`input`]), what every die must hold at
-//! the end ([`reference`], computed from the inputs alone, never from the
-//! tapes), the DMA descriptors a tape's legs fire ([`Move`]) and where
-//! everything lies in each die's DMA SRAM ([`Layout`]).
+//! The payload of the all-reduces (`[D]`): what each node's vector holds
+//! at the start ([`input`]), what it must hold at the end ([`reference`],
+//! computed from the inputs alone, never from the tapes or programs), the
+//! DMA descriptors a leg fires ([`Move`]), how a ring step moves its chunk
+//! ([`ring_step`]) and where everything lies in each node's DMA SRAM
+//! ([`Layout`]).
 //!
-//! A die's vector is N chunks of `words` 32-bit words (`acc`); beside it a
-//! staging area of N chunk slots receives other dies' partial sums
-//! (`stage`). A reduce adds a staged chunk into `acc` (OP_ADD); a send
-//! writes an `acc` chunk into another die's `stage` or `acc` (OP_SOC_WRITE
-//! through the mesh, whose 8-byte SoC address sits in a pointer table).
+//! A node's vector is `units` chunks of `words` 32-bit words (`acc`); beside
+//! it a staging area of chunk slots receives other nodes' partial sums
+//! (`stage`). A reduce adds staged chunks into `acc` (OP_ADD); a send
+//! writes `acc` chunks into another node's `stage` or `acc` (OP_SOC_WRITE
+//! through the mesh, whose 8-byte SoC address sits in a pointer table). A
+//! move covers `span` consecutive chunks (the hierarchical all-reduce's
+//! intra-die legs move a die's worth at once).
 
 use super::*;
 use tpb_models::golden::seq_dma::{len_op, OP_ADD, OP_SOC_WRITE};
 
-/// Word `w` of chunk `c` of die `d`'s input: each die's contribution is
-/// distinct, so a wrong sum tells which die's chunk was lost or doubled.
-pub fn input(d: u32, c: u32, w: u32) -> u32 {
-    (d + 1) << 20 | (c + 1) << 8 | (w + 1)
+/// Word `w` of chunk `c` of node `p`'s input: each node's contribution is
+/// distinct, so a wrong sum tells which node's chunk was lost or doubled.
+pub fn input(p: u32, c: u32, w: u32) -> u32 {
+    (p + 1) << 20 | (c + 1) << 8 | (w + 1)
 }
 
-/// Word `w` of chunk `c` of the all-reduce of `n` dies: the sum of their inputs.
-pub fn reference(n: u32, c: u32, w: u32) -> u32 {
-    (0..n).fold(0u32, |s, d| s.wrapping_add(input(d, c, w)))
+/// Word `w` of chunk `c` of the all-reduce over the nodes `of`: the sum of their inputs.
+pub fn reference(of: &[u32], c: u32, w: u32) -> u32 {
+    of.iter().fold(0u32, |s, &p| s.wrapping_add(input(p, c, w)))
 }
 
-/// Where a send lands on the target die.
+/// Where a send lands on the target node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Into {
-    /// Staging slot `k` (a partial sum, for the target to add).
+    /// The staging slots from chunk `k` (a partial sum, for the target to add).
     Stage(u32),
-    /// The same chunk of the target's vector (a finished sum).
+    /// The same chunks of the target's vector (a finished sum).
     Acc,
 }
 
 /// One DMA descriptor of a leg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
-    /// acc[chunk] += stage[slot].
-    Add { chunk: u32, slot: u32 },
-    /// acc[chunk] to die `to`.
-    Send { chunk: u32, to: u32, into: Into },
+    /// acc[chunk..chunk + span] += stage[slot..slot + span].
+    Add { chunk: u32, slot: u32, span: u32 },
+    /// acc[chunk..chunk + span] to node `to`.
+    Send { chunk: u32, to: u32, into: Into, span: u32 },
+    /// Nothing (length 0, no completion): fills a channel program's leg,
+    /// which always fires two descriptors (its m2s and s2m tail pointers).
+    Pad,
+}
+
+/// Where one ring's chunks lie in a node's vector: ring chunk j is vector
+/// chunks `base + j·span ..` (`span` of them), staged from `stage + j·span`.
+#[derive(Debug, Clone, Copy)]
+pub struct RingData {
+    pub base: u32,
+    pub span: u32,
+    pub stage: u32,
+}
+
+/// The ring chunk that position `pos` of a ring of `len` moves at `step`,
+/// the first `scatter` steps a reduce-scatter, then an all-gather.
+pub fn ring_chunk(pos: u32, len: u32, step: u32, scatter: u32) -> u32 {
+    if step < scatter {
+        (pos + len - step % len) % len
+    } else {
+        (pos + 1 + len - (step - scatter) % len) % len
+    }
+}
+
+/// The descriptors of `step` at position `pos` of a ring of `len` whose
+/// next node is `next`: a reduce-scatter step sends its chunk into the
+/// next node's staging slot, after adding the slot the node before filled
+/// at the step before (from step 1 on); the all-gather's first step (after
+/// a reduce-scatter) adds the last staged chunk, now the full sum, and
+/// writes it into the next node's vector, which every later step
+/// forwards. A ring that only reduce-scatters leaves its last add,
+/// [`ring_tail`], to whatever runs next.
+pub fn ring_step(r: RingData, pos: u32, len: u32, step: u32, scatter: u32, next: u32) -> Vec<Move> {
+    let j = ring_chunk(pos, len, step, scatter);
+    let (chunk, slot, span) = (r.base + j * r.span, r.stage + j * r.span, r.span);
+    let add = Move::Add { chunk, slot, span };
+    match step {
+        0 if scatter > 0 => vec![Move::Send { chunk, to: next, into: Into::Stage(slot), span }],
+        s if s < scatter => vec![add, Move::Send { chunk, to: next, into: Into::Stage(slot), span }],
+        s if s == scatter && scatter > 0 => vec![add, Move::Send { chunk, to: next, into: Into::Acc, span }],
+        _ => vec![Move::Send { chunk, to: next, into: Into::Acc, span }],
+    }
+}
+
+/// The add a reduce-scatter-only ring of `len` leaves at position `pos`:
+/// the last staged chunk into the one this node now owns.
+pub fn ring_tail(r: RingData, pos: u32, len: u32) -> Move {
+    let j = (pos + 1) % len;
+    Move::Add { chunk: r.base + j * r.span, slot: r.stage + j * r.span, span: r.span }
 }
 
 /// A leg of `moves`: fire them from `e` (at most [`FIRES`] per event) and
@@ -64,7 +116,7 @@ pub(super) fn leg(o: &tapes::Ops, t: &mut DieTape, mut e: MeshEvent, t_more: Mes
 /// Tail increments one tape event fires: two legs, m2s and s2m each.
 pub const FIRES: u32 = 4;
 
-/// One die's DMA SRAM (`[D]`): the RX ring (a descriptor per move) from
+/// One node's DMA SRAM (`[D]`): the RX ring (a descriptor per move) from
 /// 0, then `acc`, `stage` and the send pointers.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {
@@ -79,18 +131,28 @@ pub struct Layout {
 
 impl Layout {
     /// The layout every node shares (a sender writes where the receiver
-    /// reads): room for the most descriptors and sends any of `tapes` fires.
-    pub fn of(n: u32, tapes: &[DieTape], words: u32) -> Result<Layout, ScenarioError> {
-        let most = |f: fn(&(Move, bool)) -> bool| tapes.iter().map(|t| t.moves.iter().filter(|m| f(m)).count() as u32).max().unwrap_or(0);
-        let (descs, sends) = (most(|_| true), most(|m| matches!(m.0, Move::Send { .. })));
+    /// reads): room for the largest vector, the most staging slots, the most
+    /// descriptors and the most sends of any of `tapes`.
+    pub fn of(tapes: &[DieTape], words: u32) -> Result<Layout, ScenarioError> {
+        let most = |f: &dyn Fn(&DieTape) -> u32| tapes.iter().map(f).max().unwrap_or(0);
+        let descs = most(&|t| t.moves.len() as u32);
+        let sends = most(&|t| t.moves.iter().filter(|m| matches!(m.0, Move::Send { .. })).count() as u32);
+        let units = most(&|t| t.units);
+        let slots = most(&|t| {
+            let reach = |m: &Move| match *m {
+                Move::Add { slot, span, .. } | Move::Send { into: Into::Stage(slot), span, .. } => slot + span,
+                _ => 0,
+            };
+            t.moves.iter().map(|m| reach(&m.0)).max().unwrap_or(0)
+        });
         let chunk = 4 * words;
         let acc = 16 * descs;
-        let stage = acc + chunk * n;
-        let ptrs = stage + chunk * n;
+        let stage = acc + chunk * units;
+        let ptrs = stage + chunk * slots;
         let end = ptrs + 8 * sends;
-        if end > DMA_SRAM {
+        if words == 0 || end > DMA_SRAM {
             return Err(ScenarioError::File(format!(
-                "{descs} DMA descriptors and {n} chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies or words"
+                "{descs} DMA descriptors, {units} chunks and {slots} staging slots of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words"
             )));
         }
         Ok(Layout { descs, acc, stage, ptrs, end, words })
@@ -105,14 +167,15 @@ impl Layout {
     /// Node `d`'s DMA SRAM image (bytes from 0 to `end`): its ring of
     /// descriptors, its input in `acc`, and each send's SoC address (as
     /// node `d` names node `to`'s DMA SRAM at BAR0 `dma_base`).
-    pub fn image(&self, d: u32, n: u32, moves: &[(Move, bool)], done: u32, dma_base: u32, a: &TapeAddrs) -> Result<Vec<u32>, ScenarioError> {
+    pub fn image(&self, d: u32, t: &DieTape, done: u32, dma_base: u32, a: &TapeAddrs) -> Result<Vec<u32>, ScenarioError> {
         let mut w = vec![0u32; (self.end / 4) as usize];
         let mut ptr = self.ptrs;
-        for (i, &(m, completes)) in moves.iter().enumerate() {
+        let len = |span: u32, op| len_op((self.words * span) as u16, op);
+        for (i, &(m, completes)) in t.moves.iter().enumerate() {
             let done = if completes { done } else { 0 };
             let desc = match m {
-                Move::Add { chunk, slot } => [self.stage(slot), self.acc(chunk), len_op(self.words as u16, OP_ADD), done],
-                Move::Send { chunk, to, into } => {
+                Move::Add { chunk, slot, span } => [self.stage(slot), self.acc(chunk), len(span, OP_ADD), done],
+                Move::Send { chunk, to, into, span } => {
                     let dst = match into {
                         Into::Stage(k) => self.stage(k),
                         Into::Acc => self.acc(chunk),
@@ -120,12 +183,13 @@ impl Layout {
                     let soc = a.tpb(d, to, dma_base + dst)?;
                     (w[(ptr / 4) as usize], w[(ptr / 4) as usize + 1]) = (soc as u32, (soc >> 32) as u32);
                     ptr += 8;
-                    [self.acc(chunk), ptr - 8, len_op(self.words as u16, OP_SOC_WRITE), done]
+                    [self.acc(chunk), ptr - 8, len(span, OP_SOC_WRITE), done]
                 }
+                Move::Pad => [0, 0, 0, done],
             };
             w[4 * i..4 * i + 4].copy_from_slice(&desc);
         }
-        for c in 0..n {
+        for c in 0..t.units {
             for k in 0..self.words {
                 w[(self.acc(c) / 4 + k) as usize] = input(d, c, k);
             }
@@ -135,15 +199,16 @@ impl Layout {
 }
 
 /// What a wrong sum says about word `w` of chunk `c` (`got`, not the
-/// reference of `n` dies): which die's contribution is missing or doubled, if one is.
-pub fn diagnose(n: u32, c: u32, w: u32, got: u32) -> String {
-    let diff = got.wrapping_sub(reference(n, c, w));
-    for d in 0..n {
-        if diff == input(d, c, w) {
-            return format!(" (die {d}'s chunk {c} counted twice)");
+/// reference over the nodes `of`): which node's contribution is missing
+/// or doubled, if one is (`name` names a node).
+pub fn diagnose(of: &[u32], c: u32, w: u32, got: u32, name: impl Fn(u32) -> String) -> String {
+    let diff = got.wrapping_sub(reference(of, c, w));
+    for &p in of {
+        if diff == input(p, c, w) {
+            return format!(" ({}'s chunk {c} counted twice)", name(p));
         }
-        if diff == input(d, c, w).wrapping_neg() {
-            return format!(" (die {d}'s chunk {c} missing)");
+        if diff == input(p, c, w).wrapping_neg() {
+            return format!(" ({}'s chunk {c} missing)", name(p));
         }
     }
     String::new()

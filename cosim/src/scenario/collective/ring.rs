@@ -9,6 +9,7 @@
 
 use super::tapes::{Body, Ops};
 use super::*;
+use super::payload;
 
 /// The tapes on `n` dies, semaphores from `s`.
 pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
@@ -17,23 +18,18 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     let (recv, done, steps) = (s, s + 1, 2 * (n - 1));
     for d in 0..n {
         let mut t = DieTape::new();
+        t.vector(n, (0..n).collect());
         for step in 0..steps {
             let scatter = step < n - 1;
-            let chunk = if scatter { (d + n - step % n) % n } else { (d + 1 + n - (step - (n - 1)) % n) % n };
+            let chunk = payload::ring_chunk(d, n, step, n - 1);
             let mut e = event(if scatter { MeshEventType::EVT_REDUCE_COPY } else { MeshEventType::EVT_REDUCE_WRITE });
             if step > 0 {
                 o.wait(&mut e, d, recv, step)?;
                 t.remote_waits.push((recv, step));
             }
-            let next = (d + 1) % n;
-            let moves: Vec<Move> = match step {
-                0 => vec![Move::Send { chunk, to: next, into: Into::Stage(chunk) }],
-                s if s < n - 1 => vec![Move::Add { chunk, slot: chunk }, Move::Send { chunk, to: next, into: Into::Stage(chunk) }],
-                s if s == n - 1 => vec![Move::Add { chunk, slot: chunk }, Move::Send { chunk, to: next, into: Into::Acc }],
-                _ => vec![Move::Send { chunk, to: next, into: Into::Acc }],
-            };
+            let moves = payload::ring_step(payload::RingData { base: 0, span: 1, stage: 0 }, d, n, step, n - 1, (d + 1) % n);
             t.legs.push((chunk, step));
-            let fired = super::payload::leg(o, &mut t, e, MeshEventType::EVT_REDUCE_COPY_2, &moves);
+            let fired = payload::leg(o, &mut t, e, MeshEventType::EVT_REDUCE_COPY_2, &moves);
             t.events.extend(fired);
             let mut e = event(MeshEventType::EVT_REDUCE_LOCAL_HNDSHK);
             o.wait(&mut e, d, done, step + 1)?;

@@ -3,40 +3,11 @@
 
 use super::*;
 
-/// The SEQ DMA SRAM of a collective (`[D]`): the RX ring (one descriptor
-/// per leg) from 0, the source chunks after it, then the destination slots.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct DmaLayout {
-    ring: u32,
-    src: u32,
-    dst: u32,
-}
-
-impl DmaLayout {
-    pub(super) fn of(n: u32, legs: u32, words: u32) -> Result<DmaLayout, ScenarioError> {
-        let src = 16 * legs;
-        let dst = src + 4 * words * n;
-        let end = dst + 4 * words * legs;
-        if words == 0 || end > DMA_SRAM {
-            return Err(ScenarioError::File(format!(
-                "{legs} DMA legs and {n} source chunks of {words} words need {end:#x} bytes of the SEQ DMA SRAM ({DMA_SRAM:#x}): fewer dies, channels or words"
-            )));
-        }
-        Ok(DmaLayout { ring: legs, src, dst })
-    }
-}
-
-/// The word `w` of chunk `c` on die `d` (distinct everywhere).
-fn datum(d: u32, c: u32, w: u32) -> u32 {
-    0xc0_000000 | d << 16 | c << 8 | w
-}
-
 /// A collective that ran, for its checks ([`Ran::check`]).
 pub struct Ran {
     pub mesh: Mesh,
     pub tapes: Tapes,
     pub cfg: CollectiveCfg,
-    lay: DmaLayout,
     /// The payload's layout, for an algorithm that reduces real data.
     pay: Option<payload::Layout>,
     /// The cycle the TOP_SPs were released.
@@ -92,16 +63,7 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     for g in (0..n as u32).step_by(cfg.top_sps.max(1)) {
         tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
     }
-    let legs = t.dies.iter().map(|d| d.legs.len()).max().unwrap_or(0) as u32;
-    // Source chunks only for an algorithm that moves data (the barrier does
-    // not); a channel program's: a set of the dies' chunks for each of its channels.
-    let chunks = match t.dies.iter().filter_map(|d| d.ring.as_ref()).map(|r| r.chunks).max() {
-        _ if legs == 0 => 0,
-        Some(c) => c,
-        None => n as u32,
-    };
-    let lay = DmaLayout::of(chunks, legs.max(1), cfg.words)?;
-    let pay = if t.dies.iter().any(|d| !d.moves.is_empty()) { Some(payload::Layout::of(n as u32, &t.dies, cfg.words)?) } else { None };
+    let pay = if t.dies.iter().any(|d| !d.moves.is_empty()) { Some(payload::Layout::of(&t.dies, cfg.words)?) } else { None };
     let done_sem = hal.get_trigger_addr(0, t.done_sem)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         if cfg.addressing == Addressing::Neighbor {
@@ -114,19 +76,11 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
             UcodeImages { iram: firmware::nx_halt(c.map(), false)?.bytes, dram: vec![0; 16] },
             UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
         );
-        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: pay.map_or(lay.ring, |p| p.descs) }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
+        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: pay.map_or(0, |p| p.descs) }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
         Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
         let base = region(c, "seq.dma")?;
         if let Some(p) = pay {
-            c.write_buf(base, &words(&p.image(d as u32, n as u32, &tape.moves, done_sem, base as u32, &addrs)?))?;
-        } else {
-            let mut desc = Vec::new();
-            for &(chunk, slot) in &tape.legs {
-                desc.extend([lay.src + 4 * cfg.words * chunk, lay.dst + 4 * cfg.words * slot, cfg.words, done_sem]);
-            }
-            c.write_buf(base, &words(&desc))?;
-            let src: Vec<u32> = (0..chunks).flat_map(|ch| (0..cfg.words).map(move |w| datum(d as u32, ch, w))).collect();
-            c.write_buf(base + u64::from(lay.src), &words(&src))?;
+            c.write_buf(base, &words(&p.image(d as u32, tape, done_sem, base as u32, &addrs)?))?;
         }
         // The tape's event count is the stepper's EVENTS bound; a channel
         // program reads its cc_op entry from the CTRL SPAD.
@@ -161,15 +115,15 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     // or interrupt is under way (a stepper sleeps while its legs run).
     let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle() && c.calm_cycles() >= crate::sched::QUIET_CYCLES);
     let run_seconds = t0.elapsed().as_secs_f64();
-    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), lay, pay, start, halted, limit, run_seconds })
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), pay, start, halted, limit, run_seconds })
 }
 
 impl Ran {
     /// The checks of the module table, on what the dies logged and hold now.
     pub fn check(&mut self) -> Result<Report, ScenarioError> {
-        let Ran { mesh, tapes: t, cfg, lay, pay, start, halted: done, limit, .. } = self;
+        let Ran { mesh, tapes: t, cfg, pay, start, halted: done, limit, .. } = self;
         let pay = *pay;
-        let (n, lay, start, done, limit, k_per_die) = (mesh.dies.len(), *lay, *start, *done, *limit, mesh.top_sps);
+        let (n, start, done, limit, k_per_die) = (mesh.dies.len(), *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
         let stepper = cfg.stepper.core();
         let ctx = |c: &Cosim, off: u32| c.local_dram(stepper, firmware::ALGO_CTX + off).unwrap_or(0);
@@ -289,28 +243,17 @@ impl Ran {
                     )?;
                 }
             }
-            let base = region(c, "seq.dma")?;
             if let Some(p) = pay {
-                // Every chunk of this node's vector is the sum of every node's input.
-                for ch in 0..n as u32 {
+                // Every chunk of this node's vector is the sum of its group's inputs.
+                let base = region(c, "seq.dma")?;
+                let of = &tape.sum_of;
+                for ch in 0..tape.units {
                     for wd in 0..cfg.words {
                         let got = c.read32(base + u64::from(p.acc(ch) + 4 * wd))?;
-                        let want = payload::reference(n as u32, ch, wd);
-                        let why = payload::diagnose(n as u32, ch, wd, got);
-                        r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {n} inputs is {want:#x}{why}"))?;
+                        let want = payload::reference(of, ch, wd);
+                        let why = payload::diagnose(of, ch, wd, got, |x| crate::mesh::node_name(x as usize, k_per_die));
+                        r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {} inputs is {want:#x}{why}", of.len()))?;
                     }
-                }
-                continue;
-            }
-            for &(chunk, slot) in &t.dies[d].legs {
-                for wd in 0..cfg.words {
-                    let got = c.read32(base + u64::from(lay.dst + 4 * (cfg.words * slot + wd)))?;
-                    let want = datum(d as u32, chunk, wd);
-                    r.check(
-                        c.stats.cycles,
-                        got == want,
-                        format!("{}: DMA leg {slot} word {wd} = {got:#x}, expected chunk {chunk}'s {want:#x}", crate::mesh::node_name(d, k_per_die)),
-                    )?;
                 }
             }
         }

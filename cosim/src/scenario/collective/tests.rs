@@ -1,4 +1,3 @@
-use super::run::DmaLayout;
 use super::*;
 
 fn tapes_of(alg: Algorithm, n: u32) -> Tapes {
@@ -189,7 +188,10 @@ fn one_die_is_no_collective_and_too_many_legs_do_not_fit() {
     let hal = Hal::for_arch(Arch::Cayman).unwrap();
     let e = tapes(Algorithm::Ring, 1, 40, &TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap()).unwrap_err();
     assert!(e.to_string().contains("at least 2 dies"), "{e}");
-    let e = DmaLayout::of(32, 62, 4).unwrap_err();
+    // A ring on 16 dies fits the SEQ DMA SRAM at 2 words a chunk, not at 16.
+    let a = TapeAddrs::new(&hal, 0, Addressing::ChipId).unwrap();
+    let t = tapes(Algorithm::Ring, 16, 40, &a).unwrap();
+    assert!(payload::Layout::of(&t.dies, 2).is_ok());
+    let e = payload::Layout::of(&t.dies, 16).unwrap_err();
     assert!(e.to_string().contains("SEQ DMA SRAM"), "{e}");
-    assert!(DmaLayout::of(16, 30, 2).is_ok());
 }
