@@ -108,7 +108,7 @@ pub fn sim_top(stem: &str, top: &str, top_text: &str, source: &Path, sampled: bo
         decls.push("    input wire sample".into());
     }
     decls.push("    input wire [31:0] probe_hal_txn".into());
-    decls.push("    input wire [1:0] probe_hal_kind".into());
+    decls.push("    input wire [2:0] probe_hal_kind".into());
     for c in PROBED_CORES {
         decls.push(format!("    input wire [31:0] probe_{c}_pc"));
         decls.push(format!("    input wire [23:0] probe_{c}_insn"));
@@ -142,7 +142,7 @@ pub fn sim_top(stem: &str, top: &str, top_text: &str, source: &Path, sampled: bo
     let all: Vec<String> = std::iter::once("seen_hal".to_string()).chain(PROBED_CORES.iter().map(|c| format!("seen_{c}"))).collect();
     let _ = writeln!(s, "    always @(posedge clock) probe_seen <= {};", all.join(" ^ "));
     s += "endmodule\n\n";
-    let _ = write!(s, "module {stem}_sim_hal_probe(input wire [31:0] txn, input wire [1:0] kind, output wire seen);\n    assign seen = txn[0] ^ kind[0];\nendmodule\n/* verilator lint_on UNUSEDSIGNAL */\n");
+    let _ = write!(s, "module {stem}_sim_hal_probe(input wire [31:0] txn, input wire [2:0] kind, output wire seen);\n    assign seen = txn[0] ^ kind[0];\nendmodule\n/* verilator lint_on UNUSEDSIGNAL */\n");
     Ok(s)
 }
 

@@ -147,6 +147,8 @@ pub enum HalKind {
     Write = 2,
     /// The TOP_SP-init DMA queue is copying over BAR0 (`sched::InitDma`).
     InitDma = 3,
+    /// The SEQ's I-fetch DMA is filling a line (`sched::IFetch`).
+    IFetch = 4,
 }
 
 mod fst;

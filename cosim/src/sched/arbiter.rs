@@ -93,6 +93,10 @@ impl Cosim {
 
     /// Pick this cycle's BAR0 request.
     pub(super) fn grant(&mut self) -> Option<(Master, Req)> {
+        // The SEQ's I-fetch DMA first: it sees dma_ctrl the cycle after a miss.
+        if let Some(g) = self.grant_ifetch() {
+            return Some(g);
+        }
         if let Some(r) = self.host_req.take() {
             return Some((Master::Host, r));
         }
@@ -260,6 +264,7 @@ impl Cosim {
                 self.replies.push((RemoteReq { from_die: die, by, req }, r));
             }
             Master::InitDma => self.deliver_init_dma(req, rsp, answered),
+            Master::IFetch => self.deliver_ifetch(req, rsp, answered),
             Master::SeqDma => self.soc_write_answered(Rsp { err: rsp.err || !answered, ..rsp }),
         }
     }

@@ -87,11 +87,13 @@ pub struct CoreBus {
     /// A sub-word store to the core's own memory in the top, between its
     /// read and its write: (word address, the merged word).
     rmw: Option<(u32, u32)>,
+    /// The SEQ's I-cache, when it is on (`ifetch.rs`).
+    pub(super) icache: Option<ICache>,
 }
 
 impl CoreBus {
     pub fn new(iram: Mem, iram_size: u32, dram: Mem, dram_size: u32) -> CoreBus {
-        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, xlat_who: None, pending: None, answers: Vec::new(), rmw: None }
+        CoreBus { iram, iram_size, dram, dram_size, soc_addr: 0, ctrl_window: None, xlat_who: None, pending: None, answers: Vec::new(), rmw: None, icache: None }
     }
 
     fn route(&self, addr: u32) -> Route {
@@ -193,6 +195,8 @@ impl CoreBus {
             Route::Iram(o) => Some(Ok(self.local_word(true, o))),
             Route::Dram(o) => Some(Ok(self.local_word(false, o))),
             Route::Via(Via::Hwd(_) | Via::Xlat(_)) => Some(Err(BusError::Fault { addr: w })),
+            // An IRAM line the I-cache does not hold: wait for its fill.
+            Route::Via(Via::Bar0(_)) if w < self.iram_size && self.icache.as_mut().is_some_and(|c| c.missed(w)) => None,
             Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
                 Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
                 Some(a) => Some(Ok(a.data)),

@@ -41,6 +41,7 @@ impl Cosim {
         match granted {
             Some((Master::Host, r)) => self.hal_probe = (self.stats.transactions as u32, if r.write { HalKind::Write } else { HalKind::Read }),
             Some((Master::InitDma, _)) => self.hal_probe.1 = HalKind::InitDma,
+            Some((Master::IFetch, _)) => self.hal_probe.1 = HalKind::IFetch,
             _ => {}
         }
         // The probes exist only to be traced: untraced runs skip them.
@@ -84,7 +85,8 @@ impl Cosim {
             && pins == self.prev_pins
             && o == self.out
             && !o.dma_busy
-            && !self.init_dma.busy();
+            && !self.init_dma.busy()
+            && !self.ifetch.busy();
         self.quiet = if calm { self.quiet + 1 } else { 0 };
         self.prev_pins = pins;
         if reset {

@@ -29,9 +29,10 @@
 //! BAR0 is word-only: a sub-word store through it faults, except to the SEQ's
 //! own IRAM/DRAM (read, merged, written back: C stores bytes to its stack).
 //!
-//! **BAR0 arbitration `[D]`**: one request in flight at a time; the host
-//! first, then requests that came from another die ([`crate::mesh`]), then
-//! the TOP_SP-init DMA queue ([`InitDma`]), then the cores round-robin. A
+//! **BAR0 arbitration `[D]`**: one request in flight at a time; the SEQ's
+//! I-fetch DMA ([`IFetch`], when on) first, the host, then requests that
+//! came from another die ([`crate::mesh`]), then the TOP_SP-init DMA queue
+//! ([`InitDma`]), then the cores round-robin. A
 //! request's response is awaited up to
 //! [`BAR0_TIMEOUT`] cycles.
 //!
@@ -54,6 +55,7 @@
 //! - `arbiter.rs`: BAR0 arbitration, the SoC port's routing, responses;
 //! - `host.rs`: the HAL's side ([`Mmio`], [`Written`]);
 //! - `init_dma.rs`: device memory and the TOP_SP-init DMA queue ([`InitDma`]);
+//! - `ifetch.rs`: the SEQ's I-cache and its I-fetch DMA ([`IFetch`]), when a scenario turns them on;
 //! - the `[D]` addresses a core reaches the top through are `tpb_spec::core_map` (re-exported here);
 //! - `slot.rs`: the cores ([`CoreId`]) and each one's slot ([`Slot`]);
 //! - `record.rs`: what the scheduler records ([`Txn`], [`Master`], [`Stats`]);
@@ -81,6 +83,7 @@ mod core_bus;
 mod cycle;
 pub mod history;
 mod host;
+mod ifetch;
 mod init_dma;
 mod local_mem;
 mod record;
@@ -91,6 +94,7 @@ pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
 pub use host::Written;
+pub use ifetch::{Dropped, ICache, IFetch};
 pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
 pub use slot::{slot_index, CoreId, Requester, Slot};
@@ -152,6 +156,8 @@ pub struct Cosim {
     pub decoder: SocDecoder,
     /// The device memory and the TOP_SP-init DMA queue ([`InitDma`]).
     pub init_dma: InitDma,
+    /// The SEQ's I-fetch DMA ([`Cosim::seq_icache`]; idle unless turned on).
+    pub ifetch: IFetch,
     /// The SEQ DMA's SoC writes ([`SocWrites`]).
     pub soc: SocWrites,
     /// Requests from other dies waiting for BAR0 (filled by the mesh).
@@ -259,6 +265,7 @@ impl Cosim {
             decoder: SocDecoder::ChipId,
             soc: SocWrites::default(),
             init_dma: InitDma::default(),
+            ifetch: IFetch::default(),
             inbound: VecDeque::new(),
             outbound: Vec::new(),
             replies: Vec::new(),
@@ -354,7 +361,7 @@ impl Cosim {
     /// [`Cosim::skip_cycle`] may stand for it.
     pub fn quiescent(&self) -> bool {
         let settled = self.stats.cycles >= self.reset_at + u64::from(tpb_models::golden::evt_sem::CLEAR_CYCLES) + QUIET_CYCLES;
-        self.quiet >= QUIET_CYCLES && settled && self.host_req.is_none() && self.inbound.is_empty() && !self.init_dma.busy() && !self.dut.trace_wanted()
+        self.quiet >= QUIET_CYCLES && settled && self.host_req.is_none() && self.inbound.is_empty() && !self.init_dma.busy() && !self.ifetch.busy() && !self.dut.trace_wanted()
     }
 
     /// Cycles in a row that ended calm (see [`Cosim::quiescent`]).

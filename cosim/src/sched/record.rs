@@ -19,6 +19,8 @@ pub enum Master {
     SeqDma,
     /// The TOP_SP-init DMA queue beside the top ([`InitDma`]).
     InitDma,
+    /// The SEQ's I-fetch DMA filling its I-cache ([`super::IFetch`]).
+    IFetch,
 }
 
 impl std::fmt::Display for Master {
@@ -29,6 +31,7 @@ impl std::fmt::Display for Master {
             Master::Remote { die, by } => write!(f, "die{die}.{}", by.name()),
             Master::SeqDma => write!(f, "seq_dma"),
             Master::InitDma => write!(f, "init_dma"),
+            Master::IFetch => write!(f, "ifetch"),
         }
     }
 }

@@ -14,7 +14,7 @@ use tpb_models::xtensa::config::Options;
 /// The words of `probe_<core>_state` (values 0..6, `dut::CoreState`).
 pub const CORE_STATES: [&str; 7] = ["off", "running", "stalled", "bus wait", "waiti", "halted", "exception"];
 /// The words of `probe_hal_kind` (`dut::HalKind`).
-pub const HAL_KINDS: [&str; 4] = ["idle", "read", "write", "init_dma"];
+pub const HAL_KINDS: [&str; 5] = ["idle", "read", "write", "init_dma", "ifetch"];
 
 /// Which core's instruction set an instruction probe holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
