@@ -85,6 +85,11 @@ fn without_the_image_in_device_memory_the_seq_runs_nothing_useful() {
     let dram = u64::from(tpb_cosim::firmware::bar0_region(&map, "seq.dram").unwrap());
     assert_ne!(c.read32(dram).unwrap(), tpb_cosim::firmware::SEQ_MARK);
     assert!(c.ifetch.fills >= 1, "it filled lines, of zeros");
-    // A bad line length is refused.
-    assert!(c.seq_icache(48).unwrap_err().to_string().contains("a power of two"));
+    // A bad line length is refused, and the cache keeps what it had.
+    assert!(c.seq_icache(48).unwrap_err().to_string().contains("SEQ I-cache line of 48 bytes: a power of two"));
+    assert_eq!(c.icache().unwrap().line, f.line);
+    // So is a scenario file that asks for one, before anything runs.
+    use tpb_cosim::scenario::Scenario;
+    let bad = scenario::FetchOrderCfg { line: 48, ..f };
+    assert!(bad.check("x.toml").unwrap_err().to_string().contains("x.toml: [fetch_order] line = 48"));
 }

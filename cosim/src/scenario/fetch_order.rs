@@ -100,8 +100,8 @@ impl Scenario for FetchOrderCfg {
         Runs::OneSystem(self)
     }
     fn check(&self, path: &str) -> Result<(), ScenarioError> {
-        if !(16..=1024).contains(&self.line) || !self.line.is_power_of_two() {
-            return Err(ScenarioError::File(format!("{path}: [fetch_order] line = {}: a power of two from 16 to 1024 bytes", self.line)));
+        if !crate::sched::ICache::line_ok(self.line) {
+            return Err(ScenarioError::File(format!("{path}: [fetch_order] line = {}: {}", self.line, CosimError::ICacheLine(self.line))));
         }
         if !self.base.is_multiple_of(4) || self.base >= tpb_models::hal::devmem::DEVMEM_SIZE {
             return Err(ScenarioError::File(format!("{path}: [fetch_order] base = {:#x}: a word-aligned device-memory address below {:#x}", self.base, tpb_models::hal::devmem::DEVMEM_SIZE)));

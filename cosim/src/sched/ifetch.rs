@@ -33,6 +33,11 @@ pub struct ICache {
 }
 
 impl ICache {
+    /// Whether `line` bytes make a line: a power of two from 16 to 1024 (`[D]`).
+    pub fn line_ok(line: u32) -> bool {
+        (16..=1024).contains(&line) && line.is_power_of_two()
+    }
+
     fn new(iram_size: u32, line: u32) -> ICache {
         ICache { line, valid: vec![false; iram_size.div_ceil(line) as usize], miss: None }
     }
@@ -110,15 +115,17 @@ impl IFetch {
 impl Cosim {
     /// Turn on the SEQ's I-cache (lines of `line` bytes, a power of two from
     /// 16 to 1024) and its I-fetch DMA ([`IFetch`]: `cosim/src/sched/ifetch.rs`).
-    pub fn seq_icache(&mut self, line: u32) -> Result<(), MmioError> {
-        if !(16..=1024).contains(&line) || !line.is_power_of_two() {
-            return Err(MmioError::BusError { addr: 0, what: format!("SEQ I-cache line of {line} bytes: a power of two from 16 to 1024") });
+    /// Nothing changes on an error.
+    pub fn seq_icache(&mut self, line: u32) -> Result<(), CosimError> {
+        if !ICache::line_ok(line) {
+            return Err(CosimError::ICacheLine(line));
         }
         let map = self.map.clone();
         let a = crate::firmware::Addrs::new(&map, "seq_icache");
-        let reg = |r: &str| a.reg(Engine::Pool, "nx", r).map_err(|e| MmioError::BusError { addr: 0, what: e.to_string() });
-        self.ifetch = IFetch { regs: [reg("dma_ctrl")?, reg("engine_base_address_lo")?, reg("engine_base_address_hi")?], ..IFetch::default() };
-        self.ifetch.iram = a.region("seq.iram").map_err(|e| MmioError::BusError { addr: 0, what: e.to_string() })?;
+        let reg = |r: &str| a.reg(Engine::Pool, "nx", r).map_err(|e| CosimError::ICache(e.to_string()));
+        let regs = [reg("dma_ctrl")?, reg("engine_base_address_lo")?, reg("engine_base_address_hi")?];
+        let iram = a.region("seq.iram").map_err(|e| CosimError::ICache(e.to_string()))?;
+        self.ifetch = IFetch { regs, iram, ..IFetch::default() };
         let bus = &mut self.cores[slot_index(CoreId::Seq)].bus;
         bus.icache = Some(ICache::new(bus.iram_size, line));
         Ok(())

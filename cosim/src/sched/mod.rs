@@ -128,6 +128,10 @@ pub enum CosimError {
     ImageTooBig { what: &'static str, bytes: usize, room: usize },
     #[error("mesh: {0}")]
     Mesh(String),
+    #[error("SEQ I-cache line of {0} bytes: a power of two from 16 to 1024")]
+    ICacheLine(u32),
+    #[error("SEQ I-cache: {0}")]
+    ICache(String),
 }
 
 /// A TPB top with its cores and the host on BAR0.
