@@ -308,6 +308,7 @@ fn section_9(p: &mut Pins) {
     p.pin("§9", "image windows code/data/dyn", (k::CODE_WINDOW, k::DATA_WINDOW, k::DYN_WINDOW), (0x0100_0000, 0x0200_0000, 0x0300_0000));
     p.pin("§9", "kernel_info_table VA (data window)", k::TABLE_VA, 0x0200_0760);
     p.pin("§9", "SUNDA Q7 flat IRAM, EXTRAM", (k::FLAT_IRAM_BYTES, k::EXTRAM_BYTES), (0x42d0, 0x1b40));
+    p.pin("§9", "the ExtendedInst escape SUNDA lacks (seed 000 §2d)", k::EXTENDED_INST, 0xf0);
 }
 
 /// The seeds' sections each DIGEST section names in its heading (transcribed

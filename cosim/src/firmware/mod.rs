@@ -13,6 +13,8 @@
 //! | `nx_boot.S` | POOL SEQ | enter_run mailbox loop; SUNDA: releases the Q7 cores |
 //! | `nx_halt.S` | POOL SEQ | halt-start: records each entry, halts itself through instr_halt_ctrl |
 //! | `q7_halt.S` | Q7 | halt-start: records each entry, executes HALT |
+//! | `q7_dkl.S` | Q7 | kernel-load: the mailbox shell, linear scan of the kernel_info_table, the loader (swap table, device memory or EXTRAM into the dyn window's IRAM) |
+//! | `nx_extinst.S` | POOL SEQ | kernel-load: the instruction stream; hands the 0xf0 escape (SUNDA: every opcode) to a Q7 core and waits |
 //! | `q7_kernels.S` | Q7 (SUNDA) | the dispatch wrapper: linear scan of the kernel_info_table, call the kernel at funcVA, count misses |
 //! | `nx_intr.S` | POOL SEQ | interrupt: level-1 handler logs and clears intr_info, RFE; halts after WANT |
 //! | `q7_intr.S` | Q7 | interrupt: the same with the core's intr_info_n, HALT after WANT |
@@ -61,6 +63,8 @@ pub const TAPE_FIRE: &str = include_str!("../../firmware/common/tape_fire.S");
 pub const RING_CHANNELS: &str = include_str!("../../firmware/common/ring_channels.S");
 pub const TPB_MACROS: &str = include_str!("../../firmware/common/tpb_macros.inc");
 pub const Q7_RESET: &str = include_str!("../../firmware/q7/q7_reset.S");
+pub const Q7_DKL: &str = include_str!("../../firmware/q7/q7_dkl.S");
+pub const NX_EXTINST: &str = include_str!("../../firmware/nx/nx_extinst.S");
 
 /// `[D]` Value the SEQ stores in its DRAM\[0\] on reaching enter_run (`nx_boot.S`).
 pub const SEQ_MARK: u32 = 0x5e90_e7e2;
@@ -88,11 +92,13 @@ pub const TSYNC_OUT: u32 = 0x100;
 
 /// `q7_kernels.S`'s done marker.
 pub const KERNELS_DONE: u32 = 0x6b9;
+/// `nx_extinst.S`'s marker: the stream is through.
+pub const EXTINST_DONE: u32 = 0xe71;
 
 /// Every marker above by name: the prelude gives each to firmware as
 /// `TPB_<name>` (`tpb.inc`, `tpb_fw.h`), and a testbench or scenario file
 /// may check a value against it by that name (`value = "TPB_SUM_DONE"`).
-pub const MARKERS: [(&str, u32); 10] = [
+pub const MARKERS: [(&str, u32); 11] = [
     ("SEQ_MARK", SEQ_MARK),
     ("SUM_DONE", SUM_DONE),
     ("BARRIER_DONE", BARRIER_DONE),
@@ -103,6 +109,7 @@ pub const MARKERS: [(&str, u32); 10] = [
     ("ALGO_BAD", ALGO_BAD),
     ("TSYNC_DONE", TSYNC_DONE),
     ("KERNELS_DONE", KERNELS_DONE),
+    ("EXTINST_DONE", EXTINST_DONE),
 ];
 /// `[D]` The opcodes of the 18 kernel_info_table records `q7_kernels.S`
 /// dispatches: the seed text keeps the range 0x41..0xe7 and a few of its
@@ -166,6 +173,8 @@ pub const UNITS: &[(&str, &str)] = &[
     ("top_sp_ccop.S", TOP_SP_CCOP),
     ("nx_windows.S", NX_WINDOWS),
     ("q7_windows.S", Q7_WINDOWS),
+    ("q7_dkl.S", Q7_DKL),
+    ("nx_extinst.S", NX_EXTINST),
 ];
 
 /// The source of the unit named `name` in [`UNITS`].
@@ -340,6 +349,7 @@ fn latched(map: &RegMap, bit: u32) -> Result<HostDoorbell, FirmwareError> {
     Ok(HostDoorbell { read: info, mask: bit, ack: info })
 }
 
+pub mod dkl;
 mod seq_dispatch;
 mod tapes;
 mod units;

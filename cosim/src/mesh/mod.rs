@@ -255,6 +255,7 @@ impl Mesh {
             t.starts += s.starts;
             t.xlat += s.xlat;
             t.skipped += s.skipped;
+            t.devmem += s.devmem;
             t.first_release = t.first_release.or(s.first_release);
         }
         t

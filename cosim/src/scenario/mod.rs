@@ -16,6 +16,7 @@
 //! | `tsync` | CAYMAN, MARIANA | N dies (`--dies N`, 2..=128); the host writes each TOP_SP's config block at `read_config_addr` and rings init_signal die by die, a stagger apart; each TOP_SP (`top_sp_tsync.S`) starts its TPB timestamp and acknowledges; the host rings tsync_signal; die 0 leads a two-way exchange with each other die and each follower adjusts its timestamp ([`tsync()`]) | every acknowledgement after its init signal (read by the host), every TOP_SP finished, the counters apart by at least the stagger before, within the tolerance of the leader's after (one mesh cycle), each adjustment the one its t1..t4 give |
 //! | `timestamp` | all | the host HAL puts the TPB timestamp just below a carry into `timestamp_hi`, runs it at `inc` a cycle, takes two snapshots `gap` cycles apart and adjusts it by `delta` | the snapshots differ by exactly `inc` × the cycles between them (the carry included), and the adjustment by exactly `delta` |
 //! | `fetch-order` (`fetch-order`, `fetch-order-wrong`) | all | the SEQ fetches through its I-cache, which its I-fetch DMA fills from the SEQ image the host staged at `engine_base_address` in device memory (seed 004 §7; the HAL's IRAM image is empty); stpb_init in the seeds' order, or with the SEQ's run-stall released first | in order: dma_ctrl enabled before the release, the SEQ reaches enter_run, lines filled and none dropped, every filled word device memory's; released first: the first fetch's fill dropped while dma_ctrl was 0, the SEQ hung with nothing retired, as designed |
+//! | `kernel_load` (`kernel-load`) | all | kernel delivery: the host prelinks and stages the kernel library (`kernel_load/library.rs`), EXTRAM and the swap table; the SEQ (`nx_extinst.S`) hands Q7 instructions to a core and waits; the core (`q7_dkl.S`) loads a kernel on its first request | every handed instruction's record and result; each core's loads, IRAM images and counters; the swap registers or the stubs |
 //!
 //! SUNDA's host_trigger is a register of its own (DIGEST §2.7) that latches
 //! into the TOP_SP's `intr_info` (`tpb_spec::nx_intr`), so `doorbell` runs
@@ -98,6 +99,7 @@ kinds! {
     tsync: TsyncCfg,
     timestamp: TimestampCfg,
     fetch_order: FetchOrderCfg,
+    kernel_load: KernelLoadCfg,
 }
 
 /// The built-in scenarios, `cosim/scenarios/*.toml` by name: (file name, text).

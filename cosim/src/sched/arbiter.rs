@@ -5,6 +5,7 @@
 //! master that asked.
 
 use super::*;
+use tpb_models::hal::devmem::DEVMEM_SIZE;
 
 /// Why a SoC address does not route to a modelled TOP_SP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -91,6 +92,14 @@ impl Cosim {
         Ok((node, (top + off) as u32))
     }
 
+    /// The device-memory address a SoC address names, if it names this
+    /// die's device memory: `[D]` a local part (bits 46:0, DIGEST §7 fold)
+    /// below [`DEVMEM_SIZE`] on this die, below every `sp_base`.
+    pub fn devmem_at(&self, addr: u64) -> Option<u64> {
+        let c = ChipAddr::decode(addr).ok()?;
+        (c.local < DEVMEM_SIZE && self.soc_die(addr).ok()? == self.die).then_some(c.local)
+    }
+
     /// Pick this cycle's BAR0 request.
     pub(super) fn grant(&mut self) -> Option<(Master, Req)> {
         // The SEQ's I-fetch DMA first: it sees dma_ctrl the cycle after a miss.
@@ -139,6 +148,18 @@ impl Cosim {
         for i in 0..self.cores.len() {
             let Some(p) = self.cores[i].bus.pending else { continue };
             let Via::Soc(addr) = p.via else { continue };
+            if let Some(at) = self.devmem_at(addr) {
+                // This die's device memory answers at once (it is not behind BAR0).
+                let data = match p.kind {
+                    Kind::Store { wdata, .. } => self.init_dma.mem.write(at, &wdata.to_le_bytes()).map(|_| 0),
+                    _ => Ok(self.init_dma.mem.word(at)),
+                };
+                let b = &mut self.cores[i].bus;
+                b.answers.push(Answer { kind: p.kind, addr: p.addr, data: *data.as_ref().unwrap_or(&0), err: data.is_err() });
+                b.pending = None;
+                self.stats.devmem += 1;
+                continue;
+            }
             let via = match self.soc_route(addr) {
                 Ok((node, a)) if node == self.node() => Via::Bar0(a),
                 Ok((node, a)) => {

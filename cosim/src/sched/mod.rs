@@ -42,7 +42,10 @@
 //! 54 says valid); the local part must fall in this die's TOP_SP instance
 //! (`sp_base` of `arch.toml`, instance span `1 << instance_shift`) and is
 //! routed to that TOP_SP's local-register aperture: on this die through BAR0,
-//! on another die through [`crate::mesh::Mesh`].
+//! on another die through [`crate::mesh::Mesh`]. A local part below
+//! [`DEVMEM_SIZE`](tpb_models::hal::devmem::DEVMEM_SIZE) on this die is its
+//! device memory (`[D]`, [`Cosim::devmem_at`]), which answers at once: the
+//! Q7 loader's way to a kernel image (`kernel-load`).
 //!
 //! The HAL runs against [`Cosim`] through the [`Mmio`] trait: every access
 //! it makes advances the whole system until the top answers, so the HAL's

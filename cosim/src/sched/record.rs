@@ -82,6 +82,9 @@ pub struct Stats {
     pub starts: u64,
     /// Address translations the cores looked up (the top's `xlat_*` port).
     pub xlat: u64,
+    /// Words the cores read or wrote in device memory through the SoC port
+    /// ([`Cosim::devmem_at`]).
+    pub devmem: u64,
     /// Cycles skipped as quiescent ([`Cosim::skip_cycle`]): counted in
     /// `cycles`, the top not evaluated.
     pub skipped: u64,

@@ -103,4 +103,31 @@ pub mod q7_kernels {
     /// SUNDA Q7_POOL flat IRAM image and EXTRAM image sizes.
     pub const FLAT_IRAM_BYTES: u32 = 0x42d0;
     pub const EXTRAM_BYTES: u32 = 0x1b40;
+    /// `[S]` seed 000 §2d: the ExtendedInst escape the SEQ hands to a Q7
+    /// core, CAYMAN on; absent from SUNDA's images (its header declares it,
+    /// seed 000 §2's CORRECTION).
+    pub const EXTENDED_INST: u8 = 0xf0;
+}
+
+/// Dynamic kernel load (`kernel-load`; seed 004 §5, seed 000 §3f/§3g): the
+/// places and record shapes are ours (`[D]`), the seeds give the mechanism
+/// (SUNDA: a swap-table triple in `nx_rsvd_space0..2` and an EXTRAM image;
+/// CAYMAN/MARIANA: firmware-resident, the HAL hooks are stubs).
+pub mod dkl {
+    /// `[D]` The dyn window's IRAM home: dyn VA `DYN_WINDOW + o` is IRAM
+    /// `DYN_IRAM + o` (above SUNDA's flat image; it stands in for CAYMAN's
+    /// reserved IRAM tail, which the cores' port does not reach).
+    pub const DYN_IRAM: u32 = 0x8000;
+    /// `[D]` Bytes the dyn window holds.
+    pub const DYN_BYTES: u32 = 0x8000;
+    /// `[D]` Device addresses the host stages at: the kernel library (the
+    /// prelinked device image), the EXTRAM image, the swap table.
+    pub const LIB_BASE: u64 = 0x3000_0000;
+    pub const EXTRAM_BASE: u64 = 0x3100_0000;
+    pub const SWAP_TABLE: u64 = 0x3200_0000;
+    /// `[D]` A swap record: {u32 funcVA (dyn window), u32 source low, u32
+    /// source high (a device address), u32 bytes}.
+    pub const SWAP_RECORD_BYTES: u32 = 16;
+    /// `[D]` Records a table may hold (kernel_info_table and swap table alike).
+    pub const MAX_RECORDS: u32 = 32;
 }

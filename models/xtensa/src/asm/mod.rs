@@ -243,9 +243,14 @@ pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmErro
             ".text" | ".global" | ".globl" => continue,
             d if d.starts_with('.') && !d.contains(|c: char| c.is_ascii_digit()) && d.len() > 1 && !d[1..].contains('.') => return Err(err(format!("unknown directive '{d}'"))),
             m => {
-                let mnem = m.to_ascii_lowercase();
+                let mut mnem = m.to_ascii_lowercase();
+                let mut ops = split_ops(rest);
+                // `mov ar, as`: GNU as's alias of `or ar, as, as`.
+                if mnem == "mov" && ops.len() == 2 {
+                    ops.push(ops[1]);
+                    mnem = "or".into();
+                }
                 let (def, srn) = find_def(&mnem, opts).map_err(&err)?;
-                let ops = split_ops(rest);
                 let want = def.ops.iter().filter(|o| **o != Opnd::Sr).count();
                 if ops.len() != want {
                     return Err(err(format!("'{mnem}' takes {want} operand(s), got {}", ops.len())));

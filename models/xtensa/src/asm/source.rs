@@ -213,6 +213,7 @@ mod tests {
         let plain = assemble(" movi a2, 5\n movi a3, 7\n j .\n", 0, &Options::tpb()).unwrap();
         assert_eq!(asm(".equ N, 3\n movi a2, N * 4 + 1\n").unwrap().bytes, assemble(" movi a2, 13\n", 0, &Options::tpb()).unwrap().bytes, "products in expressions");
         assert_eq!(p.bytes, plain.bytes);
+        assert_eq!(asm(" mov a3, a4\n").unwrap().bytes, assemble(" or a3, a4, a4\n", 0, &Options::tpb()).unwrap().bytes, "mov is or's alias");
         let twice = asm(".macro spin\nw\\@: j w\\@\n.endm\n spin\n spin\n").unwrap();
         assert_eq!(twice.labels.keys().collect::<Vec<_>>(), ["w0", "w1"], "\\@ makes each use's labels its own");
     }
