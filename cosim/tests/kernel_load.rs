@@ -77,6 +77,7 @@ fn prelink_places_each_kernel_and_refuses_what_does_not_fit() {
     assert!(dynv.windows(2).all(|w| w[0] < w[1]));
     // Each image holds its own funcVA in its two const16s (bytes 1..3 of each).
     for p in &s.placed {
+        assert_ne!(p.unrelocated(), p.image, "{:#x}: its relocations carry its funcVA", p.func_va);
         let c16 = |v: u16| p.image.windows(3).any(|w| w[0] & 0x0f == 4 && u16::from_le_bytes([w[1], w[2]]) == v);
         assert!(c16((p.func_va >> 16) as u16) && c16(p.func_va as u16), "{:#x}: {:02x?}", p.func_va, p.image);
     }

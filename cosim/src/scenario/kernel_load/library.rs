@@ -85,9 +85,19 @@ pub struct Placed {
     /// Device address it is loaded from (0 for a resident kernel).
     pub src: u64,
     pub home: Home,
+    /// Where in the image its relocations are: two `const16`s, 3 bytes each.
+    pub rel: usize,
 }
 
 impl Placed {
+    /// Its image as assembled: the relocations' immediates left at 0.
+    pub fn unrelocated(&self) -> Vec<u8> {
+        let mut v = self.image.clone();
+        for n in 0..2 {
+            v[self.rel + 3 * n + 1..self.rel + 3 * n + 3].fill(0);
+        }
+        v
+    }
     /// Its IRAM address in a core.
     pub fn iram(&self) -> u32 {
         match self.home {
@@ -173,7 +183,7 @@ pub fn prelink(shell: &[u8], lib: &[Kernel], extram_bytes: u32) -> Result<Staged
         }
         s.table.extend([0, 0, x.spec, x.opcode]);
         s.table.extend(func_va.to_le_bytes());
-        s.placed.push(Placed { kernel: *x, func_va, image, src, home: x.home });
+        s.placed.push(Placed { kernel: *x, func_va, image, src, home: x.home, rel: rel - from });
     }
     let fit = |what, need: usize, room: u32, why| if need as u32 > room { Err(DklError::TooBig { what, need: need as u32, room, why }) } else { Ok(()) };
     fit("the shell and its resident kernels", s.iram.len(), dkl::DYN_IRAM, "they end where the dyn window's IRAM begins")?;

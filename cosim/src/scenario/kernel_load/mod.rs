@@ -97,9 +97,7 @@ pub fn run_with(c: &mut Cosim, cfg: &KernelLoadCfg, limit: u64, fault: Fault) ->
     if fault == Fault::Unrelocated {
         for p in s.loadable().filter(|p| p.home == Home::Library) {
             let at = (p.src - dkl::LIB_BASE) as usize;
-            let orig = library::prelink(&shell.bytes, &[p.kernel], u32::MAX).map_err(|e| ScenarioError::File(e.to_string()))?;
-            let rel = &orig.placed[0].image;
-            lib_img[at..at + rel.len()].copy_from_slice(rel);
+            lib_img[at..at + p.image.len()].copy_from_slice(&p.unrelocated());
         }
     }
     c.devmem_write(dkl::LIB_BASE, &lib_img)?;
