@@ -105,7 +105,7 @@ pub fn run_with(c: &mut Cosim, cfg: &KernelLoadCfg, limit: u64, fault: Fault) ->
         c.devmem_write(dkl::EXTRAM_BASE, &s.extram)?;
     }
     c.devmem_write(dkl::SWAP_TABLE, &s.swap)?;
-    let records = s.loadable().count() as u32 - u32::from(fault == Fault::ShortSwapTable);
+    let records = (s.loadable().count() as u32).saturating_sub(u32::from(fault == Fault::ShortSwapTable));
     let triple = [dkl::SWAP_TABLE as u32, (dkl::SWAP_TABLE >> 32) as u32, records];
     hal.q7_swap_table(c, triple)?;
     let io = FileIoTable { tx_ring_base: dma_rings().tx.base, tx_ring_length: dma_rings().tx.length, q7_intr_info: 0 };
