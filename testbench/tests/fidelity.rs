@@ -309,6 +309,7 @@ fn section_9(p: &mut Pins) {
     p.pin("§9", "kernel_info_table VA (data window)", k::TABLE_VA, 0x0200_0760);
     p.pin("§9", "SUNDA Q7 flat IRAM, EXTRAM", (k::FLAT_IRAM_BYTES, k::EXTRAM_BYTES), (0x42d0, 0x1b40));
     p.pin("§9", "the ExtendedInst escape SUNDA lacks (seed 000 §2d)", k::EXTENDED_INST, 0xf0);
+    p.pin("§9", "the EXTRAM's head bytes, entry a1, 48 (seed 000 §3g, DIGEST §8)", k::EXTRAM_HEAD, [0x36, 0x61, 0x00]);
 }
 
 /// The seeds' sections each DIGEST section names in its heading (transcribed

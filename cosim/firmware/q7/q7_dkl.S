@@ -14,8 +14,11 @@
 # SWAP_PTR (CAYMAN/MARIANA: DKL is firmware-resident, the HAL hooks are stubs).
 # Then it writes the result and the sequence number back, and waits again.
 #
-# Kernels: a5 = operand in, a6 = result out; they may use a7 and return
-# with `ret` (callx0).
+# Kernels: call0 ones take a5 = operand, give a6 = result, may use a7 and
+# return with `ret` (callx0). A windowed one (its swap record's size has
+# bit 31 set: the EXTRAM's, which open with `entry a1, 48` as the seeds'
+# EXTRAM does) is called with callx8: operand in, result out in its a2.
+# The shell sets PS.WOE and a stack (DRAM + STACK) for them.
 #
 # Parameters (.equ; cosim/src/firmware/ q7_dkl): RECORDS, TABLE (DRAM
 # offset of the kernel_info_table), CODE_WINDOW, DYN_WINDOW, DYN_IRAM,
@@ -23,12 +26,18 @@
 # MB_OPERAND, MB_DONE, MB_RESULT, MB_RECORD (the record dispatched to,
 # 0xff: none), CNT_SERVED, CNT_MISSES, CNT_LOADS, CNT_WORDS, CNT_NOSWAP,
 # SWAP_PTR (low, high, records), CALLS (+4n: calls of record n), LOADED
-# (+4s: swap record s is in IRAM).
+# (+4s: swap record s is in IRAM), STACK.
     .include "tpb.inc"
     .include "tpb_macros.inc"
     .include "q7_reset.S"
 main:
     load32 a2, TPB_DRAM_BASE    # a2 = DRAM (the whole shell)
+    load32 a1, STACK
+    add a1, a1, a2              # the windowed kernels' stack
+    movi a3, 1
+    slli a3, a3, 18
+    wsr.ps a3                   # PS.WOE = 1 (windowed calls), INTLEVEL 0
+    rsync
     movi a3, 0                  # the last sequence number served
 wait:
     memw
@@ -73,6 +82,7 @@ found:
     beq a11, a13, dyn
     load32 a13, CODE_WINDOW
     sub a12, a12, a13           # code-window VA -> IRAM address
+    movi a4, 0                  # call0
     j call
 # ---- the loader: a12 = funcVA in the dyn window ----
 dyn:
@@ -112,6 +122,12 @@ have:
     sub a15, a12, a5
     load32 a5, DYN_IRAM
     add a15, a15, a5            # a15 = the kernel's IRAM address
+    addi a11, a10, 12
+    s32i a11, a0, 0
+    l32i a8, a0, 8              # bytes | windowed << 31
+    extui a13, a8, 31, 1        # a13 = windowed (until the call)
+    slli a8, a8, 1
+    srli a8, a8, 1              # a8 = bytes
     l32i a5, a4, LOADED
     bnez a5, mapped
     addi a11, a10, 4
@@ -120,9 +136,6 @@ have:
     addi a11, a10, 8
     s32i a11, a0, 0
     l32i a7, a0, 8              # source, high
-    addi a11, a10, 12
-    s32i a11, a0, 0
-    l32i a8, a0, 8              # bytes
     s32i a7, a0, 4              # the port's high word: the source's
     movi a9, 0
 copy:
@@ -147,9 +160,16 @@ copied:
     s32i a5, a2, CNT_WORDS
 mapped:
     mov a12, a15
+    mov a4, a13
 call:
     l32i a5, a2, MB_OPERAND
+    bnez a4, windowed
     callx0 a12                  # the kernel: a5 -> a6
+    j store_result
+windowed:
+    mov a10, a5
+    callx8 a12                  # the kernel: its a2 (our a10) -> the same
+    mov a6, a10
 store_result:
     s32i a6, a2, MB_RESULT
     l32i a11, a2, CNT_SERVED

@@ -24,6 +24,8 @@ pub mod q7_dram {
     pub const SWAP_PTR: u32 = 0x40;
     pub const CALLS: u32 = 0x100;
     pub const LOADED: u32 = 0x200;
+    /// The stack of a windowed kernel (`entry a1, 48` lowers it).
+    pub const STACK: u32 = 0x4000;
     /// The kernel_info_table: its data-window VA (DIGEST §9).
     pub const TABLE: u32 = super::k::TABLE_VA - super::k::DATA_WINDOW;
 }
@@ -68,6 +70,7 @@ pub fn q7_dkl(map: &RegMap, records: u32, swap_regs: u32) -> Result<Program, Fir
         ("SWAP_PTR", SWAP_PTR),
         ("CALLS", CALLS),
         ("LOADED", LOADED),
+        ("STACK", STACK),
     ] {
         c.set(n, v);
     }
@@ -96,12 +99,17 @@ pub fn nx_extinst(map: &RegMap, release_q7: bool, direct: bool) -> Result<Progra
 /// `adds` × `add`) ^ its own funcVA. The funcVA comes from two `const16`s
 /// at `<label>_rel` that the host's prelink patches (the relocations), so a
 /// kernel run from anywhere but its prelinked VA returns a wrong result.
-pub fn kernel_source(label: &str, shift: u32, add: i32, adds: u32) -> String {
-    let mut s = format!("{label}:\n    slli a6, a5, {shift}\n");
+/// `windowed`: the windowed ABI (`entry a1, 48` … `retw`, called with
+/// `callx8`, operand and result in a2), as the seeds' EXTRAM bytes begin
+/// (seed 000 §3g); otherwise call0 (operand in a5, result in a6).
+pub fn kernel_source(label: &str, shift: u32, add: i32, adds: u32, windowed: bool) -> String {
+    let (entry, v, t, ret) = if windowed { ("    entry a1, 48\n", "a2", "a3", "retw") } else { ("", "a6", "a7", "ret") };
+    let src = if windowed { "a2" } else { "a5" };
+    let mut s = format!("{label}:\n{entry}    slli {v}, {src}, {shift}\n");
     for _ in 0..adds {
-        s += &format!("    addi a6, a6, {add}\n");
+        s += &format!("    addi {v}, {v}, {add}\n");
     }
-    s += &format!("{label}_rel:\n    const16 a7, 0\n    const16 a7, 0\n    xor a6, a6, a7\n    ret\n{label}_end:\n");
+    s += &format!("{label}_rel:\n    const16 {t}, 0\n    const16 {t}, 0\n    xor {v}, {v}, {t}\n    {ret}\n{label}_end:\n");
     s
 }
 

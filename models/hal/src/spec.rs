@@ -103,6 +103,9 @@ pub mod q7_kernels {
     /// SUNDA Q7_POOL flat IRAM image and EXTRAM image sizes.
     pub const FLAT_IRAM_BYTES: u32 = 0x42d0;
     pub const EXTRAM_BYTES: u32 = 0x1b40;
+    /// `[S]` seed 000 §3g: the EXTRAM image's head bytes, `entry a1, 48`
+    /// (windowed-ABI code from its first instruction).
+    pub const EXTRAM_HEAD: [u8; 3] = [0x36, 0x61, 0x00];
     /// `[S]` seed 000 §2d: the ExtendedInst escape the SEQ hands to a Q7
     /// core, CAYMAN on; absent from SUNDA's images (its header declares it,
     /// seed 000 §2's CORRECTION).
@@ -126,7 +129,8 @@ pub mod dkl {
     pub const EXTRAM_BASE: u64 = 0x3100_0000;
     pub const SWAP_TABLE: u64 = 0x3200_0000;
     /// `[D]` A swap record: {u32 funcVA (dyn window), u32 source low, u32
-    /// source high (a device address), u32 bytes}.
+    /// source high (a device address), u32 bytes | windowed << 31}
+    /// (windowed: the kernel is called with `callx8`).
     pub const SWAP_RECORD_BYTES: u32 = 16;
     /// `[D]` Records a table may hold (kernel_info_table and swap table alike).
     pub const MAX_RECORDS: u32 = 32;

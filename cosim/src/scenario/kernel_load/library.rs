@@ -58,6 +58,11 @@ pub const LIBRARY: [Kernel; 12] = [
 ];
 
 impl Kernel {
+    /// It uses the windowed ABI: the EXTRAM's kernels (`[D]`; the seeds'
+    /// EXTRAM is windowed code from its first bytes, seed 000 §3g).
+    pub fn windowed(&self) -> bool {
+        self.home == Home::Extram
+    }
     /// What it returns for `operand` when it runs at `func_va`.
     pub fn result(&self, operand: u32, func_va: u32) -> u32 {
         (operand << self.shift).wrapping_add(self.adds.wrapping_mul(self.add as u32)) ^ func_va
@@ -149,7 +154,7 @@ pub fn prelink(shell: &[u8], lib: &[Kernel], extram_bytes: u32) -> Result<Staged
     if lib.len() > dkl::MAX_RECORDS as usize {
         return Err(DklError::TooBig { what: "the kernel_info_table", need: lib.len() as u32 * k::RECORD_BYTES, room: dkl::MAX_RECORDS * k::RECORD_BYTES, why: "the shell's DRAM layout" });
     }
-    let src: String = lib.iter().enumerate().map(|(i, x)| firmware::dkl::kernel_source(&format!("k_{i}"), x.shift, x.add, x.adds)).collect();
+    let src: String = lib.iter().enumerate().map(|(i, x)| firmware::dkl::kernel_source(&format!("k_{i}"), x.shift, x.add, x.adds, x.windowed())).collect();
     let prog = firmware::dkl::kernels(&src)?;
     let label = |n: String| prog.labels.get(&n).map(|a| *a as usize).ok_or_else(|| FirmwareError { file: "kernel library", message: format!("no label {n}") });
     let mut s = Staged { iram: shell.to_vec(), ..Staged::default() };
@@ -179,7 +184,8 @@ pub fn prelink(shell: &[u8], lib: &[Kernel], extram_bytes: u32) -> Result<Staged
         }
         if x.home != Home::Resident {
             dyn_at += image.len() as u32;
-            s.swap.extend([func_va, src as u32, (src >> 32) as u32, image.len() as u32].iter().flat_map(|w| w.to_le_bytes()));
+            let size = image.len() as u32 | u32::from(x.windowed()) << 31;
+            s.swap.extend([func_va, src as u32, (src >> 32) as u32, size].iter().flat_map(|w| w.to_le_bytes()));
         }
         s.table.extend([0, 0, x.spec, x.opcode]);
         s.table.extend(func_va.to_le_bytes());

@@ -90,6 +90,10 @@ pub fn run_with(c: &mut Cosim, cfg: &KernelLoadCfg, limit: u64, fault: Fault) ->
     let shell = firmware::dkl::q7_dkl(&map, lib.len() as u32, swap_regs)?;
     let s = library::prelink(&shell.bytes, &lib, extram_bytes(arch)).map_err(|e| ScenarioError::File(format!("kernel library: {e}")))?;
     r.check(0, !sunda || s.iram.len() as u32 <= k::FLAT_IRAM_BYTES, format!("the shell and its resident kernels are {:#x} bytes, within SUNDA's flat Q7 IRAM of {:#x}", s.iram.len(), k::FLAT_IRAM_BYTES))?;
+    if !s.extram.is_empty() {
+        let head = &s.extram[..3];
+        r.check(0, head == k::EXTRAM_HEAD, format!("the EXTRAM image opens with {head:02x?}, the seeds' EXTRAM with {:02x?} (entry a1, 48; seed 000 §3g)", k::EXTRAM_HEAD))?;
+    }
     let ext_rows = s.placed.iter().filter(|p| p.kernel.opcode == k::EXTENDED_INST).count();
     r.check(0, (ext_rows == 0) == sunda, format!("the kernel_info_table has {ext_rows} 0xf0 rows ({}: {})", arch.name(), if sunda { "none, seed 000 §3a" } else { "the 5-row spec sub-dispatch" }))?;
     // Device-stage (the prelinked library, EXTRAM, the swap table).
