@@ -236,6 +236,8 @@ pub enum ScenarioError {
     Check { cycle: u64, what: String },
     #[error("{0}")]
     Layout(#[from] tpb_models::regmap::layout::LayoutError),
+    #[error("kernel library: {0}")]
+    Dkl(#[from] kernel_load::library::DklError),
 }
 
 impl From<tpb_models::hal::MmioError> for ScenarioError {

@@ -138,13 +138,29 @@ impl Staged {
     }
 }
 
-/// The library's kernels on `arch`: SUNDA's table has no 0xf0 row;
-/// CAYMAN and MARIANA have no EXTRAM, so theirs come from the library.
+/// The generation has the 0xf0 ExtendedInst escape (CAYMAN on; DIGEST §1,
+/// seed 000 §2d). Without it (SUNDA) the table has no 0xf0 row and the SEQ
+/// hands every opcode over as itself.
+pub fn has_escape(arch: Arch) -> bool {
+    arch != Arch::Sunda
+}
+
+/// The EXTRAM a generation has: SUNDA's 0x1b40 B, none elsewhere (seed 000 §3g).
+pub fn extram_bytes(arch: Arch) -> u32 {
+    if arch == Arch::Sunda {
+        k::EXTRAM_BYTES
+    } else {
+        0
+    }
+}
+
+/// The library's kernels on `arch`: no 0xf0 row without the escape; no
+/// EXTRAM, so the EXTRAM's kernels come from the library.
 pub fn kernels_for(arch: Arch, lib: &[Kernel]) -> Vec<Kernel> {
-    let sunda = arch == Arch::Sunda;
+    let extram = extram_bytes(arch) > 0;
     lib.iter()
-        .filter(|x| !(sunda && x.opcode == k::EXTENDED_INST))
-        .map(|x| Kernel { home: if x.home == Home::Extram && !sunda { Home::Library } else { x.home }, ..*x })
+        .filter(|x| has_escape(arch) || x.opcode != k::EXTENDED_INST)
+        .map(|x| Kernel { home: if x.home == Home::Extram && !extram { Home::Library } else { x.home }, ..*x })
         .collect()
 }
 

@@ -12,7 +12,8 @@
 pub mod library;
 
 use super::*;
-use library::{Home, Staged};
+use library::{extram_bytes, has_escape, Home, Staged};
+use tpb_models::golden::q7_cluster::CORES;
 use tpb_models::hal::{DevMem, FileIoTable};
 use tpb_models::spec::{dkl, q7_kernels as k};
 
@@ -52,19 +53,10 @@ pub enum Fault {
     Unrelocated,
 }
 
-/// The EXTRAM a generation has: SUNDA's 0x1b40 B, none elsewhere (seed 000 §3g).
-pub fn extram_bytes(arch: Arch) -> u32 {
-    if arch == Arch::Sunda {
-        k::EXTRAM_BYTES
-    } else {
-        0
-    }
-}
-
 /// What the stream should do on `arch`: per instruction, whether the SEQ
 /// hands it over, and then the record it reaches and the result.
 fn expected(arch: Arch, s: &Staged, i: &Insn) -> Option<(Option<usize>, u32)> {
-    let handed = arch == Arch::Sunda || i.op == k::EXTENDED_INST;
+    let handed = !has_escape(arch) || i.op == k::EXTENDED_INST;
     handed.then(|| {
         let rec = s.record(i.op, i.spec);
         (rec, rec.map_or(0, |n| s.placed[n].kernel.result(i.operand, s.placed[n].func_va)))
@@ -88,14 +80,15 @@ pub fn run_with(c: &mut Cosim, cfg: &KernelLoadCfg, limit: u64, fault: Fault) ->
     let swap_regs = if regs[0] == 0 { 0 } else { firmware::sys(regs[0] as u32) };
     let lib = library::kernels_for(arch, &library::LIBRARY);
     let shell = firmware::dkl::q7_dkl(&map, lib.len() as u32, swap_regs)?;
-    let s = library::prelink(&shell.bytes, &lib, extram_bytes(arch)).map_err(|e| ScenarioError::File(format!("kernel library: {e}")))?;
+    let s = library::prelink(&shell.bytes, &lib, extram_bytes(arch))?;
     r.check(0, !sunda || s.iram.len() as u32 <= k::FLAT_IRAM_BYTES, format!("the shell and its resident kernels are {:#x} bytes, within SUNDA's flat Q7 IRAM of {:#x}", s.iram.len(), k::FLAT_IRAM_BYTES))?;
     if !s.extram.is_empty() {
-        let head = &s.extram[..3];
+        let head = s.extram.get(..3).unwrap_or(&s.extram);
         r.check(0, head == k::EXTRAM_HEAD, format!("the EXTRAM image opens with {head:02x?}, the seeds' EXTRAM with {:02x?} (entry a1, 48; seed 000 §3g)", k::EXTRAM_HEAD))?;
     }
     let ext_rows = s.placed.iter().filter(|p| p.kernel.opcode == k::EXTENDED_INST).count();
-    r.check(0, (ext_rows == 0) == sunda, format!("the kernel_info_table has {ext_rows} 0xf0 rows ({}: {})", arch.name(), if sunda { "none, seed 000 §3a" } else { "the 5-row spec sub-dispatch" }))?;
+    let escape = has_escape(arch);
+    r.check(0, (ext_rows > 0) == escape, format!("the kernel_info_table has {ext_rows} 0xf0 rows ({}: {})", arch.name(), if escape { "the 5-row spec sub-dispatch" } else { "none, seed 000 §3a" }))?;
     // Device-stage (the prelinked library, EXTRAM, the swap table).
     let mut lib_img = s.lib.clone();
     if fault == Fault::Unrelocated {
@@ -121,7 +114,7 @@ pub fn run_with(c: &mut Cosim, cfg: &KernelLoadCfg, limit: u64, fault: Fault) ->
     }
     dram[q7_dram::TABLE as usize..].copy_from_slice(&s.table);
     // The SEQ: its stream in DRAM.
-    let seq = firmware::dkl::nx_extinst(&map, sunda, sunda)?;
+    let seq = firmware::dkl::nx_extinst(&map, sunda, !escape)?;
     let stream: Vec<u32> = std::iter::once(cfg.stream.len() as u32).chain(cfg.stream.iter().flat_map(|i| [u32::from(i.op) | u32::from(i.spec) << 8 | u32::from(i.core) << 16, i.operand])).collect();
     let mut seq_img = vec![0u8; seq_dram::STREAM as usize];
     seq_img.extend(words(&stream));
@@ -200,7 +193,7 @@ fn check_stream(c: &mut Cosim, cfg: &KernelLoadCfg, s: &Staged, seq: u64, r: &mu
 fn check_cores(c: &mut Cosim, cfg: &KernelLoadCfg, s: &Staged, r: &mut Report) -> Result<(), ScenarioError> {
     let arch = c.map().arch;
     let loadable: Vec<&library::Placed> = s.loadable().collect();
-    for core in 0..8u8 {
+    for core in 0..CORES as u8 {
         let mine: Vec<&Insn> = cfg.stream.iter().filter(|i| i.core == core && expected(arch, s, i).is_some()).collect();
         let dram = region(c, &format!("q7[{core}].dram"))?;
         let iram = region(c, &format!("q7[{core}].iram"))?;
@@ -241,8 +234,8 @@ impl Scenario for KernelLoadCfg {
         if self.stream.is_empty() || self.stream.len() > seq_dram::MAX_STREAM {
             return Err(ScenarioError::File(format!("{path}: [kernel_load] stream: 1 to {} instructions, not {}", seq_dram::MAX_STREAM, self.stream.len())));
         }
-        if let Some((n, i)) = self.stream.iter().enumerate().find(|(_, i)| usize::from(i.core) >= tpb_models::golden::q7_cluster::CORES) {
-            return Err(ScenarioError::File(format!("{path}: [kernel_load] stream[{n}]: core {} (the cluster has 8)", i.core)));
+        if let Some((n, i)) = self.stream.iter().enumerate().find(|(_, i)| usize::from(i.core) >= CORES) {
+            return Err(ScenarioError::File(format!("{path}: [kernel_load] stream[{n}]: core {} (the cluster has {CORES})", i.core)));
         }
         Ok(())
     }
