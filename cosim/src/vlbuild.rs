@@ -87,6 +87,13 @@ impl Spec {
         self.verilator_args.extend(vlgen::FST_ARGS.iter().map(|a| a.to_string()));
         self
     }
+
+    /// The same model tracing every signal inside every block: no
+    /// `--trace-depth` limit ([`vlgen::TRACE_DEPTH`] is the default's).
+    pub fn tracing_internals(mut self) -> Spec {
+        self.verilator_args = vlgen::without_trace_depth(&self.verilator_args);
+        self
+    }
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BuildError {

@@ -27,6 +27,18 @@ pub const RUNTIME_FST: &str = "verilated_fst_c.cpp";
 /// beside the simulation.
 pub const FST_ARGS: [&str; 3] = ["--trace-fst", "--trace-threads", "1"];
 
+/// How deep a traced model traces (`--trace-depth`, `[D]`): 2 levels, the
+/// probe wrapper (the top's ports, each core's probes, the host's
+/// transaction) and the TPB top's own signals, which hold every block's
+/// ports as the wires between blocks. The inside of a block (its
+/// registers and intermediate wires) is traced only by a model built
+/// without the limit (`tpb sim --trace-internals`, [`without_trace_depth`]).
+/// Why: Verilator compares every traced signal at each dump, so a trace of
+/// everything (1,981 signals on CAYMAN) costs more than the simulation;
+/// these 2 levels (824) keep a full VCD under twice the untraced time
+/// (docs/performance.md, "Traces of two levels").
+pub const TRACE_DEPTH: u32 = 2;
+
 /// Why a design's ports could not be read (no `thiserror`: this file is
 /// also compiled into `build.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,12 +166,33 @@ pub fn is_wrapper_port(port: &str) -> bool {
 
 /// Verilator's arguments for a model (`--cc`, optimised, zero-initialised:
 /// every register has a power-on value and every memory starts at 0, which
-/// the co-simulation relies on; `--trace` when traced). The caller adds the
-/// configuration file, the sources and `--top-module`.
+/// the co-simulation relies on; `--trace` when traced, [`TRACE_DEPTH`]
+/// levels deep). The caller adds the configuration file, the sources and
+/// `--top-module`.
 pub fn verilator_args(prefix: &str, traced: bool) -> Vec<String> {
     let mut v: Vec<String> = ["--cc", "-O3", "--x-assign", "fast", "--x-initial", "0", "--prefix", prefix].iter().map(|s| s.to_string()).collect();
     if traced {
         v.push("--trace".into());
+        v.extend(trace_depth_args(TRACE_DEPTH));
+    }
+    v
+}
+
+/// Verilator's arguments for tracing `depth` levels deep.
+pub fn trace_depth_args(depth: u32) -> [String; 2] {
+    ["--trace-depth".into(), depth.to_string()]
+}
+
+/// `args` without a depth limit: the model traces every level.
+pub fn without_trace_depth(args: &[String]) -> Vec<String> {
+    let mut v = Vec::with_capacity(args.len());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--trace-depth" {
+            it.next();
+        } else {
+            v.push(a.clone());
+        }
     }
     v
 }

@@ -109,10 +109,10 @@ struct Xlat {
     dst_hi: Port<u32>,
 }
 
-mod fst;
+mod built;
 mod probes;
 mod window;
-pub use fst::spec as fst_spec;
+pub use built::{spec as built_spec, TraceModel};
 use probes::Probes;
 pub use probes::{CoreState, HalKind, PROBED_CORES};
 use window::Armed;

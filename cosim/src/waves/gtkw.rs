@@ -123,11 +123,12 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
     let _ = writeln!(s, "[signals_width] {SIGNALS_WIDTH}");
     // One translate filter per (kind, width), numbered in order of use.
     let mut used: Vec<(String, PathBuf)> = Vec::new();
-    let mut filter = |key: String, path: PathBuf, text: Option<String>, exec: bool, files: &mut Vec<(PathBuf, String, bool)>| -> usize {
+    // The text is made only for a filter not yet used (the register names' is ~3,000 lines).
+    let mut filter = |key: String, path: PathBuf, text: &dyn Fn() -> Option<String>, exec: bool, files: &mut Vec<(PathBuf, String, bool)>| -> usize {
         if let Some(k) = used.iter().position(|u| u.0 == key) {
             return k + 1;
         }
-        if let Some(t) = text {
+        if let Some(t) = text() {
             files.push((path.clone(), t, exec));
         }
         used.push((key, path));
@@ -170,21 +171,19 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
                     let path = &procs[n - 1].2;
                     let _ = writeln!(s, "@{:x}\n^>{n} {}\n{name}", HEX | PROC_FILTER, path.display());
                 }
-                (kind, _) => match namer.filter_file(kind, w) {
-                    Some(text) => {
-                        let file = match kind {
-                            ValueKind::Bar0Addr => format!("{}.bar0.{w}bit.txt", arch.name()),
-                            ValueKind::CoreState => format!("core_state.{w}bit.txt"),
-                            _ => format!("hal_kind.{w}bit.txt"),
-                        };
-                        let path = filters.join(&file);
-                        let n = filter(file, path.clone(), Some(text), false, &mut files);
-                        let _ = writeln!(s, "@{:x}\n^{n} {}\n{name}", HEX | FILE_FILTER, path.display());
-                    }
-                    None => {
-                        let _ = writeln!(s, "@{HEX:x}\n{name}");
-                    }
-                },
+                (kind @ (ValueKind::Bar0Addr | ValueKind::CoreState | ValueKind::HalKind), _) => {
+                    let file = match kind {
+                        ValueKind::Bar0Addr => format!("{}.bar0.{w}bit.txt", arch.name()),
+                        ValueKind::CoreState => format!("core_state.{w}bit.txt"),
+                        _ => format!("hal_kind.{w}bit.txt"),
+                    };
+                    let path = filters.join(&file);
+                    let n = filter(file, path.clone(), &|| namer.filter_file(kind, w), false, &mut files);
+                    let _ = writeln!(s, "@{:x}\n^{n} {}\n{name}", HEX | FILE_FILTER, path.display());
+                }
+                _ => {
+                    let _ = writeln!(s, "@{HEX:x}\n{name}");
+                }
             }
         }
         let _ = writeln!(s, "@{GROUP_END:x}\n-{}", g.title);

@@ -215,7 +215,7 @@ fn tpb_bench_prints_a_table_of_medians() {
         assert!(out.lines().any(|l| l.starts_with("| cayman | co-simulation, bringup of ") && l.contains(fst)), "{fst}: {out}");
     }
     let ratios = out.lines().find(|l| l.starts_with("cayman: traced co-simulation time against untraced: VCD ")).unwrap_or_else(|| panic!("{out}"));
-    assert!(ratios.contains("FST converted ") && ratios.contains("FST written ") && ratios.contains("window "), "{ratios}");
+    assert!(ratios.contains("FST converted ") && ratios.contains("FST written ") && ratios.contains("every level ") && ratios.contains("window "), "{ratios}");
     // The threads rows: one thread and the machine's cores, and the ratio line.
     let (code, out, err) = tpb(&["bench", "--arch", "cayman", "--only", "threads", "--runs", "1", "--cycles", "2000"]);
     assert_eq!(code, 0, "{out}{err}");

@@ -350,3 +350,32 @@ fn trace_groups_write_only_their_signals_with_the_full_traces_values() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope"), "{err}");
 }
+
+/// `--trace-internals` writes every level (a block's inside: the DMA's
+/// scope), where the default trace has two; it needs a trace to write and
+/// one system to run.
+#[test]
+fn tpb_sim_trace_internals_writes_every_level_of_one_system() {
+    let (code, _, err) = tpb(&["sim", "bringup", "--trace-internals"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--trace-internals needs --vcd or --fst"), "{err}");
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-internals");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (two, all) = (dir.join("two.vcd"), dir.join("all.vcd"));
+    let (code, _, err) = tpb(&["sim", "allreduce-ring", "--dies", "2", "--vcd", all.to_str().unwrap(), "--trace-internals"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--trace-internals: not for allreduce-ring"), "{err}");
+    for (vcd, internals) in [(&two, false), (&all, true)] {
+        let mut args = vec!["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()];
+        if internals {
+            args.push("--trace-internals");
+        }
+        let (code, out, err) = tpb(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("bringup  cayman   PASS"), "{out}");
+        let text = std::fs::read_to_string(vcd).unwrap();
+        let header = &text[..text.find("$enddefinitions").unwrap()];
+        assert_eq!(header.contains("$scope module dma $end"), internals, "{}", vcd.display());
+        assert!(header.contains("$scope module tpb $end") && header.contains("q7_run_stall"), "{}", vcd.display());
+    }
+}

@@ -6,7 +6,9 @@
 //!   the 8 Q7 cores sum long series through their RTL ports), untraced, with
 //!   a VCD, with an FST converted from a VCD when it closes and with one
 //!   written by the model itself (`Dut::writing_fst`, built first under
-//!   `target/fst-model/` if need be), with a VCD of two signal groups (run_stall,
+//!   `target/trace-models/` if need be), with a VCD of every level, the
+//!   blocks' insides too (`--trace-internals`, built there too: the other
+//!   traces have two levels), with a VCD of two signal groups (run_stall,
 //!   q7_core0: `--trace-groups`), and with a 200-cycle trace window armed on the Q7
 //!   release write; each traced run's time is also given as a ratio to the
 //!   untraced one of the same table;
@@ -31,7 +33,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tpb_cosim::dut::{Dut, Trigger, WindowEnd};
+use tpb_cosim::dut::{Dut, TraceModel, Trigger, WindowEnd};
 use tpb_cosim::sched::Cosim;
 use tpb_cosim::{scenario, vlbuild};
 use tpb_hdl::top::TopSim;
@@ -183,6 +185,8 @@ enum Tracing {
     Fst,
     /// An FST written by the model itself ([`Dut::writing_fst`]).
     FstNative,
+    /// A VCD of every level, the blocks' insides too (`--trace-internals`).
+    Internals,
     Window,
     /// A VCD of the run-stall and Q7 core 0 groups only (`--trace-groups`).
     Groups,
@@ -202,7 +206,7 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
     let trace = dir.join(format!("{tag}.{}.vcd", arch.name()));
     match tracing {
         Tracing::Off => {}
-        Tracing::Vcd => c.trace(&trace).map_err(run_err)?,
+        Tracing::Vcd | Tracing::Internals => c.trace(&trace).map_err(run_err)?,
         Tracing::Fst | Tracing::FstNative => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
         Tracing::Groups => {
             tpb_cosim::dut::set_trace_groups(Some(vec![tpb_cosim::waves::GroupName::RunStall, tpb_cosim::waves::GroupName::Q7Core0]));
@@ -333,17 +337,22 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
                 (Tracing::Vcd, "with a VCD"),
                 (Tracing::Fst, "with an FST converted from a VCD"),
                 (Tracing::FstNative, "with an FST written by the model"),
+                (Tracing::Internals, "traced to every level (a VCD, --trace-internals)"),
                 (Tracing::Groups, "with a VCD of run_stall and q7_core0"),
                 (Tracing::Window, "with a 200-cycle trace window"),
             ] {
                 add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
-                    // The previous emission has no FST-writing build: its column converts, as before.
+                    // The previous emission has no FST-writing build: its column
+                    // converts, as before; and it traced every level.
                     let tracing = match (e, tracing) {
                         (Engine2::Before { .. }, Tracing::FstNative) => Tracing::Fst,
+                        (Engine2::Before { .. }, Tracing::Internals) => Tracing::Vcd,
                         (_, t) => t,
                     };
+                    let say = |s: &str| eprintln!("tpb bench: {s}");
                     let dut = || match tracing {
-                        Tracing::FstNative => Dut::writing_fst(arch, jobs, &|s| eprintln!("tpb bench: {s}")).map_err(run_err),
+                        Tracing::FstNative => Dut::writing_fst(arch, jobs, &say).map_err(run_err),
+                        Tracing::Internals => Dut::built(arch, TraceModel { fst: false, internals: true }, jobs, &say).map_err(run_err),
                         _ => e.traced(arch),
                     };
                     repeat(args.runs, || cosim_rate(dut()?, n, tracing, &dir, "cosim").map(|r| r.0))
@@ -434,6 +443,7 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
                 ("VCD", "with a VCD ("),
                 ("FST converted", "converted from a VCD"),
                 ("FST written", "written by the model"),
+                ("every level", "every level"),
                 ("2 groups", "with a VCD of"),
                 ("window", "trace window"),
             ]

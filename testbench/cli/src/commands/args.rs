@@ -229,10 +229,17 @@ pub enum Command {
         threads: Option<usize>,
         /// Write only these signal groups into the traces (comma-separated:
         /// bar0, run_stall, halt_start, q7_core0, doorbell, interrupt, xlat,
-        /// dispatch, notify, tsync, cores); default: every signal of the top.
+        /// dispatch, notify, tsync, cores); default: every signal traced.
         /// Cheaper; the signals written have the values of a full trace.
         #[arg(long, value_delimiter = ',')]
         trace_groups: Vec<tpb_cosim::waves::GroupName>,
+        /// Trace every signal inside every block too: a model built for it
+        /// on first use (about a minute per generation, cached under
+        /// target/trace-models/). Default: two levels, the top's ports, the
+        /// cores' probes and the TPB top's own signals (every block's ports).
+        /// Needs --vcd or --fst; one system only.
+        #[arg(long)]
+        trace_internals: bool,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,

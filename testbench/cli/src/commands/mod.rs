@@ -359,14 +359,15 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads, trace_groups } => {
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads, trace_groups, trace_internals } => {
             tpb_cosim::mesh::set_threads(threads.unwrap_or(0));
             tpb_cosim::dut::set_trace_groups((!trace_groups.is_empty()).then_some(trace_groups));
             if window.is_some() && window_cycles == 0 {
                 return Err(CliError::Sim("--window-cycles 0: a window of no cycles traces nothing (give 1 or more)".into()));
             }
             let window = window.map(|w| (w, window_cycles));
-            sim::sim(&scenario, arch.into(), vcd.as_deref(), fst.as_deref(), cycles, window, dies)
+            let out = sim::TraceOut { vcd: vcd.as_deref(), fst: fst.as_deref(), internals: trace_internals };
+            sim::sim(&scenario, arch.into(), out, cycles, window, dies)
         }
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
             let arch: Arch = arch.into();

@@ -27,21 +27,22 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<tpb_cosim::dut:
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-pub(super) fn sim(
-    name: &str,
-    arch: Arch,
-    vcd: Option<&std::path::Path>,
-    fst: Option<&std::path::Path>,
-    cycles: Option<u64>,
-    window: Option<(String, u64)>,
-    dies: Option<usize>,
-) -> Result<(), CliError> {
+/// Where `tpb sim` writes its trace, and of which model.
+pub(super) struct TraceOut<'a> {
+    pub vcd: Option<&'a std::path::Path>,
+    pub fst: Option<&'a std::path::Path>,
+    /// Every signal inside every block (`--trace-internals`).
+    pub internals: bool,
+}
+
+pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, dies: Option<usize>) -> Result<(), CliError> {
     use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
     let scenario = f.scenario()?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
     }
+    let TraceOut { vcd, fst, internals } = out;
     let trace = vcd.or(fst);
     let dies = scenario.dies(dies)?;
     if let Some(d) = trace.and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
@@ -50,9 +51,26 @@ pub(super) fn sim(
     if window.is_some() && trace.is_none() {
         return Err(CliError::Sim("--window needs --vcd or --fst (where the window goes)".into()));
     }
+    if internals && trace.is_none() {
+        return Err(CliError::Sim("--trace-internals needs --vcd or --fst (where the trace goes)".into()));
+    }
+    if internals && !scenario.single_system() {
+        return Err(CliError::Sim(format!("--trace-internals: not for {} (its dies run the compiled-in models, which trace two levels)", f.name)));
+    }
     if window.is_some() && !scenario.single_system() {
         return Err(CliError::Sim(format!("--window: not for {} (it runs several dies and traces every die whole)", f.name)));
     }
+    // An FST, or a trace of the blocks' insides, is written by a model built
+    // for it (once, cached under target/trace-models/; before the clock
+    // starts); a VCD of two levels by the compiled-in one.
+    let m = tpb_cosim::dut::TraceModel { fst: fst.is_some(), internals };
+    let mut built = if scenario.single_system() && m != tpb_cosim::dut::TraceModel::default() {
+        let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let what = m.prefix(arch);
+        Some(tpb_cosim::dut::Dut::built(arch, m, jobs, &|s| eprintln!("tpb sim: {s} (model {what}: built once)")).map_err(|e| CliError::Sim(e.to_string()))?)
+    } else {
+        None
+    };
     let limit = cycles.unwrap_or(f.cycles);
     let bar = indicatif::ProgressBar::new(limit);
     bar.set_style(
@@ -73,13 +91,8 @@ pub(super) fn sim(
         }
         (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
-        // An FST is written by a model built with Verilator's FST writer
-        // (built once, cached under target/fst-model/); a VCD by the compiled-in one.
-        let dut = match fst {
-            Some(_) => {
-                let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-                tpb_cosim::dut::Dut::writing_fst(arch, jobs, &|s| eprintln!("tpb sim: {s} (the FST-writing model: built once)")).map_err(|e| CliError::Sim(e.to_string()))?
-            }
+        let dut = match built.take() {
+            Some(d) => d,
             None => tpb_cosim::dut::Dut::new(arch).map_err(|e| CliError::Sim(e.to_string()))?,
         };
         let mut c = tpb_cosim::sched::Cosim::on(dut).map_err(sc::ScenarioError::from)?;
