@@ -174,7 +174,9 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         None => None,
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.fst, spec.coverage).hash(&mut h);
+    // The shim's text without ports stands for its template (the ports come from the model).
+    let shim = vlgen::shim(&spec.prefix, spec.traced, spec.fst, spec.coverage, &[]);
+    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.fst, spec.coverage, shim).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = dir.join(format!("lib{}.so", spec.prefix));
     let stamp_file = dir.join("build.stamp");

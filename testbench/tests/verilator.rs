@@ -201,15 +201,18 @@ fn changes(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(u6
 
 /// A top built with Verilator's FST writer (`Dut::writing_fst`) writes, for
 /// the same stimulus, an FST with every signal, time and value of the VCD
-/// the compiled-in model writes; it refuses a `.vcd` path.
+/// the compiled-in model writes, across the blocks its writer thread
+/// encodes during the run (`vlgen::FST_FLUSH_DUMPS`); it refuses a `.vcd` path.
 #[test]
 fn the_fst_writing_model_traces_what_the_vcd_shows() {
     let dir = tpb_testbench::tools::repo_root().join("target/wave-readers");
     std::fs::create_dir_all(&dir).unwrap();
     let (vcd, fst) = (dir.join("native.vcd"), dir.join("native.fst"));
-    traced_run(&vcd, 400);
+    // Three blocks handed to the writer thread before the close.
+    let cycles = 3 * tpb_cosim::vlgen::FST_FLUSH_DUMPS as usize / 2 + 400;
+    traced_run(&vcd, cycles);
     let d = Dut::writing_fst(Arch::Cayman, 2, &|s| println!("{s}")).unwrap_or_else(|e| panic!("{e}"));
-    traced_run_on(d, &fst, 400);
+    traced_run_on(d, &fst, cycles);
     assert!(!fst.with_extension("fst.vcd").exists(), "the FST was written directly, not converted");
     let (a, b) = (changes(&vcd), changes(&fst));
     // Two levels (vlgen::TRACE_DEPTH): 1,437 signals on CAYMAN.

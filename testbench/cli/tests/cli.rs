@@ -214,7 +214,8 @@ fn tpb_bench_prints_a_table_of_medians() {
     for fst in ["with an FST converted from a VCD (cycles/s)", "with an FST written by the model (cycles/s)"] {
         assert!(out.lines().any(|l| l.starts_with("| cayman | co-simulation, bringup of ") && l.contains(fst)), "{fst}: {out}");
     }
-    let ratios = out.lines().find(|l| l.starts_with("cayman: traced co-simulation time against untraced: VCD ")).unwrap_or_else(|| panic!("{out}"));
+    let ratios =
+        out.lines().find(|l| l.starts_with("cayman: traced co-simulation time against untraced, paired by round (median ± spread): VCD ")).unwrap_or_else(|| panic!("{out}"));
     assert!(ratios.contains("FST converted ") && ratios.contains("FST written ") && ratios.contains("every level ") && ratios.contains("window "), "{ratios}");
     // The threads rows: one thread and the machine's cores, and the ratio line.
     let (code, out, err) = tpb(&["bench", "--arch", "cayman", "--only", "threads", "--runs", "1", "--cycles", "2000"]);

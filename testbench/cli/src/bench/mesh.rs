@@ -58,7 +58,7 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
                 }
                 Ok((n as u64 * cycles) as f64 / t0.elapsed().as_secs_f64())
             })?;
-            rows.push(Row { arch, what: scale_waiting(n, wait), unit: Unit::Rate, now: Some(fig), before: None });
+            rows.push(Row { arch, what: scale_waiting(n, wait), unit: Unit::Rate, now: Some(fig), before: None, paired: None });
         }
     }
     let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
@@ -86,6 +86,7 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
             unit: Unit::Rate,
             now: Some(Figure::of(rates)),
             before: None,
+            paired: None,
         });
         rows.push(Row {
             arch,
@@ -93,6 +94,7 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
             unit: Unit::Seconds,
             now: Some(Figure::of(walls)),
             before: None,
+            paired: None,
         });
     }
     // The payload's cost: the same ring with longer chunks.
@@ -112,6 +114,7 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
             unit: Unit::Rate,
             now: Some(Figure::of(rates)),
             before: None,
+            paired: None,
         });
     }
     Ok(())
@@ -137,7 +140,7 @@ pub(super) fn threads_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) ->
             m.run_until_all(cycles, |_| false);
             Ok((16 * cycles) as f64 / t0.elapsed().as_secs_f64())
         })?;
-        rows.push(Row { arch, what, unit: Unit::Rate, now: Some(fig), before: None });
+        rows.push(Row { arch, what, unit: Unit::Rate, now: Some(fig), before: None, paired: None });
     }
     let f = scenario::ScenarioFile::find("allreduce-hier").map_err(run_err)?;
     let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-hier has no [collective] table"))?;
@@ -151,7 +154,7 @@ pub(super) fn threads_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) ->
             Ok((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds)
         });
         tpb_cosim::mesh::set_threads(0);
-        rows.push(Row { arch, what, unit: Unit::Rate, now: Some(fig?), before: None });
+        rows.push(Row { arch, what, unit: Unit::Rate, now: Some(fig?), before: None, paired: None });
     }
     Ok(())
 }

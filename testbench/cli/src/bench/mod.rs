@@ -10,8 +10,9 @@
 //!   blocks' insides too (`--trace-internals`, built there too: the other
 //!   traces have two levels), with a VCD of two signal groups (run_stall,
 //!   q7_core0: `--trace-groups`), and with a 200-cycle trace window armed on the Q7
-//!   release write; each traced run's time is also given as a ratio to the
-//!   untraced one of the same table;
+//!   release write, measured in rounds (`cosim`); each traced run's time is
+//!   also given as a ratio to the untraced run of its round (median over the
+//!   rounds);
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
 //!   with `--vcd`;
 //! - scale (CAYMAN/MARIANA, `scale_rows`): a mesh of 1, 2, 4, 8 and 16
@@ -33,13 +34,13 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tpb_cosim::dut::{Dut, TraceModel, Trigger, WindowEnd};
-use tpb_cosim::sched::Cosim;
-use tpb_cosim::{scenario, vlbuild};
+use tpb_cosim::dut::Dut;
+use tpb_cosim::vlbuild;
 use tpb_hdl::top::TopSim;
 use tpb_models::golden::top::MemBits;
-use tpb_models::regmap::{builtin, Arch, Engine};
+use tpb_models::regmap::{builtin, Arch};
 
+mod cosim;
 mod mesh;
 use mesh::{scale_waiting, SCALE_DIES};
 
@@ -177,64 +178,6 @@ pub fn bare_cycles(d: &mut Dut, cycles: &[tpb_testbench::traffic::Cycle]) -> u64
     sink
 }
 
-/// How the co-simulation run is traced.
-#[derive(Clone, Copy)]
-enum Tracing {
-    Off,
-    Vcd,
-    Fst,
-    /// An FST written by the model itself ([`Dut::writing_fst`]).
-    FstNative,
-    /// A VCD of every level, the blocks' insides too (`--trace-internals`).
-    Internals,
-    Window,
-    /// A VCD of the run-stall and Q7 core 0 groups only (`--trace-groups`).
-    Groups,
-}
-
-/// The kernel input that makes `bringup` run at least `cycles` cycles
-/// (each loop iteration of the Q7 kernel, three instructions fetched
-/// through the RTL port, is about 7 cycles).
-fn bringup_n(cycles: u64) -> u32 {
-    (cycles / 7 + 2_000) as u32
-}
-
-/// Co-simulation cycles per second of a long bring-up, and its cycles.
-fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> Result<(f64, u64), BenchError> {
-    let arch = d.arch();
-    let mut c = Cosim::on(d).map_err(run_err)?;
-    let trace = dir.join(format!("{tag}.{}.vcd", arch.name()));
-    match tracing {
-        Tracing::Off => {}
-        Tracing::Vcd | Tracing::Internals => c.trace(&trace).map_err(run_err)?,
-        Tracing::Fst | Tracing::FstNative => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
-        Tracing::Groups => {
-            tpb_cosim::dut::set_trace_groups(Some(vec![tpb_cosim::waves::GroupName::RunStall, tpb_cosim::waves::GroupName::Q7Core0]));
-            let r = c.trace(&trace).map_err(run_err);
-            tpb_cosim::dut::set_trace_groups(None);
-            r?
-        }
-        Tracing::Window => {
-            let rel = c.map().params.local_reg_base(Engine::Pool).expect("POOL base") as u32
-                + c.map().block("q7").and_then(|b| b.register("release_run_stall")).map(|r| r.offset).expect("q7.release_run_stall");
-            c.dut.trace_window(&trace, Trigger::Write(rel), WindowEnd::After(200)).map_err(run_err)?;
-        }
-    }
-    let c0 = c.stats.cycles;
-    let t0 = Instant::now();
-    let r = scenario::bringup(&mut c, bringup_n(cycles), 4 * cycles + 100_000).map_err(run_err)?;
-    // Closing is part of the cost: the last buffer written, and an FST converted.
-    c.dut.trace_close().map_err(run_err)?;
-    let wall = t0.elapsed().as_secs_f64();
-    let _ = std::fs::remove_file(&trace);
-    let _ = std::fs::remove_file(trace.with_extension("fst"));
-    let n = c.stats.cycles - c0;
-    if n < cycles {
-        return Err(BenchError::Run(format!("{}: bringup ran {n} cycles, fewer than {cycles} ({} checks)", arch.name(), r.checks.len())));
-    }
-    Ok((n as f64 / wall, n))
-}
-
 /// Wall seconds of `tpb sim doorbell --arch A [--vcd …]` as a process.
 fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, BenchError> {
     let mut cmd = std::process::Command::new(tpb);
@@ -264,6 +207,9 @@ struct Row {
     unit: Unit,
     now: Option<Figure>,
     before: Option<Figure>,
+    /// A traced co-simulation row: its time against the untraced run of
+    /// the same round, over the rounds (`cosim::rows`).
+    paired: Option<Figure>,
 }
 
 fn repeat(runs: usize, mut f: impl FnMut() -> Result<f64, BenchError>) -> Result<Figure, BenchError> {
@@ -313,7 +259,7 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
         let before = if args.before { Some(before_engine(arch, &args.before_dir, jobs)?) } else { None };
         let engines: Vec<(bool, &Engine2)> = std::iter::once((false, &Engine2::Now)).chain(before.as_ref().map(|b| (true, b))).collect();
         let mut add = |what: String, unit: Unit, f: &dyn Fn(&Engine2) -> Result<Figure, BenchError>| -> Result<(), BenchError> {
-            let mut row = Row { arch, what, unit, now: None, before: None };
+            let mut row = Row { arch, what, unit, now: None, before: None, paired: None };
             for (is_before, e) in &engines {
                 eprintln!("tpb bench: {} {}{}", arch.name(), row.what, if *is_before { " (before)" } else { "" });
                 let fig = f(e)?;
@@ -331,39 +277,13 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
             add(format!("bare top, random BAR0 traffic, {} cycles (cycles/s)", group(n)), Unit::Rate, &|e| repeat(args.runs, || Ok(bare_rate(e.bare(arch)?, n))))?;
         }
         if args.wants("cosim") {
-            let probe = cosim_rate(Dut::new(arch).map_err(run_err)?, n, Tracing::Off, &dir, "probe")?.1;
-            for (tracing, label) in [
-                (Tracing::Off, "untraced"),
-                (Tracing::Vcd, "with a VCD"),
-                (Tracing::Fst, "with an FST converted from a VCD"),
-                (Tracing::FstNative, "with an FST written by the model"),
-                (Tracing::Internals, "traced to every level (a VCD, --trace-internals)"),
-                (Tracing::Groups, "with a VCD of run_stall and q7_core0"),
-                (Tracing::Window, "with a 200-cycle trace window"),
-            ] {
-                add(format!("co-simulation, bringup of {} cycles, {label} (cycles/s)", group(probe)), Unit::Rate, &|e| {
-                    // The previous emission has no FST-writing build: its column
-                    // converts, as before; and it traced every level.
-                    let tracing = match (e, tracing) {
-                        (Engine2::Before { .. }, Tracing::FstNative) => Tracing::Fst,
-                        (Engine2::Before { .. }, Tracing::Internals) => Tracing::Vcd,
-                        (_, t) => t,
-                    };
-                    let say = |s: &str| eprintln!("tpb bench: {s}");
-                    let dut = || match tracing {
-                        Tracing::FstNative => Dut::writing_fst(arch, jobs, &say).map_err(run_err),
-                        Tracing::Internals => Dut::built(arch, TraceModel { fst: false, internals: true }, jobs, &say).map_err(run_err),
-                        _ => e.traced(arch),
-                    };
-                    repeat(args.runs, || cosim_rate(dut()?, n, tracing, &dir, "cosim").map(|r| r.0))
-                })?;
-            }
+            rows.extend(cosim::rows(arch, &engines, args.runs, n, jobs, &dir)?);
         }
         if arch != Arch::Sunda && args.wants("process") {
             for vcd in [false, true] {
                 let what = format!("`tpb sim doorbell{}`, whole process (s)", if vcd { " --vcd" } else { "" });
                 let v = dir.join(format!("doorbell.{}.vcd", arch.name()));
-                let mut row = Row { arch, what, unit: Unit::Seconds, now: None, before: None };
+                let mut row = Row { arch, what, unit: Unit::Seconds, now: None, before: None, paired: None };
                 eprintln!("tpb bench: {} {}", arch.name(), row.what);
                 row.now = Some(repeat(args.runs, || process_seconds(tpb, arch, vcd.then_some(v.as_path())))?);
                 if let Some(old) = &args.before_tpb {
@@ -435,22 +355,19 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("{}: untraced co-simulation runs at {:.2}× the bare top", arch.name(), c.median / b.median);
         }
     }
-    // Tracing against the untraced run of the same table (issue 41's goals: VCD ≤ 2×, FST ≤ 2.5×).
+    // Tracing against the untraced run of the same round (issue 41's goals: VCD ≤ 2×, FST ≤ 2.5×).
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
-        let get = |label: &str| rows.iter().find(|r| r.arch == arch && r.what.starts_with("co-simulation") && r.what.contains(label)).and_then(|r| r.now);
-        if let Some(off) = get("untraced") {
-            let times: Vec<String> = [
-                ("VCD", "with a VCD ("),
-                ("FST converted", "converted from a VCD"),
-                ("FST written", "written by the model"),
-                ("every level", "every level"),
-                ("2 groups", "with a VCD of"),
-                ("window", "trace window"),
-            ]
+        let times: Vec<String> = cosim::RATIO_NAMES
             .iter()
-            .filter_map(|(n, l)| get(l).map(|f| format!("{n} {:.2}×", off.median / f.median)))
+            .filter_map(|(n, l)| {
+                rows.iter()
+                    .find(|r| r.arch == arch && r.what.starts_with("co-simulation") && r.what.contains(l))
+                    .and_then(|r| r.paired)
+                    .map(|f| format!("{n} {:.2}× ±{:.0}%", f.median, f.spread * 100.0))
+            })
             .collect();
-            println!("{}: traced co-simulation time against untraced: {}", arch.name(), times.join(", "));
+        if !times.is_empty() {
+            println!("{}: traced co-simulation time against untraced, paired by round (median ± spread): {}", arch.name(), times.join(", "));
         }
     }
 }
