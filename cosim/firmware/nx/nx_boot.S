@@ -13,13 +13,7 @@
     .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
-    const16 a3, TPB_SEQ_MARK_HI
-    const16 a3, TPB_SEQ_MARK_LO
-    s32i a3, a2, 0              # "reached enter_run"
-    memw
-    seq_release_q7 poll_init
+    seq_enter_run poll_init          # a2 = DRAM; DRAM[0] = TPB_SEQ_MARK; the Q7 release
 poll_init:
     movi a7, 0
 poll:

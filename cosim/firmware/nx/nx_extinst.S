@@ -24,11 +24,7 @@
     .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
-    load32 a2, TPB_DRAM_BASE    # a2 = DRAM
-    load32 a3, TPB_SEQ_MARK
-    s32i a3, a2, 0              # "reached enter_run"
-    memw
-    seq_release_q7 go
+    seq_enter_run go          # a2 = DRAM; DRAM[0] = TPB_SEQ_MARK; the Q7 release
 go:
     movi a3, STREAM
     add a3, a3, a2

@@ -26,8 +26,7 @@ record:
     movi a7, 0
     s32i a7, a2, 8
     memw
-    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_HI
-    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_LO
+    load32 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR
     movi a5, 1
     s32i a5, a4, 0              # instr_halt_ctrl.halt <- 1: held from here
     memw

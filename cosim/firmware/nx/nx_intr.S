@@ -18,8 +18,7 @@
     .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
+    load32 a2, TPB_DRAM_BASE        # a2 = DRAM (the handler uses it too)
     seq_release_q7 setup
 setup:
     irq_on a3, a4, TPB_POOL_NX_INTR_CTRL_ADDR
@@ -31,8 +30,7 @@ loop:
     l32i a7, a2, 4
     movi a8, WANT
     blt a7, a8, loop
-    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_HI
-    const16 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR_LO
+    load32 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR
     movi a5, 1
     s32i a5, a4, 0              # done: halt
     memw

@@ -13,8 +13,7 @@
 main:
     seq_release_q7 go
 go:
-    const16 a4, W0_HI
-    const16 a4, W0_LO
+    load32 a4, W0
     movi a5, 1
     movi a6, STORES
 again:
@@ -22,8 +21,7 @@ again:
     memw
     addi a6, a6, -1
     bnez a6, again
-    const16 a4, MW2_HI
-    const16 a4, MW2_LO
+    load32 a4, MW2
     s32i a5, a4, 0              # through mem_window2
     memw
     halt 0

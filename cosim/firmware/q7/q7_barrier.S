@@ -13,6 +13,7 @@
 # ends at 0 and can be used again. (A core DECing A as it leaves could make a
 # slower core miss A >= CORES for ever.)
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .equ ARRIVE_READ, TPB_SEM_POOL + ARRIVE * TPB_SEM_STRIDE
     .equ DEPART_READ, TPB_SEM_POOL + DEPART * TPB_SEM_STRIDE
     .equ ARRIVE_INC, ARRIVE_READ + TPB_SEM_INC_OFF
@@ -21,8 +22,7 @@
     .equ DEPART_DEC, DEPART_READ + TPB_SEM_DEC_OFF
     .include "q7_reset.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
+    load32 a2, TPB_DRAM_BASE        # a2 = DRAM
     rsr.prid a7
     l32i a3, a2, 0
     addi a8, a7, 1
@@ -70,8 +70,7 @@ leader:
     s32i a5, a4, 0
     memw
 done:
-    const16 a6, TPB_BARRIER_DONE_HI
-    const16 a6, TPB_BARRIER_DONE_LO
+    load32 a6, TPB_BARRIER_DONE
     s32i a6, a2, 8
     memw
     halt 0

@@ -15,12 +15,10 @@
     .include "tpb_macros.inc"
     .include "q7_reset.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it)
+    load32 a2, TPB_DRAM_BASE        # a2 = DRAM (the handler uses it)
     rsr.prid a9
     slli a9, a9, 2
-    const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_HI
-    const16 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR_LO
+    load32 a10, TPB_POOL_Q7_INTR_INFO_0_ADDR
     add a10, a10, a9            # a10 = this core's intr_info_n (the handler uses it)
     movi a3, -1
     s32i a3, a10, 0             # clear what was pending before this kernel (w1c):

@@ -3,10 +3,10 @@
 # Sums 1..n with n = DRAM[0] + PRID (each core a different n), stores the
 # sum in DRAM[1] and the done marker TPB_SUM_DONE in DRAM[2], then halts.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "q7_reset.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM
+    load32 a2, TPB_DRAM_BASE        # a2 = DRAM
     l32i    a3, a2, 0           # n from the HAL's DRAM image
     rsr.prid a7
     add     a3, a3, a7

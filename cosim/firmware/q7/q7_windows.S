@@ -4,10 +4,10 @@
 # window faults (EXCVADDR = W1). W1 is the parameter (.equ; cosim/src/firmware/
 # q7_windows, or a file's set); TPB_RESET_JUMP as q7_halt.S.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "q7_reset.S"
 main:
-    const16 a4, W1_HI
-    const16 a4, W1_LO
+    load32 a4, W1
     movi a5, 1
     s32i a5, a4, 0
     memw

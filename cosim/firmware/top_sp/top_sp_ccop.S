@@ -20,27 +20,23 @@
 # TPB_CCOP_DONE when the program ended, TPB_CCOP_BAD with [3] = the
 # unknown word kind.
     .include "tpb.inc"
+    .include "tpb_macros.inc"
     .include "nx_trampoline.S"
     .equ STEP_READ, TPB_SEM_TOP_SP + STEP * TPB_SEM_STRIDE
 main:
-    const16 a2, TPB_HOST_TRIGGER_READ_HI
-    const16 a2, TPB_HOST_TRIGGER_READ_LO
-    const16 a6, TPB_HOST_TRIGGER_MASK_HI
-    const16 a6, TPB_HOST_TRIGGER_MASK_LO
+    load32 a2, TPB_HOST_TRIGGER_READ
+    load32 a6, TPB_HOST_TRIGGER_MASK
 wait_trigger:
     memw
     l32i a3, a2, 0
     and a3, a3, a6
     beqz a3, wait_trigger
-    const16 a2, TPB_HOST_TRIGGER_ACK_HI
-    const16 a2, TPB_HOST_TRIGGER_ACK_LO
+    load32 a2, TPB_HOST_TRIGGER_ACK
     memw
     s32i a3, a2, 0              # consume the trigger
     memw
-    const16 a4, TPB_REGION_TOP_SP_CTRL_SPAD_HI
-    const16 a4, TPB_REGION_TOP_SP_CTRL_SPAD_LO     # a4 = CTRL entry
-    const16 a5, TPB_REGION_TOP_SP_SLOT_SPAD_HI
-    const16 a5, TPB_REGION_TOP_SP_SLOT_SPAD_LO     # a5 = SLOT word
+    load32 a4, TPB_REGION_TOP_SP_CTRL_SPAD         # a4 = CTRL entry
+    load32 a5, TPB_REGION_TOP_SP_SLOT_SPAD         # a5 = SLOT word
     movi a12, 0                 # descriptors to wait for (cumulative)
     movi a13, 0                 # entries walked
 entry:
@@ -70,16 +66,14 @@ step:
     movi a8, 1
 repeat:
     beqz a9, no_m2s
-    const16 a11, TPB_POOL_NX_DMA_RX_RING_TAIL_INC_ADDR_HI
-    const16 a11, TPB_POOL_NX_DMA_RX_RING_TAIL_INC_ADDR_LO
+    load32 a11, TPB_POOL_NX_DMA_RX_RING_TAIL_INC_ADDR
     memw
     s32i a9, a11, 0             # tail-pointer doorbell, RX ring
     memw
     add a12, a12, a9
 no_m2s:
     beqz a10, no_s2m
-    const16 a11, TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR_HI
-    const16 a11, TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR_LO
+    load32 a11, TPB_POOL_NX_DMA_TX_RING_TAIL_INC_ADDR
     memw
     s32i a10, a11, 0            # tail-pointer doorbell, TX ring
     memw
@@ -103,8 +97,7 @@ end_mark:
     and a6, a6, a7
     beqz a6, skip_end           # not the reporter
     addi a10, a5, 8
-    const16 a11, TPB_SOC_PORT_HI
-    const16 a11, TPB_SOC_PORT_LO
+    load32 a11, TPB_SOC_PORT
 post:
     l32i a14, a10, 0
     s32i a14, a11, 0
@@ -126,21 +119,17 @@ next_entry_8:
     addi a4, a4, 8
     j entry
 finish:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO
+    load32 a2, TPB_DRAM_BASE
     s32i a13, a2, 0
     s32i a12, a2, 4
-    const16 a6, TPB_CCOP_DONE_HI
-    const16 a6, TPB_CCOP_DONE_LO
+    load32 a6, TPB_CCOP_DONE
     s32i a6, a2, 8
     memw
     halt 0
 bad:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO
+    load32 a2, TPB_DRAM_BASE
     s32i a6, a2, 12
-    const16 a6, TPB_CCOP_BAD_HI
-    const16 a6, TPB_CCOP_BAD_LO
+    load32 a6, TPB_CCOP_BAD
     s32i a6, a2, 8
     memw
     halt 0

@@ -10,8 +10,7 @@
     .include "tpb_macros.inc"
     .include "nx_trampoline.S"
 main:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO    # a2 = DRAM (the handler uses it too)
+    load32 a2, TPB_DRAM_BASE        # a2 = DRAM (the handler uses it too)
     irq_on a3, a4, TPB_TOP_SP_NX_INTR_CTRL_ADDR   # tpb_macros.inc
     movi a6, 0
 loop:
@@ -29,8 +28,7 @@ handler:
 
     .org 0x800
 restart:
-    const16 a2, TPB_DRAM_BASE_HI
-    const16 a2, TPB_DRAM_BASE_LO
+    load32 a2, TPB_DRAM_BASE
     movi a3, 0x5a
     s32i a3, a2, 8                  # the restart's marker
     memw
