@@ -124,12 +124,12 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
     // One translate filter per (kind, width), numbered in order of use.
     let mut used: Vec<(String, PathBuf)> = Vec::new();
     // The text is made only for a filter not yet used (the register names' is ~3,000 lines).
-    let mut filter = |key: String, path: PathBuf, text: &dyn Fn() -> Option<String>, exec: bool, files: &mut Vec<(PathBuf, String, bool)>| -> usize {
+    let mut filter = |key: String, path: PathBuf, text: &dyn Fn() -> Option<String>, files: &mut Vec<(PathBuf, String, bool)>| -> usize {
         if let Some(k) = used.iter().position(|u| u.0 == key) {
             return k + 1;
         }
         if let Some(t) = text() {
-            files.push((path.clone(), t, exec));
+            files.push((path.clone(), t, false));
         }
         used.push((key, path));
         used.len()
@@ -178,7 +178,7 @@ pub fn gtkw(namer: &Namer, tb: Timebase, paths: &GtkwPaths, widths: &dyn Fn(&str
                         _ => format!("hal_kind.{w}bit.txt"),
                     };
                     let path = filters.join(&file);
-                    let n = filter(file, path.clone(), &|| namer.filter_file(kind, w), false, &mut files);
+                    let n = filter(file, path.clone(), &|| namer.filter_file(kind, w), &mut files);
                     let _ = writeln!(s, "@{:x}\n^{n} {}\n{name}", HEX | FILE_FILTER, path.display());
                 }
                 _ => {

@@ -234,7 +234,7 @@ pub enum Command {
         #[arg(long, value_delimiter = ',')]
         trace_groups: Vec<tpb_cosim::waves::GroupName>,
         /// Trace every signal inside every block too: a model built for it
-        /// on first use (about a minute per generation, cached under
+        /// on first use (about half a minute per generation on 2 cores, cached under
         /// target/trace-models/). Default: two levels, the top's ports, the
         /// cores' probes and the TPB top's own signals (every block's ports).
         /// Needs --vcd or --fst; one system only.

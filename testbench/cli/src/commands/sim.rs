@@ -26,7 +26,6 @@ pub fn parse_trigger(map: &regmap::RegMap, spec: &str) -> Result<tpb_cosim::dut:
     }
 }
 
-/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
 /// Where `tpb sim` writes its trace, and of which model.
 pub(super) struct TraceOut<'a> {
     pub vcd: Option<&'a std::path::Path>,
@@ -35,6 +34,7 @@ pub(super) struct TraceOut<'a> {
     pub internals: bool,
 }
 
+/// `tpb sim`: run a scenario, trace it if asked, print the summary table.
 pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, dies: Option<usize>) -> Result<(), CliError> {
     use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
     let f = ScenarioFile::find(name)?;
@@ -64,7 +64,7 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
     // for it (once, cached under target/trace-models/; before the clock
     // starts); a VCD of two levels by the compiled-in one.
     let m = tpb_cosim::dut::TraceModel { fst: fst.is_some(), internals };
-    let mut built = if scenario.single_system() && m != tpb_cosim::dut::TraceModel::default() {
+    let built = if scenario.single_system() && m != tpb_cosim::dut::TraceModel::default() {
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let what = m.prefix(arch);
         Some(tpb_cosim::dut::Dut::built(arch, m, jobs, &|s| eprintln!("tpb sim: {s} (model {what}: built once)")).map_err(|e| CliError::Sim(e.to_string()))?)
@@ -91,7 +91,7 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
         }
         (scenario.run_dies(arch, dies, limit, trace), None)
     } else {
-        let dut = match built.take() {
+        let dut = match built {
             Some(d) => d,
             None => tpb_cosim::dut::Dut::new(arch).map_err(|e| CliError::Sim(e.to_string()))?,
         };
