@@ -81,8 +81,8 @@ fn enum_values_are_the_seeds() {
     assert_eq!(names[2], (2, "\"MESH\"".into()));
     assert_eq!(names[10], (10, "\"BW_OPT_MESH\"".into()));
     assert_eq!(names[11], (11, "\"INVALID\"".into()));
-    assert_eq!(MeshSubType::from_u8(3), Some(MeshSubType::MeshSwitch));
-    assert_eq!(MeshSubType::from_u8(5), None);
+    assert_eq!(MeshSubType::from_byte(3), Some(MeshSubType::MeshSwitch));
+    assert_eq!(MeshSubType::from_byte(5), None);
     assert_eq!(MeshEventType(8).name(), Some("EVT_REDUCE_COPY"));
     assert_eq!(MeshEventType(13).name(), Some("EVT_LOCAL_AND_POD_GRP_BRDCST_2"));
     assert_eq!(MeshEventType(2).name(), None, "not named by the seeds");
@@ -186,7 +186,7 @@ fn soc_address_readings() {
 
 fn arb_entry() -> impl Strategy<Value = SpadCtrlEntry> {
     (0u8..12, 0u8..8, any::<[bool; 7]>(), any::<u32>(), any::<u16>(), any::<u16>()).prop_map(|(t, sub, f, cl, so, sm)| {
-        let algo_type = AlgType::from_u8(t).unwrap();
+        let algo_type = AlgType::from_byte(t).unwrap();
         SpadCtrlEntry {
             cc_op: f[0],
             algo_type,

@@ -33,11 +33,11 @@
 # reduce-scatter steps, 0x21c trigger_next, 0x220 configs.
 # Constants: CTX, CC_OP, SIGNAL_VALUE, SOC_PORT, SYSTEM_WINDOW, TAPE_DONE;
 # tape_fire.S is appended.
+.include "tpb_macros.inc"
+
 main:
-    const16 a10, SOC_PORT_HI
-    const16 a10, SOC_PORT_LO    # a10 = SoC port
-    const16 a13, CTX_HI
-    const16 a13, CTX_LO         # a13 = algo_ctx
+    load32 a10, SOC_PORT        # a10 = SoC port
+    load32 a13, CTX             # a13 = algo_ctx
     movi a4, SIGNAL_VALUE
     movi a9, 1
     movi a11, 0                 # DMA legs fired
@@ -48,8 +48,7 @@ leg:
     addmi a5, a13, 0x200
     addi a6, a7, 1
     s8i a6, a5, 0               # hierarchical run_state: this leg, from 1
-    const16 a6, CC_OP_HI
-    const16 a6, CC_OP_LO
+    load32 a6, CC_OP
     addx8 a6, a7, a6            # its CTRL SPAD entry
     memw
     l32i a12, a6, 4             # a12 = channel_list
@@ -207,8 +206,7 @@ no_send_complete:
     s32i a4, a10, 8             # the reporter posts the completion
     memw
 done:
-    const16 a6, TAPE_DONE_HI
-    const16 a6, TAPE_DONE_LO
+    load32 a6, TAPE_DONE
     s32i a6, a13, 0x208
     memw
 idle:

@@ -32,6 +32,8 @@
 # (the top of the core's DRAM), CTRL_SPAD (the TOP_SP's CTRL SPAD), DRAM
 # (the core's DRAM base; its low half is 0, as the spine's one const16
 # needs), ALGOS (12), ALGO_BAD. tape_fire.S and ncfw_wait.S are appended.
+.include "tpb_macros.inc"
+
     j start
 # The event types' handlers ([D]: the seeds do not give the per-event
 # dispatch), indexed by event_type.
@@ -53,20 +55,15 @@ events:
     .word h_bcast       # 13 EVT_LOCAL_AND_POD_GRP_BRDCST_2
     .align 4
 start:
-    const16 a1, STACK_HI
-    const16 a1, STACK_LO
+    load32 a1, STACK
     movi a6, 4
     slli a6, a6, 16
     wsr.ps a6                   # PS.WOE, EXCM and INTLEVEL clear: windowed calls
     rsync
-    const16 a10, SOC_PORT_HI
-    const16 a10, SOC_PORT_LO    # a10 = SoC port
-    const16 a12, TAPE_HI
-    const16 a12, TAPE_LO        # a12 = event
-    const16 a13, CTX_200_HI
-    const16 a13, CTX_200_LO     # a13 = algo_ctx + 0x200
-    const16 a11, TS_HI
-    const16 a11, TS_LO          # a11 = timestamp_ctrl (+8 lo, +0xc hi)
+    load32 a10, SOC_PORT        # a10 = SoC port
+    load32 a12, TAPE            # a12 = event
+    load32 a13, CTX_200         # a13 = algo_ctx + 0x200
+    load32 a11, TS              # a11 = timestamp_ctrl (+8 lo, +0xc hi)
     movi a6, 1
     memw
     s32i a6, a11, 0             # the timestamp runs
@@ -74,8 +71,7 @@ start:
     # The algorithm dispatch (seed 003 §9.3): algo_type, bits [3:0] of
     # byte 1 of the TOP_SP's first CTRL SPAD cc_op entry, indexes the
     # 12-entry table (enc_alg_type) the firmware's DRAM image holds at +0xb0.
-    const16 a2, CTRL_SPAD_HI
-    const16 a2, CTRL_SPAD_LO
+    load32 a2, CTRL_SPAD
     memw
     l8ui a3, a2, 1
     movi a7, 15
@@ -89,8 +85,7 @@ start:
     jx a5
 algo_other:
     s32i a3, a13, 12            # the algo_type this stepper does not run
-    const16 a6, ALGO_BAD_HI
-    const16 a6, ALGO_BAD_LO
+    load32 a6, ALGO_BAD
     j stop
 algo_mesh:
     movi a15, 0                 # event_index
@@ -98,12 +93,10 @@ algo_mesh:
 event:
     movi a7, EVENTS
     bltu a15, a7, dispatch
-    const16 a6, TAPE_DONE_HI
-    const16 a6, TAPE_DONE_LO
+    load32 a6, TAPE_DONE
     j stop
 dispatch:
-    const16 a14, LOG_HI
-    const16 a14, LOG_LO
+    load32 a14, LOG
     slli a6, a15, 4
     add a14, a14, a6            # a14 = this event's log record
     movi a6, 0
@@ -114,12 +107,10 @@ dispatch:
     bltu a3, a7, spine
     movi a6, 0xee
     s32i a6, a14, 0
-    const16 a6, TAPE_BAD_HI
-    const16 a6, TAPE_BAD_LO
+    load32 a6, TAPE_BAD
     j stop
 spine:
-    const16 a2, (events >> 16) & 0xffff
-    const16 a2, events & 0xffff
+    load32_value a2, events
     addx4 a2, a3, a2
     l32i.n a5, a2, 0
     jx a5
@@ -190,11 +181,7 @@ signal_next:
     addi a7, a7, -1
     bnez a7, signal_loop
 next:
-    addi a15, a15, 1
-    s16i a15, a13, 4            # event_index
-    memw
-    addi a12, a12, 80
-    j event
+    tape_next_event
 stop:
     s32i a6, a13, 8
     memw

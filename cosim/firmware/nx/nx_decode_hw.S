@@ -19,18 +19,15 @@
 # OPCODE_BASE (0x41) and SW_LAST (177: the table's last entry; DIGEST §4),
 # and the path numbers PATH_HW, PATH_SW, PATH_SW_UNKNOWN, PATH_IRQ.
 decode_setup:
-    const16 a6, HWD_PORT_HI
-    const16 a6, HWD_PORT_LO
+    load32 a6, HWD_PORT
     bbci a3, 1, fetch           # misses fall back to the software fetch
-    const16 a7, INTR_INFO_HI
-    const16 a7, INTR_INFO_LO
+    load32 a7, INTR_INFO
     movi a8, -1
     s32i a8, a7, 0              # clear what an earlier run left (w1c)
     memw
     movi a8, 1
     wsr.intenable a8            # interrupt line 0
-    const16 a7, INTR_CTRL_HI
-    const16 a7, INTR_CTRL_LO
+    load32 a7, INTR_CTRL
     s32i a8, a7, 0              # intr_ctrl.enable = 1
     memw
     movi a8, 0x20
@@ -63,8 +60,7 @@ sunda_fetch:
     addi a7, a7, -OPCODE_BASE   # normalise: addi -65, the 0x41 base
     movi a8, SW_LAST            # movi 177: 178 entries
     bltu a8, a7, sw_unknown
-    const16 a9, SW_TABLE_HI
-    const16 a9, SW_TABLE_LO
+    load32 a9, SW_TABLE
     addx4 a9, a7, a9
     l32i a9, a9, 0
     beqz a9, sw_unknown
@@ -87,8 +83,7 @@ irq:
     s32i a12, a2, 0x2c
     s32i a13, a2, 0x30
     s32i a14, a2, 0x34
-    const16 a11, INTR_INFO_HI
-    const16 a11, INTR_INFO_LO
+    load32 a11, INTR_INFO
     l32i a12, a11, 0
     memw
     s32i a12, a11, 0            # clear them (w1c)

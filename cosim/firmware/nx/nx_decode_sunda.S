@@ -25,13 +25,11 @@ decode:
     bltu a9, a8, seg_b
     j leaves
 seg_a:
-    const16 a9, TABLE_A_HI
-    const16 a9, TABLE_A_LO
+    load32 a9, TABLE_A
     addx4 a9, a7, a9
     j seg_call
 seg_b:
-    const16 a8, TABLE_B_HI
-    const16 a8, TABLE_B_LO
+    load32 a8, TABLE_B
     addx4 a9, a9, a8
 seg_call:
     l32i a9, a9, 0

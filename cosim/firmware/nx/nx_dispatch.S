@@ -31,13 +31,14 @@
 # Registers: a2 DRAM, a3 boot flag, a4 head, a5 header, a6 the HW-decode
 # port, a15 operand, a14 the path the front end took (count logs it); the
 # front ends and `count` use a7..a13 as scratch.
+.include "tpb_macros.inc"
+
 main:
     j setup
     .org USER_VECTOR
     j irq                       # the level-1 (user) vector
 setup:
-    const16 a2, 0x1000
-    const16 a2, 0               # a2 = DRAM
+    load32 a2, DRAM             # a2 = DRAM
     l32i a3, a2, 0              # the boot flag
     movi a4, 0                  # head
     j decode_setup              # the front end's set-up, then fetch
@@ -54,8 +55,7 @@ next:
     extui a7, a5, 0, 16
     slli a8, a4, 16
     or a7, a7, a8
-    const16 a8, INST_DONE_HI
-    const16 a8, INST_DONE_LO
+    load32 a8, INST_DONE
     s32i a7, a8, 0              # the instruction is complete (INST notification)
     memw
     addi a4, a4, 1

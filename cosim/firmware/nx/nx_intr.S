@@ -22,14 +22,7 @@ main:
     seq_release_q7 setup
 setup:
     irq_on a3, a4, TPB_POOL_NX_INTR_CTRL_ADDR
-    movi a6, 0
-loop:
-    addi a6, a6, 1
-    s32i a6, a2, 0
-    memw
-    l32i a7, a2, 4
-    movi a8, WANT
-    blt a7, a8, loop
+    count_until_logged WANT
     load32 a4, TPB_POOL_NX_INSTR_HALT_CTRL_ADDR
     movi a5, 1
     s32i a5, a4, 0              # done: halt

@@ -35,38 +35,32 @@ work:
     addi a9, a9, -1
     bgez a9, work
     movi a5, 1
-    const16 a4, (ARRIVE_INC >> 16) & 0xffff
-    const16 a4, ARRIVE_INC & 0xffff
+    load32_value a4, ARRIVE_INC
     memw
     s32i a5, a4, 0              # arrive
     memw
-    const16 a10, (ARRIVE_READ >> 16) & 0xffff
-    const16 a10, ARRIVE_READ & 0xffff
+    load32_value a10, ARRIVE_READ
     movi a3, CORES - 1
 wait:
     memw
     l32i a6, a10, 0
     bgeu a3, a6, wait           # wait until A >= CORES
     s32i a6, a2, 4
-    const16 a4, (DEPART_INC >> 16) & 0xffff
-    const16 a4, DEPART_INC & 0xffff
+    load32_value a4, DEPART_INC
     memw
     s32i a5, a4, 0              # depart
     memw
     bnez a7, done
-    const16 a10, (DEPART_READ >> 16) & 0xffff
-    const16 a10, DEPART_READ & 0xffff
+    load32_value a10, DEPART_READ
 leader:
     memw
     l32i a6, a10, 0
     bgeu a3, a6, leader         # wait until B >= CORES
     movi a5, CORES
-    const16 a4, (ARRIVE_DEC >> 16) & 0xffff
-    const16 a4, ARRIVE_DEC & 0xffff
+    load32_value a4, ARRIVE_DEC
     memw
     s32i a5, a4, 0
-    const16 a4, (DEPART_DEC >> 16) & 0xffff
-    const16 a4, DEPART_DEC & 0xffff
+    load32_value a4, DEPART_DEC
     s32i a5, a4, 0
     memw
 done:

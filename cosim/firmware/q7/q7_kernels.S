@@ -13,12 +13,13 @@
 # DRAM [D]: +0 requests n, +4.. the n opcodes (one a word); +0x100 misses,
 # +0x104 done marker; +0x200 + 4k calls of kernel k; +0x300 + 4i the record
 # index request i dispatched to (0xff: a miss); TABLE the kernel_info_table.
+.include "tpb_macros.inc"
+
     .org 0
     j main
     .org RESET_JUMP
 main:
-    const16 a2, 0x1000          # a2 = DRAM (the kernels use it)
-    const16 a2, 0
+    load32 a2, DRAM             # a2 = DRAM (the kernels use it)
     l32i a3, a2, 0              # n
     movi a4, 0                  # i
 next:
@@ -37,8 +38,7 @@ scan:
     bne a10, a6, skip
     bnez a11, skip
     l32i a12, a7, 4             # funcVA
-    const16 a13, CODE_WINDOW_HI
-    const16 a13, CODE_WINDOW_LO
+    load32 a13, CODE_WINDOW
     sub a12, a12, a13           # code-window VA -> IRAM address
     movi a14, 0x300
     add a14, a14, a5            # trace slot of request i (a5 = DRAM + 4i)

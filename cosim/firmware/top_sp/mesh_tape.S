@@ -23,21 +23,19 @@
 # TOP_SP NX bundle's, through the system window), USER_VECTOR, TAPE_DONE.
 # tape_fire.S is appended.
 # DRAM out [D]: CTX + 0x208 = TAPE_DONE when the tape completed.
+.include "tpb_macros.inc"
+
 main:
-    const16 a10, SOC_PORT_HI
-    const16 a10, SOC_PORT_LO    # a10 = SoC port
-    const16 a12, TAPE_HI
-    const16 a12, TAPE_LO        # a12 = event
-    const16 a13, CTX_200_HI
-    const16 a13, CTX_200_LO     # a13 = algo_ctx + 0x200
+    load32 a10, SOC_PORT        # a10 = SoC port
+    load32 a12, TAPE            # a12 = event
+    load32 a13, CTX_200         # a13 = algo_ctx + 0x200
     movi a15, 0                 # event_index
     movi a4, SIGNAL_VALUE
     movi a14, WAIT_IRQ          # a14: WAITs sleep
     beqz a14, event
     movi a3, 1
     wsr.intenable a3            # interrupt line 0
-    const16 a5, INTR_CTRL_HI
-    const16 a5, INTR_CTRL_LO
+    load32 a5, INTR_CTRL
     memw
     s32i a3, a5, 0              # intr_ctrl.enable = 1
     memw
@@ -94,14 +92,9 @@ signal_next:
     addi a8, a8, -1
     bnez a8, signal_loop
 next:
-    addi a15, a15, 1
-    s16i a15, a13, 4          # event_index
-    memw
-    addi a12, a12, 80
-    j event
+    tape_next_event
 tape_done:
-    const16 a6, TAPE_DONE_HI
-    const16 a6, TAPE_DONE_LO
+    load32 a6, TAPE_DONE
     s32i a6, a13, 8
     memw
     halt 0
@@ -118,8 +111,7 @@ sleep:
     .org USER_VECTOR
 # Level-1 interrupt: clear what intr_info holds (write 1 to clear), return.
 handler:
-    const16 a1, INTR_INFO_HI
-    const16 a1, INTR_INFO_LO
+    load32 a1, INTR_INFO
     l32i a0, a1, 0
     memw
     s32i a0, a1, 0

@@ -79,8 +79,7 @@ no_m2s:
     memw
     add a12, a12, a10
 no_s2m:
-    const16 a11, (STEP_READ >> 16) & 0xffff
-    const16 a11, STEP_READ & 0xffff
+    load32_value a11, STEP_READ
     addi a3, a12, -1
 wait_step:
     memw

@@ -22,17 +22,33 @@
 # A snapshot is the seeds' atomic 64-bit read: timestamp_lo, then the high
 # word that read latched. DRAM out (OUT): t1..t4 (lo, hi each), the
 # adjustment (lo, hi), then TSYNC_DONE.
+.include "tpb_macros.inc"
+
+# a5 = the SoC address of semaphore byte offset `at` in the window whose
+# low address is `win` (SOC_INC0 or SOC_SET0); the high word is a6. Uses a8.
+.macro soc_sem win, at
+    load32 a5, \win
+    movi a8, \at
+    add a5, a5, a8
+.endm
+
+# SET the pair of semaphores at `at` (lo; hi at +4) of the die in a6 to
+# the 64-bit value at a13 + `off`. Uses a5, a7, a8.
+.macro soc_set_pair at, off
+    soc_sem SOC_SET0, \at
+    l32i a7, a13, \off
+    call0 soc_store
+    addi a5, a5, 4
+    l32i a7, a13, \off + 4
+    call0 soc_store
+.endm
+
 main:
-    const16 a9, CONFIG_HI
-    const16 a9, CONFIG_LO       # a9 = config block (system window)
-    const16 a10, SOC_PORT_HI
-    const16 a10, SOC_PORT_LO    # a10 = SoC port
-    const16 a11, TS_HI
-    const16 a11, TS_LO          # a11 = timestamp_ctrl; +4 inc, +8 lo, +0xc hi, +0x10/+0x14 adjust
-    const16 a12, SEM_READ_HI
-    const16 a12, SEM_READ_LO    # a12 = this TOP_SP's semaphore READ window
-    const16 a13, OUT_HI
-    const16 a13, OUT_LO         # a13 = results in core-local DRAM
+    load32 a9, CONFIG           # a9 = config block (system window)
+    load32 a10, SOC_PORT        # a10 = SoC port
+    load32 a11, TS              # a11 = timestamp_ctrl; +4 inc, +8 lo, +0xc hi, +0x10/+0x14 adjust
+    load32 a12, SEM_READ        # a12 = this TOP_SP's semaphore READ window
+    load32 a13, OUT             # a13 = results in core-local DRAM
     # 1. init
     movi a4, INIT_AT
     add a4, a4, a12
@@ -66,10 +82,7 @@ leader_one:
     call0 snap                  # t1
     s32i a2, a13, 0
     s32i a3, a13, 4
-    const16 a5, SOC_INC0_HI
-    const16 a5, SOC_INC0_LO
-    movi a8, SYNC_AT
-    add a5, a5, a8
+    soc_sem SOC_INC0, SYNC_AT
     call0 soc_store1            # INC d's SYNC
     movi a4, DELAY_REQ_AT
     add a4, a4, a12
@@ -78,28 +91,9 @@ leader_one:
     call0 snap                  # t4
     s32i a2, a13, 24
     s32i a3, a13, 28
-    const16 a5, SOC_SET0_HI
-    const16 a5, SOC_SET0_LO
-    movi a8, T1_AT
-    add a5, a5, a8
-    l32i a7, a13, 0
-    call0 soc_store             # SET d's T1 (lo)
-    addi a5, a5, 4
-    l32i a7, a13, 4
-    call0 soc_store             # SET d's T1 (hi)
-    const16 a5, SOC_SET0_HI
-    const16 a5, SOC_SET0_LO
-    movi a8, T4_AT
-    add a5, a5, a8
-    l32i a7, a13, 24
-    call0 soc_store             # SET d's T4 (lo)
-    addi a5, a5, 4
-    l32i a7, a13, 28
-    call0 soc_store             # SET d's T4 (hi)
-    const16 a5, SOC_INC0_HI
-    const16 a5, SOC_INC0_LO
-    movi a8, DELAY_RESP_AT
-    add a5, a5, a8
+    soc_set_pair T1_AT, 0       # SET d's T1 (lo, hi)
+    soc_set_pair T4_AT, 24      # SET d's T4 (lo, hi)
+    soc_sem SOC_INC0, DELAY_RESP_AT
     call0 soc_store1            # INC d's DELAY_RESP
     addi a14, a14, 1
     j leader_next
@@ -115,10 +109,7 @@ follower:
     s32i a2, a13, 16
     s32i a3, a13, 20
     l32i a6, a9, 16             # the leader's SoC high word
-    const16 a5, SOC_INC0_HI
-    const16 a5, SOC_INC0_LO
-    movi a8, DELAY_REQ_AT
-    add a5, a5, a8
+    soc_sem SOC_INC0, DELAY_REQ_AT
     call0 soc_store1            # INC the leader's DELAY_REQ
     movi a4, DELAY_RESP_AT
     add a4, a4, a12
@@ -168,8 +159,7 @@ follower:
     s32i a3, a11, 20            # timestamp_adjust_hi: applies
     memw
 finish:
-    const16 a6, TSYNC_DONE_HI
-    const16 a6, TSYNC_DONE_LO
+    load32 a6, TSYNC_DONE
     s32i a6, a13, 40
     memw
     halt 0

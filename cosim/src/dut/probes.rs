@@ -16,35 +16,36 @@ pub(super) struct Probes {
 /// The cores the model has probes for, in `build.rs`'s order.
 pub use crate::vlgen::PROBED_CORES;
 
-/// What a probed core is doing (`probe_<core>_state`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum CoreState {
-    /// Not stepped (no firmware) or in reset.
-    Off = 0,
-    Running = 1,
-    Stalled = 2,
-    /// Waiting for memory (an RTL port or BAR0).
-    BusWait = 3,
-    /// WAITI.
-    Waiting = 4,
-    Halted = 5,
-    /// Took an exception this cycle.
-    Exception = 6,
+tpb_spec::byte_code! {
+    /// What a probed core is doing (`probe_<core>_state`), and the word a
+    /// waveform viewer shows for it.
+    pub enum CoreState {
+        /// Not stepped (no firmware) or in reset.
+        Off = 0 => "off",
+        Running = 1 => "running",
+        Stalled = 2 => "stalled",
+        /// Waiting for memory (an RTL port or BAR0).
+        BusWait = 3 => "bus wait",
+        /// WAITI.
+        Waiting = 4 => "waiti",
+        Halted = 5 => "halted",
+        /// Took an exception this cycle.
+        Exception = 6 => "exception",
+    }
 }
 
-/// What the system side of BAR0 is doing (`probe_hal_kind`): the host's
-/// reads and writes, or the init DMA's copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum HalKind {
-    Idle = 0,
-    Read = 1,
-    Write = 2,
-    /// The TOP_SP-init DMA queue is copying over BAR0 (`sched::InitDma`).
-    InitDma = 3,
-    /// The SEQ's I-fetch DMA is filling a line (`sched::IFetch`).
-    IFetch = 4,
+tpb_spec::byte_code! {
+    /// What the system side of BAR0 is doing (`probe_hal_kind`): the host's
+    /// reads and writes, or the init DMA's copy.
+    pub enum HalKind {
+        Idle = 0 => "idle",
+        Read = 1 => "read",
+        Write = 2 => "write",
+        /// The TOP_SP-init DMA queue is copying over BAR0 (`sched::InitDma`).
+        InitDma = 3 => "init_dma",
+        /// The SEQ's I-fetch DMA is filling a line (`sched::IFetch`).
+        IFetch = 4 => "ifetch",
+    }
 }
 
 impl Dut {

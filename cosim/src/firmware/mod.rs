@@ -37,7 +37,7 @@ use tpb_models::ncfw::spad::AlgType;
 use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::WindowOp;
 use tpb_models::regmap::{Engine, RegMap};
-use tpb_models::xtensa::asm::{assemble, Program};
+use tpb_models::xtensa::asm::Program;
 use tpb_models::xtensa::config::{Options, DRAM_BASE};
 
 pub const NX_TRAMPOLINE: &str = include_str!("../../firmware/nx/nx_trampoline.S");
@@ -212,22 +212,17 @@ fn build_appended(file: &'static str, src: &str, consts: &Consts, nx: bool, tail
     build_parts(file, &parts)
 }
 
-/// Assemble the concatenation of `parts`; an error names the part and its own line.
+/// Assemble `parts` (name, source) one after the other, as if a file
+/// `.include`d each in turn; a part may `.include` a unit of [`UNITS`]
+/// (`tpb_macros.inc`). An error names the part and its own line.
 fn build_parts(file: &'static str, parts: &[(&str, &str)]) -> Result<Program, FirmwareError> {
-    let text: String = parts.iter().map(|(_, t)| if t.ends_with('\n') { t.to_string() } else { format!("{t}\n") }).collect();
-    assemble(&text, 0, &Options::tpb()).map_err(|e| {
-        let mut line = e.line;
-        let mut at = format!("line {line}");
-        for (name, t) in parts {
-            let n = t.lines().count();
-            if line <= n {
-                at = if *name == file { format!("line {line}") } else { format!("{name} line {line}") };
-                break;
-            }
-            line -= n;
-        }
-        FirmwareError { file, message: format!("{at}: {}", e.message) }
-    })
+    let root: String = parts.iter().map(|(name, _)| format!(".include \"{name}\"\n")).collect();
+    let mut includes = |want: &str, _from: &str| -> Result<(String, String), String> {
+        let text = parts.iter().find(|(n, _)| *n == want).map(|(_, t)| *t).or_else(|| unit(want));
+        text.map(|t| (want.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
+    };
+    // The root is named apart from the parts, one of which is `file` itself.
+    tpb_models::xtensa::asm::source::assemble_source("parts", &root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
 }
 
 fn err(file: &'static str, m: String) -> FirmwareError {

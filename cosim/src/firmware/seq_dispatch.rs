@@ -48,19 +48,21 @@ pub mod dispatch {
     pub const TABLE_A: u32 = TABLES;
     pub const TABLE_B: u32 = TABLES + 0x80;
 
-    /// How an instruction reached its handler (the log's path byte).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Path {
-        /// A HW-decode CAM hit: the FIFO's handler word.
-        Hw = 1,
-        /// A software table: the 178-entry table, or a SUNDA segment.
-        Table = 2,
-        /// A SUNDA raw-compare leaf.
-        Leaf = 3,
-        /// No handler on the software path.
-        Unknown = 4,
-        /// A CAM miss taken by the unknown-opcode interrupt.
-        MissIrq = 5,
+    tpb_spec::byte_code! {
+        /// How an instruction reached its handler (the log's path byte), and
+        /// its name in the scenario's values (`hw.table`, …).
+        pub enum Path {
+            /// A HW-decode CAM hit: the FIFO's handler word.
+            Hw = 1 => "hw",
+            /// A software table: the 178-entry table, or a SUNDA segment.
+            Table = 2 => "table",
+            /// A SUNDA raw-compare leaf.
+            Leaf = 3 => "leaf",
+            /// No handler on the software path.
+            Unknown = 4 => "unknown",
+            /// A CAM miss taken by the unknown-opcode interrupt.
+            MissIrq = 5 => "miss_irq",
+        }
     }
 }
 
@@ -92,7 +94,7 @@ pub fn nx_dispatch(map: &RegMap, handlers: &[DispatchHandler], ring: u32) -> Res
     dispatch_check(handlers, ring)?;
     let a = Addrs::new(map, "nx_dispatch.S");
     let mut c = Consts::default();
-    c.set("TPB_ENTER_RUN", a.enter_run()).set("RING", ring).set("UNKNOWN", d::UNKNOWN.into());
+    c.set("TPB_ENTER_RUN", a.enter_run()).set("DRAM", DRAM_BASE).set("RING", ring).set("UNKNOWN", d::UNKNOWN.into());
     c.set("INST_DONE", sys(a.reg(Engine::Pool, "nx", "inst_done")?));
     c.set("USER_VECTOR", user_vector(&tpb_models::xtensa::config::CoreConfig::nx(&map.params)));
     c.set("PATH_HW", d::Path::Hw as u32).set("PATH_SW", d::Path::Table as u32).set("PATH_LEAF", d::Path::Leaf as u32);

@@ -23,7 +23,7 @@ fn tape_consts(f: &'static str, map: &RegMap, events: u32, signal_value: u32) ->
         return Err(err(f, format!("{events} events exceed the generation's mesh capacity of {cap} (DIGEST §7)")));
     }
     let mut c = Consts::default();
-    c.set("EVENTS", events).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
+    c.set("EVENTS", events).set("EVENT_BYTES", tpb_models::ncfw::mesh::MeshEvent::BYTES as u32).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
     c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);

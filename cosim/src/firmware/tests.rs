@@ -211,13 +211,13 @@ fn errors_name_the_file_and_its_own_line_and_bad_constants() {
     let mut c = Consts::default();
     c.set("X", 1);
     let e = build("t.S", "nop\n movi a2, NOPE\n", &c).unwrap_err().to_string();
-    assert!(e.starts_with("t.S: line 2: ") && e.contains("NOPE"), "{e}");
+    assert!(e.starts_with("t.S: t.S:2:") && e.contains("NOPE"), "{e}");
     // Behind the trampoline, the line is still the program's own.
     c.set("ENTER_RUN", 0x90);
     let e = build_nx("t.S", "main:\n nop\n movi a2, NOPE\n", &c).unwrap_err().to_string();
-    assert!(e.starts_with("t.S: line 3: ") && e.contains("NOPE"), "{e}");
+    assert!(e.starts_with("t.S: t.S:3:") && e.contains("NOPE"), "{e}");
     let e = build_nx("t.S", "nop\n", &c).unwrap_err().to_string();
-    assert!(e.contains("nx_trampoline.S line") && e.contains("main"), "a program without main: {e}");
+    assert!(e.contains("nx_trampoline.S:") && e.contains("main"), "a program without main: {e}");
     let m = builtin(Arch::Cayman).unwrap();
     assert!(q7_barrier(&m, 256, 1, 8).unwrap_err().to_string().contains("semaphore 256"));
     assert!(mesh_tape(&m, 109, 1, TapeWait::Poll).unwrap_err().to_string().contains("capacity of 108"));

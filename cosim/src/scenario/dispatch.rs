@@ -248,8 +248,8 @@ pub fn check_record(c: &mut Cosim, cfg: &DispatchCfg, mode: BootMode, dram: u64,
         BootMode::SundaMode => "sunda_mode",
         BootMode::Sunda => "sunda",
     };
-    for (p, name) in [(P::Hw, "hw"), (P::Table, "table"), (P::Leaf, "leaf"), (P::Unknown, "unknown"), (P::MissIrq, "miss_irq")] {
-        r.value(format!("{key}.{name}"), paths[p as usize]);
+    for p in P::ALL {
+        r.value(format!("{key}.{}", p.name()), paths[p as usize]);
     }
     // The HW-decode paths this mode verified (coverage points): a CAM miss
     // falls back to the software table, or to nothing, or interrupts.

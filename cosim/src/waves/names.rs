@@ -6,15 +6,11 @@
 //! process filter, written next to the save file).
 
 use super::WavesError;
+use crate::dut::{CoreState, HalKind};
 use std::collections::BTreeMap;
 use tpb_models::regmap::space::{AddressSpace, Target};
 use tpb_models::regmap::{Arch, RegMap, RegionKind};
 use tpb_models::xtensa::config::Options;
-
-/// The words of `probe_<core>_state` (values 0..6, `dut::CoreState`).
-pub const CORE_STATES: [&str; 7] = ["off", "running", "stalled", "bus wait", "waiti", "halted", "exception"];
-/// The words of `probe_hal_kind` (`dut::HalKind`).
-pub const HAL_KINDS: [&str; 5] = ["idle", "read", "write", "init_dma", "ifetch"];
 
 /// Which core's instruction set an instruction probe holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +97,8 @@ impl Namer {
                 Some(t @ (Target::Reg { .. } | Target::Elem { .. } | Target::Mem { .. })) => t.name(),
                 _ => format!("{v:x}"),
             },
-            ValueKind::CoreState => CORE_STATES.get(v as usize).map_or_else(|| format!("{v:x}"), |s| s.to_string()),
-            ValueKind::HalKind => HAL_KINDS.get(v as usize).map_or_else(|| format!("{v:x}"), |s| s.to_string()),
+            ValueKind::CoreState => byte_word(v, CoreState::from_byte, CoreState::name),
+            ValueKind::HalKind => byte_word(v, HalKind::from_byte, HalKind::name),
             ValueKind::Insn(k) => self.disasm(k, v).unwrap_or_else(|| format!("{v:06x}")),
         }
     }
@@ -147,8 +143,8 @@ impl Namer {
         let digits = width.div_ceil(4).max(1) as usize;
         let entries: Vec<(u64, String)> = match kind {
             ValueKind::Bar0Addr => self.bar0_names().iter().map(|(a, n)| (*a, n.clone())).collect(),
-            ValueKind::CoreState => CORE_STATES.iter().enumerate().map(|(k, s)| (k as u64, s.to_string())).collect(),
-            ValueKind::HalKind => HAL_KINDS.iter().enumerate().map(|(k, s)| (k as u64, s.to_string())).collect(),
+            ValueKind::CoreState => CoreState::ALL.iter().map(|s| (*s as u64, s.name().to_string())).collect(),
+            ValueKind::HalKind => HalKind::ALL.iter().map(|s| (*s as u64, s.name().to_string())).collect(),
             ValueKind::Plain | ValueKind::Insn(_) => return None,
         };
         let what = match kind {
@@ -177,6 +173,12 @@ pub fn disasm_filter(namer: &Namer, core: CoreKind, input: impl std::io::BufRead
         out.flush()?;
     }
     Ok(())
+}
+
+/// The word for the one-byte code `v` of a probe, or `v` in hex where no
+/// value has that code.
+fn byte_word<T>(v: u64, from_byte: fn(u8) -> Option<T>, name: fn(T) -> &'static str) -> String {
+    u8::try_from(v).ok().and_then(from_byte).map_or_else(|| format!("{v:x}"), |t| name(t).to_string())
 }
 
 #[cfg(test)]

@@ -112,8 +112,8 @@ pub struct MeshEvent {
 impl MeshEvent {
     pub const BYTES: usize = 80;
 
-    pub fn pack(&self) -> [u8; 80] {
-        let mut b = [0u8; 80];
+    pub fn pack(&self) -> [u8; Self::BYTES] {
+        let mut b = [0u8; Self::BYTES];
         for (j, leg) in self.dma_apb_bcast.iter().enumerate() {
             b[j * 20..j * 20 + 20].copy_from_slice(&leg.pack());
         }

@@ -25,65 +25,43 @@
 use super::{le, put_le, PackError};
 use serde::{Deserialize, Serialize};
 
-/// `enc_alg_type` (the algo_type nibble). DIGEST §6 `[S]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[repr(u8)]
-pub enum AlgType {
-    Ring = 0,
-    Hier = 1,
-    Mesh = 2,
-    Kangaring = 3,
-    SingleCycleRing = 4,
-    IntraRdh = 5,
-    SingleStepMesh = 6,
-    InterRdh = 7,
-    TwoStepPodMesh = 8,
-    LatencyOptMesh = 9,
-    BwOptMesh = 10,
-    Invalid = 11,
+tpb_spec::byte_code! {
+    /// `enc_alg_type` (the algo_type nibble). DIGEST §6 `[S]`.
+    #[derive(Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum AlgType {
+        Ring = 0,
+        Hier = 1,
+        Mesh = 2,
+        Kangaring = 3,
+        SingleCycleRing = 4,
+        IntraRdh = 5,
+        SingleStepMesh = 6,
+        InterRdh = 7,
+        TwoStepPodMesh = 8,
+        LatencyOptMesh = 9,
+        BwOptMesh = 10,
+        Invalid = 11,
+    }
 }
 
 impl AlgType {
-    pub const ALL: [AlgType; 12] = [
-        AlgType::Ring,
-        AlgType::Hier,
-        AlgType::Mesh,
-        AlgType::Kangaring,
-        AlgType::SingleCycleRing,
-        AlgType::IntraRdh,
-        AlgType::SingleStepMesh,
-        AlgType::InterRdh,
-        AlgType::TwoStepPodMesh,
-        AlgType::LatencyOptMesh,
-        AlgType::BwOptMesh,
-        AlgType::Invalid,
-    ];
-    pub fn from_u8(v: u8) -> Option<AlgType> {
-        Self::ALL.get(v as usize).copied()
-    }
     /// The five algo_types that drive the mesh event tape (seed 003 §5).
     pub fn is_mesh(self) -> bool {
         matches!(self, AlgType::Mesh | AlgType::SingleStepMesh | AlgType::TwoStepPodMesh | AlgType::LatencyOptMesh | AlgType::BwOptMesh)
     }
 }
 
-/// `enc_alg_mesh_type` (the algo_sub_type of mesh entries). DIGEST §6 `[S]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[repr(u8)]
-pub enum MeshSubType {
-    FullMesh = 0,
-    GroupedMesh = 1,
-    MeshTrn2 = 2,
-    MeshSwitch = 3,
-    MeshInvalid = 4,
-}
-
-impl MeshSubType {
-    pub const ALL: [MeshSubType; 5] = [MeshSubType::FullMesh, MeshSubType::GroupedMesh, MeshSubType::MeshTrn2, MeshSubType::MeshSwitch, MeshSubType::MeshInvalid];
-    pub fn from_u8(v: u8) -> Option<MeshSubType> {
-        Self::ALL.get(v as usize).copied()
+tpb_spec::byte_code! {
+    /// `enc_alg_mesh_type` (the algo_sub_type of mesh entries). DIGEST §6 `[S]`.
+    #[derive(Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum MeshSubType {
+        FullMesh = 0,
+        GroupedMesh = 1,
+        MeshTrn2 = 2,
+        MeshSwitch = 3,
+        MeshInvalid = 4,
     }
 }
 
@@ -157,7 +135,7 @@ impl SpadCtrlEntry {
         if b[0] & !1 != 0 || b[2] & !0x1f != 0 || b[3] != 0 {
             return Err(bad(format!("reserved bits set in {b:02x?}")));
         }
-        let algo_type = AlgType::from_u8(b[1] & 0xf).ok_or_else(|| bad(format!("algo_type {} is not an enc_alg_type", b[1] & 0xf)))?;
+        let algo_type = AlgType::from_byte(b[1] & 0xf).ok_or_else(|| bad(format!("algo_type {} is not an enc_alg_type", b[1] & 0xf)))?;
         let target = if algo_type.is_mesh() {
             CcOpTarget::Mesh { sema_shift_offset: le(b, 4, 2) as u16, sema_mask: le(b, 6, 2) as u16 }
         } else {

@@ -63,45 +63,31 @@ pub const BUS_TIMEOUT_CYCLES: u32 = 256;
 /// The STATUS answer: "TPB" and the protocol version 1.
 pub const STATUS_MAGIC: u32 = 0x5450_4201;
 
-/// What a request asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Op {
-    Read = 1,
-    Write = 2,
-    Burst = 3,
-    Fill = 4,
-    Status = 5,
+crate::byte_code! {
+    /// What a request asks.
+    pub enum Op {
+        Read = 1,
+        Write = 2,
+        Burst = 3,
+        Fill = 4,
+        Status = 5,
+    }
 }
 
-/// How a request ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Status {
-    Ok = 0,
-    /// The CRC did not match: nothing was done.
-    Crc = 1,
-    /// Unknown op: nothing was done.
-    BadOp = 2,
-    /// A count the op does not allow, or a misaligned address: nothing was done.
-    BadCount = 3,
-    /// BAR0 answered with an error (or not at all) at word `count`.
-    BusError = 4,
-    /// The frame stopped arriving: nothing was done.
-    Timeout = 5,
-}
-
-impl Status {
-    pub fn from_byte(b: u8) -> Option<Status> {
-        Some(match b {
-            0 => Status::Ok,
-            1 => Status::Crc,
-            2 => Status::BadOp,
-            3 => Status::BadCount,
-            4 => Status::BusError,
-            5 => Status::Timeout,
-            _ => return None,
-        })
+crate::byte_code! {
+    /// How a request ended.
+    pub enum Status {
+        Ok = 0,
+        /// The CRC did not match: nothing was done.
+        Crc = 1,
+        /// Unknown op: nothing was done.
+        BadOp = 2,
+        /// A count the op does not allow, or a misaligned address: nothing was done.
+        BadCount = 3,
+        /// BAR0 answered with an error (or not at all) at word `count`.
+        BusError = 4,
+        /// The frame stopped arriving: nothing was done.
+        Timeout = 5,
     }
 }
 

@@ -6,6 +6,7 @@
 //! on the description only (an edit to the HAL does not rebuild the RTL).
 //! The hardware's `[S]` register maps live in `tpb-regmap`.
 //!
+//! - [`byte_code!`]: an enum of one-byte codes, each written once;
 //! - [`hostlink`]: the serial host link's frames (BAR0 over a UART);
 //! - [`core_map`]: the addresses a core sees: its DRAM, the system window
 //!   onto BAR0, the SoC and HW-decode ports, the POOL control window and
@@ -15,6 +16,7 @@
 //!   engine and the HW-decode CAM, generated from the register map (they
 //!   are hand-written blocks: the map describes them, the RTL takes these).
 
+mod byte_code;
 pub mod core_map;
 pub mod hostlink;
 

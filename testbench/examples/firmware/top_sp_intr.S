@@ -12,13 +12,7 @@
 main:
     load32 a2, TPB_DRAM_BASE        # a2 = DRAM (the handler uses it too)
     irq_on a3, a4, TPB_TOP_SP_NX_INTR_CTRL_ADDR   # tpb_macros.inc
-    movi a6, 0
-loop:
-    addi a6, a6, 1
-    s32i a6, a2, 0
-    memw
-    l32i a7, a2, 4
-    beqz a7, loop
+    count_until_logged 1            # until the handler has taken one
     halt 0
 
     .org TPB_NX_USER_VECTOR
