@@ -73,18 +73,7 @@ macro_rules! bar0_slave_drive {
 #[macro_export]
 macro_rules! bar0_slave_new {
     ($name:ident { $($fields:tt)* }) => {
-        $name {
-            clock: Default::default(),
-            reset: Default::default(),
-            req_valid: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_rdata: Default::default(),
-            rsp_err: Default::default(),
-            $($fields)*
-        }
+        $crate::hdl_new! { $name { clock, reset, req_valid, req_write, req_addr, req_wdata, rsp_valid, rsp_rdata, rsp_err, $($fields)* } }
     };
 }
 

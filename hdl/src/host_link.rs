@@ -63,22 +63,11 @@ pub struct UartRx {
 
 impl UartRx {
     pub fn new(div: u32) -> Self {
-        UartRx {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx: Default::default(),
-            valid: Default::default(),
-            data: Default::default(),
+        hdl_new! { UartRx {
+            clock, reset, rx, valid, data,
             div: Constant::new(u64::from(div).into()),
-            sync1: Default::default(),
-            sync2: Default::default(),
-            state: Default::default(),
-            cnt: Default::default(),
-            bitn: Default::default(),
-            shift: Default::default(),
-            valid_q: Default::default(),
-            tick: Default::default(),
-        }
+            sync1, sync2, state, cnt, bitn, shift, valid_q, tick,
+        } }
     }
 }
 
@@ -152,18 +141,11 @@ pub struct UartTx {
 
 impl UartTx {
     pub fn new(div: u32) -> Self {
-        UartTx {
-            clock: Default::default(),
-            reset: Default::default(),
-            tx: Default::default(),
-            start: Default::default(),
-            data: Default::default(),
-            busy: Default::default(),
+        hdl_new! { UartTx {
+            clock, reset, tx, start, data, busy,
             div: Constant::new(u64::from(div).into()),
-            shift: Default::default(),
-            left: Default::default(),
-            cnt: Default::default(),
-        }
+            shift, left, cnt,
+        } }
     }
 }
 
@@ -269,23 +251,12 @@ pub struct HostBridge {
 impl HostBridge {
     /// A bridge whose UART runs at `div` clock cycles per bit.
     pub fn new(div: u32) -> Self {
-        HostBridge {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx: Default::default(),
-            tx: Default::default(),
-            m_req_valid: Default::default(),
-            m_req_write: Default::default(),
-            m_req_addr: Default::default(),
-            m_req_wdata: Default::default(),
-            m_rsp_valid: Default::default(),
-            m_rsp_rdata: Default::default(),
-            m_rsp_err: Default::default(),
-            busy: Default::default(),
-            bad_frames: Default::default(),
+        hdl_new! { HostBridge {
+            clock, reset, rx, tx, m_req_valid, m_req_write, m_req_addr, m_req_wdata, m_rsp_valid, m_rsp_rdata, m_rsp_err,
+            busy, bad_frames,
             urx: UartRx::new(div),
             utx: UartTx::new(div),
-            burst: Default::default(),
+            burst,
             idle_cycles: Constant::new(u64::from(hostlink::IDLE_BYTES * 10 * div).into()),
             sync: Constant::new(u64::from(hostlink::SYNC_REQUEST).into()),
             max_burst: Constant::new(u64::from(hostlink::MAX_BURST).into()),
@@ -296,38 +267,10 @@ impl HostBridge {
             st_bad_count: Constant::new(u64::from(hostlink::Status::BadCount as u8).into()),
             st_bus_error: Constant::new(u64::from(hostlink::Status::BusError as u8).into()),
             st_timeout: Constant::new(u64::from(hostlink::Status::Timeout as u8).into()),
-            state: Default::default(),
-            idx: Default::default(),
-            op: Default::default(),
-            seq: Default::default(),
-            count: Default::default(),
-            addr: Default::default(),
-            wdata: Default::default(),
-            got: Default::default(),
-            crc: Default::default(),
-            crc_lo: Default::default(),
-            err: Default::default(),
-            idle: Default::default(),
-            k: Default::default(),
-            req_addr: Default::default(),
-            bus_wait: Default::default(),
-            rsp_status: Default::default(),
-            rsp_data: Default::default(),
-            r: Default::default(),
-            rcrc: Default::default(),
-            bad: Default::default(),
-            rx_byte: Default::default(),
-            crc_x: Default::default(),
-            crc_y: Default::default(),
-            crc_next: Default::default(),
-            rbyte: Default::default(),
-            rcrc_x: Default::default(),
-            rcrc_y: Default::default(),
-            rcrc_next: Default::default(),
-            header_ok: Default::default(),
-            words: Default::default(),
-            word_addr: Default::default(),
-        }
+            state, idx, op, seq, count, addr, wdata, got, crc, crc_lo, err, idle, k, req_addr, bus_wait, rsp_status,
+            rsp_data, r, rcrc, bad, rx_byte, crc_x, crc_y, crc_next, rbyte, rcrc_x, rcrc_y, rcrc_next, header_ok, words,
+            word_addr,
+        } }
     }
 }
 

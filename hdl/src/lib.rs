@@ -10,6 +10,8 @@
 //! - [`pytools`]: the project venv's PyPI tools (the ECP5 flow, cocotb, PeakRDL).
 
 #[macro_use]
+mod hdl_new;
+#[macro_use]
 pub mod bar0_port;
 /// The BAR0 request and response every block speaks (the golden models' `csr`).
 pub use tpb_golden::csr;

@@ -144,31 +144,13 @@ macro_rules! proto_top {
             /// The prototype of a generation's `layout`, its UART at `div`
             /// clock cycles per bit.
             pub fn new(layout: &TopLayout, div: u32) -> Result<Self, LayoutError> {
-                Ok($name {
-                    clock: Default::default(),
-                    pll_locked: Default::default(),
-                    btn_reset: Default::default(),
-                    reset_req: Default::default(),
-                    reset: Default::default(),
-                    uart_rx: Default::default(),
-                    uart_tx: Default::default(),
-                    led: Default::default(),
+                Ok(hdl_new! { $name {
+                    clock, pll_locked, btn_reset, reset_req, reset, uart_rx, uart_tx, led,
                     bridge: HostBridge::new(div),
                     top: $top::new(layout)?,
-                    por: Default::default(),
-                    heartbeat: Default::default(),
-                    bad_seen: Default::default(),
-                    extra_seen: Default::default(),
-                    reset_q: Default::default(),
-                    req_valid_q: Default::default(),
-                    req_write_q: Default::default(),
-                    req_addr_q: Default::default(),
-                    req_wdata_q: Default::default(),
-                    rsp_valid_q: Default::default(),
-                    rsp_err_q: Default::default(),
-                    rsp_rdata_q: Default::default(),
-                    leds: Default::default(),
-                })
+                    por, heartbeat, bad_seen, extra_seen, reset_q, req_valid_q, req_write_q, req_addr_q, req_wdata_q, rsp_valid_q,
+                    rsp_err_q, rsp_rdata_q, leds,
+                } })
             }
         }
 

@@ -101,51 +101,16 @@ pub struct Q7Core<const IW: usize, const DW: usize> {
 
 impl<const IW: usize, const DW: usize> Default for Q7Core<IW, DW> {
     fn default() -> Self {
-        Q7Core {
-            clock: Default::default(),
-            reset: Default::default(),
-            stall: Default::default(),
-            pio_valid: Default::default(),
-            pio_write: Default::default(),
-            pio_dram: Default::default(),
-            pio_iword: Default::default(),
-            pio_dword: Default::default(),
-            pio_wdata: Default::default(),
-            pio_rvalid: Default::default(),
-            pio_rdata: Default::default(),
-            if_valid: Default::default(),
-            if_addr: Default::default(),
-            if_ready: Default::default(),
-            if_rvalid: Default::default(),
-            if_rdata: Default::default(),
-            if_err: Default::default(),
-            ls_valid: Default::default(),
-            ls_write: Default::default(),
-            ls_addr: Default::default(),
-            ls_wdata: Default::default(),
-            ls_wstrb: Default::default(),
-            ls_ready: Default::default(),
-            ls_rvalid: Default::default(),
-            ls_rdata: Default::default(),
-            ls_err: Default::default(),
-            iram: Default::default(),
-            dram: Default::default(),
+        hdl_new! { Q7Core {
+            clock, reset, stall, pio_valid, pio_write, pio_dram, pio_iword, pio_dword, pio_wdata, pio_rvalid, pio_rdata,
+            if_valid, if_addr, if_ready, if_rvalid, if_rdata, if_err, ls_valid, ls_write, ls_addr, ls_wdata, ls_wstrb,
+            ls_ready, ls_rvalid, ls_rdata, ls_err, iram, dram,
             iram_hi: Constant::new((!((4u64 << IW) - 1) & 0xffff_ffff).into()),
             dram_hi: Constant::new((!((4u64 << DW) - 1) & 0xffff_ffff).into()),
             dram_base: Constant::new(u64::from(DRAM_BASE).into()),
-            iram_if_q: Default::default(),
-            if_err_q: Default::default(),
-            ls_err_q: Default::default(),
-            iram_pio: Default::default(),
-            dram_pio: Default::default(),
-            if_go: Default::default(),
-            ls_go: Default::default(),
-            if_take: Default::default(),
-            if_bad: Default::default(),
-            ls_aligned: Default::default(),
-            ls_iram: Default::default(),
-            ls_dram: Default::default(),
-        }
+            iram_if_q, if_err_q, ls_err_q, iram_pio, dram_pio, if_go, ls_go, if_take, if_bad, ls_aligned, ls_iram,
+            ls_dram,
+        } }
     }
 }
 
@@ -305,25 +270,9 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
             "DRAM region {dram_region:#x}"
         );
         let c32 = |v: u64| Constant::new((v & 0xffff_ffff).into());
-        bar0_slave_new!(Q7Cluster {
-            run_stall: Default::default(),
-            halted: Default::default(),
-            running: Default::default(),
-            if_valid: Default::default(),
-            if_addr: Default::default(),
-            if_ready: Default::default(),
-            if_rvalid: Default::default(),
-            if_rdata: Default::default(),
-            if_err: Default::default(),
-            ls_valid: Default::default(),
-            ls_write: Default::default(),
-            ls_addr: Default::default(),
-            ls_wdata: Default::default(),
-            ls_wstrb: Default::default(),
-            ls_ready: Default::default(),
-            ls_rvalid: Default::default(),
-            ls_rdata: Default::default(),
-            ls_err: Default::default(),
+        bar0_slave_new! { Q7Cluster {
+            run_stall, halted, running, if_valid, if_addr, if_ready, if_rvalid, if_rdata, if_err, ls_valid, ls_write,
+            ls_addr, ls_wdata, ls_wstrb, ls_ready, ls_rvalid, ls_rdata, ls_err,
             core: std::array::from_fn(|_| Default::default()),
             core_base: std::array::from_fn(|i| c32(i as u64 * u64::from(stride))),
             core_mask: c32(!(u64::from(stride) - 1)),
@@ -333,14 +282,8 @@ impl<const IW: usize, const DW: usize> Q7Cluster<IW, DW> {
             dram_offset: c32(u64::from(dram_offset)),
             iram_region_hi: c32(!(u64::from(iram_region) - 1)),
             dram_region_hi: c32(!(u64::from(dram_region) - 1)),
-            err_q: Default::default(),
-            zero_q: Default::default(),
-            off: Default::default(),
-            hit: Default::default(),
-            in_iram: Default::default(),
-            in_dram: Default::default(),
-            past_built: Default::default(),
-        })
+            err_q, zero_q, off, hit, in_iram, in_dram, past_built,
+        } }
     }
 }
 

@@ -73,20 +73,14 @@ impl WindowsRam {
         // Unused partial slots repeat the last one (or name no word at all).
         let pad = w.partial.last().copied().unwrap_or(u32::MAX);
         let c = |v: u32| Constant::new(v.to_bits());
-        Ok(crate::bar0_slave_new!(WindowsRam {
-            mem: Default::default(),
-            written: Default::default(),
-            rsp_valid_q: Default::default(),
-            rsp_err_q: Default::default(),
-            read_q: Default::default(),
+        Ok(crate::bar0_slave_new! { WindowsRam {
+            mem, written, rsp_valid_q, rsp_err_q, read_q,
             first: c(w.first),
             past: c(w.first + 4 * w.words),
             ctrl: std::array::from_fn(|i| c(w.partial.get(i).copied().unwrap_or(pad))),
             ctrl_mask: c(w.partial_mask),
-            off: Default::default(),
-            word: Default::default(),
-            mask: Default::default(),
-        }))
+            off, word, mask,
+        } })
     }
 
     /// The block for `map`'s window bundle.
