@@ -51,7 +51,7 @@ hw_miss:
     bbci a3, 1, sunda_fetch     # the software fallback
     addi a10, a10, 1            # the unknown-opcode interrupt takes it:
 irq_wait:
-    l32i a8, a2, 0x10           # wait for the handler
+    l32i a8, a2, MISS_IRQS      # wait for the handler
     bne a8, a10, irq_wait
     j next
 
@@ -77,12 +77,12 @@ sw_unknown:
 # the instruction the loop looked up (a5, operand a15). It saves what it
 # uses, clears what it read and returns with RFE.
 irq:
-    s32i a0, a2, 0x20
-    s32i a7, a2, 0x24
-    s32i a11, a2, 0x28
-    s32i a12, a2, 0x2c
-    s32i a13, a2, 0x30
-    s32i a14, a2, 0x34
+    s32i a0, a2, SAVED
+    s32i a7, a2, SAVED + 4
+    s32i a11, a2, SAVED + 8
+    s32i a12, a2, SAVED + 12
+    s32i a13, a2, SAVED + 16
+    s32i a14, a2, SAVED + 20
     load32 a11, INTR_INFO
     l32i a12, a11, 0
     memw
@@ -92,15 +92,15 @@ irq:
     movi a14, PATH_IRQ
     movi a12, UNKNOWN
     call0 count
-    l32i a12, a2, 0x10
+    l32i a12, a2, MISS_IRQS
     addi a12, a12, 1
-    s32i a12, a2, 0x10          # miss interrupts taken
+    s32i a12, a2, MISS_IRQS     # miss interrupts taken
     memw
 irq_done:
-    l32i a0, a2, 0x20
-    l32i a7, a2, 0x24
-    l32i a11, a2, 0x28
-    l32i a12, a2, 0x2c
-    l32i a13, a2, 0x30
-    l32i a14, a2, 0x34
+    l32i a0, a2, SAVED
+    l32i a7, a2, SAVED + 4
+    l32i a11, a2, SAVED + 8
+    l32i a12, a2, SAVED + 12
+    l32i a13, a2, SAVED + 16
+    l32i a14, a2, SAVED + 20
     rfe

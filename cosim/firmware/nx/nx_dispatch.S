@@ -15,18 +15,20 @@
 # is reported complete: its tag, instruction number << 16 | opcode | func << 8,
 # goes to inst_done and the notification unit posts an INST record.
 #
-# The instruction queue and the record, in the SEQ's DRAM [D]:
-#   +0x00 boot flag (the DRAM image sets it: nx_decode_hw.S)
-#   +0x04 head: the next entry the firmware takes (it writes it after the handler)
-#   +0x08 tail: the next entry the host fills (the host writes it)
-#   +0x0c instructions dispatched (the log's length)
-#   +0x10 miss interrupts taken (nx_decode_hw.S)
-#   +0x20.. the interrupt handler's saved registers
-#   +0x100 the ring: RING entries of 8 B {header, operand}; the header is
-#          opcode [7:0], func [15:8], [31:16] free
-#   +0x200 + 4h  instructions handler h took; +0x300 + 4h the sum of their operands
-#   +0x800..     the front end's tables
-#   +0x1000 + 4n the log: instruction n as opcode | func << 8 | handler << 16 | path << 24
+# The instruction queue and the record, in the SEQ's DRAM [D]; each offset
+# is a parameter of that name (seq_dispatch.rs, `dispatch`):
+#   BOOT_FLAG (+0x00) boot flag (the DRAM image sets it: nx_decode_hw.S)
+#   HEAD (+0x04) the next entry the firmware takes (it writes it after the handler)
+#   TAIL (+0x08) the next entry the host fills (the host writes it)
+#   DISPATCHED (+0x0c) instructions dispatched (the log's length)
+#   MISS_IRQS (+0x10) miss interrupts taken (nx_decode_hw.S)
+#   SAVED (+0x20..) the interrupt handler's saved registers
+#   RING_AT (+0x100) the ring: RING entries of 8 B {header, operand}; the
+#          header is opcode [7:0], func [15:8], [31:16] free
+#   TAKEN (+0x200) + 4h instructions handler h took; SUMS (+0x300) + 4h the
+#          sum of their operands
+#   +0x800..     the front end's tables (TABLE_A/TABLE_B, SW_TABLE)
+#   LOG (+0x1000) + 4n the log: instruction n as opcode | func << 8 | handler << 16 | path << 24
 #
 # Registers: a2 DRAM, a3 boot flag, a4 head, a5 header, a6 the HW-decode
 # port, a15 operand, a14 the path the front end took (count logs it); the
@@ -39,17 +41,17 @@ main:
     j irq                       # the level-1 (user) vector
 setup:
     load32 a2, DRAM             # a2 = DRAM
-    l32i a3, a2, 0              # the boot flag
+    l32i a3, a2, BOOT_FLAG      # the boot flag
     movi a4, 0                  # head
     j decode_setup              # the front end's set-up, then fetch
 fetch:
-    l32i a7, a2, 8              # tail
+    l32i a7, a2, TAIL           # tail
     beq a7, a4, fetch           # the queue is empty
     movi a8, RING - 1
     and a9, a4, a8
     addx8 a9, a9, a2
-    l32i a5, a9, 0x100          # header
-    l32i a15, a9, 0x104         # operand
+    l32i a5, a9, RING_AT        # header
+    l32i a15, a9, RING_AT + 4   # operand
     j decode
 next:
     extui a7, a5, 0, 16
@@ -59,7 +61,7 @@ next:
     s32i a7, a8, 0              # the instruction is complete (INST notification)
     memw
     addi a4, a4, 1
-    s32i a4, a2, 4              # the entry is consumed: the host may refill it
+    s32i a4, a2, HEAD           # the entry is consumed: the host may refill it
     memw
     j fetch
 
@@ -72,18 +74,18 @@ count:
     or a11, a11, a13
     slli a13, a14, 24
     or a11, a11, a13            # the log word
-    l32i a13, a2, 0x0c
+    l32i a13, a2, DISPATCHED
     addi a7, a13, 1
-    s32i a7, a2, 0x0c
+    s32i a7, a2, DISPATCHED
     addx4 a13, a13, a2
-    addmi a13, a13, 0x1000
+    addmi a13, a13, LOG
     s32i a11, a13, 0            # log[n]
     addx4 a12, a12, a2
-    l32i a13, a12, 0x200
+    l32i a13, a12, TAKEN
     addi a13, a13, 1
-    s32i a13, a12, 0x200        # taken[h] += 1
-    l32i a13, a12, 0x300
+    s32i a13, a12, TAKEN        # taken[h] += 1
+    l32i a13, a12, SUMS
     add a13, a13, a15
-    s32i a13, a12, 0x300        # sum[h] += operand
+    s32i a13, a12, SUMS         # sum[h] += operand
     memw
     ret

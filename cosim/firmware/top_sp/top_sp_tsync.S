@@ -20,8 +20,8 @@
 #      its own semaphores, and add -((t2 - t1) - (t4 - t3)) / 2 to its
 #      timestamp (timestamp_adjust).
 # A snapshot is the seeds' atomic 64-bit read: timestamp_lo, then the high
-# word that read latched. DRAM out (OUT): t1..t4 (lo, hi each), the
-# adjustment (lo, hi), then TSYNC_DONE.
+# word that read latched. DRAM out (OUT, each offset the parameter OUT_<x>):
+# t1..t4 (lo, hi each), the adjustment (lo, hi), then TSYNC_DONE.
 .include "tpb_macros.inc"
 
 # a5 = the SoC address of semaphore byte offset `at` in the window whose
@@ -80,8 +80,8 @@ leader_one:
     addx4 a8, a14, a9
     l32i a6, a8, 16             # die d's SoC high word
     call0 snap                  # t1
-    s32i a2, a13, 0
-    s32i a3, a13, 4
+    s32i a2, a13, OUT_T1
+    s32i a3, a13, OUT_T1 + 4
     soc_sem SOC_INC0, SYNC_AT
     call0 soc_store1            # INC d's SYNC
     movi a4, DELAY_REQ_AT
@@ -89,10 +89,10 @@ leader_one:
     addi a3, a14, -1
     call0 wait                  # d's DELAY_REQ arrived
     call0 snap                  # t4
-    s32i a2, a13, 24
-    s32i a3, a13, 28
-    soc_set_pair T1_AT, 0       # SET d's T1 (lo, hi)
-    soc_set_pair T4_AT, 24      # SET d's T4 (lo, hi)
+    s32i a2, a13, OUT_T4
+    s32i a3, a13, OUT_T4 + 4
+    soc_set_pair T1_AT, OUT_T1  # SET d's T1 (lo, hi)
+    soc_set_pair T4_AT, OUT_T4  # SET d's T4 (lo, hi)
     soc_sem SOC_INC0, DELAY_RESP_AT
     call0 soc_store1            # INC d's DELAY_RESP
     addi a14, a14, 1
@@ -103,11 +103,11 @@ follower:
     movi a3, 0
     call0 wait
     call0 snap                  # t2
-    s32i a2, a13, 8
-    s32i a3, a13, 12
+    s32i a2, a13, OUT_T2
+    s32i a3, a13, OUT_T2 + 4
     call0 snap                  # t3
-    s32i a2, a13, 16
-    s32i a3, a13, 20
+    s32i a2, a13, OUT_T3
+    s32i a3, a13, OUT_T3 + 4
     l32i a6, a9, 16             # the leader's SoC high word
     soc_sem SOC_INC0, DELAY_REQ_AT
     call0 soc_store1            # INC the leader's DELAY_REQ
@@ -118,25 +118,25 @@ follower:
     memw
     l32i a2, a12, T1_AT
     l32i a3, a12, T1_AT + 4
-    s32i a2, a13, 0
-    s32i a3, a13, 4             # t1
+    s32i a2, a13, OUT_T1
+    s32i a3, a13, OUT_T1 + 4    # t1
     l32i a2, a12, T4_AT
     l32i a3, a12, T4_AT + 4
-    s32i a2, a13, 24
-    s32i a3, a13, 28            # t4
+    s32i a2, a13, OUT_T4
+    s32i a3, a13, OUT_T4 + 4    # t4
     # a2:a3 = t2 - t1
-    l32i a2, a13, 8
-    l32i a3, a13, 12
-    l32i a4, a13, 0
-    l32i a5, a13, 4
+    l32i a2, a13, OUT_T2
+    l32i a3, a13, OUT_T2 + 4
+    l32i a4, a13, OUT_T1
+    l32i a5, a13, OUT_T1 + 4
     call0 sub64
     or a6, a2, a2
     or a7, a3, a3
     # a2:a3 = t4 - t3
-    l32i a2, a13, 24
-    l32i a3, a13, 28
-    l32i a4, a13, 16
-    l32i a5, a13, 20
+    l32i a2, a13, OUT_T4
+    l32i a3, a13, OUT_T4 + 4
+    l32i a4, a13, OUT_T3
+    l32i a5, a13, OUT_T3 + 4
     call0 sub64
     or a4, a2, a2
     or a5, a3, a3
@@ -152,15 +152,15 @@ follower:
     movi a2, 0
     movi a3, 0
     call0 sub64
-    s32i a2, a13, 32
-    s32i a3, a13, 36
+    s32i a2, a13, OUT_ADJUST
+    s32i a3, a13, OUT_ADJUST + 4
     memw
     s32i a2, a11, 16            # timestamp_adjust_lo
     s32i a3, a11, 20            # timestamp_adjust_hi: applies
     memw
 finish:
     load32 a6, TSYNC_DONE
-    s32i a6, a13, 40
+    s32i a6, a13, OUT_DONE
     memw
     halt 0
     .align 4

@@ -90,6 +90,20 @@ pub const ALGO_BAD: u32 = 0xa1b0;
 pub const TSYNC_DONE: u32 = 0x75c;
 pub const TSYNC_OUT: u32 = 0x100;
 
+/// `top_sp_tsync.S`'s results, byte offsets from [`TSYNC_OUT`] (`[D]`): the
+/// four timestamps and the adjustment, 64 bits each (lo, hi), then the done
+/// marker. The firmware takes each as the parameter `OUT_<name>`.
+pub mod tsync_out {
+    pub const T1: u32 = 0;
+    pub const T2: u32 = 8;
+    pub const T3: u32 = 16;
+    pub const T4: u32 = 24;
+    pub const ADJUST: u32 = 32;
+    pub const DONE: u32 = 40;
+    /// Each offset with its name.
+    pub const ALL: [(&str, u32); 6] = [("T1", T1), ("T2", T2), ("T3", T3), ("T4", T4), ("ADJUST", ADJUST), ("DONE", DONE)];
+}
+
 /// `q7_kernels.S`'s done marker.
 pub const KERNELS_DONE: u32 = 0x6b9;
 /// `nx_extinst.S`'s marker: the stream is through.

@@ -29,6 +29,7 @@
 //! mesh cycle, every die's counter is within [`TsyncCfg::tolerance`] of the
 //! leader's; each follower's adjustment is the one its recorded t1..t4 give.
 
+use crate::firmware::tsync_out as out;
 use super::*;
 use crate::mesh::die_addr;
 use tpb_models::hal::tsync::INIT_ACK_SEM;
@@ -60,14 +61,6 @@ pub fn sems(map: &tpb_models::regmap::RegMap) -> Result<firmware::TsyncSems, Sce
     };
     Ok(firmware::TsyncSems { init: alias("init_signal")?, tsync: alias("tsync_signal")?, sync: 96, delay_req: 97, delay_resp: 98, t1: 100, t4: 102 })
 }
-
-/// Words of the TOP_SP's results in its DRAM (`top_sp_tsync.S`).
-const OUT_T1: u32 = 0;
-const OUT_T2: u32 = 8;
-const OUT_T3: u32 = 16;
-const OUT_T4: u32 = 24;
-const OUT_ADJUST: u32 = 32;
-const OUT_DONE: u32 = 40;
 
 /// A 64-bit result of die `c`'s TOP_SP.
 fn out64(c: &Cosim, at: u32) -> u64 {
@@ -179,13 +172,13 @@ impl Ran {
             format!("before the sync the counters are apart by up to {} cycles (more than the tolerance {}: the sync has something to do)", spread(before), cfg.tolerance),
         )?;
         for (d, c) in m.dies.iter().enumerate() {
-            let marker = c.top_sp_dram(firmware::TSYNC_OUT + OUT_DONE).unwrap_or(0);
+            let marker = c.top_sp_dram(firmware::TSYNC_OUT + out::DONE).unwrap_or(0);
             r.check(c.stats.cycles, *done && marker == firmware::TSYNC_DONE, format!("die {d}: the sync finished within {limit} cycles (marker {marker:#x})"))?;
         }
         for (d, c) in m.dies.iter().enumerate().skip(1) {
-            let [t1, t2, t3, t4] = [OUT_T1, OUT_T2, OUT_T3, OUT_T4].map(|o| out64(c, o));
+            let [t1, t2, t3, t4] = [out::T1, out::T2, out::T3, out::T4].map(|o| out64(c, o));
             let want = ((t2.wrapping_sub(t1).wrapping_sub(t4.wrapping_sub(t3)) as i64) >> 1).wrapping_neg();
-            let got = out64(c, OUT_ADJUST) as i64;
+            let got = out64(c, out::ADJUST) as i64;
             r.check(c.stats.cycles, got == want, format!("die {d}: adjustment {got} = -((t2 - t1) - (t4 - t3)) / 2 from t1 {t1} t2 {t2} t3 {t3} t4 {t4}"))?;
             r.value(format!("die{d}.adjust"), got as u64);
         }
