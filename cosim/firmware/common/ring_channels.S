@@ -27,7 +27,7 @@
 # ring_send_complete SIGNALs the next TOP_SP's complete_prev, the reporter
 # posts the completion. Header at CTX + 0x240: u64 done (READ), u64
 # complete_prev (READ), u64 complete (INC, the next TOP_SP's), u64
-# completion address (INC). Done marker TAPE_DONE at CTX + 0x208, then the
+# completion address (INC). Done marker TAPE_DONE at CTX + TAPE_DONE_AT, then the
 # NCFW idle: waiti 15.
 # Working words at CTX + 0x20c: flags, 0x210 leg, 0x214 steps, 0x218
 # reduce-scatter steps, 0x21c trigger_next, 0x220 configs.
@@ -207,7 +207,7 @@ no_send_complete:
     memw
 done:
     load32 a6, TAPE_DONE
-    s32i a6, a13, 0x208
+    s32i a6, a13, TAPE_DONE_AT
     memw
 idle:
     waiti 15

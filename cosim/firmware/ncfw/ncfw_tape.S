@@ -183,7 +183,7 @@ signal_next:
 next:
     tape_next_event
 stop:
-    s32i a6, a13, 8
+    s32i a6, a13, TAPE_DONE_AT - CTX_200_AT   # the marker: TAPE_DONE or TAPE_BAD
     memw
 idle:
     waiti 15

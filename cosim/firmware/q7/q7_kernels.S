@@ -10,9 +10,10 @@
 # code-window VAs; [D] the code window is IRAM from 0, so the wrapper
 # subtracts its base), DONE.
 #
-# DRAM [D]: +0 requests n, +4.. the n opcodes (one a word); +0x100 misses,
-# +0x104 done marker; +0x200 + 4k calls of kernel k; +0x300 + 4i the record
-# index request i dispatched to (0xff: a miss); TABLE the kernel_info_table.
+# DRAM [D] (each offset a parameter, firmware::q7_kernels_out): +0 requests
+# n, +4.. the n opcodes (one a word); MISSES misses, DONE_AT the done marker;
+# CALLS + 4k calls of kernel k; REACHED + 4i the record index request i
+# dispatched to (0xff: a miss); TABLE the kernel_info_table.
 .include "tpb_macros.inc"
 
     .org 0
@@ -40,7 +41,7 @@ scan:
     l32i a12, a7, 4             # funcVA
     load32 a13, CODE_WINDOW
     sub a12, a12, a13           # code-window VA -> IRAM address
-    movi a14, 0x300
+    movi a14, REACHED
     add a14, a14, a5            # trace slot of request i (a5 = DRAM + 4i)
     s32i a9, a14, 0
     callx0 a12                  # the kernel (a9: its record index)
@@ -50,11 +51,11 @@ skip:
     addi a9, a9, 1
     j scan
 miss:
-    l32i a10, a2, 0x100
+    l32i a10, a2, MISSES
     addi a10, a10, 1
-    s32i a10, a2, 0x100
+    s32i a10, a2, MISSES
     movi a10, 0xff
-    movi a14, 0x300
+    movi a14, REACHED
     add a14, a14, a5
     s32i a10, a14, 0
 advance:
@@ -62,7 +63,7 @@ advance:
     j next
 done:
     movi a10, DONE
-    s32i a10, a2, 0x104
+    s32i a10, a2, DONE_AT
     memw
     halt 0
 # kernel_0..kernel_17 follow (generated), then `count`:

@@ -22,7 +22,7 @@
 # SOC_PORT_HI/_LO, SYSTEM_WINDOW_HI; WAIT_IRQ, INTR_CTRL, INTR_INFO (the
 # TOP_SP NX bundle's, through the system window), USER_VECTOR, TAPE_DONE.
 # tape_fire.S is appended.
-# DRAM out [D]: CTX + 0x208 = TAPE_DONE when the tape completed.
+# DRAM out [D]: algo_ctx + TAPE_DONE_AT = TAPE_DONE when the tape completed.
 .include "tpb_macros.inc"
 
 main:
@@ -95,7 +95,7 @@ next:
     tape_next_event
 tape_done:
     load32 a6, TAPE_DONE
-    s32i a6, a13, 8
+    s32i a6, a13, TAPE_DONE_AT - CTX_200_AT
     memw
     halt 0
 # The sleeping WAIT (WAIT_IRQ): read; short of the count, WAITI until an

@@ -75,6 +75,9 @@ pub const BARRIER_DONE: u32 = 0xba77;
 pub const CCOP_DONE: u32 = 0xd0e;
 pub const CCOP_BAD: u32 = 0xbad;
 pub const TAPE_DONE: u32 = 0x7a9e;
+/// Where a tape leaves [`TAPE_DONE`] once it is through: an algo_ctx offset
+/// (`[D]`, beside the seeds' `event_index` at 0x204).
+pub const TAPE_DONE_AT: u32 = 0x208;
 /// `ncfw_tape.S`'s marker for an event type past its table, and where its
 /// per-event log starts (core-local DRAM offset; 16 bytes per event: the
 /// handler id, the timestamp's low and high words).
@@ -106,6 +109,20 @@ pub mod tsync_out {
 
 /// `q7_kernels.S`'s done marker.
 pub const KERNELS_DONE: u32 = 0x6b9;
+
+/// `q7_kernels.S`'s record in each core's DRAM (`[D]`): after the requests
+/// (+0 their count n, +4.. the opcodes), the misses, the done marker, the
+/// calls of kernel k at `CALLS + 4k` and the record request i reached at
+/// `REACHED + 4i` (0xff: a miss). The firmware takes each as a parameter
+/// of the same name.
+pub mod q7_kernels_out {
+    pub const MISSES: u32 = 0x100;
+    pub const DONE_AT: u32 = 0x104;
+    pub const CALLS: u32 = 0x200;
+    pub const REACHED: u32 = 0x300;
+    /// Each offset with its name.
+    pub const ALL: [(&str, u32); 4] = [("MISSES", MISSES), ("DONE_AT", DONE_AT), ("CALLS", CALLS), ("REACHED", REACHED)];
+}
 /// `nx_extinst.S`'s marker: the stream is through.
 pub const EXTINST_DONE: u32 = 0xe71;
 

@@ -17,6 +17,15 @@ pub enum TapeWait {
 /// What both tape steppers are built with: the tape's length (within the
 /// generation's mesh capacity, DIGEST §7), where the tape and its context
 /// are, the SIGNAL value, the SoC port and the system window.
+/// The algo_ctx offset a tape keeps in a register (`CTX_200`, `[D]`).
+const CTX_200_AT: u32 = 0x200;
+
+/// The tapes' words in algo_ctx as parameters, each an algo_ctx offset:
+/// `CTX_200_AT`, the seeds' `EVENT_INDEX_AT` and [`TAPE_DONE_AT`].
+fn ctx_words(c: &mut Consts) {
+    c.set("CTX_200_AT", CTX_200_AT).set("EVENT_INDEX_AT", tpb_models::ncfw::mesh::algo_ctx::MESH_EVENT_INDEX).set("TAPE_DONE_AT", TAPE_DONE_AT);
+}
+
 fn tape_consts(f: &'static str, map: &RegMap, events: u32, signal_value: u32) -> Result<Consts, FirmwareError> {
     let cap = map.params.mesh_events_capacity;
     if events > cap {
@@ -25,7 +34,8 @@ fn tape_consts(f: &'static str, map: &RegMap, events: u32, signal_value: u32) ->
     let mut c = Consts::default();
     c.set("EVENTS", events).set("EVENT_BYTES", tpb_models::ncfw::mesh::MeshEvent::BYTES as u32).set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
     c.set("TAPE", DRAM_BASE + ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET);
-    c.set("CTX_200", DRAM_BASE + ALGO_CTX + 0x200);
+    c.set("CTX_200", DRAM_BASE + ALGO_CTX + CTX_200_AT);
+    ctx_words(&mut c);
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     Ok(c)
 }
@@ -121,6 +131,7 @@ pub fn ring_channels(map: &RegMap, signal_value: u32, nx: bool) -> Result<Progra
     let mut c = Consts::default();
     c.set("SIGNAL_VALUE", signal_value).set("TAPE_DONE", TAPE_DONE);
     c.set("CTX", DRAM_BASE + ALGO_CTX);
+    ctx_words(&mut c);
     c.set("CC_OP", sys(a.region("top_sp.ctrl_spad")?));
     c.set("SOC_PORT", SOC_PORT).set("SYSTEM_WINDOW", SYSTEM_WINDOW);
     if nx {

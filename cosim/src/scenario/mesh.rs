@@ -87,13 +87,13 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         r.check(
             c.stats.cycles,
             done || c.core(CoreId::TopSp).core.halted(),
-            format!("die {d}: the tape did not complete in {limit} cycles (event_index {})", ctx(c, 0x204) & 0xffff),
+            format!("die {d}: the tape did not complete in {limit} cycles (event_index {})", ctx(c, tpb_models::ncfw::mesh::algo_ctx::MESH_EVENT_INDEX) & 0xffff),
         )?;
-        let idx = ctx(c, 0x204) & 0xffff;
+        let idx = ctx(c, tpb_models::ncfw::mesh::algo_ctx::MESH_EVENT_INDEX) & 0xffff;
         r.check(
             c.stats.cycles,
-            idx == tapes[d].len() as u32 && ctx(c, 0x208) == firmware::TAPE_DONE,
-            format!("die {d}: event_index {idx} of {}, marker {:#x}", tapes[d].len(), ctx(c, 0x208)),
+            idx == tapes[d].len() as u32 && ctx(c, firmware::TAPE_DONE_AT) == firmware::TAPE_DONE,
+            format!("die {d}: event_index {idx} of {}, marker {:#x}", tapes[d].len(), ctx(c, firmware::TAPE_DONE_AT)),
         )?;
         r.value(format!("die{d}.event_index"), idx.into());
     }

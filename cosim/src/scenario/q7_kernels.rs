@@ -1,6 +1,7 @@
 //! The `q7-kernels` scenario (see the table in `mod.rs`): SUNDA's Q7 kernel
 //! dispatch (DIGEST §9).
 
+use crate::firmware::q7_kernels_out as out;
 use super::*;
 use tpb_models::spec::q7_kernels as k;
 /// `[q7_kernels]`.
@@ -44,17 +45,17 @@ pub fn q7_kernels(c: &mut Cosim, cfg: &Q7KernelsCfg, limit: u64) -> Result<Repor
     let misses = want.iter().filter(|w| w.is_none()).count() as u32;
     for core in 0..8u32 {
         let base = region(c, &format!("q7[{core}].dram"))?;
-        let done = c.read32(base + 0x104)?;
+        let done = c.read32(base + u64::from(out::DONE_AT))?;
         r.check(c.stats.cycles, done == firmware::KERNELS_DONE, format!("core {core}: done marker {done:#x}"))?;
-        let m = c.read32(base + 0x100)?;
+        let m = c.read32(base + u64::from(out::MISSES))?;
         r.check(c.stats.cycles, m == misses, format!("core {core}: {m} misses, expected {misses} (opcodes with no record)"))?;
         for (i, w) in want.iter().enumerate() {
-            let got = c.read32(base + 0x300 + 4 * i as u64)?;
+            let got = c.read32(base + u64::from(out::REACHED) + 4 * i as u64)?;
             let exp = w.map_or(0xff, |n| n as u32);
             r.check(c.stats.cycles, got == exp, format!("core {core}: request {i} (opcode {:#04x}) went to record {got:#x}, expected {exp:#x}", cfg.requests[i]))?;
         }
         for n in 0..k::RECORDS as usize {
-            let calls = c.read32(base + 0x200 + 4 * n as u64)?;
+            let calls = c.read32(base + u64::from(out::CALLS) + 4 * n as u64)?;
             let exp = want.iter().filter(|w| **w == Some(n)).count() as u32;
             r.check(c.stats.cycles, calls == exp, format!("core {core}: kernel {n} (opcode {:#04x}) ran {calls} times, expected {exp}", firmware::KERNEL_OPCODES[n]))?;
         }

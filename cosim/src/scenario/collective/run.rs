@@ -130,12 +130,12 @@ impl Ran {
         let map0 = mesh.dies[0].map().clone();
         let a = Addrs::new(&map0, "collective");
         for (d, c) in mesh.dies.iter().enumerate() {
-            let idx = ctx(c, 0x204) & 0xffff;
+            let idx = ctx(c, tpb_models::ncfw::mesh::algo_ctx::MESH_EVENT_INDEX) & 0xffff;
             let len = t.dies[d].events.len() as u32;
             r.check(
                 c.stats.cycles,
-                (done || c.core(stepper).idle()) && idx == len && ctx(c, 0x208) == firmware::TAPE_DONE,
-                format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, 0x208)),
+                (done || c.core(stepper).idle()) && idx == len && ctx(c, firmware::TAPE_DONE_AT) == firmware::TAPE_DONE,
+                format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, firmware::TAPE_DONE_AT)),
             )?;
             if cfg.stepper == Stepper::Ncfw {
                 // Each event went to its type's handler (past the algorithm
