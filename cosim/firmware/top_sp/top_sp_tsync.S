@@ -32,6 +32,18 @@
     add a5, a5, a8
 .endm
 
+# lo:hi = the 64-bit result at a13 + `a` minus the one at a13 + `b`.
+# Uses a2..a5 and sub64.
+.macro sub_results a, b, lo, hi
+    l32i a2, a13, \a
+    l32i a3, a13, \a + 4
+    l32i a4, a13, \b
+    l32i a5, a13, \b + 4
+    call0 sub64
+    or \lo, a2, a2
+    or \hi, a3, a3
+.endm
+
 # SET the pair of semaphores at `at` (lo; hi at +4) of the die in a6 to
 # the 64-bit value at a13 + `off`. Uses a5, a7, a8.
 .macro soc_set_pair at, off
@@ -124,22 +136,8 @@ follower:
     l32i a3, a12, T4_AT + 4
     s32i a2, a13, OUT_T4
     s32i a3, a13, OUT_T4 + 4    # t4
-    # a2:a3 = t2 - t1
-    l32i a2, a13, OUT_T2
-    l32i a3, a13, OUT_T2 + 4
-    l32i a4, a13, OUT_T1
-    l32i a5, a13, OUT_T1 + 4
-    call0 sub64
-    or a6, a2, a2
-    or a7, a3, a3
-    # a2:a3 = t4 - t3
-    l32i a2, a13, OUT_T4
-    l32i a3, a13, OUT_T4 + 4
-    l32i a4, a13, OUT_T3
-    l32i a5, a13, OUT_T3 + 4
-    call0 sub64
-    or a4, a2, a2
-    or a5, a3, a3
+    sub_results OUT_T2, OUT_T1, a6, a7      # a6:a7 = t2 - t1
+    sub_results OUT_T4, OUT_T3, a4, a5      # a4:a5 = t4 - t3
     # a2:a3 = (t2 - t1) - (t4 - t3)
     or a2, a6, a6
     or a3, a7, a7
