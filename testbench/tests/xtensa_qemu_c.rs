@@ -3,8 +3,9 @@
 //! memset/memcpy, `tpb_printf` over SIMCALL write) runs on
 //! `qemu-system-xtensa -M sim -cpu de212` and on our core with the same
 //! memory map (stepped and pre-decoded); the text it prints and its exit
-//! status must be the same. The start-up and linker script for that map are
-//! in `tests/c/`.
+//! status must be the same. The start-up is the one `tpb cc` writes
+//! (`crt0.S`, a Q7 core's, ending in SIMCALL exit under
+//! `-DTPB_EXIT_SIMCALL`); the linker script for that map is in `tests/c/`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,10 +28,11 @@ fn build(src: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     cfw::write_support(&builtin(Arch::Cayman).unwrap(), CoreKind::Q7, &dir).unwrap_or_else(|e| panic!("{e}"));
     let mut objs = Vec::new();
-    for (i, s) in [c.join("qemu_crt0.S"), dir.join("tpb_rt.c"), c.join(src)].iter().enumerate() {
+    for (i, s) in [dir.join("crt0.S"), dir.join("tpb_rt.c"), c.join(src)].iter().enumerate() {
         let obj = dir.join(format!("{i}.o"));
         let mut args: Vec<String> = CFLAGS.iter().map(|s| s.to_string()).collect();
-        args.extend([DEFAULT_OPT.into(), "-I".into(), dir.display().to_string(), "-c".into(), s.display().to_string(), "-o".into(), obj.display().to_string()]);
+        args.extend([DEFAULT_OPT.into(), "-DTPB_EXIT_SIMCALL=1".into(), "-I".into(), dir.display().to_string()]);
+        args.extend(["-c".into(), s.display().to_string(), "-o".into(), obj.display().to_string()]);
         tool(GCC, &args);
         objs.push(obj.display().to_string());
     }
