@@ -73,16 +73,22 @@ sw_unknown:
     call0 count
     j next
 
+# What the handler uses, each in its word at DRAM + SAVED: `op` s32i saves
+# them, l32i restores them.
+.macro handler_regs op
+    \op a0, a2, SAVED
+    \op a7, a2, SAVED + 4
+    \op a11, a2, SAVED + 8
+    \op a12, a2, SAVED + 12
+    \op a13, a2, SAVED + 16
+    \op a14, a2, SAVED + 20
+.endm
+
 # The level-1 handler: a CAM miss (intr_info bit 1) is an unknown opcode,
 # the instruction the loop looked up (a5, operand a15). It saves what it
 # uses, clears what it read and returns with RFE.
 irq:
-    s32i a0, a2, SAVED
-    s32i a7, a2, SAVED + 4
-    s32i a11, a2, SAVED + 8
-    s32i a12, a2, SAVED + 12
-    s32i a13, a2, SAVED + 16
-    s32i a14, a2, SAVED + 20
+    handler_regs s32i
     load32 a11, INTR_INFO
     l32i a12, a11, 0
     memw
@@ -97,10 +103,5 @@ irq:
     s32i a12, a2, MISS_IRQS     # miss interrupts taken
     memw
 irq_done:
-    l32i a0, a2, SAVED
-    l32i a7, a2, SAVED + 4
-    l32i a11, a2, SAVED + 8
-    l32i a12, a2, SAVED + 12
-    l32i a13, a2, SAVED + 16
-    l32i a14, a2, SAVED + 20
+    handler_regs l32i
     rfe
