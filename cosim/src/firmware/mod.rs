@@ -95,7 +95,7 @@ pub const TSYNC_OUT: u32 = 0x100;
 
 /// `top_sp_tsync.S`'s results, byte offsets from [`TSYNC_OUT`] (`[D]`): the
 /// four timestamps and the adjustment, 64 bits each (lo, hi), then the done
-/// marker. The firmware takes each as the parameter `OUT_<name>`.
+/// marker. The firmware takes each as the parameter named in `ALL`.
 pub mod tsync_out {
     pub const T1: u32 = 0;
     pub const T2: u32 = 8;
@@ -104,7 +104,7 @@ pub mod tsync_out {
     pub const ADJUST: u32 = 32;
     pub const DONE: u32 = 40;
     /// Each offset with its name.
-    pub const ALL: [(&str, u32); 6] = [("T1", T1), ("T2", T2), ("T3", T3), ("T4", T4), ("ADJUST", ADJUST), ("DONE", DONE)];
+    pub const ALL: [(&str, u32); 6] = [("OUT_T1", T1), ("OUT_T2", T2), ("OUT_T3", T3), ("OUT_T4", T4), ("OUT_ADJUST", ADJUST), ("OUT_DONE", DONE)];
 }
 
 /// `q7_kernels.S`'s done marker.
@@ -171,6 +171,13 @@ impl Consts {
         self.0.push((format!("{name}_LO"), i64::from(v & 0xffff)));
         self
     }
+    /// Each (name, value) of `items`, as [`Consts::set`].
+    pub fn set_all<'a>(&mut self, items: impl IntoIterator<Item = (&'a str, u32)>) -> &mut Self {
+        for (name, v) in items {
+            self.set(name, v);
+        }
+        self
+    }
     fn prelude(&self) -> String {
         self.0.iter().map(|(n, v)| format!(".equ {n}, {v:#x}\n")).collect()
     }
@@ -217,13 +224,23 @@ pub fn unit(name: &str) -> Option<&'static str> {
 /// `params`; an error names the unit (or what it includes) and its own line.
 pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
     let root = format!("{}.include \"{file}\"\n", params.prelude());
+    assemble_root(file, "parameters", &root, |want| match want == crate::cfw::ASM_PRELUDE {
+        true => Ok(Some((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map)?))),
+        false => Ok(None),
+    })
+}
+
+/// Assemble `root` (named `root_name`) as firmware `file`: an `.include`
+/// is what `found` gives for its name (the name shown and the text), else
+/// the unit of [`UNITS`] of that name.
+fn assemble_root(file: &'static str, root_name: &str, root: &str, mut found: impl FnMut(&str) -> Result<Option<(String, String)>, String>) -> Result<Program, FirmwareError> {
     let mut includes = |want: &str, _from: &str| -> Result<(String, String), String> {
-        if want == crate::cfw::ASM_PRELUDE {
-            return Ok((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map)?));
+        if let Some(it) = found(want)? {
+            return Ok(it);
         }
         unit(want).map(|t| (want.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
     };
-    tpb_models::xtensa::asm::source::assemble_source("parameters", &root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
+    tpb_models::xtensa::asm::source::assemble_source(root_name, root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
 }
 
 /// `src` (behind [`NX_TRAMPOLINE`] if `nx`) with the shared routines in
@@ -248,12 +265,8 @@ fn build_appended(file: &'static str, src: &str, consts: &Consts, nx: bool, tail
 /// (`tpb_macros.inc`). An error names the part and its own line.
 fn build_parts(file: &'static str, parts: &[(&str, &str)]) -> Result<Program, FirmwareError> {
     let root: String = parts.iter().map(|(name, _)| format!(".include \"{name}\"\n")).collect();
-    let mut includes = |want: &str, _from: &str| -> Result<(String, String), String> {
-        let text = parts.iter().find(|(n, _)| *n == want).map(|(_, t)| *t).or_else(|| unit(want));
-        text.map(|t| (want.to_string(), t.to_string())).ok_or_else(|| format!("no firmware unit '{want}' (cosim/firmware/)"))
-    };
     // The root is named apart from the parts, one of which is `file` itself.
-    tpb_models::xtensa::asm::source::assemble_source("parts", &root, 0, &Options::tpb(), &mut includes).map_err(|e| FirmwareError { file, message: e.to_string() })
+    assemble_root(file, "parts", &root, |want| Ok(parts.iter().find(|(n, _)| *n == want).map(|(n, t)| (n.to_string(), t.to_string()))))
 }
 
 fn err(file: &'static str, m: String) -> FirmwareError {

@@ -103,10 +103,8 @@ pub fn nx_dispatch(map: &RegMap, handlers: &[DispatchHandler], ring: u32) -> Res
     c.set("PATH_SW_UNKNOWN", d::Path::Unknown as u32).set("PATH_IRQ", d::Path::MissIrq as u32);
     c.set("OPCODE_BASE", d::OPCODE_BASE.into()).set("SW_LAST", d::SW_ENTRIES - 1);
     // The DRAM layout (the header comment of nx_dispatch.S).
-    for (name, at) in [("BOOT_FLAG", d::BOOT_FLAG), ("HEAD", d::HEAD), ("TAIL", d::TAIL), ("DISPATCHED", d::DISPATCHED), ("MISS_IRQS", d::MISS_IRQS), ("SAVED", d::SAVED)] {
-        c.set(name, at);
-    }
-    c.set("RING_AT", d::RING).set("TAKEN", d::TAKEN).set("SUMS", d::SUMS).set("LOG", d::LOG);
+    c.set_all([("BOOT_FLAG", d::BOOT_FLAG), ("HEAD", d::HEAD), ("TAIL", d::TAIL), ("DISPATCHED", d::DISPATCHED), ("MISS_IRQS", d::MISS_IRQS), ("SAVED", d::SAVED)]);
+    c.set_all([("RING_AT", d::RING), ("TAKEN", d::TAKEN), ("SUMS", d::SUMS), ("LOG", d::LOG)]);
     let mut stubs: String = (0..handlers.len()).map(|n| format!("    .align 4\nh_{n}:\n    movi a12, {n}\n    j count\n")).collect();
     let front = if map.params.hw_decode.present {
         c.set("HWD_PORT", crate::sched::HWD_PORT).set("SW_TABLE", DRAM_BASE + d::TABLES);

@@ -164,9 +164,7 @@ pub fn top_sp_tsync(map: &RegMap, s: &TsyncSems, config: u32, soc_inc0: u32, soc
     let read0 = a.sem(Engine::TopSp, WindowOp::Read, 0)?;
     c.set("TS", sys(a.reg(Engine::Tpb, "tpb", "timestamp_ctrl")?)).set("SEM_READ", sys(read0));
     c.set("OUT", DRAM_BASE + TSYNC_OUT).set("TSYNC_DONE", TSYNC_DONE).set("SOC_INC0", soc_inc0).set("SOC_SET0", soc_set0);
-    for (name, at) in super::tsync_out::ALL {
-        c.set(&format!("OUT_{name}"), at);
-    }
+    c.set_all(super::tsync_out::ALL);
     for (name, sem) in [("INIT", s.init), ("TSYNC", s.tsync), ("SYNC", s.sync), ("DELAY_REQ", s.delay_req), ("DELAY_RESP", s.delay_resp), ("T1", s.t1), ("T4", s.t4)] {
         // A pair's high word is the next semaphore (T1_AT + 4 in the source).
         a.sem(Engine::TopSp, WindowOp::Read, sem + u32::from(name == "T1" || name == "T4"))?;

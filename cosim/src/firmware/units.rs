@@ -35,9 +35,7 @@ pub fn q7_intr(map: &RegMap, want: u32) -> Result<Program, FirmwareError> {
 pub fn q7_kernels(map: &RegMap) -> Result<Program, FirmwareError> {
     use tpb_models::spec::q7_kernels as k;
     let mut c = q7_consts(map);
-    for (name, at) in super::q7_kernels_out::ALL {
-        c.set(name, at);
-    }
+    c.set_all(super::q7_kernels_out::ALL);
     c.set("DRAM", DRAM_BASE).set("TABLE", k::TABLE_VA - k::DATA_WINDOW).set("RECORDS", k::RECORDS).set("CODE_WINDOW", k::CODE_WINDOW).set("DONE", KERNELS_DONE);
     let mut kernels: String = (0..k::RECORDS).map(|n| format!("kernel_{n}:\n    movi a12, {n}\n    j count\n")).collect();
     kernels += "count:\n    slli a12, a12, 2\n    add a12, a12, a2\n    l32i a13, a12, CALLS\n    addi a13, a13, 1\n    s32i a13, a12, CALLS\n    memw\n    ret\n";
