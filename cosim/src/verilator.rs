@@ -322,9 +322,11 @@ impl Model {
         unsafe { std::slice::from_raw_parts(ptr as *const u32, n).to_vec() }
     }
 
-    /// Evaluate the design for the current inputs.
+    /// Evaluate the design for the current inputs. Through a shared
+    /// reference, as [`Port::set`] writes one: the model's state is C++
+    /// memory that Rust reaches only through raw pointers, never borrows.
     #[inline]
-    pub fn eval(&mut self) {
+    pub fn eval(&self) {
         // SAFETY: a live model.
         unsafe { (self.fns.eval)(self.handle) }
     }

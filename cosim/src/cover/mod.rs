@@ -133,7 +133,8 @@ impl Session {
         let (spec, dir, jobs) = (self.spec.clone(), self.dir.clone(), self.jobs);
         Arc::new(move |arch| {
             let m = vlbuild::build(&spec, &dir, jobs, &|_| {}).map_err(|e| e.to_string())?;
-            Dut::with_model(arch, m).map_err(|e| e.to_string())
+            // Every edge evaluated alone: line counts count evaluations.
+            Dut::with_model(arch, m).map(|d| d.with_merged_edges(false)).map_err(|e| e.to_string())
         })
     }
 

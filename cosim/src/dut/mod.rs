@@ -3,19 +3,21 @@
 //! trace window that a bus access or a cycle count opens and closes. Time in
 //! the trace is real time in picoseconds, from the generation's clock period
 //! `P` (`arch.toml [sim]`, a `[D]` choice): cycle `c`'s inputs at `c·P`
-//! (clock low), its rising edge at `c·P + P/2`. Two evaluations per cycle: the inputs are driven together with
-//! the clock-low evaluation, then the rising edge. It implements the same
+//! (clock low), its rising edge at `c·P + P/2`. Traced, two evaluations a
+//! cycle: the inputs with the clock low, then the rising edge; untraced, a
+//! rising edge is evaluated with the next cycle's inputs (`cycle`'s note:
+//! the same results, one settling of the logic a cycle). It implements the same
 //! [`TopSim`] interface as the rust-hdl simulator, so one test harness and
 //! one golden model serve both engines.
 
 use crate::verilator::{Model, Port, TraceFormat, VlError};
 use crate::waves::GroupName;
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use tpb_hdl::top::TopSim;
 use tpb_models::csr::{Req, Rsp};
-use tpb_models::golden::hw_decode::{LookupResult, Outputs as HwdOutputs};
-use tpb_models::golden::q7_cluster::{PortOut, CORES};
-use tpb_models::golden::top::{Outputs, Pins, XlatOut};
+use tpb_models::golden::q7_cluster::CORES;
+use tpb_models::golden::top::Pins;
 use tpb_models::regmap::Arch;
 
 struct Core {
@@ -110,6 +112,7 @@ struct Xlat {
 }
 
 mod built;
+mod cycle;
 mod probes;
 mod window;
 pub use built::{spec as built_spec, TraceModel};
@@ -152,7 +155,12 @@ pub struct Dut {
     /// The model has evaluated with the clock low since the last rising
     /// edge (a rising edge needs it: Verilator sees an edge only between two
     /// evaluations).
-    low: bool,
+    low: Cell<bool>,
+    /// A rising edge [`TopSim::tick`] left for the next drive to evaluate
+    /// with its inputs (see `cycle`'s note).
+    edge_owed: Cell<bool>,
+    /// Ticks may owe their edges ([`Dut::with_merged_edges`]).
+    merge_edges: bool,
     /// Evaluate a third time after each rising edge, with the clock low
     /// again (the previous scheduling; see [`Dut::with_negedge_eval`]).
     negedge_eval: bool,
@@ -293,9 +301,23 @@ impl Dut {
             },
         };
         let period_ps = crate::waves::Timebase::of(arch).map_err(|e| VlError::Map { arch: arch.name(), msg: e.to_string() })?.period_ps;
-        let mut d = Dut { arch, m, ix, cycle: 0, period_ps, armed: None, window: Window::Idle, low: false, negedge_eval: false, last_in: None, sample_owed: false };
+        let d = Dut {
+            arch,
+            m,
+            ix,
+            cycle: 0,
+            period_ps,
+            armed: None,
+            window: Window::Idle,
+            low: Cell::new(false),
+            edge_owed: Cell::new(false),
+            merge_edges: true,
+            negedge_eval: false,
+            last_in: None,
+            sample_owed: false,
+        };
         d.m.eval();
-        d.low = true;
+        d.low.set(true);
         Ok(d)
     }
 
@@ -316,6 +338,7 @@ impl Dut {
     /// only untraced (the VCD would miss the clock).
     pub fn skip_cycle(&mut self) {
         debug_assert!(!self.trace_wanted());
+        self.settle();
         self.cycle += 1;
     }
 
@@ -331,6 +354,7 @@ impl Dut {
 
     /// The underlying model, to read ports by name.
     pub fn model_view(&self) -> &Model {
+        self.settle();
         &self.m
     }
 
@@ -338,6 +362,7 @@ impl Dut {
     pub fn model(&mut self) -> &mut Model {
         // The caller may write ports by name: the next cycle writes and samples all.
         self.last_in = None;
+        self.settle();
         &mut self.m
     }
 
@@ -374,6 +399,7 @@ impl Dut {
     /// inputs it holds again: nothing else changes), so a trace that starts
     /// now shows `sample` as a run traced from the start would: the same bytes.
     pub(crate) fn sample_as_toggled(&mut self) {
+        self.settle();
         if let (true, Some(s)) = (std::mem::take(&mut self.sample_owed), self.ix.sample) {
             s.set(s.get() ^ 1);
             self.m.eval();
@@ -382,6 +408,7 @@ impl Dut {
 
     /// Write the current values and close the trace (and any open window).
     pub fn trace_close(&mut self) -> Result<(), VlError> {
+        self.settle();
         if self.m.tracing() {
             self.m.trace_dump(self.cycle * self.period_ps);
         }
@@ -406,155 +433,10 @@ impl Dut {
     }
 }
 
-/// Write every input port: reset, the BAR0 request, the pins.
-fn write_inputs(ix: &Ix, reset: bool, req: Option<Req>, pins: &Pins) {
-    let r = req.unwrap_or(Req { write: false, addr: 0, wdata: 0 });
-    ix.reset.set(u8::from(reset));
-    ix.req_valid.set(u8::from(req.is_some()));
-    ix.req_write.set(u8::from(r.write));
-    ix.req_addr.set(r.addr);
-    ix.req_wdata.set(r.wdata);
-    ix.nx_halted.set(pins.nx_halted & 0x3f);
-    ix.q7_halted.set(pins.q7_halted);
-    for (c, p) in ix.cores.iter().zip(&pins.q7) {
-        c.if_valid.set(u8::from(p.if_valid));
-        c.if_addr.set(p.if_addr);
-        c.ls_valid.set(u8::from(p.ls_valid));
-        c.ls_write.set(u8::from(p.ls_write));
-        c.ls_addr.set(p.ls_addr);
-        c.ls_wdata.set(p.ls_wdata);
-        c.ls_wstrb.set(p.ls_wstrb & 15);
-    }
-    let (who, addr) = pins.xlat.unwrap_or((0, 0));
-    ix.xlat.valid.set(u8::from(pins.xlat.is_some()));
-    ix.xlat.who.set(who & 15);
-    ix.xlat.addr.set(addr);
-    ix.dma_m.ack.set(u8::from(pins.dma_m_ack));
-    ix.dma_m.err.set(u8::from(pins.dma_m_err));
-    if let Some(h) = &ix.hwd {
-        let (op, func) = pins.hwd_lookup.unwrap_or((0, 0));
-        h.lookup_valid.set(u8::from(pins.hwd_lookup.is_some()));
-        h.lookup_opcode.set(op);
-        h.lookup_func.set(func);
-        h.fifo_pop.set(u8::from(pins.hwd_pop));
-    }
-}
-
-impl Dut {
-    /// The SEQ DMA's system master request, read alone (it comes from
-    /// flip-flops: after an edge it is the one the engine holds this cycle).
-    pub fn dma_master(&self) -> tpb_models::golden::seq_dma::Master {
-        let m = &self.ix.dma_m;
-        tpb_models::golden::seq_dma::Master { valid: m.valid.get() != 0, addr: u64::from(m.addr_lo.get()) | u64::from(m.addr_hi.get()) << 32, wdata: m.wdata.get() }
-    }
-}
-
-impl TopSim for Dut {
-    /// The inputs go in with the clock low. A cycle that drives what the
-    /// last one did writes no port, and, when nothing is traced, leaves the
-    /// wrapper's `sample` alone, so the logic behind the samples is not
-    /// evaluated again (it would compute what it holds). A traced cycle
-    /// toggles it always: the traces are the same bytes either way.
-    fn drive(&mut self, reset: bool, req: Option<Req>, pins: &Pins) {
-        // The request first: it changes most often, and equal pins cost the most to compare.
-        let same = self.last_in.as_ref().is_some_and(|(r, q, p)| *q == req && *r == reset && p == pins);
-        if !same {
-            write_inputs(&self.ix, reset, req, pins);
-            self.last_in = Some((reset, req, *pins));
-        }
-        // The wrapper takes these inputs for the top (any edge of `sample`).
-        if let Some(s) = self.ix.sample {
-            if !same || self.trace_wanted() {
-                s.set(s.get() ^ 1);
-            } else {
-                self.sample_owed = !self.sample_owed;
-            }
-        }
-        let m = &mut self.m;
-        // The clock goes low with the inputs: one evaluation for both.
-        self.ix.clock.set(0);
-        m.eval();
-        self.low = true;
-        if self.armed.is_some() {
-            self.window_step(req);
-        }
-    }
-
-    fn tick(&mut self) {
-        let c = self.ix.clock;
-        if !self.low {
-            // Two edges without inputs driven between them.
-            c.set(0);
-            self.m.eval();
-        }
-        self.m.trace_dump(self.cycle * self.period_ps);
-        c.set(1);
-        self.m.eval();
-        self.low = false;
-        self.m.trace_dump(self.cycle * self.period_ps + self.period_ps / 2);
-        if self.negedge_eval {
-            c.set(0);
-            self.m.eval();
-            self.low = true;
-        }
-        self.cycle += 1;
-        if self.armed.is_some() {
-            self.window_after_tick();
-        }
-    }
-
-    fn outputs(&self) -> Outputs {
-        let ix = &self.ix;
-        let b = |p: Port<u8>| p.get() != 0;
-        let notif = ix.sem_notif_valid.get();
-        let mut o = Outputs {
-            rsp: Rsp { valid: b(ix.rsp_valid), rdata: ix.rsp_rdata.get(), err: b(ix.rsp_err) },
-            nx_run_stall: ix.nx_run_stall.get(),
-            q7_run_stall: ix.q7_run_stall.get(),
-            nx_start: ix.nx_start.get(),
-            nx_start_addr: ix.nx_start_addr.get(),
-            q7_start: ix.q7_start.get(),
-            q7_start_addr: ix.q7_start_addr.get(),
-            notific_head: ix.notific_head.get(),
-            timestamp: u64::from(ix.timestamp_lo.get()) | u64::from(ix.timestamp_hi.get()) << 32,
-            nx_irq: ix.nx_irq.get(),
-            q7_irq: ix.q7_irq.get(),
-            sem_notif_valid: notif,
-            sem_notif_index: if notif != 0 { ix.sem_notif_index.get() } else { 0 },
-            dma_db_valid: b(ix.dma_db_valid),
-            dma_busy: b(ix.dma_busy),
-            dma_m: self.dma_master(),
-            xlat: XlatOut { valid: b(ix.xlat.rsp_valid), hit: b(ix.xlat.hit), dst: u64::from(ix.xlat.dst_lo.get()) | u64::from(ix.xlat.dst_hi.get()) << 32 },
-            ..Outputs::default()
-        };
-        for (k, c) in ix.cores.iter().enumerate() {
-            o.q7[k] = PortOut {
-                if_ready: b(c.if_ready),
-                if_rvalid: b(c.if_rvalid),
-                if_rdata: c.if_rdata.get(),
-                if_err: b(c.if_err),
-                ls_ready: b(c.ls_ready),
-                ls_rvalid: b(c.ls_rvalid),
-                ls_rdata: c.ls_rdata.get(),
-                ls_err: b(c.ls_err),
-            };
-        }
-        if let Some(h) = &ix.hwd {
-            o.hwd = Some(HwdOutputs {
-                rsp_valid: false,
-                rsp_rdata: 0,
-                rsp_err: false,
-                lookup_ready: b(h.lookup_ready),
-                fifo_valid: b(h.fifo_valid),
-                head: LookupResult { hit: b(h.fifo_hit), entry: h.fifo_entry.get(), index: h.fifo_index.get(), handler: h.fifo_handler.get() },
-                miss: b(h.miss),
-                miss_irq: b(h.miss_irq),
-            });
-        }
-        if let Some((a, s)) = ix.pulses {
-            o.host_trigger_pulse = b(a);
-            o.stop_pulse = b(s);
-        }
-        o
+impl Drop for Dut {
+    /// The model ends at the edge the last tick made (a coverage count or
+    /// a final trace sees it).
+    fn drop(&mut self) {
+        self.settle();
     }
 }

@@ -16,6 +16,9 @@ use tpb_models::regmap::{Arch, Engine};
 #[derive(Clone, Copy)]
 pub(super) enum Tracing {
     Off,
+    /// Untraced, every rising edge evaluated alone ([`Dut::with_merged_edges`]
+    /// off): the scheduling before edges were merged with the next inputs.
+    OffEdgesAlone,
     Vcd,
     Fst,
     /// An FST written by the model itself ([`Dut::writing_fst`]).
@@ -40,7 +43,7 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
     let mut c = Cosim::on(d).map_err(run_err)?;
     let trace = dir.join(format!("{tag}.{}.vcd", arch.name()));
     match tracing {
-        Tracing::Off => {}
+        Tracing::Off | Tracing::OffEdgesAlone => {}
         Tracing::Vcd | Tracing::Internals => c.trace(&trace).map_err(run_err)?,
         Tracing::Fst | Tracing::FstNative => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
         Tracing::Groups => {
@@ -72,8 +75,9 @@ fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> R
 
 /// The ways a run is traced, with their rows' labels (`Off` first: the
 /// others are paired with it).
-const WAYS: [(Tracing, &str); 7] = [
+const WAYS: [(Tracing, &str); 8] = [
     (Tracing::Off, "untraced"),
+    (Tracing::OffEdgesAlone, EDGES_ALONE),
     (Tracing::Vcd, "with a VCD"),
     (Tracing::Fst, "with an FST converted from a VCD"),
     (Tracing::FstNative, "with an FST written by the model"),
@@ -81,6 +85,9 @@ const WAYS: [(Tracing, &str); 7] = [
     (Tracing::Groups, "with a VCD of run_stall and q7_core0"),
     (Tracing::Window, "with a 200-cycle trace window"),
 ];
+
+/// The label of the row whose rising edges are evaluated alone.
+pub(super) const EDGES_ALONE: &str = "untraced, each rising edge evaluated alone";
 
 /// The ratio line's names, and the part of a row's label each is found by.
 pub(super) const RATIO_NAMES: [(&str, &str); 6] = [
@@ -112,6 +119,7 @@ pub(super) fn rows(arch: Arch, engines: &[(bool, &Engine2)], runs: usize, cycles
                 let dut = match way {
                     Tracing::FstNative => Dut::writing_fst(arch, jobs, &say).map_err(run_err)?,
                     Tracing::Internals => Dut::built(arch, TraceModel { fst: false, internals: true }, jobs, &say).map_err(run_err)?,
+                    Tracing::OffEdgesAlone => engine.traced(arch)?.with_merged_edges(false),
                     _ => engine.traced(arch)?,
                 };
                 rates[e][w].push(cosim_rate(dut, cycles, way, dir, "cosim")?.0);

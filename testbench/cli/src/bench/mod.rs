@@ -355,6 +355,17 @@ fn print_table(rows: &[Row], args: &BenchArgs) {
             println!("{}: untraced co-simulation runs at {:.2}× the bare top", arch.name(), c.median / b.median);
         }
     }
+    // Rising edges evaluated alone against merged with the next inputs, paired by round.
+    for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
+        if let Some(f) = rows.iter().find(|r| r.arch == arch && r.what.contains(cosim::EDGES_ALONE)).and_then(|r| r.paired) {
+            println!(
+                "{}: untraced co-simulation with each rising edge evaluated alone takes {:.2}× ±{:.0}% the time of edges merged with the next inputs",
+                arch.name(),
+                f.median,
+                f.spread * 100.0
+            );
+        }
+    }
     // Tracing against the untraced run of the same round (issue 41's goals: VCD ≤ 2×, FST ≤ 2.5×).
     for arch in rows.iter().map(|r| r.arch).collect::<std::collections::BTreeSet<_>>() {
         let times: Vec<String> = cosim::RATIO_NAMES
