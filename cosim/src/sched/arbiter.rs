@@ -121,6 +121,9 @@ impl Cosim {
         if let Some(g) = self.grant_soc_write() {
             return Some(g);
         }
+        if !self.asked.has(Via::Bar0(0)) {
+            return None;
+        }
         let n = self.cores.len();
         // Round-robin from `rr`: rr..n, then 0..rr.
         for i in (self.rr..n).chain(0..self.rr) {
@@ -145,6 +148,9 @@ impl Cosim {
     /// Resolve the cores' SoC-port requests: this node's go to BAR0, other
     /// nodes' to [`Cosim::outbound`], unroutable ones fault.
     pub(super) fn resolve_soc(&mut self) {
+        if !self.asked.has(Via::Soc(0)) {
+            return;
+        }
         for i in 0..self.cores.len() {
             let Some(p) = self.cores[i].bus.pending else { continue };
             let Via::Soc(addr) = p.via else { continue };
@@ -178,6 +184,7 @@ impl Cosim {
                 }
             };
             let accepted = via == Via::Remote;
+            self.asked.add(via);
             self.cores[i].bus.pending = Some(Pending { via, accepted, ..p });
         }
     }
@@ -196,13 +203,14 @@ impl Cosim {
             if let Some(p) = b.pending.filter(|p| matches!(p.via, Via::Xlat(_))) {
                 if self.out.xlat.hit && !reset {
                     b.pending = Some(Pending { via: Via::Soc(self.out.xlat.dst), accepted: false, ..p });
+                    self.asked.add(Via::Soc(0));
                 } else {
                     b.answers.push(Answer { kind: p.kind, addr: p.addr, data: 0, err: true });
                     b.pending = None;
                 }
             }
         }
-        if reset {
+        if reset || !self.asked.has(Via::Xlat(0)) {
             return;
         }
         for (i, s) in self.cores.iter_mut().enumerate() {
@@ -220,6 +228,9 @@ impl Cosim {
     /// of the last cycle, driving this cycle's `hwd_lookup` / `hwd_pop` pins
     /// (at most one of each per cycle: the first core in slot order).
     pub(super) fn resolve_hwd(&mut self, pins: &mut Pins) {
+        if !self.asked.has(Via::Hwd(0)) {
+            return;
+        }
         let hwd = self.out.hwd;
         for s in self.cores.iter_mut() {
             let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };

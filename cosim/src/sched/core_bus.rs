@@ -30,6 +30,37 @@ pub(super) enum Via {
     Xlat(u32),
 }
 
+impl Via {
+    /// This kind's bit in a set of kinds (the cycle's [`Asked`]).
+    pub(super) const fn bit(self) -> u8 {
+        match self {
+            Via::Port => 1,
+            Via::Bar0(_) => 1 << 1,
+            Via::Soc(_) => 1 << 2,
+            Via::Remote => 1 << 3,
+            Via::Hwd(_) => 1 << 4,
+            Via::Xlat(_) => 1 << 5,
+        }
+    }
+}
+
+/// The kinds of [`Via`] that some core asks for and has not had taken, as
+/// the cores left them this cycle: the scheduler's passes over the cores
+/// for one kind ([`Cosim::resolve_soc`] and the others) skip a kind no
+/// core asks for. A pass that turns a request into another kind adds it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Asked(u8);
+
+impl Asked {
+    pub(super) fn add(&mut self, via: Via) {
+        self.0 |= via.bit();
+    }
+    /// Some core asks for a `via` of this kind (its payload aside).
+    pub(super) fn has(self, via: Via) -> bool {
+        self.0 & via.bit() != 0
+    }
+}
+
 /// One request: driven until taken, then awaiting its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Pending {
@@ -170,7 +201,7 @@ impl CoreBus {
     }
 
     fn take(&mut self, kind: Kind, addr: u32) -> Option<Answer> {
-        let i = self.answers.iter().position(|a| a.kind == kind && a.addr == addr)?;
+        let i = self.answers.iter().position(|a| a.addr == addr && a.kind == kind)?;
         Some(self.answers.remove(i))
     }
 
@@ -191,13 +222,15 @@ impl CoreBus {
 
     /// A fetch word if it is here (kept until the instruction completes).
     fn fetch_word(&mut self, w: u32) -> Option<Result<u32, BusError>> {
-        match self.route(w) {
+        // A Q7 core's fetch from its IRAM, the common case, decided at once.
+        let route = if w < self.iram_size && matches!(self.iram, Mem::Port) { Route::Via(Via::Port) } else { self.route(w) };
+        match route {
             Route::Iram(o) => Some(Ok(self.local_word(true, o))),
             Route::Dram(o) => Some(Ok(self.local_word(false, o))),
             Route::Via(Via::Hwd(_) | Via::Xlat(_)) => Some(Err(BusError::Fault { addr: w })),
             // An IRAM line the I-cache does not hold: wait for its fill.
             Route::Via(Via::Bar0(_)) if w < self.iram_size && self.icache.as_mut().is_some_and(|c| c.missed(w)) => None,
-            Route::Via(via) => match self.answers.iter().find(|x| x.kind == Kind::Fetch && x.addr == w) {
+            Route::Via(via) => match self.answers.iter().find(|x| x.addr == w && matches!(x.kind, Kind::Fetch)) {
                 Some(a) if a.err => Some(Err(BusError::Fault { addr: w })),
                 Some(a) => Some(Ok(a.data)),
                 None => {
@@ -214,7 +247,7 @@ impl CoreBus {
     /// two-word fetch buffer), the others are used up.
     pub(super) fn end_instruction(&mut self, pc: u32) {
         let w = pc & !3;
-        self.answers.retain(|a| a.kind != Kind::Fetch || a.addr == w || a.addr == w.wrapping_add(4));
+        self.answers.retain(|a| !matches!(a.kind, Kind::Fetch) || a.addr == w || a.addr == w.wrapping_add(4));
     }
 }
 
@@ -299,7 +332,7 @@ pub(super) fn port_in(p: Pending) -> PortIn {
 /// Note acceptance (`ready` while driven) and answers (`rvalid`).
 pub(super) fn take_port(bus: &mut CoreBus, o: &PortOut) {
     let Some(p) = bus.pending.filter(|p| p.via == Via::Port) else { return };
-    let fetch = p.kind == Kind::Fetch;
+    let fetch = matches!(p.kind, Kind::Fetch);
     if p.accepted {
         let (rvalid, rdata, err) = if fetch { (o.if_rvalid, o.if_rdata, o.if_err) } else { (o.ls_rvalid, o.ls_rdata, o.ls_err) };
         if rvalid {

@@ -105,6 +105,7 @@ impl Cosim {
     #[inline]
     fn step_cores(&mut self, reset: bool) -> Pins {
         let mut pins = Pins::default();
+        self.asked = Asked::default();
         for (i, s) in self.cores.iter_mut().enumerate() {
             if !s.attached {
                 continue;
@@ -161,7 +162,9 @@ impl Cosim {
                     pins.q7_halted |= 1 << b;
                 }
             }
-            if let Some(p) = s.bus.pending.filter(|p| !p.accepted && p.via == Via::Port) {
+            let Some(p) = s.bus.pending.filter(|p| !p.accepted) else { continue };
+            self.asked.add(p.via);
+            if p.via == Via::Port {
                 pins.q7[i] = port_in(p);
                 if let (Kind::Store { .. }, Some(&(iram, dram))) = (p.kind, self.q7_mem.get(i)) {
                     let a = if p.addr >= DRAM_BASE { dram.wrapping_add(u64::from(p.addr - DRAM_BASE)) } else { iram.wrapping_add(u64::from(p.addr)) };
@@ -221,6 +224,13 @@ impl Cosim {
                 self.doorbell_cycles.push(self.stats.cycles - 1);
             }
         }
+        // RunStall and the interrupt lines, when one of them moved: the
+        // cores keep what they were given (nothing else sets these pins).
+        let lines = (o.nx_run_stall, o.q7_run_stall, o.nx_irq, o.q7_irq);
+        if self.lines_given == Some(lines) {
+            return;
+        }
+        self.lines_given = Some(lines);
         let now = self.stall_bits(o);
         let released_mask = self.stalled & !now & self.attached_mask();
         let released = u64::from(released_mask.count_ones());

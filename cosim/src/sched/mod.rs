@@ -94,7 +94,7 @@ mod slot;
 mod soc_writes;
 
 pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
-use core_bus::{port_in, take_port, Answer, Kind, Pending, Via};
+use core_bus::{port_in, take_port, Answer, Asked, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
 pub use host::Written;
 pub use ifetch::{Dropped, ICache, IFetch};
@@ -186,6 +186,12 @@ pub struct Cosim {
     /// The core whose address translation is in flight (one at a time).
     xlat_wait: Option<usize>,
     stalled: u16,
+    /// The top's RunStall and interrupt outputs `(nx_run_stall,
+    /// q7_run_stall, nx_irq, q7_irq)` last given to the cores: a cycle
+    /// whose outputs give the same skips the cores' pins.
+    lines_given: Option<(u8, u8, u8, u8)>,
+    /// What the cores ask for this cycle, by kind (see [`Asked`]).
+    asked: Asked,
     /// Consecutive cycles ending calm (see [`Cosim::quiescent`]), the pins
     /// of the last cycle, and the cycle of the last reset edge.
     quiet: u64,
@@ -284,6 +290,8 @@ impl Cosim {
             q7_mem,
             xlat_wait: None,
             stalled: 0xffff,
+            lines_given: None,
+            asked: Asked::default(),
             quiet: 0,
             prev_pins: Pins::default(),
             reset_at: 0,
