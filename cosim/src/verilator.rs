@@ -323,7 +323,7 @@ impl Model {
     }
 
     /// Evaluate the design for the current inputs. Through a shared
-    /// reference, as [`Port::set`] writes one: the model's state is C++
+    /// reference, as a port handle writes through one: the model's state is C++
     /// memory that Rust reaches only through raw pointers, never borrows.
     #[inline]
     pub fn eval(&self) {
