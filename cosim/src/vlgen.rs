@@ -253,7 +253,31 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
     // An FST writer hands its buffered changes to its thread only when asked
     // (or past 128 MB): asked every FST_FLUSH_DUMPS dumps, it encodes them
     // while the simulation goes on, instead of all of them at the close.
-    let flush = if fst { format!(" if (++m->dumps % {FST_FLUSH_DUMPS} == 0) static_cast<{writer}*>(m->vcd)->flush();") } else { String::new() };
+    // GTKWave's writer (fstapi.c, parallel mode) copies its state for a
+    // block before it waits for the previous block's thread, so a block
+    // asked for before that thread holds the writer's lock is written with
+    // stale offsets: a corrupt file, seen under load. So a block is asked
+    // for only once the file has grown past its size just after the
+    // previous block's thread was made (that thread writes only under the
+    // lock, and its predecessor had finished by then); until then the ask
+    // waits (the file is looked at every 64 dumps), and a block that never
+    // shows is left to the close.
+    let flush = if fst {
+        format!(
+            r#"
+    ++m->dumps;
+    if (m->flush_made) {{ m->flush_made = false; m->flush_size = file_size(m->path); }}
+    else if (m->dumps >= m->next_flush && (m->dumps & 63) == 0 && (m->flush_size < 0 || file_size(m->path) > m->flush_size)) {{
+        v->flush(); m->flush_made = true; m->next_flush = m->dumps + {FST_FLUSH_DUMPS}; }}"#
+        )
+    } else {
+        String::new()
+    };
+    // The close copies the writer's state as a block does: it waits, as the
+    // next block would, for the last block's thread to hold the lock (at
+    // most 2 s: a thread that finished before its size was taken shows no growth).
+    let close_wait =
+        if fst { "\n        if (!m->flush_made && m->flush_size >= 0) for (int i = 0; i < 20000 && file_size(m->path) <= m->flush_size; ++i) usleep(100);\n       " } else { "" };
     if traced {
         s += if fst { "#include \"verilated_fst_c.h\"\n" } else { "#include \"verilated_vcd_c.h\"\n" };
     }
@@ -261,7 +285,17 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
         s,
         r#"#include <cstdint>
 #include <string>
-namespace {{ struct Model {{ VerilatedContext* ctx; {prefix}* top; void* vcd; uint64_t dumps; }}; }}
+#include <sys/stat.h>
+#include <unistd.h>
+namespace {{
+struct Model {{
+    VerilatedContext* ctx; {prefix}* top; void* vcd; std::string path;
+    // FST blocks (see vlgen.rs): dumps so far, the dump the next block is due at,
+    // the trace file's size after the last block's thread was made (-1: none yet).
+    uint64_t dumps; uint64_t next_flush; long long flush_size; bool flush_made;
+}};
+long long file_size(const std::string& path) {{ struct stat st; return stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1; }}
+}}
 extern "C" {{
 void* {prefix}_new() {{
     Model* m = new Model;
@@ -269,7 +303,6 @@ void* {prefix}_new() {{
     m->ctx->traceEverOn({traced});
     m->top = new {prefix}(m->ctx, "TOP");
     m->vcd = nullptr;
-    m->dumps = 0;
     return m;
 }}
 void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
@@ -294,12 +327,22 @@ void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
     v->open(path);
     if (!v->isOpen()) {{ delete v; return 2; }}
     m->vcd = v;
+    m->path = path;
+    m->dumps = 0;
+    m->next_flush = {FST_FLUSH_DUMPS};
+    m->flush_size = -1;
+    m->flush_made = false;
     return 0;
 }}
-void {prefix}_trace_dump(void* p, uint64_t t) {{ Model* m = static_cast<Model*>(p); if (m->vcd) {{ static_cast<{writer}*>(m->vcd)->dump(t);{flush} }} }}
+void {prefix}_trace_dump(void* p, uint64_t t) {{
+    Model* m = static_cast<Model*>(p);
+    if (!m->vcd) return;
+    {writer}* v = static_cast<{writer}*>(m->vcd);
+    v->dump(t);{flush}
+}}
 void {prefix}_trace_close(void* p) {{
     Model* m = static_cast<Model*>(p);
-    if (m->vcd) {{ {writer}* v = static_cast<{writer}*>(m->vcd); v->close(); delete v; m->vcd = nullptr; }}
+    if (m->vcd) {{ {writer}* v = static_cast<{writer}*>(m->vcd);{close_wait} v->close(); delete v; m->vcd = nullptr; }}
 }}
 "#
         );
