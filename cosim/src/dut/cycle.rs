@@ -64,11 +64,10 @@ impl Dut {
         let m = &self.ix.dma_m;
         tpb_models::golden::seq_dma::Master { valid: m.valid.get() != 0, addr: u64::from(m.addr_lo.get()) | u64::from(m.addr_hi.get()) << 32, wdata: m.wdata.get() }
     }
-}
 
-impl Dut {
-    /// Evaluate a rising edge that [`TopSim::tick`] owes, alone: for
-    /// whatever looks at the model before the next [`TopSim::drive`].
+    /// Evaluate a rising edge that [`TopSim::tick`] owes: alone, for
+    /// whatever looks at the model before the next [`TopSim::drive`], or
+    /// merged, by that drive once it has written its inputs.
     pub(super) fn settle(&self) {
         if self.edge_owed.replace(false) {
             self.ix.clock.set(1);
@@ -114,11 +113,8 @@ impl TopSim for Dut {
                 self.sample_owed = !self.sample_owed;
             }
         }
-        if self.edge_owed.replace(false) {
-            // The last cycle's rising edge, with these inputs' samples (see the module's note).
-            self.ix.clock.set(1);
-            self.m.eval();
-        }
+        // An owed edge is evaluated now, with these inputs' samples (the module's note).
+        self.settle();
         // The clock goes low with the inputs: one evaluation for both (or,
         // after a merged edge, one that nothing is sensitive to: Verilator
         // sees the next edge only after an evaluation with the clock low).

@@ -217,6 +217,9 @@ fn tpb_bench_prints_a_table_of_medians() {
     let ratios =
         out.lines().find(|l| l.starts_with("cayman: traced co-simulation time against untraced, paired by round (median ± spread): VCD ")).unwrap_or_else(|| panic!("{out}"));
     assert!(ratios.contains("FST converted ") && ratios.contains("FST written ") && ratios.contains("every level ") && ratios.contains("window "), "{ratios}");
+    // The untraced run with every rising edge evaluated alone, and its time against merged edges.
+    assert!(out.lines().any(|l| l.starts_with("| cayman | co-simulation, bringup of ") && l.contains("untraced, each rising edge evaluated alone (cycles/s)")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("cayman: untraced co-simulation with each rising edge evaluated alone takes ")), "{out}");
     // The threads rows: one thread and the machine's cores, and the ratio line.
     let (code, out, err) = tpb(&["bench", "--arch", "cayman", "--only", "threads", "--runs", "1", "--cycles", "2000"]);
     assert_eq!(code, 0, "{out}{err}");
