@@ -48,12 +48,6 @@ module seq_dma(
     reg rsp_err_q;
     reg [31:0] rsp_rdata_q;
     reg enable_q;
-    reg [31:0] rx_hw_head;
-    reg [31:0] rx_pending;
-    reg [31:0] rx_done;
-    reg [31:0] tx_hw_head;
-    reg [31:0] tx_pending;
-    reg [31:0] tx_done;
     reg [4:0] error;
     reg [2:0] state;
     reg ring_tx;
@@ -73,12 +67,6 @@ module seq_dma(
         rsp_err_q = 1'h0;
         rsp_rdata_q = 32'h0;
         enable_q = 1'h0;
-        rx_hw_head = 32'h0;
-        rx_pending = 32'h0;
-        rx_done = 32'h0;
-        tx_hw_head = 32'h0;
-        tx_pending = 32'h0;
-        tx_done = 32'h0;
         error = 5'h0;
         state = 3'h0;
         ring_tx = 1'h0;
@@ -103,19 +91,33 @@ module seq_dma(
     reg [31:0] dst_addr;
     reg [31:0] ptr_addr;
     reg retire;
-    reg [31:0] rx_add;
-    reg [31:0] tx_add;
+    reg ask;
+    reg got;
     reg [4:0] err_set;
     reg [4:0] err_kept;
+    reg rx$enable_rise;
+    reg rx$retire;
     reg sram$a_valid;
     reg [8:0] sram$a_word;
     reg sram$a_write;
     reg [3:0] sram$a_wstrb;
     reg sram$pio_valid;
     reg [8:0] sram$pio_word;
+    reg tx$enable_rise;
+    reg tx$retire;
+    wire [31:0] rx$desc_base;
+    wire [31:0] rx$done;
+    wire rx$empty_ring_inc;
+    wire [31:0] rx$hw_head;
+    wire [31:0] rx$pending;
     wire sram$a_rvalid;
     wire sram$pio_rvalid;
     wire [31:0] sram$rdata;
+    wire [31:0] tx$desc_base;
+    wire [31:0] tx$done;
+    wire tx$empty_ring_inc;
+    wire [31:0] tx$hw_head;
+    wire [31:0] tx$pending;
 
     // Sub-modules
     seq_dma__sram sram (
@@ -134,10 +136,52 @@ module seq_dma(
         .a_rvalid(sram$a_rvalid),
         .rdata(sram$rdata)
     );
+    seq_dma__rx rx (
+        .clock(clock),
+        .reset(reset),
+        .enable(enable),
+        .enable_rise(rx$enable_rise),
+        .base(rx_base),
+        .length(rx_length),
+        .head(rx_head),
+        .tail_inc(rx_tail_inc),
+        .tail_inc_pulse(rx_tail_inc_pulse),
+        .retire(rx$retire),
+        .hw_head(rx$hw_head),
+        .pending(rx$pending),
+        .done(rx$done),
+        .desc_base(rx$desc_base),
+        .empty_ring_inc(rx$empty_ring_inc)
+    );
+    seq_dma__rx tx (
+        .clock(clock),
+        .reset(reset),
+        .enable(enable),
+        .enable_rise(tx$enable_rise),
+        .base(tx_base),
+        .length(tx_length),
+        .head(tx_head),
+        .tail_inc(tx_tail_inc),
+        .tail_inc_pulse(tx_tail_inc_pulse),
+        .retire(tx$retire),
+        .hw_head(tx$hw_head),
+        .pending(tx$pending),
+        .done(tx$done),
+        .desc_base(tx$desc_base),
+        .empty_ring_inc(tx$empty_ring_inc)
+    );
 
     always @(*) begin
         sram$a_wstrb = 32'hf;
         db_amount = 32'h1;
+        rx$enable_rise = enable & ~enable_q;
+    end
+
+    always @(*) begin
+        tx$enable_rise = enable & ~enable_q;
+    end
+
+    always @(*) begin
         bus_sram = (((req_valid & ~reset) & ~req_addr[32'h0]) & ~req_addr[32'h1]) & ((req_addr & sram_hi) == 32'h0);
     end
 
@@ -156,50 +200,63 @@ module seq_dma(
     always @(*) begin
         err_set = 32'h0;
         retire = 1'b0;
+        ask = 1'b0;
         case (state)
             32'h0: begin
             end
             32'h1: begin
-                if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        case (desc_k)
-                            32'h0: begin
+                if (got) begin
+                    case (desc_k)
+                        32'h0: begin
+                        end
+                        32'h1: begin
+                        end
+                        32'h2: begin
+                        end
+                        default: begin
+                            if (d_op == 32'h2) begin
+                            end else if (d_op == 32'h3) begin
+                                err_set = 32'h10;
+                                retire = 1'b1;
                             end
-                            32'h1: begin
-                            end
-                            32'h2: begin
-                            end
-                            default: begin
-                                if (d_op == 32'h2) begin
-                                end else if (d_op == 32'h3) begin
-                                    err_set = 32'h10;
-                                    retire = 1'b1;
-                                end
-                            end
-                        endcase
+                        end
+                    endcase
+                end else if (~waiting) begin
+                    if ((desc_addr & sram_hi) != 32'h0) begin
+                        err_set = 32'h2;
+                        retire = 1'b1;
+                    end else begin
+                        ask = 1'b1;
                     end
-                end else if ((desc_addr & sram_hi) != 32'h0) begin
-                    err_set = 32'h2;
-                    retire = 1'b1;
                 end
             end
             32'h2: begin
                 if (count == d_len) begin
-                end else if (waiting) begin
-                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
-                    err_set = 32'h2;
-                    retire = 1'b1;
+                end else if (got) begin
+                end else if (~waiting) begin
+                    if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
+                        err_set = 32'h2;
+                        retire = 1'b1;
+                    end else begin
+                        ask = 1'b1;
+                    end
                 end
             end
             32'h3: begin
+                ask = ~waiting;
             end
             32'h5: begin
+                ask = ~waiting;
             end
             32'h6: begin
-                if (waiting) begin
-                end else if ((ptr_addr & sram_hi) != 32'h0) begin
-                    err_set = 32'h2;
-                    retire = 1'b1;
+                if (got) begin
+                end else if (~waiting) begin
+                    if ((ptr_addr & sram_hi) != 32'h0) begin
+                        err_set = 32'h2;
+                        retire = 1'b1;
+                    end else begin
+                        ask = 1'b1;
+                    end
                 end
             end
             32'h7: begin
@@ -221,21 +278,8 @@ module seq_dma(
                 end
             end
         endcase
-        rx_add = 32'h0;
-        tx_add = 32'h0;
-        if (enable & rx_tail_inc_pulse) begin
-            if (rx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                rx_add = rx_tail_inc;
-            end
-        end
-        if (enable & tx_tail_inc_pulse) begin
-            if (tx_length == 32'h0) begin
-                err_set = err_set | 32'h4;
-            end else begin
-                tx_add = tx_tail_inc;
-            end
+        if (rx$empty_ring_inc | tx$empty_ring_inc) begin
+            err_set = err_set | 32'h4;
         end
     end
 
@@ -267,9 +311,9 @@ module seq_dma(
     end
 
     always @(*) begin
-        desc_addr = (rx_base + (rx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+        desc_addr = rx$desc_base + ((desc_k & 32'hffffffff) << 32'h2);
         if (ring_tx) begin
-            desc_addr = (tx_base + (tx_hw_head << 32'h4)) + ((desc_k & 32'hffffffff) << 32'h2);
+            desc_addr = tx$desc_base + ((desc_k & 32'hffffffff) << 32'h2);
         end
     end
 
@@ -307,6 +351,10 @@ module seq_dma(
 
     always @(*) begin
         errors = error;
+    end
+
+    always @(*) begin
+        got = waiting & sram$a_rvalid;
     end
 
     always @(*) begin
@@ -353,60 +401,6 @@ module seq_dma(
     always @(*) begin
         case (state)
             32'h0: begin
-                sram$a_valid = 1'b0;
-            end
-            32'h1: begin
-                if (waiting) begin
-                    sram$a_valid = 1'b0;
-                end else if ((desc_addr & sram_hi) != 32'h0) begin
-                    sram$a_valid = 1'b0;
-                end else begin
-                    sram$a_valid = 1'b1;
-                end
-            end
-            32'h2: begin
-                if (count == d_len) begin
-                    sram$a_valid = 1'b0;
-                end else if (waiting) begin
-                    sram$a_valid = 1'b0;
-                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
-                    sram$a_valid = 1'b0;
-                end else begin
-                    sram$a_valid = 1'b1;
-                end
-            end
-            32'h3: begin
-                if (waiting) begin
-                    sram$a_valid = 1'b0;
-                end else begin
-                    sram$a_valid = 1'b1;
-                end
-            end
-            32'h5: begin
-                if (waiting) begin
-                    sram$a_valid = 1'b0;
-                end else begin
-                    sram$a_valid = 1'b1;
-                end
-            end
-            32'h6: begin
-                if (waiting) begin
-                    sram$a_valid = 1'b0;
-                end else if ((ptr_addr & sram_hi) != 32'h0) begin
-                    sram$a_valid = 1'b0;
-                end else begin
-                    sram$a_valid = 1'b1;
-                end
-            end
-            default: begin
-                sram$a_valid = 1'b0;
-            end
-        endcase
-    end
-
-    always @(*) begin
-        case (state)
-            32'h0: begin
                 db_valid = 1'b0;
             end
             32'h1: begin
@@ -439,6 +433,18 @@ module seq_dma(
         endcase
     end
 
+    always @(*) begin
+        sram$a_valid = ask;
+    end
+
+    always @(*) begin
+        rx$retire = retire & ~ring_tx;
+    end
+
+    always @(*) begin
+        tx$retire = retire & ring_tx;
+    end
+
     always @(posedge clock) begin
         rsp_valid_q <= req_valid;
         rsp_err_q <= (req_valid & ~bus_sram) & ~bus_status;
@@ -454,22 +460,22 @@ module seq_dma(
             end else begin
                 case (req_addr[32'h2 +: 3])
                     32'h0: begin
-                        rsp_rdata_q <= rx_hw_head;
+                        rsp_rdata_q <= rx$hw_head;
                     end
                     32'h1: begin
-                        rsp_rdata_q <= rx_pending;
+                        rsp_rdata_q <= rx$pending;
                     end
                     32'h2: begin
-                        rsp_rdata_q <= rx_done;
+                        rsp_rdata_q <= rx$done;
                     end
                     32'h3: begin
-                        rsp_rdata_q <= tx_hw_head;
+                        rsp_rdata_q <= tx$hw_head;
                     end
                     32'h4: begin
-                        rsp_rdata_q <= tx_pending;
+                        rsp_rdata_q <= tx$pending;
                     end
                     32'h5: begin
-                        rsp_rdata_q <= tx_done;
+                        rsp_rdata_q <= tx$done;
                     end
                     default: begin
                         if (state != 32'h0) begin
@@ -481,108 +487,78 @@ module seq_dma(
         end
         case (state)
             32'h0: begin
-                if (enable & (rx_pending != 32'h0)) begin
+                if (enable & (rx$pending != 32'h0)) begin
                     ring_tx <= 1'b0;
                     state <= 32'h1;
                     desc_k <= 32'h0;
-                    waiting <= 1'b0;
-                end else if (enable & (tx_pending != 32'h0)) begin
+                end else if (enable & (tx$pending != 32'h0)) begin
                     ring_tx <= 1'b1;
                     state <= 32'h1;
                     desc_k <= 32'h0;
-                    waiting <= 1'b0;
                 end
             end
             32'h1: begin
-                if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        waiting <= 1'b0;
-                        desc_k <= desc_k + 32'h1;
-                        case (desc_k)
-                            32'h0: begin
-                                d_src <= sram$rdata;
+                if (got) begin
+                    desc_k <= desc_k + 32'h1;
+                    case (desc_k)
+                        32'h0: begin
+                            d_src <= sram$rdata;
+                        end
+                        32'h1: begin
+                            d_dst <= sram$rdata;
+                        end
+                        32'h2: begin
+                            d_len <= sram$rdata[32'h0 +: 16];
+                            d_op <= sram$rdata[32'h10 +: 2];
+                        end
+                        default: begin
+                            d_done_addr <= sram$rdata;
+                            count <= 32'h0;
+                            if (d_op == 32'h2) begin
+                                state <= 32'h6;
+                            end else if (d_op == 32'h3) begin
+                            end else begin
+                                state <= 32'h2;
                             end
-                            32'h1: begin
-                                d_dst <= sram$rdata;
-                            end
-                            32'h2: begin
-                                d_len <= sram$rdata[32'h0 +: 16];
-                                d_op <= sram$rdata[32'h10 +: 2];
-                            end
-                            default: begin
-                                d_done_addr <= sram$rdata;
-                                count <= 32'h0;
-                                if (d_op == 32'h2) begin
-                                    state <= 32'h6;
-                                end else if (d_op == 32'h3) begin
-                                end else begin
-                                    state <= 32'h2;
-                                end
-                            end
-                        endcase
-                    end
-                end else if ((desc_addr & sram_hi) != 32'h0) begin
-                end else if (~bus_sram) begin
-                    waiting <= 1'b1;
+                        end
+                    endcase
                 end
             end
             32'h2: begin
                 if (count == d_len) begin
                     state <= 32'h4;
-                end else if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        waiting <= 1'b0;
-                        data <= sram$rdata;
-                        if (d_op == 32'h1) begin
-                            state <= 32'h5;
-                        end else if (d_op == 32'h2) begin
-                            state <= 32'h7;
-                        end else begin
-                            state <= 32'h3;
-                        end
+                end else if (got) begin
+                    data <= sram$rdata;
+                    if (d_op == 32'h1) begin
+                        state <= 32'h5;
+                    end else if (d_op == 32'h2) begin
+                        state <= 32'h7;
+                    end else begin
+                        state <= 32'h3;
                     end
-                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
-                end else if (~bus_sram) begin
-                    waiting <= 1'b1;
                 end
             end
             32'h3: begin
-                if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        waiting <= 1'b0;
-                        count <= count + 32'h1;
-                        state <= 32'h2;
-                    end
-                end else if (~bus_sram) begin
-                    waiting <= 1'b1;
+                if (got) begin
+                    count <= count + 32'h1;
+                    state <= 32'h2;
                 end
             end
             32'h5: begin
-                if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        waiting <= 1'b0;
-                        data <= data + sram$rdata;
-                        state <= 32'h3;
-                    end
-                end else if (~bus_sram) begin
-                    waiting <= 1'b1;
+                if (got) begin
+                    data <= data + sram$rdata;
+                    state <= 32'h3;
                 end
             end
             32'h6: begin
-                if (waiting) begin
-                    if (sram$a_rvalid) begin
-                        waiting <= 1'b0;
-                        desc_k <= desc_k + 32'h1;
-                        if (desc_k[32'h0]) begin
-                            soc_hi <= sram$rdata;
-                            state <= 32'h2;
-                        end else begin
-                            soc_lo <= sram$rdata;
-                        end
+                if (got) begin
+                    desc_k <= desc_k + 32'h1;
+                    if (desc_k[32'h0]) begin
+                        soc_hi <= sram$rdata;
+                        state <= 32'h2;
+                    end else begin
+                        soc_lo <= sram$rdata;
                     end
-                end else if ((ptr_addr & sram_hi) != 32'h0) begin
-                end else if (~bus_sram) begin
-                    waiting <= 1'b1;
                 end
             end
             32'h7: begin
@@ -593,40 +569,18 @@ module seq_dma(
                 end
             end
         endcase
+        if (ask & ~bus_sram) begin
+            waiting <= 1'b1;
+        end
+        if (got) begin
+            waiting <= 1'b0;
+        end
         if (retire) begin
             state <= 32'h0;
-            if (ring_tx) begin
-                tx_hw_head <= tx_hw_head + 32'h1;
-                if ((tx_hw_head + 32'h1) == tx_length) begin
-                    tx_hw_head <= 32'h0;
-                end
-                tx_done <= tx_done + 32'h1;
-            end else begin
-                rx_hw_head <= rx_hw_head + 32'h1;
-                if ((rx_hw_head + 32'h1) == rx_length) begin
-                    rx_hw_head <= 32'h0;
-                end
-                rx_done <= rx_done + 32'h1;
-            end
-        end
-        rx_pending <= rx_pending + rx_add;
-        tx_pending <= tx_pending + tx_add;
-        if (retire) begin
-            if (ring_tx) begin
-                tx_pending <= (tx_pending + tx_add) - 32'h1;
-            end else begin
-                rx_pending <= (rx_pending + rx_add) - 32'h1;
-            end
         end
         error <= err_kept | err_set;
         enable_q <= enable;
-        if (enable & ~enable_q) begin
-            rx_hw_head <= rx_head;
-            tx_hw_head <= tx_head;
-        end
         if (~enable) begin
-            rx_pending <= 32'h0;
-            tx_pending <= 32'h0;
             state <= 32'h0;
             waiting <= 1'b0;
         end
@@ -634,15 +588,103 @@ module seq_dma(
             rsp_valid_q <= 1'b0;
             rsp_err_q <= 1'b0;
             enable_q <= 1'b0;
-            rx_hw_head <= 32'h0;
-            rx_pending <= 32'h0;
-            rx_done <= 32'h0;
-            tx_hw_head <= 32'h0;
-            tx_pending <= 32'h0;
-            tx_done <= 32'h0;
             error <= 32'h0;
             state <= 32'h0;
             waiting <= 1'b0;
+        end
+    end
+
+endmodule
+
+module seq_dma__rx(
+    input wire clock,
+    input wire reset,
+    input wire enable,
+    input wire enable_rise,
+    input wire [31:0] base,
+    input wire [31:0] length,
+    input wire [31:0] head,
+    input wire [31:0] tail_inc,
+    input wire tail_inc_pulse,
+    input wire retire,
+    output reg [31:0] hw_head,
+    output reg [31:0] pending,
+    output reg [31:0] done,
+    output reg [31:0] desc_base,
+    output reg empty_ring_inc
+);
+
+    // Registers
+    reg [31:0] hw_head_q;
+    reg [31:0] pending_q;
+    reg [31:0] done_q;
+    initial begin
+        hw_head_q = 32'h0;
+        pending_q = 32'h0;
+        done_q = 32'h0;
+    end
+
+    // Combinational signals
+    reg [31:0] add;
+
+    always @(*) begin
+        hw_head = hw_head_q;
+    end
+
+    always @(*) begin
+        pending = pending_q;
+    end
+
+    always @(*) begin
+        done = done_q;
+    end
+
+    always @(*) begin
+        desc_base = base + (hw_head_q << 32'h4);
+    end
+
+    always @(*) begin
+        add = 32'h0;
+        if (enable & tail_inc_pulse) begin
+            if (length == 32'h0) begin
+            end else begin
+                add = tail_inc;
+            end
+        end
+    end
+
+    always @(*) begin
+        if (enable & tail_inc_pulse) begin
+            if (length == 32'h0) begin
+                empty_ring_inc = 1'b1;
+            end else begin
+                empty_ring_inc = 1'b0;
+            end
+        end else begin
+            empty_ring_inc = 1'b0;
+        end
+    end
+
+    always @(posedge clock) begin
+        pending_q <= pending_q + add;
+        if (retire) begin
+            hw_head_q <= hw_head_q + 32'h1;
+            if ((hw_head_q + 32'h1) == length) begin
+                hw_head_q <= 32'h0;
+            end
+            done_q <= done_q + 32'h1;
+            pending_q <= (pending_q + add) - 32'h1;
+        end
+        if (enable_rise) begin
+            hw_head_q <= head;
+        end
+        if (~enable) begin
+            pending_q <= 32'h0;
+        end
+        if (reset) begin
+            hw_head_q <= 32'h0;
+            pending_q <= 32'h0;
+            done_q <= 32'h0;
         end
     end
 

@@ -62,8 +62,11 @@
 //! ```
 
 use crate::tcm::Tcm;
+use ring::DmaRing;
 use rust_hdl::prelude::*;
 pub use tpb_regmap::layout::IncSlot;
+
+mod ring;
 use tpb_regmap::layout::{LayoutError, TopLayout};
 use tpb_regmap::RegMap;
 
@@ -118,12 +121,9 @@ pub struct SeqDma<const AW: usize> {
     rsp_err_q: DFF<Bit>,
     rsp_rdata_q: DFF<Bits<32>>,
     enable_q: DFF<Bit>,
-    rx_hw_head: DFF<Bits<32>>,
-    rx_pending: DFF<Bits<32>>,
-    rx_done: DFF<Bits<32>>,
-    tx_hw_head: DFF<Bits<32>>,
-    tx_pending: DFF<Bits<32>>,
-    tx_done: DFF<Bits<32>>,
+    /// The two rings' heads, pending counts and done counters.
+    rx: DmaRing,
+    tx: DmaRing,
     error: DFF<Bits<5>>,
     state: DFF<Bits<3>>,
     ring_tx: DFF<Bit>,
@@ -145,8 +145,8 @@ pub struct SeqDma<const AW: usize> {
     dst_addr: Signal<Local, Bits<32>>,
     ptr_addr: Signal<Local, Bits<32>>,
     retire: Signal<Local, Bit>,
-    rx_add: Signal<Local, Bits<32>>,
-    tx_add: Signal<Local, Bits<32>>,
+    ask: Signal<Local, Bit>,
+    got: Signal<Local, Bit>,
     err_set: Signal<Local, Bits<5>>,
     err_kept: Signal<Local, Bits<5>>,
 }
@@ -176,9 +176,8 @@ impl<const AW: usize> SeqDma<AW> {
             status_mask: Constant::new(u64::from(!(STATUS_SPAN - 1)).into()),
             done_base: Constant::new(u64::from(slot.base).into()),
             done_mask: Constant::new(u64::from(slot.mask).into()),
-            rsp_valid_q, rsp_err_q, rsp_rdata_q, enable_q, rx_hw_head, rx_pending, rx_done, tx_hw_head, tx_pending,
-            tx_done, error, state, ring_tx, desc_k, waiting, d_src, d_dst, d_len, d_op, soc_lo, soc_hi, d_done_addr,
-            count, data, bus_sram, bus_status, desc_addr, src_addr, dst_addr, ptr_addr, retire, rx_add, tx_add, err_set,
+            rsp_valid_q, rsp_err_q, rsp_rdata_q, enable_q, rx, tx, error, state, ring_tx, desc_k, waiting, d_src, d_dst, d_len, d_op, soc_lo, soc_hi, d_done_addr,
+            count, data, bus_sram, bus_status, desc_addr, src_addr, dst_addr, ptr_addr, retire, ask, got, err_set,
             err_kept,
         } })
     }
@@ -194,12 +193,6 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             rsp_err_q,
             rsp_rdata_q,
             enable_q,
-            rx_hw_head,
-            rx_pending,
-            rx_done,
-            tx_hw_head,
-            tx_pending,
-            tx_done,
             error,
             state,
             ring_tx,
@@ -217,6 +210,24 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         );
         self.sram.clock.next = self.clock.val();
         self.sram.reset.next = self.reset.val();
+        self.rx.clock.next = self.clock.val();
+        self.rx.reset.next = self.reset.val();
+        self.tx.clock.next = self.clock.val();
+        self.tx.reset.next = self.reset.val();
+        self.rx.enable.next = self.enable.val();
+        self.rx.enable_rise.next = self.enable.val() & !self.enable_q.q.val();
+        self.rx.base.next = self.rx_base.val();
+        self.rx.length.next = self.rx_length.val();
+        self.rx.head.next = self.rx_head.val();
+        self.rx.tail_inc.next = self.rx_tail_inc.val();
+        self.rx.tail_inc_pulse.next = self.rx_tail_inc_pulse.val();
+        self.tx.enable.next = self.enable.val();
+        self.tx.enable_rise.next = self.enable.val() & !self.enable_q.q.val();
+        self.tx.base.next = self.tx_base.val();
+        self.tx.length.next = self.tx_length.val();
+        self.tx.head.next = self.tx_head.val();
+        self.tx.tail_inc.next = self.tx_tail_inc.val();
+        self.tx.tail_inc_pulse.next = self.tx_tail_inc_pulse.val();
         // ---- bus: SRAM window and status registers ----
         self.bus_sram.next =
             self.req_valid.val() & !self.reset.val() & !self.req_addr.val().get_bit(0) & !self.req_addr.val().get_bit(1) & ((self.req_addr.val() & self.sram_hi.val()) == 0);
@@ -244,17 +255,17 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             } else if self.req_write.val() {
                 self.rsp_err_q.d.next = true;
             } else if self.req_addr.val().get_bits::<3>(2) == 0 {
-                self.rsp_rdata_q.d.next = self.rx_hw_head.q.val();
+                self.rsp_rdata_q.d.next = self.rx.hw_head.val();
             } else if self.req_addr.val().get_bits::<3>(2) == 1 {
-                self.rsp_rdata_q.d.next = self.rx_pending.q.val();
+                self.rsp_rdata_q.d.next = self.rx.pending.val();
             } else if self.req_addr.val().get_bits::<3>(2) == 2 {
-                self.rsp_rdata_q.d.next = self.rx_done.q.val();
+                self.rsp_rdata_q.d.next = self.rx.done.val();
             } else if self.req_addr.val().get_bits::<3>(2) == 3 {
-                self.rsp_rdata_q.d.next = self.tx_hw_head.q.val();
+                self.rsp_rdata_q.d.next = self.tx.hw_head.val();
             } else if self.req_addr.val().get_bits::<3>(2) == 4 {
-                self.rsp_rdata_q.d.next = self.tx_pending.q.val();
+                self.rsp_rdata_q.d.next = self.tx.pending.val();
             } else if self.req_addr.val().get_bits::<3>(2) == 5 {
-                self.rsp_rdata_q.d.next = self.tx_done.q.val();
+                self.rsp_rdata_q.d.next = self.tx.done.val();
             } else if self.state.q.val() != 0 {
                 self.rsp_rdata_q.d.next = 1.into();
             }
@@ -267,9 +278,9 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         }
         // ---- the engine's SRAM port (free when the bus does not use the SRAM:
         // see the Tcm's priority rule) ----
-        self.desc_addr.next = self.rx_base.val() + (self.rx_hw_head.q.val() << 4) + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
+        self.desc_addr.next = self.rx.desc_base.val() + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
         if self.ring_tx.q.val() {
-            self.desc_addr.next = self.tx_base.val() + (self.tx_hw_head.q.val() << 4) + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
+            self.desc_addr.next = self.tx.desc_base.val() + (bit_cast::<32, 2>(self.desc_k.q.val()) << 2);
         }
         self.src_addr.next = self.d_src.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
         self.dst_addr.next = self.d_dst.q.val() + (bit_cast::<32, 16>(self.count.q.val()) << 2);
@@ -277,7 +288,6 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         self.m_valid.next = self.state.q.val() == 7;
         self.m_addr.next = ((bit_cast::<64, 32>(self.soc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.soc_lo.q.val())) + (bit_cast::<64, 16>(self.count.q.val()) << 2);
         self.m_wdata.next = self.data.q.val();
-        self.sram.a_valid.next = false;
         self.sram.a_write.next = false;
         self.sram.a_word.next = self.desc_addr.val().get_bits::<AW>(2);
         self.sram.a_wdata.next = self.data.q.val();
@@ -289,128 +299,106 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         self.errors.next = self.error.q.val();
         self.retire.next = false;
         // ---- the engine ----
+        // Every SRAM access of a state is the same handshake: the state asks
+        // (`ask`) while it is not waiting, the request is taken unless the bus
+        // uses the SRAM in that cycle (then `waiting`), and `got` is the cycle
+        // the word arrives (`waiting` ends there).
+        self.got.next = self.waiting.q.val() & self.sram.a_rvalid.val();
+        self.ask.next = false;
         if self.state.q.val() == 0 {
-            if self.enable.val() & (self.rx_pending.q.val() != 0) {
+            if self.enable.val() & (self.rx.pending.val() != 0) {
                 self.ring_tx.d.next = false;
                 self.state.d.next = 1.into();
                 self.desc_k.d.next = 0.into();
-                self.waiting.d.next = false;
-            } else if self.enable.val() & (self.tx_pending.q.val() != 0) {
+            } else if self.enable.val() & (self.tx.pending.val() != 0) {
                 self.ring_tx.d.next = true;
                 self.state.d.next = 1.into();
                 self.desc_k.d.next = 0.into();
-                self.waiting.d.next = false;
             }
         } else if self.state.q.val() == 1 {
-            if self.waiting.q.val() {
-                if self.sram.a_rvalid.val() {
-                    self.waiting.d.next = false;
-                    self.desc_k.d.next = self.desc_k.q.val() + 1;
-                    if self.desc_k.q.val() == 0 {
-                        self.d_src.d.next = self.sram.rdata.val();
-                    } else if self.desc_k.q.val() == 1 {
-                        self.d_dst.d.next = self.sram.rdata.val();
-                    } else if self.desc_k.q.val() == 2 {
-                        self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
-                        self.d_op.d.next = self.sram.rdata.val().get_bits::<2>(16);
+            if self.got.val() {
+                self.desc_k.d.next = self.desc_k.q.val() + 1;
+                if self.desc_k.q.val() == 0 {
+                    self.d_src.d.next = self.sram.rdata.val();
+                } else if self.desc_k.q.val() == 1 {
+                    self.d_dst.d.next = self.sram.rdata.val();
+                } else if self.desc_k.q.val() == 2 {
+                    self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
+                    self.d_op.d.next = self.sram.rdata.val().get_bits::<2>(16);
+                } else {
+                    self.d_done_addr.d.next = self.sram.rdata.val();
+                    self.count.d.next = 0.into();
+                    if self.d_op.q.val() == 2 {
+                        self.state.d.next = 6.into();
+                    } else if self.d_op.q.val() == 3 {
+                        self.err_set.next = 16.into();
+                        self.retire.next = true;
                     } else {
-                        self.d_done_addr.d.next = self.sram.rdata.val();
-                        self.count.d.next = 0.into();
-                        if self.d_op.q.val() == 2 {
-                            self.state.d.next = 6.into();
-                        } else if self.d_op.q.val() == 3 {
-                            self.err_set.next = 16.into();
-                            self.retire.next = true;
-                        } else {
-                            self.state.d.next = 2.into();
-                        }
+                        self.state.d.next = 2.into();
                     }
                 }
-            } else if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
-                self.err_set.next = 2.into();
-                self.retire.next = true;
-            } else {
-                self.sram.a_valid.next = true;
-                if !self.bus_sram.val() {
-                    self.waiting.d.next = true;
+            } else if !self.waiting.q.val() {
+                if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
+                    self.err_set.next = 2.into();
+                    self.retire.next = true;
+                } else {
+                    self.ask.next = true;
                 }
             }
         } else if self.state.q.val() == 2 {
             self.sram.a_word.next = self.src_addr.val().get_bits::<AW>(2);
             if self.count.q.val() == self.d_len.q.val() {
                 self.state.d.next = 4.into();
-            } else if self.waiting.q.val() {
-                if self.sram.a_rvalid.val() {
-                    self.waiting.d.next = false;
-                    self.data.d.next = self.sram.rdata.val();
-                    if self.d_op.q.val() == 1 {
-                        self.state.d.next = 5.into();
-                    } else if self.d_op.q.val() == 2 {
-                        self.state.d.next = 7.into();
-                    } else {
-                        self.state.d.next = 3.into();
-                    }
+            } else if self.got.val() {
+                self.data.d.next = self.sram.rdata.val();
+                if self.d_op.q.val() == 1 {
+                    self.state.d.next = 5.into();
+                } else if self.d_op.q.val() == 2 {
+                    self.state.d.next = 7.into();
+                } else {
+                    self.state.d.next = 3.into();
                 }
-            } else if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.d_op.q.val() != 2) & ((self.dst_addr.val() & self.sram_hi.val()) != 0)) {
-                self.err_set.next = 2.into();
-                self.retire.next = true;
-            } else {
-                self.sram.a_valid.next = true;
-                if !self.bus_sram.val() {
-                    self.waiting.d.next = true;
+            } else if !self.waiting.q.val() {
+                if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.d_op.q.val() != 2) & ((self.dst_addr.val() & self.sram_hi.val()) != 0)) {
+                    self.err_set.next = 2.into();
+                    self.retire.next = true;
+                } else {
+                    self.ask.next = true;
                 }
             }
         } else if self.state.q.val() == 3 {
             self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
             self.sram.a_write.next = true;
-            if self.waiting.q.val() {
-                if self.sram.a_rvalid.val() {
-                    self.waiting.d.next = false;
-                    self.count.d.next = self.count.q.val() + 1;
-                    self.state.d.next = 2.into();
-                }
-            } else {
-                self.sram.a_valid.next = true;
-                if !self.bus_sram.val() {
-                    self.waiting.d.next = true;
-                }
+            self.ask.next = !self.waiting.q.val();
+            if self.got.val() {
+                self.count.d.next = self.count.q.val() + 1;
+                self.state.d.next = 2.into();
             }
         } else if self.state.q.val() == 5 {
             // OP_ADD: the destination word, added to the source word.
             self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
-            if self.waiting.q.val() {
-                if self.sram.a_rvalid.val() {
-                    self.waiting.d.next = false;
-                    self.data.d.next = self.data.q.val() + self.sram.rdata.val();
-                    self.state.d.next = 3.into();
-                }
-            } else {
-                self.sram.a_valid.next = true;
-                if !self.bus_sram.val() {
-                    self.waiting.d.next = true;
-                }
+            self.ask.next = !self.waiting.q.val();
+            if self.got.val() {
+                self.data.d.next = self.data.q.val() + self.sram.rdata.val();
+                self.state.d.next = 3.into();
             }
         } else if self.state.q.val() == 6 {
             // OP_SOC_WRITE: the SoC address's two words.
             self.sram.a_word.next = self.ptr_addr.val().get_bits::<AW>(2);
-            if self.waiting.q.val() {
-                if self.sram.a_rvalid.val() {
-                    self.waiting.d.next = false;
-                    self.desc_k.d.next = self.desc_k.q.val() + 1;
-                    if self.desc_k.q.val().get_bit(0) {
-                        self.soc_hi.d.next = self.sram.rdata.val();
-                        self.state.d.next = 2.into();
-                    } else {
-                        self.soc_lo.d.next = self.sram.rdata.val();
-                    }
+            if self.got.val() {
+                self.desc_k.d.next = self.desc_k.q.val() + 1;
+                if self.desc_k.q.val().get_bit(0) {
+                    self.soc_hi.d.next = self.sram.rdata.val();
+                    self.state.d.next = 2.into();
+                } else {
+                    self.soc_lo.d.next = self.sram.rdata.val();
                 }
-            } else if (self.ptr_addr.val() & self.sram_hi.val()) != 0 {
-                self.err_set.next = 2.into();
-                self.retire.next = true;
-            } else {
-                self.sram.a_valid.next = true;
-                if !self.bus_sram.val() {
-                    self.waiting.d.next = true;
+            } else if !self.waiting.q.val() {
+                if (self.ptr_addr.val() & self.sram_hi.val()) != 0 {
+                    self.err_set.next = 2.into();
+                    self.retire.next = true;
+                } else {
+                    self.ask.next = true;
                 }
             }
         } else if self.state.q.val() == 7 {
@@ -436,61 +424,29 @@ impl<const AW: usize> Logic for SeqDma<AW> {
                 self.retire.next = true;
             }
         }
-        // ---- retire: advance the ring ----
+        // ---- the SRAM handshake ----
+        self.sram.a_valid.next = self.ask.val();
+        if self.ask.val() & !self.bus_sram.val() {
+            self.waiting.d.next = true;
+        }
+        if self.got.val() {
+            self.waiting.d.next = false;
+        }
+        // ---- retire: the ring's head, pending count and done counter ----
         if self.retire.val() {
             self.state.d.next = 0.into();
-            if self.ring_tx.q.val() {
-                self.tx_hw_head.d.next = self.tx_hw_head.q.val() + 1;
-                if (self.tx_hw_head.q.val() + 1) == self.tx_length.val() {
-                    self.tx_hw_head.d.next = 0.into();
-                }
-                self.tx_done.d.next = self.tx_done.q.val() + 1;
-            } else {
-                self.rx_hw_head.d.next = self.rx_hw_head.q.val() + 1;
-                if (self.rx_hw_head.q.val() + 1) == self.rx_length.val() {
-                    self.rx_hw_head.d.next = 0.into();
-                }
-                self.rx_done.d.next = self.rx_done.q.val() + 1;
-            }
         }
-        // ---- pending counts: tail increments in, retired descriptors out ----
-        self.rx_add.next = 0.into();
-        self.tx_add.next = 0.into();
-        if self.enable.val() & self.rx_tail_inc_pulse.val() {
-            if self.rx_length.val() == 0 {
-                self.err_set.next = self.err_set.val() | 4;
-            } else {
-                self.rx_add.next = self.rx_tail_inc.val();
-            }
-        }
-        if self.enable.val() & self.tx_tail_inc_pulse.val() {
-            if self.tx_length.val() == 0 {
-                self.err_set.next = self.err_set.val() | 4;
-            } else {
-                self.tx_add.next = self.tx_tail_inc.val();
-            }
-        }
-        self.rx_pending.d.next = self.rx_pending.q.val() + self.rx_add.val();
-        self.tx_pending.d.next = self.tx_pending.q.val() + self.tx_add.val();
-        if self.retire.val() {
-            if self.ring_tx.q.val() {
-                self.tx_pending.d.next = self.tx_pending.q.val() + self.tx_add.val() - 1;
-            } else {
-                self.rx_pending.d.next = self.rx_pending.q.val() + self.rx_add.val() - 1;
-            }
+        self.rx.retire.next = self.retire.val() & !self.ring_tx.q.val();
+        self.tx.retire.next = self.retire.val() & self.ring_tx.q.val();
+        if self.rx.empty_ring_inc.val() | self.tx.empty_ring_inc.val() {
+            self.err_set.next = self.err_set.val() | 4;
         }
         // (a DFF's `d` is an input: rust-hdl's simulator reads back its value
         // from the previous pass, so the w1c result lives in a local)
         self.error.d.next = self.err_kept.val() | self.err_set.val();
-        // ---- enable: load the heads on the rising edge, drop work when low ----
+        // ---- enable: the rings load their heads on the rising edge and drop work when low ----
         self.enable_q.d.next = self.enable.val();
-        if self.enable.val() & !self.enable_q.q.val() {
-            self.rx_hw_head.d.next = self.rx_head.val();
-            self.tx_hw_head.d.next = self.tx_head.val();
-        }
         if !self.enable.val() {
-            self.rx_pending.d.next = 0.into();
-            self.tx_pending.d.next = 0.into();
             self.state.d.next = 0.into();
             self.waiting.d.next = false;
         }
@@ -498,12 +454,6 @@ impl<const AW: usize> Logic for SeqDma<AW> {
             self.rsp_valid_q.d.next = false;
             self.rsp_err_q.d.next = false;
             self.enable_q.d.next = false;
-            self.rx_hw_head.d.next = 0.into();
-            self.rx_pending.d.next = 0.into();
-            self.rx_done.d.next = 0.into();
-            self.tx_hw_head.d.next = 0.into();
-            self.tx_pending.d.next = 0.into();
-            self.tx_done.d.next = 0.into();
             self.error.d.next = 0.into();
             self.state.d.next = 0.into();
             self.waiting.d.next = false;
