@@ -16,8 +16,11 @@ import json
 import os
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import ClockCycles
+
+# The BAR0 access and the reset (testbench/cocotb/tpb_bar0.py: run.py puts
+# that folder on the path).
+import tpb_bar0
 
 # run.py passes its JSON argument as TPB_REGS.
 MAP = json.load(open(os.environ["TPB_REGS"]))
@@ -49,35 +52,14 @@ def address(name):
     raise KeyError(f"{name}: no register '{reg}' in {block}")
 
 
-async def reset(dut):
-    cocotb.start_soon(Clock(dut.clock, 10, unit="ns").start())
-    for sig in ("req_valid", "req_write", "req_addr", "req_wdata"):
-        getattr(dut, sig).value = 0
-    dut.reset.value = 1
-    await RisingEdge(dut.clock)
-    await FallingEdge(dut.clock)
-    dut.reset.value = 0
-    await FallingEdge(dut.clock)
-
-
 async def access(dut, name, wdata=None):
     """Read (wdata None) or write a register by name; returns (data, error)."""
-    dut.req_valid.value = 1
-    dut.req_write.value = int(wdata is not None)
-    dut.req_addr.value = address(name)
-    dut.req_wdata.value = wdata or 0
-    await FallingEdge(dut.clock)
-    dut.req_valid.value = 0
-    dut.req_write.value = 0
-    assert int(dut.rsp_valid.value) == 1, f"no response from {name}"
-    rsp = (int(dut.rsp_rdata.value), int(dut.rsp_err.value))
-    await FallingEdge(dut.clock)
-    return rsp
+    return await tpb_bar0.access(dut, address(name), write=wdata is not None, wdata=wdata or 0, what=name)
 
 
 @cocotb.test()
 async def release_four_q7_cores_by_name(dut):
-    await reset(dut)
+    await tpb_bar0.start(dut)
     assert int(dut.q7_run_stall.value) == 0xFF, "every Q7 core stalled out of reset"
     _, err = await access(dut, "pool.q7.release_run_stall", 0xF0)
     assert err == 0
@@ -87,7 +69,7 @@ async def release_four_q7_cores_by_name(dut):
 
 @cocotb.test()
 async def count_on_a_semaphore_by_name(dut):
-    await reset(dut)
+    await tpb_bar0.start(dut)
     # After reset the unit clears its semaphores, one per cycle.
     sems = next(b for b in MAP["blocks"] if b["name"] == "evt_sem")["arrays"][0]["count"]
     await ClockCycles(dut.clock, sems + 2, rising=False)
