@@ -65,7 +65,7 @@ fn stamp_of(parts: &[&[u8]]) -> String {
 }
 
 /// Build `lib<name>.a` from `fast` (at -O2) and `slow` (code that runs
-/// once, at -O0) unless `dir/<name>.stamp` already holds `stamp`. Returns the
+/// once, at `vlgen::SLOW_OPT_LEVEL`) unless `dir/<name>.stamp` already holds `stamp`. Returns the
 /// link line; the caller emits them in dependency order (models before the
 /// runtime they call).
 fn build_lib(name: &str, dir: &Path, fast: &[PathBuf], slow: &[PathBuf], includes: &[PathBuf], stamp: &str, traced: bool) -> String {
@@ -90,7 +90,7 @@ fn build_lib(name: &str, dir: &Path, fast: &[PathBuf], slow: &[PathBuf], include
     if !slow.is_empty() {
         let slow_dir = dir.join("slow");
         std::fs::create_dir_all(&slow_dir).unwrap();
-        let mut b = build(0, &slow_dir);
+        let mut b = build(vlgen::SLOW_OPT_LEVEL, &slow_dir);
         b.files(slow);
         objects = b.compile_intermediates();
     }

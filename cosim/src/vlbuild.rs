@@ -47,7 +47,8 @@ pub struct Spec {
     pub coverage: bool,
     /// Verilator's arguments before the sources (default: [`vlgen::verilator_args`]).
     pub verilator_args: Vec<String>,
-    /// g++ optimisation for every file (`-O2`).
+    /// g++ optimisation for the code a cycle runs (`-O2`); the code that runs
+    /// once is compiled at [`vlgen::SLOW_OPT_LEVEL`].
     pub opt: &'static str,
 }
 
@@ -109,8 +110,10 @@ fn run(tool: &'static str, cmd: &mut Command, what: &str) -> Result<(), BuildErr
     Ok(())
 }
 
-/// Compile `files` to objects in `out` with `flags`, `jobs` at a time.
-fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], jobs: usize) -> Result<Vec<PathBuf>, BuildError> {
+/// Compile `files` to objects in `out` with `flags` and `opt` (the files
+/// [`vlgen::is_slow`] picks at [`vlgen::SLOW_OPT_LEVEL`]), `jobs` at a time.
+fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs: usize) -> Result<Vec<PathBuf>, BuildError> {
+    let slow_opt = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
     let objs: Vec<PathBuf> = files.iter().map(|f| out.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let first_error: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
@@ -121,7 +124,8 @@ fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], jobs: usize) -> 
                 if i >= files.len() || first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     break;
                 }
-                let r = run("g++", Command::new("g++").args(flags).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]), &files[i].display().to_string());
+                let opt = if vlgen::is_slow(&files[i]) { slow_opt.as_str() } else { opt };
+                let r = run("g++", Command::new("g++").args(flags).arg(opt).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]), &files[i].display().to_string());
                 if let Err(e) = r {
                     if let Ok(mut slot) = first_error.lock() {
                         slot.get_or_insert(e);
@@ -176,7 +180,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
     let mut h = std::collections::hash_map::DefaultHasher::new();
     // The shim's text without ports stands for its template (the ports come from the model).
     let shim = vlgen::shim(&spec.prefix, spec.traced, spec.fst, spec.coverage, &[]);
-    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, spec.traced, spec.fst, spec.coverage, shim).hash(&mut h);
+    (&spec.verilog, &wrapper, &spec.verilator_args, spec.opt, vlgen::SLOW_OPT_LEVEL, spec.traced, spec.fst, spec.coverage, shim).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = dir.join(format!("lib{}.so", spec.prefix));
     let stamp_file = dir.join("build.stamp");
@@ -221,7 +225,6 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         let d = |x: bool| if x { "1" } else { "0" };
         let flags: Vec<String> = vec![
             "-std=c++17".into(),
-            spec.opt.into(),
             "-fPIC".into(),
             "-w".into(),
             format!("-I{}", inc.display()),
@@ -233,7 +236,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
             format!("-DVM_TRACE_VCD={}", d(spec.traced && !spec.fst)),
             format!("-DVM_TRACE_FST={}", d(spec.fst)),
         ];
-        let objs = compile_all(&files, &gen, &flags, jobs)?;
+        let objs = compile_all(&files, &gen, &flags, spec.opt, jobs)?;
         run(
             "g++",
             Command::new("g++").args(["-shared", "-Wl,-Bsymbolic", "-o"]).arg(&lib).args(&objs).arg("-lpthread").args(spec.fst.then_some("-lz")),
