@@ -5152,7 +5152,6 @@ module sunda_tpb_proto__top__dma(
     reg [31:0] ptr_addr;
     reg retire;
     reg ask;
-    reg got;
     reg [4:0] err_set;
     reg [4:0] err_kept;
     reg rx$enable_rise;
@@ -5265,58 +5264,60 @@ module sunda_tpb_proto__top__dma(
             32'h0: begin
             end
             32'h1: begin
-                if (got) begin
-                    case (desc_k)
-                        32'h0: begin
-                        end
-                        32'h1: begin
-                        end
-                        32'h2: begin
-                        end
-                        default: begin
-                            if (d_op == 32'h2) begin
-                            end else if (d_op == 32'h3) begin
-                                err_set = 32'h10;
-                                retire = 1'b1;
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        case (desc_k)
+                            32'h0: begin
                             end
-                        end
-                    endcase
-                end else if (~waiting) begin
-                    if ((desc_addr & sram_hi) != 32'h0) begin
-                        err_set = 32'h2;
-                        retire = 1'b1;
-                    end else begin
-                        ask = 1'b1;
+                            32'h1: begin
+                            end
+                            32'h2: begin
+                            end
+                            default: begin
+                                if (d_op == 32'h2) begin
+                                end else if (d_op == 32'h3) begin
+                                    err_set = 32'h10;
+                                    retire = 1'b1;
+                                end
+                            end
+                        endcase
                     end
+                end else if ((desc_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end else begin
+                    ask = 1'b1;
                 end
             end
             32'h2: begin
                 if (count == d_len) begin
-                end else if (got) begin
-                end else if (~waiting) begin
-                    if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
-                        err_set = 32'h2;
-                        retire = 1'b1;
-                    end else begin
-                        ask = 1'b1;
-                    end
+                end else if (waiting) begin
+                end else if (((src_addr & sram_hi) != 32'h0) | ((d_op != 32'h2) & ((dst_addr & sram_hi) != 32'h0))) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end else begin
+                    ask = 1'b1;
                 end
             end
             32'h3: begin
-                ask = ~waiting;
+                if (waiting) begin
+                end else begin
+                    ask = 1'b1;
+                end
             end
             32'h5: begin
-                ask = ~waiting;
+                if (waiting) begin
+                end else begin
+                    ask = 1'b1;
+                end
             end
             32'h6: begin
-                if (got) begin
-                end else if (~waiting) begin
-                    if ((ptr_addr & sram_hi) != 32'h0) begin
-                        err_set = 32'h2;
-                        retire = 1'b1;
-                    end else begin
-                        ask = 1'b1;
-                    end
+                if (waiting) begin
+                end else if ((ptr_addr & sram_hi) != 32'h0) begin
+                    err_set = 32'h2;
+                    retire = 1'b1;
+                end else begin
+                    ask = 1'b1;
                 end
             end
             32'h7: begin
@@ -5411,10 +5412,6 @@ module sunda_tpb_proto__top__dma(
 
     always @(*) begin
         errors = error;
-    end
-
-    always @(*) begin
-        got = waiting & sram$a_rvalid;
     end
 
     always @(*) begin
@@ -5558,66 +5555,76 @@ module sunda_tpb_proto__top__dma(
                 end
             end
             32'h1: begin
-                if (got) begin
-                    desc_k <= desc_k + 32'h1;
-                    case (desc_k)
-                        32'h0: begin
-                            d_src <= sram$rdata;
-                        end
-                        32'h1: begin
-                            d_dst <= sram$rdata;
-                        end
-                        32'h2: begin
-                            d_len <= sram$rdata[32'h0 +: 16];
-                            d_op <= sram$rdata[32'h10 +: 2];
-                        end
-                        default: begin
-                            d_done_addr <= sram$rdata;
-                            count <= 32'h0;
-                            if (d_op == 32'h2) begin
-                                state <= 32'h6;
-                            end else if (d_op == 32'h3) begin
-                            end else begin
-                                state <= 32'h2;
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        desc_k <= desc_k + 32'h1;
+                        case (desc_k)
+                            32'h0: begin
+                                d_src <= sram$rdata;
                             end
-                        end
-                    endcase
+                            32'h1: begin
+                                d_dst <= sram$rdata;
+                            end
+                            32'h2: begin
+                                d_len <= sram$rdata[32'h0 +: 16];
+                                d_op <= sram$rdata[32'h10 +: 2];
+                            end
+                            default: begin
+                                d_done_addr <= sram$rdata;
+                                count <= 32'h0;
+                                if (d_op == 32'h2) begin
+                                    state <= 32'h6;
+                                end else if (d_op == 32'h3) begin
+                                end else begin
+                                    state <= 32'h2;
+                                end
+                            end
+                        endcase
+                    end
                 end
             end
             32'h2: begin
                 if (count == d_len) begin
                     state <= 32'h4;
-                end else if (got) begin
-                    data <= sram$rdata;
-                    if (d_op == 32'h1) begin
-                        state <= 32'h5;
-                    end else if (d_op == 32'h2) begin
-                        state <= 32'h7;
-                    end else begin
-                        state <= 32'h3;
+                end else if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        data <= sram$rdata;
+                        if (d_op == 32'h1) begin
+                            state <= 32'h5;
+                        end else if (d_op == 32'h2) begin
+                            state <= 32'h7;
+                        end else begin
+                            state <= 32'h3;
+                        end
                     end
                 end
             end
             32'h3: begin
-                if (got) begin
-                    count <= count + 32'h1;
-                    state <= 32'h2;
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        count <= count + 32'h1;
+                        state <= 32'h2;
+                    end
                 end
             end
             32'h5: begin
-                if (got) begin
-                    data <= data + sram$rdata;
-                    state <= 32'h3;
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        data <= data + sram$rdata;
+                        state <= 32'h3;
+                    end
                 end
             end
             32'h6: begin
-                if (got) begin
-                    desc_k <= desc_k + 32'h1;
-                    if (desc_k[32'h0]) begin
-                        soc_hi <= sram$rdata;
-                        state <= 32'h2;
-                    end else begin
-                        soc_lo <= sram$rdata;
+                if (waiting) begin
+                    if (sram$a_rvalid) begin
+                        desc_k <= desc_k + 32'h1;
+                        if (desc_k[32'h0]) begin
+                            soc_hi <= sram$rdata;
+                            state <= 32'h2;
+                        end else begin
+                            soc_lo <= sram$rdata;
+                        end
                     end
                 end
             end
@@ -5632,7 +5639,7 @@ module sunda_tpb_proto__top__dma(
         if (ask & ~bus_sram) begin
             waiting <= 1'b1;
         end
-        if (got) begin
+        if (waiting & sram$a_rvalid) begin
             waiting <= 1'b0;
         end
         if (retire) begin

@@ -146,7 +146,6 @@ pub struct SeqDma<const AW: usize> {
     ptr_addr: Signal<Local, Bits<32>>,
     retire: Signal<Local, Bit>,
     ask: Signal<Local, Bit>,
-    got: Signal<Local, Bit>,
     err_set: Signal<Local, Bits<5>>,
     err_kept: Signal<Local, Bits<5>>,
 }
@@ -177,7 +176,7 @@ impl<const AW: usize> SeqDma<AW> {
             done_base: Constant::new(u64::from(slot.base).into()),
             done_mask: Constant::new(u64::from(slot.mask).into()),
             rsp_valid_q, rsp_err_q, rsp_rdata_q, enable_q, rx, tx, error, state, ring_tx, desc_k, waiting, d_src, d_dst, d_len, d_op, soc_lo, soc_hi, d_done_addr,
-            count, data, bus_sram, bus_status, desc_addr, src_addr, dst_addr, ptr_addr, retire, ask, got, err_set,
+            count, data, bus_sram, bus_status, desc_addr, src_addr, dst_addr, ptr_addr, retire, ask, err_set,
             err_kept,
         } })
     }
@@ -301,9 +300,9 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         // ---- the engine ----
         // Every SRAM access of a state is the same handshake: the state asks
         // (`ask`) while it is not waiting, the request is taken unless the bus
-        // uses the SRAM in that cycle (then `waiting`), and `got` is the cycle
-        // the word arrives (`waiting` ends there).
-        self.got.next = self.waiting.q.val() & self.sram.a_rvalid.val();
+        // uses the SRAM in that cycle (then `waiting`), and the word arrives
+        // with `a_rvalid` while waiting (`waiting` ends there). The states test
+        // `waiting` first: the tests stay in the order that synthesises small.
         self.ask.next = false;
         if self.state.q.val() == 0 {
             if self.enable.val() & (self.rx.pending.val() != 0) {
@@ -316,90 +315,96 @@ impl<const AW: usize> Logic for SeqDma<AW> {
                 self.desc_k.d.next = 0.into();
             }
         } else if self.state.q.val() == 1 {
-            if self.got.val() {
-                self.desc_k.d.next = self.desc_k.q.val() + 1;
-                if self.desc_k.q.val() == 0 {
-                    self.d_src.d.next = self.sram.rdata.val();
-                } else if self.desc_k.q.val() == 1 {
-                    self.d_dst.d.next = self.sram.rdata.val();
-                } else if self.desc_k.q.val() == 2 {
-                    self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
-                    self.d_op.d.next = self.sram.rdata.val().get_bits::<2>(16);
-                } else {
-                    self.d_done_addr.d.next = self.sram.rdata.val();
-                    self.count.d.next = 0.into();
-                    if self.d_op.q.val() == 2 {
-                        self.state.d.next = 6.into();
-                    } else if self.d_op.q.val() == 3 {
-                        self.err_set.next = 16.into();
-                        self.retire.next = true;
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.desc_k.d.next = self.desc_k.q.val() + 1;
+                    if self.desc_k.q.val() == 0 {
+                        self.d_src.d.next = self.sram.rdata.val();
+                    } else if self.desc_k.q.val() == 1 {
+                        self.d_dst.d.next = self.sram.rdata.val();
+                    } else if self.desc_k.q.val() == 2 {
+                        self.d_len.d.next = self.sram.rdata.val().get_bits::<16>(0);
+                        self.d_op.d.next = self.sram.rdata.val().get_bits::<2>(16);
                     } else {
-                        self.state.d.next = 2.into();
+                        self.d_done_addr.d.next = self.sram.rdata.val();
+                        self.count.d.next = 0.into();
+                        if self.d_op.q.val() == 2 {
+                            self.state.d.next = 6.into();
+                        } else if self.d_op.q.val() == 3 {
+                            self.err_set.next = 16.into();
+                            self.retire.next = true;
+                        } else {
+                            self.state.d.next = 2.into();
+                        }
                     }
                 }
-            } else if !self.waiting.q.val() {
-                if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
-                    self.err_set.next = 2.into();
-                    self.retire.next = true;
-                } else {
-                    self.ask.next = true;
-                }
+            } else if (self.desc_addr.val() & self.sram_hi.val()) != 0 {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.ask.next = true;
             }
         } else if self.state.q.val() == 2 {
             self.sram.a_word.next = self.src_addr.val().get_bits::<AW>(2);
             if self.count.q.val() == self.d_len.q.val() {
                 self.state.d.next = 4.into();
-            } else if self.got.val() {
-                self.data.d.next = self.sram.rdata.val();
-                if self.d_op.q.val() == 1 {
-                    self.state.d.next = 5.into();
-                } else if self.d_op.q.val() == 2 {
-                    self.state.d.next = 7.into();
-                } else {
-                    self.state.d.next = 3.into();
+            } else if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.data.d.next = self.sram.rdata.val();
+                    if self.d_op.q.val() == 1 {
+                        self.state.d.next = 5.into();
+                    } else if self.d_op.q.val() == 2 {
+                        self.state.d.next = 7.into();
+                    } else {
+                        self.state.d.next = 3.into();
+                    }
                 }
-            } else if !self.waiting.q.val() {
-                if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.d_op.q.val() != 2) & ((self.dst_addr.val() & self.sram_hi.val()) != 0)) {
-                    self.err_set.next = 2.into();
-                    self.retire.next = true;
-                } else {
-                    self.ask.next = true;
-                }
+            } else if ((self.src_addr.val() & self.sram_hi.val()) != 0) | ((self.d_op.q.val() != 2) & ((self.dst_addr.val() & self.sram_hi.val()) != 0)) {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.ask.next = true;
             }
         } else if self.state.q.val() == 3 {
             self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
             self.sram.a_write.next = true;
-            self.ask.next = !self.waiting.q.val();
-            if self.got.val() {
-                self.count.d.next = self.count.q.val() + 1;
-                self.state.d.next = 2.into();
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.count.d.next = self.count.q.val() + 1;
+                    self.state.d.next = 2.into();
+                }
+            } else {
+                self.ask.next = true;
             }
         } else if self.state.q.val() == 5 {
             // OP_ADD: the destination word, added to the source word.
             self.sram.a_word.next = self.dst_addr.val().get_bits::<AW>(2);
-            self.ask.next = !self.waiting.q.val();
-            if self.got.val() {
-                self.data.d.next = self.data.q.val() + self.sram.rdata.val();
-                self.state.d.next = 3.into();
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.data.d.next = self.data.q.val() + self.sram.rdata.val();
+                    self.state.d.next = 3.into();
+                }
+            } else {
+                self.ask.next = true;
             }
         } else if self.state.q.val() == 6 {
             // OP_SOC_WRITE: the SoC address's two words.
             self.sram.a_word.next = self.ptr_addr.val().get_bits::<AW>(2);
-            if self.got.val() {
-                self.desc_k.d.next = self.desc_k.q.val() + 1;
-                if self.desc_k.q.val().get_bit(0) {
-                    self.soc_hi.d.next = self.sram.rdata.val();
-                    self.state.d.next = 2.into();
-                } else {
-                    self.soc_lo.d.next = self.sram.rdata.val();
+            if self.waiting.q.val() {
+                if self.sram.a_rvalid.val() {
+                    self.desc_k.d.next = self.desc_k.q.val() + 1;
+                    if self.desc_k.q.val().get_bit(0) {
+                        self.soc_hi.d.next = self.sram.rdata.val();
+                        self.state.d.next = 2.into();
+                    } else {
+                        self.soc_lo.d.next = self.sram.rdata.val();
+                    }
                 }
-            } else if !self.waiting.q.val() {
-                if (self.ptr_addr.val() & self.sram_hi.val()) != 0 {
-                    self.err_set.next = 2.into();
-                    self.retire.next = true;
-                } else {
-                    self.ask.next = true;
-                }
+            } else if (self.ptr_addr.val() & self.sram_hi.val()) != 0 {
+                self.err_set.next = 2.into();
+                self.retire.next = true;
+            } else {
+                self.ask.next = true;
             }
         } else if self.state.q.val() == 7 {
             // OP_SOC_WRITE: the word's write on the system master port.
@@ -429,7 +434,7 @@ impl<const AW: usize> Logic for SeqDma<AW> {
         if self.ask.val() & !self.bus_sram.val() {
             self.waiting.d.next = true;
         }
-        if self.got.val() {
+        if self.waiting.q.val() & self.sram.a_rvalid.val() {
             self.waiting.d.next = false;
         }
         // ---- retire: the ring's head, pending count and done counter ----
