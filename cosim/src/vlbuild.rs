@@ -113,7 +113,7 @@ fn run(tool: &'static str, cmd: &mut Command, what: &str) -> Result<(), BuildErr
 /// Compile `files` to objects in `out` with `flags` and `opt` (the files
 /// [`vlgen::is_slow`] picks at [`vlgen::SLOW_OPT_LEVEL`]), `jobs` at a time.
 fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs: usize) -> Result<Vec<PathBuf>, BuildError> {
-    let slow_opt = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+    let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
     let objs: Vec<PathBuf> = files.iter().map(|f| out.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let first_error: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
@@ -124,8 +124,11 @@ fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs:
                 if i >= files.len() || first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     break;
                 }
-                let opt = if vlgen::is_slow(&files[i]) { slow_opt.as_str() } else { opt };
-                let r = run("g++", Command::new("g++").args(flags).arg(opt).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]), &files[i].display().to_string());
+                let r = run(
+                    "g++",
+                    Command::new("g++").args(flags).arg(opt_for(&files[i], opt, &slow)).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]),
+                    &files[i].display().to_string(),
+                );
                 if let Err(e) = r {
                     if let Ok(mut slot) = first_error.lock() {
                         slot.get_or_insert(e);
@@ -137,6 +140,16 @@ fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs:
     match first_error.into_inner().ok().flatten() {
         Some(e) => Err(e),
         None => Ok(objs),
+    }
+}
+
+/// The optimisation flag `file` is compiled with: `slow` for the code that
+/// runs once ([`vlgen::is_slow`]), `fast` for the rest.
+fn opt_for<'a>(file: &Path, fast: &'a str, slow: &'a str) -> &'a str {
+    if vlgen::is_slow(file) {
+        slow
+    } else {
+        fast
     }
 }
 
@@ -304,5 +317,29 @@ fn load(lib: &Path, prefix: &str, design: &str, traced: bool, fst: bool, header:
             ),
         };
         Ok(Model::from_fns(Box::leak(Box::new(fns))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model's run-once C++ (its `__Slow` files and `__Syms.cpp`) is
+    /// compiled at `-O0`; the cycle's code and the runtime at the spec's level.
+    #[test]
+    fn only_the_code_that_runs_once_is_compiled_at_slow_opt_level() {
+        let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+        assert_eq!(slow, "-O0");
+        for (file, want) in [
+            ("gen/Vcover_cayman___024root__DepSet_hddc19d1c__13__Slow.cpp", "-O0"),
+            ("gen/Vcover_cayman__Syms.cpp", "-O0"),
+            ("gen/Vcover_cayman__Trace__0__Slow.cpp", "-O0"),
+            ("gen/Vcover_cayman___024root__DepSet_hddc19d1c__7.cpp", "-O2"),
+            ("gen/Vcover_cayman__Trace__0.cpp", "-O2"),
+            ("/usr/share/verilator/include/verilated.cpp", "-O2"),
+            ("gen/shim.cpp", "-O2"),
+        ] {
+            assert_eq!(opt_for(Path::new(file), "-O2", &slow), want, "{file}");
+        }
     }
 }
