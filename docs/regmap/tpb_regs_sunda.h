@@ -738,7 +738,7 @@
 #define SUNDA_SEQ_DMA_RX_PENDING_HAL_OFFSET 0x0804u
 #define SUNDA_SEQ_DMA_RX_PENDING_DEVICE_OFFSET 0x0804u
 #define SUNDA_SEQ_DMA_RX_PENDING_RESET 0x00000000u
-/* RX ring: descriptors retired since enable */
+/* RX ring: descriptors retired since reset */
 #define SUNDA_SEQ_DMA_RX_DONE_OFFSET 0x0808u
 #define SUNDA_SEQ_DMA_RX_DONE_HAL_OFFSET 0x0808u
 #define SUNDA_SEQ_DMA_RX_DONE_DEVICE_OFFSET 0x0808u
@@ -753,7 +753,7 @@
 #define SUNDA_SEQ_DMA_TX_PENDING_HAL_OFFSET 0x0810u
 #define SUNDA_SEQ_DMA_TX_PENDING_DEVICE_OFFSET 0x0810u
 #define SUNDA_SEQ_DMA_TX_PENDING_RESET 0x00000000u
-/* TX ring: descriptors retired since enable (the host's stdio drain reads it) */
+/* TX ring: descriptors retired since reset (the host's stdio drain reads it) */
 #define SUNDA_SEQ_DMA_TX_DONE_OFFSET 0x0814u
 #define SUNDA_SEQ_DMA_TX_DONE_HAL_OFFSET 0x0814u
 #define SUNDA_SEQ_DMA_TX_DONE_DEVICE_OFFSET 0x0814u

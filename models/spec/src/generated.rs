@@ -8,13 +8,13 @@ pub mod seq_dma {
     pub const RX_HW_HEAD: u32 = 0x0800;
     /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
     pub const RX_PENDING: u32 = 0x0804;
-    /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+    /// RX ring: descriptors retired since reset `[D]` (DIGEST §5)
     pub const RX_DONE: u32 = 0x0808;
     /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
     pub const TX_HW_HEAD: u32 = 0x080c;
     /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
     pub const TX_PENDING: u32 = 0x0810;
-    /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+    /// TX ring: descriptors retired since reset (the host's stdio drain reads it) `[D]` (DIGEST §5)
     pub const TX_DONE: u32 = 0x0814;
     /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
     pub const ERROR: u32 = 0x0818;

@@ -538,13 +538,13 @@ pub mod sunda {
         pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
         /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
-        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        /// RX ring: descriptors retired since reset `[D]` (DIGEST §5)
         pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
         /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
         pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
         /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
-        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        /// TX ring: descriptors retired since reset (the host's stdio drain reads it) `[D]` (DIGEST §5)
         pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
         /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
         pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
@@ -1092,13 +1092,13 @@ pub mod cayman {
         pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
         /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
-        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        /// RX ring: descriptors retired since reset `[D]` (DIGEST §5)
         pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
         /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
         pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
         /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
-        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        /// TX ring: descriptors retired since reset (the host's stdio drain reads it) `[D]` (DIGEST §5)
         pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
         /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
         pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
@@ -1660,13 +1660,13 @@ pub mod mariana {
         pub const RX_HW_HEAD: Reg = Reg { name: "rx_hw_head", block: "seq_dma", offset: 0x0800, rtl_offset: 0x0800, device_offset: Some(0x0800), reset: 0x0 };
         /// RX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const RX_PENDING: Reg = Reg { name: "rx_pending", block: "seq_dma", offset: 0x0804, rtl_offset: 0x0804, device_offset: Some(0x0804), reset: 0x0 };
-        /// RX ring: descriptors retired since enable `[D]` (DIGEST §5)
+        /// RX ring: descriptors retired since reset `[D]` (DIGEST §5)
         pub const RX_DONE: Reg = Reg { name: "rx_done", block: "seq_dma", offset: 0x0808, rtl_offset: 0x0808, device_offset: Some(0x0808), reset: 0x0 };
         /// TX ring: the engine's head (next descriptor it reads) `[D]` (DIGEST §5)
         pub const TX_HW_HEAD: Reg = Reg { name: "tx_hw_head", block: "seq_dma", offset: 0x080c, rtl_offset: 0x080c, device_offset: Some(0x080c), reset: 0x0 };
         /// TX ring: tail increments not yet retired `[D]` (DIGEST §5)
         pub const TX_PENDING: Reg = Reg { name: "tx_pending", block: "seq_dma", offset: 0x0810, rtl_offset: 0x0810, device_offset: Some(0x0810), reset: 0x0 };
-        /// TX ring: descriptors retired since enable (the host's stdio drain reads it) `[D]` (DIGEST §5)
+        /// TX ring: descriptors retired since reset (the host's stdio drain reads it) `[D]` (DIGEST §5)
         pub const TX_DONE: Reg = Reg { name: "tx_done", block: "seq_dma", offset: 0x0814, rtl_offset: 0x0814, device_offset: Some(0x0814), reset: 0x0 };
         /// Sticky descriptor errors; write 1 to clear a bit `[D]` (DIGEST §5)
         pub const ERROR: Reg = Reg { name: "error", block: "seq_dma", offset: 0x0818, rtl_offset: 0x0818, device_offset: Some(0x0818), reset: 0x0 };
