@@ -46,8 +46,8 @@ if sim == "verilator":
     # to link; a command-line make variable puts GCC's `-include` back.
     # OPT_FAST and OPT_GLOBAL: the model and the Verilator runtime at g++
     # -O0 (the makefile's default is -Os). A register-level test spends its
-    # time in Python and VPI, not in the model: -O0 halves the build (26 s ->
-    # 15 s for the CAYMAN top on 2 cores) and the test runs as fast.
+    # time in Python and VPI, not in the model; the build takes about half
+    # as long (docs/verilator.md).
     os.environ["MAKEFLAGS"] = (os.environ.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O0 OPT_GLOBAL=-O0").strip()
     build_args = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O1"]
 elif sim == "icarus":
