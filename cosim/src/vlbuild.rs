@@ -3,9 +3,10 @@
 //! emission of a top that `tpb bench --before` measures beside the current
 //! one. The same generators as `build.rs` (`vlgen`: probe wrapper, shim,
 //! port list); the C++ is compiled with `g++ -fPIC` on every core and linked
-//! into `lib<prefix>.so` with its own copy of the Verilator runtime, then
-//! opened with `libloading`. A build is cached in its directory under a
-//! stamp of its inputs.
+//! into `lib<prefix>.so` with the Verilator runtime, then opened with
+//! `libloading`. A build is cached in its directory under a stamp of its
+//! inputs; the runtime's objects and precompiled headers are shared by the
+//! models built with the same flags ([`shared_root`]).
 
 use crate::verilator::{Model, ModelFns, PortInfo};
 use crate::vlgen;
@@ -110,25 +111,26 @@ fn run(tool: &'static str, cmd: &mut Command, what: &str) -> Result<(), BuildErr
     Ok(())
 }
 
-/// Compile `files` to objects in `out` with `flags` and `opt` (the files
-/// [`vlgen::is_slow`] picks at [`vlgen::SLOW_OPT_LEVEL`]), `jobs` at a time.
-fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs: usize) -> Result<Vec<PathBuf>, BuildError> {
-    let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
-    let objs: Vec<PathBuf> = files.iter().map(|f| out.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
+/// One g++ run: `src` to `out`, with the common flags and then `args`.
+struct Compile {
+    src: PathBuf,
+    out: PathBuf,
+    args: Vec<String>,
+}
+
+/// Run `list`, `jobs` at a time; the first failure is the error.
+fn compile_all(list: &[Compile], flags: &[String], jobs: usize) -> Result<(), BuildError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let first_error: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= files.len() || first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                if i >= list.len() || first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     break;
                 }
-                let r = run(
-                    "g++",
-                    Command::new("g++").args(flags).arg(opt_for(&files[i], opt, &slow)).arg("-c").arg(&files[i]).arg("-o").arg(&objs[i]),
-                    &files[i].display().to_string(),
-                );
+                let c = &list[i];
+                let r = run("g++", Command::new("g++").args(flags).args(&c.args).arg("-c").arg(&c.src).arg("-o").arg(&c.out), &c.src.display().to_string());
                 if let Err(e) = r {
                     if let Ok(mut slot) = first_error.lock() {
                         slot.get_or_insert(e);
@@ -139,8 +141,72 @@ fn compile_all(files: &[PathBuf], out: &Path, flags: &[String], opt: &str, jobs:
     });
     match first_error.into_inner().ok().flatten() {
         Some(e) => Err(e),
-        None => Ok(objs),
+        None => Ok(()),
     }
+}
+
+/// `c` as a shell command line, every argument quoted.
+fn command_line(flags: &[String], c: &Compile) -> String {
+    let q = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
+    let (src, out) = (c.src.display().to_string(), c.out.display().to_string());
+    let args = flags.iter().chain(&c.args).map(|a| q(a)).collect::<Vec<_>>().join(" ");
+    format!("g++ {args} -c {} -o {}", q(&src), q(&out))
+}
+
+/// Where [`build`] keeps what the models built with the same flags share:
+/// the Verilator runtime's objects and its precompiled headers.
+pub fn shared_root() -> PathBuf {
+    crate::regen::repo_root().join("target/verilator-cache/vlbuild-shared")
+}
+
+/// What every model built with the same g++ flags shares, compiled by the
+/// first build that needs it and kept in a directory of [`shared_root`]
+/// named by a hash of those flags, the optimisation levels, the runtime's
+/// sources and g++'s version: the Verilator runtime's objects, and
+/// [`vlgen::pch_header`] precompiled at each level the models' own files
+/// use (optimisation level → the header to `-include`).
+struct Shared {
+    runtime: Vec<PathBuf>,
+    pch: Vec<(String, PathBuf)>,
+}
+
+fn shared(inc: &Path, flags: &[String], spec: &Spec, jobs: usize) -> Result<Shared, BuildError> {
+    let mut sources: Vec<PathBuf> = vlgen::RUNTIME.iter().map(|&f| inc.join(if spec.fst && f.contains("_vcd_") { vlgen::RUNTIME_FST } else { f })).collect();
+    if spec.coverage {
+        sources.push(inc.join(vlgen::RUNTIME_COVERAGE));
+    }
+    let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+    let mut levels = vec![spec.opt.to_string(), slow.clone()];
+    levels.dedup();
+    let header = vlgen::pch_header(spec.traced, spec.fst, spec.coverage);
+    let gcc = Command::new("g++").arg("-dumpfullversion").output().map_err(|e| BuildError::Tool {
+        tool: "g++",
+        what: "its version".into(),
+        stderr: format!("cannot run g++: {e} (install it with `bash scripts/setup`)"),
+    })?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (flags, &levels, &header, &gcc.stdout).hash(&mut h);
+    for f in sources.iter().chain([&inc.join("verilated.h")]) {
+        std::fs::read(f).map_err(io(f.display().to_string()))?.hash(&mut h);
+    }
+    let dir = shared_root().join(format!("{:016x}", h.finish()));
+    std::fs::create_dir_all(&dir).map_err(io(dir.display().to_string()))?;
+    let _turn = DirLock::take(&dir)?;
+    let runtime: Vec<PathBuf> = sources.iter().map(|f| dir.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
+    let pch: Vec<(String, PathBuf)> = levels.iter().map(|o| (o.clone(), dir.join(format!("pch{o}.h")))).collect();
+    let done = dir.join("built");
+    let gch = |h: &PathBuf| PathBuf::from(format!("{}.gch", h.display()));
+    if !(done.exists() && runtime.iter().chain(pch.iter().map(|(_, h)| h)).all(|f| f.exists()) && pch.iter().all(|(_, h)| gch(h).exists())) {
+        let mut list: Vec<Compile> =
+            sources.iter().zip(&runtime).map(|(s, o)| Compile { src: s.clone(), out: o.clone(), args: vec![opt_for(s, spec.opt, &slow).to_string()] }).collect();
+        for (o, h) in &pch {
+            std::fs::write(h, &header).map_err(io(h.display().to_string()))?;
+            list.push(Compile { src: h.clone(), out: gch(h), args: vec![o.clone(), "-x".into(), "c++-header".into()] });
+        }
+        compile_all(&list, flags, jobs)?;
+        std::fs::write(&done, "").map_err(io(done.display().to_string()))?;
+    }
+    Ok(Shared { runtime, pch })
 }
 
 /// The optimisation flag `file` is compiled with: `slow` for the code that
@@ -229,27 +295,43 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
             .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
             .collect();
         files.sort();
-        files.extend(vlgen::RUNTIME.iter().map(|&f| inc.join(if spec.fst && f.contains("_vcd_") { vlgen::RUNTIME_FST } else { f })));
-        if spec.coverage {
-            files.push(inc.join(vlgen::RUNTIME_COVERAGE));
-        }
-        let lines: usize = files.iter().filter(|f| f.starts_with(&gen)).filter_map(|f| std::fs::read_to_string(f).ok()).map(|t| t.lines().count()).sum();
+        let lines: usize = files.iter().filter_map(|f| std::fs::read_to_string(f).ok()).map(|t| t.lines().count()).sum();
         say(&format!("compiling {} ({} files, {lines} lines of C++, {jobs} at a time)", spec.prefix, files.len()));
         let d = |x: bool| if x { "1" } else { "0" };
-        let flags: Vec<String> = vec![
+        let mut flags: Vec<String> = vec![
             "-std=c++17".into(),
             "-fPIC".into(),
             "-w".into(),
             format!("-I{}", inc.display()),
             format!("-I{}", inc.join("vltstd").display()),
-            format!("-I{}", gen.display()),
             format!("-DVM_COVERAGE={}", d(spec.coverage)),
             "-DVM_SC=0".into(),
             format!("-DVM_TRACE={}", d(spec.traced)),
             format!("-DVM_TRACE_VCD={}", d(spec.traced && !spec.fst)),
             format!("-DVM_TRACE_FST={}", d(spec.fst)),
         ];
-        let objs = compile_all(&files, &gen, &flags, spec.opt, jobs)?;
+        let shared = shared(&inc, &flags, spec, jobs)?;
+        flags.push(format!("-I{}", gen.display()));
+        let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+        let list: Vec<Compile> = files
+            .iter()
+            .map(|f| {
+                let opt = opt_for(f, spec.opt, &slow);
+                let mut args = vec![opt.to_string()];
+                if let Some((_, h)) = shared.pch.iter().find(|(o, _)| o == opt) {
+                    args.extend(["-include".to_string(), h.display().to_string()]);
+                }
+                Compile { src: f.clone(), out: gen.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy())), args }
+            })
+            .collect();
+        let script: String = list.iter().map(|c| command_line(&flags, c) + "\n").collect();
+        std::fs::write(
+            gen.join("compile.sh"),
+            format!("# GENERATED by tpb_cosim::vlbuild: how {}'s own C++ was compiled (the runtime's objects and precompiled headers are shared).\n{script}", spec.prefix),
+        )
+        .map_err(io("compile.sh"))?;
+        compile_all(&list, &flags, jobs)?;
+        let objs: Vec<&PathBuf> = list.iter().map(|c| &c.out).chain(&shared.runtime).collect();
         run(
             "g++",
             Command::new("g++").args(["-shared", "-Wl,-Bsymbolic", "-o"]).arg(&lib).args(&objs).arg("-lpthread").args(spec.fst.then_some("-lz")),

@@ -475,3 +475,37 @@ fn a_model_built_at_run_time_runs_and_bad_verilog_is_an_error() {
         other => panic!("expected a verilator error, got {:?}", other.map(|m| m.name())),
     }
 }
+
+/// Models built at run time with the same flags share the Verilator
+/// runtime's objects and its precompiled headers: the second model compiles
+/// only its own C++, and g++ does use the precompiled header (a `.gch` that
+/// did not match the flags would be passed over in silence, and each file
+/// would parse the runtime's headers again).
+#[test]
+fn models_built_with_the_same_flags_share_the_runtime_and_its_precompiled_headers() {
+    use tpb_cosim::vlbuild::{build, Spec};
+    let dir = tpb_testbench::tools::repo_root().join("target/vlbuild-test/shared");
+    let _ = std::fs::remove_dir_all(&dir);
+    let model = |name: &str| {
+        let verilog = format!("module {name}(input wire clock, output reg [3:0] n);\n    initial n = 4'h0;\n    always @(posedge clock) n <= n + 4'h1;\nendmodule\n");
+        build(&Spec::new(&format!("V{name}"), verilog, name, None, false), &dir.join(name), 1, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read_to_string(dir.join(name).join("gen/compile.sh")).unwrap()
+    };
+    let first = model("share_a");
+    let include = |script: &str| -> Vec<String> { script.lines().filter_map(|l| l.split("'-include' '").nth(1)).map(|r| r.split('\'').next().unwrap().to_string()).collect() };
+    let pchs = include(&first);
+    assert!(!pchs.is_empty() && pchs.iter().all(|p| p.contains("vlbuild-shared")), "{first}");
+    let shared = std::path::Path::new(&pchs[0]).parent().unwrap().to_path_buf();
+    let built = |f: &str| std::fs::metadata(shared.join(f)).and_then(|m| m.modified()).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let before = (built("verilated.o"), built("pch-O2.h.gch"));
+    let second = model("share_b");
+    assert_eq!(include(&second), pchs, "the same flags, the same precompiled headers");
+    assert_eq!((built("verilated.o"), built("pch-O2.h.gch")), before, "the second model reused the runtime and the headers");
+    assert!(!second.contains("verilated.cpp"), "the runtime is not compiled again: {second}");
+    // g++ -H marks a precompiled header it uses with '!' (and one it cannot with 'x').
+    for line in second.lines().filter(|l| l.starts_with("g++ ")) {
+        let o = std::process::Command::new("bash").arg("-c").arg(format!("{line} -H")).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success() && err.lines().any(|l| l.starts_with("! ") && l.ends_with(".gch")), "{line}:\n{err}");
+    }
+}

@@ -54,11 +54,18 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CoverError {
     move |source| CoverError::Io { what, source }
 }
 
+/// g++ optimisation for the coverage model's per-cycle code (`[D]`): `-O1`.
+/// A `tpb cover` is mostly its model's build: at `-O1` the build takes a
+/// quarter less g++ time than at `-O2` and the runs take as long; at `-O0`
+/// they take three times as long (docs/coverage.md, "What a cover costs").
+pub const OPT: &str = "-O1";
+
 /// The coverage model of `arch` (its top as the normal model has it, with
 /// the probe wrapper).
 pub fn spec(arch: Arch) -> Result<Spec, CoverError> {
     let mut s = Spec::top(arch, &format!("Vcover_{}", arch.name()), false)?;
     s.coverage = true;
+    s.opt = OPT;
     Ok(s)
 }
 
