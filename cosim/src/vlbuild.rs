@@ -145,6 +145,16 @@ fn compile_all(list: &[Compile], flags: &[String], jobs: usize) -> Result<(), Bu
     }
 }
 
+/// The object file `src` compiles to in `dir`.
+fn object(dir: &Path, src: &Path) -> PathBuf {
+    dir.join(format!("{}.o", src.file_stem().unwrap_or_default().to_string_lossy()))
+}
+
+/// The optimisation flag of the code that runs once ([`vlgen::SLOW_OPT_LEVEL`]).
+fn slow_opt() -> String {
+    format!("-O{}", vlgen::SLOW_OPT_LEVEL)
+}
+
 /// `c` as a shell command line, every argument quoted.
 fn command_line(flags: &[String], c: &Compile) -> String {
     let q = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
@@ -175,7 +185,7 @@ fn shared(inc: &Path, flags: &[String], spec: &Spec, jobs: usize) -> Result<Shar
     if spec.coverage {
         sources.push(inc.join(vlgen::RUNTIME_COVERAGE));
     }
-    let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+    let slow = slow_opt();
     let mut levels = vec![spec.opt.to_string(), slow.clone()];
     levels.dedup();
     let header = vlgen::pch_header(spec.traced, spec.fst, spec.coverage);
@@ -192,16 +202,15 @@ fn shared(inc: &Path, flags: &[String], spec: &Spec, jobs: usize) -> Result<Shar
     let dir = shared_root().join(format!("{:016x}", h.finish()));
     std::fs::create_dir_all(&dir).map_err(io(dir.display().to_string()))?;
     let _turn = DirLock::take(&dir)?;
-    let runtime: Vec<PathBuf> = sources.iter().map(|f| dir.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy()))).collect();
     let pch: Vec<(String, PathBuf)> = levels.iter().map(|o| (o.clone(), dir.join(format!("pch{o}.h")))).collect();
+    let mut list: Vec<Compile> = sources.iter().map(|s| Compile { src: s.clone(), out: object(&dir, s), args: vec![opt_for(s, spec.opt, &slow).to_string()] }).collect();
+    list.extend(pch.iter().map(|(o, h)| Compile { src: h.clone(), out: PathBuf::from(format!("{}.gch", h.display())), args: vec![o.clone(), "-x".into(), "c++-header".into()] }));
+    let runtime: Vec<PathBuf> = list[..sources.len()].iter().map(|c| c.out.clone()).collect();
+    // `built` is written once every output is: a build cut short is made again.
     let done = dir.join("built");
-    let gch = |h: &PathBuf| PathBuf::from(format!("{}.gch", h.display()));
-    if !(done.exists() && runtime.iter().chain(pch.iter().map(|(_, h)| h)).all(|f| f.exists()) && pch.iter().all(|(_, h)| gch(h).exists())) {
-        let mut list: Vec<Compile> =
-            sources.iter().zip(&runtime).map(|(s, o)| Compile { src: s.clone(), out: o.clone(), args: vec![opt_for(s, spec.opt, &slow).to_string()] }).collect();
-        for (o, h) in &pch {
+    if !(done.exists() && list.iter().all(|c| c.out.exists())) {
+        for (_, h) in &pch {
             std::fs::write(h, &header).map_err(io(h.display().to_string()))?;
-            list.push(Compile { src: h.clone(), out: gch(h), args: vec![o.clone(), "-x".into(), "c++-header".into()] });
         }
         compile_all(&list, flags, jobs)?;
         std::fs::write(&done, "").map_err(io(done.display().to_string()))?;
@@ -312,7 +321,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
         ];
         let shared = shared(&inc, &flags, spec, jobs)?;
         flags.push(format!("-I{}", gen.display()));
-        let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+        let slow = slow_opt();
         let list: Vec<Compile> = files
             .iter()
             .map(|f| {
@@ -321,7 +330,7 @@ pub fn build(spec: &Spec, dir: &Path, jobs: usize, say: &dyn Fn(&str)) -> Result
                 if let Some((_, h)) = shared.pch.iter().find(|(o, _)| o == opt) {
                     args.extend(["-include".to_string(), h.display().to_string()]);
                 }
-                Compile { src: f.clone(), out: gen.join(format!("{}.o", f.file_stem().unwrap_or_default().to_string_lossy())), args }
+                Compile { src: f.clone(), out: object(&gen, f), args }
             })
             .collect();
         let script: String = list.iter().map(|c| command_line(&flags, c) + "\n").collect();
@@ -410,7 +419,7 @@ mod tests {
     /// compiled at `-O0`; the cycle's code and the runtime at the spec's level.
     #[test]
     fn only_the_code_that_runs_once_is_compiled_at_slow_opt_level() {
-        let slow = format!("-O{}", vlgen::SLOW_OPT_LEVEL);
+        let slow = slow_opt();
         assert_eq!(slow, "-O0");
         for (file, want) in [
             ("gen/Vcover_cayman___024root__DepSet_hddc19d1c__13__Slow.cpp", "-O0"),

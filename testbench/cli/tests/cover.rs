@@ -42,6 +42,27 @@ fn tpb_cover_merges_runs_into_lcov_html_and_a_per_module_summary() {
     assert!(info.contains("SF:") && info.contains("\nDA:") && info.contains("end_of_record"), "lcov tracefile");
     assert!(d.join("html/index.html").is_file(), "genhtml's report");
     assert!(std::fs::read_to_string(d.join("coverage.dat")).unwrap().starts_with("# SystemC::Coverage"));
+    // The coverage model's per-cycle code at `cover::OPT`, its run-once code at -O0.
+    assert_eq!(tpb_cosim::cover::OPT, "-O1", "the level docs/coverage.md measured");
+    let root = tpb_testbench::tools::repo_root();
+    let script = std::fs::read_to_string(root.join("target/cover-model/Vcover_cayman/gen/compile.sh")).unwrap();
+    let level = |slow: bool| -> Vec<&str> {
+        script
+            .lines()
+            .filter(|l| l.starts_with("g++ ") && tpb_cosim::vlgen::is_slow(std::path::Path::new(l.split(" -c '").nth(1).unwrap().split('\'').next().unwrap())) == slow)
+            .map(|l| {
+                if l.contains("'-O1'") {
+                    "-O1"
+                } else if l.contains("'-O0'") {
+                    "-O0"
+                } else {
+                    "other"
+                }
+            })
+            .collect()
+    };
+    let (fast, slow) = (level(false), level(true));
+    assert!(!fast.is_empty() && fast.iter().all(|&o| o == tpb_cosim::cover::OPT) && slow.iter().all(|&o| o == "-O0"), "{script}");
     // The seeds' cases dispatch verified, and the register matrix.
     let points: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("points.json")).unwrap()).unwrap();
     let hits = |p: &str| points["points"].as_array().unwrap().iter().find(|x| x["name"] == p).unwrap_or_else(|| panic!("no point {p}"))["hits"].as_u64().unwrap();
