@@ -64,11 +64,25 @@ fn stamp_of(parts: &[&[u8]]) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// Build `lib<name>.a` from `fast` (at -O2) and `slow` (code that runs
-/// once, at `vlgen::SLOW_OPT_LEVEL`) unless `dir/<name>.stamp` already holds `stamp`. Returns the
-/// link line; the caller emits them in dependency order (models before the
+/// One static library of C++ for the link: a model's or the runtime's.
+struct Lib<'a> {
+    name: &'a str,
+    dir: &'a Path,
+    /// Compiled at -O2.
+    fast: &'a [PathBuf],
+    /// Code that runs once, at `vlgen::SLOW_OPT_LEVEL`.
+    slow: &'a [PathBuf],
+    /// Its inputs' stamp: the library is built again when it changes.
+    stamp: &'a str,
+    traced: bool,
+}
+
+/// Build `lib<name>.a` unless `dir/<name>.stamp` already holds its stamp,
+/// its files compiled against `pch`'s header where given. Returns the link
+/// line; the caller emits them in dependency order (models before the
 /// runtime they call).
-fn build_lib(name: &str, dir: &Path, fast: &[PathBuf], slow: &[PathBuf], includes: &[PathBuf], stamp: &str, traced: bool) -> String {
+fn build_lib(lib: &Lib, includes: &[PathBuf], pch: Option<&Pch>) -> String {
+    let Lib { name, dir, fast, slow, stamp, traced } = *lib;
     let stamp_file = dir.join(format!("{name}.stamp"));
     let lib = dir.join(format!("lib{name}.a"));
     let link = format!("cargo:rustc-link-search=native={}\ncargo:rustc-link-lib=static={name}", dir.display());
@@ -84,6 +98,11 @@ fn build_lib(name: &str, dir: &Path, fast: &[PathBuf], slow: &[PathBuf], include
         }
         let d = |x: bool| if x { "1" } else { "0" };
         b.define("VM_COVERAGE", "0").define("VM_SC", "0").define("VM_TRACE", d(traced)).define("VM_TRACE_VCD", d(traced)).define("VM_TRACE_FST", "0");
+        if let Some(p) = pch {
+            let header = p.precompiled(&b, traced);
+            // A `.gch` g++ finds but cannot use (flags that differ) fails the build instead of slowing it.
+            b.flag("-include").flag(header.to_str().unwrap()).flag("-Winvalid-pch").flag("-Werror=invalid-pch");
+        }
         b
     };
     let mut objects = Vec::new();
@@ -99,6 +118,49 @@ fn build_lib(name: &str, dir: &Path, fast: &[PathBuf], slow: &[PathBuf], include
     b.compile(name);
     std::fs::write(&stamp_file, stamp).unwrap();
     link
+}
+
+/// The models' precompiled runtime headers: [`vlgen::pch_header`] compiled
+/// with a model library's own compiler and flags, kept in
+/// `root/<hash of them, the header and Verilator's version>/`, so that the
+/// three generations' models (and a model rebuilt after a Verilog edit)
+/// parse the Verilator headers once per optimisation level, not once per
+/// file (docs/verilator.md, "Precompiled runtime headers").
+struct Pch {
+    root: PathBuf,
+    verilator: Vec<u8>,
+}
+
+impl Pch {
+    /// The header to `-include` for `b`'s flags, its `.gch` made if missing.
+    fn precompiled(&self, b: &cc::Build, traced: bool) -> PathBuf {
+        let tool = b.get_compiler();
+        let args: Vec<&std::ffi::OsStr> = tool.args().iter().map(|a| a.as_os_str()).collect();
+        let text = vlgen::pch_header(traced, false, false);
+        let line = format!("{} {args:?}", tool.path().display());
+        let dir = self.root.join(stamp_of(&[line.as_bytes(), text.as_bytes(), &self.verilator]));
+        let (header, gch) = (dir.join("pch.h"), dir.join("pch.h.gch"));
+        if gch.exists() {
+            return header;
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&header, &text).unwrap();
+        // Made under another name and renamed: a debug and a release build may make it at once.
+        let tmp = dir.join(format!("pch.h.gch.{}", std::process::id()));
+        let o = Command::new(tool.path())
+            .args(&args)
+            .args(["-x", "c++-header"])
+            .arg(&header)
+            .arg("-o")
+            .arg(&tmp)
+            .output()
+            .unwrap_or_else(|e| fail(format!("{}: {e}", tool.path().display())));
+        if !o.status.success() {
+            fail(format!("precompiling {}:\n{}", header.display(), String::from_utf8_lossy(&o.stderr)));
+        }
+        std::fs::rename(&tmp, &gch).unwrap();
+        header
+    }
 }
 
 /// `scenario::BUILTIN`: every `scenarios/*.toml`, by file name, so that a
@@ -138,7 +200,9 @@ fn main() {
     let version = Command::new("verilator").arg("--version").output().map(|o| o.stdout).unwrap_or_default();
     let rt_files: Vec<PathBuf> = vlgen::RUNTIME.iter().map(|f| inc.join(f)).collect();
     let rt_stamp = stamp_of(&[&version, vlgen::RUNTIME.join(" ").as_bytes(), b"c++17 -O2"]);
-    let runtime_link = build_lib("verilated_runtime", &rt_dir, &rt_files, &[], &includes, &rt_stamp, true);
+    let runtime = Lib { name: "verilated_runtime", dir: &rt_dir, fast: &rt_files, slow: &[], stamp: &rt_stamp, traced: true };
+    let runtime_link = build_lib(&runtime, &includes, None);
+    let pch = Pch { root: cache.join("pch"), verilator: version.clone() };
     let mut links = Vec::new();
     // ---- one library pair per model ----
     let mut designs: Vec<Design> = ARCHS
@@ -194,10 +258,12 @@ fn main() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cpp")).collect();
         files.sort();
         let (slow, fast): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| vlgen::is_slow(f));
-        let mut incs = includes.clone();
-        incs.push(dir.clone());
-        let stamp = stamp_of(&[vstamp.as_bytes(), shim_text.as_bytes(), b"c++17"]);
-        links.push(build_lib(&prefix, &dir, &fast, &slow, &incs, &stamp, design.traced));
+        // The model's own headers are found beside its sources (`#include "…"`),
+        // so its flags are every model's and the precompiled headers are shared.
+        let stamp = stamp_of(&[vstamp.as_bytes(), shim_text.as_bytes(), b"c++17 pch"]);
+        // The untraced fixture is two files: precompiling for it would cost more than it saves.
+        let lib = Lib { name: &prefix, dir: &dir, fast: &fast, slow: &slow, stamp: &stamp, traced: design.traced };
+        links.push(build_lib(&lib, &includes, design.traced.then_some(&pch)));
         let _ = writeln!(
             rust,
             "extern \"C\" {{ fn {prefix}_new() -> *mut c_void; fn {prefix}_delete(m: *mut c_void); fn {prefix}_eval(m: *mut c_void); fn {prefix}_ports(m: *mut c_void, out: *mut *mut c_void); fn {prefix}_trace_open(m: *mut c_void, path: *const c_char, only: *const c_char) -> c_int; fn {prefix}_trace_dump(m: *mut c_void, t: u64); fn {prefix}_trace_close(m: *mut c_void); }}"
