@@ -267,7 +267,7 @@ fn main() {
         links.push(build_lib(&lib, &includes, design.traced.then_some(&pch)));
         let _ = writeln!(
             rust,
-            "extern \"C\" {{ fn {prefix}_new() -> *mut c_void; fn {prefix}_delete(m: *mut c_void); fn {prefix}_eval(m: *mut c_void); fn {prefix}_ports(m: *mut c_void, out: *mut *mut c_void); fn {prefix}_trace_open(m: *mut c_void, path: *const c_char, only: *const c_char) -> c_int; fn {prefix}_trace_dump(m: *mut c_void, t: u64); fn {prefix}_trace_close(m: *mut c_void); }}"
+            "extern \"C\" {{ fn {prefix}_new() -> *mut c_void; fn {prefix}_delete(m: *mut c_void); fn {prefix}_eval(m: *mut c_void); fn {prefix}_ports(m: *mut c_void, out: *mut *mut c_void); fn {prefix}_trace_open(m: *mut c_void, path: *const c_char, only: *const c_char) -> c_int; fn {prefix}_trace_dump(m: *mut c_void, t: u64); fn {prefix}_trace_close(m: *mut c_void) -> c_int; }}"
         );
         let stat = prefix.to_uppercase();
         let _ = writeln!(

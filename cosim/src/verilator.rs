@@ -95,7 +95,8 @@ pub(crate) struct ModelFns {
     pub(crate) ports_fn: unsafe extern "C" fn(*mut c_void, *mut *mut c_void),
     pub(crate) trace_open: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int,
     pub(crate) trace_dump: unsafe extern "C" fn(*mut c_void, u64),
-    pub(crate) trace_close: unsafe extern "C" fn(*mut c_void),
+    /// Closes the trace; returns the errno of the first write that failed, or 0.
+    pub(crate) trace_close: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub ports: &'static [PortInfo],
 }
 
@@ -128,6 +129,8 @@ pub enum VlError {
     TraceOpen { model: &'static str },
     #[error("{model}: cannot open trace file {path}")]
     TraceFile { model: &'static str, path: String },
+    #[error("{model}: writing trace file {path} failed: {msg} (the file stops there)")]
+    TraceWrite { model: &'static str, path: String, msg: String },
     #[error("{model}: clock period {ps} ps: it must be a positive, even number of picoseconds (the rising edge is at half of it)")]
     ClockPeriod { model: &'static str, ps: u64 },
     #[error("{arch}: the built-in register map does not load: {msg}")]
@@ -142,6 +145,8 @@ pub struct Model {
     tracing: bool,
     /// The FST to convert the open VCD into when the trace closes: (vcd, fst).
     fst: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    /// The file the open trace writes (the VCD of an FST to convert).
+    trace_path: Option<std::path::PathBuf>,
 }
 
 // The model is owned by one Rust value and never shared; Verilator's
@@ -185,7 +190,7 @@ impl Model {
             let handle = (fns.new)();
             let mut ptrs = vec![std::ptr::null_mut(); fns.ports.len()];
             (fns.ports_fn)(handle, ptrs.as_mut_ptr());
-            Model { fns, handle, ptrs, tracing: false, fst: None }
+            Model { fns, handle, ptrs, tracing: false, fst: None, trace_path: None }
         }
     }
 
@@ -366,7 +371,8 @@ impl Model {
             return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
         }
         self.tracing = true;
-        self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| (vcd, path.to_path_buf()));
+        self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| (vcd.clone(), path.to_path_buf()));
+        self.trace_path = Some(vcd);
         Ok(())
     }
 
@@ -386,9 +392,14 @@ impl Model {
     /// Flush and close the trace (converting it to FST if one was asked for).
     pub fn trace_close(&mut self) -> Result<(), VlError> {
         // SAFETY: a live model; closing without an open trace is a no-op in the shim.
-        unsafe { (self.fns.trace_close)(self.handle) }
+        let errno = unsafe { (self.fns.trace_close)(self.handle) };
         self.tracing = false;
-        match self.fst.take() {
+        let (path, fst) = (self.trace_path.take(), self.fst.take());
+        if errno != 0 {
+            let msg = std::io::Error::from_raw_os_error(errno).to_string();
+            return Err(VlError::TraceWrite { model: self.fns.name, path: path.map(|p| p.display().to_string()).unwrap_or_default(), msg });
+        }
+        match fst {
             Some((vcd, fst)) => vcd_to_fst(self.fns.name, &vcd, &fst),
             None => Ok(()),
         }

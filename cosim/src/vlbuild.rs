@@ -398,7 +398,7 @@ fn load(lib: &Path, prefix: &str, design: &str, traced: bool, fst: bool, header:
             ports_fn: sym!("ports", unsafe extern "C" fn(*mut c_void, *mut *mut c_void)),
             trace_open: sym!("trace_open", unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int),
             trace_dump: sym!("trace_dump", unsafe extern "C" fn(*mut c_void, u64)),
-            trace_close: sym!("trace_close", unsafe extern "C" fn(*mut c_void)),
+            trace_close: sym!("trace_close", unsafe extern "C" fn(*mut c_void) -> c_int),
             ports: Box::leak(
                 ports
                     .iter()

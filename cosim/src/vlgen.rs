@@ -276,8 +276,8 @@ pub fn header_ports(header: &Path) -> Result<Vec<Port>, VlGenError> {
 
 /// The C entry points of model `prefix`: new, eval, delete, the port
 /// pointers, and (models built with tracing) a trace writer, VCD or (`fst`)
-/// FST, opened and closed
-/// at run time. A model built with coverage (`coverage`, Verilator's
+/// FST, opened and closed at run time (the close returns the errno of the
+/// first write that failed, or 0). A model built with coverage (`coverage`, Verilator's
 /// `--coverage-*`) also has `<prefix>_coverage_to(path)`: from then on each
 /// model, when deleted, writes its coverage to `path.<n>.dat` (n counts the
 /// models), for `verilator_coverage` to merge.
@@ -313,8 +313,23 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
     // most 2 s: a thread that finished before its size was taken shows no growth).
     let close_wait =
         if fst { "\n        if (!m->flush_made && m->flush_size >= 0) for (int i = 0; i < 20000 && file_size(m->path) <= m->flush_size; ++i) usleep(100);\n       " } else { "" };
+    // A VCD writer writes through a TraceFile (vlgen/trace_file.hpp), which
+    // the model owns beside it: the first write that fails (a full disk) is
+    // the close's result, an errno, instead of Verilator's fatal error.
+    let (new_writer, delete_file, close_file) = if fst {
+        (format!("{writer}* v = new {writer};"), "", "")
+    } else {
+        (
+            format!("TraceFile* f = new TraceFile;\n    {writer}* v = new {writer}(f);\n    m->file = f;"),
+            " delete f; m->file = nullptr;",
+            "\n    if (m->file) { TraceFile* f = static_cast<TraceFile*>(m->file); err = f->error(); delete f; m->file = nullptr; }",
+        )
+    };
     if traced {
         s += &format!("#include \"{}\"\n", writer_header(fst));
+        if !fst {
+            s += TRACE_FILE;
+        }
     }
     let _ = write!(
         s,
@@ -324,7 +339,7 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
 #include <unistd.h>
 namespace {{
 struct Model {{
-    VerilatedContext* ctx; {prefix}* top; void* vcd; std::string path;
+    VerilatedContext* ctx; {prefix}* top; void* vcd; void* file; std::string path;
     // FST blocks (see vlgen.rs): dumps so far, the dump the next block is due at,
     // the trace file's size after the last block's thread was made (-1: none yet).
     uint64_t dumps; uint64_t next_flush; long long flush_size; bool flush_made;
@@ -338,6 +353,7 @@ void* {prefix}_new() {{
     m->ctx->traceEverOn({traced});
     m->top = new {prefix}(m->ctx, "TOP");
     m->vcd = nullptr;
+    m->file = nullptr;
     return m;
 }}
 void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
@@ -349,7 +365,7 @@ void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
             r#"int {prefix}_trace_open(void* p, const char* path, const char* only) {{
     Model* m = static_cast<Model*>(p);
     if (m->vcd) return 1;
-    {writer}* v = new {writer};
+    {new_writer}
     // `only`: newline-separated full signal names (TOP.req_valid); the
     // rest are declared out of the file and never written. Empty: all.
     for (const char* a = only; a && *a;) {{
@@ -360,7 +376,7 @@ void {prefix}_eval(void* p) {{ static_cast<Model*>(p)->top->eval(); }}
     }}
     m->top->trace(v, 99);
     v->open(path);
-    if (!v->isOpen()) {{ delete v; return 2; }}
+    if (!v->isOpen()) {{ delete v;{delete_file} return 2; }}
     m->vcd = v;
     m->path = path;
     m->dumps = 0;
@@ -375,16 +391,18 @@ void {prefix}_trace_dump(void* p, uint64_t t) {{
     {writer}* v = static_cast<{writer}*>(m->vcd);
     v->dump(t);{flush}
 }}
-void {prefix}_trace_close(void* p) {{
+int {prefix}_trace_close(void* p) {{
     Model* m = static_cast<Model*>(p);
     if (m->vcd) {{ {writer}* v = static_cast<{writer}*>(m->vcd);{close_wait} v->close(); delete v; m->vcd = nullptr; }}
+    int err = 0;{close_file}
+    return err;
 }}
 "#
         );
     } else {
         let _ = write!(
             s,
-            "int {prefix}_trace_open(void*, const char*, const char*) {{ return 3; }}\nvoid {prefix}_trace_dump(void*, uint64_t) {{}}\nvoid {prefix}_trace_close(void*) {{}}\n"
+            "int {prefix}_trace_open(void*, const char*, const char*) {{ return 3; }}\nvoid {prefix}_trace_dump(void*, uint64_t) {{}}\nint {prefix}_trace_close(void*) {{ return 0; }}\n"
         );
     }
     if coverage {
@@ -422,6 +440,10 @@ void {prefix}_ports(void* p, void** out) {{
     s += "}\n}\n";
     s
 }
+
+/// The C++ of the file a VCD-writing model's trace goes to (a failed write
+/// told at the close, not a hang), embedded in the shim.
+const TRACE_FILE: &str = include_str!("vlgen/trace_file.hpp");
 
 /// A port name as the design spells it (`$` is `__024` in Verilator's C++).
 pub fn port_name(c_name: &str) -> String {

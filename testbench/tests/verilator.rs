@@ -184,6 +184,34 @@ fn a_model_without_tracing_refuses_a_trace_and_bad_ports_are_errors() {
     assert!(m.input("rsp_valid").is_err(), "outputs are not inputs");
 }
 
+/// A write the disk refuses is the trace close's error, naming the file and
+/// the cause; the model goes on and writes its next trace whole.
+#[test]
+fn a_failed_trace_write_is_the_close_error_and_the_next_trace_is_whole() {
+    let dir = tpb_testbench::tools::repo_root().join("target/vcd-full");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let full = dir.join("full.vcd");
+    std::os::unix::fs::symlink("/dev/full", &full).unwrap();
+    let mut d = Dut::new(Arch::Cayman).unwrap();
+    let map = builtin(Arch::Cayman).unwrap();
+    d.trace_open(&full).unwrap();
+    let mut t = Traffic::new(&map, MemBits::full(&map.params), 5);
+    d.reset();
+    for _ in 0..2_000 {
+        let c = t.next_cycle();
+        d.drive(c.reset, c.req, &c.pins);
+        d.tick();
+    }
+    let e = d.trace_close().unwrap_err();
+    assert!(matches!(e, tpb_cosim::verilator::VlError::TraceWrite { .. }), "{e:?}");
+    assert!(e.to_string().contains("full.vcd") && e.to_string().contains("No space left on device"), "{e}");
+    let good = dir.join("good.vcd");
+    traced_run_on(d, &good, 100);
+    let w = wellen::simple::read(&good).unwrap_or_else(|e| panic!("{}: {e:?}", good.display()));
+    assert!(!scopes(&w).is_empty());
+}
+
 /// A run of `n` random cycles on a CAYMAN top, traced into `path` (`.vcd` or `.fst`).
 fn traced_run(path: &std::path::Path, n: usize) {
     traced_run_on(Dut::new(Arch::Cayman).unwrap(), path, n)

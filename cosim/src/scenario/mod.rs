@@ -240,6 +240,14 @@ pub enum ScenarioError {
     Dkl(#[from] kernel_load::library::DklError),
 }
 
+impl ScenarioError {
+    /// A trace that could not be written whole (a full disk): the run has no
+    /// waves to show.
+    pub fn is_trace_write(&self) -> bool {
+        matches!(self, ScenarioError::Cosim(CosimError::Verilator(crate::verilator::VlError::TraceWrite { .. })))
+    }
+}
+
 impl From<tpb_models::hal::MmioError> for ScenarioError {
     fn from(e: tpb_models::hal::MmioError) -> Self {
         ScenarioError::Hal(e.into())

@@ -379,3 +379,36 @@ fn tpb_sim_trace_internals_writes_every_level_of_one_system() {
         assert!(header.contains("$scope module tpb $end") && header.contains("q7_run_stall"), "{}", vcd.display());
     }
 }
+
+/// A trace that cannot be written (the disk full: `/dev/full` behind a
+/// `.vcd` name) ends the run with an error naming the file and the cause.
+/// Verilator's own file, on a failed write, hung the process in its fatal
+/// error's flush; the child is given a minute before the test calls it hung.
+#[test]
+fn a_trace_the_disk_refuses_is_an_error_naming_the_file_not_a_hang() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-full");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("full.vcd");
+    std::os::unix::fs::symlink("/dev/full", &vcd).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args(["sim", "bringup", "--arch", "cayman", "--vcd", vcd.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            panic!("tpb sim still running after a minute with its trace on a full disk: hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{stdout}{err}");
+    assert!(err.contains("writing trace file") && err.contains("full.vcd") && err.contains("No space left on device"), "{err}");
+    assert!(stdout.lines().any(|l| l.starts_with("bringup ") && l.contains(" FAIL ")), "{stdout}");
+    assert!(!stdout.contains("waves:") && !dir.join("full.gtkw").exists(), "no save file for a trace not written: {stdout}");
+}

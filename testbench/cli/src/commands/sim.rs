@@ -127,6 +127,11 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
         Err(_) => (ran, 0),
     };
     let tb = summary(&f.name, arch, &result, &s, checks, wall, c0)?;
+    // A trace not written whole has no waves or diagrams: its error, and stop.
+    let result = match result {
+        Err(e) if e.is_trace_write() => return Err(e.into()),
+        r => r,
+    };
     if let Some(Err(why)) = &window_seen {
         // Leave no empty file behind to be mistaken for a trace.
         for p in &traces {
