@@ -33,7 +33,11 @@ use tpb_models::regmap::RegMap;
 #[derive(Debug, thiserror::Error)]
 pub enum SerialSimError {
     #[error("pseudo-terminal: {0}")]
-    Pty(String),
+    Pty(#[source] serialport::Error),
+    #[error("pseudo-terminal: the slave has no name")]
+    PtyName,
+    #[error("the simulated board's thread: {0}")]
+    Thread(#[source] std::io::Error),
     #[error(transparent)]
     Model(#[from] VlError),
     #[error("the prototype's Verilog: {0}")]
@@ -72,13 +76,13 @@ impl SerialSim {
         let v = tpb_hdl::generated::proto_file(map, ProtoSize::Default, div)?;
         let prefix = format!("V{}", v.module);
         let model = vlbuild::build(&vlbuild::Spec::new(&prefix, v.text, &v.module, None, false), &dir.join(&prefix), jobs, &|_| {})?;
-        let (master, slave) = TTYPort::pair().map_err(|e| SerialSimError::Pty(e.to_string()))?;
-        let path = slave.name().ok_or_else(|| SerialSimError::Pty("the slave has no name".into()))?;
+        let (master, slave) = TTYPort::pair().map_err(SerialSimError::Pty)?;
+        let path = slave.name().ok_or(SerialSimError::PtyName)?;
         // The host opens the slave by its path; this handle is not needed.
         drop(slave);
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
-        let thread = std::thread::Builder::new().name("serial-sim".into()).spawn(move || serve(model, master, div, &s)).map_err(|e| SerialSimError::Pty(e.to_string()))?;
+        let thread = std::thread::Builder::new().name("serial-sim".into()).spawn(move || serve(model, master, div, &s)).map_err(SerialSimError::Thread)?;
         Ok(SerialSim { path, stop, thread: Some(thread) })
     }
 

@@ -114,14 +114,15 @@ pub struct Mesh {
 /// die `die` of the mesh: chip `die / 2` (id valid) and die bit `die % 2`.
 pub fn die_addr(addr: u64, die: u32) -> Result<u64, CosimError> {
     let bad = |why: String| CosimError::Mesh(format!("die_addr({addr:#x}, die {die}): {why}"));
-    let c = ChipAddr::decode(addr).map_err(|e| bad(e.to_string()))?;
+    let pack = |source| CosimError::DieAddr { addr, die, source };
+    let c = ChipAddr::decode(addr).map_err(pack)?;
     if c.die || c.id_valid || c.chip_id != 0 {
         return Err(bad("not a die-0 address (bit 47 or bits 48..=54 set)".into()));
     }
     if die as usize >= MAX_DIES {
         return Err(bad(format!("the SoC address reaches {MAX_DIES} dies (DIGEST §7)")));
     }
-    ChipAddr { local: c.local, die: die & 1 != 0, chip_id: (die >> 1) as u8, id_valid: true }.encode().map_err(|e| bad(e.to_string()))
+    ChipAddr { local: c.local, die: die & 1 != 0, chip_id: (die >> 1) as u8, id_valid: true }.encode().map_err(pack)
 }
 
 /// Die k's trace of a mesh traced into `p`: `waves/x.vcd` → `waves/x.die1.vcd`.
@@ -161,7 +162,7 @@ impl Mesh {
         if !(1..=MAX_DIES).contains(&n) {
             return Err(CosimError::Mesh(format!("{n} dies: a mesh has 1 to {MAX_DIES} (64 chip ids x 2 dies, DIGEST §7)")));
         }
-        let t = &tpb_models::regmap::builtin(arch).map_err(|e| CosimError::Mesh(e.to_string()))?.params.top_sp;
+        let t = &tpb_models::regmap::builtin(arch)?.params.top_sp;
         let per_die = t.count.min(t.die_from_sp_id) as usize;
         if !(1..=per_die).contains(&k) {
             return Err(CosimError::Mesh(format!(
@@ -363,5 +364,10 @@ mod tests {
         assert_eq!(die_addr(a, 127).unwrap(), a | 1 << 54 | 63 << 48 | 1 << 47);
         assert!(die_addr(a, 128).unwrap_err().to_string().contains("128 dies"));
         assert!(die_addr(a | 1 << 47, 2).unwrap_err().to_string().contains("not a die-0 address"));
+        // An address the SoC format cannot hold: the packing error, typed, as the cause.
+        let e = die_addr(1 << 60, 1).unwrap_err();
+        assert!(matches!(&e, CosimError::DieAddr { die: 1, source: tpb_models::ncfw::PackError::Invalid { .. }, .. }), "{e:?}");
+        assert!(e.to_string().starts_with("die_addr(0x1000000000000000, die 1): SoC address: ") && e.to_string().contains("bits above 54"), "{e}");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

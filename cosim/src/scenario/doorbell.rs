@@ -202,7 +202,7 @@ pub fn ccop_program(hal: &Hal, entries: &[Vec<[u32; 3]>], compl_sem: u32) -> Res
         slot.extend(steps.iter().map(|s| SlotWord::Step { m2s: s[0] as u16, s2m: s[1] as u16, repeat: s[2] as u8 }));
         slot.push(if last { SlotWord::End { compl_addrs: vec![hal.get_trigger_addr(0, compl_sem)?] } } else { SlotWord::Continue });
     }
-    Ok((pack_ctrl(&ctrl).map_err(|e| ScenarioError::File(e.to_string()))?, pack_slot(&slot).map_err(|e| ScenarioError::File(e.to_string()))?))
+    Ok((pack_ctrl(&ctrl)?, pack_slot(&slot)?))
 }
 
 impl Scenario for DoorbellCfg {

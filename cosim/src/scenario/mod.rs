@@ -238,6 +238,9 @@ pub enum ScenarioError {
     Layout(#[from] tpb_models::regmap::layout::LayoutError),
     #[error("kernel library: {0}")]
     Dkl(#[from] kernel_load::library::DklError),
+    /// A SPAD table the scenario built that does not pack.
+    #[error(transparent)]
+    Pack(#[from] tpb_models::ncfw::PackError),
 }
 
 impl ScenarioError {

@@ -122,9 +122,9 @@ impl Cosim {
         }
         let map = self.map.clone();
         let a = crate::firmware::Addrs::new(&map, "seq_icache");
-        let reg = |r: &str| a.reg(Engine::Pool, "nx", r).map_err(|e| CosimError::ICache(e.to_string()));
+        let reg = |r: &str| a.reg(Engine::Pool, "nx", r).map_err(CosimError::ICache);
         let regs = [reg("dma_ctrl")?, reg("engine_base_address_lo")?, reg("engine_base_address_hi")?];
-        let iram = a.region("seq.iram").map_err(|e| CosimError::ICache(e.to_string()))?;
+        let iram = a.region("seq.iram").map_err(CosimError::ICache)?;
         self.ifetch = IFetch { regs, iram, ..IFetch::default() };
         let bus = &mut self.cores[slot_index(CoreId::Seq)].bus;
         bus.icache = Some(ICache::new(bus.iram_size, line));

@@ -134,7 +134,10 @@ pub enum CosimError {
     #[error("SEQ I-cache line of {0} bytes: a power of two from 16 to 1024")]
     ICacheLine(u32),
     #[error("SEQ I-cache: {0}")]
-    ICache(String),
+    ICache(#[source] crate::firmware::FirmwareError),
+    /// A SoC address that cannot be moved to another die of a mesh.
+    #[error("die_addr({addr:#x}, die {die}): {source}")]
+    DieAddr { addr: u64, die: u32, source: tpb_models::ncfw::PackError },
 }
 
 /// A TPB top with its cores and the host on BAR0.

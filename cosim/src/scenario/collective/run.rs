@@ -88,14 +88,14 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
         let (prog, dram) = match (&tape.ring, cfg.stepper) {
             (Some(r), s) => {
                 let spad = region(c, "top_sp.ctrl_spad")?;
-                c.write_buf(spad, &pack_ctrl(&r.entries).map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                c.write_buf(spad, &pack_ctrl(&r.entries)?)?;
                 (firmware::ring_channels(c.map(), 1, s == Stepper::TopSp)?, tape.dram())
             }
             (None, Stepper::TopSp) => (firmware::mesh_tape(c.map(), events, 1, cfg.wait)?, tape.dram()),
             (None, Stepper::Ncfw) => {
                 // The NCFW firmware dispatches on the cc_op entry's algo_type first.
                 let spad = region(c, "top_sp.ctrl_spad")?;
-                c.write_buf(spad, &pack_ctrl(&[mesh_entry()]).map_err(|e| ScenarioError::File(e.to_string()))?)?;
+                c.write_buf(spad, &pack_ctrl(&[mesh_entry()])?)?;
                 let p = firmware::ncfw_tape(c.map(), events, 1)?;
                 let dram = firmware::with_ncfw_algo_table(&p, tape.dram())?;
                 (p, dram)

@@ -4,7 +4,7 @@
 //! row alike; each traced run is also paired with the untraced run of its
 //! round, and the ratio line gives the median of those pairs.
 
-use super::{group, run_err, BenchError, Engine2, Figure, Row, Unit};
+use super::{group, BenchError, Engine2, Figure, Row, Unit};
 use std::path::Path;
 use std::time::Instant;
 use tpb_cosim::dut::{Dut, TraceModel, Trigger, WindowEnd};
@@ -40,29 +40,29 @@ fn bringup_n(cycles: u64) -> u32 {
 /// Co-simulation cycles per second of a long bring-up, and its cycles.
 fn cosim_rate(d: Dut, cycles: u64, tracing: Tracing, dir: &Path, tag: &str) -> Result<(f64, u64), BenchError> {
     let arch = d.arch();
-    let mut c = Cosim::on(d).map_err(run_err)?;
+    let mut c = Cosim::on(d)?;
     let trace = dir.join(format!("{tag}.{}.vcd", arch.name()));
     match tracing {
         Tracing::Off | Tracing::OffEdgesAlone => {}
-        Tracing::Vcd | Tracing::Internals => c.trace(&trace).map_err(run_err)?,
-        Tracing::Fst | Tracing::FstNative => c.trace(&trace.with_extension("fst")).map_err(run_err)?,
+        Tracing::Vcd | Tracing::Internals => c.trace(&trace)?,
+        Tracing::Fst | Tracing::FstNative => c.trace(&trace.with_extension("fst"))?,
         Tracing::Groups => {
             tpb_cosim::dut::set_trace_groups(Some(vec![tpb_cosim::waves::GroupName::RunStall, tpb_cosim::waves::GroupName::Q7Core0]));
-            let r = c.trace(&trace).map_err(run_err);
+            let r = c.trace(&trace);
             tpb_cosim::dut::set_trace_groups(None);
             r?
         }
         Tracing::Window => {
             let rel = c.map().params.local_reg_base(Engine::Pool).expect("POOL base") as u32
                 + c.map().block("q7").and_then(|b| b.register("release_run_stall")).map(|r| r.offset).expect("q7.release_run_stall");
-            c.dut.trace_window(&trace, Trigger::Write(rel), WindowEnd::After(200)).map_err(run_err)?;
+            c.dut.trace_window(&trace, Trigger::Write(rel), WindowEnd::After(200))?;
         }
     }
     let c0 = c.stats.cycles;
     let t0 = Instant::now();
-    let r = scenario::bringup(&mut c, bringup_n(cycles), 4 * cycles + 100_000).map_err(run_err)?;
+    let r = scenario::bringup(&mut c, bringup_n(cycles), 4 * cycles + 100_000)?;
     // Closing is part of the cost: the last buffer written, and an FST converted.
-    c.dut.trace_close().map_err(run_err)?;
+    c.dut.trace_close()?;
     let wall = t0.elapsed().as_secs_f64();
     let _ = std::fs::remove_file(&trace);
     let _ = std::fs::remove_file(trace.with_extension("fst"));
@@ -101,7 +101,7 @@ pub(super) const RATIO_NAMES: [(&str, &str); 6] = [
 
 /// The co-simulation rows of `arch`: `runs` rounds of every way on each engine.
 pub(super) fn rows(arch: Arch, engines: &[(bool, &Engine2)], runs: usize, cycles: u64, jobs: usize, dir: &Path) -> Result<Vec<Row>, BenchError> {
-    let probe = cosim_rate(Dut::new(arch).map_err(run_err)?, cycles, Tracing::Off, dir, "probe")?.1;
+    let probe = cosim_rate(Dut::new(arch)?, cycles, Tracing::Off, dir, "probe")?.1;
     let say = |s: &str| eprintln!("tpb bench: {s}");
     // Cycles/s per engine, way and round.
     let mut rates: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); WAYS.len()]; engines.len()];
@@ -117,8 +117,8 @@ pub(super) fn rows(arch: Arch, engines: &[(bool, &Engine2)], runs: usize, cycles
                     (_, t) => *t,
                 };
                 let dut = match way {
-                    Tracing::FstNative => Dut::writing_fst(arch, jobs, &say).map_err(run_err)?,
-                    Tracing::Internals => Dut::built(arch, TraceModel { fst: false, internals: true }, jobs, &say).map_err(run_err)?,
+                    Tracing::FstNative => Dut::writing_fst(arch, jobs, &say)?,
+                    Tracing::Internals => Dut::built(arch, TraceModel { fst: false, internals: true }, jobs, &say)?,
                     Tracing::OffEdgesAlone => engine.traced(arch)?.with_merged_edges(false),
                     _ => engine.traced(arch)?,
                 };

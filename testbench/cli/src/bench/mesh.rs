@@ -27,16 +27,16 @@ pub(super) fn scale_waiting(n: usize, wait: tpb_cosim::firmware::TapeWait) -> St
 fn waiting_mesh(arch: Arch, n: usize, wait: tpb_cosim::firmware::TapeWait) -> Result<tpb_cosim::mesh::Mesh, BenchError> {
     use tpb_cosim::scenario::collective::{tape_dram, Addressing, TapeAddrs};
     use tpb_models::ncfw::mesh::MeshEvent;
-    let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16).map_err(run_err)?;
-    let hal = tpb_models::hal::Hal::for_arch(arch).map_err(run_err)?;
+    let mut m = tpb_cosim::mesh::Mesh::new(arch, n, 16)?;
+    let hal = tpb_models::hal::Hal::for_arch(arch)?;
     let map = m.dies[0].map().clone();
-    let addrs = TapeAddrs::new(&hal, 0, Addressing::ChipId).map_err(run_err)?;
-    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1, wait).map_err(run_err)?;
-    let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall").map_err(run_err)?;
+    let addrs = TapeAddrs::new(&hal, 0, Addressing::ChipId)?;
+    let prog = tpb_cosim::firmware::mesh_tape(&map, 1, 1, wait)?;
+    let release = tpb_cosim::firmware::Addrs::new(&map, "bench").reg(Engine::TopSp, "nx", "release_run_stall")?;
     for (d, c) in m.dies.iter_mut().enumerate() {
-        let e = MeshEvent { wait_event: 1, event_wait_sema: addrs.read(d as u32, d as u32, 40).map_err(run_err)?, wait_val: 1, ..MeshEvent::default() };
-        c.load_top_sp(&prog.bytes, &tape_dram(&[e])).map_err(run_err)?;
-        tpb_models::hal::Mmio::write32(c, release.into(), 0).map_err(run_err)?;
+        let e = MeshEvent { wait_event: 1, event_wait_sema: addrs.read(d as u32, d as u32, 40)?, wait_val: 1, ..MeshEvent::default() };
+        c.load_top_sp(&prog.bytes, &tape_dram(&[e]))?;
+        tpb_models::hal::Mmio::write32(c, release.into(), 0)?;
     }
     Ok(m)
 }
@@ -61,7 +61,7 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
             rows.push(Row { arch, what: scale_waiting(n, wait), unit: Unit::Rate, now: Some(fig), before: None, paired: None });
         }
     }
-    let f = scenario::ScenarioFile::find("allreduce-ring").map_err(run_err)?;
+    let f = scenario::ScenarioFile::find("allreduce-ring")?;
     let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-ring has no [collective] table"))?;
     // Against the dies (one TOP_SP each), then against the TOP_SPs of 2 dies.
     let runs: Vec<(usize, usize)> = SCALE_DIES.into_iter().filter(|n| *n >= 2).map(|n| (n, 1)).chain(SCALE_TOP_SPS.into_iter().map(|k| (2, k))).collect();
@@ -74,8 +74,8 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
         eprintln!("tpb bench: {} allreduce-ring on {what}", arch.name());
         for _ in 0..args.runs.max(1) {
             let t0 = Instant::now();
-            let mut ran = scenario::collective::run(arch, &cfg, n, f.cycles, None).map_err(run_err)?;
-            let r = ran.check().map_err(run_err)?;
+            let mut ran = scenario::collective::run(arch, &cfg, n, f.cycles, None)?;
+            let r = ran.check()?;
             walls.push(t0.elapsed().as_secs_f64());
             span = r.get("collective_cycles");
             rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
@@ -103,8 +103,8 @@ pub(super) fn scale_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) -> R
         let (mut rates, mut span, mut writes) = (Vec::new(), 0, 0);
         eprintln!("tpb bench: {} allreduce-ring on 4 dies, {words} words a chunk", arch.name());
         for _ in 0..args.runs.max(1) {
-            let mut ran = scenario::collective::run(arch, &cfg, 4, f.cycles, None).map_err(run_err)?;
-            let r = ran.check().map_err(run_err)?;
+            let mut ran = scenario::collective::run(arch, &cfg, 4, f.cycles, None)?;
+            let r = ran.check()?;
             (span, writes) = (r.get("collective_cycles"), r.get("dma_soc_writes"));
             rates.push((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds);
         }
@@ -142,15 +142,15 @@ pub(super) fn threads_rows(arch: Arch, args: &BenchArgs, rows: &mut Vec<Row>) ->
         })?;
         rows.push(Row { arch, what, unit: Unit::Rate, now: Some(fig), before: None, paired: None });
     }
-    let f = scenario::ScenarioFile::find("allreduce-hier").map_err(run_err)?;
+    let f = scenario::ScenarioFile::find("allreduce-hier")?;
     let cfg = f.collective.clone().ok_or_else(|| run_err("allreduce-hier has no [collective] table"))?;
     for threads in [1, many] {
         let what = threads_hier(threads);
         eprintln!("tpb bench: {} {what}", arch.name());
         tpb_cosim::mesh::set_threads(threads);
         let fig = repeat(args.runs, || {
-            let mut ran = scenario::collective::run(arch, &cfg, 8, f.cycles, None).map_err(run_err)?;
-            ran.check().map_err(run_err)?;
+            let mut ran = scenario::collective::run(arch, &cfg, 8, f.cycles, None)?;
+            ran.check()?;
             Ok((ran.mesh.dies.len() as u64 * ran.mesh.now) as f64 / ran.run_seconds)
         });
         tpb_cosim::mesh::set_threads(0);

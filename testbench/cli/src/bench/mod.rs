@@ -84,12 +84,33 @@ impl BenchArgs {
 pub enum BenchError {
     #[error(transparent)]
     Build(#[from] vlbuild::BuildError),
+    #[error(transparent)]
+    Verilator(#[from] tpb_cosim::verilator::VlError),
+    #[error(transparent)]
+    Cosim(#[from] tpb_cosim::sched::CosimError),
+    #[error(transparent)]
+    Scenario(#[from] tpb_cosim::scenario::ScenarioError),
+    #[error(transparent)]
+    Hal(#[from] tpb_models::hal::HalError),
+    #[error(transparent)]
+    Mmio(#[from] tpb_models::hal::MmioError),
+    #[error(transparent)]
+    Regmap(#[from] tpb_models::regmap::RegmapError),
+    #[error(transparent)]
+    Firmware(#[from] tpb_cosim::firmware::FirmwareError),
+    #[error(transparent)]
+    Layout(#[from] tpb_hdl::top::LayoutError),
+    #[error("the bench's files: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{exe}: {source}")]
+    Spawn { exe: String, source: std::io::Error },
+    /// A run that finished but not as a benchmark needs it (too few cycles, a check).
     #[error("{0}")]
     Run(String),
 }
 
-fn run_err(e: impl std::fmt::Display) -> BenchError {
-    BenchError::Run(e.to_string())
+fn run_err(why: &str) -> BenchError {
+    BenchError::Run(why.to_string())
 }
 
 /// A median with the spread of the runs behind it.
@@ -142,13 +163,13 @@ enum Engine2 {
 impl Engine2 {
     fn bare(&self, arch: Arch) -> Result<Dut, BenchError> {
         match self {
-            Engine2::Now => Dut::new(arch).map_err(run_err),
+            Engine2::Now => Ok(Dut::new(arch)?),
             Engine2::Before { bare, .. } => bare(),
         }
     }
     fn traced(&self, arch: Arch) -> Result<Dut, BenchError> {
         match self {
-            Engine2::Now => Dut::new(arch).map_err(run_err),
+            Engine2::Now => Ok(Dut::new(arch)?),
             Engine2::Before { traced, .. } => traced(),
         }
     }
@@ -186,7 +207,7 @@ fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, Be
         cmd.arg("--vcd").arg(v);
     }
     let t0 = Instant::now();
-    let o = cmd.output().map_err(|e| BenchError::Run(format!("{}: {e}", tpb.display())))?;
+    let o = cmd.output().map_err(|source| BenchError::Spawn { exe: tpb.display().to_string(), source })?;
     let wall = t0.elapsed().as_secs_f64();
     if !o.status.success() {
         return Err(BenchError::Run(format!(
@@ -218,9 +239,9 @@ fn repeat(runs: usize, mut f: impl FnMut() -> Result<f64, BenchError>) -> Result
 
 /// The previous emission of `arch`'s top, built (or reused) under `dir`.
 fn before_engine(arch: Arch, dir: &Path, jobs: usize) -> Result<Engine2, BenchError> {
-    let map = builtin(arch).map_err(run_err)?;
+    let map = builtin(arch)?;
     let top = format!("{}_tpb_top", arch.name());
-    let verilog = tpb_hdl::top::legacy_verilog(&map, &top).map_err(run_err)?;
+    let verilog = tpb_hdl::top::legacy_verilog(&map, &top)?;
     let say = |s: &str| eprintln!("tpb bench --before: {s}");
     // As the previous build: verilator -O3, default X-initialisation; the
     // bare top untraced, the co-simulated one traced with its probe wrapper.
@@ -242,8 +263,8 @@ fn before_engine(arch: Arch, dir: &Path, jobs: usize) -> Result<Engine2, BenchEr
     }
     let (d1, d2) = (dir.join(&bare.prefix), dir.join(&traced.prefix));
     Ok(Engine2::Before {
-        bare: Box::new(move || Dut::with_model(arch, vlbuild::build(&bare, &d1, jobs, &|_| {})?).map(|d| d.with_negedge_eval(true)).map_err(run_err)),
-        traced: Box::new(move || Dut::with_model(arch, vlbuild::build(&traced, &d2, jobs, &|_| {})?).map(|d| d.with_negedge_eval(true)).map_err(run_err)),
+        bare: Box::new(move || Ok(Dut::with_model(arch, vlbuild::build(&bare, &d1, jobs, &|_| {})?)?.with_negedge_eval(true))),
+        traced: Box::new(move || Ok(Dut::with_model(arch, vlbuild::build(&traced, &d2, jobs, &|_| {})?)?.with_negedge_eval(true))),
     })
 }
 
@@ -253,7 +274,7 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
         if args.archs.is_empty() { vec![Arch::Sunda, Arch::Cayman, Arch::Mariana] } else { args.archs.iter().map(|a| Arch::parse(a).expect("clap checked the name")).collect() };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let dir = std::env::temp_dir().join(format!("tpb-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(run_err)?;
+    std::fs::create_dir_all(&dir)?;
     let mut rows: Vec<Row> = Vec::new();
     for &arch in &archs {
         let before = if args.before { Some(before_engine(arch, &args.before_dir, jobs)?) } else { None };

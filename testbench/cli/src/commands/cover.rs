@@ -41,10 +41,10 @@ fn is_testbench(path: &str) -> bool {
 /// ones) and the CSR checks
 /// generated from the map (`tpb test --generated`).
 fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
-    let (one, dies) = cover::default_scenarios(arch).map_err(other)?;
+    let (one, dies) = cover::default_scenarios(arch)?;
     let mut v: Vec<Run> = one.into_iter().map(|n| Run::Scenario(n, None, false)).collect();
     for name in dies {
-        if ScenarioFile::find(&name).map_err(other)?.collective.is_some() {
+        if ScenarioFile::find(&name)?.collective.is_some() {
             v.extend(COLLECTIVE_DIES.iter().map(|&n| Run::Scenario(name.clone(), Some(n), true)));
         } else {
             v.push(Run::Scenario(name, None, false));
@@ -57,7 +57,7 @@ fn defaults(arch: Arch) -> Result<Vec<Run>, CliError> {
     }
     files.sort();
     for p in files.iter().filter(|p| is_testbench(&p.to_string_lossy())) {
-        let f = TbFile::load(p).map_err(other)?;
+        let f = TbFile::load(p)?;
         if f.archs.contains(&arch) {
             v.push(Run::Testbench(Box::new(f)));
         }
@@ -85,10 +85,10 @@ fn plan(arch: Arch, files: &[String], dies: Option<usize>, asked: bool) -> Resul
             continue;
         }
         let (archs, run) = if is_testbench(f) {
-            let t = TbFile::load(Path::new(f)).map_err(other)?;
+            let t = TbFile::load(Path::new(f))?;
             (t.archs.iter().map(|a| a.name().to_string()).collect::<Vec<_>>(), Run::Testbench(Box::new(t)))
         } else {
-            (ScenarioFile::find(f).map_err(other)?.archs, Run::Scenario(f.clone(), dies, false))
+            (ScenarioFile::find(f)?.archs, Run::Scenario(f.clone(), dies, false))
         };
         if archs.iter().any(|a| a == arch.name()) {
             v.push(run);
@@ -112,10 +112,10 @@ pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path
             say(&format!("nothing to run on {}", arch.name()));
             continue;
         }
-        let mut s = Session::open(arch, out, &model_dir, jobs, &say).map_err(other)?;
+        let mut s = Session::open(arch, out, &model_dir, jobs, &say)?;
         for run in runs {
             match run {
-                Run::Scenario(name, dies, optional) => s.run_scenario(&name, dies, optional, &say).map_err(other)?,
+                Run::Scenario(name, dies, optional) => s.run_scenario(&name, dies, optional, &say)?,
                 Run::Testbench(f) => {
                     let opts = RunOpts { register_coverage: true, model: Some(Model(s.model())), skip_traces: true, ..Default::default() };
                     let o = tbfile::run(&f, arch, &opts);
@@ -125,10 +125,10 @@ pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path
                         n => format!(" ({n} trace step(s) passed over: the coverage model writes no trace)"),
                     };
                     say(&format!("{} on {}: {}{traces}", f.name, arch.name(), result.as_ref().map_or_else(|e| format!("FAILED: {e}"), |c| format!("{c} cycles"))));
-                    s.add(&f.name, result, o.regs.as_ref(), o.points.as_ref()).map_err(other)?;
+                    s.add(&f.name, result, o.regs.as_ref(), o.points.as_ref())?;
                 }
                 Run::Lockstep(n) => {
-                    let map = tpb_models::regmap::builtin(arch).map_err(other)?;
+                    let map = tpb_models::regmap::builtin(arch)?;
                     let (mut regs, mut points) = (RegCoverage::new(&map), Points::new(&map, "lockstep"));
                     regs.source("lockstep");
                     let mut dut = s.model()(arch).map_err(other)?;
@@ -139,11 +139,11 @@ pub fn cover(archs: Vec<Arch>, files: &[String], dies: Option<usize>, out: &Path
                         arch.name(),
                         r.as_ref().map_or_else(|e| format!("FAILED: {e}"), |_| format!("{n} cycles, every output as the golden model's"))
                     ));
-                    s.add("lockstep", r.map(|_| n), Some(&regs), Some(&points)).map_err(other)?;
+                    s.add("lockstep", r.map(|_| n), Some(&regs), Some(&points))?;
                 }
             }
         }
-        let c = s.finish(html).map_err(other)?;
+        let c = s.finish(html)?;
         failed += c.runs.iter().filter(|r| r.1.is_err()).count();
         report(&c);
     }

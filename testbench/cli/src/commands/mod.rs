@@ -38,6 +38,22 @@ pub enum CliError {
     Stale(usize),
     #[error(transparent)]
     Hal(#[from] tpb_models::hal::HalError),
+    #[error(transparent)]
+    Verilator(#[from] tpb_cosim::verilator::VlError),
+    #[error(transparent)]
+    ModelBuild(#[from] tpb_cosim::vlbuild::BuildError),
+    #[error(transparent)]
+    Firmware(#[from] tpb_cosim::cfw::CfwError),
+    #[error(transparent)]
+    Cover(#[from] tpb_cosim::cover::CoverError),
+    #[error(transparent)]
+    Testbench(#[from] tpb_testbench::tb::file::FileError),
+    #[error(transparent)]
+    Board(#[from] tpb_hdl::fpga::board::BoardError),
+    #[error(transparent)]
+    Flow(#[from] tpb_hdl::fpga::flow::FlowError),
+    #[error(transparent)]
+    Memory(#[from] tpb_models::xtensa::bus::MapError),
     #[error("{0}")]
     Other(String),
 }
@@ -172,7 +188,7 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
     use std::io::Write;
     use tpb_models::xtensa::{elf, Core, MemorySpace, Step};
     let bytes = read_file(&input)?;
-    let mut mem = MemorySpace::from_map(&cfg.memory).map_err(|e| CliError::Other(e.to_string()))?;
+    let mut mem = MemorySpace::from_map(&cfg.memory)?;
     let mut entry = cfg.reset_vector;
     if bytes.starts_with(b"\x7fELF") {
         let img = elf::parse(&bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
@@ -292,14 +308,14 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::Cc { sources, arch, core, out, cflags, verbose } => {
             let map = regmap::builtin(arch.into())?;
             let kind = tpb_cosim::cfw::CoreKind::parse(&core).expect("clap checked the value");
-            let built = tpb_cosim::cfw::build(&map, kind, &sources, &cflags, &out).map_err(|e| CliError::Sim(e.to_string()))?;
+            let built = tpb_cosim::cfw::build(&map, kind, &sources, &cflags, &out)?;
             if verbose {
                 for c in &built.commands {
                     eprintln!("{c}");
                 }
             }
             let bytes = read_file(&out)?;
-            let img = tpb_cosim::cfw::images(&map, kind, &out.display().to_string(), &bytes).map_err(|e| CliError::Sim(e.to_string()))?;
+            let img = tpb_cosim::cfw::images(&map, kind, &out.display().to_string(), &bytes)?;
             eprintln!("{}: {} core of {}: {} bytes of IRAM, {} bytes of DRAM image", out.display(), kind.name(), map.arch.name(), img.iram.len(), img.dram.len());
             Ok(())
         }
@@ -379,7 +395,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
         }
         Command::Fpga { what: FpgaCmd::Build(b) } => fpga_build(b),
         Command::Fpga { what: FpgaCmd::Program { board, bit, flash } } => {
-            let board = tpb_hdl::fpga::board::Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+            let board = tpb_hdl::fpga::board::Board::load(&board)?;
             if !bit.exists() {
                 return Err(CliError::Other(format!("{}: no such bitstream (build it with `tpb fpga build`)", bit.display())));
             }
@@ -449,7 +465,7 @@ fn gen_verilog(arch: Option<ArchArg>, out: &std::path::Path, fpga: bool) -> Resu
 fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
     let args::FpgaBuild { arch, board, clock_mhz, baud, small, out, seed, threads, router, abc9, synth_only } = b;
     use tpb_hdl::fpga::{board::Board, flow};
-    let board = Board::load(&board).map_err(|e| CliError::Other(e.to_string()))?;
+    let board = Board::load(&board)?;
     let arch: Arch = arch.into();
     let out = out.unwrap_or_else(|| PathBuf::from(format!("build/fpga/{}-{}", arch.name(), board.name)));
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -457,7 +473,7 @@ fn fpga_build(b: args::FpgaBuild) -> Result<(), CliError> {
     let opts = flow::BuildOptions { arch, board, clock_mhz, baud, size, out, seed, threads, router, abc9, synth_only };
     let t0 = std::time::Instant::now();
     let say = |m: &str| eprintln!("[{:>5.0} s] {m}", t0.elapsed().as_secs_f64());
-    let r = flow::build(&opts, &say).map_err(|e| CliError::Other(e.to_string()))?;
+    let r = flow::build(&opts, &say)?;
     print!("{}", r.markdown());
     println!("report: {}", opts.out.join("report.md").display());
     if synth_only {

@@ -67,7 +67,7 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
     let built = if scenario.single_system() && m != tpb_cosim::dut::TraceModel::default() {
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
         let what = m.prefix(arch);
-        Some(tpb_cosim::dut::Dut::built(arch, m, jobs, &|s| eprintln!("tpb sim: {s} (model {what}: built once)")).map_err(|e| CliError::Sim(e.to_string()))?)
+        Some(tpb_cosim::dut::Dut::built(arch, m, jobs, &|s| eprintln!("tpb sim: {s} (model {what}: built once)"))?)
     } else {
         None
     };
@@ -93,16 +93,16 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
     } else {
         let dut = match built {
             Some(d) => d,
-            None => tpb_cosim::dut::Dut::new(arch).map_err(|e| CliError::Sim(e.to_string()))?,
+            None => tpb_cosim::dut::Dut::new(arch)?,
         };
         let mut c = tpb_cosim::sched::Cosim::on(dut).map_err(sc::ScenarioError::from)?;
         if let Some(p) = trace {
             traces.push(p.to_path_buf());
             match &window {
-                None => c.trace(p).map_err(|e| CliError::Sim(e.to_string()))?,
+                None => c.trace(p)?,
                 Some((spec, n)) => {
                     let t = parse_trigger(c.map(), spec)?;
-                    c.dut.trace_window(p, t, tpb_cosim::dut::WindowEnd::After(*n)).map_err(|e| CliError::Sim(e.to_string()))?;
+                    c.dut.trace_window(p, t, tpb_cosim::dut::WindowEnd::After(*n))?;
                 }
             }
         }
