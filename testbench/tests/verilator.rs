@@ -151,17 +151,10 @@ fn vcd_is_deterministic() {
     let dir = tpb_testbench::tools::repo_root().join("target/vcd-determinism");
     std::fs::create_dir_all(&dir).unwrap();
     let run = |name: &str| -> Vec<u8> {
-        let map = builtin(Arch::Cayman).unwrap();
         let path = dir.join(name);
         let mut d = Dut::new(Arch::Cayman).unwrap();
         d.trace_open(&path).unwrap();
-        let mut t = Traffic::new(&map, MemBits::full(&map.params), 9);
-        d.reset();
-        for _ in 0..2_000 {
-            let c = t.next_cycle();
-            d.drive(c.reset, c.req, &c.pins);
-            d.tick();
-        }
+        random_cycles(&mut d, 2_000, 9);
         d.trace_close().unwrap();
         std::fs::read(&path).unwrap()
     };
@@ -194,15 +187,8 @@ fn a_failed_trace_write_is_the_close_error_and_the_next_trace_is_whole() {
     let full = dir.join("full.vcd");
     std::os::unix::fs::symlink("/dev/full", &full).unwrap();
     let mut d = Dut::new(Arch::Cayman).unwrap();
-    let map = builtin(Arch::Cayman).unwrap();
     d.trace_open(&full).unwrap();
-    let mut t = Traffic::new(&map, MemBits::full(&map.params), 5);
-    d.reset();
-    for _ in 0..2_000 {
-        let c = t.next_cycle();
-        d.drive(c.reset, c.req, &c.pins);
-        d.tick();
-    }
+    random_cycles(&mut d, 2_000, 5);
     let e = d.trace_close().unwrap_err();
     assert!(matches!(e, tpb_cosim::verilator::VlError::TraceWrite { .. }), "{e:?}");
     assert!(e.to_string().contains("full.vcd") && e.to_string().contains("No space left on device"), "{e}");
@@ -212,6 +198,18 @@ fn a_failed_trace_write_is_the_close_error_and_the_next_trace_is_whole() {
     assert!(!scopes(&w).is_empty());
 }
 
+/// Reset CAYMAN top `d`, then `n` cycles of random BAR0 and port traffic from `seed`.
+fn random_cycles(d: &mut Dut, n: usize, seed: u64) {
+    let map = builtin(Arch::Cayman).unwrap();
+    let mut t = Traffic::new(&map, MemBits::full(&map.params), seed);
+    d.reset();
+    for _ in 0..n {
+        let c = t.next_cycle();
+        d.drive(c.reset, c.req, &c.pins);
+        d.tick();
+    }
+}
+
 /// A run of `n` random cycles on a CAYMAN top, traced into `path` (`.vcd` or `.fst`).
 fn traced_run(path: &std::path::Path, n: usize) {
     traced_run_on(Dut::new(Arch::Cayman).unwrap(), path, n)
@@ -219,15 +217,8 @@ fn traced_run(path: &std::path::Path, n: usize) {
 
 /// As [`traced_run`], on a given CAYMAN top.
 fn traced_run_on(mut d: Dut, path: &std::path::Path, n: usize) {
-    let map = builtin(Arch::Cayman).unwrap();
     d.trace_open(path).unwrap();
-    let mut t = Traffic::new(&map, MemBits::full(&map.params), 11);
-    d.reset();
-    for _ in 0..n {
-        let c = t.next_cycle();
-        d.drive(c.reset, c.req, &c.pins);
-        d.tick();
-    }
+    random_cycles(&mut d, n, 11);
     d.trace_close().unwrap();
 }
 
