@@ -97,8 +97,10 @@ pub enum CfwError {
     Io { path: String, source: std::io::Error },
     #[error("{tool} failed:\n{log}")]
     Tool { tool: &'static str, log: String },
-    #[error("{0}")]
-    Map(String),
+    #[error(transparent)]
+    Map(#[from] header::HeaderError),
+    #[error("no sources to build")]
+    NoSources,
     #[error("{path}: {source}")]
     Elf { path: String, source: elf::ElfError },
     #[error("{path}: segment at {addr:#x} ({bytes} bytes) is outside the {core} core's IRAM [0, {iram:#x}) and DRAM [{dram_base:#x}, +{dram:#x})")]
@@ -123,12 +125,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CfwError + '_ {
 /// the header, the linker script, the start-up and run-time sources.
 pub fn write_support(map: &RegMap, kind: CoreKind, dir: &Path) -> Result<(), CfwError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let files = [
-        ("tpb_fw.h", header::render(map).map_err(CfwError::Map)?),
-        (&*format!("{}.ld", kind.name()), ld::render(map, kind)),
-        ("crt0.S", CRT0.to_string()),
-        ("tpb_rt.c", RUNTIME.to_string()),
-    ];
+    let files = [("tpb_fw.h", header::render(map)?), (&*format!("{}.ld", kind.name()), ld::render(map, kind)), ("crt0.S", CRT0.to_string()), ("tpb_rt.c", RUNTIME.to_string())];
     for (name, text) in files {
         let p = dir.join(name);
         // Unchanged files are left alone, a changed one replaced whole (a
@@ -160,7 +157,7 @@ pub fn build(map: &RegMap, kind: CoreKind, sources: &[PathBuf], extra: &[String]
     let gcc = find(GCC, "gcc-xtensa-lx106")?;
     let ld = find(LD, "binutils-xtensa-lx106")?;
     if sources.is_empty() {
-        return Err(CfwError::Map("no sources to build".into()));
+        return Err(CfwError::NoSources);
     }
     for s in sources {
         if !s.is_file() {
@@ -249,7 +246,7 @@ pub fn assemble_file(
     let mut includes = |want: &str, from: &str| -> Result<(String, String), String> {
         if want == ASM_PRELUDE {
             return match map {
-                Some(m) => Ok((format!("{ASM_PRELUDE} ({})", m.arch.name()), header::render_asm(m)?)),
+                Some(m) => Ok((format!("{ASM_PRELUDE} ({})", m.arch.name()), header::render_asm(m).map_err(|e| e.to_string())?)),
                 None => Err(format!("{ASM_PRELUDE} is generated from a generation's map: give --arch")),
             };
         }

@@ -45,6 +45,14 @@ pub enum CoverError {
     Io { what: String, source: std::io::Error },
     #[error("{tool} failed: {msg}")]
     Tool { tool: &'static str, msg: String },
+    #[error(transparent)]
+    Map(#[from] tpb_models::regmap::RegmapError),
+    #[error(transparent)]
+    Cosim(#[from] crate::sched::CosimError),
+    #[error(transparent)]
+    Merge(#[from] tpb_models::regmap::cover::MergeError),
+    #[error("a report as JSON: {0}")]
+    Json(#[from] serde_json::Error),
     #[error("{0}")]
     Other(String),
 }
@@ -125,7 +133,7 @@ impl Session {
         let runs_dir = out.join("runs");
         std::fs::create_dir_all(&runs_dir).map_err(io(runs_dir.display().to_string()))?;
         vlbuild::coverage_to(&vlbuild::library(&spec, &dir), &spec.prefix, &runs_dir.join("run"))?;
-        let map = builtin(arch).map_err(|e| CoverError::Other(e.to_string()))?;
+        let map = builtin(arch)?;
         let (regs, points) = (RegCoverage::new(&map), Points::new(&map, ""));
         Ok(Session { arch, map, spec, dir, jobs, out, runs_dir, runs: Vec::new(), regs, points, reasons: BTreeMap::new() })
     }
@@ -148,7 +156,7 @@ impl Session {
     /// Record run `name` (its cycles or why it failed) and what it counted.
     pub fn add(&mut self, name: &str, result: Result<u64, String>, regs: Option<&RegCoverage>, points: Option<&Points>) -> Result<(), CoverError> {
         if let Some(r) = regs {
-            self.regs.merge(r).map_err(|e| CoverError::Other(e.to_string()))?;
+            self.regs.merge(r)?;
         }
         if let Some(p) = points {
             self.points.merge(p);
@@ -175,7 +183,7 @@ impl Session {
         let (result, regs) = match f.scenario()?.runs() {
             Runs::OneSystem(k) => {
                 let dut = self.model()(self.arch).map_err(CoverError::Other)?;
-                let mut c = Cosim::on(dut).map_err(|e| CoverError::Other(e.to_string()))?;
+                let mut c = Cosim::on(dut)?;
                 let mut regs = RegCoverage::new(&self.map);
                 regs.source(&label);
                 c.regs = Some(Box::new(regs));
@@ -265,7 +273,7 @@ impl Session {
 
 /// A report as JSON.
 fn json<T: serde::Serialize>(v: &T) -> Result<String, CoverError> {
-    serde_json::to_string_pretty(v).map_err(|e| CoverError::Other(e.to_string()))
+    Ok(serde_json::to_string_pretty(v)?)
 }
 
 /// Run `scenarios` (built-in names or scenario files) on `arch` and write

@@ -225,7 +225,7 @@ pub fn unit(name: &str) -> Option<&'static str> {
 pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
     let root = format!("{}.include \"{file}\"\n", params.prelude());
     assemble_root(file, "parameters", &root, |want| match want == crate::cfw::ASM_PRELUDE {
-        true => Ok(Some((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map)?))),
+        true => Ok(Some((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map).map_err(|e| e.to_string())?))),
         false => Ok(None),
     })
 }
