@@ -143,10 +143,10 @@ pub struct Model {
     handle: *mut c_void,
     ptrs: Vec<*mut c_void>,
     tracing: bool,
-    /// The FST to convert the open VCD into when the trace closes: (vcd, fst).
-    fst: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// The file the open trace writes (the VCD of an FST to convert).
     trace_path: Option<std::path::PathBuf>,
+    /// The FST to convert that VCD into when the trace closes.
+    fst: Option<std::path::PathBuf>,
 }
 
 // The model is owned by one Rust value and never shared; Verilator's
@@ -190,7 +190,7 @@ impl Model {
             let handle = (fns.new)();
             let mut ptrs = vec![std::ptr::null_mut(); fns.ports.len()];
             (fns.ports_fn)(handle, ptrs.as_mut_ptr());
-            Model { fns, handle, ptrs, tracing: false, fst: None, trace_path: None }
+            Model { fns, handle, ptrs, tracing: false, trace_path: None, fst: None }
         }
     }
 
@@ -371,7 +371,7 @@ impl Model {
             return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
         }
         self.tracing = true;
-        self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| (vcd.clone(), path.to_path_buf()));
+        self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| path.to_path_buf());
         self.trace_path = Some(vcd);
         Ok(())
     }
@@ -399,9 +399,9 @@ impl Model {
             let msg = std::io::Error::from_raw_os_error(errno).to_string();
             return Err(VlError::TraceWrite { model: self.fns.name, path: path.map(|p| p.display().to_string()).unwrap_or_default(), msg });
         }
-        match fst {
-            Some((vcd, fst)) => vcd_to_fst(self.fns.name, &vcd, &fst),
-            None => Ok(()),
+        match (path, fst) {
+            (Some(vcd), Some(fst)) => vcd_to_fst(self.fns.name, &vcd, &fst),
+            _ => Ok(()),
         }
     }
 }

@@ -100,7 +100,7 @@ pub enum BenchError {
     Firmware(#[from] tpb_cosim::firmware::FirmwareError),
     #[error(transparent)]
     Layout(#[from] tpb_hdl::top::LayoutError),
-    #[error("the bench's files: {0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{exe}: {source}")]
     Spawn { exe: String, source: std::io::Error },
