@@ -401,6 +401,15 @@ impl Model {
         }
         match (path, fst) {
             (Some(vcd), Some(fst)) => vcd_to_fst(self.fns.name, &vcd, &fst),
+            // GTKWave's FST writer drops a failed write without a word: read the file back.
+            (Some(path), None) if self.fns.fst => crate::waves::check_fst(&path).map_err(|e| {
+                let why = match e {
+                    crate::waves::WavesError::Read { msg, .. } => msg,
+                    other => other.to_string(),
+                };
+                let msg = format!("it does not read back as an FST: {why}. GTKWave's FST writer reports no failed write; a full disk leaves a file like this");
+                VlError::TraceWrite { model: self.fns.name, path: path.display().to_string(), msg }
+            }),
             _ => Ok(()),
         }
     }

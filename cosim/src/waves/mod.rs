@@ -19,6 +19,7 @@ pub mod svg;
 use std::path::Path;
 
 pub use gtkw::{gtkw, write_gtkw, GtkwPaths, View};
+pub(crate) use read::check_fst;
 pub use read::{read, widths, widths_present};
 pub use svg::{render, render_dump};
 

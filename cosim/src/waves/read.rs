@@ -4,7 +4,9 @@
 
 use super::{Trace, WavesError};
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use wellen::viewers::{read_body, read_header, read_header_from_file, HeaderResult};
 use wellen::LoadOptions;
 
@@ -32,6 +34,44 @@ fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
     WavesError::Read { path: path.display().to_string(), msg }
 }
 
+/// Reads under way in [`guarded`]: while there are any, a panic raised in
+/// the readers' own code is not printed (the read returns it as its error).
+static GUARDED: AtomicUsize = AtomicUsize::new(0);
+
+/// Run a read of `path` so that a panic in the readers becomes its error.
+/// wellen's FST reader asserts, instead of failing, on some files cut short
+/// (a run whose disk filled up while it wrote): an `assert!` in
+/// `fst-reader`, which would end `tpb` with exit 101 and a backtrace. Only
+/// panics raised in the reader crates (`fst-reader`, `wellen`) are kept
+/// quiet; any other still prints as it would.
+fn guarded<T>(path: &Path, read: impl FnOnce() -> Result<T, WavesError>) -> Result<T, WavesError> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_reader = info.location().is_some_and(|l| ["fst-reader", "wellen"].iter().any(|c| l.file().contains(c)));
+            if !(in_reader && GUARDED.load(Ordering::SeqCst) > 0) {
+                previous(info);
+            }
+        }));
+    });
+    GUARDED.fetch_add(1, Ordering::SeqCst);
+    let result = std::panic::catch_unwind(AssertUnwindSafe(read));
+    GUARDED.fetch_sub(1, Ordering::SeqCst);
+    result.unwrap_or_else(|payload| {
+        let why = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Err(WavesError::Read { path: path.display().to_string(), msg: format!("the reader gave up on it ({why}): a file cut short or corrupt") })
+    })
+}
+
+/// Whether a trace the model wrote as FST reads back (its header and
+/// hierarchy): GTKWave's FST writer reports no failed write, so a file cut
+/// short by a full disk shows only here.
+pub(crate) fn check_fst(path: &Path) -> Result<(), WavesError> {
+    check_file(path)?;
+    guarded(path, || read_header_from_file(path, &LoadOptions::default()).map(drop).map_err(|e| read_failed(path, e)))
+}
+
 /// Picoseconds per time unit of a file's timescale.
 fn ps_per_unit(path: &Path, ts: Option<wellen::Timescale>) -> Result<u64, WavesError> {
     let Some(ts) = ts else { return Ok(1) };
@@ -49,7 +89,6 @@ pub fn read(path: &Path, signals: &[String]) -> Result<Vec<(u32, Trace)>, WavesE
     read_until(path, signals, None).map(|(t, _)| t)
 }
 
-/// As [`read`], with the last time the file holds (ps).
 /// The reader panics on a file it cannot open: say why first.
 fn check_file(path: &Path) -> Result<(), WavesError> {
     let p = path.display().to_string();
@@ -67,16 +106,20 @@ fn lookup(path: &Path, h: &wellen::Hierarchy, name: &str) -> Result<wellen::VarR
 
 /// The widths of `signals` (under `TOP`), from the file's header alone.
 pub fn widths(path: &Path, signals: &[String]) -> Result<HashMap<String, u32>, WavesError> {
-    check_file(path)?;
-    let h = read_header_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?.hierarchy;
+    let h = hierarchy(path)?;
     signals.iter().map(|n| Ok((n.clone(), h[lookup(path, &h, n)?].length().unwrap_or(1)))).collect()
+}
+
+/// A file's hierarchy, from its header alone.
+fn hierarchy(path: &Path) -> Result<wellen::Hierarchy, WavesError> {
+    check_file(path)?;
+    guarded(path, || Ok(read_header_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?.hierarchy))
 }
 
 /// As [`widths`], of those of `signals` the dump has (a trace of some
 /// groups only, `tpb sim --trace-groups`).
 pub fn widths_present(path: &Path, signals: &[String]) -> Result<HashMap<String, u32>, WavesError> {
-    check_file(path)?;
-    let h = read_header_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?.hierarchy;
+    let h = hierarchy(path)?;
     Ok(signals.iter().filter_map(|n| lookup(path, &h, n).ok().map(|r| (n.clone(), h[r].length().unwrap_or(1)))).collect())
 }
 
@@ -106,6 +149,10 @@ fn vcd_cut(bytes: &[u8], until: u64) -> Option<usize> {
 /// picoseconds, and the last time read.
 pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     check_file(path)?;
+    guarded(path, || read_until_unguarded(path, signals, until_ps))
+}
+
+fn read_until_unguarded(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     let opts = LoadOptions::default();
     let header = read_header_from_file(path, &opts).map_err(|e| read_failed(path, e))?;
     let unit = ps_per_unit(path, header.hierarchy.timescale())?;

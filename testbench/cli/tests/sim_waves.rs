@@ -412,3 +412,30 @@ fn a_trace_the_disk_refuses_is_an_error_naming_the_file_not_a_hang() {
     assert!(stdout.lines().any(|l| l.starts_with("bringup ") && l.contains(" FAIL ")), "{stdout}");
     assert!(!stdout.contains("waves:") && !dir.join("full.gtkw").exists(), "no save file for a trace not written: {stdout}");
 }
+
+/// An FST the model writes on a disk that fills up is an error at the
+/// close, naming the file: GTKWave's FST writer drops a failed write without
+/// a word, so the close reads the file back. A file-size limit (`ulimit -f`,
+/// with SIGXFSZ ignored) makes every write past it fail with EFBIG, as a
+/// full disk does with ENOSPC; the limits cut the 316 KB FST of `dispatch`
+/// early (64 KiB) and late (200 KiB, a file on which wellen's FST reader
+/// asserts instead of failing). Below about 40 KiB the writer's hierarchy
+/// file is cut too, and GTKWave's writer crashes (SIGBUS) reading it back
+/// through a map: docs/verilator.md says so.
+#[test]
+fn an_fst_the_disk_cuts_short_is_an_error_naming_the_file() {
+    let dir = tpb_testbench::tools::repo_root().join("target/cosim-full-fst");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for kib in [64, 200] {
+        let fst = dir.join(format!("cut{kib}.fst"));
+        let script = format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" sim dispatch --arch cayman --fst \"$1\"");
+        let out = std::process::Command::new("bash").args(["-c", &script, env!("CARGO_BIN_EXE_tpb"), fst.to_str().unwrap()]).output().unwrap();
+        let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{kib} KiB: {stdout}{err}");
+        assert!(err.contains("writing trace file") && err.contains(&format!("cut{kib}.fst")) && err.contains("does not read back as an FST"), "{kib} KiB: {err}");
+        assert!(!err.contains("panicked"), "{kib} KiB: {err}");
+        assert!(stdout.lines().any(|l| l.starts_with("dispatch ") && l.contains(" FAIL ")), "{kib} KiB: {stdout}");
+        assert!(!stdout.contains("waves:") && !fst.with_extension("gtkw").exists(), "{kib} KiB: no save file for a trace not whole: {stdout}");
+    }
+}
