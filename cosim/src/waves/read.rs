@@ -39,9 +39,11 @@ fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
 static GUARDED: AtomicUsize = AtomicUsize::new(0);
 
 /// Run a read of `path` so that a panic in the readers becomes its error.
-/// wellen's FST reader asserts, instead of failing, on some files cut short
-/// (a run whose disk filled up while it wrote): an `assert!` in
-/// `fst-reader`, which would end `tpb` with exit 101 and a backtrace. Only
+/// The readers panic, instead of failing, on some damaged files: wellen's
+/// FST reader asserts on files a full disk cut short (`fst-reader`), and
+/// its VCD reader indexes past its signal table on a value change for an
+/// id the header never declared (bytes garbled in the middle of a file).
+/// Either would end `tpb` with exit 101 and a backtrace. Only
 /// panics raised in the reader crates (`fst-reader`, `wellen`) are kept
 /// quiet; any other still prints as it would.
 fn guarded<T>(path: &Path, read: impl FnOnce() -> Result<T, WavesError>) -> Result<T, WavesError> {
@@ -209,6 +211,24 @@ fn changes<R: std::io::BufRead + std::io::Seek + Sync + Send + 'static>(
 
 #[cfg(test)]
 mod tests {
+    /// A VCD whose body names a signal it never declared (here `~~~`, as
+    /// bytes garbled in the middle of a file leave it) makes wellen index
+    /// past its signal table and panic: the read returns that as its error.
+    #[test]
+    fn a_reader_panic_on_a_garbled_file_is_the_reads_error() {
+        let dir = std::env::temp_dir().join(format!("tpb-garbled-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let vcd = dir.join("garbled.vcd");
+        let head = "$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! req_valid $end\n$upscope $end\n$enddefinitions $end\n";
+        std::fs::write(&vcd, format!("{head}#0\n1!\n#1\n1~~~\n#2\n0!\n")).unwrap();
+        let e = super::read(&vcd, &["req_valid".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("garbled.vcd") && e.contains("the reader gave up on it"), "{e}");
+        std::fs::write(&vcd, format!("{head}#0\n1!\n#2\n0!\n")).unwrap();
+        let (t, end) = super::read_until(&vcd, &["req_valid".to_string()], None).unwrap();
+        assert_eq!((t[0].1.clone(), end), (vec![(0, Some(1)), (2, Some(0))], 2), "the same file whole reads");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A cut falls on the first time line past the limit, never inside the
     /// header or a value line.
     #[test]
