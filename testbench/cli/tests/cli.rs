@@ -369,6 +369,15 @@ fn no_silent_wrong_success_and_no_panic() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("tpb: error: the program took IllegalInstruction at pc 0x3 (ill) and did not exit"), "{err}");
     assert!(!err.contains("Exception {"), "no Rust debug formatting: {err}");
+    // tpb run on bytes that are neither an ELF nor text, and on an ELF cut short.
+    std::fs::write(dir.join("raw.bin"), b" movi a2, 1\n\xff\xfe").unwrap();
+    let (code, _, err) = tpb(&["run", dir.join("raw.bin").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("raw.bin: neither an ELF") && err.contains("byte 12 is not UTF-8 text") && err.contains("tpb disasm"), "{err}");
+    std::fs::write(dir.join("cut.elf"), &std::fs::read(&elf).unwrap()[..40]).unwrap();
+    let (code, _, err) = tpb(&["run", dir.join("cut.elf").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("tpb: error: ") && err.contains("cut.elf: not an ELF32"), "{err}");
     // A waveform file that is not there, or empty: an error, not a panic.
     for (file, want) in [(dir.join("none.vcd"), "No such file"), (dir.join("empty.vcd"), "an empty file (0 bytes)")] {
         if file.ends_with("empty.vcd") {

@@ -54,6 +54,10 @@ pub enum CliError {
     Flow(#[from] tpb_hdl::fpga::flow::FlowError),
     #[error(transparent)]
     Memory(#[from] tpb_models::xtensa::bus::MapError),
+    #[error("{path}: {source}")]
+    Elf { path: PathBuf, source: tpb_models::xtensa::elf::ElfError },
+    #[error("{path}: neither an ELF (it does not start with 0x7f 'ELF') nor assembly source (byte {at} is not UTF-8 text); `tpb disasm` reads a raw image")]
+    NotProgram { path: PathBuf, at: usize },
     #[error("{0}")]
     Other(String),
 }
@@ -191,12 +195,16 @@ fn run_core(input: PathBuf, cfg: tpb_models::xtensa::CoreConfig, steps: u64, qui
     let mut mem = MemorySpace::from_map(&cfg.memory)?;
     let mut entry = cfg.reset_vector;
     if bytes.starts_with(b"\x7fELF") {
-        let img = elf::parse(&bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
-        img.load(&mut mem).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
+        let bad = |source| CliError::Elf { path: input.clone(), source };
+        let img = elf::parse(&bytes).map_err(bad)?;
+        img.load(&mut mem).map_err(bad)?;
         if cfg.name == tpb_models::xtensa::CoreConfig::qemu_de212().name {
             entry = img.entry;
         }
     } else {
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            return Err(CliError::NotProgram { path: input, at: e.valid_up_to() });
+        }
         let p = tpb_cosim::cfw::assemble_file(None, &input, cfg.reset_vector, &cfg.options, &[]).map_err(CliError::Other)?;
         mem.write_bytes(cfg.reset_vector, &p.bytes).map_err(|e| CliError::Other(format!("{}: {e}", input.display())))?;
     }
@@ -360,7 +368,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             if bytes.starts_with(b"\x7fELF") {
                 // An ELF: its code sections at their addresses (--base does not apply), with its symbols.
                 use tpb_models::xtensa::elf;
-                let bad = |e: elf::ElfError| CliError::Other(format!("{}: {e}", input.display()));
+                let bad = |source| CliError::Elf { path: input.clone(), source };
                 let sections = elf::code_sections(&bytes).map_err(bad)?;
                 if sections.is_empty() {
                     return Err(CliError::Other(format!("{}: an ELF with no code (no SHF_EXECINSTR section, no executable segment)", input.display())));
