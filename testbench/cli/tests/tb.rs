@@ -285,6 +285,9 @@ fn the_readme_first_testbench_works_as_written() {
     let shown = readme.lines().find(|l| l.trim_start().starts_with("my-first   cayman")).unwrap().trim();
     // Same row but for the wall time.
     assert_eq!(pass_row.rsplit_once(' ').unwrap().0.trim(), shown.rsplit_once(' ').unwrap().0.trim(), "README shows a different table:\n{out}");
+    // The footnote: what the cycles column counts, and where the run's cycles start.
+    let note = out.lines().find(|l| l.starts_with("(cycles: the steps' own")).unwrap_or_else(|| panic!("no note on the cycles:\n{out}"));
+    assert!(note.contains("at cycle 262 of its run") && readme.lines().any(|l| l.trim() == note), "README shows a different note:\n{out}");
     std::fs::write(&file, toml.replacen("value = 0xff", "value = 0x7f", 1)).unwrap();
     let (code, out, _) = tpb(&["test", file.to_str().unwrap(), "--vcd", dir.join("waves").to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");

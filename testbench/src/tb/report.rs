@@ -14,6 +14,21 @@ pub struct Skip {
     pub why: String,
 }
 
+/// What the cycles column counts, when a run set up before its first step:
+/// the steps' own cycles, while the console, a failure and the waves give
+/// the run's cycle (counted from its start).
+fn first_cycles_note(outcomes: &[Outcome]) -> Option<String> {
+    let lo = outcomes.iter().map(|o| o.first_cycle).min()?;
+    let hi = outcomes.iter().map(|o| o.first_cycle).max()?;
+    if hi == 0 {
+        return None;
+    }
+    let from = if lo == hi { format!("cycle {lo}") } else { format!("cycles {lo}..{hi}") };
+    Some(format!(
+        "(cycles: the steps' own, from the first step at {from} of its run, after the reset and the EVT_SEM clear; the console, failures and waves count from the run's start)"
+    ))
+}
+
 /// The table: one row per testbench × generation, then the first failing
 /// step of each failure with its message.
 pub fn table(outcomes: &[Outcome], skips: &[Skip]) -> String {
@@ -39,6 +54,9 @@ pub fn table(outcomes: &[Outcome], skips: &[Skip]) -> String {
         outcomes.iter().map(|o| o.steps).sum::<u64>(),
         outcomes.iter().map(|o| o.cycles).sum::<u64>()
     );
+    if let Some(note) = first_cycles_note(outcomes) {
+        let _ = writeln!(s, "{note}");
+    }
     for o in fails {
         let f = o.result.as_ref().unwrap_err();
         let _ = writeln!(s, "\nFAIL {} [{}]", o.name, o.arch.name());

@@ -19,7 +19,11 @@ pub struct Outcome {
     pub result: Result<(), Failure>,
     /// Steps executed (repeats counted each time).
     pub steps: u64,
+    /// Cycles the steps took, from `first_cycle`.
     pub cycles: u64,
+    /// The run's cycle when its first step began (the set-up before it:
+    /// the top's reset); the console, failures and waves count from 0.
+    pub first_cycle: u64,
     pub wall: std::time::Duration,
     /// Values printed by `read` steps.
     pub reads: Vec<String>,
@@ -92,6 +96,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         result: Ok(()),
         steps: 0,
         cycles: 0,
+        first_cycle: 0,
         wall: Default::default(),
         reads: Vec::new(),
         vcd: None,
@@ -162,6 +167,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         }
     }
     out.cycles = tb.cycle() - start;
+    out.first_cycle = start;
     out.result = r;
     (out.regs, out.points) = tb.take_coverage();
     if let Some(c) = tb.cosim() {
