@@ -25,7 +25,9 @@
 //! stopped part way), and the reason is printed on the server's stderr.
 //!
 //! ## The byte stream (TCP)
-//! Bytes other than `0xA5` between frames are skipped. A frame's length
+//! Bytes other than `0xA5` between frames are skipped, and counted
+//! ([`Session::skipped`]: `tpb serve`'s closing line names them, the sign
+//! of a client that speaks something else). A frame's length
 //! follows from its op and count; an unknown op is answered BAD_OP and the
 //! server goes back to looking for `0xA5` (there is no idle line to drain
 //! on a socket). A CRC mismatch is answered CRC and nothing is done. The
@@ -54,6 +56,9 @@ pub struct Session {
     pub frames: u64,
     /// Frames answered with a status other than OK.
     pub refused: u64,
+    /// Bytes outside frames, passed over looking for `0xA5` (a client
+    /// speaking something else sends only these).
+    pub skipped: u64,
     pub cycles: u64,
 }
 
@@ -105,7 +110,7 @@ impl<'a> Server<'a> {
         let mut r = BufReader::new(input);
         let start = self.cosim.stats.cycles;
         let mut s = Session::default();
-        while let Some(rsp) = self.next_frame(&mut r)? {
+        while let Some(rsp) = self.next_frame(&mut r, &mut s.skipped)? {
             s.frames += 1;
             s.refused += u64::from(rsp.status != Status::Ok);
             output.write_all(&rsp.encode())?;
@@ -119,7 +124,8 @@ impl<'a> Server<'a> {
     }
 
     /// Read one frame and execute it; `None` at the end of the input.
-    fn next_frame(&mut self, r: &mut impl BufRead) -> std::io::Result<Option<Response>> {
+    /// Bytes before its sync byte are counted in `skipped`.
+    fn next_frame(&mut self, r: &mut impl BufRead, skipped: &mut u64) -> std::io::Result<Option<Response>> {
         // Skip to the sync byte.
         loop {
             let buf = r.fill_buf()?;
@@ -128,11 +134,13 @@ impl<'a> Server<'a> {
             }
             match buf.iter().position(|&b| b == SYNC_REQUEST) {
                 Some(i) => {
+                    *skipped += i as u64;
                     r.consume(i + 1);
                     break;
                 }
                 None => {
                     let n = buf.len();
+                    *skipped += n as u64;
                     r.consume(n);
                 }
             }

@@ -71,6 +71,13 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     let input = stream.try_clone().map_err(|e| e.to_string())?;
     let s = server.serve(input, stream).map_err(|e| format!("the connection from {peer}: {e}"))?;
     cosim.console.flush();
-    println!("tpb serve: {peer} closed: {} frames ({} refused), {} cycles", s.frames, s.refused, s.cycles);
+    let skipped = match s.skipped {
+        0 => String::new(),
+        n => format!(
+            ", {n} bytes outside frames skipped (a request frame starts with {:#04x}: is the client speaking the host-link protocol?)",
+            tpb_models::hal::hostlink::SYNC_REQUEST
+        ),
+    };
+    println!("tpb serve: {peer} closed: {} frames ({} refused){skipped}, {} cycles", s.frames, s.refused, s.cycles);
     Ok(())
 }

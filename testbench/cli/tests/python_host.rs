@@ -128,4 +128,10 @@ fn the_server_answers_as_the_protocol_says() {
     assert!(c.stats.cycles >= before + 100);
     assert_eq!(got[7].0, Status::BadCount, "no core 42");
     assert_eq!(r.len(), 8);
+    // A client that speaks something else: every byte skipped, counted, nothing answered.
+    let mut out = Vec::new();
+    let s = Server::new(&mut c).serve(Cursor::new(b"GET / HTTP/1.1\r\n\r\n".to_vec()), &mut out).unwrap();
+    assert_eq!((s.frames, s.refused, s.skipped, out.len()), (0, 0, 18, 0), "{s:?}");
+    let s = Server::new(&mut c).serve(Cursor::new([b"\x00\x13junk".to_vec(), Request::status(0).encode().unwrap()].concat()), &mut out).unwrap();
+    assert_eq!((s.frames, s.skipped), (1, 6), "the junk before a frame");
 }
