@@ -310,9 +310,14 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
     };
     // The close copies the writer's state as a block does: it waits, as the
     // next block would, for the last block's thread to hold the lock (at
-    // most 2 s: a thread that finished before its size was taken shows no growth).
-    let close_wait =
-        if fst { "\n        if (!m->flush_made && m->flush_size >= 0) for (int i = 0; i < 20000 && file_size(m->path) <= m->flush_size; ++i) usleep(100);\n       " } else { "" };
+    // most 2 s by the clock: a thread that finished before its size was
+    // taken shows no growth, nor does a file on a full disk; counted in
+    // sleeps, the wait took 4 s, each 100 us sleep overshooting).
+    let close_wait = if fst {
+        "\n        if (!m->flush_made && m->flush_size >= 0) { const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);\n            while (file_size(m->path) <= m->flush_size && std::chrono::steady_clock::now() < until) usleep(100); }\n       "
+    } else {
+        ""
+    };
     // A VCD writer writes through a TraceFile (vlgen/trace_file.hpp), which
     // the model owns beside it: the first write that fails (a full disk) is
     // the close's result, an errno, instead of Verilator's fatal error.
@@ -333,7 +338,8 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
     }
     let _ = write!(
         s,
-        r#"#include <cstdint>
+        r#"#include <chrono>
+#include <cstdint>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
