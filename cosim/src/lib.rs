@@ -21,6 +21,7 @@ pub mod scenario;
 pub mod sched;
 pub mod serial;
 pub mod serve;
+pub mod trace_room;
 pub mod uart;
 pub mod verilator;
 pub mod vlbuild;

@@ -129,6 +129,8 @@ pub enum VlError {
     TraceOpen { model: &'static str },
     #[error("{model}: cannot open trace file {path}")]
     TraceFile { model: &'static str, path: String },
+    #[error("{model}: not writing FST {path}: {room}")]
+    TraceRoom { model: &'static str, path: String, room: crate::trace_room::NoRoom },
     #[error("{model}: writing trace file {path} failed: {msg} (the file stops there)")]
     TraceWrite { model: &'static str, path: String, msg: String },
     #[error("{model}: clock period {ps} ps: it must be a positive, even number of picoseconds (the rising edge is at half of it)")]
@@ -358,7 +360,10 @@ impl Model {
         }
         // A VCD-writing model writes an FST's VCD beside it and converts it on closing.
         let vcd = match (format, self.fns.fst) {
-            (TraceFormat::Fst, true) => path.to_path_buf(),
+            (TraceFormat::Fst, true) => {
+                crate::trace_room::check(path).map_err(|room| VlError::TraceRoom { model, path: path.display().to_string(), room })?;
+                path.to_path_buf()
+            }
             (TraceFormat::Vcd, true) => return Err(VlError::FstOnly { model, path: path.display().to_string() }),
             (TraceFormat::Vcd, false) => path.to_path_buf(),
             (TraceFormat::Fst, false) => path.with_extension("fst.vcd"),

@@ -420,8 +420,10 @@ fn a_trace_the_disk_refuses_is_an_error_naming_the_file_not_a_hang() {
 /// full disk does with ENOSPC; the limits cut the 316 KB FST of `dispatch`
 /// early (64 KiB) and late (200 KiB, a file on which wellen's FST reader
 /// asserts instead of failing). Below about 40 KiB the writer's hierarchy
-/// file is cut too, and GTKWave's writer crashes (SIGBUS) reading it back
-/// through a map: docs/verilator.md says so.
+/// file is cut too, and GTKWave's writer would crash (SIGBUS) reading it
+/// back through a map: a file system with too little room is refused before
+/// the writer starts (`trace_room`; below, the room asked for raised past any
+/// disk's with `TPB_FST_MIN_FREE`).
 #[test]
 fn an_fst_the_disk_cuts_short_is_an_error_naming_the_file() {
     let dir = tpb_testbench::tools::repo_root().join("target/cosim-full-fst");
@@ -438,4 +440,15 @@ fn an_fst_the_disk_cuts_short_is_an_error_naming_the_file() {
         assert!(stdout.lines().any(|l| l.starts_with("dispatch ") && l.contains(" FAIL ")), "{kib} KiB: {stdout}");
         assert!(!stdout.contains("waves:") && !fst.with_extension("gtkw").exists(), "{kib} KiB: no save file for a trace not whole: {stdout}");
     }
+    let fst = dir.join("no-room.fst");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args(["sim", "dispatch", "--arch", "cayman", "--fst", fst.to_str().unwrap()])
+        .env("TPB_FST_MIN_FREE", u64::MAX.to_string())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let folder = dir.canonicalize().unwrap();
+    assert!(err.contains("not writing FST") && err.contains(&format!("{} has ", folder.display())) && err.contains("write a VCD"), "{err}");
+    assert!(!fst.exists() && !dir.join("no-room.fst.hier").exists(), "nothing written");
 }
