@@ -59,8 +59,7 @@ fn main() {
     };
     let code = match cli.command {
         Cmd::Test(args) => match test::run(&args) {
-            Ok(true) => 0,
-            Ok(false) => 1,
+            Ok(code) => code,
             Err(e) => {
                 eprintln!("tpb: error: {e}");
                 2
@@ -103,7 +102,7 @@ fn firmware_file(path: &str) -> bool {
 
 /// `tpb sim my.toml` for a file with `[firmware]`: run it on one
 /// generation, print the table, exit 0 (pass), 1 (a check failed) or 2 (the
-/// file cannot be used).
+/// file cannot be used, or its trace could not be written).
 fn sim_firmware_file(path: &str, arch: tpb_models::regmap::Arch, vcd: Option<std::path::PathBuf>) -> i32 {
     use tpb_testbench::tb::{file, report};
     let f = match file::TbFile::load(std::path::Path::new(path)) {
@@ -125,9 +124,5 @@ fn sim_firmware_file(path: &str, arch: tpb_models::regmap::Arch, vcd: Option<std
     if let Some(v) = &o.vcd {
         println!("waves: {}", v.display());
     }
-    if o.result.is_ok() {
-        0
-    } else {
-        1
-    }
+    report::exit_code(std::slice::from_ref(&o))
 }

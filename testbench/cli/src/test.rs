@@ -58,8 +58,8 @@ pub enum TestCmdError {
     Io { path: PathBuf, source: std::io::Error },
 }
 
-/// Run `tpb test`; Ok(true) when every testbench passed.
-pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
+/// Run `tpb test`; its exit code ([`report::exit_code`]).
+pub fn run(args: &TestArgs) -> Result<i32, TestCmdError> {
     if args.files.is_empty() && !args.generated {
         return Err(TestCmdError::Nothing);
     }
@@ -122,7 +122,7 @@ pub fn run(args: &TestArgs) -> Result<bool, TestCmdError> {
         std::fs::write(p, report::junit(&outcomes, &skips)).map_err(|source| TestCmdError::Io { path: p.clone(), source })?;
         println!("JUnit XML: {}", p.display());
     }
-    Ok(outcomes.iter().all(|o| o.result.is_ok()))
+    Ok(report::exit_code(&outcomes))
 }
 
 /// The files of `args`: a folder stands for its `.toml` files, sorted by name.

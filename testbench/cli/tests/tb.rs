@@ -237,6 +237,25 @@ fn check_junit(xml: &str, tests: usize, failures: usize, skipped: usize) {
     assert_eq!((cases, fails, skips), (tests, failures, skipped), "{xml}");
 }
 
+/// A run whose trace file the disk refuses (`/dev/full` behind the VCD's
+/// name) fails at the end of the run with the write's error and its cycle,
+/// and `tpb test` exits 2, as `tpb sim` does: no check failed, the command
+/// could not do its job.
+#[test]
+fn a_trace_the_disk_refuses_fails_the_run_and_tpb_test_exits_2() {
+    let dir = scratch("full-disk");
+    let file = dir.join("full.toml");
+    std::fs::write(&file, "name = \"full-disk\"\n[[step]]\nwait = 50\n").unwrap();
+    std::os::unix::fs::symlink("/dev/full", dir.join("full-disk.cayman.vcd")).unwrap();
+    let (code, out, err) = tpb(&["test", file.to_str().unwrap(), "--arch", "cayman", "--vcd", dir.to_str().unwrap(), "--vcd-all"]);
+    assert_eq!(code, 2, "{out}{err}");
+    for want in ["FAIL full-disk [cayman]", "at the end of the run, cycle 312", "step: trace", "full-disk.cayman.vcd failed: No space left on device"] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    let (code, out, err) = tpb(&["test", file.to_str().unwrap(), "--arch", "cayman"]);
+    assert_eq!(code, 0, "untraced, the same file passes: {out}{err}");
+}
+
 #[test]
 fn tpb_test_refuses_a_typo_and_a_bad_key_before_running() {
     let (code, out, err) = tpb(&["test", "testbench/tests/data/typo.toml"]);

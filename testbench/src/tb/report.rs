@@ -14,6 +14,20 @@ pub struct Skip {
     pub why: String,
 }
 
+/// The exit code of a set of runs: 0 every one passed, 1 a check failed,
+/// 2 a run's trace file could not be written (the command could not do
+/// its job, as `tpb sim` says for a scenario's).
+pub fn exit_code(outcomes: &[Outcome]) -> i32 {
+    let failures = || outcomes.iter().filter_map(|o| o.result.as_ref().err());
+    if failures().any(|f| f.trace_lost) {
+        2
+    } else if failures().next().is_some() {
+        1
+    } else {
+        0
+    }
+}
+
 /// What the cycles column counts, when a run set up before its first step:
 /// the steps' own cycles, while the console, a failure and the waves give
 /// the run's cycle (counted from its start).

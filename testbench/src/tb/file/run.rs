@@ -48,6 +48,9 @@ pub struct Failure {
     pub step: String,
     pub error: String,
     pub cycle: u64,
+    /// The run's trace file could not be written (a full disk), rather
+    /// than a check failing: the command could not do its job (exit 2).
+    pub trace_lost: bool,
 }
 
 /// How to run a file.
@@ -106,7 +109,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         points: None,
         traces_skipped: 0,
     };
-    let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0 };
+    let setup_fail = |loc: Loc, step: &str, error: String| Failure { loc, step: step.into(), error, cycle: 0, trace_lost: false };
     let (tb, fw) = if file.firmware.is_empty() {
         match &opts.model {
             Some(m) if opts.engine == EngineKind::Verilator => (m.0(arch).map_err(TbError::Cosim).and_then(Tb::on_dut), None),
@@ -163,7 +166,7 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
     // A core that took an exception fails the run, whatever the steps checked.
     if let (Ok(()), Some(fw)) = (&r, &fw) {
         if let Some((cycle, e)) = cosim::exception(&mut tb, fw, None, &expected) {
-            r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle });
+            r = Err(Failure { loc: Loc::default(), step: "(after the last step)".into(), error: e, cycle, trace_lost: false });
         }
     }
     out.cycles = tb.cycle() - start;
@@ -174,11 +177,12 @@ pub fn run(file: &TbFile, arch: Arch, opts: &RunOpts) -> Outcome {
         c.console.flush();
         out.console = c.console.lines.iter().map(|l| l.to_string()).collect();
     }
+    let end = tb.cycle();
     let traced = match tb.trace_stop() {
         Ok(t) => t,
         Err(e) => {
             if out.result.is_ok() {
-                out.result = Err(setup_fail(Loc::default(), "trace", e.to_string()));
+                out.result = Err(Failure { cycle: end, trace_lost: true, ..setup_fail(Loc::default(), "trace", e.to_string()) });
             }
             None
         }
@@ -280,7 +284,7 @@ impl RunCtx<'_> {
             let r = self.run_step(s);
             if let Err(e) = r {
                 return Err(match e {
-                    StepErr::Tb(e) => Failure { loc: s.loc, step: s.text.clone(), error: e.to_string(), cycle: self.tb.cycle() },
+                    StepErr::Tb(e) => Failure { loc: s.loc, step: s.text.clone(), error: e.to_string(), cycle: self.tb.cycle(), trace_lost: false },
                     StepErr::Inner(f) => f,
                 });
             }
