@@ -127,8 +127,8 @@ pub enum VlError {
     FstOnly { model: &'static str, path: String },
     #[error("{model}: a trace is already open")]
     TraceOpen { model: &'static str },
-    #[error("{model}: cannot open trace file {path}")]
-    TraceFile { model: &'static str, path: String },
+    #[error("{model}: cannot open trace file {path}{why}")]
+    TraceFile { model: &'static str, path: String, why: String },
     #[error("{model}: not writing FST {path}: {room}")]
     TraceRoom { model: &'static str, path: String, room: crate::trace_room::NoRoom },
     #[error("{model}: writing trace file {path} failed: {msg} (the file stops there)")]
@@ -368,12 +368,13 @@ impl Model {
             (TraceFormat::Vcd, false) => path.to_path_buf(),
             (TraceFormat::Fst, false) => path.with_extension("fst.vcd"),
         };
-        let c = CString::new(vcd.to_string_lossy().as_bytes()).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
-        let names = CString::new(only.join("\n")).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
+        let nul = |what: &str| VlError::TraceFile { model, path: path.display().to_string(), why: format!(": {what} holds a NUL byte") };
+        let c = CString::new(vcd.to_string_lossy().as_bytes()).map_err(|_| nul("the path"))?;
+        let names = CString::new(only.join("\n")).map_err(|_| nul("a signal name"))?;
         // SAFETY: a live model, a NUL-terminated path and name list.
         let rc = unsafe { (self.fns.trace_open)(self.handle, c.as_ptr(), names.as_ptr()) };
         if rc != 0 {
-            return Err(VlError::TraceFile { model, path: vcd.display().to_string() });
+            return Err(VlError::TraceFile { model, path: vcd.display().to_string(), why: open_failure(&vcd) });
         }
         self.tracing = true;
         self.fst = (format == TraceFormat::Fst && !self.fns.fst).then(|| path.to_path_buf());
@@ -416,6 +417,25 @@ impl Model {
                 VlError::TraceWrite { model: self.fns.name, path: path.display().to_string(), msg }
             }),
             _ => Ok(()),
+        }
+    }
+}
+
+/// Why the trace writer could not open `path`, as far as can be told
+/// from outside it (Verilator's writers report no cause): a folder, or the
+/// error of opening it for writing (a file made for the question is removed).
+pub(crate) fn open_failure(path: &Path) -> String {
+    if path.is_dir() {
+        return ": it is a folder (a trace is a file: give its file name)".into();
+    }
+    let existed = path.exists();
+    match std::fs::OpenOptions::new().append(true).create(true).open(path) {
+        Err(e) => format!(": {e}"),
+        Ok(_) => {
+            if !existed {
+                let _ = std::fs::remove_file(path);
+            }
+            String::new()
         }
     }
 }

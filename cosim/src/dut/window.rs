@@ -74,7 +74,7 @@ impl Dut {
         if self.m.tracing() || self.armed.is_some() {
             return Err(VlError::TraceOpen { model });
         }
-        std::fs::File::create(path).map_err(|_| VlError::TraceFile { model, path: path.display().to_string() })?;
+        std::fs::File::create(path).map_err(|e| VlError::TraceFile { model, path: path.display().to_string(), why: format!(": {e}") })?;
         self.sample_as_toggled();
         self.armed = Some(Armed { path: path.to_path_buf(), start, end, close_after_tick: false });
         self.window = Window::Armed;

@@ -378,6 +378,11 @@ fn no_silent_wrong_success_and_no_panic() {
     let (code, _, err) = tpb(&["run", dir.join("cut.elf").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.starts_with("tpb: error: ") && err.contains("cut.elf: not an ELF32"), "{err}");
+    // A folder given as a trace file: said so (Verilator's writer gives no cause).
+    std::fs::create_dir_all(dir.join("waves.vcd")).unwrap();
+    let (code, _, err) = tpb(&["sim", "bringup", "--vcd", dir.join("waves.vcd").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot open trace file") && err.contains("waves.vcd: it is a folder"), "{err}");
     // A waveform file that is not there, or empty: an error, not a panic.
     for (file, want) in [(dir.join("none.vcd"), "No such file"), (dir.join("empty.vcd"), "an empty file (0 bytes)")] {
         if file.ends_with("empty.vcd") {
