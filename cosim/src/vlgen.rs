@@ -332,14 +332,16 @@ pub fn shim(prefix: &str, traced: bool, fst: bool, coverage: bool, ports: &[Port
     };
     if traced {
         s += &format!("#include \"{}\"\n", writer_header(fst));
-        if !fst {
+        if fst {
+            // The close's wait is bounded by the clock.
+            s += "#include <chrono>\n";
+        } else {
             s += TRACE_FILE;
         }
     }
     let _ = write!(
         s,
-        r#"#include <chrono>
-#include <cstdint>
+        r#"#include <cstdint>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -70,8 +70,7 @@ fn guarded<T>(path: &Path, read: impl FnOnce() -> Result<T, WavesError>) -> Resu
 /// hierarchy): GTKWave's FST writer reports no failed write, so a file cut
 /// short by a full disk shows only here.
 pub(crate) fn check_fst(path: &Path) -> Result<(), WavesError> {
-    check_file(path)?;
-    guarded(path, || read_header_from_file(path, &LoadOptions::default()).map(drop).map_err(|e| read_failed(path, e)))
+    hierarchy(path).map(drop)
 }
 
 /// Picoseconds per time unit of a file's timescale.
