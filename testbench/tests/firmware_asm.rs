@@ -66,6 +66,28 @@ fn the_assembler_prelude_and_the_c_header_give_the_same_names_the_same_values() 
 }
 
 #[test]
+fn the_prelude_kept_for_a_map_is_never_given_for_another() {
+    // render_asm keeps the last few maps' preludes: an edited map (here the
+    // Q7 bundle's release register moved) must get its own, and the
+    // original its own again, each what a map seen for the first time gives.
+    let map = builtin(Arch::Cayman).unwrap();
+    let mut moved = map.clone();
+    let q7 = moved.blocks.iter_mut().find(|b| b.name == "q7").unwrap();
+    q7.registers.iter_mut().find(|r| r.name == "release_run_stall").unwrap().offset += 0x40;
+    let first = header::render_asm(&map).unwrap();
+    let edited = header::render_asm(&moved).unwrap();
+    let changed: Vec<_> = first.lines().zip(edited.lines()).filter(|(a, b)| a != b).collect();
+    assert!(!changed.is_empty() && changed.iter().all(|(a, _)| a.contains("RELEASE_RUN_STALL")), "only the moved register's lines differ: {changed:?}");
+    assert_eq!(header::render_asm(&map).unwrap(), first);
+    assert_eq!(header::render_asm(&moved).unwrap(), edited);
+    // Past the maps it keeps, the oldest is rendered anew: the same text.
+    for arch in Arch::ALL {
+        header::render_asm(&builtin(arch).unwrap()).unwrap();
+    }
+    assert_eq!(header::render_asm(&moved).unwrap(), edited);
+}
+
+#[test]
 fn every_marker_is_named_once_for_firmware_and_for_files() {
     use tpb_testbench::tb::file::builtin_consts;
     let map = builtin(Arch::Cayman).unwrap();

@@ -30,6 +30,7 @@ pub use model::*;
 pub use params::{ArchParams, Bar0, Bar0Region, Q7Layout, Region, RegionKind, Sim};
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// The common block files (`maps/common/`), listed once; every generation
 /// has them (a block in a window the generation lacks is left out at load).
@@ -58,13 +59,40 @@ pub fn builtin_files(arch: Arch) -> &'static [(&'static str, &'static str)] {
     }
 }
 
-/// The built-in map of a generation.
+/// The built-in map of a generation. Parsed once a process (a parse is
+/// about 10M instructions, and a co-simulation's set-up asks several
+/// times); each call gets its own copy.
 pub fn builtin(arch: Arch) -> Result<RegMap> {
+    static PARSED: [OnceLock<RegMap>; Arch::ALL.len()] = [const { OnceLock::new() }; Arch::ALL.len()];
+    let slot = &PARSED[arch as usize];
+    if let Some(map) = slot.get() {
+        return Ok(map.clone());
+    }
+    // A map that does not load is not kept: every call reports it.
     let files: Vec<(PathBuf, String)> = builtin_files(arch).iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
-    load::from_sources(arch, &files)
+    let map = load::from_sources(arch, &files)?;
+    Ok(slot.get_or_init(|| map).clone())
 }
 
 /// The built-in maps of all generations.
 pub fn builtin_all() -> Result<Vec<RegMap>> {
     Arch::ALL.iter().map(|a| builtin(*a)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_generation_has_its_own_parsed_map_and_every_call_gets_it_whole() {
+        for (k, arch) in Arch::ALL.iter().enumerate() {
+            // `builtin` keeps generation `a` at index `a as usize`.
+            assert_eq!(*arch as usize, k, "Arch::ALL is in declaration order");
+            let (first, again) = (builtin(*arch).unwrap(), builtin(*arch).unwrap());
+            assert_eq!(first.arch, *arch);
+            assert_eq!(first, again);
+            let files: Vec<(PathBuf, String)> = builtin_files(*arch).iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+            assert_eq!(again, load::from_sources(*arch, &files).unwrap(), "the kept copy is what a parse gives");
+        }
+    }
 }

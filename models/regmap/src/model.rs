@@ -403,7 +403,7 @@ impl Block {
 }
 
 /// All blocks and the generation parameters of one generation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RegMap {
     pub arch: Arch,
     pub params: crate::params::ArchParams,

@@ -46,13 +46,11 @@ struct Stmt<'a> {
     item: Item<'a>,
 }
 
+/// `l` up to its comment: the first `#`, `;` or `//`. One pass over the
+/// bytes (every line of a source and its prelude goes through here).
 fn strip_comment(l: &str) -> &str {
-    let mut end = l.len();
-    for pat in ["#", ";", "//"] {
-        if let Some(i) = l.find(pat) {
-            end = end.min(i);
-        }
-    }
+    let b = l.as_bytes();
+    let end = (0..b.len()).find(|&i| matches!(b[i], b'#' | b';') || (b[i] == b'/' && b.get(i + 1) == Some(&b'/'))).unwrap_or(b.len());
     &l[..end]
 }
 
@@ -313,4 +311,26 @@ pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmErro
         }
     }
     Ok(Program { base, bytes, labels })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_comment;
+
+    #[test]
+    fn a_comment_starts_at_the_first_hash_semicolon_or_double_slash() {
+        for (line, code) in [
+            ("movi a2, 1 # one", "movi a2, 1 "),
+            ("movi a2, 1 ; one # two", "movi a2, 1 "),
+            ("movi a2, 8 / 2 // half", "movi a2, 8 / 2 "),
+            ("movi a2, 8 / 2", "movi a2, 8 / 2"),
+            ("// all of it", ""),
+            ("x: .word 1 ;", "x: .word 1 "),
+            ("été: # non-ASCII before the comment", "été: "),
+            ("ends in a slash /", "ends in a slash /"),
+            ("", ""),
+        ] {
+            assert_eq!(strip_comment(line), code, "{line:?}");
+        }
+    }
 }

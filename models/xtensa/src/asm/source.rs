@@ -20,7 +20,9 @@
 
 use super::{assemble, AsmError, Program};
 use crate::config::Options;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// How deep includes and macro calls may nest.
 pub const MAX_DEPTH: usize = 32;
@@ -51,27 +53,34 @@ fn column_of(text: &str, message: &str) -> usize {
     text[..at].chars().count() + 1
 }
 
-struct Macro {
-    params: Vec<(String, Option<String>)>,
-    body: Vec<(String, usize, String)>,
+/// A line of a source: its file, its 1-based number there, its text (a
+/// file's own, or a macro body's with the arguments in place).
+struct Line<'t> {
+    file: Rc<str>,
+    line: usize,
+    text: Cow<'t, str>,
 }
 
-/// The expanded text and, for each of its lines, the file and line it came from.
+struct Macro {
+    params: Vec<(String, Option<String>)>,
+    body: Vec<Line<'static>>,
+}
+
+/// The expanded text, a line each, and for each line the file and line it came from.
 struct Expanded {
-    lines: Vec<String>,
-    origin: Vec<(String, usize)>,
+    text: String,
+    origin: Vec<(Rc<str>, usize)>,
 }
 
 /// Assemble `text` (named `file`) at `base`, its includes from `includes`.
 pub fn assemble_source(file: &str, text: &str, base: u32, opts: &Options, includes: &mut Includes) -> Result<Program, SourceError> {
-    let mut x = Expander { macros: BTreeMap::new(), includes, uses: 0, out: Expanded { lines: Vec::new(), origin: Vec::new() }, stack: Vec::new() };
+    let mut x = Expander { macros: BTreeMap::new(), includes, uses: 0, out: Expanded { text: String::new(), origin: Vec::new() }, stack: Vec::new() };
     x.file(file, text, 0)?;
     let out = x.out;
-    let joined = out.lines.join("\n") + "\n";
-    assemble(&joined, base, opts).map_err(|AsmError { line, message }| {
-        let text = out.lines.get(line.wrapping_sub(1)).map_or("", String::as_str);
+    assemble(&out.text, base, opts).map_err(|AsmError { line, message }| {
+        let text = out.text.lines().nth(line.wrapping_sub(1)).unwrap_or("");
         let column = column_of(text, &message);
-        let (file, line) = out.origin.get(line.wrapping_sub(1)).cloned().unwrap_or_else(|| (file.to_string(), line));
+        let (file, line) = out.origin.get(line.wrapping_sub(1)).map_or_else(|| (file.to_string(), line), |(f, l)| (f.to_string(), *l));
         SourceError { file, line, column, message }
     })
 }
@@ -99,17 +108,18 @@ impl Expander<'_, '_> {
             return Err(SourceError { file: name.into(), line: 1, column: 1, message: format!("includes itself (through {})", self.stack.join(" → ")) });
         }
         self.stack.push(name.to_string());
-        let lines: Vec<(String, usize, String)> = text.lines().enumerate().map(|(i, l)| (name.to_string(), i + 1, l.to_string())).collect();
+        let file: Rc<str> = name.into();
+        let lines: Vec<Line> = text.lines().enumerate().map(|(i, l)| Line { file: file.clone(), line: i + 1, text: Cow::Borrowed(l) }).collect();
         self.lines(&lines, depth)?;
         self.stack.pop();
         Ok(())
     }
 
-    fn lines(&mut self, lines: &[(String, usize, String)], depth: usize) -> Result<(), SourceError> {
+    fn lines(&mut self, lines: &[Line], depth: usize) -> Result<(), SourceError> {
         let mut k = 0;
         while k < lines.len() {
-            let (file, line, text) = &lines[k];
-            let err = |m: String| SourceError { file: file.clone(), line: *line, column: column_of(text, &m), message: m };
+            let Line { file, line, text } = &lines[k];
+            let err = |m: String| SourceError { file: file.to_string(), line: *line, column: column_of(text, &m), message: m };
             let code = super::strip_comment(text);
             let (head, rest) = first_word(code);
             match head {
@@ -135,8 +145,8 @@ impl Expander<'_, '_> {
                         })
                         .collect();
                     let end =
-                        lines[k + 1..].iter().position(|(_, _, l)| first_word(super::strip_comment(l)).0 == ".endm").ok_or_else(|| err(format!(".macro {name} has no .endm")))?;
-                    let body = lines[k + 1..k + 1 + end].to_vec();
+                        lines[k + 1..].iter().position(|l| first_word(super::strip_comment(&l.text)).0 == ".endm").ok_or_else(|| err(format!(".macro {name} has no .endm")))?;
+                    let body = lines[k + 1..k + 1 + end].iter().map(|l| Line { file: l.file.clone(), line: l.line, text: Cow::Owned(l.text.to_string()) }).collect();
                     if self.macros.insert(name.to_string(), Macro { params, body }).is_some() {
                         return Err(err(format!("macro '{name}' defined twice")));
                     }
@@ -151,7 +161,8 @@ impl Expander<'_, '_> {
                     self.lines(&body, depth + 1)?;
                 }
                 _ => {
-                    self.out.lines.push(text.clone());
+                    self.out.text.push_str(text);
+                    self.out.text.push('\n');
                     self.out.origin.push((file.clone(), *line));
                 }
             }
@@ -161,7 +172,7 @@ impl Expander<'_, '_> {
     }
 
     /// A macro call's body with its arguments in place.
-    fn expand(&mut self, name: &str, args: &str) -> Result<Vec<(String, usize, String)>, String> {
+    fn expand(&mut self, name: &str, args: &str) -> Result<Vec<Line<'static>>, String> {
         let m = &self.macros[name];
         let given: Vec<&str> = if args.trim().is_empty() { Vec::new() } else { args.split(',').map(str::trim).collect() };
         if given.len() > m.params.len() {
@@ -180,12 +191,12 @@ impl Expander<'_, '_> {
         self.uses += 1;
         Ok(m.body
             .iter()
-            .map(|(f, l, text)| {
+            .map(|Line { file, line, text }| {
                 let mut t = text.replace("\\@", &uses.to_string());
                 for (p, v) in &values {
                     t = t.replace(&format!("\\{p}"), v);
                 }
-                (f.clone(), *l, t.replace("\\()", ""))
+                Line { file: file.clone(), line: *line, text: Cow::Owned(t.replace("\\()", "")) }
             })
             .collect())
     }
