@@ -11,8 +11,8 @@
 //! - `tpb_halt()` and `tpb_waiti(level)` as inline bytes (the assembler of
 //!   Debian's lx106 toolchain has neither mnemonic), `tpb_core_id()` (PRID).
 
+use crate::firmware::by_map::ByMap;
 use crate::sched::SYSTEM_WINDOW;
-use std::sync::{Mutex, PoisonError};
 use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::space::{AddressSpace, Named};
 use tpb_models::regmap::RegMap;
@@ -236,23 +236,11 @@ fn c_line(x: &Sym) -> String {
 /// `TPB_RESET_JUMP` and `TPB_ENTER_RUN` ([`super::boot_symbols`], given to
 /// C as `-D` flags).
 ///
-/// Kept for the last few maps it was asked for (compared whole, so an
-/// edited map is rendered anew): every firmware unit a run assembles
-/// includes it, and a render is about 20M instructions.
+/// Kept for the last few maps ([`ByMap`]): every firmware unit a run
+/// assembles includes it, and a render is about 20M instructions.
 pub fn render_asm(map: &RegMap) -> Result<String, HeaderError> {
-    /// How many maps' preludes are kept: the three generations and a user's map.
-    const KEPT_MAPS: usize = 4;
-    static KEPT: Mutex<Vec<(RegMap, String)>> = Mutex::new(Vec::new());
-    let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
-    let entry = match kept.iter().position(|(m, _)| m == map) {
-        Some(k) => kept.remove(k),
-        None => (map.clone(), render_asm_anew(map)?),
-    };
-    let text = entry.1.clone();
-    // The latest first; the oldest goes past KEPT_MAPS.
-    kept.insert(0, entry);
-    kept.truncate(KEPT_MAPS);
-    Ok(text)
+    static KEPT: ByMap<String> = ByMap::new();
+    KEPT.with(map, || render_asm_anew(map), |text| Ok(text.clone()))
 }
 
 fn render_asm_anew(map: &RegMap) -> Result<String, HeaderError> {

@@ -33,6 +33,7 @@
 //! | `ring_channels.S` | TOP_SP or NCFW | NCFW ring / kangaring / hierarchical channel program: the legs its CTRL SPAD entries chain, the channels of each entry's channel_list, a scoreboard per channel, the hierarchical run_state, send/wait complete |
 
 use crate::sched::{SOC_PORT, SYSTEM_WINDOW};
+use by_map::ByMap;
 use tpb_models::ncfw::spad::AlgType;
 use tpb_models::regmap::layout::SemWindows;
 use tpb_models::regmap::WindowOp;
@@ -160,7 +161,7 @@ pub struct FirmwareError {
 }
 
 /// `.equ` constants for a program.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Consts(Vec<(String, i64)>);
 
 impl Consts {
@@ -222,7 +223,30 @@ pub fn unit(name: &str) -> Option<&'static str> {
 
 /// Assemble the unit `file` of [`UNITS`] for `map` with its parameters
 /// `params`; an error names the unit (or what it includes) and its own line.
+///
+/// A unit's text is compiled in, so the same map, file and constants give
+/// the same program: each is assembled once a process and kept
+/// ([`ByMap`]); a 16-die run builds its units once instead of once a die.
 pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
+    /// At most this many units are kept for a map (the built-in scenarios use about 30).
+    const KEPT_UNITS: usize = 64;
+    static BUILT: ByMap<Vec<(&'static str, Consts, Program)>> = ByMap::new();
+    BUILT.with(
+        map,
+        || Ok(Vec::new()),
+        |built| {
+            if let Some((.., p)) = built.iter().find(|(f, c, _)| *f == file && c == params) {
+                return Ok(p.clone());
+            }
+            let p = assemble_unit(map, file, params)?;
+            built.truncate(KEPT_UNITS - 1);
+            built.insert(0, (file, params.clone(), p.clone()));
+            Ok(p)
+        },
+    )
+}
+
+fn assemble_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
     let root = format!("{}.include \"{file}\"\n", params.prelude());
     assemble_root(file, "parameters", &root, |want| match want == crate::cfw::ASM_PRELUDE {
         true => Ok(Some((format!("{want} ({})", map.arch.name()), crate::cfw::header::render_asm(map).map_err(|e| e.to_string())?))),
@@ -388,6 +412,7 @@ fn latched(map: &RegMap, bit: u32) -> Result<HostDoorbell, FirmwareError> {
     Ok(HostDoorbell { read: info, mask: bit, ack: info })
 }
 
+pub(crate) mod by_map;
 pub mod dkl;
 mod seq_dispatch;
 mod tapes;
