@@ -258,10 +258,10 @@ fn main() {
         std::fs::write(dir.join("shim.cpp"), &shim_text).unwrap();
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cpp")).collect();
         files.sort();
-        let (slow, fast): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| vlgen::is_slow(f));
+        let (slow, fast): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| vlgen::compiled_slow(f, &std::fs::read_to_string(f).unwrap_or_default()));
         // The model's own headers are found beside its sources (`#include "…"`),
         // so its flags are every model's and the precompiled headers are shared.
-        let stamp = stamp_of(&[vstamp.as_bytes(), shim_text.as_bytes(), b"c++17 pch"]);
+        let stamp = stamp_of(&[vstamp.as_bytes(), shim_text.as_bytes(), b"c++17 pch, var reset fast"]);
         // The untraced fixture is two files: precompiling for it would cost more than it saves.
         let lib = Lib { name: &prefix, dir: &dir, fast: &fast, slow: &slow, stamp: &stamp, traced: design.traced };
         links.push(build_lib(&lib, &includes, design.traced.then_some(&pch)));

@@ -213,6 +213,21 @@ pub fn is_slow(file: &Path) -> bool {
     file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains("__Slow") || n.ends_with("__Syms.cpp"))
 }
 
+/// The function of the model's constructor that resets every variable,
+/// memories word by word.
+const VAR_RESET: &str = "___ctor_var_reset(";
+
+/// Is `file` (its text `text`) compiled at [`SLOW_OPT_LEVEL`] in the
+/// crate's own models (`build.rs`)? The code that runs once ([`is_slow`]),
+/// less the file that defines the constructor's reset of every variable:
+/// that runs once a model, so once a die, and resets every memory word
+/// through a call at `-O0` (CAYMAN: 834k words, 18M instructions a model;
+/// 1.3M at `-O2`, which a 16-die run pays 16 times). The models `vlbuild`
+/// builds on demand run one system and keep it at the slow level.
+pub fn compiled_slow(file: &Path, text: &str) -> bool {
+    is_slow(file) && !text.lines().any(|l| l.contains(VAR_RESET) && l.trim_end().ends_with('{'))
+}
+
 /// The header of a traced model's trace writer: Verilator's FST writer
 /// (`fst`) or its VCD writer.
 pub fn writer_header(fst: bool) -> &'static str {
@@ -456,4 +471,20 @@ const TRACE_FILE: &str = include_str!("vlgen/trace_file.hpp");
 /// A port name as the design spells it (`$` is `__024` in Verilator's C++).
 pub fn port_name(c_name: &str) -> String {
     c_name.replace("__024", "$")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_constructors_reset_is_compiled_with_the_cycles_code_and_the_rest_of_the_run_once_code_slow() {
+        let reset = "VL_ATTR_COLD void Vcayman___024root___ctor_var_reset(Vcayman___024root* vlSelf) {\n    vlSelf->clock = 0;\n}\n";
+        let calls = "void Vcayman___024root___ctor_var_reset(Vcayman___024root* vlSelf);\n    Vcayman___024root___ctor_var_reset(this);\n";
+        let slow = Path::new("Vcayman___024root__DepSet_hdb45efd5__1__Slow.cpp");
+        assert!(!compiled_slow(slow, reset), "the file that defines the reset");
+        assert!(compiled_slow(slow, calls), "a file that only declares or calls it");
+        assert!(compiled_slow(Path::new("Vcayman__Syms.cpp"), ""));
+        assert!(!compiled_slow(Path::new("Vcayman___024root__DepSet_hdb45efd5__2.cpp"), ""), "the cycle's code");
+    }
 }
