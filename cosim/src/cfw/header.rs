@@ -236,7 +236,7 @@ fn c_line(x: &Sym) -> String {
 /// `TPB_RESET_JUMP` and `TPB_ENTER_RUN` ([`super::boot_symbols`], given to
 /// C as `-D` flags).
 ///
-/// Kept for the last few maps ([`ByMap`]): every firmware unit a run
+/// Kept for the last few maps (`firmware::by_map`): every firmware unit a run
 /// assembles includes it, and a render is about 20M instructions.
 pub fn render_asm(map: &RegMap) -> Result<String, HeaderError> {
     static KEPT: ByMap<String> = ByMap::new();

@@ -226,7 +226,7 @@ pub fn unit(name: &str) -> Option<&'static str> {
 ///
 /// A unit's text is compiled in, so the same map, file and constants give
 /// the same program: each is assembled once a process and kept
-/// ([`ByMap`]); a 16-die run builds its units once instead of once a die.
+/// (`firmware::by_map`); a 16-die run builds its units once instead of once a die.
 pub fn build_unit(map: &RegMap, file: &'static str, params: &Consts) -> Result<Program, FirmwareError> {
     /// At most this many units are kept for a map (the built-in scenarios use about 30).
     const KEPT_UNITS: usize = 64;
