@@ -17,6 +17,7 @@
 //! command line, the firmware builder and the waveform names all use it.
 
 use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, Region, RegionKind, Register, Window, WindowOp};
+use std::sync::OnceLock;
 
 /// A number as the project writes them everywhere: decimal, `0x` hex or
 /// `0b` binary, with `_` separators allowed (`0x0006_15a0`).
@@ -167,8 +168,10 @@ pub struct AddressSpace {
     map: RegMap,
     regions: Vec<Bar0Region>,
     /// Canonical names of every register, field, alias, window (`name[]`)
-    /// and memory region (for suggestions).
-    all: Vec<String>,
+    /// and memory region (for suggestions), made when first asked for:
+    /// about 1,200 `format!`s, which most spaces (one a die, one a
+    /// firmware build) never need.
+    all: OnceLock<Vec<String>>,
 }
 
 impl AddressSpace {
@@ -185,18 +188,24 @@ impl AddressSpace {
             }
         }
         regions.sort_by_key(|r| (r.region.base, std::cmp::Reverse(r.region.size)));
-        let mut all = Vec::new();
-        for e in ENGINES {
-            for b in blocks_in(&map, e) {
-                let pre = prefix(e, b);
-                all.extend(b.registers.iter().map(|r| format!("{pre}{}", r.name)));
-                all.extend(b.registers.iter().flat_map(|r| r.fields.iter().map(move |f| (r, f))).map(|(r, f)| format!("{pre}{}.{}", r.name, f.name)));
-                all.extend(b.aliases.iter().map(|a| format!("{pre}{}", a.name)));
-                all.extend(b.arrays.iter().flat_map(|a| a.windows.iter()).map(|w| format!("{pre}{}[]", w.name)));
+        AddressSpace { map, regions, all: OnceLock::new() }
+    }
+
+    fn names(&self) -> &[String] {
+        self.all.get_or_init(|| {
+            let mut all = Vec::new();
+            for e in ENGINES {
+                for b in blocks_in(&self.map, e) {
+                    let pre = prefix(e, b);
+                    all.extend(b.registers.iter().map(|r| format!("{pre}{}", r.name)));
+                    all.extend(b.registers.iter().flat_map(|r| r.fields.iter().map(move |f| (r, f))).map(|(r, f)| format!("{pre}{}.{}", r.name, f.name)));
+                    all.extend(b.aliases.iter().map(|a| format!("{pre}{}", a.name)));
+                    all.extend(b.arrays.iter().flat_map(|a| a.windows.iter()).map(|w| format!("{pre}{}[]", w.name)));
+                }
             }
-        }
-        all.extend(regions.iter().filter(|r| r.kind == RegionKind::Memory).map(|r| format!("mem.{}", r.name)));
-        AddressSpace { map, regions, all }
+            all.extend(self.regions.iter().filter(|r| r.kind == RegionKind::Memory).map(|r| format!("mem.{}", r.name)));
+            all
+        })
     }
 
     pub fn regmap(&self) -> &RegMap {
@@ -210,7 +219,7 @@ impl AddressSpace {
 
     /// Canonical names of every register, field, alias, array window (`name[]`) and memory region.
     pub fn all(&self) -> &[String] {
-        &self.all
+        self.names()
     }
 
     /// The region containing `addr`.
@@ -269,7 +278,7 @@ impl AddressSpace {
 
     /// Up to three canonical names closest to `name` (edit distance).
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        nearest_names(&self.all, name)
+        nearest_names(self.names(), name)
     }
 
     /// Resolve `name` (see the module's note for the forms).
