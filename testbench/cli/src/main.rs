@@ -26,9 +26,9 @@ enum Cmd {
     /// generated from the register maps; prints a pass/fail table.
     Test(test::TestArgs),
     /// Measure the Verilated tops on this machine: the bare top, a long
-    /// co-simulation (untraced, VCD, trace window) and `tpb sim doorbell` as a
-    /// process; medians with their spread, optionally beside the previous
-    /// emission (`--before`).
+    /// co-simulation (untraced, VCD, trace window), and `tpb sim doorbell`
+    /// and a 16-die barrier as processes; medians with their spread,
+    /// optionally beside the previous emission (`--before`).
     Bench(bench::BenchArgs),
     /// Put a co-simulation behind a TCP socket speaking the FPGA
     /// prototype's host-link protocol (plus simulator ops: run, cycles, a

@@ -226,6 +226,12 @@ fn tpb_bench_prints_a_table_of_medians() {
     assert!(out.contains("| cayman | threads: 16-die polling ring on 1 thread(s) (die-cycles/s) |"), "{out}");
     assert!(out.contains("| cayman | threads: allreduce-hier on 8 dies, release to end, on 1 thread(s) (die-cycles/s) |"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("cayman: ") && l.contains(" threads against one: 16-die polling ring ")), "{out}");
+    // The whole-process rows: a short run, traced and not, and 16 dies.
+    let (code, out, err) = tpb(&["bench", "--arch", "cayman", "--only", "process", "--runs", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for run in ["`tpb sim doorbell`", "`tpb sim doorbell --vcd`", "`tpb sim barrier-global --dies 16`"] {
+        assert!(out.lines().any(|l| l.starts_with(&format!("| cayman | {run}, whole process (s) |"))), "{run}: {out}");
+    }
     let (code, _, err) = tpb(&["bench", "--only", "everything"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid value 'everything'"), "{err}");

@@ -14,7 +14,8 @@
 //!   also given as a ratio to the untraced run of its round (median over the
 //!   rounds);
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
-//!   with `--vcd`;
+//!   with `--vcd`, and `tpb sim barrier-global --dies 16`, whose time is
+//!   mostly its dies' set-up;
 //! - scale (CAYMAN/MARIANA, `scale_rows`): a mesh of 1, 2, 4, 8 and 16
 //!   dies whose TOP_SPs all wait on a semaphore (die-cycles/s), and
 //!   `allreduce-ring` on 2..16 dies and on 2 dies with 2, 4 and 8 TOP_SPs
@@ -199,10 +200,10 @@ pub fn bare_cycles(d: &mut Dut, cycles: &[tpb_testbench::traffic::Cycle]) -> u64
     sink
 }
 
-/// Wall seconds of `tpb sim doorbell --arch A [--vcd …]` as a process.
-fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, BenchError> {
+/// Wall seconds of `tpb sim RUN… --arch A [--vcd …]` as a process.
+fn process_seconds(tpb: &Path, run: &[&str], arch: Arch, vcd: Option<&Path>) -> Result<f64, BenchError> {
     let mut cmd = std::process::Command::new(tpb);
-    cmd.args(["sim", "doorbell", "--arch", arch.name()]);
+    cmd.arg("sim").args(run).args(["--arch", arch.name()]);
     if let Some(v) = vcd {
         cmd.arg("--vcd").arg(v);
     }
@@ -211,8 +212,9 @@ fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, Be
     let wall = t0.elapsed().as_secs_f64();
     if !o.status.success() {
         return Err(BenchError::Run(format!(
-            "{} sim doorbell --arch {} failed:\n{}{}",
+            "{} sim {} --arch {} failed:\n{}{}",
             tpb.display(),
+            run.join(" "),
             arch.name(),
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
@@ -220,6 +222,11 @@ fn process_seconds(tpb: &Path, arch: Arch, vcd: Option<&Path>) -> Result<f64, Be
     }
     Ok(wall)
 }
+
+/// The runs timed as whole processes: a short one, traced and not, and
+/// one of many dies, whose set-up (a model, firmware and a HAL bring-up a
+/// die) is most of its time.
+const PROCESS_RUNS: [(&[&str], bool); 3] = [(&["doorbell"], false), (&["doorbell"], true), (&["barrier-global", "--dies", "16"], false)];
 
 /// One row of the table.
 struct Row {
@@ -301,14 +308,14 @@ pub fn run(args: &BenchArgs, tpb: &Path) -> Result<(), BenchError> {
             rows.extend(cosim::rows(arch, &engines, args.runs, n, jobs, &dir)?);
         }
         if arch != Arch::Sunda && args.wants("process") {
-            for vcd in [false, true] {
-                let what = format!("`tpb sim doorbell{}`, whole process (s)", if vcd { " --vcd" } else { "" });
-                let v = dir.join(format!("doorbell.{}.vcd", arch.name()));
+            for (run, vcd) in PROCESS_RUNS {
+                let what = format!("`tpb sim {}{}`, whole process (s)", run.join(" "), if vcd { " --vcd" } else { "" });
+                let v = dir.join(format!("{}.{}.vcd", run[0], arch.name()));
                 let mut row = Row { arch, what, unit: Unit::Seconds, now: None, before: None, paired: None };
                 eprintln!("tpb bench: {} {}", arch.name(), row.what);
-                row.now = Some(repeat(args.runs, || process_seconds(tpb, arch, vcd.then_some(v.as_path())))?);
+                row.now = Some(repeat(args.runs, || process_seconds(tpb, run, arch, vcd.then_some(v.as_path())))?);
                 if let Some(old) = &args.before_tpb {
-                    row.before = Some(repeat(args.runs, || process_seconds(old, arch, vcd.then_some(v.as_path())))?);
+                    row.before = Some(repeat(args.runs, || process_seconds(old, run, arch, vcd.then_some(v.as_path())))?);
                 }
                 rows.push(row);
             }
