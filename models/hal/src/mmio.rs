@@ -50,6 +50,15 @@ pub trait Mmio {
         }
         Ok(())
     }
+    /// `mem_write_buf` of `data` followed by zeros, `len` bytes in all (at
+    /// least `data`): what `write_padded` installs. The same as
+    /// [`Mmio::write_buf`] of that buffer, which the default builds; a
+    /// transport that need not send the zeros may leave it unbuilt.
+    fn write_buf_padded(&mut self, addr: u64, data: &[u8], len: usize) -> Result<(), MmioError> {
+        let mut buf = vec![0u8; len.max(data.len())];
+        buf[..data.len()].copy_from_slice(data);
+        self.write_buf(addr, &buf)
+    }
     /// A label for what the HAL is doing now (a bring-up step). Transports
     /// that log or trace show it; others ignore it.
     fn note(&mut self, _text: &str) {}
@@ -72,6 +81,9 @@ impl<M: Mmio + ?Sized> Mmio for &mut M {
     }
     fn write_buf(&mut self, addr: u64, data: &[u8]) -> Result<(), MmioError> {
         (**self).write_buf(addr, data)
+    }
+    fn write_buf_padded(&mut self, addr: u64, data: &[u8], len: usize) -> Result<(), MmioError> {
+        (**self).write_buf_padded(addr, data, len)
     }
     fn note(&mut self, text: &str) {
         (**self).note(text)

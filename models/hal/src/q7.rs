@@ -39,10 +39,10 @@ pub fn write_padded(mmio: &mut dyn Mmio, dst: u64, src: &[u8], padded_size: u64,
     if padded_size < src.len() as u64 {
         return Err(HalError::PadTooSmall { tag: tag.to_string(), size: src.len() as u64, padded: padded_size });
     }
-    let mut buf = vec![0u8; padded_size as usize];
-    buf[..src.len()].copy_from_slice(src);
     match swap {
         Some(cb) => {
+            let mut buf = vec![0u8; padded_size as usize];
+            buf[..src.len()].copy_from_slice(src);
             let callback = format!("{:p}", cb as *const _ as *const ());
             let code = cb(&SwapRequest { dst, data: &buf, owner, tag });
             if code != 0 {
@@ -50,7 +50,7 @@ pub fn write_padded(mmio: &mut dyn Mmio, dst: u64, src: &[u8], padded_size: u64,
             }
             Ok(())
         }
-        None => Ok(mmio.write_buf(dst, &buf)?),
+        None => Ok(mmio.write_buf_padded(dst, src, padded_size as usize)?),
     }
 }
 
