@@ -4,6 +4,7 @@
 //! nobody wrote.
 
 use super::*;
+use tpb_models::hal::padded;
 
 /// The BAR0 words written so far, as disjoint ranges `[start, end)` of
 /// byte addresses (installs write long runs: a range each, not a word each).
@@ -131,34 +132,19 @@ impl Mmio for Cosim {
         Ok(())
     }
 
-    /// The words that hold data as `write_buf` sends them, then the
-    /// padding's zero words without a buffer for them, sent only over words
-    /// written before (every memory of the top resets to 0).
+    /// The words that hold data as `write_buf` sends them (the last one
+    /// completed with zeros), then the padding: over memory nothing wrote,
+    /// its zero words are elided without a buffer for them.
     fn write_buf_padded(&mut self, addr: u64, data: &[u8], len: usize) -> Result<(), MmioError> {
         let len = len.max(data.len());
         check_buf(addr, len)?;
-        let whole = data.len() / 4 * 4;
-        self.write_buf(addr, &data[..whole])?;
-        let mut at = whole;
-        if at < data.len() {
-            // The last data word, completed with zeros.
-            let mut w = [0u8; 4];
-            w[..data.len() - at].copy_from_slice(&data[at..]);
-            self.write_buf(addr + at as u64, &w)?;
-            at += 4;
+        let head = data.len().next_multiple_of(4);
+        self.write_buf(addr, &padded(data, head))?;
+        let (start, tail) = (addr + head as u64, len - head);
+        if self.written.any_in(start, start + tail as u64) {
+            return self.write_buf(start, &vec![0; tail]);
         }
-        let (start, end) = (addr + at as u64, addr + len as u64);
-        if !self.written.any_in(start, end) {
-            self.stats.elided += ((len - at) / 4) as u64;
-            return Ok(());
-        }
-        for a in (start..end).step_by(4) {
-            if self.written.contains(a) {
-                self.write32(a, 0)?;
-            } else {
-                self.stats.elided += 1;
-            }
-        }
+        self.stats.elided += (tail / 4) as u64;
         Ok(())
     }
 }
@@ -201,9 +187,7 @@ mod tests {
             if padded {
                 c.write_buf_padded(base, &data, 0x100).unwrap();
             } else {
-                let mut buf = vec![0u8; 0x100];
-                buf[..data.len()].copy_from_slice(&data);
-                c.write_buf(base, &buf).unwrap();
+                c.write_buf(base, &tpb_models::hal::padded(&data, 0x100)).unwrap();
             }
             let words: Vec<u32> = (0..0x44 / 4).map(|k| c.read32(base + 4 * k).unwrap()).collect();
             (words, c.stats.transactions, c.stats.elided)

@@ -50,7 +50,7 @@ pub use arch::ArchCtx;
 pub use control::RunState;
 pub use devmem::{DevMem, DevMemory, DmaCopy};
 pub use error::{printf, HalError, Result};
-pub use mmio::{check_buf, Mmio, MmioError};
+pub use mmio::{check_buf, padded, Mmio, MmioError};
 pub use pooling::{CamRecord, DmaConfig, HwDecodeTable, PoolingConfig, RingConfig, StpbConfig};
 pub use q7::{FileIoTable, SwapRequest, UcodeImages};
 pub use record::{Entry, Recorder};

@@ -55,13 +55,18 @@ pub trait Mmio {
     /// [`Mmio::write_buf`] of that buffer, which the default builds; a
     /// transport that need not send the zeros may leave it unbuilt.
     fn write_buf_padded(&mut self, addr: u64, data: &[u8], len: usize) -> Result<(), MmioError> {
-        let mut buf = vec![0u8; len.max(data.len())];
-        buf[..data.len()].copy_from_slice(data);
-        self.write_buf(addr, &buf)
+        self.write_buf(addr, &padded(data, len))
     }
     /// A label for what the HAL is doing now (a bring-up step). Transports
     /// that log or trace show it; others ignore it.
     fn note(&mut self, _text: &str) {}
+}
+
+/// `data` followed by zeros, `len` bytes in all (at least `data`): a padded image.
+pub fn padded(data: &[u8], len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len.max(data.len())];
+    buf[..data.len()].copy_from_slice(data);
+    buf
 }
 
 /// The alignment rule of `mem_write_buf` (DIGEST §2.2).

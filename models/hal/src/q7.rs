@@ -41,8 +41,7 @@ pub fn write_padded(mmio: &mut dyn Mmio, dst: u64, src: &[u8], padded_size: u64,
     }
     match swap {
         Some(cb) => {
-            let mut buf = vec![0u8; padded_size as usize];
-            buf[..src.len()].copy_from_slice(src);
+            let buf = crate::mmio::padded(src, padded_size as usize);
             let callback = format!("{:p}", cb as *const _ as *const ());
             let code = cb(&SwapRequest { dst, data: &buf, owner, tag });
             if code != 0 {
