@@ -7290,12 +7290,21 @@ module cayman_tpb_proto__top__hwd(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        handler_ram$read_data <= handler_ram[handler_ram$read_address];
+        if (handler_ram$write_enable) begin
+            handler_ram[handler_ram$write_address] = handler_ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         handler_ram$read_data <= handler_ram[handler_ram$read_address];
         if (handler_ram$write_enable) begin
             handler_ram[handler_ram$write_address] <= handler_ram$write_data;
         end
     end
+`endif
 
 endmodule
 
@@ -8033,6 +8042,27 @@ module cayman_tpb_proto__top__ntf(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (|lane$0$write_strobe) begin
+            if (lane$0$write_strobe[0]) begin
+                lane$0[lane$0$write_address][7:0] = lane$0$write_data[7:0];
+            end
+            if (lane$0$write_strobe[1]) begin
+                lane$0[lane$0$write_address][15:8] = lane$0$write_data[15:8];
+            end
+            if (lane$0$write_strobe[2]) begin
+                lane$0[lane$0$write_address][23:16] = lane$0$write_data[23:16];
+            end
+            if (lane$0$write_strobe[3]) begin
+                lane$0[lane$0$write_address][31:24] = lane$0$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$0$read_enable) begin
             lane$0$read_data <= lane$0[lane$0$read_address];
@@ -8050,7 +8080,29 @@ module cayman_tpb_proto__top__ntf(
             lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (|lane$1$write_strobe) begin
+            if (lane$1$write_strobe[0]) begin
+                lane$1[lane$1$write_address][7:0] = lane$1$write_data[7:0];
+            end
+            if (lane$1$write_strobe[1]) begin
+                lane$1[lane$1$write_address][15:8] = lane$1$write_data[15:8];
+            end
+            if (lane$1$write_strobe[2]) begin
+                lane$1[lane$1$write_address][23:16] = lane$1$write_data[23:16];
+            end
+            if (lane$1$write_strobe[3]) begin
+                lane$1[lane$1$write_address][31:24] = lane$1$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$1$read_enable) begin
             lane$1$read_data <= lane$1[lane$1$read_address];
@@ -8068,7 +8120,29 @@ module cayman_tpb_proto__top__ntf(
             lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (|lane$2$write_strobe) begin
+            if (lane$2$write_strobe[0]) begin
+                lane$2[lane$2$write_address][7:0] = lane$2$write_data[7:0];
+            end
+            if (lane$2$write_strobe[1]) begin
+                lane$2[lane$2$write_address][15:8] = lane$2$write_data[15:8];
+            end
+            if (lane$2$write_strobe[2]) begin
+                lane$2[lane$2$write_address][23:16] = lane$2$write_data[23:16];
+            end
+            if (lane$2$write_strobe[3]) begin
+                lane$2[lane$2$write_address][31:24] = lane$2$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$2$read_enable) begin
             lane$2$read_data <= lane$2[lane$2$read_address];
@@ -8086,7 +8160,29 @@ module cayman_tpb_proto__top__ntf(
             lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (|lane$3$write_strobe) begin
+            if (lane$3$write_strobe[0]) begin
+                lane$3[lane$3$write_address][7:0] = lane$3$write_data[7:0];
+            end
+            if (lane$3$write_strobe[1]) begin
+                lane$3[lane$3$write_address][15:8] = lane$3$write_data[15:8];
+            end
+            if (lane$3$write_strobe[2]) begin
+                lane$3[lane$3$write_address][23:16] = lane$3$write_data[23:16];
+            end
+            if (lane$3$write_strobe[3]) begin
+                lane$3[lane$3$write_address][31:24] = lane$3$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$3$read_enable) begin
             lane$3$read_data <= lane$3[lane$3$read_address];
@@ -8104,6 +8200,7 @@ module cayman_tpb_proto__top__ntf(
             lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8912,6 +9009,27 @@ module cayman_tpb_proto__top__dma__sram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8929,6 +9047,7 @@ module cayman_tpb_proto__top__dma__sram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9042,6 +9161,27 @@ module cayman_tpb_proto__top__slot_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -9059,6 +9199,7 @@ module cayman_tpb_proto__top__slot_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9172,6 +9313,27 @@ module cayman_tpb_proto__top__ctrl_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -9189,6 +9351,7 @@ module cayman_tpb_proto__top__ctrl_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9302,6 +9465,27 @@ module cayman_tpb_proto__top__seq_iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -9319,6 +9503,7 @@ module cayman_tpb_proto__top__seq_iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -10788,6 +10973,27 @@ module cayman_tpb_proto__top__cluster__core__iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -10805,6 +11011,7 @@ module cayman_tpb_proto__top__cluster__core__iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -12597,6 +12804,27 @@ module cayman_tpb_proto__top__win(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -12614,6 +12842,7 @@ module cayman_tpb_proto__top__win(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -12863,12 +13092,21 @@ module cayman_tpb_proto__top__sem(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        ram$read_data <= ram[ram$read_address];
+        if (ram$write_enable) begin
+            ram[ram$write_address] = ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         ram$read_data <= ram[ram$read_address];
         if (ram$write_enable) begin
             ram[ram$write_address] <= ram$write_data;
         end
     end
+`endif
 
 endmodule
 
@@ -13885,6 +14123,27 @@ module cayman_tpb_proto__bridge(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (burst$read_enable) begin
+            burst$read_data <= burst[burst$read_address];
+        end
+        if (|burst$write_strobe) begin
+            if (burst$write_strobe[0]) begin
+                burst[burst$write_address][7:0] = burst$write_data[7:0];
+            end
+            if (burst$write_strobe[1]) begin
+                burst[burst$write_address][15:8] = burst$write_data[15:8];
+            end
+            if (burst$write_strobe[2]) begin
+                burst[burst$write_address][23:16] = burst$write_data[23:16];
+            end
+            if (burst$write_strobe[3]) begin
+                burst[burst$write_address][31:24] = burst$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (burst$read_enable) begin
             burst$read_data <= burst[burst$read_address];
@@ -13902,6 +14161,7 @@ module cayman_tpb_proto__bridge(
             burst[burst$write_address][31:24] <= burst$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 

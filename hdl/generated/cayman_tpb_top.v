@@ -6752,12 +6752,21 @@ module cayman_tpb_top__hwd(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        handler_ram$read_data <= handler_ram[handler_ram$read_address];
+        if (handler_ram$write_enable) begin
+            handler_ram[handler_ram$write_address] = handler_ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         handler_ram$read_data <= handler_ram[handler_ram$read_address];
         if (handler_ram$write_enable) begin
             handler_ram[handler_ram$write_address] <= handler_ram$write_data;
         end
     end
+`endif
 
 endmodule
 
@@ -7495,6 +7504,27 @@ module cayman_tpb_top__ntf(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (|lane$0$write_strobe) begin
+            if (lane$0$write_strobe[0]) begin
+                lane$0[lane$0$write_address][7:0] = lane$0$write_data[7:0];
+            end
+            if (lane$0$write_strobe[1]) begin
+                lane$0[lane$0$write_address][15:8] = lane$0$write_data[15:8];
+            end
+            if (lane$0$write_strobe[2]) begin
+                lane$0[lane$0$write_address][23:16] = lane$0$write_data[23:16];
+            end
+            if (lane$0$write_strobe[3]) begin
+                lane$0[lane$0$write_address][31:24] = lane$0$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$0$read_enable) begin
             lane$0$read_data <= lane$0[lane$0$read_address];
@@ -7512,7 +7542,29 @@ module cayman_tpb_top__ntf(
             lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (|lane$1$write_strobe) begin
+            if (lane$1$write_strobe[0]) begin
+                lane$1[lane$1$write_address][7:0] = lane$1$write_data[7:0];
+            end
+            if (lane$1$write_strobe[1]) begin
+                lane$1[lane$1$write_address][15:8] = lane$1$write_data[15:8];
+            end
+            if (lane$1$write_strobe[2]) begin
+                lane$1[lane$1$write_address][23:16] = lane$1$write_data[23:16];
+            end
+            if (lane$1$write_strobe[3]) begin
+                lane$1[lane$1$write_address][31:24] = lane$1$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$1$read_enable) begin
             lane$1$read_data <= lane$1[lane$1$read_address];
@@ -7530,7 +7582,29 @@ module cayman_tpb_top__ntf(
             lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (|lane$2$write_strobe) begin
+            if (lane$2$write_strobe[0]) begin
+                lane$2[lane$2$write_address][7:0] = lane$2$write_data[7:0];
+            end
+            if (lane$2$write_strobe[1]) begin
+                lane$2[lane$2$write_address][15:8] = lane$2$write_data[15:8];
+            end
+            if (lane$2$write_strobe[2]) begin
+                lane$2[lane$2$write_address][23:16] = lane$2$write_data[23:16];
+            end
+            if (lane$2$write_strobe[3]) begin
+                lane$2[lane$2$write_address][31:24] = lane$2$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$2$read_enable) begin
             lane$2$read_data <= lane$2[lane$2$read_address];
@@ -7548,7 +7622,29 @@ module cayman_tpb_top__ntf(
             lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (|lane$3$write_strobe) begin
+            if (lane$3$write_strobe[0]) begin
+                lane$3[lane$3$write_address][7:0] = lane$3$write_data[7:0];
+            end
+            if (lane$3$write_strobe[1]) begin
+                lane$3[lane$3$write_address][15:8] = lane$3$write_data[15:8];
+            end
+            if (lane$3$write_strobe[2]) begin
+                lane$3[lane$3$write_address][23:16] = lane$3$write_data[23:16];
+            end
+            if (lane$3$write_strobe[3]) begin
+                lane$3[lane$3$write_address][31:24] = lane$3$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$3$read_enable) begin
             lane$3$read_data <= lane$3[lane$3$read_address];
@@ -7566,6 +7662,7 @@ module cayman_tpb_top__ntf(
             lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8374,6 +8471,27 @@ module cayman_tpb_top__dma__sram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8391,6 +8509,7 @@ module cayman_tpb_top__dma__sram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8504,6 +8623,27 @@ module cayman_tpb_top__slot_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8521,6 +8661,7 @@ module cayman_tpb_top__slot_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8634,6 +8775,27 @@ module cayman_tpb_top__ctrl_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8651,6 +8813,7 @@ module cayman_tpb_top__ctrl_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8764,6 +8927,27 @@ module cayman_tpb_top__seq_iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8781,6 +8965,7 @@ module cayman_tpb_top__seq_iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -10250,6 +10435,27 @@ module cayman_tpb_top__cluster__core__dram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -10267,6 +10473,7 @@ module cayman_tpb_top__cluster__core__dram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -10380,6 +10587,27 @@ module cayman_tpb_top__cluster__core__iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -10397,6 +10625,7 @@ module cayman_tpb_top__cluster__core__iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -12189,6 +12418,27 @@ module cayman_tpb_top__win(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -12206,6 +12456,7 @@ module cayman_tpb_top__win(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -12455,12 +12706,21 @@ module cayman_tpb_top__sem(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        ram$read_data <= ram[ram$read_address];
+        if (ram$write_enable) begin
+            ram[ram$write_address] = ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         ram$read_data <= ram[ram$read_address];
         if (ram$write_enable) begin
             ram[ram$write_address] <= ram$write_data;
         end
     end
+`endif
 
 endmodule
 

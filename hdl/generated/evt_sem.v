@@ -248,11 +248,20 @@ module evt_sem(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        ram$read_data <= ram[ram$read_address];
+        if (ram$write_enable) begin
+            ram[ram$write_address] = ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         ram$read_data <= ram[ram$read_address];
         if (ram$write_enable) begin
             ram[ram$write_address] <= ram$write_data;
         end
     end
+`endif
 
 endmodule

@@ -518,6 +518,27 @@ module host_bridge(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (burst$read_enable) begin
+            burst$read_data <= burst[burst$read_address];
+        end
+        if (|burst$write_strobe) begin
+            if (burst$write_strobe[0]) begin
+                burst[burst$write_address][7:0] = burst$write_data[7:0];
+            end
+            if (burst$write_strobe[1]) begin
+                burst[burst$write_address][15:8] = burst$write_data[15:8];
+            end
+            if (burst$write_strobe[2]) begin
+                burst[burst$write_address][23:16] = burst$write_data[23:16];
+            end
+            if (burst$write_strobe[3]) begin
+                burst[burst$write_address][31:24] = burst$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (burst$read_enable) begin
             burst$read_data <= burst[burst$read_address];
@@ -535,6 +556,7 @@ module host_bridge(
             burst[burst$write_address][31:24] <= burst$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 

@@ -3137,11 +3137,20 @@ module hw_decode(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        handler_ram$read_data <= handler_ram[handler_ram$read_address];
+        if (handler_ram$write_enable) begin
+            handler_ram[handler_ram$write_address] = handler_ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         handler_ram$read_data <= handler_ram[handler_ram$read_address];
         if (handler_ram$write_enable) begin
             handler_ram[handler_ram$write_address] <= handler_ram$write_data;
         end
     end
+`endif
 
 endmodule

@@ -736,6 +736,27 @@ module notific(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (|lane$0$write_strobe) begin
+            if (lane$0$write_strobe[0]) begin
+                lane$0[lane$0$write_address][7:0] = lane$0$write_data[7:0];
+            end
+            if (lane$0$write_strobe[1]) begin
+                lane$0[lane$0$write_address][15:8] = lane$0$write_data[15:8];
+            end
+            if (lane$0$write_strobe[2]) begin
+                lane$0[lane$0$write_address][23:16] = lane$0$write_data[23:16];
+            end
+            if (lane$0$write_strobe[3]) begin
+                lane$0[lane$0$write_address][31:24] = lane$0$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$0$read_enable) begin
             lane$0$read_data <= lane$0[lane$0$read_address];
@@ -753,7 +774,29 @@ module notific(
             lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (|lane$1$write_strobe) begin
+            if (lane$1$write_strobe[0]) begin
+                lane$1[lane$1$write_address][7:0] = lane$1$write_data[7:0];
+            end
+            if (lane$1$write_strobe[1]) begin
+                lane$1[lane$1$write_address][15:8] = lane$1$write_data[15:8];
+            end
+            if (lane$1$write_strobe[2]) begin
+                lane$1[lane$1$write_address][23:16] = lane$1$write_data[23:16];
+            end
+            if (lane$1$write_strobe[3]) begin
+                lane$1[lane$1$write_address][31:24] = lane$1$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$1$read_enable) begin
             lane$1$read_data <= lane$1[lane$1$read_address];
@@ -771,7 +814,29 @@ module notific(
             lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (|lane$2$write_strobe) begin
+            if (lane$2$write_strobe[0]) begin
+                lane$2[lane$2$write_address][7:0] = lane$2$write_data[7:0];
+            end
+            if (lane$2$write_strobe[1]) begin
+                lane$2[lane$2$write_address][15:8] = lane$2$write_data[15:8];
+            end
+            if (lane$2$write_strobe[2]) begin
+                lane$2[lane$2$write_address][23:16] = lane$2$write_data[23:16];
+            end
+            if (lane$2$write_strobe[3]) begin
+                lane$2[lane$2$write_address][31:24] = lane$2$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$2$read_enable) begin
             lane$2$read_data <= lane$2[lane$2$read_address];
@@ -789,7 +854,29 @@ module notific(
             lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (|lane$3$write_strobe) begin
+            if (lane$3$write_strobe[0]) begin
+                lane$3[lane$3$write_address][7:0] = lane$3$write_data[7:0];
+            end
+            if (lane$3$write_strobe[1]) begin
+                lane$3[lane$3$write_address][15:8] = lane$3$write_data[15:8];
+            end
+            if (lane$3$write_strobe[2]) begin
+                lane$3[lane$3$write_address][23:16] = lane$3$write_data[23:16];
+            end
+            if (lane$3$write_strobe[3]) begin
+                lane$3[lane$3$write_address][31:24] = lane$3$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$3$read_enable) begin
             lane$3$read_data <= lane$3[lane$3$read_address];
@@ -807,5 +894,6 @@ module notific(
             lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
         end
     end
+`endif
 
 endmodule

@@ -1468,6 +1468,27 @@ module q7_cluster__core__iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -1485,5 +1506,6 @@ module q7_cluster__core__iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule

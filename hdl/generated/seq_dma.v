@@ -807,6 +807,27 @@ module seq_dma__sram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -824,5 +845,6 @@ module seq_dma__sram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule

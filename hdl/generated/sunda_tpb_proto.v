@@ -4988,6 +4988,27 @@ module sunda_tpb_proto__top__ntf(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (|lane$0$write_strobe) begin
+            if (lane$0$write_strobe[0]) begin
+                lane$0[lane$0$write_address][7:0] = lane$0$write_data[7:0];
+            end
+            if (lane$0$write_strobe[1]) begin
+                lane$0[lane$0$write_address][15:8] = lane$0$write_data[15:8];
+            end
+            if (lane$0$write_strobe[2]) begin
+                lane$0[lane$0$write_address][23:16] = lane$0$write_data[23:16];
+            end
+            if (lane$0$write_strobe[3]) begin
+                lane$0[lane$0$write_address][31:24] = lane$0$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$0$read_enable) begin
             lane$0$read_data <= lane$0[lane$0$read_address];
@@ -5005,7 +5026,29 @@ module sunda_tpb_proto__top__ntf(
             lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (|lane$1$write_strobe) begin
+            if (lane$1$write_strobe[0]) begin
+                lane$1[lane$1$write_address][7:0] = lane$1$write_data[7:0];
+            end
+            if (lane$1$write_strobe[1]) begin
+                lane$1[lane$1$write_address][15:8] = lane$1$write_data[15:8];
+            end
+            if (lane$1$write_strobe[2]) begin
+                lane$1[lane$1$write_address][23:16] = lane$1$write_data[23:16];
+            end
+            if (lane$1$write_strobe[3]) begin
+                lane$1[lane$1$write_address][31:24] = lane$1$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$1$read_enable) begin
             lane$1$read_data <= lane$1[lane$1$read_address];
@@ -5023,7 +5066,29 @@ module sunda_tpb_proto__top__ntf(
             lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (|lane$2$write_strobe) begin
+            if (lane$2$write_strobe[0]) begin
+                lane$2[lane$2$write_address][7:0] = lane$2$write_data[7:0];
+            end
+            if (lane$2$write_strobe[1]) begin
+                lane$2[lane$2$write_address][15:8] = lane$2$write_data[15:8];
+            end
+            if (lane$2$write_strobe[2]) begin
+                lane$2[lane$2$write_address][23:16] = lane$2$write_data[23:16];
+            end
+            if (lane$2$write_strobe[3]) begin
+                lane$2[lane$2$write_address][31:24] = lane$2$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$2$read_enable) begin
             lane$2$read_data <= lane$2[lane$2$read_address];
@@ -5041,7 +5106,29 @@ module sunda_tpb_proto__top__ntf(
             lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (|lane$3$write_strobe) begin
+            if (lane$3$write_strobe[0]) begin
+                lane$3[lane$3$write_address][7:0] = lane$3$write_data[7:0];
+            end
+            if (lane$3$write_strobe[1]) begin
+                lane$3[lane$3$write_address][15:8] = lane$3$write_data[15:8];
+            end
+            if (lane$3$write_strobe[2]) begin
+                lane$3[lane$3$write_address][23:16] = lane$3$write_data[23:16];
+            end
+            if (lane$3$write_strobe[3]) begin
+                lane$3[lane$3$write_address][31:24] = lane$3$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$3$read_enable) begin
             lane$3$read_data <= lane$3[lane$3$read_address];
@@ -5059,6 +5146,7 @@ module sunda_tpb_proto__top__ntf(
             lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -5867,6 +5955,27 @@ module sunda_tpb_proto__top__dma__sram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -5884,6 +5993,7 @@ module sunda_tpb_proto__top__dma__sram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -5997,6 +6107,27 @@ module sunda_tpb_proto__top__slot_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -6014,6 +6145,7 @@ module sunda_tpb_proto__top__slot_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -6127,6 +6259,27 @@ module sunda_tpb_proto__top__ctrl_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -6144,6 +6297,7 @@ module sunda_tpb_proto__top__ctrl_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -6257,6 +6411,27 @@ module sunda_tpb_proto__top__seq_iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -6274,6 +6449,7 @@ module sunda_tpb_proto__top__seq_iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -7743,6 +7919,27 @@ module sunda_tpb_proto__top__cluster__core__iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -7760,6 +7957,7 @@ module sunda_tpb_proto__top__cluster__core__iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9552,6 +9750,27 @@ module sunda_tpb_proto__top__win(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -9569,6 +9788,7 @@ module sunda_tpb_proto__top__win(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9818,12 +10038,21 @@ module sunda_tpb_proto__top__sem(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        ram$read_data <= ram[ram$read_address];
+        if (ram$write_enable) begin
+            ram[ram$write_address] = ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         ram$read_data <= ram[ram$read_address];
         if (ram$write_enable) begin
             ram[ram$write_address] <= ram$write_data;
         end
     end
+`endif
 
 endmodule
 
@@ -10900,6 +11129,27 @@ module sunda_tpb_proto__bridge(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (burst$read_enable) begin
+            burst$read_data <= burst[burst$read_address];
+        end
+        if (|burst$write_strobe) begin
+            if (burst$write_strobe[0]) begin
+                burst[burst$write_address][7:0] = burst$write_data[7:0];
+            end
+            if (burst$write_strobe[1]) begin
+                burst[burst$write_address][15:8] = burst$write_data[15:8];
+            end
+            if (burst$write_strobe[2]) begin
+                burst[burst$write_address][23:16] = burst$write_data[23:16];
+            end
+            if (burst$write_strobe[3]) begin
+                burst[burst$write_address][31:24] = burst$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (burst$read_enable) begin
             burst$read_data <= burst[burst$read_address];
@@ -10917,6 +11167,7 @@ module sunda_tpb_proto__bridge(
             burst[burst$write_address][31:24] <= burst$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 

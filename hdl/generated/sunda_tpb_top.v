@@ -4474,6 +4474,27 @@ module sunda_tpb_top__ntf(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$0$read_enable) begin
+            lane$0$read_data <= lane$0[lane$0$read_address];
+        end
+        if (|lane$0$write_strobe) begin
+            if (lane$0$write_strobe[0]) begin
+                lane$0[lane$0$write_address][7:0] = lane$0$write_data[7:0];
+            end
+            if (lane$0$write_strobe[1]) begin
+                lane$0[lane$0$write_address][15:8] = lane$0$write_data[15:8];
+            end
+            if (lane$0$write_strobe[2]) begin
+                lane$0[lane$0$write_address][23:16] = lane$0$write_data[23:16];
+            end
+            if (lane$0$write_strobe[3]) begin
+                lane$0[lane$0$write_address][31:24] = lane$0$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$0$read_enable) begin
             lane$0$read_data <= lane$0[lane$0$read_address];
@@ -4491,7 +4512,29 @@ module sunda_tpb_top__ntf(
             lane$0[lane$0$write_address][31:24] <= lane$0$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$1$read_enable) begin
+            lane$1$read_data <= lane$1[lane$1$read_address];
+        end
+        if (|lane$1$write_strobe) begin
+            if (lane$1$write_strobe[0]) begin
+                lane$1[lane$1$write_address][7:0] = lane$1$write_data[7:0];
+            end
+            if (lane$1$write_strobe[1]) begin
+                lane$1[lane$1$write_address][15:8] = lane$1$write_data[15:8];
+            end
+            if (lane$1$write_strobe[2]) begin
+                lane$1[lane$1$write_address][23:16] = lane$1$write_data[23:16];
+            end
+            if (lane$1$write_strobe[3]) begin
+                lane$1[lane$1$write_address][31:24] = lane$1$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$1$read_enable) begin
             lane$1$read_data <= lane$1[lane$1$read_address];
@@ -4509,7 +4552,29 @@ module sunda_tpb_top__ntf(
             lane$1[lane$1$write_address][31:24] <= lane$1$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$2$read_enable) begin
+            lane$2$read_data <= lane$2[lane$2$read_address];
+        end
+        if (|lane$2$write_strobe) begin
+            if (lane$2$write_strobe[0]) begin
+                lane$2[lane$2$write_address][7:0] = lane$2$write_data[7:0];
+            end
+            if (lane$2$write_strobe[1]) begin
+                lane$2[lane$2$write_address][15:8] = lane$2$write_data[15:8];
+            end
+            if (lane$2$write_strobe[2]) begin
+                lane$2[lane$2$write_address][23:16] = lane$2$write_data[23:16];
+            end
+            if (lane$2$write_strobe[3]) begin
+                lane$2[lane$2$write_address][31:24] = lane$2$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$2$read_enable) begin
             lane$2$read_data <= lane$2[lane$2$read_address];
@@ -4527,7 +4592,29 @@ module sunda_tpb_top__ntf(
             lane$2[lane$2$write_address][31:24] <= lane$2$write_data[31:24];
         end
     end
+`endif
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (lane$3$read_enable) begin
+            lane$3$read_data <= lane$3[lane$3$read_address];
+        end
+        if (|lane$3$write_strobe) begin
+            if (lane$3$write_strobe[0]) begin
+                lane$3[lane$3$write_address][7:0] = lane$3$write_data[7:0];
+            end
+            if (lane$3$write_strobe[1]) begin
+                lane$3[lane$3$write_address][15:8] = lane$3$write_data[15:8];
+            end
+            if (lane$3$write_strobe[2]) begin
+                lane$3[lane$3$write_address][23:16] = lane$3$write_data[23:16];
+            end
+            if (lane$3$write_strobe[3]) begin
+                lane$3[lane$3$write_address][31:24] = lane$3$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (lane$3$read_enable) begin
             lane$3$read_data <= lane$3[lane$3$read_address];
@@ -4545,6 +4632,7 @@ module sunda_tpb_top__ntf(
             lane$3[lane$3$write_address][31:24] <= lane$3$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -5353,6 +5441,27 @@ module sunda_tpb_top__dma__sram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -5370,6 +5479,7 @@ module sunda_tpb_top__dma__sram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -5483,6 +5593,27 @@ module sunda_tpb_top__slot_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -5500,6 +5631,7 @@ module sunda_tpb_top__slot_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -5613,6 +5745,27 @@ module sunda_tpb_top__ctrl_spad(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -5630,6 +5783,7 @@ module sunda_tpb_top__ctrl_spad(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -7099,6 +7253,27 @@ module sunda_tpb_top__cluster__core__iram(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -7116,6 +7291,7 @@ module sunda_tpb_top__cluster__core__iram(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -8908,6 +9084,27 @@ module sunda_tpb_top__win(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        if (mem$read_enable) begin
+            mem$read_data <= mem[mem$read_address];
+        end
+        if (|mem$write_strobe) begin
+            if (mem$write_strobe[0]) begin
+                mem[mem$write_address][7:0] = mem$write_data[7:0];
+            end
+            if (mem$write_strobe[1]) begin
+                mem[mem$write_address][15:8] = mem$write_data[15:8];
+            end
+            if (mem$write_strobe[2]) begin
+                mem[mem$write_address][23:16] = mem$write_data[23:16];
+            end
+            if (mem$write_strobe[3]) begin
+                mem[mem$write_address][31:24] = mem$write_data[31:24];
+            end
+        end
+    end
+`else
     always @(posedge clock) begin
         if (mem$read_enable) begin
             mem$read_data <= mem[mem$read_address];
@@ -8925,6 +9122,7 @@ module sunda_tpb_top__win(
             mem[mem$write_address][31:24] <= mem$write_data[31:24];
         end
     end
+`endif
 
 endmodule
 
@@ -9174,12 +9372,21 @@ module sunda_tpb_top__sem(
         end
     end
 
+`ifdef VERILATOR
+    always @(posedge clock) begin
+        ram$read_data <= ram[ram$read_address];
+        if (ram$write_enable) begin
+            ram[ram$write_address] = ram$write_data;
+        end
+    end
+`else
     always @(posedge clock) begin
         ram$read_data <= ram[ram$read_address];
         if (ram$write_enable) begin
             ram[ram$write_address] <= ram$write_data;
         end
     end
+`endif
 
 endmodule
 

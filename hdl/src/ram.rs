@@ -13,8 +13,9 @@
 //! that is not read costs a simulator nothing. Synthesis tools infer block
 //! RAM with a byte-wide write mask from it (checked by Yosys for iCE40 in
 //! `testbench/tests/verilog.rs`). The lean emitter (`crate::verilog`)
-//! writes it into the module that owns it; standing alone, its Verilog is
-//! the module below.
+//! writes it into the module that owns it, with a second form of its
+//! process for Verilator alone (a blocking write: docs/design/emission.md);
+//! standing alone, its Verilog is the module below.
 //!
 //! ```
 //! use tpb_hdl::ram::WordRam;

@@ -4,13 +4,15 @@
 //! TOML testbench files, the generated CSR checks and the reports of
 //! `tpb test`) and the project's cross-check tests (`tests/`). Also: a bus driver over the generated register blocks in the
 //! rust-hdl simulator ([`rhdl`]), random top-level traffic ([`traffic`]),
-//! the Icarus cross-simulation ([`icarus`]) and the external-tool helpers
+//! the Icarus cross-simulation ([`icarus`]), the same recordings replayed
+//! under Verilator ([`replay`]) and the external-tool helpers
 //! ([`tools`]). The `tpb` binary that runs them is the crate `tpb-cli`
 //! (`cli/`, beside `src/`).
 
 pub mod icarus;
 pub mod lockstep;
 pub mod qemu;
+pub mod replay;
 pub mod rhdl;
 pub mod tb;
 pub mod tools;

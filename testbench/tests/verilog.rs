@@ -46,7 +46,7 @@ fn checked_in_generated_files_are_fresh() {
 fn checked_in_verilog_is_lean() {
     println!("{:<24} {:>7} {:>8} {:>10} {:>9}", "file", "lines", "modules", "registers", "memories");
     for (stem, path) in verilog_files() {
-        let text = std::fs::read_to_string(&path).unwrap();
+        let text = synthesis_form(&std::fs::read_to_string(&path).unwrap());
         assert!(!text.contains("$cmb"), "{stem}: settle shadows");
         let modules: Vec<&str> = text.split("\nmodule ").skip(1).collect();
         let (mut regs, mut mems) = (0, 0);
@@ -69,6 +69,74 @@ fn checked_in_verilog_is_lean() {
         assert!(n <= 24, "{stem}: {n} modules");
         println!("{stem:<24} {:>7} {n:>8} {regs:>10} {mems:>9}", text.lines().count());
     }
+}
+
+/// The text synthesis and Icarus read: without the `ifdef VERILATOR`
+/// forms of the memories' processes (their `else` branches kept).
+fn synthesis_form(text: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for l in text.lines() {
+        match l {
+            "`ifdef VERILATOR" => skipping = true,
+            "`else" if skipping => skipping = false,
+            "`endif" => {}
+            _ if !skipping => {
+                out += l;
+                out.push('\n');
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Each memory's Verilator-only process (`memory_process` in
+/// hdl/src/verilog/lower/text.rs) is its synthesis process with the write
+/// blocking (inside one test of the strobes for a byte-lane memory), and no
+/// other clocked process has a blocking write: the BLKSEQ waiver in
+/// hdl/verilator.vlt covers these forms and nothing else.
+#[test]
+fn the_verilator_forms_are_the_memories_processes_with_blocking_writes() {
+    let mut forms = 0;
+    for (stem, path) in verilog_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("\n`ifdef VERILATOR\n") {
+            let body = &rest[at + "\n`ifdef VERILATOR\n".len()..];
+            let (fast, tail) = body.split_once("`else\n").unwrap_or_else(|| panic!("{stem}: an ifdef VERILATOR without else"));
+            let (slow, tail) = tail.split_once("`endif\n").unwrap_or_else(|| panic!("{stem}: an ifdef VERILATOR without endif"));
+            // Undo the Verilator form: the strobe test's lines go, what it
+            // held moves out a level, and the writes become non-blocking.
+            let mut undone = String::new();
+            let mut inner = None;
+            for l in fast.lines() {
+                let t = l.trim_start();
+                if t.starts_with("if (|") && t.ends_with("$write_strobe) begin") {
+                    inner = Some(format!("{}end", &l[..l.len() - t.len()]));
+                } else if inner.as_deref() == Some(l) {
+                    inner = None;
+                } else {
+                    let l = if inner.is_some() { l.strip_prefix("    ").unwrap() } else { l };
+                    undone += &l.replace("] = ", "] <= ");
+                    undone.push('\n');
+                }
+            }
+            assert_eq!(undone, slow, "{stem}: a Verilator form that says something else than its synthesis form");
+            assert!(fast.contains("] = ") && !slow.contains("] = "), "{stem}: the Verilator form writes blocking, the other does not:\n{fast}");
+            forms += 1;
+            rest = tail;
+        }
+        let synthesis = synthesis_form(&text);
+        for process in synthesis.split("always @(posedge").skip(1) {
+            let body = process.split("\n    end\n").next().unwrap();
+            let blocking: Vec<&str> = body.lines().filter(|l| l.contains(" = ") && !l.trim_start().starts_with("//")).collect();
+            assert!(blocking.is_empty(), "{stem}: a blocking write in a clocked process: {blocking:?}");
+        }
+    }
+    // One for each memory of each module written (a module used 8 times is
+    // written once): 83 over the files of 2026-12-07.
+    assert!(forms >= 80, "{forms} Verilator forms");
 }
 
 #[test]

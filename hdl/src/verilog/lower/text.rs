@@ -325,34 +325,53 @@ impl Lowered<'_> {
         }
         for (r, word) in &rams {
             let n = &r.name;
+            let no_clock = || LowerError::NoClock { block: path.into(), reg: n.clone() };
             if *word {
-                let clk = clocks.get(&format!("{n}$clock")).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: n.clone() })?;
-                let _ = write!(o, "\n    always @(posedge {clk}) begin\n        if ({n}$read_enable) begin\n            {n}$read_data <= {n}[{n}$read_address];\n        end\n");
-                for b in 0..4 {
-                    let _ = write!(
-                        o,
-                        "        if ({n}$write_strobe[{b}]) begin\n            {n}[{n}$write_address][{}:{}] <= {n}$write_data[{}:{}];\n        end\n",
-                        8 * b + 7,
-                        8 * b,
-                        8 * b + 7,
-                        8 * b
-                    );
-                }
-                *o += "    end\n";
+                let clk = clocks.get(&format!("{n}$clock")).ok_or_else(no_clock)?;
+                let read = format!("        if ({n}$read_enable) begin\n            {n}$read_data <= {n}[{n}$read_address];\n        end\n");
+                let lanes = |op: &str, pad: &str| -> String {
+                    (0..4)
+                        .map(|b| {
+                            let (hi, lo) = (8 * b + 7, 8 * b);
+                            format!("{pad}if ({n}$write_strobe[{b}]) begin\n{pad}    {n}[{n}$write_address][{hi}:{lo}] {op} {n}$write_data[{hi}:{lo}];\n{pad}end\n")
+                        })
+                        .collect()
+                };
+                // Verilator tests the four strobes only when one is set.
+                let blocking = format!("        if (|{n}$write_strobe) begin\n{}        end\n", lanes("=", "            "));
+                memory_process(o, clk, &read, &blocking, &lanes("<=", "        "));
                 continue;
             }
-            let rc = clocks.get(&format!("{}$read_clock", r.name)).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: r.name.clone() })?;
-            let wc = clocks.get(&format!("{}$write_clock", r.name)).ok_or_else(|| LowerError::NoClock { block: path.into(), reg: r.name.clone() })?;
+            let rc = clocks.get(&format!("{n}$read_clock")).ok_or_else(no_clock)?;
+            let wc = clocks.get(&format!("{n}$write_clock")).ok_or_else(no_clock)?;
+            let read = format!("        {n}$read_data <= {n}[{n}$read_address];\n");
+            let write = |op: &str| format!("        if ({n}$write_enable) begin\n            {n}[{n}$write_address] {op} {n}$write_data;\n        end\n");
             if rc == wc {
-                let _ = write!(o, "\n    always @(posedge {rc}) begin\n        {n}$read_data <= {n}[{n}$read_address];\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n");
+                memory_process(o, rc, &read, &write("="), &write("<="));
             } else {
-                let _ = write!(o, "\n    always @(posedge {rc}) begin\n        {n}$read_data <= {n}[{n}$read_address];\n    end\n");
-                let _ = write!(
-                    o,
-                    "\n    always @(posedge {wc}) begin\n        if ({n}$write_enable) begin\n            {n}[{n}$write_address] <= {n}$write_data;\n        end\n    end\n"
-                );
+                // Two clocks: the write stays non-blocking, since the read
+                // is another process's.
+                let _ = write!(o, "\n    always @(posedge {rc}) begin\n{read}    end\n");
+                let _ = write!(o, "\n    always @(posedge {wc}) begin\n{}    end\n", write("<="));
             }
         }
         Ok(())
     }
+}
+
+/// A memory's clocked process (one clock): its read, then its write.
+///
+/// Written twice, under `` `ifdef VERILATOR ``. Verilator gives every
+/// non-blocking write into an array a flag it clears and tests every cycle,
+/// and a byte-lane memory has four (some 590 instructions of a CAYMAN
+/// co-simulation cycle, docs/performance.md), so Verilator gets the write
+/// `blocking`. That is the same behaviour: the memory is this process's own
+/// (no other process reads or writes it), and its read comes first, so the
+/// read still takes the old word on a read-during-write. Synthesis and the
+/// other simulators read the template with the `non_blocking` write,
+/// unchanged. The one lint waiver it needs (BLKSEQ) is in
+/// `hdl/verilator.vlt`.
+fn memory_process(o: &mut String, clk: &str, read: &str, blocking: &str, non_blocking: &str) {
+    let _ = write!(o, "\n`ifdef VERILATOR\n    always @(posedge {clk}) begin\n{read}{blocking}    end\n`else\n");
+    let _ = write!(o, "    always @(posedge {clk}) begin\n{read}{non_blocking}    end\n`endif\n");
 }
