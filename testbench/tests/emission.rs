@@ -193,6 +193,16 @@ impl Logic for Mixed {
     }
 }
 
+/// A seeded xorshift64 stream: the same stimulus every run.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 fn bits(v: u64) -> Vec<u32> {
     vec![v as u32]
 }
@@ -201,13 +211,7 @@ fn bits(v: u64) -> Vec<u32> {
 /// the emitted Verilog under Icarus: every output, every cycle.
 #[test]
 fn emitted_verilog_matches_the_rust_hdl_simulator_under_icarus() {
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let mut verilog_uut = Mixed::default();
     let text = try_of(&mut verilog_uut, "mixed").unwrap();
     // The form this emitter promises.
@@ -229,7 +233,7 @@ fn emitted_verilog_matches_the_rust_hdl_simulator_under_icarus() {
     assert!(simulate(&mut uut, 100));
     for cycle in 0..400 {
         let r = next();
-        let (reset, a, b, c, k) = (cycle < 2 || r % 97 == 0, r & 2 != 0, r & 4 != 0, r & 8 != 0, (r >> 4) & 15);
+        let (reset, a, b, c, k) = (cycle < 2 || r.is_multiple_of(97), r & 2 != 0, r & 4 != 0, r & 8 != 0, (r >> 4) & 15);
         uut.reset.next = reset;
         uut.a.next = a;
         uut.b.next = b;
@@ -395,12 +399,10 @@ fn a_keyword_as_a_name_is_refused() {
 #[derive(LogicBlock, Default)]
 struct Mems {
     clock: Signal<In, Clock>,
-    re: Signal<In, Bit>,
-    ra: Signal<In, Bits<3>>,
-    wa: Signal<In, Bits<3>>,
-    wd: Signal<In, Bits<32>>,
-    ws: Signal<In, Bits<4>>,
-    we: Signal<In, Bit>,
+    /// The stimulus in one word, from bit 0: the word read's enable, the
+    /// read address (3 bits), the write address (3), the strobes (4), the
+    /// byte write's enable, and the data (32).
+    stim: Signal<In, Bits<44>>,
     word: Signal<Out, Bits<32>>,
     narrow: Signal<Out, Bits<8>>,
     wram: WordRam<3>,
@@ -416,18 +418,18 @@ impl Logic for Mems {
     fn update(&mut self) {
         dff_setup!(self, clock, word_loaded, narrow_loaded);
         self.wram.clock.next = self.clock.val();
-        self.wram.read_enable.next = self.re.val();
-        self.wram.read_address.next = self.ra.val();
-        self.wram.write_address.next = self.wa.val();
-        self.wram.write_data.next = self.wd.val();
-        self.wram.write_strobe.next = self.ws.val();
+        self.wram.read_enable.next = self.stim.val().get_bit(0);
+        self.wram.read_address.next = self.stim.val().get_bits::<3>(1);
+        self.wram.write_address.next = self.stim.val().get_bits::<3>(4);
+        self.wram.write_strobe.next = self.stim.val().get_bits::<4>(7);
+        self.wram.write_data.next = self.stim.val().get_bits::<32>(12);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.ram.read_address.next = self.ra.val();
-        self.ram.write_address.next = self.wa.val();
-        self.ram.write_data.next = self.wd.val().get_bits::<8>(0);
-        self.ram.write_enable.next = self.we.val();
-        self.word_loaded.d.next = self.word_loaded.q.val() | self.re.val();
+        self.ram.read_address.next = self.stim.val().get_bits::<3>(1);
+        self.ram.write_address.next = self.stim.val().get_bits::<3>(4);
+        self.ram.write_enable.next = self.stim.val().get_bit(11);
+        self.ram.write_data.next = self.stim.val().get_bits::<8>(12);
+        self.word_loaded.d.next = self.word_loaded.q.val() | self.stim.val().get_bit(0);
         self.narrow_loaded.d.next = true;
         self.word.next = 0.into();
         if self.word_loaded.q.val() {
@@ -446,20 +448,13 @@ impl Logic for Mems {
 /// of the word written at the same edge (the old word) and partial strobes.
 #[test]
 fn emitted_memories_match_the_rust_hdl_simulator_under_icarus_and_verilator() {
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     let text = try_of(&mut Mems::default(), "mems").unwrap();
     assert_eq!(text.matches("`ifdef VERILATOR").count(), 2, "a Verilator form for each memory:\n{text}");
     let mut uut = Mems::default();
     uut.connect_all();
-    let names = [("re", 1), ("ra", 3), ("wa", 3), ("wd", 32), ("ws", 4), ("we", 1)];
     let mut rec = Recording {
-        inputs: names.iter().map(|(n, w)| Port { name: n.to_string(), width: *w }).collect(),
+        inputs: vec![Port { name: "stim".into(), width: 44 }],
         outputs: vec![Port { name: "word".into(), width: 32 }, Port { name: "narrow".into(), width: 8 }],
         clock: "clock".into(),
         cycles: Vec::new(),
@@ -469,18 +464,14 @@ fn emitted_memories_match_the_rust_hdl_simulator_under_icarus_and_verilator() {
     let (mut same_word, mut partial) = (0, 0);
     for _ in 0..600 {
         let r = next();
-        let v = [r & 1, (r >> 1) & 7, (r >> 4) & 7, (r >> 8) & 0xffff_ffff, (r >> 40) & 15, (r >> 44) & 1];
-        same_word += usize::from(v[0] == 1 && v[1] == v[2] && v[4] != 0);
-        partial += usize::from(v[4] != 0 && v[4] != 15);
-        uut.re.next = v[0] == 1;
-        uut.ra.next = v[1].into();
-        uut.wa.next = v[2].into();
-        uut.wd.next = v[3].into();
-        uut.ws.next = v[4].into();
-        uut.we.next = v[5] == 1;
+        let stim = r & ((1 << 44) - 1);
+        let (read, ra, wa, strobes) = (stim & 1, (stim >> 1) & 7, (stim >> 4) & 7, (stim >> 7) & 15);
+        same_word += usize::from(read == 1 && ra == wa && strobes != 0);
+        partial += usize::from(strobes != 0 && strobes != 15);
+        uut.stim.next = stim.into();
         assert!(simulate(&mut uut, 100), "settles");
         let outs = vec![bits(uut.word.val().index() as u64), bits(uut.narrow.val().index() as u64)];
-        rec.cycles.push((v.iter().map(|&x| bits(x)).collect(), outs));
+        rec.cycles.push((vec![vec![stim as u32, (stim >> 32) as u32]], outs));
         uut.clock.next = true.into();
         assert!(simulate(&mut uut, 100));
         uut.clock.next = false.into();
