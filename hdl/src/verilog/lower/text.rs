@@ -363,9 +363,8 @@ impl Lowered<'_> {
 ///
 /// Written twice, under `` `ifdef VERILATOR ``. Verilator gives every
 /// non-blocking write into an array a flag it clears and tests every cycle,
-/// and a byte-lane memory has four (some 590 instructions of a CAYMAN
-/// co-simulation cycle, docs/performance.md), so Verilator gets the write
-/// `blocking`. That is the same behaviour: the memory is this process's own
+/// and a byte-lane memory has four (what that costs a cycle is measured in
+/// docs/performance.md), so Verilator gets the write `blocking`. That is the same behaviour: the memory is this process's own
 /// (no other process reads or writes it), and its read comes first, so the
 /// read still takes the old word on a read-during-write. Synthesis and the
 /// other simulators read the template with the `non_blocking` write,
