@@ -9,7 +9,7 @@ use super::WavesError;
 use crate::dut::{CoreState, HalKind};
 use std::collections::BTreeMap;
 use tpb_models::regmap::space::{AddressSpace, Target};
-use tpb_models::regmap::{Arch, RegMap, RegionKind};
+use tpb_models::regmap::{Arch, RegMap};
 use tpb_models::xtensa::config::Options;
 
 /// Which core's instruction set an instruction probe holds.
@@ -118,21 +118,7 @@ impl Namer {
     /// at, with its name, in address order (memories are left out: a
     /// translate filter lists values one by one).
     pub fn bar0_names(&self) -> &BTreeMap<u64, String> {
-        self.bar0_names.get_or_init(|| {
-            let mut out = BTreeMap::new();
-            for r in self.bar0.regions() {
-                if r.kind == RegionKind::Memory {
-                    continue;
-                }
-                for off in (0..r.region.size).step_by(4) {
-                    let a = r.region.base + off;
-                    if let Some(t @ (Target::Reg { .. } | Target::Elem { .. })) = self.bar0.decode(a) {
-                        out.insert(a, t.name());
-                    }
-                }
-            }
-            out
-        })
+        self.bar0_names.get_or_init(|| self.bar0.named_words().into_iter().map(|(a, t)| (a, t.name())).collect())
     }
 
     /// A GTKWave translate-filter file for a `width`-bit signal of `kind`

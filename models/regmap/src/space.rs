@@ -17,6 +17,7 @@
 //! command line, the firmware builder and the waveform names all use it.
 
 use crate::{Access, Alias, Aperture, Array, Bar0Region, Block, Engine, Field, RegMap, Region, RegionKind, Register, Window, WindowOp};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// A number as the project writes them everywhere: decimal, `0x` hex or
@@ -271,6 +272,38 @@ impl AddressSpace {
         Some(Target::Hole { region, offset })
     }
 
+    /// Every word address a register or an array element decodes at, with
+    /// what it decodes to, in address order. The candidates come from the
+    /// blocks' registers and arrays rather than from every word of every
+    /// region (most of a register aperture is holes), and each is kept only
+    /// where [`AddressSpace::decode`] says so, so the answer is the decoder's.
+    pub fn named_words(&self) -> BTreeMap<u64, Target<'_>> {
+        let mut out = BTreeMap::new();
+        for region in self.regions.iter().filter(|r| r.kind != RegionKind::Memory) {
+            // The base `decode` takes a register offset from (see there).
+            let base = match region.kind {
+                RegionKind::Block { aperture, engine } => match self.map.params.aperture_base(aperture, engine) {
+                    Some(b) => b,
+                    None => continue,
+                },
+                _ => region.region.base,
+            };
+            for b in self.blocks_of(region) {
+                let elements = b.arrays.iter().flat_map(|a| a.windows.iter().flat_map(move |w| (0..a.count).map(move |i| w.offset + i * a.stride)));
+                for off in b.registers.iter().map(|r| r.offset).chain(elements) {
+                    let a = base + u64::from(off);
+                    if !region.region.contains(a) || (a - region.region.base) % 4 != 0 {
+                        continue;
+                    }
+                    if let Some(t @ (Target::Reg { .. } | Target::Elem { .. })) = self.decode(a) {
+                        out.insert(a, t);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Name of whatever `addr` reaches, or `unmapped`.
     pub fn name(&self, addr: u64) -> String {
         self.decode(addr).map(|t| t.name()).unwrap_or_else(|| "unmapped".into())
@@ -406,6 +439,25 @@ mod tests {
 
     fn space(a: Arch) -> AddressSpace {
         AddressSpace::new(builtin(a).unwrap())
+    }
+
+    #[test]
+    fn named_words_are_every_register_and_element_word_the_decoder_finds() {
+        for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+            let m = space(arch);
+            // The reference: decode every word of every register region.
+            let mut all = BTreeMap::new();
+            for r in m.regions().iter().filter(|r| r.kind != RegionKind::Memory) {
+                for a in (r.region.base..r.region.end()).step_by(4) {
+                    if let Some(t @ (Target::Reg { .. } | Target::Elem { .. })) = m.decode(a) {
+                        all.insert(a, t.name());
+                    }
+                }
+            }
+            let named: BTreeMap<u64, String> = m.named_words().into_iter().map(|(a, t)| (a, t.name())).collect();
+            assert!(named.len() > 1000, "{}: {} words", arch.name(), named.len());
+            assert_eq!(named, all, "{}", arch.name());
+        }
     }
 
     #[test]
