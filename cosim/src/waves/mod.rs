@@ -15,6 +15,7 @@ pub mod gtkw;
 pub mod names;
 mod read;
 pub mod svg;
+mod vcd_select;
 
 use std::path::Path;
 

@@ -154,15 +154,28 @@ pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>)
 }
 
 fn read_until_unguarded(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
+    read_selected(path, signals, until_ps, true)
+}
+
+/// [`read_until`] unguarded; `select`: a VCD is cut down to `signals` first
+/// ([`super::vcd_select`]) where that reader can.
+pub(super) fn read_selected(path: &Path, signals: &[String], until_ps: Option<u64>, select: bool) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     let opts = LoadOptions::default();
     let header = read_header_from_file(path, &opts).map_err(|e| read_failed(path, e))?;
     let unit = ps_per_unit(path, header.hierarchy.timescale())?;
     let is_vcd = path.extension().is_some_and(|x| x.eq_ignore_ascii_case("vcd"));
+    let io = |e: std::io::Error| WavesError::Read { path: path.display().to_string(), msg: e.to_string() };
+    if select && is_vcd {
+        if let Some(bytes) = super::vcd_select::select(path, signals, until_ps.map(|u| u / unit)).map_err(io)? {
+            let header = read_header(std::io::Cursor::new(bytes), &opts).map_err(|e| read_failed(path, e))?;
+            return changes(path, header, signals, unit);
+        }
+    }
     // Cut only where it saves most of the file: wellen parses a file it
     // maps in parallel, and bytes in memory on one thread.
     let cut = match until_ps.filter(|_| is_vcd) {
         Some(until) => {
-            let bytes = std::fs::read(path).map_err(|e| WavesError::Read { path: path.display().to_string(), msg: e.to_string() })?;
+            let bytes = std::fs::read(path).map_err(io)?;
             vcd_cut(&bytes, until / unit).filter(|&c| c < bytes.len() / 2).map(|c| (bytes, c))
         }
         None => None,
@@ -200,12 +213,25 @@ fn changes<R: std::io::BufRead + std::io::Seek + Sync + Send + 'static>(
         let mut tr: Trace = Vec::new();
         for (idx, value) in s.iter_changes() {
             let t = times[idx as usize] * unit;
-            let v = value.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok());
+            let v = value_of(&value);
             tr.push((t, v));
         }
         out.push((width, tr));
     }
     Ok((out, times.last().map_or(0, |t| t * unit)))
+}
+
+/// A value as a number: None for X/Z or wider than 64 bits.
+fn value_of(v: &wellen::SignalValue) -> Option<u64> {
+    match *v {
+        // Big-endian bytes, the first one's unused bits clear; a
+        // two-state value needs no spelling out.
+        wellen::SignalValue::Binary(data, bits) if (1..=64).contains(&bits) => {
+            let mask = u64::MAX >> (64 - bits);
+            Some(data.iter().fold(0u64, |a, &b| a.wrapping_shl(8) | u64::from(b)) & mask)
+        }
+        _ => v.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok()),
+    }
 }
 
 #[cfg(test)]
@@ -226,6 +252,63 @@ mod tests {
         let (t, end) = super::read_until(&vcd, &["req_valid".to_string()], None).unwrap();
         assert_eq!((t[0].1.clone(), end), (vec![(0, Some(1)), (2, Some(0))], 2), "the same file whole reads");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// On real traces, a VCD cut down to some signals reads as the whole
+    /// file does (cut at the same time by `vcd_cut`, the reader before the
+    /// selection): every group's signals and one group's, the whole run and
+    /// up to a time, on each generation.
+    #[test]
+    fn a_selected_vcd_reads_as_the_whole_file_does() {
+        use crate::waves::{group_signals, GroupName};
+        use tpb_models::regmap::Arch;
+        let dir = std::env::temp_dir().join(format!("tpb-vcd-selected-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, arch) in [("doorbell", Arch::Cayman), ("interrupt", Arch::Sunda), ("dispatch", Arch::Mariana)] {
+            let f = crate::scenario::ScenarioFile::find(name).unwrap();
+            let mut c = crate::sched::Cosim::on(crate::dut::Dut::new(arch).unwrap()).unwrap();
+            let vcd = dir.join(format!("{name}.vcd"));
+            c.trace(&vcd).unwrap();
+            f.run_on(&mut c, f.cycles).unwrap();
+            c.dut.trace_close().unwrap();
+            let bytes = std::fs::read(&vcd).unwrap();
+            let unit = super::ps_per_unit(&vcd, super::hierarchy(&vcd).unwrap().timescale()).unwrap();
+            let (_, end) = super::read_selected(&vcd, &["clock".to_string()], None, false).unwrap();
+            for signals in [group_signals(arch, GroupName::ALL), group_signals(arch, &[GroupName::Doorbell])] {
+                for until in [None, Some(end / 3 + 7 * unit), Some(end * 2)] {
+                    let sel = crate::waves::vcd_select::select(&vcd, &signals, until.map(|u| u / unit)).unwrap();
+                    assert!(sel.as_ref().is_some_and(|b| b.len() < bytes.len() / 2), "{name}: the selection was made and is smaller");
+                    let got = super::read_selected(&vcd, &signals, until, true).unwrap();
+                    // The old reader: the file cut at `until`, read whole.
+                    let cut = dir.join("cut.vcd");
+                    let at = until.and_then(|u| super::vcd_cut(&bytes, u / unit)).unwrap_or(bytes.len());
+                    std::fs::write(&cut, &bytes[..at]).unwrap();
+                    let want = super::read_selected(&cut, &signals, None, false).unwrap();
+                    assert_eq!(got.1, want.1, "{name} {until:?}: the last time");
+                    assert!(got.0 == want.0, "{name} {until:?}: the changes of {} signals", signals.len());
+                    assert!(want.0.iter().any(|(_, t)| t.len() > 2), "{name}: signals that change");
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A two-state value reads as its bits spelt out and parsed do, whatever
+    /// the first byte holds above the value's width.
+    #[test]
+    fn a_two_state_value_is_its_bits() {
+        let spelt = |v: &wellen::SignalValue| v.to_bit_string().and_then(|b| u64::from_str_radix(&b, 2).ok());
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for bits in 0..=70u32 {
+            for _ in 0..20 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let data: Vec<u8> = (0..bits.div_ceil(8).max(1)).map(|k| (x >> (8 * (k % 8))) as u8).collect();
+                let v = wellen::SignalValue::Binary(&data, bits);
+                assert_eq!(super::value_of(&v), spelt(&v), "{bits} bits: {data:02x?}");
+            }
+        }
     }
 
     /// A cut falls on the first time line past the limit, never inside the

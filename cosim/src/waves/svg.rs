@@ -19,10 +19,11 @@ const ROW_H: f64 = 28.0;
 const PLOT_W: f64 = 1400.0;
 
 /// An SVG timing diagram of `group` from `from` to `to` (cycles), reading
-/// only that group's signals from `path`.
+/// only that group's signals from `path`, and only as far as the window
+/// needs (two cycles on: the values held at its end).
 pub fn render(path: &Path, namer: &Namer, tb: Timebase, group: GroupName, from: u64, to: u64, markers: &[(u64, String)]) -> Result<String, WavesError> {
     let g = groups(namer.arch()).into_iter().find(|g| g.name == group).ok_or_else(|| WavesError::NoGroup(group.to_string()))?;
-    let d = Dump::load(path, &g.signals)?;
+    let d = Dump::load_until(path, &g.signals, Some(tb.start(to + 2)))?;
     d.check_range(tb, from, to)?;
     render_dump(&d, namer, tb, group, from, to, markers)
 }
