@@ -13,12 +13,12 @@
 //! are 64-bit signed; a result that overflows, a division by zero or a
 //! shift past 63 is an error naming the expression.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a name in an expression can mean.
 pub(crate) struct Env<'a> {
     pub labels: &'a BTreeMap<String, u32>,
-    pub consts: &'a BTreeMap<String, i64>,
+    pub consts: &'a HashMap<String, i64>,
     /// The current address (`.`).
     pub here: u32,
 }
@@ -161,6 +161,17 @@ impl Parser<'_, '_> {
 
 /// The value of `text` in `env`.
 pub(crate) fn eval(text: &str, env: &Env) -> Result<i64, String> {
+    // Most expressions are one literal or one name (a prelude's thousands
+    // of `.equ`s): those need no tokens. Anything else, or a word that is
+    // neither, takes the parser (and its messages).
+    let t = text.trim();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$';
+    if !t.is_empty() && t.bytes().all(word) {
+        let v = if t.as_bytes()[0].is_ascii_digit() { number(t).ok_or(()) } else { Parser { toks: Vec::new(), at: 0, env, text: t }.name(t).map_err(|_| ()) };
+        if let Ok(v) = v {
+            return Ok(v);
+        }
+    }
     let mut p = Parser { toks: lex(text)?, at: 0, env, text: text.trim() };
     let v = p.level(0)?;
     if p.at < p.toks.len() {
@@ -175,7 +186,7 @@ mod tests {
 
     fn ev(s: &str) -> Result<i64, String> {
         let labels = BTreeMap::from([("main".to_string(), 0x200u32)]);
-        let consts = BTreeMap::from([("X".to_string(), 0x1234_5678i64), ("IDX".to_string(), 3)]);
+        let consts = HashMap::from([("X".to_string(), 0x1234_5678i64), ("IDX".to_string(), 3)]);
         eval(s, &Env { labels: &labels, consts: &consts, here: 0x40 })
     }
 

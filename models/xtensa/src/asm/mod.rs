@@ -16,7 +16,7 @@ pub mod source;
 
 use super::config::{sr, Options};
 use super::isa::{Def, Opnd, B4CONST, B4CONSTU, TABLE};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// An assembly error: 1-based line and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,7 +55,7 @@ fn strip_comment(l: &str) -> &str {
 }
 
 /// The value of `expr` (see [`expr`] for the operators).
-fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &BTreeMap<String, i64>, here: u32) -> Result<i64, String> {
+fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &HashMap<String, i64>, here: u32) -> Result<i64, String> {
     expr::eval(expr, &expr::Env { labels: syms, consts, here })
 }
 
@@ -183,7 +183,8 @@ fn split_ops(s: &str) -> Vec<&str> {
 /// Assemble `src` at `base`.
 pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmError> {
     let mut labels = BTreeMap::new();
-    let mut consts: BTreeMap<String, i64> = BTreeMap::new();
+    // Looked up by name only: a prelude defines some thousands.
+    let mut consts: HashMap<String, i64> = HashMap::new();
     let mut stmts = Vec::new();
     let mut addr = base;
     for (n, raw) in src.lines().enumerate() {
