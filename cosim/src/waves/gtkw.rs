@@ -10,7 +10,7 @@
 //! `[markername] A<text>` for their names.
 
 use super::names::{kind_of, CoreKind, Namer, ValueKind};
-use super::{groups, Dump, GroupName, Timebase, WavesError};
+use super::{groups, GroupName, Timebase, WavesError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tpb_models::regmap::Arch;
@@ -239,22 +239,12 @@ impl SaveFile {
     }
 }
 
-/// A .gtkw for the dump at `dump`, the widths read from its header alone.
+/// A .gtkw for the dump at `dump`, the widths read from its header alone;
+/// its filter files go to `gtkw-filters/` beside `out`, and the
+/// instruction filter runs this program (`tpb`).
 pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
     let widths = super::widths_present(dump, &super::group_signals(arch, GroupName::ALL))?;
-    write_gtkw_with(dump, arch, out, view, &|n| widths.get(n).copied())
-}
-
-impl Dump {
-    /// A .gtkw for this dump (the widths of the signals it read).
-    pub fn write_gtkw(&self, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-        write_gtkw_with(&self.path, arch, out, view, &|n| self.width(n))
-    }
-}
-
-/// A .gtkw for the dump at `dump`, its filter files in `gtkw-filters/`
-/// beside `out`; the instruction filter runs this program (`tpb`).
-fn write_gtkw_with(dump: &Path, arch: Arch, out: &Path, view: Option<&View>, width: &dyn Fn(&str) -> Option<u32>) -> Result<(), WavesError> {
+    let width = |n: &str| widths.get(n).copied();
     let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let filters = abs(dir).join("gtkw-filters");
@@ -262,5 +252,5 @@ fn write_gtkw_with(dump: &Path, arch: Arch, out: &Path, view: Option<&View>, wid
     let namer = super::names::Namer::for_arch(arch)?;
     let save = abs(dir).join(out.file_name().unwrap_or(std::ffi::OsStr::new("waves.gtkw")));
     let paths = GtkwPaths { dump: &abs(dump), save: &save, filters: &filters, tpb: exe.as_deref() };
-    gtkw(&namer, Timebase::of(arch)?, &paths, width, view).write(out)
+    gtkw(&namer, Timebase::of(arch)?, &paths, &width, view).write(out)
 }

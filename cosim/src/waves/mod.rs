@@ -332,11 +332,6 @@ impl Dump {
         Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect(), end_ps })
     }
 
-    /// Read every signal of every group of `arch`.
-    pub fn load_groups(path: &Path, arch: tpb_models::regmap::Arch) -> Result<Dump, WavesError> {
-        Dump::load(path, &group_signals(arch, GroupName::ALL))
-    }
-
     /// A signal's width, if it was read.
     pub fn width(&self, name: &str) -> Option<u32> {
         self.signals.get(name).map(|s| s.0)

@@ -346,6 +346,18 @@ fn trace_groups_write_only_their_signals_with_the_full_traces_values() {
     assert!(p * 4 < f, "the partial trace is {p} bytes, the full one {f}");
     let gtkw = std::fs::read_to_string(part.with_extension("gtkw")).unwrap();
     assert!(gtkw.contains("TOP.q7_run_stall") && !gtkw.contains("TOP.hwd_fifo_handler"), "{gtkw}");
+    // `tpb waves gtkw` of that trace: the groups it holds, a window inside it.
+    let again = dir.join("again.gtkw");
+    let (code, _, err) = tpb(&["waves", "gtkw", part.to_str().unwrap(), "--window", "19300..19340", "--out", again.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let g = std::fs::read_to_string(&again).unwrap();
+    assert!(g.contains("TOP.q7_run_stall") && !g.contains("TOP.hwd_fifo_handler") && g.contains("19300"), "{g}");
+    // A trace with none of the groups' signals is refused, naming one.
+    let foreign = dir.join("foreign.vcd");
+    std::fs::write(&foreign, "$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! other $end\n$upscope $end\n$enddefinitions $end\n#0\n1!\n").unwrap();
+    let (code, _, err) = tpb(&["waves", "gtkw", foreign.to_str().unwrap(), "--out", again.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("foreign.vcd: no signal TOP."), "{err}");
     let (code, _, err) = tpb(&["sim", "doorbell", "--trace-groups", "nope"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope"), "{err}");
