@@ -239,11 +239,17 @@ impl SaveFile {
     }
 }
 
-/// A .gtkw for the dump at `dump`, the widths read from its header alone;
-/// its filter files go to `gtkw-filters/` beside `out`, and the
-/// instruction filter runs this program (`tpb`).
+/// A .gtkw for the dump at `dump`, the widths read from its header alone
+/// (a trace of some groups gets those groups; one with none of them is
+/// refused, naming the first missing); its filter files go to
+/// `gtkw-filters/` beside `out`, and the instruction filter runs this
+/// program (`tpb`).
 pub fn write_gtkw(dump: &Path, arch: Arch, out: &Path, view: Option<&View>) -> Result<(), WavesError> {
-    let widths = super::widths_present(dump, &super::group_signals(arch, GroupName::ALL))?;
+    let signals = super::group_signals(arch, GroupName::ALL);
+    let widths = super::widths_present(dump, &signals)?;
+    if widths.is_empty() {
+        super::widths(dump, &signals)?;
+    }
     let width = |n: &str| widths.get(n).copied();
     let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

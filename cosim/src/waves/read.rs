@@ -150,11 +150,7 @@ fn vcd_cut(bytes: &[u8], until: u64) -> Option<usize> {
 /// picoseconds, and the last time read.
 pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     check_file(path)?;
-    guarded(path, || read_until_unguarded(path, signals, until_ps))
-}
-
-fn read_until_unguarded(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
-    read_selected(path, signals, until_ps, true)
+    guarded(path, || read_selected(path, signals, until_ps, true))
 }
 
 /// [`read_until`] unguarded; `select`: a VCD is cut down to `signals` first

@@ -413,14 +413,8 @@ fn run_command(command: Command) -> Result<(), CliError> {
         Command::Waves { what: WavesCmd::Gtkw { file, arch, window, markers, out } } => {
             let view = window.map(|(from, to)| tpb_cosim::waves::View { from, to, markers, focus: Vec::new() });
             let arch: Arch = arch.into();
-            // A save file needs the widths of the groups' signals the trace
-            // holds (its header) and, for a window, the trace's last time:
-            // not their values. A trace of some groups gets those groups; one
-            // with none of them is refused, naming the first missing.
-            let signals = tpb_cosim::waves::group_signals(arch, tpb_cosim::waves::GroupName::ALL);
-            if tpb_cosim::waves::widths_present(&file, &signals)?.is_empty() {
-                tpb_cosim::waves::widths(&file, &signals)?;
-            }
+            // A save file needs the widths of the signals (the header) and,
+            // for a window, the trace's last time: not their values.
             if let Some(v) = &view {
                 tpb_cosim::waves::Dump::load(&file, &[])?.check_range(tpb_cosim::waves::Timebase::of(arch)?, v.from, v.to)?;
             }
