@@ -325,8 +325,9 @@ impl Dump {
     }
 
     /// Read `signals` up to time `until_ps` at least (all of it with
-    /// None): a VCD's body is read only that far, so that a diagram near
-    /// the start of a long run does not wait for the whole file.
+    /// None): a VCD's body, or an FST's blocks, are read only that far, so
+    /// that a diagram near the start of a long run does not wait for the
+    /// whole file.
     pub fn load_until(path: &Path, signals: &[String], until_ps: Option<u64>) -> Result<Dump, WavesError> {
         let (data, end_ps) = read::read_until(path, signals, until_ps)?;
         Ok(Dump { path: path.to_path_buf(), signals: signals.iter().cloned().zip(data).collect(), end_ps })

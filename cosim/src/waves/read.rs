@@ -1,6 +1,6 @@
 //! Reading a VCD or FST back: the signals a diagram or a check needs, their
 //! widths from the header alone (a save file needs no more), and a VCD's
-//! body only as far as a window needs it.
+//! body or an FST's blocks only as far as a window needs them.
 
 use super::{Trace, WavesError};
 use std::collections::HashMap;
@@ -154,7 +154,8 @@ pub(super) fn read_until(path: &Path, signals: &[String], until_ps: Option<u64>)
 }
 
 /// [`read_until`] unguarded; `select`: a VCD is cut down to `signals` first
-/// ([`super::vcd_select`]) where that reader can.
+/// ([`super::vcd_select`]) where that reader can, and an FST is streamed
+/// ([`fst_changes`]); without it, either is read whole for `signals`.
 pub(super) fn read_selected(path: &Path, signals: &[String], until_ps: Option<u64>, select: bool) -> Result<(Vec<(u32, Trace)>, u64), WavesError> {
     let opts = LoadOptions::default();
     let header = read_header_from_file(path, &opts).map_err(|e| read_failed(path, e))?;
@@ -166,6 +167,10 @@ pub(super) fn read_selected(path: &Path, signals: &[String], until_ps: Option<u6
             let header = read_header(std::io::Cursor::new(bytes), &opts).map_err(|e| read_failed(path, e))?;
             return changes(path, header, signals, unit);
         }
+    }
+    if select && header.file_format == wellen::FileFormat::Fst {
+        let end = read_body(header.body, &header.hierarchy, None).map_err(|e| read_failed(path, e))?.time_table.last().map_or(0, |t| t * unit);
+        return Ok((fst_changes(path, signals, until_ps.map(|u| u / unit), unit)?, end));
     }
     // Cut only where it saves most of the file: wellen parses a file it
     // maps in parallel, and bytes in memory on one thread.
@@ -215,6 +220,48 @@ fn changes<R: std::io::BufRead + std::io::Seek + Sync + Send + 'static>(
         out.push((width, tr));
     }
     Ok((out, times.last().map_or(0, |t| t * unit)))
+}
+
+/// An FST's `signals` up to time `until` (the file's units) at least,
+/// streamed: the reader leaves out the blocks that start after it. The
+/// changes are those the whole read gives (a value the same as the one
+/// before is no change); the time is the caller's to give.
+fn fst_changes(path: &Path, signals: &[String], until: Option<u64>, unit: u64) -> Result<Vec<(u32, Trace)>, WavesError> {
+    if signals.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut w = wellen::stream::read_from_file(path, &LoadOptions::default()).map_err(|e| read_failed(path, e))?;
+    let h = w.hierarchy();
+    let mut refs = Vec::new();
+    for name in signals {
+        let v = &h[lookup(path, h, name)?];
+        refs.push((v.signal_ref(), v.length().unwrap_or(1)));
+    }
+    let mut wanted: Vec<_> = refs.iter().map(|r| r.0).collect();
+    wanted.sort();
+    wanted.dedup();
+    // Each signal's changes, and the last value as the reader spelt it.
+    let mut got: HashMap<wellen::SignalRef, (Trace, Vec<u8>)> = wanted.iter().map(|&r| (r, (Vec::new(), Vec::new()))).collect();
+    let filter = wellen::stream::Filter { start: 0, end: until, signals: Some(&wanted) };
+    let mut spelt = Vec::new();
+    w.stream(&filter, |t, sig, value| {
+        let Some((tr, last)) = got.get_mut(&sig) else { return };
+        spelt.clear();
+        match value {
+            wellen::SignalValue::Binary(d, _) => spelt.extend([0].iter().chain(d)),
+            wellen::SignalValue::FourValue(d, _) => spelt.extend([1].iter().chain(d)),
+            wellen::SignalValue::NineValue(d, _) => spelt.extend([2].iter().chain(d)),
+            wellen::SignalValue::Real(r) => spelt.extend([3].iter().chain(&r.to_le_bytes())),
+            wellen::SignalValue::String(s) => spelt.extend([4].iter().chain(s.as_bytes())),
+            wellen::SignalValue::Event => spelt.push(5),
+        }
+        if tr.is_empty() || spelt != *last {
+            tr.push((t * unit, value_of(&value)));
+            std::mem::swap(last, &mut spelt);
+        }
+    })
+    .map_err(|e| read_failed(path, e))?;
+    Ok(refs.into_iter().map(|(sig, width)| (width, got[&sig].0.clone())).collect())
 }
 
 /// A value as a number: None for X/Z or wider than 64 bits.
@@ -286,6 +333,58 @@ mod tests {
                 }
             }
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// On real traces, an FST streamed for some signals up to a time reads as
+    /// the whole file read for them does, cut at that time: every group's
+    /// signals and one group's, on each generation.
+    #[test]
+    fn a_streamed_fst_reads_as_the_whole_file_does() {
+        use crate::waves::{group_signals, GroupName};
+        use tpb_models::regmap::Arch;
+        let dir = std::env::temp_dir().join(format!("tpb-fst-streamed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, arch) in [("doorbell", Arch::Cayman), ("interrupt", Arch::Sunda), ("dispatch", Arch::Mariana)] {
+            let f = crate::scenario::ScenarioFile::find(name).unwrap();
+            let mut c = crate::sched::Cosim::on(crate::dut::Dut::new(arch).unwrap()).unwrap();
+            let fst = dir.join(format!("{name}.fst"));
+            c.trace(&fst).unwrap();
+            f.run_on(&mut c, f.cycles).unwrap();
+            c.dut.trace_close().unwrap();
+            let (_, end) = super::read_selected(&fst, &["clock".to_string()], None, false).unwrap();
+            for signals in [group_signals(arch, GroupName::ALL), group_signals(arch, &[GroupName::Doorbell])] {
+                let whole = super::read_selected(&fst, &signals, None, false).unwrap();
+                assert!(whole.0.iter().any(|(_, t)| t.len() > 2), "{name}: signals that change");
+                for until in [None, Some(end / 3 + 7_000), Some(end * 2)] {
+                    let got = super::read_selected(&fst, &signals, until, true).unwrap();
+                    let cut: Vec<_> = whole.0.iter().map(|(w, t)| (*w, t.iter().copied().filter(|c| until.is_none_or(|u| c.0 <= u)).collect::<Vec<_>>())).collect();
+                    assert_eq!(got.1, end, "{name} {until:?}: the file's last time");
+                    assert!(got.0 == cut, "{name} {until:?}: the changes of {} signals", signals.len());
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An FST that repeats a value (GTKWave's `vcd2fst` keeps what its VCD
+    /// repeats) streams as the whole read gives it: the repeat is no change,
+    /// for a two-state value and for one with an X.
+    #[test]
+    fn an_fst_value_repeated_is_no_change() {
+        let dir = std::env::temp_dir().join(format!("tpb-fst-repeat-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (vcd, fst) = (dir.join("r.vcd"), dir.join("r.fst"));
+        let head = "$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! req_valid $end\n$var wire 4 # st $end\n$upscope $end\n$enddefinitions $end\n";
+        std::fs::write(&vcd, format!("{head}#0\n1!\nb0011 #\n#5\n1!\nb0011 #\n#10\n0!\nb1x00 #\n#15\nb1x00 #\n#20\nb0000 #\n")).unwrap();
+        let out = std::process::Command::new("vcd2fst").arg(&vcd).arg(&fst).output().expect("vcd2fst (GTKWave: bash scripts/setup)");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let names = ["req_valid".to_string(), "st".to_string()];
+        let got = super::read_selected(&fst, &names, Some(17), true).unwrap();
+        assert_eq!(got.0, vec![(1, vec![(0, Some(1)), (10, Some(0))]), (4, vec![(0, Some(3)), (10, None)])]);
+        assert_eq!(got.1, 20, "the file's last time");
+        let whole = super::read_selected(&fst, &names, None, false).unwrap();
+        assert_eq!(super::read_selected(&fst, &names, None, true).unwrap(), whole);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
