@@ -297,6 +297,25 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A trace (`ext`: `vcd` or `fst`) of a built-in run on each generation,
+    /// written into `dir`.
+    fn real_traces(dir: &std::path::Path, ext: &str) -> Vec<(&'static str, tpb_models::regmap::Arch, std::path::PathBuf)> {
+        use tpb_models::regmap::Arch;
+        std::fs::create_dir_all(dir).unwrap();
+        let runs = [("doorbell", Arch::Cayman), ("interrupt", Arch::Sunda), ("dispatch", Arch::Mariana)];
+        runs.into_iter()
+            .map(|(name, arch)| {
+                let f = crate::scenario::ScenarioFile::find(name).unwrap();
+                let mut c = crate::sched::Cosim::on(crate::dut::Dut::new(arch).unwrap()).unwrap();
+                let path = dir.join(format!("{name}.{ext}"));
+                c.trace(&path).unwrap();
+                f.run_on(&mut c, f.cycles).unwrap();
+                c.dut.trace_close().unwrap();
+                (name, arch, path)
+            })
+            .collect()
+    }
+
     /// On real traces, a VCD cut down to some signals reads as the whole
     /// file does (cut at the same time by `vcd_cut`, the reader before the
     /// selection): every group's signals and one group's, the whole run and
@@ -304,16 +323,8 @@ mod tests {
     #[test]
     fn a_selected_vcd_reads_as_the_whole_file_does() {
         use crate::waves::{group_signals, GroupName};
-        use tpb_models::regmap::Arch;
         let dir = std::env::temp_dir().join(format!("tpb-vcd-selected-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (name, arch) in [("doorbell", Arch::Cayman), ("interrupt", Arch::Sunda), ("dispatch", Arch::Mariana)] {
-            let f = crate::scenario::ScenarioFile::find(name).unwrap();
-            let mut c = crate::sched::Cosim::on(crate::dut::Dut::new(arch).unwrap()).unwrap();
-            let vcd = dir.join(format!("{name}.vcd"));
-            c.trace(&vcd).unwrap();
-            f.run_on(&mut c, f.cycles).unwrap();
-            c.dut.trace_close().unwrap();
+        for (name, arch, vcd) in real_traces(&dir, "vcd") {
             let bytes = std::fs::read(&vcd).unwrap();
             let unit = super::ps_per_unit(&vcd, super::hierarchy(&vcd).unwrap().timescale()).unwrap();
             let (_, end) = super::read_selected(&vcd, &["clock".to_string()], None, false).unwrap();
@@ -342,16 +353,8 @@ mod tests {
     #[test]
     fn a_streamed_fst_reads_as_the_whole_file_does() {
         use crate::waves::{group_signals, GroupName};
-        use tpb_models::regmap::Arch;
         let dir = std::env::temp_dir().join(format!("tpb-fst-streamed-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (name, arch) in [("doorbell", Arch::Cayman), ("interrupt", Arch::Sunda), ("dispatch", Arch::Mariana)] {
-            let f = crate::scenario::ScenarioFile::find(name).unwrap();
-            let mut c = crate::sched::Cosim::on(crate::dut::Dut::new(arch).unwrap()).unwrap();
-            let fst = dir.join(format!("{name}.fst"));
-            c.trace(&fst).unwrap();
-            f.run_on(&mut c, f.cycles).unwrap();
-            c.dut.trace_close().unwrap();
+        for (name, arch, fst) in real_traces(&dir, "fst") {
             let (_, end) = super::read_selected(&fst, &["clock".to_string()], None, false).unwrap();
             for signals in [group_signals(arch, GroupName::ALL), group_signals(arch, &[GroupName::Doorbell])] {
                 let whole = super::read_selected(&fst, &signals, None, false).unwrap();
