@@ -261,7 +261,13 @@ fn fst_changes(path: &Path, signals: &[String], until: Option<u64>, unit: u64) -
         }
     })
     .map_err(|e| read_failed(path, e))?;
-    Ok(refs.into_iter().map(|(sig, width)| (width, got[&sig].0.clone())).collect())
+    // A signal under two names (an alias) is copied; otherwise moved.
+    let mut out = Vec::with_capacity(refs.len());
+    for (i, &(sig, width)) in refs.iter().enumerate() {
+        let (tr, _) = got.get_mut(&sig).ok_or_else(|| WavesError::Read { path: path.display().to_string(), msg: format!("no values kept for signal {sig:?}") })?;
+        out.push((width, if refs[i + 1..].iter().any(|r| r.0 == sig) { tr.clone() } else { std::mem::take(tr) }));
+    }
+    Ok(out)
 }
 
 /// A value as a number: None for X/Z or wider than 64 bits.
@@ -372,19 +378,23 @@ mod tests {
 
     /// An FST that repeats a value (GTKWave's `vcd2fst` keeps what its VCD
     /// repeats) streams as the whole read gives it: the repeat is no change,
-    /// for a two-state value and for one with an X.
+    /// for a two-state value and for one with an X; a signal read under two
+    /// names has its changes under both.
     #[test]
     fn an_fst_value_repeated_is_no_change() {
         let dir = std::env::temp_dir().join(format!("tpb-fst-repeat-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (vcd, fst) = (dir.join("r.vcd"), dir.join("r.fst"));
-        let head = "$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! req_valid $end\n$var wire 4 # st $end\n$upscope $end\n$enddefinitions $end\n";
+        let head =
+            "$timescale 1ps $end\n$scope module TOP $end\n$var wire 1 ! req_valid $end\n$var wire 4 # st $end\n$var wire 1 ! valid_too $end\n$upscope $end\n$enddefinitions $end\n";
         std::fs::write(&vcd, format!("{head}#0\n1!\nb0011 #\n#5\n1!\nb0011 #\n#10\n0!\nb1x00 #\n#15\nb1x00 #\n#20\nb0000 #\n")).unwrap();
         let out = std::process::Command::new("vcd2fst").arg(&vcd).arg(&fst).output().expect("vcd2fst (GTKWave: bash scripts/setup)");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let names = ["req_valid".to_string(), "st".to_string()];
+        // `valid_too` is `req_valid` under a second name (the same id).
+        let names = ["req_valid".to_string(), "st".to_string(), "valid_too".to_string()];
         let got = super::read_selected(&fst, &names, Some(17), true).unwrap();
-        assert_eq!(got.0, vec![(1, vec![(0, Some(1)), (10, Some(0))]), (4, vec![(0, Some(3)), (10, None)])]);
+        let valid = (1, vec![(0, Some(1)), (10, Some(0))]);
+        assert_eq!(got.0, vec![valid.clone(), (4, vec![(0, Some(3)), (10, None)]), valid]);
         assert_eq!(got.1, 20, "the file's last time");
         let whole = super::read_selected(&fst, &names, None, false).unwrap();
         assert_eq!(super::read_selected(&fst, &names, None, true).unwrap(), whole);
