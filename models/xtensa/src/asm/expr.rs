@@ -13,12 +13,15 @@
 //! are 64-bit signed; a result that overflows, a division by zero or a
 //! shift past 63 is an error naming the expression.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+/// The constants of `.equ`/`.set` by name, borrowed from the source.
+pub type Consts<'s> = rustc_hash::FxHashMap<&'s str, i64>;
 
 /// What a name in an expression can mean.
 pub(crate) struct Env<'a> {
     pub labels: &'a BTreeMap<String, u32>,
-    pub consts: &'a HashMap<String, i64>,
+    pub consts: &'a Consts<'a>,
     /// The current address (`.`).
     pub here: u32,
 }
@@ -186,7 +189,7 @@ mod tests {
 
     fn ev(s: &str) -> Result<i64, String> {
         let labels = BTreeMap::from([("main".to_string(), 0x200u32)]);
-        let consts = HashMap::from([("X".to_string(), 0x1234_5678i64), ("IDX".to_string(), 3)]);
+        let consts = Consts::from_iter([("X", 0x1234_5678i64), ("IDX", 3)]);
         eval(s, &Env { labels: &labels, consts: &consts, here: 0x40 })
     }
 

@@ -16,7 +16,7 @@ pub mod source;
 
 use super::config::{sr, Options};
 use super::isa::{Def, Opnd, B4CONST, B4CONSTU, TABLE};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// An assembly error: 1-based line and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,7 +55,7 @@ fn strip_comment(l: &str) -> &str {
 }
 
 /// The value of `expr` (see [`expr`] for the operators).
-fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &HashMap<String, i64>, here: u32) -> Result<i64, String> {
+fn eval(expr: &str, syms: &BTreeMap<String, u32>, consts: &expr::Consts, here: u32) -> Result<i64, String> {
     expr::eval(expr, &expr::Env { labels: syms, consts, here })
 }
 
@@ -184,7 +184,7 @@ fn split_ops(s: &str) -> Vec<&str> {
 pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmError> {
     let mut labels = BTreeMap::new();
     // Looked up by name only: a prelude defines some thousands.
-    let mut consts: HashMap<String, i64> = HashMap::new();
+    let mut consts = expr::Consts::default();
     let mut stmts = Vec::new();
     let mut addr = base;
     for (n, raw) in src.lines().enumerate() {
@@ -231,12 +231,12 @@ pub fn assemble(src: &str, base: u32, opts: &Options) -> Result<Program, AsmErro
             ".short" | ".half" => Item::Data { size: 2, values: split_ops(rest) },
             ".byte" => Item::Data { size: 1, values: split_ops(rest) },
             ".equ" | ".set" => {
-                let ops = split_ops(rest);
-                if ops.len() != 2 {
+                // Two operands, as `split_ops` reads them, without its vector.
+                let Some((name, value)) = rest.split_once(',').filter(|(_, v)| !v.contains(',')) else {
                     return Err(err(format!("{head} needs NAME, VALUE")));
-                }
-                let v = ev(ops[1])?;
-                consts.insert(ops[0].to_string(), v);
+                };
+                let v = ev(value.trim())?;
+                consts.insert(name.trim(), v);
                 continue;
             }
             ".text" | ".global" | ".globl" => continue,
@@ -332,6 +332,19 @@ mod tests {
             ("", ""),
         ] {
             assert_eq!(strip_comment(line), code, "{line:?}");
+        }
+    }
+
+    /// `.equ` and `.set` take exactly NAME, VALUE, the value read where it
+    /// stands (a comment after it is no part of it).
+    #[test]
+    fn an_equ_is_a_name_and_a_value() {
+        let asm = |src: &str| super::assemble(src, 0, &crate::config::Options::tpb());
+        let p = asm(".equ A, 2 + 3 # five\n.set B,A*2\n.word A, B\n").unwrap();
+        assert_eq!(p.bytes, [5, 0, 0, 0, 10, 0, 0, 0]);
+        for (src, want) in [(".equ A", ".equ needs NAME, VALUE"), (".set A, 1, 2", ".set needs NAME, VALUE"), (".equ", ".equ needs NAME, VALUE"), (".equ A,", "missing operand")] {
+            let e = asm(src).unwrap_err();
+            assert_eq!((e.line, e.message.as_str()), (1, want), "{src}");
         }
     }
 }
