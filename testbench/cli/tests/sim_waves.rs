@@ -476,12 +476,7 @@ fn a_truncated_vcd_is_an_error_in_words() {
     assert!(err.contains("cut.vcd") && err.contains("ends inside its header") && !err.contains("FailedToLoad"), "{err}");
     // Not a VCD at all: said so, without the hint about a stopped run.
     let junk = dir.join("junk.vcd");
-    std::fs::write(
-        &junk,
-        "not a waveform
-",
-    )
-    .unwrap();
+    std::fs::write(&junk, "not a waveform\n").unwrap();
     let (code, _, err) = tpb(&["waves", "render", junk.to_str().unwrap(), "--out", dir.join("y.svg").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("junk.vcd") && err.contains("not a VCD file") && !err.contains("stopped"), "{err}");
