@@ -1,6 +1,7 @@
 """The host side of testbench/examples/firmware/q7_checksum.toml, in Python:
 the HAL installs the served images and releases the cores, the script runs
-the simulation until all eight Q7 cores halt, then checks the barrier
+the simulation until all eight Q7 cores halt (a halt after their start:
+wait_halted), then checks the barrier
 semaphore and each core's result (main's return value, the first word of
 its DRAM: __tpb_exit) by name, and prints the cycle count.
 
@@ -11,9 +12,8 @@ its DRAM: __tpb_exit) by name, and prints the cycle count.
 import argparse
 import sys
 
-from tpb_link import Link, Names
+from tpb_link import Link, LinkError, Names
 
-STEP = 1000           # cycles run between looks
 LIMIT = 200_000       # cycles before giving up
 
 
@@ -29,15 +29,11 @@ def main():
         link.trace(True)
     link.stpb_init()
     cores = ["q7[%d]" % i for i in range(8)]
-    start = link.cycles()
-    while not all(link.halted(c) for c in cores):
-        if any(link.exception(c) for c in cores):
-            print("a core took an exception: " + ", ".join("%s pc %#x" % (c, link.pc(c)) for c in cores if link.exception(c)))
-            return 1
-        if link.cycles() - start > LIMIT:
-            print("not halted after %d cycles" % LIMIT)
-            return 1
-        link.run(STEP)
+    try:
+        link.wait_halted(cores, LIMIT)
+    except LinkError as e:
+        print(e)          # the server's report: each core's PC, registers, last instructions
+        return 1
     fails = []
     arrived = link.read("pool.evt_sem.read[10]")
     if arrived != 8:

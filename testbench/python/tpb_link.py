@@ -4,8 +4,9 @@ co-simulation) or over a serial port to the FPGA prototype (pyserial).
 Pure Python 3, no compiled extension.
 
 The protocol's one description is models/spec/src/hostlink.rs; this client
-follows it. Simulator ops (run, cycles, a core's state, trace, stpb_init)
-exist only on `tpb serve`; the FPGA bridge answers them BAD_OP.
+follows it. Simulator ops (run, cycles, a core's state, trace, stpb_init, release,
+wait_halted, the server's last message) exist only on `tpb serve`; the FPGA
+bridge answers them BAD_OP. docs/host-link.md describes the whole protocol.
 
     from tpb_link import Link, Names
     names = Names.load("cayman.names.json")   # tpb regmap --arch cayman --format names
@@ -23,13 +24,24 @@ SYNC_RESPONSE = 0x5A
 RESPONSE_BYTES = 11
 MAX_BURST = 64
 STATUS_MAGIC = 0x54504201
+MAX_RUN_CYCLES = 1 << 24      # most cycles one RUN or WAIT_HALTED frame may ask for
 
-OP_READ, OP_WRITE, OP_BURST, OP_FILL, OP_STATUS = 1, 2, 3, 4, 5
-OP_RUN, OP_CYCLES, OP_CORE, OP_TRACE, OP_STPB_INIT = 0x10, 0x11, 0x12, 0x13, 0x14
+# The ops, statuses and state bits, as models/spec/src/hostlink.rs declares
+# them (a test of the suite compares these tables with it).
+OPS = {"READ": 1, "WRITE": 2, "BURST": 3, "FILL": 4, "STATUS": 5}
+SIM_OPS = {"RUN": 0x10, "CYCLES": 0x11, "CORE": 0x12, "TRACE": 0x13, "STPB_INIT": 0x14,
+           "WAIT_HALTED": 0x15, "MESSAGE": 0x16, "RELEASE": 0x17}
+STATUS_NAMES = {0: "OK", 1: "CRC", 2: "BAD_OP", 3: "BAD_COUNT", 4: "BUS_ERROR", 5: "TIMEOUT", 6: "BUSY", 7: "SYNC"}
+STATE_BITS = {"HALTED": 1 << 0, "WAITING": 1 << 1, "RUN_STALLED": 1 << 2, "EXCEPTION": 1 << 3,
+              "HALTED_SINCE_START": 1 << 4}
 
-STATUS_NAMES = {0: "OK", 1: "CRC", 2: "BAD_OP", 3: "BAD_COUNT", 4: "BUS_ERROR", 5: "TIMEOUT"}
+STATUS_BUSY = 6
 
-# Cores of OP_CORE, and its items.
+OP_READ, OP_WRITE, OP_BURST, OP_FILL, OP_STATUS = (OPS[k] for k in ("READ", "WRITE", "BURST", "FILL", "STATUS"))
+(OP_RUN, OP_CYCLES, OP_CORE, OP_TRACE, OP_STPB_INIT, OP_WAIT_HALTED, OP_MESSAGE,
+ OP_RELEASE) = (SIM_OPS[k] for k in ("RUN", "CYCLES", "CORE", "TRACE", "STPB_INIT", "WAIT_HALTED", "MESSAGE", "RELEASE"))
+
+# Cores of OP_CORE (and bits of a core mask), and its items.
 CORES = {**{"q7[%d]" % i: i for i in range(8)}, "seq": 8, "top_sp": 9}
 ITEM_PC, ITEM_STATE, ITEM_RETIRED, ITEM_A0 = 0, 1, 2, 16
 
@@ -50,12 +62,14 @@ def encode(op, seq, count, addr, data=()):
 
 
 class LinkError(Exception):
-    """A request the other end refused, or a broken response."""
+    """A request the other end refused (with `tpb serve`'s reason when it
+    gives one), or a broken response."""
 
-    def __init__(self, what, status=None, done=0):
-        super().__init__(what)
+    def __init__(self, what, status=None, done=0, reason=""):
+        super().__init__(what + (": " + reason if reason else ""))
         self.status = status
         self.done = done
+        self.reason = reason
 
 
 class Names:
@@ -150,8 +164,23 @@ class Link:
         if rseq != seq:
             raise LinkError("response to sequence %d, expected %d" % (rseq, seq))
         if status != 0:
-            raise LinkError("op %#04x at %#x: %s after %d words" % (op, addr, STATUS_NAMES.get(status, status), done), status, done)
+            name = STATUS_NAMES.get(status, str(status))
+            reason = self.message() if status not in (STATUS_BUSY,) and op != OP_MESSAGE else ""
+            raise LinkError("op %#04x at %#x: %s after %d words" % (op, addr, name, done), status, done, reason)
         return done, value
+
+    def message(self):
+        """`tpb serve`'s last message: why it refused the last refused
+        request, or the report of the last wait_halted that ran out. Empty
+        where there is none (the FPGA bridge has no such op)."""
+        try:
+            n, first = self.request(OP_MESSAGE, 0, 0)
+        except LinkError:
+            return ""
+        out = bytearray(struct.pack("<I", first))
+        for at in range(4, n, 4):
+            out += struct.pack("<I", self.request(OP_MESSAGE, 0, at)[1])
+        return out[:n].decode("utf-8", "replace")
 
     def _a(self, name):
         if isinstance(name, int):
@@ -203,7 +232,13 @@ class Link:
 
     # -- simulator ops (tpb serve) --
     def run(self, cycles):
-        self.request(OP_RUN, 1, 0, [cycles])
+        """Run `cycles` cycles (several frames past MAX_RUN_CYCLES)."""
+        while True:
+            n = min(cycles, MAX_RUN_CYCLES)
+            self.request(OP_RUN, 1, 0, [n])
+            cycles -= n
+            if cycles <= 0:
+                return
 
     def cycles(self):
         lo = self.request(OP_CYCLES, 0, 0)[1]
@@ -216,11 +251,33 @@ class Link:
     def pc(self, core):
         return self.core(core, ITEM_PC)
 
+    def state(self, core):
+        """The state bits of a core, by name (STATE_BITS)."""
+        v = self.core(core, ITEM_STATE)
+        return {k: bool(v & b) for k, b in STATE_BITS.items()}
+
     def halted(self, core):
-        return bool(self.core(core, ITEM_STATE) & 1)
+        """The core halted *after its last start*: a halt left from an
+        earlier run does not count (what a host waits for)."""
+        return bool(self.core(core, ITEM_STATE) & STATE_BITS["HALTED_SINCE_START"])
 
     def exception(self, core):
-        return bool(self.core(core, ITEM_STATE) & 8)
+        return bool(self.core(core, ITEM_STATE) & STATE_BITS["EXCEPTION"])
+
+    def wait_halted(self, cores, limit=200_000):
+        """Run until every core of `cores` (names) halted after its last
+        start, at most `limit` cycles; a core that never halts (or faults)
+        raises LinkError with the server's report (PC as symbol+offset, the
+        instruction, registers, the last instructions retired)."""
+        mask = _mask(cores)
+        while True:
+            n = min(limit, MAX_RUN_CYCLES)
+            _, left = self.request(OP_WAIT_HALTED, 1, mask, [n])
+            limit -= n
+            if left == 0:
+                return
+            if limit <= 0:
+                raise LinkError("wait_halted: not halted", reason=self.message())
 
     def reg(self, core, n):
         return self.core(core, ITEM_A0 + n)
@@ -228,9 +285,31 @@ class Link:
     def trace(self, on):
         self.request(OP_TRACE, 1, 0, [1 if on else 0])
 
-    def stpb_init(self):
-        """The HAL's stpb_init with the images `tpb serve` was given."""
-        self.request(OP_STPB_INIT)
+    def stpb_init(self, release=True):
+        """The HAL's stpb_init with the images `tpb serve` was given (each
+        Q7 core's [[firmware.q7.data]] written after them); with
+        release=False every core stays run-stalled until `release`."""
+        self.request(OP_STPB_INIT, 0, 0 if release else 1)
+
+    def release(self, cores="all"):
+        """Release cores from run-stall: "all" (what stpb_init(release=False)
+        held, as the HAL does it) or a list of core names."""
+        self.request(OP_RELEASE, 0, 0 if cores == "all" else _mask(cores))
+
+
+def _mask(cores):
+    """A core mask from names ("q7" means all eight)."""
+    if isinstance(cores, str):
+        cores = [cores]
+    m = 0
+    for c in cores:
+        if c == "q7":
+            m |= 0xFF
+        elif c in CORES:
+            m |= 1 << CORES[c]
+        else:
+            raise KeyError("%r is not a core (%s, or \"q7\")" % (c, ", ".join(CORES)))
+    return m
 
 
 class _Tcp:

@@ -9,6 +9,7 @@
 //! ([`tools`]). The `tpb` binary that runs them is the crate `tpb-cli`
 //! (`cli/`, beside `src/`).
 
+pub mod fuzz;
 pub mod icarus;
 pub mod lockstep;
 pub mod qemu;
@@ -45,4 +46,5 @@ doc_pages! {
     DocsVerilator = "verilator.md",
     DocsFpga = "fpga.md",
     DocsPerformance = "performance.md",
+    DocsHostLink = "host-link.md",
 }

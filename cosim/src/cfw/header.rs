@@ -9,7 +9,8 @@
 //! - the console: `tpb_write` (SIMCALL write), `tpb_puts` and `tpb_printf`
 //!   (in `tpb_rt.c`);
 //! - `tpb_halt()` and `tpb_waiti(level)` as inline bytes (the assembler of
-//!   Debian's lx106 toolchain has neither mnemonic), `tpb_core_id()` (PRID).
+//!   Debian's lx106 toolchain has neither mnemonic), `tpb_core_id()` (PRID);
+//! - `TPB_HOST_INPUT`: a variable the host fills before the core runs.
 
 use crate::firmware::by_map::ByMap;
 use crate::sched::SYSTEM_WINDOW;
@@ -189,6 +190,13 @@ static inline uint32_t tpb_core_id(void)
     __asm__ volatile("rsr %0, prid" : "=a"(id));
     return id;
 }
+/* A variable the host fills before it releases the core (a testbench
+   file's [[firmware.q7.data]] with at = its name, or a write to
+   mem.q7[n].dram): kept in .data, which the install writes and crt0 leaves
+   alone (crt0 clears .bss, where a zero-initialised variable would go).
+   The linker puts these first in DRAM after __tpb_exit: the first one is at
+   DRAM offset 4 (mem.q7[n].dram+0x4), for a host without the ELF's symbols. */
+#define TPB_HOST_INPUT __attribute__((section(".data.tpb_host_input"), used, aligned(4)))
 
 /* ---- console: text to the host, one line each "[core @cycle] text" ----
    SIMCALL write (a2 = 4, a3 fd, a4 buffer, a5 length; back: a2 the bytes

@@ -7,7 +7,9 @@
 //! (VECBASE .. VECBASE + 0x400), then `.text` with its literal pools (gcc's
 //! `-mtext-section-literals`: each pool before its code, within L32R's
 //! reach). DRAM (from 0x10000000): `__tpb_exit` (main's return value, 0x0dead
-//! until it returns), `.rodata`, `.data`, `.bss` and the stack at the top.
+//! until it returns), the `TPB_HOST_INPUT` variables (`[D]` from DRAM offset
+//! 4, so a host that has no symbols finds the first one there), `.rodata`,
+//! `.data`, `.bss` and the stack at the top.
 
 use super::CoreKind;
 use tpb_models::regmap::RegMap;
@@ -46,6 +48,7 @@ SECTIONS\n{{\n\
   /* VECBASE {vecbase:#x}: the exception vectors' room is left free. */\n\
   .text {vectors_end:#x} : {{ *(.literal .text .literal.* .text.* .gnu.linkonce.t.*) }} > iram\n\
   .tpb_exit {DRAM_BASE:#x} : {{ __tpb_exit = .; LONG({EXIT_UNSET:#x}) }} > dram\n\
+  .tpb_host_input : {{ KEEP(*(.data.tpb_host_input)) }} > dram\n\
   .rodata : {{ *(.rodata .rodata.* .gnu.linkonce.r.*) }} > dram\n\
   .data : {{ *(.data .data.* .sdata .sdata.*) }} > dram\n\
   .bss (NOLOAD) : ALIGN(4) {{ __bss_start = .; *(.bss .bss.* .sbss .sbss.* COMMON); . = ALIGN(4); __bss_end = .; }} > dram\n\

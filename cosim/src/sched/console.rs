@@ -95,8 +95,14 @@ impl Console {
 
     /// The text of the lines `core` wrote, in order, its unfinished one last.
     pub fn of(&self, core: CoreId) -> Vec<String> {
-        let done = self.lines.iter().filter(|l| l.core == core).map(|l| l.text.clone());
-        let open = self.partial.get(&core).filter(|(_, b)| !b.is_empty()).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
+        self.of_since(core, 0)
+    }
+
+    /// As [`Console::of`], only the lines whose first byte came after `cycle`
+    /// (what a core wrote since it was last started).
+    pub fn of_since(&self, core: CoreId, cycle: u64) -> Vec<String> {
+        let done = self.lines.iter().filter(|l| l.core == core && (cycle == 0 || l.cycle > cycle)).map(|l| l.text.clone());
+        let open = self.partial.get(&core).filter(|(at, b)| !b.is_empty() && (cycle == 0 || *at > cycle)).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
         done.chain(open).collect()
     }
 }

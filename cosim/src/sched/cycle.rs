@@ -155,6 +155,7 @@ impl Cosim {
             } else if s.bus.pending.is_some() {
                 self.stats.bus_waits += 1;
             }
+            Cosim::note_halt(&mut s.runs, s.core.halted(), self.stats.cycles);
             if let (true, Some((nx, b))) = (s.idle(), s.pin) {
                 if nx {
                     pins.nx_halted |= 1 << b;
@@ -197,6 +198,9 @@ impl Cosim {
             }
         }
         if let Some((m, req)) = granted {
+            if req.write {
+                self.starts_on_write(&req);
+            }
             let fetch = matches!(m, Master::Core(c) if self.cores[slot_index(c)].bus.pending.is_some_and(|p| p.kind == Kind::Fetch));
             if matches!(m, Master::Core(_)) {
                 self.stats.core_transactions += 1;

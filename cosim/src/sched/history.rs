@@ -1,6 +1,9 @@
 //! What a core did last, kept so a failure can be read: its last
 //! [`RECENT`] retired instructions, and at its first exception a snapshot
-//! of its registers ([`Caught`]).
+//! of its registers ([`Caught`]); and the report a person reads of a core
+//! that faulted or never halted ([`Caught::report`]): the PC as
+//! symbol+offset with the instruction there, the registers, the last
+//! instructions retired.
 
 use tpb_models::xtensa::config::{sr, Options};
 use tpb_models::xtensa::core::{Core, Step};
@@ -90,6 +93,55 @@ impl Caught {
             self.a.chunks(4).enumerate().map(|(r, q)| q.iter().enumerate().map(|(i, v)| format!("a{:<2} {v:#010x}", r * 4 + i)).collect::<Vec<_>>().join("  ")).collect();
         out.extend(self.sregs.chunks(4).map(|q| q.iter().map(|(n, v)| format!("{n} {v:#010x}")).collect::<Vec<_>>().join("  ")));
         out
+    }
+}
+
+/// A core's image as a report reads it: its symbols (address order) and its code.
+#[derive(Debug, Clone, Copy)]
+pub struct Image<'a> {
+    pub symbols: &'a [(u32, String)],
+    pub iram: &'a [u8],
+}
+
+impl Image<'_> {
+    /// `name+0x12` for a code address, if a symbol is at or before it.
+    pub fn symbolize(&self, a: u32) -> Option<String> {
+        tpb_models::xtensa::elf::symbolize(self.symbols, a)
+    }
+
+    /// The instruction at `pc`, disassembled from the image.
+    pub fn insn(&self, pc: u32) -> String {
+        self.iram
+            .get(pc as usize..)
+            .filter(|b| !b.is_empty())
+            .map(|b| tpb_models::xtensa::disasm::listing(&b[..b.len().min(3)], pc, &Options::tpb()))
+            .and_then(|l| l.first().map(|l| l.text.clone().unwrap_or_else(|| format!("undecodable bytes {:02x?}", l.bytes))))
+            .unwrap_or_else(|| "(not in the image)".into())
+    }
+}
+
+/// `pc 0x… (main+0x11): <instruction>`, as far as the image tells.
+pub fn at_pc(pc: u32, img: Option<Image>) -> String {
+    let sym = img.and_then(|i| i.symbolize(pc)).map(|s| format!(" ({s})")).unwrap_or_default();
+    let insn = img.map(|i| i.insn(pc)).unwrap_or_else(|| "(no image)".into());
+    format!("pc {pc:#x}{sym}: {insn}")
+}
+
+impl Caught {
+    /// The registers and the last instructions retired, indented under a
+    /// headline the caller writes.
+    pub fn report(&self, img: Option<Image>) -> String {
+        let mut s = String::from("\n  registers:");
+        for l in self.render_regs() {
+            s += &format!("\n    {l}");
+        }
+        let symbolize = |a: u32| img.and_then(|i| i.symbolize(a));
+        let recent = self.recent.render(&symbolize);
+        s += &format!("\n  last {} instructions retired (cycle, pc, bytes, instruction):", recent.len());
+        for l in recent {
+            s += &format!("\n    {l}");
+        }
+        s
     }
 }
 

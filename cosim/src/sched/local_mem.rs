@@ -26,6 +26,7 @@ impl Cosim {
             }
         }
         s.attached = true;
+        self.mark_started(id);
         Ok(())
     }
 

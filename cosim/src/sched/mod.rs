@@ -90,6 +90,7 @@ mod ifetch;
 mod init_dma;
 mod local_mem;
 mod record;
+mod runs;
 mod slot;
 mod soc_writes;
 
@@ -100,6 +101,7 @@ pub use host::Written;
 pub use ifetch::{Dropped, ICache, IFetch};
 pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
+pub use runs::RunMarks;
 pub use slot::{slot_index, CoreId, Requester, Slot};
 pub use soc_writes::SocWrites;
 pub use tpb_spec::core_map::*;
@@ -214,6 +216,8 @@ pub struct Cosim {
     pub regs: Option<Box<RegCoverage>>,
     /// The seeds' cases seen, when asked for (`tpb cover`).
     pub points: Option<Box<crate::cover::points::Points>>,
+    /// The BAR0 addresses whose writes start cores ([`runs`]).
+    starts: runs::StartTable,
 }
 
 impl Cosim {
@@ -304,7 +308,9 @@ impl Cosim {
             console: console::Console::default(),
             regs: None,
             points: None,
+            starts: runs::StartTable::default(),
         };
+        c.starts = runs::StartTable::of(&c.map);
         c.reset();
         Ok(c)
     }
@@ -332,6 +338,7 @@ impl Cosim {
     pub fn reset(&mut self) {
         for s in &mut self.cores {
             s.first_exception = None;
+            s.runs = RunMarks::default();
         }
         for _ in 0..RESET_CYCLES {
             self.cycle(true);
@@ -344,6 +351,9 @@ impl Cosim {
         self.doorbell_cycles.clear();
         self.start_log.clear();
         self.stalled = self.stall_bits(&self.out.clone());
+        for s in &mut self.cores {
+            s.runs.started_at = self.stats.cycles;
+        }
     }
 
     /// Trace the run into a VCD (or an FST, converted when the trace closes) from now on.

@@ -76,11 +76,13 @@ pub struct Slot {
     /// The first exception (not an interrupt) the core took, with the
     /// registers it left. Kept until the next reset.
     pub first_exception: Option<Box<history::Caught>>,
+    /// When it was last started and last halted ([`super::runs`]).
+    pub runs: super::runs::RunMarks,
 }
 
 impl Slot {
     pub(super) fn new(id: CoreId, core: Core, bus: CoreBus, attached: bool) -> Slot {
-        Slot { id, pin: id.pin(), core, bus, attached, last: None, recent: history::Recent::default(), restart: None, first_exception: None }
+        Slot { id, pin: id.pin(), core, bus, attached, last: None, recent: history::Recent::default(), restart: None, first_exception: None, runs: Default::default() }
     }
 
     /// What the probes show for this core this cycle.

@@ -97,6 +97,30 @@ pub fn start_q7(ctx: &ArchCtx, mmio: &mut dyn Mmio, cores: u8, addr: u32) -> Res
     Ok(())
 }
 
+/// Release NX core `e` from run-stall (`release_run_stall` <- 0): the
+/// step `pooling_init` ends with for the SEQ, for a host that held it
+/// ([`crate::PoolingConfig::hold_run_stall`]).
+pub fn release_nx(ctx: &ArchCtx, mmio: &mut dyn Mmio, e: Engine) -> Result<()> {
+    let base = nx_base(ctx, e)?;
+    mmio.note(&format!("release {} (release_run_stall <- 0)", e.name()));
+    mmio.write32(base + ctx.regs.nx.release_run_stall.offset as u64, 0)?;
+    Ok(())
+}
+
+/// Release the Q7 cores of `cores` (bit n = core n, not empty) from
+/// run-stall: `release_run_stall` is read and their bits cleared, the
+/// others' kept.
+pub fn release_q7(ctx: &ArchCtx, mmio: &mut dyn Mmio, cores: u8) -> Result<()> {
+    if cores == 0 {
+        return Err(HalError::Invalid("release_q7: no core selected (cores = 0)".into()));
+    }
+    let at = ctx.pool_base() + ctx.regs.q7_release_run_stall.offset as u64;
+    let stalled = mmio.read32(at)?;
+    mmio.note(&format!("release Q7 cores {cores:#04x} (release_run_stall {stalled:#04x} -> {:#04x})", stalled & !u32::from(cores)));
+    mmio.write32(at, stalled & !u32::from(cores))?;
+    Ok(())
+}
+
 /// Q7 core `core`'s run state.
 pub fn q7_run_state(ctx: &ArchCtx, mmio: &mut dyn Mmio, core: u32) -> Result<RunState> {
     let r = ctx.regs.q7_run_state.get(core as usize).ok_or(HalError::OutOfRange { what: "Q7 core", value: core.into(), limit: 8 })?;

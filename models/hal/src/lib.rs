@@ -430,6 +430,22 @@ impl Hal {
         control::start_q7(self.ctx_checked()?, mmio, cores, addr)
     }
 
+    /// `pooling_init`'s steps 5 and 6 (the releases) for a host that held
+    /// them ([`pooling::release_steps`]).
+    pub fn stpb_release(&self, mmio: &mut dyn Mmio) -> Result<()> {
+        pooling::release_steps(self.ctx_checked()?, mmio)
+    }
+
+    /// Release NX core `e` from run-stall ([`control::release_nx`]).
+    pub fn release_nx(&self, mmio: &mut dyn Mmio, e: tpb_regmap::Engine) -> Result<()> {
+        control::release_nx(self.ctx_checked()?, mmio, e)
+    }
+
+    /// Release the Q7 cores of the mask `cores` from run-stall ([`control::release_q7`]).
+    pub fn release_q7(&self, mmio: &mut dyn Mmio, cores: u8) -> Result<()> {
+        control::release_q7(self.ctx_checked()?, mmio, cores)
+    }
+
     /// Q7 core `core`'s run_state.
     pub fn q7_run_state(&self, mmio: &mut dyn Mmio, core: u32) -> Result<RunState> {
         control::q7_run_state(self.ctx_checked()?, mmio, core)

@@ -104,6 +104,13 @@ pub struct PoolingConfig {
     pub hw_decode: HwDecodeTable,
     /// SEQ iDMA rings; None = disabled (`cfg+0x88`).
     pub dma: Option<DmaConfig>,
+    /// `[D]` Leave every core run-stalled: `pooling_init` stops after step 4
+    /// (`dma_init`), before its releases (steps 5 and 6), so the host can
+    /// give each core its input first and then release the cores itself
+    /// ([`crate::control::release_nx`], [`crate::control::release_q7`]).
+    /// Not in the seeds' configuration; false is their order.
+    #[serde(default)]
+    pub hold_run_stall: bool,
 }
 
 /// `stpb_init`'s own configuration: the notification ring, then the pool.
@@ -284,6 +291,14 @@ fn release_seq_run_stall(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
     w(mmio, ctx.pool_base(), ctx.regs.nx.release_run_stall, 0)
 }
 
+/// With [`PoolingConfig::hold_run_stall`], steps 5 and 6 are the host's to do.
+fn held(mmio: &mut dyn Mmio, cfg: &PoolingConfig) -> bool {
+    if cfg.hold_run_stall {
+        mmio.note("pooling_init steps 5 and 6 held (hold_run_stall): every core stays run-stalled until the host releases it");
+    }
+    cfg.hold_run_stall
+}
+
 /// SEQ image sizes against the SEQ memories (step 2).
 /// Where the SEQ's IRAM and DRAM are (absolute BAR0 addresses) and how
 /// large: what `ucode_seq_init` checks the images against and writes them
@@ -347,9 +362,10 @@ pub fn pooling_init_sunda(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfi
     mmio.note("pooling_init step 3: q7_ucode_eng_init (owner_idx 0)");
     q7::ucode_eng_init(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
     dma_init(ctx, mmio, cfg)?;
-    release_seq_run_stall(ctx, mmio)?;
-    mmio.note("pooling_init step 6: release_eng_run_stall: SUNDA no-op (the SEQ releases the Q7 cores)");
-    Ok(())
+    if held(mmio, cfg) {
+        return Ok(());
+    }
+    release_steps(ctx, mmio)
 }
 
 /// `stpb_cayman_pooling_init` / `stpb_mariana_pooling_init`.
@@ -361,7 +377,22 @@ pub fn pooling_init_v3(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &PoolingConfig, 
     q7::ucode_eng_init(ctx, mmio, ctx.params().bar0.tpb_base, &cfg.q7, swap, 0)?;
     hw_decode_table_init(ctx, mmio, &cfg.hw_decode)?;
     dma_init(ctx, mmio, cfg)?;
+    if held(mmio, cfg) {
+        return Ok(());
+    }
+    release_steps(ctx, mmio)
+}
+
+/// Steps 5 and 6 of `pooling_init`, the releases, as the generation does
+/// them: the SEQ, then (CAYMAN/MARIANA) the Q7 cores; on SUNDA the SEQ
+/// releases the Q7 cores itself. What a host that held them
+/// ([`PoolingConfig::hold_run_stall`]) calls once the inputs are in.
+pub fn release_steps(ctx: &ArchCtx, mmio: &mut dyn Mmio) -> Result<()> {
     release_seq_run_stall(ctx, mmio)?;
+    if ctx.arch == tpb_regmap::Arch::Sunda {
+        mmio.note("pooling_init step 6: release_eng_run_stall: SUNDA no-op (the SEQ releases the Q7 cores)");
+        return Ok(());
+    }
     mmio.note("pooling_init step 6: release_eng_run_stall (Q7 release_run_stall 0xff -> 0x00)");
     let q7_base = ctx.pool_base();
     w(mmio, q7_base, ctx.regs.q7_release_run_stall, 0x00)

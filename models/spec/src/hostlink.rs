@@ -75,19 +75,128 @@ crate::byte_code! {
 }
 
 crate::byte_code! {
-    /// How a request ended.
+    /// How a request ended. The word after `=>` is the status's one name,
+    /// in the docs, the server's messages and every client.
     pub enum Status {
-        Ok = 0,
+        Ok = 0 => "OK",
         /// The CRC did not match: nothing was done.
-        Crc = 1,
+        Crc = 1 => "CRC",
         /// Unknown op: nothing was done.
-        BadOp = 2,
-        /// A count the op does not allow, or a misaligned address: nothing was done.
-        BadCount = 3,
-        /// BAR0 answered with an error (or not at all) at word `count`.
-        BusError = 4,
-        /// The frame stopped arriving: nothing was done.
-        Timeout = 5,
+        BadOp = 2 => "BAD_OP",
+        /// A count the op does not allow, or a misaligned address, or
+        /// (`tpb serve`'s simulator ops) an operand the op refuses:
+        /// nothing was done.
+        BadCount = 3 => "BAD_COUNT",
+        /// BAR0 answered with an error (or not at all) at word `count`; or
+        /// a simulator op's HAL call stopped part way.
+        BusError = 4 => "BUS_ERROR",
+        /// The frame was cut short (the rest of it never arrived): nothing was done.
+        Timeout = 5 => "TIMEOUT",
+        /// `tpb serve` only: another client holds the server; this
+        /// connection is closed after the answer.
+        Busy = 6 => "BUSY",
+        /// `tpb serve` only: bytes that did not begin a frame (not `0xA5`)
+        /// were skipped; `count` says how many (at most 65535).
+        Sync = 7 => "SYNC",
+    }
+}
+
+crate::byte_code! {
+    /// `tpb serve`'s simulator ops `[D]` (the FPGA bridge answers them
+    /// BAD_OP). Cores are numbered 0..=7 the Q7 cores, 8 the SEQ, 9 the
+    /// TOP_SP; a core *mask* has bit n for core n.
+    pub enum SimOp {
+        /// count 1, address 0, data: cycles to run (at most
+        /// [`MAX_RUN_CYCLES`]); answer: the cycle counter's low word.
+        Run = 0x10 => "RUN",
+        /// count 0, address 0 (low word) or 4 (high word); answer: that word of the cycle counter.
+        Cycles = 0x11 => "CYCLES",
+        /// count 0, address `core << 8 | item` ([`CoreItem`]); answer: the item.
+        Core = 0x12 => "CORE",
+        /// count 1, address 0, data 1 (open the server's `--vcd` file) or 0 (close it).
+        Trace = 0x13 => "TRACE",
+        /// count 0, address 0 (install and release) or 1 (install, every
+        /// core left run-stalled): the HAL's `stpb_init` with the served images.
+        StpbInit = 0x14 => "STPB_INIT",
+        /// count 1, address: a core mask, data: most cycles to run (at most
+        /// [`MAX_RUN_CYCLES`]): run until every core of the mask halted
+        /// after its last start, or one of them took an exception; answer:
+        /// the mask of those that did not halt (0: all did); their report
+        /// is then the message ([`SimOp::Message`]).
+        WaitHalted = 0x15 => "WAIT_HALTED",
+        /// count 0, address: a byte offset into the last message (why the
+        /// last refusal was refused, or the last wait's report); answer:
+        /// count = the message's length in bytes, data = its 4 bytes from
+        /// the offset (little-endian, zero past the end).
+        Message = 0x16 => "MESSAGE",
+        /// count 0, address: a core mask (0: what `STPB_INIT` with address 1
+        /// held back, as the HAL does it): release those cores from run-stall.
+        Release = 0x17 => "RELEASE",
+    }
+}
+
+crate::byte_code! {
+    /// The items of [`SimOp::Core`] (address bits 7:0).
+    pub enum CoreItem {
+        Pc = 0 => "pc",
+        /// [`STATE_HALTED`] and the other `STATE_*` bits.
+        State = 1 => "state",
+        /// Instructions retired, low word.
+        Retired = 2 => "retired",
+        /// a0 .. a15 are items 16 ..= 31.
+        A0 = 16 => "a0",
+    }
+}
+
+/// [`CoreItem::State`] bit: the core is in HALT (whenever it entered it).
+pub const STATE_HALTED: u32 = 1 << 0;
+/// … waiting in WAITI.
+pub const STATE_WAITING: u32 = 1 << 1;
+/// … run-stalled.
+pub const STATE_RUN_STALLED: u32 = 1 << 2;
+/// … took an exception (since reset).
+pub const STATE_EXCEPTION: u32 = 1 << 3;
+/// … halted *after its last start*: a halt left from an earlier run does
+/// not set it (what a host waits for).
+pub const STATE_HALTED_SINCE_START: u32 = 1 << 4;
+
+/// `[D]` Most cycles one RUN or WAIT_HALTED frame may ask for (a larger
+/// count is refused BAD_COUNT): a run a client asked for ends within
+/// seconds, and a client that left stops it sooner (`tpb serve` looks for
+/// the client every [`LIVENESS_CYCLES`]).
+pub const MAX_RUN_CYCLES: u32 = 1 << 24;
+/// `[D]` How often (cycles) a long run of `tpb serve` checks that its client is still there.
+pub const LIVENESS_CYCLES: u64 = 1 << 16;
+/// `[D]` `tpb serve`: milliseconds a frame may take to arrive whole, from
+/// its sync byte; past them it is answered TIMEOUT.
+pub const FRAME_TIMEOUT_MS: u64 = 1000;
+/// `[D]` `tpb serve`'s resync rule: after a frame it refuses before its
+/// end (a bad op or count in its header, a CRC mismatch, bytes that are
+/// not a frame), it discards what arrives until the connection has been
+/// quiet for this many milliseconds, then answers. The socket's twin of
+/// the bridge's [`IDLE_BYTES`].
+pub const QUIET_MS: u64 = 50;
+/// Longest message [`SimOp::Message`] keeps (bytes).
+pub const MESSAGE_BYTES: usize = 4096;
+
+/// The count each op allows, from the header alone (before any data is
+/// read): `Ok(data words)`, or why not. `None` for an op nobody knows.
+pub fn header_check(op: u8, count: u16) -> Option<Result<usize, String>> {
+    let n = usize::from(count);
+    let want = |ok: bool, words: usize, allowed: &str| Some(if ok { Ok(words) } else { Err(format!("count {n}: {allowed}")) });
+    if let Some(o) = Op::from_byte(op) {
+        return match o {
+            Op::Read => want(n == 1, 0, "READ takes 1"),
+            Op::Write => want(n == 1, 1, "WRITE takes 1"),
+            Op::Burst => want((1..=usize::from(MAX_BURST)).contains(&n), n, "BURST takes 1 to 64 words"),
+            Op::Fill => want(n >= 1, 1, "FILL takes 1 to 65535 words"),
+            Op::Status => want(n == 0, 0, "STATUS takes 0"),
+        };
+    }
+    let s = SimOp::from_byte(op)?;
+    match s {
+        SimOp::Run | SimOp::Trace | SimOp::WaitHalted => want(n == 1, 1, &format!("{} takes 1 (one data word)", s.name())),
+        SimOp::Cycles | SimOp::Core | SimOp::StpbInit | SimOp::Message | SimOp::Release => want(n == 0, 0, &format!("{} takes 0", s.name())),
     }
 }
 

@@ -2,14 +2,15 @@
 //! (`testbench/python/`): the HAL's bring-up replayed by register name,
 //! checked read by read against the golden model and cycle for cycle
 //! against the Rust HAL on the co-simulation; the C example's host side in
-//! Python, deterministic to the VCD byte; the protocol's refusals.
+//! Python, deterministic to the VCD byte; the per-core inputs example from
+//! Python (install held, inputs written, released); the client's tables
+//! against the protocol's one description. The server's own rules are
+//! tested in `serve.rs`.
 
-use std::io::{BufRead, BufReader, Cursor};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use tpb_cosim::sched::Cosim;
-use tpb_cosim::serve::{Server, OP_CORE, OP_RUN};
-use tpb_models::hal::hostlink::{encode_raw, Request, Response, Status, RESPONSE_BYTES};
 use tpb_models::hal::{Hal, StpbConfig};
 use tpb_models::regmap::Arch;
 use tpb_testbench::tools::{repo_root, venv_python};
@@ -27,9 +28,9 @@ fn tpb(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-/// `tpb serve ARGS` started; its port, read from its first line.
+/// `tpb serve --once ARGS` started; its port, read from its first line.
 fn serve(args: &[&str]) -> (Child, u16) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(repo_root()).arg("serve").args(args).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(repo_root()).arg("serve").arg("--once").args(args).stdout(Stdio::piped()).spawn().unwrap();
     let mut first = String::new();
     BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
     let port = first.trim().rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {first:?}"));
@@ -87,51 +88,57 @@ fn the_c_example_driven_from_python_passes_and_gives_the_same_cycles_and_vcd_byt
     assert!(runs[0].1.len() > 1000 && runs[0].1 == runs[1].1, "the same VCD bytes");
 }
 
-fn frames(c: &mut Cosim, reqs: &[Vec<u8>]) -> Vec<Response> {
-    let input: Vec<u8> = reqs.concat();
-    let mut out = Vec::new();
-    Server::new(c).serve(Cursor::new(input), &mut out).unwrap();
-    out.chunks_exact(RESPONSE_BYTES).map(|f| Response::decode(f.try_into().unwrap()).unwrap()).collect()
+#[test]
+fn per_core_inputs_written_from_python_before_the_release_give_python_s_own_crcs() {
+    let dir = scratch("python-crc32");
+    let names = names(&dir, Arch::Cayman);
+    let (mut child, port) = serve(&["testbench/examples/firmware/q7_crc32.toml", "--arch", "cayman"]);
+    let (ok, out) = python("q7_crc32_host.py", &[&names, "--port", &port.to_string()]);
+    assert!(child.wait().unwrap().success());
+    assert!(ok && out.contains("eight CRC-32s right"), "{out}");
 }
 
+/// The Python client's tables are the protocol's one description's.
 #[test]
-fn the_server_answers_as_the_protocol_says() {
-    let mut c = Cosim::new(Arch::Cayman).unwrap();
-    let mut bad_crc = Request::write(1, 0x70a10, 5).encode().unwrap();
-    let n = bad_crc.len();
-    bad_crc[n - 1] ^= 0xff;
-    let run = encode_raw(OP_RUN, 6, 1, 0, &[100]);
-    let core = encode_raw(OP_CORE, 7, 0, 42 << 8, &[]);
-    let before = c.stats.cycles;
-    let r = frames(
-        &mut c,
-        &[
-            b"\x00\x13junk".to_vec(),
-            Request::status(0).encode().unwrap(),
-            bad_crc,
-            Request::write(2, 0x70a10, 5).encode().unwrap(),
-            Request::read(3, 0x70a10).encode().unwrap(),
-            Request::write(4, 0x7fff_fff0, 1).encode().unwrap(),
-            encode_raw(0x77, 5, 0, 0, &[]),
-            run,
-            core,
-        ],
-    );
-    let got: Vec<(Status, u8, u32)> = r.iter().map(|r| (r.status, r.seq, r.data)).collect();
-    assert_eq!(got[0], (Status::Ok, 0, tpb_models::hal::hostlink::STATUS_MAGIC), "junk before a frame is skipped");
-    assert_eq!(got[1].0, Status::Crc, "a bad CRC does nothing");
-    assert_eq!(got[2], (Status::Ok, 2, 0));
-    assert_eq!(got[3], (Status::Ok, 3, 5), "the write landed; the CRC-damaged one did not change it first");
-    assert_eq!(got[4].0, Status::BusError, "an unmapped address");
-    assert_eq!(got[5], (Status::BadOp, 5, 0), "an unknown op");
-    assert_eq!(got[6].0, Status::Ok, "run 100 cycles");
-    assert!(c.stats.cycles >= before + 100);
-    assert_eq!(got[7].0, Status::BadCount, "no core 42");
-    assert_eq!(r.len(), 8);
-    // A client that speaks something else: every byte skipped, counted, nothing answered.
-    let mut out = Vec::new();
-    let s = Server::new(&mut c).serve(Cursor::new(b"GET / HTTP/1.1\r\n\r\n".to_vec()), &mut out).unwrap();
-    assert_eq!((s.frames, s.refused, s.skipped, out.len()), (0, 0, 18, 0), "{s:?}");
-    let s = Server::new(&mut c).serve(Cursor::new([b"\x00\x13junk".to_vec(), Request::status(0).encode().unwrap()].concat()), &mut out).unwrap();
-    assert_eq!((s.frames, s.skipped), (1, 6), "the junk before a frame");
+fn the_python_client_s_ops_statuses_and_state_bits_are_the_spec_s() {
+    use tpb_models::hal::hostlink as hl;
+    let py = venv_python().unwrap_or_else(|e| panic!("{e}"));
+    let script = "import json, tpb_link as t\nprint(json.dumps({'ops': t.OPS, 'sim': t.SIM_OPS, 'status': {str(k): v for k, v in t.STATUS_NAMES.items()}, \
+                  'state': t.STATE_BITS, 'consts': [t.SYNC_REQUEST, t.SYNC_RESPONSE, t.RESPONSE_BYTES, t.MAX_BURST, t.STATUS_MAGIC, t.MAX_RUN_CYCLES]}))";
+    let o = Command::new(py).current_dir(repo_root().join("testbench/python")).args(["-c", script]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ops: Vec<(String, u64)> = hl::Op::ALL.iter().map(|o| (format!("{o:?}").to_uppercase(), *o as u64)).collect();
+    assert_eq!(v["ops"].as_object().unwrap().len(), ops.len());
+    for (n, code) in ops {
+        assert_eq!(v["ops"][&n], code, "op {n}");
+    }
+    assert_eq!(v["sim"].as_object().unwrap().len(), hl::SimOp::ALL.len());
+    for o in hl::SimOp::ALL {
+        assert_eq!(v["sim"][o.name()], o as u64, "simulator op {}", o.name());
+    }
+    assert_eq!(v["status"].as_object().unwrap().len(), hl::Status::ALL.len());
+    for s in hl::Status::ALL {
+        assert_eq!(v["status"][(s as u8).to_string()], s.name(), "status {}", s as u8);
+    }
+    let bits = [
+        ("HALTED", hl::STATE_HALTED),
+        ("WAITING", hl::STATE_WAITING),
+        ("RUN_STALLED", hl::STATE_RUN_STALLED),
+        ("EXCEPTION", hl::STATE_EXCEPTION),
+        ("HALTED_SINCE_START", hl::STATE_HALTED_SINCE_START),
+    ];
+    assert_eq!(v["state"].as_object().unwrap().len(), bits.len());
+    for (n, b) in bits {
+        assert_eq!(v["state"][n], b, "state bit {n}");
+    }
+    let consts = [
+        u64::from(hl::SYNC_REQUEST),
+        u64::from(hl::SYNC_RESPONSE),
+        hl::RESPONSE_BYTES as u64,
+        u64::from(hl::MAX_BURST),
+        u64::from(hl::STATUS_MAGIC),
+        u64::from(hl::MAX_RUN_CYCLES),
+    ];
+    assert_eq!(v["consts"], serde_json::json!(consts));
 }

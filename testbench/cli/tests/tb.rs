@@ -263,7 +263,7 @@ fn tpb_test_refuses_a_typo_and_a_bad_key_before_running() {
     assert!(out.contains("did you mean 'pool.q7.release_run_stall'"), "{out}");
     let (code, _, err) = tpb(&["test", "testbench/tests/data/bad_key.toml"]);
     assert_eq!(code, 2);
-    assert!(err.contains("testbench/tests/data/bad_key.toml:5:1: valeu: unknown key; did you mean 'value'?"), "{err}");
+    assert!(err.contains("testbench/tests/data/bad_key.toml:5:1: valeu: unknown key in a 'write' step: it takes value, words, fill (did you mean 'value'?)"), "{err}");
     let (code, _, err) = tpb(&["test"]);
     assert_eq!(code, 2);
     assert!(err.contains("nothing to run"), "{err}");

@@ -2,10 +2,11 @@
 //! `wait_halted`, `expect_exit`, `expect_console`) and the report of a core's exception.
 
 use super::super::Tb;
-use super::{StartTarget, Verb};
-use crate::tb::file::firmware::{Built, CoreReg, CoreSel};
+use super::{ReleaseTarget, StartTarget, Verb};
+use crate::tb::file::firmware::{Built, CoreData, CoreReg, CoreSel, DataAt};
 use std::collections::BTreeMap;
-use tpb_cosim::sched::{CoreId, Cosim};
+use tpb_cosim::sched::{history, CoreId, Cosim};
+use tpb_cosim::serve::DataWrite;
 use tpb_models::hal::{DevMem, DmaCopy, Hal, StpbConfig, UcodeImages};
 use tpb_models::regmap::{Arch, RegMap};
 use tpb_models::xtensa::config::DRAM_BASE;
@@ -15,6 +16,8 @@ use tpb_models::xtensa::core::{cause, Step};
 pub struct Images {
     pub map: RegMap,
     pub built: BTreeMap<&'static str, Built>,
+    /// Each Q7 core's own data (`[[firmware.q7.data]]`).
+    pub data: Vec<CoreData>,
 }
 
 impl Images {
@@ -34,6 +37,38 @@ impl Images {
         Ok(StpbConfig::new(seq, q7))
     }
 
+    /// Where each `[[firmware.q7.data]]` goes. Every one is checked before anything is
+    /// written: a symbol the image lacks, or words past the core's DRAM,
+    /// fail the step with nothing written.
+    pub fn data_writes(&self) -> Result<Vec<DataWrite>, String> {
+        let q7 = self.built.get("q7");
+        let dram_bytes = self.map.params.q7.pooling.dram_size;
+        self.data
+            .iter()
+            .map(|d| {
+                let what = format!("[[firmware.q7.data]] at line {} (core {})", d.loc.line, d.core);
+                let addr = match &d.at {
+                    DataAt::Offset(o) => DRAM_BASE + o,
+                    DataAt::Symbol(sym) => {
+                        q7.and_then(|b| b.symbols.iter().find(|(_, n)| n == sym).map(|(a, _)| *a)).ok_or_else(|| format!("{what}: the q7 image has no symbol '{sym}'"))?
+                    }
+                };
+                let off = u64::from(addr.checked_sub(DRAM_BASE).ok_or_else(|| format!("{what}: {addr:#x} is not in the core's DRAM (from {DRAM_BASE:#x})"))?);
+                let len = 4 * d.words.len() as u64;
+                if off + len > dram_bytes {
+                    return Err(format!("{what}: {} words at DRAM offset {off:#x} run past the core's {dram_bytes:#x} bytes of DRAM", d.words.len()));
+                }
+                let base = tpb_cosim::firmware::bar0_region(&self.map, &format!("q7[{}].dram", d.core)).ok_or_else(|| format!("{what}: no BAR0 region q7[{}].dram", d.core))?;
+                Ok(DataWrite { at: u64::from(base) + off, bytes: d.words.iter().flat_map(|w| w.to_le_bytes()).collect(), what })
+            })
+            .collect()
+    }
+
+    /// Core `id`'s image as a failure report reads it.
+    pub fn image(&self, id: CoreId) -> Option<history::Image<'_>> {
+        self.of(id).map(|b| history::Image { symbols: &b.symbols, iram: &b.images.iram })
+    }
+
     fn of(&self, id: CoreId) -> Option<&Built> {
         self.built.get(match id {
             CoreId::Q7(_) => "q7",
@@ -51,31 +86,66 @@ fn cosim(tb: &mut Tb) -> &mut Cosim {
 /// Run one co-simulation verb; the error says what failed.
 pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), String> {
     match verb {
-        Verb::StpbInit { dma } => {
+        Verb::StpbInit { dma, release } => {
+            // The HAL's order: install (every core held), each core's own
+            // data, then the releases, unless the file releases them itself.
             let mut cfg = fw.stpb_config()?;
             cfg.pooling.dma = dma.then(tpb_cosim::scenario::dma_rings);
-            let c = cosim(tb);
-            Hal::with_map(fw.map.clone()).stpb_init(c, &cfg, None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
+            cfg.pooling.hold_run_stall = !*release || !fw.data.is_empty();
+            let hal = Hal::with_map(fw.map.clone());
+            let writes = fw.data_writes()?;
+            hal.stpb_init(cosim(tb), &cfg, None).map_err(|e| format!("the HAL's stpb_init: {e}"))?;
+            for d in writes {
+                tpb_models::hal::Mmio::write_buf(cosim(tb), d.at, &d.bytes).map_err(|e| format!("{}: {e}", d.what))?;
+            }
+            if cfg.pooling.hold_run_stall && *release {
+                hal.stpb_release(cosim(tb)).map_err(|e| format!("the HAL's releases (pooling_init steps 5 and 6): {e}"))?;
+            }
             Ok(())
         }
+        Verb::Release(target) => {
+            let hal = Hal::with_map(fw.map.clone());
+            let c = cosim(tb);
+            match target {
+                ReleaseTarget::All => hal.stpb_release(c),
+                ReleaseTarget::Seq => hal.release_nx(c, tpb_models::regmap::Engine::Pool),
+                ReleaseTarget::TopSp => hal.release_nx(c, tpb_models::regmap::Engine::TopSp),
+                ReleaseTarget::Q7(mask) => hal.release_q7(c, *mask),
+            }
+            .map_err(|e| format!("the HAL's release: {e}"))
+        }
         Verb::WaitHalted { cores, timeout } => {
+            // A halt counts only if it came after the core's last start (a
+            // halt left from an earlier run does not: `tpb_cosim::sched::runs`).
             let ids = cores.cores();
             let c = cosim(tb);
             let start = c.stats.cycles;
-            c.run_until(*timeout, |c| ids.iter().all(|id| c.core(*id).core.halted()) || ids.iter().any(|id| c.core(*id).first_exception.is_some()));
-            if let Some((_, e)) = exception(tb, fw, Some(*cores), &[]) {
-                return Err(e);
+            let fresh_fault = |c: &Cosim, id: &CoreId| c.core(*id).first_exception.as_ref().is_some_and(|x| x.cycle > c.core(*id).runs.started_at);
+            c.run_until(*timeout, |c| ids.iter().all(|id| c.halted_since_start(*id)) || ids.iter().any(|id| fresh_fault(c, id)));
+            if ids.iter().any(|id| fresh_fault(cosim(tb), id)) {
+                if let Some((_, e)) = exception(tb, fw, Some(*cores), &[]) {
+                    return Err(e);
+                }
             }
             let c = cosim(tb);
-            let running: Vec<String> = ids.iter().filter(|id| !c.core(**id).core.halted()).map(|id| format!("{} (pc {:#x})", id.name(), c.core(*id).core.pc)).collect();
-            if !running.is_empty() {
-                return Err(format!("not halted {} cycles after cycle {start}: {}", timeout, running.join(", ")));
+            let left: Vec<String> = ids.iter().filter(|id| !c.halted_since_start(**id)).map(|id| c.not_halted_report(*id, fw.image(*id))).collect();
+            if !left.is_empty() {
+                return Err(format!("not halted {} cycles after cycle {start}:\n  {}", timeout, left.join("\n  ")));
             }
             Ok(())
         }
         Verb::ExpectExit { cores, .. } => {
             let b = fw.of(cores.cores()[0]).ok_or_else(|| format!("no [firmware.{}]", cores.kind().name()))?;
             let at = b.exit.ok_or("the program has no __tpb_exit (C programs built by tpb cc have it; in assembly, label the word main's result goes to)")?;
+            // main's result is this run's only once the core halted after its start.
+            let c = cosim(tb);
+            if let Some(id) = cores.cores().into_iter().find(|id| !c.halted_since_start(*id)) {
+                return Err(format!(
+                    "{}: main has not returned since the core was last started (cycle {}); wait for it first (wait_halted)",
+                    id.name(),
+                    c.core(id).runs.started_at
+                ));
+            }
             for id in cores.cores() {
                 let got = read_local(tb, &fw.map, id, at)?;
                 if u64::from(got) != want {
@@ -143,12 +213,14 @@ pub fn verb(tb: &mut Tb, fw: &Images, verb: &Verb, want: u64) -> Result<(), Stri
             cosim(tb).init_dma(&[DmaCopy { src: *src, dst, len: *bytes }]).map_err(|e| format!("the init DMA to {to}: {e}"))
         }
         Verb::ExpectConsole { cores, contains } => {
+            // Only what the core printed since it was last started.
             let c = cosim(tb);
             for id in cores.cores() {
-                let lines = c.console.of(id);
+                let since = c.core(id).runs.started_at;
+                let lines = c.console.of_since(id, since);
                 if !lines.iter().any(|l| l.contains(contains.as_str())) {
                     let shown = if lines.is_empty() {
-                        "it wrote nothing".to_string()
+                        format!("it wrote nothing since it was last started (cycle {since})")
                     } else {
                         format!("its lines: {}", lines.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "))
                     };
@@ -216,24 +288,8 @@ pub fn exception(tb: &mut Tb, fw: &Images, sel: Option<CoreSel>, expected: &[Cor
     let ids: Vec<CoreId> = ids.into_iter().filter(|id| !expected.contains(id)).collect();
     let (id, caught) = ids.iter().filter_map(|id| c.core(*id).first_exception.as_deref().map(|x| (*id, x))).min_by_key(|(_, x)| x.cycle)?;
     let Step::Exception { cause: k, pc, vector } = caught.step else { return None };
-    let b = fw.of(id);
-    let symbolize = |a: u32| b.and_then(|b| tpb_models::xtensa::elf::symbolize(&b.symbols, a));
-    let sym = symbolize(pc).map(|s| format!(" ({s})")).unwrap_or_default();
-    let insn = b
-        .and_then(|b| b.images.iram.get(pc as usize..))
-        .map(|bytes| tpb_models::xtensa::disasm::listing(&bytes[..bytes.len().min(3)], pc, &tpb_models::xtensa::config::Options::tpb()))
-        .and_then(|l| l.first().map(|l| l.text.clone().unwrap_or_else(|| format!("undecodable bytes {:02x?}", l.bytes))))
-        .unwrap_or_else(|| "(not in the image)".into());
-    let mut s = format!("{} took {} at cycle {}: pc {pc:#x}{sym}: {insn}; vector {vector:#x}", id.name(), cause::name(k), caught.cycle);
-    s += "\n  registers:";
-    for l in caught.render_regs() {
-        s += &format!("\n    {l}");
-    }
-    let recent = caught.recent.render(&symbolize);
-    s += &format!("\n  last {} instructions retired (cycle, pc, bytes, instruction):", recent.len());
-    for l in recent {
-        s += &format!("\n    {l}");
-    }
+    let img = fw.image(id);
+    let s = format!("{} took {} at cycle {}: {}; vector {vector:#x}{}", id.name(), cause::name(k), caught.cycle, history::at_pc(pc, img), caught.report(img));
     Some((caught.cycle, s))
 }
 
@@ -292,8 +348,9 @@ pub struct State {
 pub fn expected_exception(tb: &mut Tb, fw: &Images, cores: CoreSel, want: Option<u32>, st: &mut State) -> Result<(), String> {
     for id in cores.cores() {
         let c = cosim(tb);
-        let Some(caught) = c.core(id).first_exception.as_deref() else {
-            return Err(format!("{} took no exception by cycle {} (pc {:#x})", id.name(), c.stats.cycles, c.core(id).core.pc));
+        let since = c.core(id).runs.started_at;
+        let Some(caught) = c.core(id).first_exception.as_deref().filter(|x| x.cycle > since) else {
+            return Err(format!("{} took no exception since it was last started (cycle {since}) by cycle {} (pc {:#x})", id.name(), c.stats.cycles, c.core(id).core.pc));
         };
         let Step::Exception { cause: k, .. } = caught.step else { unreachable!("a caught exception records its Step::Exception") };
         if let Some(w) = want.filter(|w| *w != k) {

@@ -94,7 +94,7 @@ pub(super) fn modifiers(verb: &str) -> &'static [&'static str] {
         "window" => &["requester", "src", "size", "dst", "off"],
         "expect_exception" => &["cause"],
         "start" => &["at"],
-        "stpb_init" => &["dma"],
+        "stpb_init" => &["dma", "release"],
         "poll_reg" => &["value", "mask", "timeout"],
         "expect_notifications" => &["any_order"],
         _ => &[],
@@ -107,7 +107,8 @@ const CORES: &str = "the cores: \"q7\", \"q7[3]\", \"seq\" or \"top_sp\"";
 pub(super) fn parse(k: &Keys, verb: &str) -> Result<Verb, FileError> {
     let cores = || CoreSel::parse(&k.s(CORES)?).map_err(|e| k.err(verb, e));
     Ok(match verb {
-        "stpb_init" => k.flag(Verb::StpbInit { dma: k.opt_bool("dma")?.unwrap_or(false) })?,
+        "stpb_init" => stpb_init(k)?,
+        "release" => release(k)?,
         "expect_notifications" => {
             let bad = || k.err(verb, "a list of notifications, e.g. [\"sem pool[3]\", \"halted nx=0x04 q7=0xff\", \"sunda: sem pool[248]\"]");
             let list = k.item.as_array().ok_or_else(bad)?;
@@ -277,15 +278,78 @@ fn start(k: &Keys) -> Result<Verb, FileError> {
     let at = k.opt_str("at")?.ok_or_else(|| k.err("start", "'start' needs at = \"a label of the core's image\" (where it starts)"))?;
     let target = match sels.as_slice() {
         [CoreSel::Seq] => StartTarget::Seq,
-        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => StartTarget::Q7(s.iter().flat_map(|c| c.cores()).fold(0u8, |m, id| {
-            m | match id {
-                tpb_cosim::sched::CoreId::Q7(n) => 1 << n,
-                _ => 0,
-            }
-        })),
+        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => StartTarget::Q7(q7_mask(s)),
         _ => return Err(bad("the HAL starts the SEQ (alone) or Q7 cores; not the TOP_SP".into())),
     };
     Ok(Verb::Start { target, at })
+}
+
+/// `stpb_init = true` or `stpb_init = { release = false, dma = true }`;
+/// `dma` and `release` may also stand beside it.
+fn stpb_init(k: &Keys) -> Result<Verb, FileError> {
+    const HOW: &str = "write stpb_init = true, or stpb_init = { release = false } (install, keep every core run-stalled), with dma = true for the DMA rings";
+    let (dma, release) = match k.item {
+        Item::Value(toml_edit::Value::Boolean(b)) if *b.value() => (k.opt_bool("dma")?, k.opt_bool("release")?),
+        Item::Value(toml_edit::Value::InlineTable(t)) => {
+            if let Some((bad, _)) = t.iter().find(|(x, _)| !["dma", "release"].contains(x)) {
+                return Err(k.err("stpb_init", format!("'{bad}' is not an option of stpb_init: it takes dma, release")));
+            }
+            for x in ["dma", "release"] {
+                if t.contains_key(x) && k.t.contains_key(x) {
+                    return Err(k.err(x, format!("{x} is given twice: inside stpb_init = {{ … }} and beside it")));
+                }
+            }
+            let get = |x: &str| t.get(x).map(|v| v.as_bool().ok_or_else(|| k.err("stpb_init", format!("{x}: true or false")))).transpose();
+            (get("dma")?.or(k.opt_bool("dma")?), get("release")?.or(k.opt_bool("release")?))
+        }
+        _ => return Err(k.err("stpb_init", HOW)),
+    };
+    Ok(Verb::StpbInit { dma: dma.unwrap_or(false), release: release.unwrap_or(true) })
+}
+
+/// `release = "q7"`, `"q7[3]"`, `["q7[0]", "q7[2]"]`, `"seq"`, `"top_sp"`
+/// or `"all"` (what stpb_init = { release = false } held back).
+fn release(k: &Keys) -> Result<Verb, FileError> {
+    const HOW: &str =
+        "the cores to release: \"all\" (what stpb_init held: the SEQ, then the Q7 cores where the HAL releases them), \"seq\", \"top_sp\", \"q7\", \"q7[3]\" or a list of Q7 cores";
+    let bad = |m: String| k.err("release", m);
+    let names: Vec<String> = match k.item {
+        Item::Value(v) if v.is_str() => vec![k.s("")?],
+        Item::Value(v) if v.is_array() => v.as_array().into_iter().flatten().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad(HOW.into()))).collect::<Result<_, _>>()?,
+        _ => return Err(bad(HOW.into())),
+    };
+    if names.len() == 1 && names[0] == "all" {
+        return Ok(Verb::Release(ReleaseTarget::All));
+    }
+    let sels: Vec<CoreSel> = names.iter().map(|n| CoreSel::parse(n)).collect::<Result<_, _>>().map_err(|e| bad(format!("{e}; or \"all\"")))?;
+    Ok(Verb::Release(match sels.as_slice() {
+        [CoreSel::Seq] => ReleaseTarget::Seq,
+        [CoreSel::TopSp] => ReleaseTarget::TopSp,
+        s if !s.is_empty() && s.iter().all(|c| matches!(c, CoreSel::Q7(_) | CoreSel::Q7All)) => ReleaseTarget::Q7(q7_mask(s)),
+        _ => return Err(bad(format!("{HOW} (the SEQ and the TOP_SP one at a time)"))),
+    }))
+}
+
+/// The Q7 cores of `sels` as a bit mask (bit n = core n).
+fn q7_mask(sels: &[CoreSel]) -> u8 {
+    sels.iter().flat_map(|c| c.cores()).fold(0u8, |m, id| {
+        m | match id {
+            tpb_cosim::sched::CoreId::Q7(n) => 1 << n,
+            _ => 0,
+        }
+    })
+}
+
+/// Which cores `release` lets go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseTarget {
+    /// What `stpb_init = { release = false }` held back: pooling_init's
+    /// steps 5 and 6 as the HAL does them.
+    All,
+    Seq,
+    TopSp,
+    /// A mask of Q7 cores.
+    Q7(u8),
 }
 
 /// Which cores `start` restarts.

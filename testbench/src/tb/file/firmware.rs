@@ -34,15 +34,42 @@ pub enum FwSource {
     C { sources: Vec<PathBuf>, cflags: Vec<String> },
 }
 
-/// The images of a file, by core kind; and the first source that does not
-/// exist (reported once the rest of the file has been read).
+/// The images of a file, by core kind; each Q7 core's own data; and the
+/// first source that does not exist (reported once the rest of the file
+/// has been read).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Firmware(pub BTreeMap<&'static str, FwSource>, pub(super) Option<FileError>);
+pub struct Firmware {
+    pub images: BTreeMap<&'static str, FwSource>,
+    /// `[[firmware.q7.data]]`: words `stpb_init` writes into one core's
+    /// DRAM after the install, before the release.
+    pub data: Vec<CoreData>,
+    pub(super) missing: Option<FileError>,
+}
 
 impl Firmware {
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.images.is_empty()
     }
+}
+
+/// One Q7 core's own input: words into its DRAM, at a symbol of the image
+/// or an offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreData {
+    pub core: u8,
+    pub at: DataAt,
+    pub words: Vec<u32>,
+    /// Where the table is, for errors found when the image is built.
+    pub loc: super::Loc,
+}
+
+/// Where a [`CoreData`] goes in the core's DRAM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataAt {
+    /// A symbol of the core's image (an ELF's or the assembler's label).
+    Symbol(String),
+    /// A byte offset from the DRAM's start (`"dram+0x100"`).
+    Offset(u32),
 }
 
 /// Which cores a co-simulation verb means.
@@ -134,7 +161,7 @@ impl CoreReg {
 pub const HAL_CALLS: &[&str] = &["topsp_set_host_trigger", "topsp_set_init_signal", "topsp_set_tsync_signal", "topsp_stop"];
 
 const CORE_KEYS: &[&str] = &["q7", "seq", "top_sp"];
-const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags", "set", "dram"];
+const SOURCE_KEYS: &[&str] = &["asm", "elf", "c", "cflags", "set", "dram", "data"];
 
 /// `[firmware.*]` of `root`; paths are made relative to the file's folder.
 pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileError> {
@@ -188,6 +215,16 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
                 ));
             }
         }
+        if let Some(d) = ct.get("data") {
+            if core != "q7" {
+                return Err(cx.err(
+                    ct.key("data").and_then(|k| k.span()),
+                    &format!("{key}.data"),
+                    "per-core data is for the Q7 cores ([[firmware.q7.data]]); give this core's DRAM with dram = [...] or in its image",
+                ));
+            }
+            fw.data = core_data(cx, d, dir)?;
+        }
         let src = match given[0] {
             "asm" => FwSource::Asm { path: path_of("asm", ct.get("asm").expect("given"))?, set: set_table(cx, ct, &key)?, dram: dram_words(cx, ct, &key)? },
             "elf" => FwSource::Elf(path_of("elf", ct.get("elf").expect("given"))?),
@@ -204,12 +241,73 @@ pub(super) fn parse(cx: &Ctx, root: &dyn TableLike) -> Result<Firmware, FileErro
             FwSource::Elf(path) => exists("elf", path),
             FwSource::C { sources, .. } => sources.iter().try_for_each(|p| exists("c", p)),
         };
-        if let (Err(e), None) = (missing, &fw.1) {
-            fw.1 = Some(e);
+        if let (Err(e), None) = (missing, &fw.missing) {
+            fw.missing = Some(e);
         }
-        fw.0.insert(core, src);
+        fw.images.insert(core, src);
     }
     Ok(fw)
+}
+
+/// `[[firmware.q7.data]]`: `core`, `at`, and `words` or `file`.
+fn core_data(cx: &Ctx, item: &Item, dir: &Path) -> Result<Vec<CoreData>, FileError> {
+    const KEY: &str = "firmware.q7.data";
+    let Some(tables) = item.as_array_of_tables() else {
+        return Err(cx.err(None, KEY, "[[firmware.q7.data]] tables: core = N, at = \"symbol\" or \"dram+0x100\", words = [...] or file = \"in.bin\""));
+    };
+    let mut out = Vec::new();
+    for t in tables.iter() {
+        let at_key = |k: &str| t.key(k).and_then(|k| k.span()).or(t.span());
+        let err = |k: &str, m: String| cx.err(at_key(k), &format!("{KEY}.{k}"), m);
+        for (k, _) in t.iter() {
+            if !["core", "at", "words", "file"].contains(&k) {
+                return Err(err(k, "unknown key; a data table takes core, at, words or file".into()));
+            }
+        }
+        let core = match t.get("core") {
+            Some(i) => match (i.as_integer(), i.as_str()) {
+                (Some(n), _) => u8::try_from(n).ok().filter(|n| usize::from(*n) < tpb_models::golden::q7_cluster::CORES),
+                (_, Some(s)) => match CoreSel::parse(s) {
+                    Ok(CoreSel::Q7(n)) => Some(n),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| err("core", "one Q7 core: 0 to 7, or \"q7[3]\"".into()))?,
+            None => return Err(err("core", "which Q7 core's DRAM: core = 0 .. 7".into())),
+        };
+        let at = match t.get("at").and_then(|i| i.as_str()) {
+            Some(s) => match s.strip_prefix("dram+") {
+                Some(off) => DataAt::Offset(
+                    tpb_models::regmap::space::parse_u32(off)
+                        .filter(|o| o % 4 == 0)
+                        .ok_or_else(|| err("at", format!("'{s}': dram+OFFSET, a byte offset that is a multiple of 4")))?,
+                ),
+                None => DataAt::Symbol(s.to_string()),
+            },
+            None => return Err(err("at", "where in the core's DRAM: a symbol of its image (at = \"input\") or at = \"dram+0x100\"".into())),
+        };
+        let words = match (t.get("words"), t.get("file").and_then(|i| i.as_str())) {
+            (Some(w), None) => {
+                let bad = || err("words", "a list of 32-bit words".into());
+                w.as_array().ok_or_else(bad)?.iter().map(|v| v.as_integer().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)).collect::<Result<Vec<u32>, _>>()?
+            }
+            (None, Some(f)) => {
+                let p = dir.join(f);
+                let bytes = std::fs::read(&p).map_err(|e| err("file", format!("{}: {e} (paths are relative to this file's folder)", p.display())))?;
+                if !bytes.len().is_multiple_of(4) {
+                    return Err(err("file", format!("{}: {} bytes, not whole 32-bit words (little-endian)", p.display(), bytes.len())));
+                }
+                bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
+            }
+            _ => return Err(err("words", "give words = [...] or file = \"in.bin\" (little-endian words), one of them".into())),
+        };
+        if words.is_empty() {
+            return Err(err("words", "no words to write".into()));
+        }
+        out.push(CoreData { core, at, words, loc: cx.loc(t.span()) });
+    }
+    Ok(out)
 }
 
 /// `set = { NAME = value, ... }`: the `.equ` parameters of an asm image,
@@ -254,6 +352,7 @@ impl TbFile {
         for s in flatten(all) {
             let (needs_fw, bare_only) = match &s.verb {
                 Verb::StpbInit { .. }
+                | Verb::Release(_)
                 | Verb::ExpectNotifications { .. }
                 | Verb::PollReg { .. }
                 | Verb::CcOp { .. }
@@ -284,7 +383,7 @@ impl TbFile {
                 return Err(e("drives the top directly, which the cores do in a co-simulation: not in a file with [firmware]"));
             }
             if let Verb::StpbInit { .. } = s.verb {
-                if !self.firmware.0.contains_key("q7") {
+                if !self.firmware.images.contains_key("q7") {
                     return Err(e("installs the Q7 image: add [firmware.q7]"));
                 }
             }
@@ -321,7 +420,7 @@ pub struct Built {
 /// constants for it); C is built under `out_dir/<core>.elf`. Errors name the file.
 pub fn build(fw: &Firmware, map: &RegMap, consts: &BTreeMap<String, u64>, out_dir: &Path) -> Result<BTreeMap<&'static str, Built>, String> {
     let mut out = BTreeMap::new();
-    for (&core, src) in &fw.0 {
+    for (&core, src) in &fw.images {
         let kind = CoreKind::parse(core).expect("parsed as a core kind");
         let b = match src {
             FwSource::Asm { path: p, set, dram } => {

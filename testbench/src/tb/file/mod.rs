@@ -58,8 +58,8 @@ mod cosim_steps;
 pub mod firmware;
 mod run;
 mod step;
-pub use cosim_steps::{By, DataCheck, StartTarget, TxnCheck};
-pub use firmware::{CoreReg, CoreSel, Firmware, FwSource};
+pub use cosim_steps::{By, DataCheck, ReleaseTarget, StartTarget, TxnCheck};
+pub use firmware::{CoreData, CoreReg, CoreSel, DataAt, Firmware, FwSource};
 pub use run::{cosim, cosim_of, run, Failure, Model, Outcome, RunOpts};
 pub use step::*;
 
@@ -140,6 +140,7 @@ const VERBS: &[&str] = &[
     "mem_window2",
     "expect_exception",
     "tx_console",
+    "release",
 ];
 const MODIFIERS: &[&str] = &[
     "value",
@@ -163,7 +164,6 @@ const MODIFIERS: &[&str] = &[
     "since",
     "dma",
     "any_order",
-    "bytes",
     "before",
     "compl_sem",
     "load",
@@ -173,6 +173,7 @@ const MODIFIERS: &[&str] = &[
     "dst",
     "off",
     "cause",
+    "release",
 ];
 
 impl TbFile {
@@ -229,7 +230,7 @@ impl TbFile {
         let f = TbFile { path: path.to_path_buf(), name, description, archs, firmware, consts, steps, per_arch };
         f.check_cosim_verbs(&cx)?;
         f.check_marks()?;
-        if let Some(e) = f.firmware.1.clone() {
+        if let Some(e) = f.firmware.missing.clone() {
             return Err(e);
         }
         if f.steps.is_empty() && f.per_arch.values().all(|(_, s)| s.is_empty()) {
@@ -455,20 +456,22 @@ impl Keys<'_> {
 
 fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>) -> Result<Step, FileError> {
     let key_span = |k: &str| t.key(k).and_then(|k| k.span());
-    let verbs: Vec<&str> = t.iter().map(|(k, _)| k).filter(|k| VERBS.contains(k)).collect();
-    for (k, _) in t.iter() {
-        if !VERBS.contains(&k) && !MODIFIERS.contains(&k) {
-            let near = VERBS.iter().chain(MODIFIERS).min_by_key(|v| strsim::levenshtein(k, v)).unwrap();
-            return Err(cx.err(key_span(k), k, format!("unknown key; did you mean '{near}'? Verbs: {}", VERBS.join(", "))));
-        }
-    }
+    // `release = false` beside `stpb_init` is that verb's option, not the `release` verb.
+    let release_opt = t.contains_key("stpb_init") && t.get("release").is_some_and(|i| i.as_bool().is_some());
+    let verbs: Vec<&str> = t.iter().map(|(k, _)| k).filter(|k| VERBS.contains(k) && !(release_opt && *k == "release")).collect();
     let verb = match verbs.as_slice() {
         [v] => *v,
-        [] => return Err(cx.err(span.clone(), "step", format!("a step needs one verb: {}", VERBS.join(", ")))),
+        [] => {
+            if let Some((k, _)) = t.iter().find(|(k, _)| !MODIFIERS.contains(k)) {
+                let near = VERBS.iter().min_by_key(|v| strsim::levenshtein(k, v)).expect("verbs");
+                return Err(cx.err(key_span(k), k, format!("unknown key; did you mean '{near}'? Verbs: {}", VERBS.join(", "))));
+            }
+            return Err(cx.err(span.clone(), "step", format!("a step needs one verb: {}", VERBS.join(", "))));
+        }
         [_, second, ..] => return Err(cx.err(key_span(second), second, format!("one verb per step; this step also has '{}'", verbs[0]))),
     };
     let loc = cx.loc(key_span(verb).or(span));
-    let item = t.get(verb).unwrap();
+    let item = t.get(verb).expect("the verb's key");
     let allowed: &[&str] = match verb {
         "doorbell" => &["value"],
         "write" => &["value", "words", "fill"],
@@ -480,10 +483,16 @@ fn parse_step(cx: &Ctx, t: &dyn TableLike, span: Option<std::ops::Range<usize>>)
         "repeat" => &["steps"],
         v => cosim_steps::modifiers(v),
     };
+    // Every other key must be one this verb takes: named with the verb's own list.
     for (k, _) in t.iter() {
-        if MODIFIERS.contains(&k) && !allowed.contains(&k) {
-            return Err(cx.err(key_span(k), k, format!("'{verb}' takes {}", if allowed.is_empty() { "no other keys".into() } else { allowed.join(", ") })));
+        if k == verb || allowed.contains(&k) {
+            continue;
         }
+        let takes = if allowed.is_empty() { "no other keys".to_string() } else { allowed.join(", ") };
+        let near = allowed.iter().filter(|a| strsim::levenshtein(k, a) <= 2).min_by_key(|a| strsim::levenshtein(k, a));
+        let hint = near.map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+        let what = if MODIFIERS.contains(&k) || VERBS.contains(&k) { "not a key of" } else { "unknown key in" };
+        return Err(cx.err(key_span(k), k, format!("{what} a '{verb}' step: it takes {takes}{hint}")));
     }
     let keys = Keys { cx, t, verb, item };
     let verb_v = match verb {

@@ -233,7 +233,7 @@ fn cosim_on(file: &TbFile, arch: Arch, echo: bool, dut: Option<Dut>) -> Result<(
     if let Some(t) = built.get("top_sp") {
         c.load_top_sp(&t.images.iram, &t.images.dram).map_err(|e| format!("the top_sp image: {e}"))?;
     }
-    Ok((c, cosim::Images { map, built }))
+    Ok((c, cosim::Images { map, built, data: file.firmware.data.clone() }))
 }
 
 /// Cycles a failure's save file shows before and after the failure.
@@ -424,6 +424,7 @@ impl RunCtx<'_> {
             Verb::Window { .. }
             | Verb::MemWindow2(_)
             | Verb::StpbInit { .. }
+            | Verb::Release(_)
             | Verb::WaitHalted { .. }
             | Verb::ExpectExit { .. }
             | Verb::ExpectConsole { .. }

@@ -105,10 +105,16 @@ pub enum Verb {
         steps: Vec<Step>,
     },
     /// The HAL's stpb_init with the file's SEQ and Q7 images, and with
-    /// `dma` the SEQ DMA rings of the built-in scenarios (co-simulation).
+    /// `dma` the SEQ DMA rings of the built-in scenarios (co-simulation);
+    /// each Q7 core's `[[firmware.q7.data]]` is written after the install;
+    /// with `release` false every core stays run-stalled (the `release`
+    /// step lets them go).
     StpbInit {
         dma: bool,
+        release: bool,
     },
+    /// The HAL releases cores from run-stall (co-simulation).
+    Release(ReleaseTarget),
     /// The notification records the host's reader gets now, in order
     /// (or in any order with `any_order`) (co-simulation); a record written
     /// `"sunda: sem pool[248]"` is expected on that generation only.
