@@ -194,3 +194,15 @@ pub fn names(data: &[u8]) -> Result<(), String> {
         Err(e) => Err(format!("an error that does not name {name:?}: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_that_does_not_name_its_file_breaks_the_invariant() {
+        assert!(names_file("fuzz-input.toml:3:1: bad", FILE).is_ok());
+        assert!(names_file("bad", FILE).unwrap_err().contains("does not name its file"));
+        assert!(target("nope").is_none() && TARGETS.iter().all(|(n, _)| target(n).is_some()));
+    }
+}

@@ -558,3 +558,29 @@ fn a_first_build_warns_when_the_disk_is_short() {
     let room = run(50 * 1024 * 1024);
     assert!(room.contains("first build on this machine") && !room.contains("warning"), "{room}");
 }
+
+/// An address a command computes from a base and an offset never wraps
+/// past 2^32 (nor a burst past its memory region): an error names it.
+#[test]
+fn no_address_wraps_past_32_bits() {
+    let dir = std::env::temp_dir().join(format!("tpb-wrap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |f: &str| dir.join(f).display().to_string();
+    std::fs::write(dir.join("r.bin"), [0u8; 32]).unwrap();
+    let (code, _, err) = tpb(&["disasm", &p("r.bin"), "--base", "0xfffffff8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the image (--base) at 0xfffffff8 of 32 bytes runs past the 32-bit address space"), "{err}");
+    std::fs::write(dir.join("w.S"), "main:\n    movi a2, 1\n    movi a3, 2\n    movi a4, 3\n    movi a5, 4\n    movi a6, 5\n    movi a7, 6\n    j main\n").unwrap();
+    let (code, _, err) = tpb(&["asm", &p("w.S"), "-o", &p("w.bin"), "--base", "0xfffffff0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("address overflows 32 bits"), "{err}");
+    for (steps, want) in [
+        ("write = \"mem.q7[7].dram+0x3fffc\"\nwords = [1, 2]", "2 words from mem.q7[7].dram+0x3fffc run past the end of mem.q7[7].dram"),
+        ("expect = \"0xfffffff8\"\nwords = [1, 2, 3]", "3 words from 0xfffffff8 (0xfffffff8) run past the 32-bit address space"),
+    ] {
+        std::fs::write(dir.join("t.toml"), format!("[[step]]\n{steps}\n")).unwrap();
+        let (code, out, err) = tpb(&["test", &p("t.toml"), "--arch", "cayman"]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains(want), "{out}");
+    }
+}

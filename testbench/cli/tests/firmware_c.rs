@@ -343,3 +343,52 @@ fn the_readme_tutorial_quotes_the_example_files() {
         }
     }
 }
+
+/// CRC-32 (IEEE 802.3, reflected), bit by bit: the test's own reference.
+fn crc32_reference(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// The tutorial's per-core inputs: each core's input goes in before the
+/// cores run (one run, no restart: each core prints its line once), and
+/// the file's expected CRCs are the reference's of the file's own inputs.
+#[test]
+fn the_per_core_input_example_runs_once_and_its_expected_crcs_are_the_reference_s() {
+    require("xtensa-lx106-elf-gcc").unwrap_or_else(|e| panic!("{e}"));
+    let path = repo_root().join("testbench/examples/firmware/q7_crc32.toml");
+    let file = TbFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file.firmware.data.len(), 8, "one input per core");
+    // The expected values in the file, against the reference of its inputs.
+    use tpb_testbench::tb::file::{Val, Verb};
+    let expected: Vec<(String, u64)> = file
+        .for_arch(Arch::Cayman)
+        .0
+        .iter()
+        .filter_map(|s| match &s.verb {
+            Verb::ExpectExit { cores, value: Val::Num(v) } => Some((cores.name(), *v)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(expected.len(), 8);
+    for d in &file.firmware.data {
+        let bytes: Vec<u8> = d.words[1..].iter().flat_map(|w| w.to_le_bytes()).take(d.words[0] as usize).collect();
+        let want = u64::from(crc32_reference(&bytes));
+        let core = format!("q7[{}]", d.core);
+        assert_eq!(expected.iter().find(|(c, _)| *c == core).map(|(_, v)| *v), Some(want), "{core}: the file's CRC of {:?}", String::from_utf8_lossy(&bytes));
+    }
+    assert_eq!(crc32_reference(b"123456789"), 0xcbf4_3926, "the reference's check value");
+    for arch in Arch::ALL {
+        std::env::set_current_dir(repo_root()).unwrap();
+        let o = run(&file, arch, &RunOpts::default());
+        assert!(o.result.is_ok(), "{}: {:?}", arch.name(), o.result);
+        let lines = o.console.iter().filter(|l| l.contains("crc32 of")).count();
+        assert_eq!(lines, 8, "{}: each core ran once: {:?}", arch.name(), o.console);
+    }
+}

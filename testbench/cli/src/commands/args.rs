@@ -245,7 +245,7 @@ pub enum Command {
     Scenarios,
     /// Build C (and .S) firmware for a core with Debian's gcc-xtensa-lx106:
     /// the start-up code, a linker script and `tpb_fw.h` generated from the
-    /// generation's map (written beside the ELF, under `<out>.build/`).
+    /// generation's map (written beside the ELF, under `<stem>.build/`: `-o x/fw.elf` gives `x/fw.build/`).
     Cc {
         /// C or assembly (.S, preprocessed) sources.
         #[arg(required = true)]

@@ -356,6 +356,11 @@ fn run_command(command: Command) -> Result<(), CliError> {
             let cfg = core_config(arch, core)?;
             let input = input.ok_or_else(|| CliError::Sim("disasm: no input file".into()))?;
             let bytes = read_file(&input)?;
+            // The listing's addresses stay inside 32 bits: nothing wraps to 0.
+            let fits = |what: &str, at: u32, len: usize| match u64::from(at) + len as u64 > 1 << 32 {
+                true => Err(CliError::Other(format!("{}: {what} at {at:#x} of {len} bytes runs past the 32-bit address space", input.display()))),
+                false => Ok(()),
+            };
             let show = |bytes: &[u8], at: u32, syms: &[(u32, String)]| {
                 for l in tpb_models::xtensa::disasm::listing(bytes, at, &cfg.options) {
                     if let Some((_, name)) = syms.iter().find(|(a, _)| *a == l.addr) {
@@ -374,11 +379,15 @@ fn run_command(command: Command) -> Result<(), CliError> {
                     return Err(CliError::Other(format!("{}: an ELF with no code (no SHF_EXECINSTR section, no executable segment)", input.display())));
                 }
                 let syms = elf::symbols(&bytes).map_err(bad)?;
+                for (name, at, data) in &sections {
+                    fits(&format!("section {name}"), *at, data.len())?;
+                }
                 for (name, at, data) in sections {
                     println!("section {name} at {at:#x}, {} bytes:", data.len());
                     show(&data, at, &syms);
                 }
             } else {
+                fits("the image (--base)", base, bytes.len())?;
                 show(&bytes, base, &[]);
             }
             Ok(())

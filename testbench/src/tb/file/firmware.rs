@@ -10,6 +10,10 @@
 //! set = { RELEASE_Q7 = "R" }     # asm only: .equ parameters (with _HI / _LO halves):
 //!                                # numbers, or [consts] names (per generation)
 //! dram = [5, 0, 0, 0]            # asm only: the DRAM image's first words (default 16 zero bytes)
+//! [[firmware.q7.data]]           # one Q7 core's own input: stpb_init writes it
+//! core = 3                       # after the install, before the release
+//! at = "input"                   # a symbol of the image, or "dram+0x100"
+//! words = [1, 2, 3]              # or file = "in3.bin" (little-endian words)
 //! ```
 
 use super::{Ctx, FileError, Step, TbFile, Val, Verb};

@@ -42,10 +42,12 @@
 //! Each core's image is `asm = "k.S"` (our assembler; `set` and `dram`),
 //! `elf = "k.elf"` (any toolchain) or `c = ["k.c", …]` (Debian's
 //! gcc-xtensa-lx106, `cflags` optional), paths relative to the file. Its
-//! verbs (`cosim_steps.rs`) add the HAL's (`stpb_init`, `start`, `hal`,
-//! `cc_op`, `init_dma`), the cores' (`wait_halted`, `expect_exit`,
-//! `expect_reg`, `poll_reg`, `expect_console`) and the log's
-//! (`expect_txn`, `expect_notifications`, `expect_doorbells`, marks).
+//! verbs (`cosim_steps.rs`) add the HAL's (`stpb_init`, `release`,
+//! `start`, `hal`, `cc_op`, `init_dma`), the cores' (`wait_halted`,
+//! `expect_exit`, `expect_reg`, `poll_reg`, `expect_console`) and the log's
+//! (`expect_txn`, `expect_notifications`, `expect_doorbells`, marks). A
+//! wait or check of the cores sees only what came after the core's last
+//! start (`tpb_cosim::sched::runs`).
 
 use super::names::parse_u32;
 use super::{EngineKind, Tb, TbError};
@@ -314,6 +316,11 @@ impl TbFile {
                     ));
                 }
             }
+            match &s.verb {
+                Verb::WriteWords { name, words } | Verb::ExpectWords { name, words } => check_run(name, words.len() as u64, n).map_err(|m| err(s, m))?,
+                Verb::InitDma { to, bytes, .. } => check_run(to, bytes.div_ceil(4), n).map_err(|m| err(s, m))?,
+                _ => {}
+            }
             if let Some(name) = name {
                 if parse_u32(name).is_none() {
                     let t = n.resolve(name).map_err(|e| err(s, format!("{} ({})", e, n.map().arch.name())))?;
@@ -330,6 +337,31 @@ impl TbFile {
         }
         Ok(())
     }
+}
+
+/// A run of `words` words from `name` stays inside 32 bits, and inside the
+/// memory region a `region+offset` name points into (its last word must
+/// resolve too): no address wraps, no burst spills past its region.
+fn check_run(name: &str, words: u64, n: &super::names::Names) -> Result<(), String> {
+    let Some(last) = words.checked_sub(1) else { return Ok(()) };
+    let first = match parse_u32(name) {
+        Some(a) => a,
+        None => match n.resolve(name).ok().and_then(|t| t.addr()) {
+            Some(a) => a,
+            None => return Ok(()),
+        },
+    };
+    if u64::from(first) + 4 * words > 1 << 32 {
+        return Err(format!("{words} words from {name} ({first:#x}) run past the 32-bit address space"));
+    }
+    if let Some((region, off)) = name.rsplit_once('+').and_then(|(r, o)| Some((r, parse_u32(o)?))) {
+        let end = u64::from(off) + 4 * last;
+        let last_name = format!("{region}+{end:#x}");
+        if u32::try_from(end).is_err() || n.resolve(&last_name).is_err() {
+            return Err(format!("{words} words from {name} run past the end of {region} (its last word would be {last_name})"));
+        }
+    }
+    Ok(())
 }
 
 fn opt_str(cx: &Ctx, t: &dyn TableLike, key: &str) -> Result<Option<String>, FileError> {
