@@ -248,3 +248,53 @@ fn over_sockets_the_server_outlives_its_clients_and_keeps_every_acknowledged_wri
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+/// WAIT_HALTED and the state's HALTED_SINCE_START: right after a start the
+/// old halt still reads HALTED, never HALTED_SINCE_START, and a wait waits
+/// for the new run; a core that does not halt comes back in the mask, its
+/// report in the message.
+#[test]
+fn a_wait_over_the_link_sees_only_the_halt_after_the_start() {
+    use tpb_cosim::serve::{Served, ServedImage};
+    use tpb_testbench::tb::file::{cosim_of, TbFile};
+    std::env::set_current_dir(repo_root()).unwrap();
+    let f = TbFile::load(&repo_root().join("testbench/examples/firmware/q7_sum.toml")).unwrap();
+    let (mut c, images) = cosim_of(&f, Arch::Cayman, false).unwrap();
+    let main = images.built["q7"].symbols.iter().find(|(_, n)| n == "main").unwrap().0;
+    let names = tpb_testbench::tb::names::Names::new(&images.map);
+    let addr = |n: &str| names.resolve(n).unwrap().addr().unwrap();
+    let mut server = Server::new(&mut c);
+    server.served = Some(Served {
+        stpb: images.stpb_config().unwrap(),
+        data: images.data_writes().unwrap(),
+        images: images.built.iter().map(|(k, b)| (*k, ServedImage { symbols: b.symbols.clone(), iram: b.images.iram.clone() })).collect(),
+    });
+    let state = |n: u32| sim(SimOp::Core, 9, 0, n << 8 | 1, &[]);
+    let mut conn = Script::new(vec![
+        sim(SimOp::StpbInit, 1, 0, 0, &[]),
+        sim(SimOp::WaitHalted, 2, 1, 0xff, &[100_000]),
+        Request::write(3, addr("pool.q7.start_addr"), main).encode().unwrap(),
+        Request::write(4, addr("pool.q7.start_ctrl"), 0xff).encode().unwrap(),
+        state(3),
+        sim(SimOp::Cycles, 5, 0, 0, &[]),
+        sim(SimOp::WaitHalted, 6, 1, 0xff, &[100_000]),
+        sim(SimOp::Cycles, 7, 0, 0, &[]),
+        state(3),
+        sim(SimOp::WaitHalted, 8, 1, 1 << 8, &[2_000]),
+    ]);
+    server.serve(&mut conn).unwrap();
+    let r = answers(&conn.out);
+    assert!(r.iter().all(|r| r.status == Status::Ok), "{r:?}");
+    assert_eq!(r[1].data, 0, "the first run halted");
+    let after_start = r[4].data;
+    assert_eq!(after_start & STATE_HALTED_SINCE_START, 0, "right after the start: not a halt of this run ({after_start:#x})");
+    assert_ne!(after_start & STATE_HALTED, 0, "…while the old halt still reads HALTED: the trap a plain halted bit sets");
+    assert_eq!(r[6].data, 0, "the second wait saw the new run's halts");
+    assert!(r[7].data > r[5].data + 100, "it ran the new run: cycles {} -> {}", r[5].data, r[7].data);
+    assert_ne!(r[8].data & STATE_HALTED_SINCE_START, 0);
+    assert_eq!(r[9].data, 1 << 8, "the SEQ's boot loop does not halt");
+    let mut m = Script::new(vec![sim(SimOp::Message, 1, 0, 0, &[])]);
+    server.serve(&mut m).unwrap();
+    let len = answers(&m.out)[0].count;
+    assert!(len > 100, "the wait's report is the message ({len} bytes)");
+}
