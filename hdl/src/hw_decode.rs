@@ -160,7 +160,8 @@ impl<const N: usize, const TW: usize> Default for HwDecode<N, TW> {
 }
 
 /// Entries of the CAYMAN/MARIANA CAM: `[hw_decode] cam_records` of `arch.toml`
-/// (`[S]` DIGEST §1); a test pins the two together.
+/// (`[D]`: the decode CAM's geometry is ours; 47 records are the seeds'
+/// PROF profiler CAM, seed 000 §2, taken as its size); a test pins the two together.
 pub const DEFAULT_ENTRIES: usize = 47;
 /// Table address bits: 2^11 words = `[hw_decode] table_bytes` (8 KiB); pinned by a test.
 pub const DEFAULT_TABLE_BITS: usize = 11;

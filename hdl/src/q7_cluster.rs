@@ -9,7 +9,7 @@
 //!
 //! ## BAR0 programmed-I/O port (`req_*`/`rsp_*`, the protocol of `bar0_port.rs`)
 //! `req_addr` is the byte offset from the generation's Q7 `base_offset`
-//! (`[S]` `arch.toml [q7.pooling]`). Per-core layout `[D]` (from `arch.toml`
+//! (`[S]` seed 004 §3, `arch.toml [q7.pooling]`). Per-core layout `[D]` (from `arch.toml`
 //! `[bar0]`): core `n` IRAM at `n * stride`, its DRAM at
 //! `n * stride + dram_offset` with `dram_offset = iram_size + iram_rsvd` and
 //! `stride = iram_size + iram_rsvd + dram_size + dram_rsvd`. Reads and writes
@@ -48,7 +48,7 @@ use crate::tcm::Tcm;
 use rust_hdl::prelude::*;
 use tpb_spec::core_map::DRAM_BASE;
 
-/// Cores in the cluster (`[S]` `num_q7` of the pooling owner).
+/// Cores in the cluster (`[S]` seed 004 §3: `num_q7` of the pooling owner).
 pub const CORES: usize = 8;
 
 /// One core's IRAM + DRAM with its two memory ports and the PIO path.

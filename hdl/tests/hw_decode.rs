@@ -240,7 +240,7 @@ fn the_hal_programs_the_rtl_cam_over_its_bus() {
     assert_eq!(o.head.handler, u32::from_le_bytes([28, 29, 30, 31]), "handler word 7 of the table");
 }
 
-/// The RTL's sizes are the generation parameters of `arch.toml` (one place for the [S] numbers).
+/// The RTL's sizes are the generation parameters of `arch.toml` (one place for the numbers, `[D]` there).
 #[test]
 fn rtl_sizes_are_the_maps_parameters() {
     use tpb_models::regmap::{builtin, Arch};

@@ -257,8 +257,8 @@ fn zero_words_over_what_a_core_wrote_are_sent() {
 
 /// The POOL control window (DIGEST §1: SUNDA 0x00100000, CAYMAN/MARIANA
 /// 0x04000000): the SEQ releases the Q7 cores through it (+0x0c), reads
-/// run_state_0 at +0x14 (SUNDA's [S] address) and starts core 0 through
-/// start_addr and start_ctrl (+0x10, SUNDA's [S] start_ctrl); below the Q7
+/// run_state_0 at +0x14 (SUNDA's address, [S] seed 000 §4c) and starts core 0 through
+/// start_addr and start_ctrl (+0x10, SUNDA's start_ctrl, [S] seed 000 §4c); below the Q7
 /// bundle the window faults.
 #[test]
 fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
@@ -293,7 +293,7 @@ fn the_seq_controls_the_q7_cores_through_the_pool_control_window() {
         assert!(!c.start_log.iter().any(|s| s.1 == CoreId::Q7(1)), "{arch:?}: only core 0");
         let k = &c.core(CoreId::Seq).core;
         assert_eq!((k.sreg(sr::EXCCAUSE) != 0, k.sreg(sr::EXCVADDR)), (true, win), "{arch:?}: the load at the window's +0 faults");
-        // SUNDA's [S] start_ctrl / run_state addresses land on those registers.
+        // SUNDA's start_ctrl / run_state addresses ([S] seed 000 §4c) land on those registers.
         let (b, at) = (map.params.boot.clone(), |r: &str| a.reg(tpb_models::regmap::Engine::Pool, "q7", r).unwrap());
         let via = |x: u32| x - win - tpb_cosim::sched::CTRL_WINDOW_Q7_BUNDLE + bundle;
         if let (Some(s), Some(r)) = (b.pool_start_ctrl, b.pool_run_state) {

@@ -1,6 +1,7 @@
-//! Fidelity: every `[S]` constant of DIGEST §1–§3 that the project encodes,
-//! pinned against the value written in the digest (transcribed here by hand,
-//! independently of the maps). The test prints the list it pins.
+//! Fidelity: every `[S]` constant of DIGEST §1–§3 (docs/provenance.md) that
+//! the project encodes, pinned against the value the seeds give (transcribed
+//! here by hand, independently of the maps). The test prints the list it
+//! pins. And the guard over every `[S]` tag of the repository.
 
 use tpb_models::regmap::{builtin, Arch, Engine, RegMap, View, WindowOp};
 use tpb_models::regs;
@@ -89,11 +90,14 @@ fn section_1(p: &mut Pins, [s, c, m]: [&RegMap; 3]) {
         p.pin("§1", &format!("{n} 0xf0 ExtendedInst bridge"), mp.params.extended_inst_bridge, bridge);
         p.pin("§1", &format!("{n} NCFW mesh events"), mp.params.mesh_events_capacity, mesh);
     }
+    // The decode CAM's geometry is `[D]`, not `[S]`: ours, sized as the seeds'
+    // PROF profiler CAM (47 records of 16 B and an 8 KiB table, seed 000 §2).
+    // Pinned so the choice is the one docs/provenance.md states.
     for mp in [&c, &m] {
         let n = mp.arch.name();
-        p.pin("§1", &format!("{n} PROF CAM records"), mp.params.hw_decode.cam_records, 47);
-        p.pin("§1", &format!("{n} PROF CAM record bytes"), mp.params.hw_decode.cam_record_bytes, 16);
-        p.pin("§1", &format!("{n} PROF CAM table bytes"), mp.params.hw_decode.table_bytes, 8 * 1024);
+        p.pin("§1 [D]", &format!("{n} decode CAM records (the PROF CAM's 47)"), mp.params.hw_decode.cam_records, 47);
+        p.pin("§1 [D]", &format!("{n} decode CAM record bytes (the PROF CAM's 16)"), mp.params.hw_decode.cam_record_bytes, 16);
+        p.pin("§1 [D]", &format!("{n} decode table bytes (the PROF table's 8 KiB)"), mp.params.hw_decode.table_bytes, 8 * 1024);
     }
     let tramp: Vec<(u32, [u8; 3])> = spec::NX_BOOT_TRAMPOLINE_SUNDA.iter().map(|(a, b, _)| (*a, *b)).collect();
     p.pin(
@@ -312,98 +316,124 @@ fn section_9(p: &mut Pins) {
     p.pin("§9", "the EXTRAM's head bytes, entry a1, 48 (seed 000 §3g, DIGEST §8)", k::EXTRAM_HEAD, [0x36, 0x61, 0x00]);
 }
 
-/// The seeds' sections each DIGEST section names in its heading (transcribed
-/// from `../shared/spec/DIGEST.md`); §1, §4, §5 and §8 name theirs row by row,
-/// so a `[S]` taken from them cites the seed itself.
-const DIGEST_SEEDS: &[(&str, &str)] = &[
-    ("2.2", "004 §2.1"),
-    ("2.3", "004 §3"),
-    ("2.4", "004 §4"),
-    ("2.5", "004 §5"),
-    ("2.6", "004 §6"),
-    ("2.7", "004 §6c/§7, 001 §3a"),
-    ("2.8", "004 §6d"),
-    ("2.9", "004 §7"),
-    ("3", "001 §4, §6b, §8"),
-    ("6", "001 §5"),
-    ("7", "003"),
-    ("9", "000 §3a, §3g"),
-];
-
-/// `text` cites a seed file and section: `seed NNN §x` / `NNN §x`, or a
-/// DIGEST section whose heading names one.
+/// `text` cites a seed file and section itself: `seed NNN §x` or `NNN §x`
+/// (a DIGEST section alone does not: the repository does not ship the
+/// digest; docs/provenance.md says what each seed section gave).
 fn cites_a_seed(text: &str) -> bool {
-    let direct = text.match_indices('§').any(|(i, _)| {
+    text.match_indices('§').any(|(i, _)| {
         let last: Vec<char> = text[..i].trim_end().chars().rev().take(4).collect();
         last.len() >= 3 && last[..3].iter().all(|c| c.is_ascii_digit()) && last.get(3).is_none_or(|c| !c.is_ascii_alphanumeric())
-    });
-    let via_digest = text.match_indices("DIGEST §").any(|(i, m)| {
-        let sec: String = text[i + m.len()..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-        let sec = sec.trim_end_matches('.');
-        DIGEST_SEEDS.iter().any(|(s, _)| *s == sec)
-    });
-    direct || via_digest
+    })
 }
 
-/// Every `[S]` of the register maps and of the named constants cites a seed
-/// file and section (issue 40): a register's or field's `tag = "S"` by its
-/// `source`, a `[S]` comment on its own line or on its table's header line.
-/// An `[S]` that cannot cite one is not `[S]`.
+/// Where the tags are explained rather than used: these lines mention `[S]`
+/// as a word, not as a claim about a fact. Each is named with why.
+const TAG_WORDS: &[(&str, &str)] = &[
+    ("README.md", "| `[S]` `[I]` `[D]` |"),                                   // the glossary's row for the tags
+    ("README.md", "Every `[S]` tag in the"),                                  // what the guard below does
+    ("README.md", "the `[S]`/`[I]`/`[D]` tags, the seeds"),                   // the docs table's row for provenance.md
+    ("docs/provenance.md", "| `[S]` | **stated**"),                           // the page's definition of the tag
+    ("docs/provenance.md", "`[S]` of the repository (the maps"),              // what the guard does
+    ("testbench/tests/fidelity.rs", ""),                                      // this guard
+    ("models/regmap/maps/cayman/arch.toml", "Tags: [S] stated by the seeds"), // each arch.toml's legend
+    ("models/regmap/maps/mariana/arch.toml", "Tags: [S] stated by the seeds"),
+    ("models/regmap/maps/sunda/arch.toml", "Tags: [S] stated by the seeds"),
+    ("testbench/fuzz/corpus/regmap/cayman_arch.toml", "Tags: [S] stated by the seeds"),
+    ("models/spec/src/lib.rs", "(their `[S]`, `[I]` and `[D]` facts)"),
+];
+
+/// One `[S]` claim and whether it cites a seed: on its own line, on the
+/// next two (a wrapped comment), or, in a map, on its table's header line
+/// or in its table's `source`.
+fn claim_ok(lines: &[&str], k: usize, header: &str) -> bool {
+    let near = lines[k..lines.len().min(k + 3)].join(" ");
+    cites_a_seed(&near) || cites_a_seed(header)
+}
+
+/// Every `[S]` in the repository cites a seed file and section itself: the
+/// maps (a comment, or a register's `tag = "S"` by its `source`), the Rust
+/// sources of every crate, the firmware, the docs, the generated files (a
+/// generated reference's row tagged `S` too). An `[S]` that cannot cite one
+/// is not `[S]`: it is `[I]` or `[D]`.
 #[test]
-fn every_s_tag_cites_a_seed_file_and_section() {
+fn every_s_tag_in_the_repository_cites_a_seed_file_and_section() {
     let root = tpb_testbench::tools::repo_root();
-    let mut files: Vec<std::path::PathBuf> = Vec::new();
-    for dir in std::fs::read_dir(root.join("models/regmap/maps")).unwrap() {
-        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
-            let p = f.unwrap().path();
-            if p.extension().is_some_and(|x| x == "toml") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    assert!(files.len() >= 12, "{files:?}");
+    let (bad, tags) = s_tags_without_a_seed(&root);
+    println!("{tags} [S] tags, each citing a seed file and section");
+    assert!(tags >= 150, "the guard found only {tags} [S] tags: is it reading the repository?");
+    assert!(bad.is_empty(), "[S] without a seed file and section ({} of {tags}):\n{}", bad.len(), bad.join("\n"));
+}
+
+/// The guard's own check, on a tree of two files: a cited `[S]` passes,
+/// a `DIGEST §` alone and a bare `[S]` fail, as does a map register
+/// `tag = "S"` whose source cites none.
+#[test]
+fn the_s_tag_guard_fails_on_a_tag_without_a_seed() {
+    let dir = tpb_testbench::tools::repo_root().join("target/tpb-tests/s-guard");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |cmd: &[&str]| assert!(std::process::Command::new("git").args(cmd).current_dir(&dir).output().unwrap().status.success(), "git {cmd:?}");
+    run(&["init", "-q"]);
+    std::fs::write(dir.join("a.rs"), "/// 47 records (`[S]` seed 000 §2).\n/// 16 entries `[S]` DIGEST §4.\n\n\n/// 8 cores `[S]`\n\n\n/// wrapped `[S]`\n/// onto seed 004 §3.\n")
+        .unwrap();
+    std::fs::write(dir.join("m.toml"), "[[register]]\nname = \"x\"\ntag = \"S\"\nsource = \"DIGEST §2.8\"\n\n[[register]]\nname = \"y\"\ntag = \"S\"\nsource = \"seed 004 §6d\"\n")
+        .unwrap();
+    run(&["add", "."]);
+    let (bad, tags) = s_tags_without_a_seed(&dir);
+    assert_eq!(tags, 6, "{bad:?}");
+    assert_eq!(bad.len(), 3, "{bad:?}");
+    assert!(bad[0].starts_with("a.rs:2:") && bad[1].starts_with("a.rs:5:") && bad[2].starts_with("m.toml:3:"), "{bad:?}");
+}
+
+/// The `[S]` tags of the tracked text files under `root` that cite no seed
+/// file and section (`file:line: text`), and how many tags were read.
+fn s_tags_without_a_seed(root: &std::path::Path) -> (Vec<String>, usize) {
+    let out = std::process::Command::new("git").args(["ls-files", "-z"]).current_dir(root).output().expect("git ls-files");
+    assert!(out.status.success(), "git ls-files in {}", root.display());
     let mut bad = Vec::new();
     let mut tags = 0;
-    for p in &files {
-        let text = std::fs::read_to_string(p).unwrap();
+    for name in String::from_utf8(out.stdout).unwrap().split('\0').filter(|n| !n.is_empty()) {
+        let Ok(text) = std::fs::read_to_string(root.join(name)) else { continue };
+        let words: Vec<&str> = TAG_WORDS.iter().filter(|(f, _)| *f == name).map(|(_, w)| *w).collect();
+        if words.contains(&"") {
+            continue;
+        }
         let lines: Vec<&str> = text.lines().collect();
-        let name = p.strip_prefix(&root).unwrap().display().to_string();
+        let toml = name.ends_with(".toml");
+        let regmap_md = name.starts_with("docs/regmap/") && name.ends_with(".md");
         let mut header = "";
-        let mut table: Vec<(usize, &str)> = Vec::new();
-        let flush = |table: &mut Vec<(usize, &str)>, bad: &mut Vec<String>, tags: &mut usize| {
-            if let Some((k, _)) = table.iter().find(|(_, l)| l.trim() == "tag = \"S\"") {
-                *tags += 1;
-                let source = table.iter().find(|(_, l)| l.trim_start().starts_with("source ="));
-                if !source.is_some_and(|(_, l)| cites_a_seed(l)) {
-                    bad.push(format!("{name}:{}: tag = \"S\" with source {:?}", k + 1, source.map(|(_, l)| l.trim())));
-                }
-            }
-            table.clear();
-        };
+        let mut table_start = 0;
         for (k, l) in lines.iter().enumerate() {
-            if l.trim_start().starts_with('[') {
-                flush(&mut table, &mut bad, &mut tags);
+            if toml && l.trim_start().starts_with('[') {
                 header = l;
+                table_start = k;
             }
-            table.push((k, l));
-            let comment = l.split_once('#').map_or("", |c| c.1);
-            if comment.contains("[S]") && !comment.contains("Tags: [S]") {
+            let word = words.iter().any(|w| l.contains(w));
+            if l.contains("[S]") && !word {
                 tags += 1;
-                if !cites_a_seed(comment) && !cites_a_seed(header) {
+                let in_table = toml && lines[table_start..].iter().take_while(|x| !x.trim().is_empty()).any(|x| x.trim_start().starts_with("source =") && cites_a_seed(x));
+                // A tag inside a map table's value (not a comment) is cited by the table's source.
+                let cited_by_table = in_table && !l.contains('#');
+                if !cited_by_table && !claim_ok(&lines, k, if toml { header } else { "" }) {
                     bad.push(format!("{name}:{}: {}", k + 1, l.trim()));
                 }
             }
+            if toml && l.trim() == "tag = \"S\"" {
+                tags += 1;
+                let end = lines[k..].iter().position(|x| x.trim().is_empty() || x.trim_start().starts_with('[')).map_or(lines.len(), |n| k + n);
+                let source = lines[table_start..end].iter().find(|x| x.trim_start().starts_with("source ="));
+                if !source.is_some_and(|x| cites_a_seed(x)) {
+                    bad.push(format!("{name}:{}: tag = \"S\" with {:?}", k + 1, source.map(|x| x.trim())));
+                }
+            }
+            // A generated reference's row tagged S (the map's register).
+            if regmap_md && l.starts_with('|') && l.split('|').any(|c| c.trim() == "S") {
+                tags += 1;
+                if !cites_a_seed(l) {
+                    bad.push(format!("{name}:{}: a row tagged S: {}", k + 1, l.trim()));
+                }
+            }
         }
-        flush(&mut table, &mut bad, &mut tags);
     }
-    let spec = std::fs::read_to_string(root.join("models/hal/src/spec.rs")).unwrap();
-    for (k, l) in spec.lines().enumerate().filter(|(_, l)| l.contains("[S]")) {
-        tags += 1;
-        if !cites_a_seed(l) {
-            bad.push(format!("models/hal/src/spec.rs:{}: {}", k + 1, l.trim()));
-        }
-    }
-    println!("{tags} [S] tags, each citing a seed file and section");
-    assert!(bad.is_empty(), "[S] without a seed file and section ({} of {tags}):\n{}", bad.len(), bad.join("\n"));
+    (bad, tags)
 }

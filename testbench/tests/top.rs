@@ -453,8 +453,8 @@ fn hal_bringup_on_the_rtl_top_releases_what_each_generation_releases() {
     }
 }
 
-/// The full-size tops build exactly the memories `arch.toml` gives ([S] Q7
-/// sizes, DIGEST §2.3; [D] SEQ/SPAD sizes), and the type aliases agree with
+/// The full-size tops build exactly the memories `arch.toml` gives (Q7
+/// sizes [S] seed 004 §3; [D] SEQ/SPAD sizes), and the type aliases agree with
 /// `full_mem_bits`: a top built with them decodes every region word.
 #[test]
 fn full_size_tops_build_the_memories_of_arch_toml() {

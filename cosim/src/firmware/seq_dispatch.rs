@@ -40,7 +40,7 @@ pub mod dispatch {
     /// a CAM miss takes the unknown-opcode interrupt instead of the software fetch.
     pub const SUNDA_MODE: u32 = 1;
     pub const MISS_IRQ: u32 = 2;
-    /// The software fetch's opcode base and table entries (`[S]`, DIGEST §4).
+    /// The software fetch's opcode base and table entries (`[S]` seed 000 §4e: CAYMAN's `addi a2, a2, -65` and `movi a3, 177`).
     pub use tpb_models::spec::nx_dispatch::{OPCODE_BASE, SW_ENTRIES};
     /// SUNDA's segments of the normalised opcode: A = [0, SEG_A), B = [SEG_B_START, +SEG_B).
     pub const SEG_A: u32 = 16;

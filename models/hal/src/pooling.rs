@@ -158,12 +158,8 @@ fn notif_enable(ctx: &ArchCtx, mmio: &mut dyn Mmio, field: Field) -> Result<()> 
 /// `stpb_init`: notific_init → engine (INST) / EVT_SEM / ERROR notification
 /// enables → stpb_regs_init → pooling_init (through the dispatch table).
 pub fn stpb_init_common(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &StpbConfig, pooling_init: impl FnOnce(&mut dyn Mmio) -> Result<()>) -> Result<()> {
-    let t = ctx.tpb_regs_base();
     let tpb = ctx.regs.tpb;
-    mmio.note("stpb_init: notific_init");
-    w(mmio, t, tpb.notific_ring_base_lo, cfg.notific_ring_base as u32)?;
-    w(mmio, t, tpb.notific_ring_base_hi, (cfg.notific_ring_base >> 32) as u32)?;
-    w(mmio, t, tpb.notific_ring_size, cfg.notific_ring_size)?;
+    notific_init(ctx, mmio, cfg)?;
     mmio.note("stpb_init: stpb_eng_notif_enable (INST)");
     notif_enable(ctx, mmio, tpb.notific_enable_inst)?;
     mmio.note("stpb_init: evsem_notif_enable (EVT_SEM)");
@@ -173,6 +169,16 @@ pub fn stpb_init_common(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &StpbConfig, po
     mmio.note("stpb_init: stpb_regs_init (no register writes are known from the seeds)");
     mmio.note("stpb_init: pooling_init (kaena_khal +0x368)");
     pooling_init(mmio)
+}
+
+/// `notific_init`: the notification ring's base and size (seed 004 §7).
+pub fn notific_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, cfg: &StpbConfig) -> Result<()> {
+    let t = ctx.tpb_regs_base();
+    let tpb = ctx.regs.tpb;
+    mmio.note("stpb_init: notific_init");
+    w(mmio, t, tpb.notific_ring_base_lo, cfg.notific_ring_base as u32)?;
+    w(mmio, t, tpb.notific_ring_base_hi, (cfg.notific_ring_base >> 32) as u32)?;
+    w(mmio, t, tpb.notific_ring_size, cfg.notific_ring_size)
 }
 
 /// `arch_stpb_to_instr_debug_level`: the value `instr_debug_level_set`
@@ -237,7 +243,7 @@ pub fn hw_decode_table_init(ctx: &ArchCtx, mmio: &mut dyn Mmio, t: &HwDecodeTabl
 /// addresses) and their sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HwDecodeTableParams {
-    /// `hw_decode_table_params` after the secure-bit fold (`[S]` CAYMAN 0x2b88000, DIGEST §4), in BAR0.
+    /// `hw_decode_table_params` after the secure-bit fold (`[S]` CAYMAN 0x2b88000, seed 004 §6b), in BAR0.
     pub base: u64,
     pub cam_base: u64,
     pub cam_records: u32,

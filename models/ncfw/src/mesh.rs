@@ -165,7 +165,7 @@ pub struct AlgoConfigsLayout {
 
 /// Ring channels in algo_configs.
 pub const RING_CHANNELS: u32 = 32;
-/// Byte offset of the mesh region in algo_configs `[S]`.
+/// Byte offset of the mesh region in algo_configs (`[S]` seed 003 §1: `lea rdx,[rax+0x1280]` before the mesh decoder).
 pub const ALGO_CONFIGS_MESH_OFFSET: u32 = 0x1280;
 /// Ring channel config stride: 0x1280 / 32 = 148 bytes. The digest says
 /// 149 B (0x95), but 32 × 149 = 0x12a0 would overrun the mesh region at

@@ -26,7 +26,7 @@ use super::{le, put_le, PackError};
 use serde::{Deserialize, Serialize};
 
 tpb_spec::byte_code! {
-    /// `enc_alg_type` (the algo_type nibble). DIGEST §6 `[S]`.
+    /// `enc_alg_type` (the algo_type nibble; `[S]` seed 003 §5).
     #[derive(Hash, Serialize, Deserialize)]
     #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum AlgType {
@@ -53,7 +53,7 @@ impl AlgType {
 }
 
 tpb_spec::byte_code! {
-    /// `enc_alg_mesh_type` (the algo_sub_type of mesh entries). DIGEST §6 `[S]`.
+    /// `enc_alg_mesh_type` (the algo_sub_type of mesh entries; `[S]` seed 003 §5).
     #[derive(Hash, Serialize, Deserialize)]
     #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum MeshSubType {

@@ -156,7 +156,7 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// NEURON_ISA_TPB_NEURON_ENGINE_* value (DIGEST §1 `[S]`); None for the TPB itself.
+    /// NEURON_ISA_TPB_NEURON_ENGINE_* value (`[S]` seed 000 §4a, seed 001 §1); None for the TPB itself.
     pub fn isa_id(self) -> Option<u32> {
         match self {
             Engine::Pe => Some(0),

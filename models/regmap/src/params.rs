@@ -194,7 +194,7 @@ pub enum RegionKind {
     Block { aperture: crate::Aperture, engine: crate::Engine },
 }
 
-/// Per-core Q7 memory layout for one owner (`[D]` stride, `[S]` sizes).
+/// Per-core Q7 memory layout for one owner (`[D]` stride, `[S]` sizes: seed 004 §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Q7Layout {
     pub params: Q7Params,

@@ -26,11 +26,11 @@ pub const IRQ_LINE: u32 = 0;
 /// faults, and so does the port on SUNDA (no CAM).
 pub const HWD_PORT: u32 = 0x3ffe_0000;
 /// `[D]` Size of the POOL control window (the SEQ's; its base is the
-/// generation's `[boot] pool_control_window_base`, `[S]` DIGEST §1).
+/// generation's `[boot] pool_control_window_base`, `[S]` seed 000 §4c).
 pub const CTRL_WINDOW_SIZE: u32 = 0x1000;
 /// `[D]` Where the Q7 bundle (DIGEST §2.8, POOL local-reg + 0x3000) starts in
 /// the control window: at +0x0c its start_ctrl (bundle +0x04) falls on the
-/// window's +0x10 and run_state_0 (+0x08) on +0x14, as SUNDA's `[S]`
+/// window's +0x10 and run_state_0 (+0x08) on +0x14, as SUNDA's (`[S]` seed 000 §4c)
 /// start_ctrl 0x00100010 / run_state 0x00100014 put them; offsets below it
 /// fault.
 pub const CTRL_WINDOW_Q7_BUNDLE: u32 = 0x0c;

@@ -4,7 +4,7 @@
 //! (`tpb-hdl`), the golden models, the behavioural core, the HAL and the
 //! co-simulation all depend on, kept below all of them so that each depends
 //! on the description only (an edit to the HAL does not rebuild the RTL).
-//! The hardware's `[S]` register maps live in `tpb-regmap`.
+//! The hardware's register maps (their `[S]`, `[I]` and `[D]` facts) live in `tpb-regmap`.
 //!
 //! - [`byte_code!`]: an enum of one-byte codes, each written once;
 //! - [`hostlink`]: the serial host link's frames (BAR0 over a UART);

@@ -329,7 +329,7 @@ impl CoreConfig {
     }
 
     /// A Q7 core: reset vector at 0 (its `j` goes to `boot.q7_reset_jump`:
-    /// 0x220 SUNDA, 0x200 CAYMAN `[S]`); IRAM at 0 and DRAM at 0x10000000 with
+    /// 0x220 SUNDA, 0x200 CAYMAN, `[S]` seed 000 §4c); IRAM at 0 and DRAM at 0x10000000 with
     /// the generation's pooling sizes (DIGEST §2.3), `[D]` addresses.
     pub fn q7(p: &ArchParams, core: u32) -> CoreConfig {
         let (iram, dram) = (p.q7.pooling.iram_size as u32, p.q7.pooling.dram_size as u32);

@@ -10,21 +10,21 @@ pub mod sunda {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (seed 004 §6d (device offset 0x0004 \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[I]` (seed 004 §6d (device offset 0x0000, reset 1 = stalled); seed 004 §7.1 (HAL +0x04: aws_hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall, lea 0x4; \[S\] for SUNDA's writer); the HAL offset is inferred for CAYMAN/MARIANA, whose NX writer the seeds do not show \[I\])
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (seed 004 §6d (device offset 0x0014 \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
@@ -33,11 +33,11 @@ pub mod sunda {
         }
         /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[D]` (seed 004 §6d (device offset 0x000C \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[D]` (seed 004 §6d (device offset 0x0010 \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[I]` (seed 004 §6d (device offset 0x0008); seed 004 §7 STEP 1 (HAL +0x14 bit 0 = running, read by SUNDA's regs_init; \[S\] for SUNDA); the HAL offset is inferred for CAYMAN/MARIANA \[I\])
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -45,7 +45,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[D]` (seed 004 §6d (device offset 0x0018 \[S\]); fields and the HAL view's placement at the same offset \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -53,14 +53,14 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[D]` (seed 004 §6d (device offset 0x001C \[S\]); w1c semantics, bits and the HAL view's placement at the same offset \[D\])
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (seed 004 §7 (stpb_eng_notif_enable arms the INST class \[S\]); this register, its placement and the record \[D\] (DIGEST §2.9))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
@@ -73,7 +73,7 @@ pub mod sunda {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (seed 004 §7 STEP 4 (the dma_rx ring head/tail/tail_inc exist \[S\]); this offset \[D\] (DIGEST §5))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
@@ -99,13 +99,13 @@ pub mod sunda {
         pub const MEM_WINDOW2_HI: Reg = Reg { name: "mem_window2_hi", block: "nx", offset: 0x0214, rtl_offset: 0x0214, device_offset: None, reset: 0x0 };
         /// Instruction debug control (instr_debug_level_set) `[I]` (DIGEST §2.7, §2.9 step 1; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const INSTR_DBG_CTRL: Reg = Reg { name: "instr_dbg_ctrl", block: "nx", offset: 0x0804, rtl_offset: 0x0804, device_offset: None, reset: 0x0 };
-        /// Q7 interrupt info (SUNDA file-IO table) `[S]` (DIGEST §2.5, §2.7)
+        /// Q7 interrupt info (SUNDA file-IO table) `[S]` (seed 004 §5a (swap_file_io_table_sunda / swap_table_sunda write base+0x838 and +0x83c/+0x840/+0x844; DIGEST §2.5))
         pub const Q7_INTR_INFO: Reg = Reg { name: "q7_intr_info", block: "nx", offset: 0x0838, rtl_offset: 0x0838, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (seed 004 §5a (swap_file_io_table_sunda / swap_table_sunda write base+0x838 and +0x83c/+0x840/+0x844; DIGEST §2.5))
         pub const NX_RSVD_SPACE0: Reg = Reg { name: "nx_rsvd_space0", block: "nx", offset: 0x083c, rtl_offset: 0x083c, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (seed 004 §5a (swap_file_io_table_sunda / swap_table_sunda write base+0x838 and +0x83c/+0x840/+0x844; DIGEST §2.5))
         pub const NX_RSVD_SPACE1: Reg = Reg { name: "nx_rsvd_space1", block: "nx", offset: 0x0840, rtl_offset: 0x0840, device_offset: None, reset: 0x0 };
-        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (DIGEST §2.5, §2.7)
+        /// Reserved NX local register repurposed as the DKL swap-table triple (0 = base/lo, 1 = len/hi, 2 = index/ctrl) `[S]` (seed 004 §5a (swap_file_io_table_sunda / swap_table_sunda write base+0x838 and +0x83c/+0x840/+0x844; DIGEST §2.5))
         pub const NX_RSVD_SPACE2: Reg = Reg { name: "nx_rsvd_space2", block: "nx", offset: 0x0844, rtl_offset: 0x0844, device_offset: None, reset: 0x0 };
         /// `nx_rsvd_space0` .. `nx_rsvd_space2`: the repeat group as an array, in index order.
         #[rustfmt::skip]
@@ -115,37 +115,37 @@ pub mod sunda {
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Host trigger doorbell: write 1 starts the TOP_SP program `[S]` (DIGEST §2.7 (0x60848))
+        /// Host trigger doorbell: write 1 starts the TOP_SP program `[S]` (seed 001 §3a (set_host_trigger_sunda: add $0x848, 0x60848))
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x0848, rtl_offset: 0x0848, device_offset: None, reset: 0x0 };
-        /// TOP_SP stop doorbell `[S]` (DIGEST §2.7 (0x6084c))
+        /// TOP_SP stop doorbell `[S]` (seed 001 §3a (the adjacent stop path: add $0x84c, 0x6084c))
         pub const STOP: Reg = Reg { name: "stop", block: "top_sp", offset: 0x084c, rtl_offset: 0x084c, device_offset: None, reset: 0x0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (seed 001 §4 (the TOP_SP-hosted EVT_SEM: 256 semaphores, windows read 0x1000 / set 0x1400 / inc 0x1800 / dec 0x1C00; DIGEST §3))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
         /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
@@ -317,21 +317,21 @@ pub mod sunda {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (seed 004 §6d (0x3000, \[7:0\], reset 0xFF: bit n = core n stalled); seed 004 §7.1 (CAYMAN/MARIANA clear 0xFF -> 0x00; DIGEST §2.8, §2.9 step 6))
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (seed 004 §6d (offset 0x3004 \[S\]); per-core bits \[D\])
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -339,7 +339,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -347,7 +347,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -355,7 +355,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -363,7 +363,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -371,7 +371,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -379,7 +379,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -387,7 +387,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -395,7 +395,7 @@ pub mod sunda {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (seed 004 §6d (offset 0x3028 \[S\]); fields \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -403,56 +403,56 @@ pub mod sunda {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
@@ -472,9 +472,9 @@ pub mod sunda {
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init writes the seq instr-debug ctrl at tpb_regs+0x104: \[S\] for SUNDA); the seeds show CAYMAN/MARIANA's regs_init nowhere: inferred for them \[I\])
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init reads and writes tpb_regs+0xa00, splicing cfg+0xe4 << 20 mask 0xF00000 and cfg+0xe8 << 24 and << 16: \[S\] for SUNDA); inferred for CAYMAN/MARIANA \[I\])
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -490,7 +490,7 @@ pub mod sunda {
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
         /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (seed 004 §7 (stpb_init arms three classes ERROR / EVT_SEM / INST \[S\]); this register and its bit positions \[D\])
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
@@ -573,21 +573,21 @@ pub mod cayman {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (seed 004 §6d (device offset 0x0004 \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[I]` (seed 004 §6d (device offset 0x0000, reset 1 = stalled); seed 004 §7.1 (HAL +0x04: aws_hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall, lea 0x4; \[S\] for SUNDA's writer); the HAL offset is inferred for CAYMAN/MARIANA, whose NX writer the seeds do not show \[I\])
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (seed 004 §6d (device offset 0x0014 \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
@@ -596,11 +596,11 @@ pub mod cayman {
         }
         /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[D]` (seed 004 §6d (device offset 0x000C \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[D]` (seed 004 §6d (device offset 0x0010 \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[I]` (seed 004 §6d (device offset 0x0008); seed 004 §7 STEP 1 (HAL +0x14 bit 0 = running, read by SUNDA's regs_init; \[S\] for SUNDA); the HAL offset is inferred for CAYMAN/MARIANA \[I\])
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -608,7 +608,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[D]` (seed 004 §6d (device offset 0x0018 \[S\]); fields and the HAL view's placement at the same offset \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -616,14 +616,14 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[D]` (seed 004 §6d (device offset 0x001C \[S\]); w1c semantics, bits and the HAL view's placement at the same offset \[D\])
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (seed 004 §7 (stpb_eng_notif_enable arms the INST class \[S\]); this register, its placement and the record \[D\] (DIGEST §2.9))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
@@ -636,7 +636,7 @@ pub mod cayman {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (seed 004 §7 STEP 4 (the dma_rx ring head/tail/tail_inc exist \[S\]); this offset \[D\] (DIGEST §5))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
@@ -667,39 +667,39 @@ pub mod cayman {
     pub mod top_sp {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` `[I]` (DIGEST §2.7 (+0x1540 \[S\], seed 004 §6c); the reading as a SET of semaphore 80 is DIGEST §3's inference \[I\])
+        /// One-time NX init doorbell (write 1) = SET of semaphore 80 = `evt_sem.set[80]` `[I]` (seed 001 §8 (set_init_signal writes 1 to LOCAL_REG + 0x1540 \[S\]); its reading as a SET of semaphore 80 is our inference \[I\] (DIGEST §3))
         pub const INIT_SIGNAL: Reg = Reg { name: "init_signal", block: "top_sp", offset: 0x1540, rtl_offset: 0x1540, device_offset: Some(0x1540), reset: 0 };
-        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` `[I]` (DIGEST §2.7 (+0x1560 \[S\], seed 004 §6c); the reading as a SET of semaphore 88 is DIGEST §3's inference \[I\])
+        /// Global time-sync start doorbell (write 1) = SET of semaphore 88 = `evt_sem.set[88]` `[I]` (seed 001 §8 (set_tsync_signal writes 1 to LOCAL_REG + 0x1560 \[S\]); its reading as a SET of semaphore 88 is our inference \[I\] (DIGEST §3))
         pub const TSYNC_SIGNAL: Reg = Reg { name: "tsync_signal", block: "top_sp", offset: 0x1560, rtl_offset: 0x1560, device_offset: Some(0x1560), reset: 0 };
-        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` `[I]` (DIGEST §2.7 (+0x15a0 \[S\], seed 004 §6c); the reading as a SET of semaphore 104 is DIGEST §3's inference \[I\])
+        /// Host trigger: starts the TOP_SP collective program once per executable = SET of semaphore 104 = `evt_sem.set[104]` `[I]` (seed 001 §3a (set_host_trigger_cayman writes 1 to LOCAL_REG + 0x15a0 \[S\]); its reading as a SET of semaphore 104 is our inference \[I\] (DIGEST §3))
         pub const HOST_TRIGGER: Reg = Reg { name: "host_trigger", block: "top_sp", offset: 0x15a0, rtl_offset: 0x15a0, device_offset: Some(0x15a0), reset: 0 };
     }
     /// EVT_SEM semaphore unit windows (read / set / inc / dec)
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (seed 001 §4 (the TOP_SP-hosted EVT_SEM: 256 semaphores, windows read 0x1000 / set 0x1400 / inc 0x1800 / dec 0x1C00; DIGEST §3))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
         /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
@@ -871,21 +871,21 @@ pub mod cayman {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (seed 004 §6d (0x3000, \[7:0\], reset 0xFF: bit n = core n stalled); seed 004 §7.1 (CAYMAN/MARIANA clear 0xFF -> 0x00; DIGEST §2.8, §2.9 step 6))
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (seed 004 §6d (offset 0x3004 \[S\]); per-core bits \[D\])
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -893,7 +893,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -901,7 +901,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -909,7 +909,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -917,7 +917,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -925,7 +925,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -933,7 +933,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -941,7 +941,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -949,7 +949,7 @@ pub mod cayman {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (seed 004 §6d (offset 0x3028 \[S\]); fields \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -957,56 +957,56 @@ pub mod cayman {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
@@ -1026,9 +1026,9 @@ pub mod cayman {
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init writes the seq instr-debug ctrl at tpb_regs+0x104: \[S\] for SUNDA); the seeds show CAYMAN/MARIANA's regs_init nowhere: inferred for them \[I\])
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init reads and writes tpb_regs+0xa00, splicing cfg+0xe4 << 20 mask 0xF00000 and cfg+0xe8 << 24 and << 16: \[S\] for SUNDA); inferred for CAYMAN/MARIANA \[I\])
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -1044,7 +1044,7 @@ pub mod cayman {
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
         /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (seed 004 §7 (stpb_init arms three classes ERROR / EVT_SEM / INST \[S\]); this register and its bit positions \[D\])
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
@@ -1141,21 +1141,21 @@ pub mod mariana {
     pub mod nx {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement \[D\]))
+        /// Start control: writing ctrl=1 latches start_addr valid and exits Halt (clears instr_halt_ctrl.halt, restarts the core at start_addr) `[D]` (seed 004 §6d (device offset 0x0004 \[S\]; HAL-view placement \[D\]))
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "nx", offset: 0x0000, rtl_offset: 0x0000, device_offset: Some(0x0004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const CTRL: Field = Field { name: "ctrl", lsb: 0, width: 1 };
         }
-        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[S]` (DIGEST §2.7 (+0x04 HAL), §2.8 (0x0000 device, reset 1); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run-stall of the NX core: reset 1 = stalled; the HAL writes 0 to release `[I]` (seed 004 §6d (device offset 0x0000, reset 1 = stalled); seed 004 §7.1 (HAL +0x04: aws_hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall, lea 0x4; \[S\] for SUNDA's writer); the HAL offset is inferred for CAYMAN/MARIANA, whose NX writer the seeds do not show \[I\])
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "nx", offset: 0x0004, rtl_offset: 0x0004, device_offset: Some(0x0000), reset: 0x1 };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 1 };
         }
-        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (DIGEST §2.8 (device offset \[S\]; HAL-view placement, field and set/clear rule \[D\]))
+        /// Instruction halt control: the firmware (or a debugger on BAR0) writes halt=1 and the core stops; start_ctrl clears it `[D]` (seed 004 §6d (device offset 0x0014 \[S\]; HAL-view placement, field and set/clear rule \[D\]))
         pub const INSTR_HALT_CTRL: Reg = Reg { name: "instr_halt_ctrl", block: "nx", offset: 0x0008, rtl_offset: 0x0008, device_offset: Some(0x0014), reset: 0x0 };
         /// Fields of `instr_halt_ctrl`.
         pub mod instr_halt_ctrl {
@@ -1164,11 +1164,11 @@ pub mod mariana {
         }
         /// Start address start_ctrl latches: the core restarts here (a reset to this vector) `[D]` (DIGEST §2.8 ('start_ctrl latches start_addr valid'; register and placement \[D\]))
         pub const START_ADDR: Reg = Reg { name: "start_addr", block: "nx", offset: 0x0020, rtl_offset: 0x0020, device_offset: None, reset: 0x0 };
-        /// SEQ DMA RX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA RX base (device bundle) `[D]` (seed 004 §6d (device offset 0x000C \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_RX_BASE: Reg = Reg { name: "dma_rx_base", block: "nx", offset: 0x000c, rtl_offset: 0x000c, device_offset: Some(0x000c), reset: 0x0 };
-        /// SEQ DMA TX base (device bundle) `[S]` (DIGEST §2.8)
+        /// SEQ DMA TX base (device bundle) `[D]` (seed 004 §6d (device offset 0x0010 \[S\]); the HAL view's placement at the same offset \[D\]: the seeds give it none, and §6d says the two views differ)
         pub const DMA_TX_BASE: Reg = Reg { name: "dma_tx_base", block: "nx", offset: 0x0010, rtl_offset: 0x0010, device_offset: Some(0x0010), reset: 0x0 };
-        /// Run state of the NX core, driven by hardware `[S]` (DIGEST §2.7 (+0x14 HAL, bit0 = running), §2.8 (0x0008 device); the HAL view's offset is the *_sunda writers' (seed 004 §7), inferred for CAYMAN/MARIANA)
+        /// Run state of the NX core, driven by hardware `[I]` (seed 004 §6d (device offset 0x0008); seed 004 §7 STEP 1 (HAL +0x14 bit 0 = running, read by SUNDA's regs_init; \[S\] for SUNDA); the HAL offset is inferred for CAYMAN/MARIANA \[I\])
         pub const RUN_STATE: Reg = Reg { name: "run_state", block: "nx", offset: 0x0014, rtl_offset: 0x0014, device_offset: Some(0x0008), reset: 0x0 };
         /// Fields of `run_state`.
         pub mod run_state {
@@ -1176,7 +1176,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Interrupt control: the core's interrupt line is enable & (intr_info != 0) `[D]` (seed 004 §6d (device offset 0x0018 \[S\]); fields and the HAL view's placement at the same offset \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "nx", offset: 0x0018, rtl_offset: 0x0018, device_offset: Some(0x0018), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -1184,14 +1184,14 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 1 };
         }
-        /// Interrupt information: hardware sets bits, software writes 1 to clear `[S]` (DIGEST §2.8 (offset \[S\]; w1c semantics and bits \[D\]))
+        /// Interrupt information: hardware sets bits, software writes 1 to clear `[D]` (seed 004 §6d (device offset 0x001C \[S\]); w1c semantics, bits and the HAL view's placement at the same offset \[D\])
         pub const INTR_INFO: Reg = Reg { name: "intr_info", block: "nx", offset: 0x001c, rtl_offset: 0x001c, device_offset: Some(0x001c), reset: 0x0 };
         /// Fields of `intr_info`.
         pub mod intr_info {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (DIGEST §2.9 (the INST notification class \[S\]; this register, its placement and the record \[D\]))
+        /// Instruction completion: the firmware writes the finished instruction's tag; the notification unit posts it as an INST record (type 0x22, source the engine, argument the tag) `[D]` (seed 004 §7 (stpb_eng_notif_enable arms the INST class \[S\]); this register, its placement and the record \[D\] (DIGEST §2.9))
         pub const INST_DONE: Reg = Reg { name: "inst_done", block: "nx", offset: 0x0024, rtl_offset: 0x0024, device_offset: None, reset: 0x0 };
         /// SEQ instruction-fetch base, low word `[I]` (DIGEST §2.7; the HAL-view offset is the one the seeds' *_sunda writers use (seed 004 §7): stated for SUNDA, inferred for CAYMAN/MARIANA)
         pub const ENGINE_BASE_ADDRESS_LO: Reg = Reg { name: "engine_base_address_lo", block: "nx", offset: 0x0028, rtl_offset: 0x0028, device_offset: None, reset: 0x0 };
@@ -1204,7 +1204,7 @@ pub mod mariana {
             use crate::regs::Field;
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 1 };
         }
-        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (DIGEST §5 (ring exists \[S\]; offset \[D\]))
+        /// SEQ iDMA RX (I-cache fill) ring base `[D]` (seed 004 §7 STEP 4 (the dma_rx ring head/tail/tail_inc exist \[S\]); this offset \[D\] (DIGEST §5))
         pub const DMA_RX_RING_BASE: Reg = Reg { name: "dma_rx_ring_base", block: "nx", offset: 0x0050, rtl_offset: 0x0050, device_offset: None, reset: 0x0 };
         /// SEQ iDMA RX ring length in descriptors `[D]` (DIGEST §5 (offset \[D\]))
         pub const DMA_RX_RING_LENGTH: Reg = Reg { name: "dma_rx_ring_length", block: "nx", offset: 0x0054, rtl_offset: 0x0054, device_offset: None, reset: 0x0 };
@@ -1246,28 +1246,28 @@ pub mod mariana {
     pub mod evt_sem {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (DIGEST §3 (256 semaphores, windows 0x1000/0x1400/0x1800/0x1C00))
+        /// Hardware semaphores; addr = base + window + idx*4 `[S]` (seed 001 §4 (the TOP_SP-hosted EVT_SEM: 256 semaphores, windows read 0x1000 / set 0x1400 / inc 0x1800 / dec 0x1C00; DIGEST §3))
         pub const EVT_SEM: Array = Array { name: "evt_sem", count: 256, stride: 4, windows: &[("read", 0x1000), ("set", 0x1400), ("inc", 0x1800), ("dec", 0x1c00)] };
     }
     /// Address-translation window bundle (8 windows x 7 words, stride 0x1C)
     pub mod windows {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW0_SRC_LO: Reg = Reg { name: "window0_src_lo", block: "windows", offset: 0x2000, rtl_offset: 0x2000, device_offset: Some(0x2000), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW1_SRC_LO: Reg = Reg { name: "window1_src_lo", block: "windows", offset: 0x201c, rtl_offset: 0x201c, device_offset: Some(0x201c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW2_SRC_LO: Reg = Reg { name: "window2_src_lo", block: "windows", offset: 0x2038, rtl_offset: 0x2038, device_offset: Some(0x2038), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW3_SRC_LO: Reg = Reg { name: "window3_src_lo", block: "windows", offset: 0x2054, rtl_offset: 0x2054, device_offset: Some(0x2054), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW4_SRC_LO: Reg = Reg { name: "window4_src_lo", block: "windows", offset: 0x2070, rtl_offset: 0x2070, device_offset: Some(0x2070), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW5_SRC_LO: Reg = Reg { name: "window5_src_lo", block: "windows", offset: 0x208c, rtl_offset: 0x208c, device_offset: Some(0x208c), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW6_SRC_LO: Reg = Reg { name: "window6_src_lo", block: "windows", offset: 0x20a8, rtl_offset: 0x20a8, device_offset: Some(0x20a8), reset: 0x0 };
-        /// Window n: requester address, low word `[D]` (DIGEST §2.8 (base 0x2000, stride 0x1C \[S\]; words \[D\]))
+        /// Window n: requester address, low word `[D]` (seed 004 §6d (a window bundle at 0x2000, stride 0x1C \[S\]); its words \[D\])
         pub const WINDOW7_SRC_LO: Reg = Reg { name: "window7_src_lo", block: "windows", offset: 0x20c4, rtl_offset: 0x20c4, device_offset: Some(0x20c4), reset: 0x0 };
         /// Window n: requester address, high word `[D]` (DIGEST §2.8)
         pub const WINDOW0_SRC_HI: Reg = Reg { name: "window0_src_hi", block: "windows", offset: 0x2004, rtl_offset: 0x2004, device_offset: Some(0x2004), reset: 0x0 };
@@ -1439,21 +1439,21 @@ pub mod mariana {
     pub mod q7 {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (DIGEST §2.8 (0x3000, \[7:0\], reset 0xFF), §2.9 step 6)
+        /// Per-core run-stall: bit n = Q7 core n stalled `[S]` (seed 004 §6d (0x3000, \[7:0\], reset 0xFF: bit n = core n stalled); seed 004 §7.1 (CAYMAN/MARIANA clear 0xFF -> 0x00; DIGEST §2.8, §2.9 step 6))
         pub const RELEASE_RUN_STALL: Reg = Reg { name: "release_run_stall", block: "q7", offset: 0x3000, rtl_offset: 0x3000, device_offset: Some(0x3000), reset: 0xff };
         /// Fields of `release_run_stall`.
         pub mod release_run_stall {
             use crate::regs::Field;
             pub const STALL: Field = Field { name: "stall", lsb: 0, width: 8 };
         }
-        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (DIGEST §2.8 (offset \[S\]; per-core bits \[D\]))
+        /// Per-core start: writing bit n restarts core n at start_addr and exits Halt `[S]` (seed 004 §6d (offset 0x3004 \[S\]); per-core bits \[D\])
         pub const START_CTRL: Reg = Reg { name: "start_ctrl", block: "q7", offset: 0x3004, rtl_offset: 0x3004, device_offset: Some(0x3004), reset: 0x0 };
         /// Fields of `start_ctrl`.
         pub mod start_ctrl {
             use crate::regs::Field;
             pub const START: Field = Field { name: "start", lsb: 0, width: 8 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_0: Reg = Reg { name: "run_state_0", block: "q7", offset: 0x3008, rtl_offset: 0x3008, device_offset: Some(0x3008), reset: 0x0 };
         /// Fields of `run_state_0`.
         pub mod run_state_0 {
@@ -1461,7 +1461,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_1: Reg = Reg { name: "run_state_1", block: "q7", offset: 0x300c, rtl_offset: 0x300c, device_offset: Some(0x300c), reset: 0x0 };
         /// Fields of `run_state_1`.
         pub mod run_state_1 {
@@ -1469,7 +1469,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_2: Reg = Reg { name: "run_state_2", block: "q7", offset: 0x3010, rtl_offset: 0x3010, device_offset: Some(0x3010), reset: 0x0 };
         /// Fields of `run_state_2`.
         pub mod run_state_2 {
@@ -1477,7 +1477,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_3: Reg = Reg { name: "run_state_3", block: "q7", offset: 0x3014, rtl_offset: 0x3014, device_offset: Some(0x3014), reset: 0x0 };
         /// Fields of `run_state_3`.
         pub mod run_state_3 {
@@ -1485,7 +1485,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_4: Reg = Reg { name: "run_state_4", block: "q7", offset: 0x3018, rtl_offset: 0x3018, device_offset: Some(0x3018), reset: 0x0 };
         /// Fields of `run_state_4`.
         pub mod run_state_4 {
@@ -1493,7 +1493,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_5: Reg = Reg { name: "run_state_5", block: "q7", offset: 0x301c, rtl_offset: 0x301c, device_offset: Some(0x301c), reset: 0x0 };
         /// Fields of `run_state_5`.
         pub mod run_state_5 {
@@ -1501,7 +1501,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_6: Reg = Reg { name: "run_state_6", block: "q7", offset: 0x3020, rtl_offset: 0x3020, device_offset: Some(0x3020), reset: 0x0 };
         /// Fields of `run_state_6`.
         pub mod run_state_6 {
@@ -1509,7 +1509,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Run state of Q7 core n, driven by hardware `[S]` (DIGEST §2.8 (0x3008..0x3024))
+        /// Run state of Q7 core n, driven by hardware `[S]` (seed 004 §6d (run_state_0..7 at 0x3008..0x3024))
         pub const RUN_STATE_7: Reg = Reg { name: "run_state_7", block: "q7", offset: 0x3024, rtl_offset: 0x3024, device_offset: Some(0x3024), reset: 0x0 };
         /// Fields of `run_state_7`.
         pub mod run_state_7 {
@@ -1517,7 +1517,7 @@ pub mod mariana {
             pub const RUNNING: Field = Field { name: "running", lsb: 0, width: 1 };
             pub const HALTED: Field = Field { name: "halted", lsb: 1, width: 1 };
         }
-        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (DIGEST §2.8 (offset \[S\]; fields \[D\]))
+        /// Q7 interrupt control: core n's interrupt line is enable\[n\] & (intr_info_n != 0) `[S]` (seed 004 §6d (offset 0x3028 \[S\]); fields \[D\])
         pub const INTR_CTRL: Reg = Reg { name: "intr_ctrl", block: "q7", offset: 0x3028, rtl_offset: 0x3028, device_offset: Some(0x3028), reset: 0x0 };
         /// Fields of `intr_ctrl`.
         pub mod intr_ctrl {
@@ -1525,56 +1525,56 @@ pub mod mariana {
             pub const ENABLE: Field = Field { name: "enable", lsb: 0, width: 8 };
             pub const RAISE: Field = Field { name: "raise", lsb: 8, width: 8 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_0: Reg = Reg { name: "intr_info_0", block: "q7", offset: 0x302c, rtl_offset: 0x302c, device_offset: Some(0x302c), reset: 0x0 };
         /// Fields of `intr_info_0`.
         pub mod intr_info_0 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_1: Reg = Reg { name: "intr_info_1", block: "q7", offset: 0x3030, rtl_offset: 0x3030, device_offset: Some(0x3030), reset: 0x0 };
         /// Fields of `intr_info_1`.
         pub mod intr_info_1 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_2: Reg = Reg { name: "intr_info_2", block: "q7", offset: 0x3034, rtl_offset: 0x3034, device_offset: Some(0x3034), reset: 0x0 };
         /// Fields of `intr_info_2`.
         pub mod intr_info_2 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_3: Reg = Reg { name: "intr_info_3", block: "q7", offset: 0x3038, rtl_offset: 0x3038, device_offset: Some(0x3038), reset: 0x0 };
         /// Fields of `intr_info_3`.
         pub mod intr_info_3 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_4: Reg = Reg { name: "intr_info_4", block: "q7", offset: 0x303c, rtl_offset: 0x303c, device_offset: Some(0x303c), reset: 0x0 };
         /// Fields of `intr_info_4`.
         pub mod intr_info_4 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_5: Reg = Reg { name: "intr_info_5", block: "q7", offset: 0x3040, rtl_offset: 0x3040, device_offset: Some(0x3040), reset: 0x0 };
         /// Fields of `intr_info_5`.
         pub mod intr_info_5 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_6: Reg = Reg { name: "intr_info_6", block: "q7", offset: 0x3044, rtl_offset: 0x3044, device_offset: Some(0x3044), reset: 0x0 };
         /// Fields of `intr_info_6`.
         pub mod intr_info_6 {
             use crate::regs::Field;
             pub const INFO: Field = Field { name: "info", lsb: 0, width: 32 };
         }
-        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (DIGEST §2.8 (0x302C..0x3048; w1c and bits \[D\]))
+        /// Interrupt information of Q7 core n: hardware sets, software writes 1 to clear `[S]` (seed 004 §6d (intr_info_0..7 at 0x302C..0x3048 \[S\]); w1c and bits \[D\])
         pub const INTR_INFO_7: Reg = Reg { name: "intr_info_7", block: "q7", offset: 0x3048, rtl_offset: 0x3048, device_offset: Some(0x3048), reset: 0x0 };
         /// Fields of `intr_info_7`.
         pub mod intr_info_7 {
@@ -1594,9 +1594,9 @@ pub mod mariana {
     pub mod tpb {
         #[allow(unused_imports)]
         use crate::regs::{Array, Field, Reg};
-        /// SEQ instruction-debug control (instr_debug_level_set) `[S]` (DIGEST §2.7, §2.9 step 1)
+        /// SEQ instruction-debug control (instr_debug_level_set) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init writes the seq instr-debug ctrl at tpb_regs+0x104: \[S\] for SUNDA); the seeds show CAYMAN/MARIANA's regs_init nowhere: inferred for them \[I\])
         pub const SEQ_INSTR_DBG_CTRL: Reg = Reg { name: "seq_instr_dbg_ctrl", block: "tpb", offset: 0x0104, rtl_offset: 0x0104, device_offset: None, reset: 0x0 };
-        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[S]` (DIGEST §2.7 (cfg+0xe4 << 20 mask 0xF00000; cfg+0xe8 << 24 and << 16))
+        /// Notification SW-queue identity of the POOL engine (engine-id nibbles spliced by regs_init) `[I]` (seed 004 §7 STEP 1 (SUNDA's regs_init reads and writes tpb_regs+0xa00, splicing cfg+0xe4 << 20 mask 0xF00000 and cfg+0xe8 << 24 and << 16: \[S\] for SUNDA); inferred for CAYMAN/MARIANA \[I\])
         pub const NOTIFIC_SW_QUEUE_NUM0: Reg = Reg { name: "notific_sw_queue_num0", block: "tpb", offset: 0x0a00, rtl_offset: 0x0a00, device_offset: None, reset: 0x0 };
         /// Fields of `notific_sw_queue_num0`.
         pub mod notific_sw_queue_num0 {
@@ -1612,7 +1612,7 @@ pub mod mariana {
         pub const NOTIFIC_RING_BASE_HI: Reg = Reg { name: "notific_ring_base_hi", block: "tpb", offset: 0x0a14, rtl_offset: 0x0a14, device_offset: None, reset: 0x0 };
         /// \[D\] Notification ring size in 16-byte records `[D]` (DIGEST §2.9)
         pub const NOTIFIC_RING_SIZE: Reg = Reg { name: "notific_ring_size", block: "tpb", offset: 0x0a18, rtl_offset: 0x0a18, device_offset: None, reset: 0x0 };
-        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (DIGEST §2.9, §3 (three classes ERROR / EVT_SEM / INST \[S\]; bit positions \[D\]))
+        /// \[D\] Notification class enables: INST (stpb_eng_notif_enable), EVT_SEM (evsem_notif_enable), ERROR (error_notif_enable) `[D]` (seed 004 §7 (stpb_init arms three classes ERROR / EVT_SEM / INST \[S\]); this register and its bit positions \[D\])
         pub const NOTIFIC_ENABLE: Reg = Reg { name: "notific_enable", block: "tpb", offset: 0x0a1c, rtl_offset: 0x0a1c, device_offset: None, reset: 0x0 };
         /// Fields of `notific_enable`.
         pub mod notific_enable {
