@@ -1,4 +1,4 @@
-//! The Verilator bridge's build step (ARCHITECTURE.md decision 2).
+//! The Verilator bridge's build step (docs/decisions/README.md, decision 2).
 //!
 //! One model per generation: `hdl/generated/<arch>_tpb_top.v` inside its
 //! sim-only probe wrapper (`vlgen::sim_top`: each behavioural core's PC,

@@ -586,3 +586,18 @@ fn a_send_to_a_missing_die_sets_the_soc_error_and_fails_naming_the_die() {
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("tape completed within 20000 cycles"), "{e}");
 }
+
+/// SUNDA's NCFW is refused as a stepper, with the seed line: the seeds give
+/// its firmware no algorithm table (seed 000 §4d), only a monolithic body.
+/// On CAYMAN and MARIANA the table at DRAM +0xb0 lies below algo_configs,
+/// clear of the ring configs' region.
+#[test]
+fn sunda_s_ncfw_is_refused_and_the_algorithm_table_clears_algo_configs() {
+    use tpb_cosim::firmware::{self, NCFW_ALGO_TABLE};
+    use tpb_cosim::scenario::collective::Stepper;
+    let (c, limit) = cfg("allreduce-ring");
+    let e = collective::collective(Arch::Sunda, &CollectiveCfg { stepper: Stepper::Ncfw, ..c }, 2, limit, None).err().unwrap().to_string();
+    assert!(e.contains("SUNDA's NCFW has no DRAM+0xB0 algorithm table (seed 000 §4d"), "{e}");
+    let table_end = NCFW_ALGO_TABLE + 4 * tpb_models::ncfw::spad::AlgType::ALL.len() as u32;
+    assert!(table_end <= firmware::ALGO_CONFIGS, "the table {NCFW_ALGO_TABLE:#x}..{table_end:#x} ends before algo_configs at {:#x}", firmware::ALGO_CONFIGS);
+}

@@ -13,8 +13,11 @@ fn bar0(arch: Arch) -> Recorder<RegFileModel> {
     Recorder::new(RegFileModel::new(map.clone()), map)
 }
 
+/// What a call did: its writes (address, register, value), and its answer.
+type Outcome = (Vec<(u64, String, u32)>, String);
+
 /// The writes a call makes on a fresh BAR0 of `arch`, and its answer.
-fn writes(arch: Arch, f: impl FnOnce(&mut Recorder<RegFileModel>) -> String) -> (Vec<(u64, String, u32)>, String) {
+fn writes(arch: Arch, f: impl FnOnce(&mut Recorder<RegFileModel>) -> String) -> Outcome {
     let mut m = bar0(arch);
     let answer = f(&mut m);
     (m.writes().into_iter().map(|(a, n, v)| (a, n.to_string(), v)).collect(), answer)
@@ -26,7 +29,7 @@ fn ok<T: std::fmt::Debug>(r: Result<T>) -> String {
 
 /// Call the seed-named function `name` and the generic path it stands
 /// for; both outcomes (writes, answer).
-fn both(name: &str) -> [(Vec<(u64, String, u32)>, String); 2] {
+fn both(name: &str) -> [Outcome; 2] {
     let hal = |a: Arch| Hal::for_arch(a).unwrap();
     let imgs = UcodeImages { iram: vec![1; 64], dram: vec![2; 32] };
     let cfg = StpbConfig::new(UcodeImages { iram: vec![3; 16], dram: vec![0; 16] }, imgs.clone());
@@ -38,15 +41,27 @@ fn both(name: &str) -> [(Vec<(u64, String, u32)>, String); 2] {
         "hal_get_q7_params_cayman" => [writes(c, |_| ok(s::hal_get_q7_params_cayman(5))), writes(c, |_| ok(hal(c).get_q7_params(5)))],
         "hal_get_q7_params_mariana" => [writes(m, |_| ok(s::hal_get_q7_params_mariana(2))), writes(m, |_| ok(hal(m).get_q7_params(2)))],
         "hal_q7_ucode_eng_init" => [writes(c, |b| ok(s::hal_q7_ucode_eng_init(&hal(c), b, 0, &imgs, None, 0))), writes(c, |b| ok(hal(c).q7_ucode_eng_init(b, 0, &imgs, None, 0)))],
-        "hal_q7_ucode_eng_init_sunda" => [writes(su, |b| ok(s::hal_q7_ucode_eng_init_sunda(b, 0, &imgs, None, 0))), writes(su, |b| ok(hal(su).q7_ucode_eng_init(b, 0, &imgs, None, 0)))],
-        "hal_q7_ucode_eng_init_cayman" => [writes(c, |b| ok(s::hal_q7_ucode_eng_init_cayman(b, 0, &imgs, None, 1))), writes(c, |b| ok(hal(c).q7_ucode_eng_init(b, 0, &imgs, None, 1)))],
-        "hal_q7_ucode_eng_init_mariana" => [writes(m, |b| ok(s::hal_q7_ucode_eng_init_mariana(b, 0, &imgs, None, 0))), writes(m, |b| ok(hal(m).q7_ucode_eng_init(b, 0, &imgs, None, 0)))],
+        "hal_q7_ucode_eng_init_sunda" => {
+            [writes(su, |b| ok(s::hal_q7_ucode_eng_init_sunda(b, 0, &imgs, None, 0))), writes(su, |b| ok(hal(su).q7_ucode_eng_init(b, 0, &imgs, None, 0)))]
+        }
+        "hal_q7_ucode_eng_init_cayman" => {
+            [writes(c, |b| ok(s::hal_q7_ucode_eng_init_cayman(b, 0, &imgs, None, 1))), writes(c, |b| ok(hal(c).q7_ucode_eng_init(b, 0, &imgs, None, 1)))]
+        }
+        "hal_q7_ucode_eng_init_mariana" => {
+            [writes(m, |b| ok(s::hal_q7_ucode_eng_init_mariana(b, 0, &imgs, None, 0))), writes(m, |b| ok(hal(m).q7_ucode_eng_init(b, 0, &imgs, None, 0)))]
+        }
         "hal_q7_swap_table" => [writes(su, |b| ok(s::hal_q7_swap_table(&hal(su), b, [1, 2, 3]))), writes(su, |b| ok(hal(su).q7_swap_table(b, [1, 2, 3])))],
         "hal_q7_swap_table_sunda" => [writes(su, |b| ok(s::hal_q7_swap_table_sunda(b, [1, 2, 3]))), writes(su, |b| ok(hal(su).q7_swap_table(b, [1, 2, 3])))],
         "hal_q7_swap_table_cayman" => [writes(c, |b| ok(s::hal_q7_swap_table_cayman(b, [1, 2, 3]))), writes(c, |b| ok(hal(c).q7_swap_table(b, [1, 2, 3])))],
-        "hal_q7_swap_table_get_register_offsets" => [writes(su, |_| ok(s::hal_q7_swap_table_get_register_offsets(&hal(su)))), writes(su, |_| ok(hal(su).q7_swap_table_get_register_offsets()))],
-        "hal_q7_swap_table_get_register_offsets_sunda" => [writes(su, |_| ok(s::hal_q7_swap_table_get_register_offsets_sunda())), writes(su, |_| ok(hal(su).q7_swap_table_get_register_offsets()))],
-        "hal_q7_swap_table_get_register_offsets_cayman" => [writes(c, |_| ok(s::hal_q7_swap_table_get_register_offsets_cayman())), writes(c, |_| ok(hal(c).q7_swap_table_get_register_offsets()))],
+        "hal_q7_swap_table_get_register_offsets" => {
+            [writes(su, |_| ok(s::hal_q7_swap_table_get_register_offsets(&hal(su)))), writes(su, |_| ok(hal(su).q7_swap_table_get_register_offsets()))]
+        }
+        "hal_q7_swap_table_get_register_offsets_sunda" => {
+            [writes(su, |_| ok(s::hal_q7_swap_table_get_register_offsets_sunda())), writes(su, |_| ok(hal(su).q7_swap_table_get_register_offsets()))]
+        }
+        "hal_q7_swap_table_get_register_offsets_cayman" => {
+            [writes(c, |_| ok(s::hal_q7_swap_table_get_register_offsets_cayman())), writes(c, |_| ok(hal(c).q7_swap_table_get_register_offsets()))]
+        }
         "hal_q7_swap_file_io_table" => [writes(su, |b| ok(s::hal_q7_swap_file_io_table(&hal(su), b, &file))), writes(su, |b| ok(hal(su).q7_swap_file_io_table(b, &file)))],
         "hal_q7_swap_file_io_table_sunda" => [writes(su, |b| ok(s::hal_q7_swap_file_io_table_sunda(b, &file))), writes(su, |b| ok(hal(su).q7_swap_file_io_table(b, &file)))],
         "hal_q7_swap_file_io_table_cayman" => [writes(c, |b| ok(s::hal_q7_swap_file_io_table_cayman(b, &file))), writes(c, |b| ok(hal(c).q7_swap_file_io_table(b, &file)))],
@@ -59,26 +74,51 @@ fn both(name: &str) -> [(Vec<(u64, String, u32)>, String); 2] {
             [writes(c, |b| ok(s::hal_notific_init(&hal(c), b, &cfg))), whole]
         }
         "hal_stpb_pooling_init" => [writes(c, |b| ok(s::hal_stpb_pooling_init(&hal(c), b, &cfg.pooling, None))), writes(c, |b| ok(hal(c).pooling_init(b, &cfg.pooling, None)))],
-        "hal_stpb_sunda_pooling_init" => [writes(su, |b| ok(s::hal_stpb_sunda_pooling_init(b, &cfg.pooling, None))), writes(su, |b| ok(hal(su).pooling_init(b, &cfg.pooling, None)))],
-        "hal_stpb_cayman_pooling_init" => [writes(c, |b| ok(s::hal_stpb_cayman_pooling_init(b, &cfg.pooling, None))), writes(c, |b| ok(hal(c).pooling_init(b, &cfg.pooling, None)))],
-        "hal_stpb_mariana_pooling_init" => [writes(m, |b| ok(s::hal_stpb_mariana_pooling_init(b, &cfg.pooling, None))), writes(m, |b| ok(hal(m).pooling_init(b, &cfg.pooling, None)))],
-        "hal_stpb_sunda_pooling_release_seq_run_stall" => [writes(su, |b| ok(s::hal_stpb_sunda_pooling_release_seq_run_stall(b))), writes(su, |b| ok(hal(su).release_nx(b, tpb_models::regmap::Engine::Pool)))],
+        "hal_stpb_sunda_pooling_init" => {
+            [writes(su, |b| ok(s::hal_stpb_sunda_pooling_init(b, &cfg.pooling, None))), writes(su, |b| ok(hal(su).pooling_init(b, &cfg.pooling, None)))]
+        }
+        "hal_stpb_cayman_pooling_init" => {
+            [writes(c, |b| ok(s::hal_stpb_cayman_pooling_init(b, &cfg.pooling, None))), writes(c, |b| ok(hal(c).pooling_init(b, &cfg.pooling, None)))]
+        }
+        "hal_stpb_mariana_pooling_init" => {
+            [writes(m, |b| ok(s::hal_stpb_mariana_pooling_init(b, &cfg.pooling, None))), writes(m, |b| ok(hal(m).pooling_init(b, &cfg.pooling, None)))]
+        }
+        "hal_stpb_sunda_pooling_release_seq_run_stall" => {
+            [writes(su, |b| ok(s::hal_stpb_sunda_pooling_release_seq_run_stall(b))), writes(su, |b| ok(hal(su).release_nx(b, tpb_models::regmap::Engine::Pool)))]
+        }
         "hal_stpb_sunda_pooling_release_eng_run_stall" => [writes(su, |b| ok(s::hal_stpb_sunda_pooling_release_eng_run_stall(b))), writes(su, |_| ok(Ok(())))],
         "hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall" => {
             let base = hal(su).get_xt_local_reg_offset(2, 1).unwrap();
-            [writes(su, |b| ok(s::hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall(b, base, 0))), writes(su, |b| ok(hal(su).release_nx(b, tpb_models::regmap::Engine::Pool)))]
+            [
+                writes(su, |b| ok(s::hal_arch_sunda_write_tpb_nx_local_reg_release_run_stall(b, base, 0))),
+                writes(su, |b| ok(hal(su).release_nx(b, tpb_models::regmap::Engine::Pool))),
+            ]
         }
-        "hal_arch_sunda_write_tpb_xt_local_reg_q7_release_run_stall" => [writes(su, |b| ok(s::hal_arch_sunda_write_tpb_xt_local_reg_q7_release_run_stall(b, 0x2860000, 0))), writes(su, |_| ok(Ok(())))],
-        "hal_arch_get_xt_local_reg_offset" => [writes(c, |_| ok(s::hal_arch_get_xt_local_reg_offset(&hal(c), 0x100, 2, 1))), writes(c, |_| ok(hal(c).get_xt_local_reg_offset(2, 1).map(|x| x + 0x100)))],
-        "hal_arch_sunda_get_xt_local_reg_offset" => [writes(su, |_| ok(s::hal_arch_sunda_get_xt_local_reg_offset(0, 5, 0))), writes(su, |_| ok(hal(su).get_xt_local_reg_offset(5, 0)))],
-        "hal_arch_cayman_get_xt_local_reg_offset" => [writes(c, |_| ok(s::hal_arch_cayman_get_xt_local_reg_offset(0, 4, 0))), writes(c, |_| ok(hal(c).get_xt_local_reg_offset(4, 0)))],
-        "hal_get_eng_hw_decode_table_params_cayman" => [writes(c, |_| ok(s::hal_get_eng_hw_decode_table_params_cayman())), writes(c, |_| ok(hal(c).get_eng_hw_decode_table_params()))],
+        "hal_arch_sunda_write_tpb_xt_local_reg_q7_release_run_stall" => {
+            [writes(su, |b| ok(s::hal_arch_sunda_write_tpb_xt_local_reg_q7_release_run_stall(b, 0x2860000, 0))), writes(su, |_| ok(Ok(())))]
+        }
+        "hal_arch_get_xt_local_reg_offset" => {
+            [writes(c, |_| ok(s::hal_arch_get_xt_local_reg_offset(&hal(c), 0x100, 2, 1))), writes(c, |_| ok(hal(c).get_xt_local_reg_offset(2, 1).map(|x| x + 0x100)))]
+        }
+        "hal_arch_sunda_get_xt_local_reg_offset" => {
+            [writes(su, |_| ok(s::hal_arch_sunda_get_xt_local_reg_offset(0, 5, 0))), writes(su, |_| ok(hal(su).get_xt_local_reg_offset(5, 0)))]
+        }
+        "hal_arch_cayman_get_xt_local_reg_offset" => {
+            [writes(c, |_| ok(s::hal_arch_cayman_get_xt_local_reg_offset(0, 4, 0))), writes(c, |_| ok(hal(c).get_xt_local_reg_offset(4, 0)))]
+        }
+        "hal_get_eng_hw_decode_table_params_cayman" => {
+            [writes(c, |_| ok(s::hal_get_eng_hw_decode_table_params_cayman())), writes(c, |_| ok(hal(c).get_eng_hw_decode_table_params()))]
+        }
         "get_seq_params_sunda" => [writes(su, |_| ok(s::get_seq_params_sunda())), writes(su, |_| ok(hal(su).get_seq_params()))],
         "hal_sp_topsp_set_host_trigger" => [writes(m, |b| ok(s::hal_sp_topsp_set_host_trigger(&hal(m), b))), writes(m, |b| ok(hal(m).topsp_set_host_trigger(b)))],
         "hal_sp_topsp_set_host_trigger_cayman" => [writes(c, |b| ok(s::hal_sp_topsp_set_host_trigger_cayman(b))), writes(c, |b| ok(hal(c).topsp_set_host_trigger(b)))],
         "set_host_trigger_sunda" => [writes(su, |b| ok(s::set_host_trigger_sunda(b))), writes(su, |b| ok(hal(su).topsp_set_host_trigger(b)))],
-        "reg_sunda_write_top_sp_nx_local_reg_set_host_trigger" => [writes(su, |b| ok(s::reg_sunda_write_top_sp_nx_local_reg_set_host_trigger(b, 0x60000, 1))), writes(su, |b| ok(hal(su).topsp_set_host_trigger(b)))],
-        "hal_sp_topsp_get_host_trigger_reg_offset" => [writes(c, |_| ok(s::hal_sp_topsp_get_host_trigger_reg_offset(&hal(c)))), writes(c, |_| ok(hal(c).topsp_get_host_trigger_reg_offset()))],
+        "reg_sunda_write_top_sp_nx_local_reg_set_host_trigger" => {
+            [writes(su, |b| ok(s::reg_sunda_write_top_sp_nx_local_reg_set_host_trigger(b, 0x60000, 1))), writes(su, |b| ok(hal(su).topsp_set_host_trigger(b)))]
+        }
+        "hal_sp_topsp_get_host_trigger_reg_offset" => {
+            [writes(c, |_| ok(s::hal_sp_topsp_get_host_trigger_reg_offset(&hal(c)))), writes(c, |_| ok(hal(c).topsp_get_host_trigger_reg_offset()))]
+        }
         "hal_sp_topsp_set_init_signal" => [writes(c, |b| ok(s::hal_sp_topsp_set_init_signal(&hal(c), b))), writes(c, |b| ok(hal(c).topsp_set_init_signal(b)))],
         "hal_sp_topsp_set_tsync_signal" => [writes(m, |b| ok(s::hal_sp_topsp_set_tsync_signal(&hal(m), b))), writes(m, |b| ok(hal(m).topsp_set_tsync_signal(b)))],
         "get_tpb_addr" => [writes(c, |_| ok(s::get_tpb_addr(&hal(c), 0))), writes(c, |_| ok(hal(c).tpb_addr(0)))],

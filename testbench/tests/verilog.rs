@@ -38,7 +38,7 @@ fn checked_in_generated_files_are_fresh() {
     println!("{} generated files fresh", files.len());
 }
 
-/// The checked-in Verilog has the lean form (ARCHITECTURE.md decision 9):
+/// The checked-in Verilog has the lean form (docs/decisions/README.md, decision 9):
 /// registers live in the module that owns them (one clocked process for its
 /// registers, one per memory), no module per flip-flop, no settle shadows,
 /// identical modules written once.

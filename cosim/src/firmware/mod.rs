@@ -148,8 +148,12 @@ pub const MARKERS: [(&str, u32); 11] = [
 /// numbers (0x41, 0x43, 0x44, 0x49), not the roster, so the rest are ours.
 pub const KERNEL_OPCODES: [u8; 18] = [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x60, 0x61, 0x62, 0x63, 0xe6, 0xe7];
 
-/// `[D]` Where the mesh stepper finds algo_configs and algo_ctx (core-local DRAM offsets).
-pub const ALGO_CONFIGS: u32 = 0x0000;
+/// `[D]` Where the mesh stepper finds algo_configs and algo_ctx (core-local
+/// DRAM offsets). algo_configs starts past the NCFW's command vector at
+/// DRAM +0x00 (seed 000 §4d) and its algorithm table at +0xb0 (seed 003
+/// §9.3, [`NCFW_ALGO_TABLE`]): the table never overlaps the ring
+/// configs' region.
+pub const ALGO_CONFIGS: u32 = 0x0100;
 pub const ALGO_CTX: u32 = 0x8000;
 
 /// A firmware source that did not assemble, or a constant the map lacks.

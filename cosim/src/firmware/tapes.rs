@@ -83,9 +83,8 @@ pub fn ncfw_algo_table(prog: &Program) -> Result<Vec<u8>, FirmwareError> {
 }
 
 /// `dram` (a tape's DRAM image) with [`ncfw_algo_table`] at
-/// [`NCFW_ALGO_TABLE`]. The mesh stepper leaves the ring configs' region
-/// of algo_configs unused, so the table has its bytes there to itself: a
-/// byte that is not zero there is an error.
+/// [`NCFW_ALGO_TABLE`], below algo_configs ([`ALGO_CONFIGS`]): a byte that
+/// is not zero there is an error.
 pub fn with_ncfw_algo_table(prog: &Program, mut dram: Vec<u8>) -> Result<Vec<u8>, FirmwareError> {
     let table = ncfw_algo_table(prog)?;
     let at = NCFW_ALGO_TABLE as usize..NCFW_ALGO_TABLE as usize + table.len();

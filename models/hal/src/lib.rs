@@ -39,6 +39,7 @@ pub mod record;
 pub mod regfile;
 pub mod regs;
 pub mod runtime;
+pub mod seed_names;
 pub mod serial;
 pub mod spec;
 pub mod stdio;
@@ -532,7 +533,7 @@ impl Hal {
         self.topsp_set_host_trigger(io)
     }
 
-    fn ctx_checked(&self) -> Result<&ArchCtx> {
+    pub(crate) fn ctx_checked(&self) -> Result<&ArchCtx> {
         if self.arch_type == HAL_ARCH_TYPE_INVALID {
             return Err(HalError::ArchInvalid);
         }

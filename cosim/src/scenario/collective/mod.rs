@@ -130,7 +130,7 @@ pub struct CollectiveCfg {
     /// Words per chunk a DMA leg copies.
     pub words: u32,
     /// 0: the algorithm as an event tape (`mesh_tape.S` / `ncfw_tape.S`);
-    /// 1..=32: the ring (or kangaring) as the seeds run it, a channel
+    /// 1..=32: the ring (or kangaring) in the seeds' shape (its schedule `[D]`), a channel
     /// program (`ring_channels.S`): the die's TOP_SPs own the channels in
     /// turn (channel c: instance c mod top_sps), each steps the channels its
     /// cc_op entry's channel_list names ([`channel_programs`]).

@@ -31,6 +31,11 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     Ok((r, ran.mesh))
 }
 
+/// Why SUNDA's NCFW core does not step tapes here: the seeds give its
+/// firmware no algorithm table to dispatch through, only a monolithic body
+/// this model does not have.
+pub const SUNDA_NCFW: &str = "SUNDA's NCFW has no DRAM+0xB0 algorithm table (seed 000 §4d: \"no DRAM+0xB0 algo dispatch table (the +0xB0 region holds descriptor data, not IRAM code addresses)\"); its one monolithic body of 23 functions with 4 inlined spin-polls, 4 soc_addr CSRs and 11 descriptors (seed 003 §9.1, seed 000 §4d) is not modelled: step SUNDA's tapes on the TOP_SP (stepper = \"top_sp\")";
+
 /// Set up `n` dies, load every TOP_SP's tape, release them and run until
 /// they all halt or `limit` cycles pass.
 pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<Ran, ScenarioError> {
@@ -40,6 +45,11 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
 /// As [`run`], with the programs changed by `edit` after they are planned
 /// (a test's wrong schedule: the checks must catch it).
 pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>, edit: &dyn Fn(&mut Tapes)) -> Result<Ran, ScenarioError> {
+    // The NCFW's tape stepper dispatches through its algorithm table first,
+    // which SUNDA's firmware does not have (a channel program does not use it).
+    if arch == Arch::Sunda && cfg.stepper == Stepper::Ncfw && cfg.channels == 0 && cfg.algorithm != Algorithm::Hierarchical {
+        return Err(ScenarioError::NotApplicable { scenario: "a tape on the NCFW core (stepper = \"ncfw\")", arch: arch.name(), why: SUNDA_NCFW });
+    }
     let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
     mesh.skip_quiet = cfg.skip_quiet;
     // The tapes' participants: every TOP_SP of every die.
