@@ -137,9 +137,24 @@ pub(super) fn parse_bits(s: &str) -> Option<(u32, u32)> {
     if let Some((m, l)) = s.split_once(':') {
         let msb: u32 = m.trim().parse().ok()?;
         let lsb: u32 = l.trim().parse().ok()?;
-        (msb >= lsb).then_some((lsb, msb - lsb + 1))
+        // `msb - lsb + 1` without overflow: "4294967295:0" is no field's bits.
+        (msb >= lsb).then(|| (msb - lsb).checked_add(1).map(|w| (lsb, w))).flatten()
     } else {
         let b: u32 = s.parse().ok()?;
         Some((b, 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bits;
+
+    #[test]
+    fn bits_parse_without_overflow() {
+        assert_eq!(parse_bits("7:0"), Some((0, 8)));
+        assert_eq!(parse_bits(" 5 "), Some((5, 1)));
+        assert_eq!(parse_bits("0:3"), None, "msb below lsb");
+        // Found by the regmap fuzz target: the width overflowed.
+        assert_eq!(parse_bits("4294967295:0"), None);
     }
 }
