@@ -277,6 +277,9 @@ pub struct Report {
     /// Coverage points the run verified (`tpb cover`'s `points`: the
     /// HW-decode paths `dispatch` checked, the collective that passed).
     pub points: Vec<String>,
+    /// Logs the run read back and decoded, by node (the NCFW context log of
+    /// each stepper, `tpb_models::ncfw::log`), as lines to show.
+    pub logs: Vec<(String, Vec<String>)>,
 }
 
 impl Report {

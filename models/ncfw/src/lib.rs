@@ -7,6 +7,7 @@
 //! address views ([`mesh`], DIGEST §7). Each has a serde form for humans
 //! and exact `pack`/`unpack` for the device bytes (little-endian).
 
+pub mod log;
 pub mod mesh;
 pub mod spad;
 

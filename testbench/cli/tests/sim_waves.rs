@@ -502,3 +502,23 @@ fn a_waves_window_past_the_trace_end_is_refused() {
     assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With the NCFW core as the stepper, `tpb sim` prints each stepper's
+/// context log decoded from its memory (the cc_op entry, event_index, every
+/// event with the handler the firmware ran); `--stepper` is for collectives.
+#[test]
+fn tpb_sim_prints_the_decoded_ncfw_log_of_each_stepper() {
+    let (code, out, err) = tpb(&["sim", "allreduce-ring", "--dies", "4", "--arch", "cayman", "--stepper", "ncfw"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for d in 0..4 {
+        assert!(out.contains(&format!("die {d}'s NCFW context log:")), "{out}");
+    }
+    assert!(out.contains("cc_op entry: algo_type Mesh") && out.contains("algo_ctx: event_index 14 of 14"), "{out}");
+    assert!(out.contains("EVT_REDUCE_COPY (8): no wait, DMA legs; handler 5 reduce"), "{out}");
+    assert!(out.contains("handler 2 barrier (snapshot), snapshot "), "{out}");
+    let (code, _, err) = tpb(&["sim", "doorbell", "--stepper", "ncfw"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--stepper: doorbell is not a collective"), "{err}");
+    let (_, out, _) = tpb(&["sim", "allreduce-ring", "--dies", "2", "--arch", "cayman"]);
+    assert!(!out.contains("NCFW context log"), "the TOP_SP steps it by default: no NCFW log");
+}

@@ -31,6 +31,17 @@ pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     Ok((r, ran.mesh))
 }
 
+/// The NCFW context log of the stepper `id` of `c`, decoded from its DRAM
+/// (`tpb_models::ncfw::log`), with the cc_op entry the host wrote into the
+/// TOP_SP's CTRL SPAD (read back over BAR0 it would add cycles to the run).
+pub fn ncfw_log(c: &Cosim, id: CoreId, events: u32) -> tpb_models::ncfw::log::CtxLog {
+    let layout = tpb_models::ncfw::log::CtxLayout { algo_configs: firmware::ALGO_CONFIGS, algo_ctx: firmware::ALGO_CTX, log: firmware::NCFW_LOG, events };
+    let end = firmware::ALGO_CTX.max(firmware::NCFW_LOG + 16 * events).max(firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET + 80 * events) + 0x400;
+    let dram: Vec<u8> = (0..end / 4).flat_map(|w| c.local_dram(id, 4 * w).unwrap_or(0).to_le_bytes()).collect();
+    let ctrl = pack_ctrl(&[mesh_entry()]).unwrap_or_default();
+    tpb_models::ncfw::log::decode(&dram, &layout, &ctrl[..ctrl.len().min(8)])
+}
+
 /// Why SUNDA's NCFW core does not step tapes here: the seeds give its
 /// firmware no algorithm table to dispatch through, only a monolithic body
 /// this model does not have.
@@ -148,6 +159,7 @@ impl Ran {
                 format!("{}: tape completed within {limit} cycles (event_index {idx} of {len}, marker {:#x})", mesh.node_name(d), ctx(c, firmware::TAPE_DONE_AT)),
             )?;
             if cfg.stepper == Stepper::Ncfw {
+                r.logs.push((format!("{}'s NCFW context log", mesh.node_name(d)), ncfw_log(c, stepper, t.dies[d].events.len() as u32).render()));
                 // Each event went to its type's handler (past the algorithm
                 // table at DRAM 0xb0); the barrier handlers' snapshots move
                 // forward; the core idles in WAITI.

@@ -240,6 +240,11 @@ pub enum Command {
         /// Needs --vcd or --fst; one system only.
         #[arg(long)]
         trace_internals: bool,
+        /// The core that steps a collective's tapes: `top-sp` (the TOP_SP)
+        /// or `ncfw` (the NCFW core beside each top: its context log is
+        /// decoded and printed after the run); default: the scenario file's.
+        #[arg(long, value_parser = parse_stepper)]
+        stepper: Option<tpb_cosim::scenario::collective::Stepper>,
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,
@@ -401,6 +406,16 @@ pub enum Command {
         #[arg(long)]
         seq_dram: Option<PathBuf>,
     },
+}
+
+/// `top-sp` or `ncfw`.
+pub(super) fn parse_stepper(s: &str) -> Result<tpb_cosim::scenario::collective::Stepper, String> {
+    use tpb_cosim::scenario::collective::Stepper;
+    match s {
+        "top-sp" | "top_sp" => Ok(Stepper::TopSp),
+        "ncfw" => Ok(Stepper::Ncfw),
+        _ => Err(format!("'{s}': top-sp or ncfw")),
+    }
 }
 
 /// `CYCLE:NAME`.

@@ -35,9 +35,16 @@ pub(super) struct TraceOut<'a> {
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, dies: Option<usize>) -> Result<(), CliError> {
+/// The dies and the stepper of a collective, when the command line gives them.
+pub(super) type Collective = (Option<usize>, Option<tpb_cosim::scenario::collective::Stepper>);
+
+pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, (dies, stepper): Collective) -> Result<(), CliError> {
     use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
-    let f = ScenarioFile::find(name)?;
+    let mut f = ScenarioFile::find(name)?;
+    if let Some(s) = stepper {
+        let c = f.collective.as_mut().ok_or_else(|| CliError::Sim(format!("--stepper: {} is not a collective (its tapes have no stepper to choose)", f.name)))?;
+        c.stepper = s;
+    }
     let scenario = f.scenario()?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
@@ -215,6 +222,12 @@ fn summary(
     if let Ok(r) = &result {
         for (cy, what) in &r.events {
             println!("  cycle {cy:>7}  {what}");
+        }
+        for (node, lines) in &r.logs {
+            println!("{node}:");
+            for l in lines {
+                println!("  {l}");
+            }
         }
     }
     let tb = tpb_cosim::waves::Timebase::of(arch)?;
