@@ -161,10 +161,10 @@ mod tests {
         let e0 = MeshEvent {
             event_type: 0,
             wait_event: 1,
-            event_wait_sema: 0x8280_0018_0c,
+            event_wait_sema: 0x0082_8000_180c,
             wait_val: 2,
             direct_trigger: 1,
-            direct_trigger_sema: [0x82c0_0018_0c, 0, 0],
+            direct_trigger_sema: [0x0082_c000_180c, 0, 0],
             ..MeshEvent::default()
         };
         let e1 = MeshEvent { event_type: 4, ..MeshEvent::default() };
