@@ -11,6 +11,10 @@
 use super::*;
 use tpb_models::hal::DevMem;
 
+/// `[D]` The fill ring in the SEQ DMA SRAM: at 0, 8 descriptors.
+const FILL_RING: u32 = 0;
+const FILL_RING_LEN: u32 = 8;
+
 /// `[fetch_order]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +46,8 @@ pub fn fetch_order(c: &mut Cosim, f: &FetchOrderCfg, limit: u64) -> Result<Repor
     }
     let mut cfg = StpbConfig::new(UcodeImages { iram: Vec::new(), dram: vec![0; 16] }, UcodeImages { iram: firmware::q7_sum(&map)?.bytes, dram: vec![1, 0, 0, 0] });
     cfg.pooling.engine_base_address = f.base;
+    // dma_init programs the RX ring, the fill ring the I-fetch DMA posts each fill on.
+    cfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: FILL_RING, length: FILL_RING_LEN }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
     Hal::with_map(map.clone()).stpb_init(c, &cfg, None)?;
     let seq_dram = region(c, "seq.dram")?;
     let mark = poll(c, seq_dram, limit, |v| v == firmware::SEQ_MARK)?;
@@ -56,7 +62,8 @@ pub fn fetch_order(c: &mut Cosim, f: &FetchOrderCfg, limit: u64) -> Result<Repor
     r.value("seq.retired", retired);
     if f.release_first {
         let d = c.ifetch.dropped;
-        r.events.extend(d.map(|d| (d.cycle, "the fill is dropped: dma_ctrl.enable = 0".to_string())));
+        let why = |d: &crate::sched::Dropped| if d.no_ring { "the fill ring has no entries" } else { "dma_ctrl.enable = 0" };
+        r.events.extend(d.map(|d| (d.cycle, format!("the fill is dropped: {}", why(&d)))));
         let order = matches!((released, enabled), (Some(r), Some(e)) if r < e);
         let dropped = matches!((d, enabled), (Some(d), Some(e)) if d.cycle < e);
         let hung = mark.is_none() && retired == 0 && c.ifetch.fills == 0;
@@ -64,11 +71,11 @@ pub fn fetch_order(c: &mut Cosim, f: &FetchOrderCfg, limit: u64) -> Result<Repor
             c.stats.cycles,
             order && dropped && hung,
             format!(
-                "the wrong order fails as designed: the host released the SEQ at {} before dma_init enabled dma_ctrl at {}; the SEQ's first fetch missed at {} and its fill was dropped at {} (dma_ctrl.enable = 0); {limit} cycles later the SEQ has retired {retired} instructions, filled {} lines, and DRAM[0] {} the enter_run mark",
+                "the wrong order fails as designed: the host released the SEQ at {} before dma_init enabled dma_ctrl at {}; the SEQ's first fetch missed at {} and its fill was dropped at {}; {limit} cycles later the SEQ has retired {retired} instructions, filled {} lines, and DRAM[0] {} the enter_run mark",
                 at_cycle(released),
                 at_cycle(enabled),
                 at_cycle(fetch),
-                d.map_or_else(|| "never".into(), |d| format!("cycle {} (IRAM {:#x})", d.cycle, d.addr)),
+                d.map_or_else(|| "never".into(), |d| format!("cycle {} (IRAM {:#x}; {})", d.cycle, d.addr, why(&d))),
                 c.ifetch.fills,
                 if mark.is_some() { "holds" } else { "lacks" },
             ),
@@ -84,9 +91,31 @@ pub fn fetch_order(c: &mut Cosim, f: &FetchOrderCfg, limit: u64) -> Result<Repor
     r.check(c.stats.cycles, c.ifetch.dropped.is_none() && c.ifetch.fills > 0, format!("{} I-cache lines filled, none dropped ({:?})", c.ifetch.fills, c.ifetch.dropped))?;
     // Every word the I-fetch DMA wrote is device memory's at engine_base_address + offset.
     let iram = region(c, "seq.iram")?;
-    let fills: Vec<Txn> = c.log.iter().filter(|t| t.master == Master::IFetch && t.write).copied().collect();
+    let iram_end = iram + map.params.bar0.seq_iram.size;
+    let fills: Vec<Txn> = c.log.iter().filter(|t| t.master == Master::IFetch && t.write && (iram..iram_end).contains(&u64::from(t.addr))).copied().collect();
     let wrong = fills.iter().find(|t| t.data != c.init_dma.mem.word(f.base + (u64::from(t.addr) - iram)));
     r.check(c.stats.cycles, !fills.is_empty() && wrong.is_none(), format!("the {} words filled are device memory's at engine_base_address {:#x} + offset (first wrong: {wrong:?})", fills.len(), f.base))?;
+    // Each fill went through the fill ring: its descriptor at the ring's tail
+    // (the line's source, IRAM offset and words), then the tail one further.
+    let sram = region(c, "seq.dma")?;
+    let tail = Addrs::new(&map, "scenario").reg(Engine::Pool, "nx", "dma_rx_ring_tail")?;
+    let ifetch_writes: Vec<Txn> = c.log.iter().filter(|t| t.master == Master::IFetch && t.write).copied().collect();
+    let descs: Vec<&Txn> = ifetch_writes.iter().filter(|t| (sram..sram + 0x1000).contains(&u64::from(t.addr))).collect();
+    let tails: Vec<u32> = ifetch_writes.iter().filter(|t| t.addr == tail).map(|t| t.data).collect();
+    let per_fill = crate::sched::FILL_DESC_WORDS as usize;
+    let ring_ok = descs.len() == per_fill * c.ifetch.fills as usize
+        && tails.len() == c.ifetch.fills as usize
+        && descs.chunks(per_fill).enumerate().all(|(n, d)| {
+            let slot = n as u32 % FILL_RING_LEN;
+            let at = sram + u64::from(FILL_RING + 16 * slot);
+            let src = u64::from(d[0].data) | u64::from(d[1].data) << 32;
+            d.iter().enumerate().all(|(k, t)| u64::from(t.addr) == at + 4 * k as u64) && src == f.base + u64::from(d[2].data) && d[3].data == f.line / 4 && tails[n] == (slot + 1) % FILL_RING_LEN
+        });
+    r.check(
+        c.stats.cycles,
+        ring_ok,
+        format!("every fill went through the RX fill ring: {} descriptors (source, IRAM offset, words) at its tail and {} tail moves for {} fills", descs.len() / per_fill, tails.len(), c.ifetch.fills),
+    )?;
     let first_fill = fills.first().map(|t| t.cycle);
     r.events.extend(first_fill.map(|t| (t, "the first line fills".to_string())));
     r.key = released.zip(c.ifetch.filled_at.first().copied());

@@ -59,7 +59,8 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         .map(|d| {
             let c = &mesh.dies[d as usize];
             let a = Addrs::new(c.map(), "mesh");
-            mesh_tape(&hal, d, m.first_sem, a.reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?)
+            // The data rides the TX ring (`[D]`: the RX ring is the SEQ's I-cache fill ring).
+            mesh_tape(&hal, d, m.first_sem, a.reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?)
         })
         .collect::<Result<Vec<_>, _>>()?;
     let prog = firmware::mesh_tape(mesh.dies[0].map(), tapes[0].len() as u32, 1, firmware::TapeWait::Poll)?;
@@ -68,7 +69,7 @@ pub fn mesh(arch: Arch, m: &MeshCfg, limit: u64, trace: Option<&Path>) -> Result
         // One descriptor per die: 4 words, completing into TOP_SP semaphore first_sem + 1.
         let dma = region(c, "seq.dma")?;
         let desc = [DATA, DATA + 16, DATA_WORDS, hal.get_trigger_addr(0, m.first_sem + 1)? as u32];
-        c.write_buf(dma + u64::from(RX_RING), &words(&desc))?;
+        c.write_buf(dma + u64::from(TX_RING), &words(&desc))?;
         c.write_buf(dma + u64::from(DATA), &words(&[0xd1e0 + d as u32, 1, 2, 3]))?;
         let mut dram = vec![0u8; (firmware::ALGO_CONFIGS + tpb_models::ncfw::mesh::ALGO_CONFIGS_MESH_OFFSET) as usize];
         for e in &tapes[d] {

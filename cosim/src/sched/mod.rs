@@ -98,7 +98,7 @@ pub use arbiter::{NoResponse, RemoteReq, RouteError, SocDecoder};
 use core_bus::{port_in, take_port, Answer, Asked, Kind, Pending, Via};
 pub use core_bus::{CoreBus, Mem};
 pub use host::Written;
-pub use ifetch::{Dropped, ICache, IFetch};
+pub use ifetch::{Dropped, ICache, IFetch, FILL_DESC_WORDS};
 pub use init_dma::InitDma;
 pub use record::{Master, Stats, Txn};
 pub use runs::RunMarks;

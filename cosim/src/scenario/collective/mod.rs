@@ -7,7 +7,7 @@
 //!
 //! The tapes use only what the stepper does (DIGEST §7): WAIT until a
 //! semaphore reaches a count, fire a DMA leg (a tail-pointer increment of
-//! this die's SEQ RX ring), SIGNAL up to three semaphores, on this die or
+//! this die's SEQ TX ring, `[D]`: the RX ring is the I-cache fill ring), SIGNAL up to three semaphores, on this die or
 //! another (the SoC address carries the die: [`crate::mesh::die_addr`]).
 //! Semaphores only count up, so a WAIT for the n-th arrival waits for
 //! `>= n`. The schedules are ours (`[D]`): the seeds name the algorithm
@@ -240,7 +240,7 @@ pub struct TapeAddrs<'a> {
     addressing: Addressing,
     /// TOP_SPs per die: a tape names node `die × top_sps + instance`.
     top_sps: u32,
-    /// This die's BAR0 address of the SEQ RX ring's tail_inc.
+    /// This die's BAR0 address of the SEQ TX ring's tail_inc (the ring the legs ride).
     dma_tail: u32,
     /// A semaphore's INC slot minus its READ slot.
     inc_to_read: u64,

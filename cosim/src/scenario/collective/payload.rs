@@ -116,7 +116,7 @@ pub(super) fn leg(o: &tapes::Ops, t: &mut DieTape, mut e: MeshEvent, t_more: Mes
 /// Tail increments one tape event fires: two legs, m2s and s2m each.
 pub const FIRES: u32 = 4;
 
-/// One node's DMA SRAM (`[D]`): the RX ring (a descriptor per move) from
+/// One node's DMA SRAM (`[D]`): the TX ring (a descriptor per move; `[D]`: the RX ring is the I-cache fill ring) from
 /// 0, then `acc`, `stage` and the send pointers.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {

@@ -69,7 +69,9 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
         mesh.trace(p)?;
     }
     let hal = Hal::for_arch(arch)?;
-    let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_rx_ring_tail_inc")?;
+    // The legs' descriptors ride the TX ring (`[D]`: the RX ring is the
+    // SEQ's I-cache fill ring, seed 004 §7 STEP 4).
+    let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?;
     let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
     let mut t = match (cfg.algorithm, cfg.channels) {
         (Algorithm::Hierarchical, _) => hierarchical_programs(n as u32, cfg.first_sem, &addrs)?,
@@ -97,7 +99,7 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
             UcodeImages { iram: firmware::nx_halt(c.map(), false)?.bytes, dram: vec![0; 16] },
             UcodeImages { iram: firmware::q7_sum(&c.map().clone())?.bytes, dram: vec![1, 0, 0, 0] },
         );
-        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: pay.map_or(0, |p| p.descs) }, tx: RingConfig { base: 0, length: 0 }, mem_window2: 0 });
+        scfg.pooling.dma = Some(DmaConfig { rx: RingConfig { base: 0, length: 0 }, tx: RingConfig { base: 0, length: pay.map_or(0, |p| p.descs) }, mem_window2: 0 });
         Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
         let base = region(c, "seq.dma")?;
         if let Some(p) = pay {

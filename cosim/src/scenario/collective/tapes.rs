@@ -20,7 +20,7 @@ impl Ops<'_, '_> {
         Ok(())
     }
     /// A DMA leg: `k` (1 to [`super::payload::FIRES`]) tail-pointer increments of the
-    /// RX ring: the stepper fires leg 0's m2s and s2m, then leg 1's.
+    /// TX ring: the stepper fires leg 0's m2s and s2m, then leg 1's.
     pub fn dma_n(&self, e: &mut MeshEvent, k: u32) {
         let t = u64::from(self.a.dma_tail);
         let on = |i: u32| if k > i { t } else { 0 };
