@@ -35,7 +35,9 @@ fn read_failed(path: &Path, e: wellen::WellenError) -> WavesError {
 }
 
 /// Reads under way in [`guarded`]: while there are any, a panic raised in
-/// the readers' own code is not printed (the read returns it as its error).
+/// the readers' code (or in the core arithmetic it calls; on any thread:
+/// wellen parses on several) is not handed to the previous hook (the read
+/// returns it as its error).
 static GUARDED: AtomicUsize = AtomicUsize::new(0);
 
 /// Run a read of `path` so that a panic in the readers becomes its error.
@@ -43,15 +45,17 @@ static GUARDED: AtomicUsize = AtomicUsize::new(0);
 /// FST reader asserts on files a full disk cut short (`fst-reader`), and
 /// its VCD reader indexes past its signal table on a value change for an
 /// id the header never declared (bytes garbled in the middle of a file).
-/// Either would end `tpb` with exit 101 and a backtrace. Only
-/// panics raised in the reader crates (`fst-reader`, `wellen`) are kept
-/// quiet; any other still prints as it would.
+/// Either would end `tpb` with exit 101 and a backtrace. Panics raised in
+/// the reader crates (`fst-reader`, `wellen`), or in the standard library's
+/// arithmetic they call (an overflow check's location is the library's),
+/// are kept quiet while a read is under way; any other still goes to the
+/// previous hook (a fuzzer's hook aborts on it).
 fn guarded<T>(path: &Path, read: impl FnOnce() -> Result<T, WavesError>) -> Result<T, WavesError> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let in_reader = info.location().is_some_and(|l| ["fst-reader", "wellen"].iter().any(|c| l.file().contains(c)));
+            let in_reader = info.location().is_some_and(|l| ["fst-reader", "wellen", "library/core/src/num"].iter().any(|c| l.file().contains(c)));
             if !(in_reader && GUARDED.load(Ordering::SeqCst) > 0) {
                 previous(info);
             }
@@ -97,7 +101,42 @@ fn check_file(path: &Path) -> Result<(), WavesError> {
         Err(e) => Err(WavesError::Read { path: p, msg: e.to_string() }),
         Ok(m) if !m.is_file() => Err(WavesError::Read { path: p, msg: "not a file".into() }),
         Ok(m) if m.len() == 0 => Err(WavesError::Read { path: p, msg: "an empty file (0 bytes): no trace was written to it".into() }),
-        Ok(_) => fst_blocks_walk(path).map_err(|msg| WavesError::Read { path: p, msg }),
+        Ok(_) => {
+            let fst = fst_blocks_walk(path).map_err(|msg| WavesError::Read { path: p.clone(), msg })?;
+            match fst {
+                true => guarded(path, || fst_handles_in_range(path).map_err(|msg| WavesError::Read { path: p, msg })),
+                false => Ok(()),
+            }
+        }
+    }
+}
+
+/// An FST's hierarchy names each signal by a handle below the header's
+/// `max_handle`; wellen grows a table to the largest handle it meets, so a
+/// crafted one (found by the `fst` fuzz target) would have it fill
+/// gigabytes. The hierarchy is read here first (fst-reader, which allocates
+/// nothing per handle) and such a file refused.
+fn fst_handles_in_range(path: &Path) -> Result<(), String> {
+    let f = std::io::BufReader::new(std::fs::File::open(path).map_err(|e| e.to_string())?);
+    let bytes = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    let mut r = fst_reader::FstReader::open(f).map_err(|e| format!("not a sound FST: {e}"))?;
+    let max = r.get_header().max_handle;
+    // Each signal has a geometry entry of a byte at least: no more signals than the file can describe.
+    if max > bytes.saturating_mul(MAX_INFLATE) {
+        return Err(format!("not a sound FST: its header declares {max} signals, more than its {bytes} bytes can describe"));
+    }
+    let mut over = None;
+    r.read_hierarchy(|e| {
+        if let fst_reader::FstHierarchyEntry::Var { handle, name, .. } = e {
+            if handle.get_index() as u64 >= max && over.is_none() {
+                over = Some((handle.get_index(), name));
+            }
+        }
+    })
+    .map_err(|e| format!("not a sound FST: its hierarchy: {e}"))?;
+    match over {
+        Some((h, name)) => Err(format!("not a sound FST: its hierarchy names signal {name:?} by handle {h}, past the {max} signals its header declares")),
+        None => Ok(()),
     }
 }
 
@@ -111,14 +150,15 @@ fn check_file(path: &Path) -> Result<(), WavesError> {
 /// geometry's and a hierarchy's uncompressed length, a value-change block's
 /// time table) must be within what their compressed bytes can hold
 /// ([`MAX_INFLATE`]). A file that breaks that is refused, saying where.
-fn fst_blocks_walk(path: &Path) -> Result<(), String> {
+/// Whether the file was walked as an FST (false: a VCD).
+fn fst_blocks_walk(path: &Path) -> Result<bool, String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let len = f.metadata().map_err(|e| e.to_string())?.len();
     let mut head = [0u8; 64];
     let n = f.read(&mut head).map_err(|e| e.to_string())?;
     if head[..n].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'$') {
-        return Ok(());
+        return Ok(false);
     }
     let mut u64_at = |at: u64| -> Result<u64, String> {
         let mut b = [0u8; 8];
@@ -157,7 +197,10 @@ fn fst_blocks_walk(path: &Path) -> Result<(), String> {
                 let (unpacked, packed, items) = (u64_at(end - 24)?, u64_at(end - 16)?, u64_at(end - 8)?);
                 let traversal = u64_at(at + 25)?;
                 if packed > section || !fits(packed, unpacked) || items > unpacked || !fits(section, traversal) {
-                    return bad(at, format!("(value changes) has a time table of {items:#x} items in {unpacked:#x} bytes from {packed:#x}, and asks {traversal:#x} bytes to traverse"));
+                    return bad(
+                        at,
+                        format!("(value changes) has a time table of {items:#x} items in {unpacked:#x} bytes from {packed:#x}, and asks {traversal:#x} bytes to traverse"),
+                    );
                 }
             }
             // The whole file gzipped: its uncompressed length.
@@ -172,7 +215,7 @@ fn fst_blocks_walk(path: &Path) -> Result<(), String> {
         }
         at = end;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// The most a compressed block may inflate by (zlib's bound is about
@@ -390,7 +433,7 @@ mod tests {
         let e = super::fst_blocks_walk(&file("geo.fst", &geo)).unwrap_err();
         assert!(e.contains("(geometry)"), "{e}");
         // A VCD is not walked.
-        assert!(super::fst_blocks_walk(&file("a.vcd", b"  $date x $end\n")).is_ok());
+        assert_eq!(super::fst_blocks_walk(&file("a.vcd", b"  $date x $end\n")), Ok(false));
         std::fs::remove_dir_all(&dir).ok();
     }
     /// A VCD whose body names a signal it never declared (here `~~~`, as
