@@ -44,11 +44,7 @@ def main():
             fails.append("%s returned %#x, expected %#x" % (c, got, want))
     if a.trace:
         link.trace(False)
-    print("all eight Q7 cores halted; checksums %s; cycle %d" % ("wrong" if fails else "right", link.cycles()))
-    link.close()
-    for f in fails:
-        print("FAIL " + f)
-    return 1 if fails else 0
+    return link.finish("all eight Q7 cores halted; checksums %s" % ("wrong" if fails else "right"), fails)
 
 
 if __name__ == "__main__":

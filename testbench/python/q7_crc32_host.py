@@ -46,11 +46,7 @@ def main():
         got, want = link.read("q7[%d].dram+0x0" % n), zlib.crc32(data)
         if got != want:
             fails.append("q7[%d]: crc32 %#010x, zlib says %#010x" % (n, got, want))
-    print("eight CRC-32s %s; cycle %d" % ("wrong" if fails else "right", link.cycles()))
-    link.close()
-    for f in fails:
-        print("FAIL " + f)
-    return 1 if fails else 0
+    return link.finish("eight CRC-32s %s" % ("wrong" if fails else "right"), fails)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,15 @@ class Link:
     def close(self):
         self.t.close()
 
+    def finish(self, summary, fails):
+        """Print the summary with the cycle count, close the link, print each
+        failure; the process exit code: 1 if any failed."""
+        print("%s; cycle %d" % (summary, self.cycles()))
+        self.close()
+        for f in fails:
+            print("FAIL " + f)
+        return 1 if fails else 0
+
     def __enter__(self):
         return self
 

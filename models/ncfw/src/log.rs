@@ -152,7 +152,6 @@ impl CtxLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spad::{AlgType, CcOpTarget};
 
     #[test]
     fn a_context_decodes_to_its_fields_and_records() {
@@ -176,18 +175,7 @@ mod tests {
         dram[0x8400..0x8404].copy_from_slice(&1u32.to_le_bytes());
         dram[0x8410..0x8414].copy_from_slice(&2u32.to_le_bytes());
         dram[0x8414..0x8418].copy_from_slice(&77u32.to_le_bytes());
-        let entry = crate::spad::SpadCtrlEntry {
-            cc_op: true,
-            algo_type: AlgType::Mesh,
-            algo_sub_type: 0,
-            trigger_next: false,
-            reporter: true,
-            ring_wait_complete: false,
-            ring_send_complete: false,
-            safe_mode: false,
-            unique_tensors: false,
-            target: CcOpTarget::Mesh { sema_shift_offset: 0, sema_mask: 0 },
-        };
+        let entry = crate::spad::SpadCtrlEntry::mesh(0);
         let log = decode(&dram, &layout, &entry.pack().unwrap());
         assert_eq!(log.event_index, 2);
         assert_eq!(log.events[0].0, e0);

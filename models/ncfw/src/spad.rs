@@ -96,6 +96,23 @@ pub struct SpadCtrlEntry {
 impl SpadCtrlEntry {
     pub const BYTES: usize = 8;
 
+    /// An active reporter entry of algo_type MESH (sub-type FULL_MESH) whose
+    /// SIGNAL value is 1 (`1 << sema_shift_offset` with offset 0), masked by `sema_mask`.
+    pub fn mesh(sema_mask: u16) -> SpadCtrlEntry {
+        SpadCtrlEntry {
+            cc_op: true,
+            algo_type: AlgType::Mesh,
+            algo_sub_type: 0,
+            trigger_next: false,
+            reporter: true,
+            ring_wait_complete: false,
+            ring_send_complete: false,
+            safe_mode: false,
+            unique_tensors: false,
+            target: CcOpTarget::Mesh { sema_shift_offset: 0, sema_mask },
+        }
+    }
+
     /// The packer's header half-word: `(trigger_next << 15) | (algo_sub_type << 12) | (algo_type << 8) | cc_op`.
     pub fn header_word(&self) -> u16 {
         ((self.trigger_next as u16) << 15) | (((self.algo_sub_type & 7) as u16) << 12) | ((self.algo_type as u16) << 8) | self.cc_op as u16

@@ -300,19 +300,7 @@ impl Ran {
 }
 
 /// The CTRL SPAD cc_op entry of a mesh tape: active, algo_type MESH, the
-/// SIGNAL value 1 (`1 << sema_shift_offset`).
+/// SIGNAL value 1, every semaphore bit unmasked.
 pub fn mesh_entry() -> tpb_models::ncfw::spad::SpadCtrlEntry {
-    use tpb_models::ncfw::spad::{AlgType, CcOpTarget, SpadCtrlEntry};
-    SpadCtrlEntry {
-        cc_op: true,
-        algo_type: AlgType::Mesh,
-        algo_sub_type: 0,
-        trigger_next: false,
-        reporter: true,
-        ring_wait_complete: false,
-        ring_send_complete: false,
-        safe_mode: false,
-        unique_tensors: false,
-        target: CcOpTarget::Mesh { sema_shift_offset: 0, sema_mask: 0xffff },
-    }
+    tpb_models::ncfw::spad::SpadCtrlEntry::mesh(0xffff)
 }
