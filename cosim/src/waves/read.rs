@@ -160,19 +160,14 @@ fn fst_blocks_walk(path: &Path) -> Result<bool, String> {
     if head[..n].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'$') {
         return Ok(false);
     }
-    let mut u64_at = |at: u64| -> Result<u64, String> {
-        let mut b = [0u8; 8];
-        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(&mut b)).map_err(|e| format!("byte {at}: {e}"))?;
-        Ok(u64::from_be_bytes(b))
-    };
     let bad = |at: u64, what: String| Err(format!("not a VCD file (no '$' keyword first), nor a sound FST: the block at byte {at} {what}"));
     let fits = |packed: u64, unpacked: u64| unpacked <= packed.saturating_mul(MAX_INFLATE).saturating_add(4096);
     let mut at = 0u64;
     // Each step moves forward, so the walk ends within the file's length.
     while at + 9 <= len {
         let mut t = [0u8; 1];
-        std::fs::File::open(path).and_then(|mut g| g.seek(SeekFrom::Start(at)).and_then(|_| g.read_exact(&mut t))).map_err(|e| e.to_string())?;
-        let section = u64_at(at + 1)?;
+        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(&mut t)).map_err(|e| e.to_string())?;
+        let section = u64_at(&mut f, at + 1)?;
         let end = match at.checked_add(1).and_then(|x| x.checked_add(section)).filter(|n| *n > at + 1 && *n <= len) {
             Some(n) => n,
             None => return bad(at, format!("says it is {section:#x} bytes long: it does not move forward within the file's {len} bytes (cut short or corrupt)")),
@@ -180,22 +175,29 @@ fn fst_blocks_walk(path: &Path) -> Result<bool, String> {
         match t[0] {
             // Geometry: uncompressed length, then the largest handle.
             3 if section >= 24 => {
-                let (unpacked, handles) = (u64_at(at + 9)?, u64_at(at + 17)?);
+                let (unpacked, handles) = (u64_at(&mut f, at + 9)?, u64_at(&mut f, at + 17)?);
                 if !fits(section - 24, unpacked) || handles > unpacked {
                     return bad(at, format!("(geometry) unpacks to {unpacked:#x} bytes with {handles:#x} signals from {} bytes", section - 24));
                 }
             }
             // A hierarchy: its uncompressed length.
             4 | 6 | 7 if section >= 16 => {
-                let unpacked = u64_at(at + 9)?;
+                let unpacked = u64_at(&mut f, at + 9)?;
                 if !fits(section - 16, unpacked) {
                     return bad(at, format!("(hierarchy) unpacks to {unpacked:#x} bytes from {} bytes", section - 16));
+                }
+                // LZ4 twice: the first pass's length, a LEB128 varint, is bounded too.
+                if t[0] == 7 {
+                    let first = varint_at(&mut f, at + 17)?;
+                    if !fits(section - 16, first) {
+                        return bad(at, format!("(hierarchy, LZ4 twice) unpacks first to {first:#x} bytes from {} bytes", section - 16));
+                    }
                 }
             }
             // Value changes: the time table's three words end the block.
             1 | 5 | 8 if section >= 32 => {
-                let (unpacked, packed, items) = (u64_at(end - 24)?, u64_at(end - 16)?, u64_at(end - 8)?);
-                let traversal = u64_at(at + 25)?;
+                let (unpacked, packed, items) = (u64_at(&mut f, end - 24)?, u64_at(&mut f, end - 16)?, u64_at(&mut f, end - 8)?);
+                let traversal = u64_at(&mut f, at + 25)?;
                 if packed > section || !fits(packed, unpacked) || items > unpacked || !fits(section, traversal) {
                     return bad(
                         at,
@@ -205,7 +207,7 @@ fn fst_blocks_walk(path: &Path) -> Result<bool, String> {
             }
             // The whole file gzipped: its uncompressed length.
             254 if section >= 16 => {
-                let unpacked = u64_at(at + 9)?;
+                let unpacked = u64_at(&mut f, at + 9)?;
                 if !fits(section - 16, unpacked) {
                     return bad(at, format!("(gzip wrapper) unpacks to {unpacked:#x} bytes from {} bytes", section - 16));
                 }
@@ -216,6 +218,33 @@ fn fst_blocks_walk(path: &Path) -> Result<bool, String> {
         at = end;
     }
     Ok(true)
+}
+
+/// The LEB128 varint at byte `at`; one longer than a u64 reads as u64::MAX.
+fn varint_at(f: &mut std::fs::File, at: u64) -> Result<u64, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(at)).map_err(|e| format!("byte {at}: {e}"))?;
+    let (mut v, mut shift) = (0u64, 0u32);
+    loop {
+        let mut b = [0u8; 1];
+        f.read_exact(&mut b).map_err(|e| format!("byte {at}: {e}"))?;
+        if shift > 63 {
+            return Ok(u64::MAX);
+        }
+        v |= u64::from(b[0] & 0x7f) << shift;
+        if b[0] & 0x80 == 0 {
+            return Ok(v);
+        }
+        shift += 7;
+    }
+}
+
+/// The big-endian u64 at byte `at`.
+fn u64_at(f: &mut std::fs::File, at: u64) -> Result<u64, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut b = [0u8; 8];
+    f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(&mut b)).map_err(|e| format!("byte {at}: {e}"))?;
+    Ok(u64::from_be_bytes(b))
 }
 
 /// The most a compressed block may inflate by (zlib's bound is about
