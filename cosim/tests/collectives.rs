@@ -166,6 +166,52 @@ fn a_dropped_chunk_fails_naming_it() {
     assert!(e.contains("chunk 0 word 0 = ") && e.contains("(die 0 TOP_SP 0's chunk 0 missing)"), "{e}");
 }
 
+/// A planner that leaves the last die out of the reduction, and says so
+/// consistently (its programs, vectors, semaphores and completions planned
+/// for the dies it kept; on the left-out die, instance 0 leads and posts
+/// its group's completion, the other TOP_SPs idle), fails the checks of
+/// every all-reduce it plans: what each node is owed comes from the
+/// collective's definition, not from the plan.
+#[test]
+fn a_planner_that_leaves_a_die_out_fails_every_all_reduce() {
+    // (scenario, TOP_SPs a die, channels, what die 0's first chunk says).
+    let cases = [
+        ("allreduce-ring", 1, 0, "(die 3's chunk 0 missing)"),
+        ("allreduce-mesh", 1, 0, "(die 3's chunk 0 missing)"),
+        ("allreduce-ring", 2, 2, "(die 3 TOP_SP 0's chunk 0 missing)"),
+        ("allreduce-kangaring", 2, 4, "(die 3 TOP_SP 0's chunk 0 missing)"),
+        ("allreduce-hier", 2, 0, "(die 3's chunk 0 missing, from all 2 of its TOP_SPs)"),
+    ];
+    for (name, k, channels, says) in cases {
+        let (c, limit) = cfg(name);
+        let c = CollectiveCfg { top_sps: k, channels, ..c };
+        let mut ran = collective::run_planned(Arch::Cayman, &c, 4, limit, None, &|n, a| leave_the_last_die_out(&c, n, a)).unwrap();
+        let e = ran.check().unwrap_err().to_string();
+        assert!(e.contains("die 0") && e.contains("chunk 0 word 0 = ") && e.contains(says), "{name}, {k} TOP_SPs a die, {channels} channels: {e}");
+    }
+}
+
+/// The plan of `c` over every die but the last; the last die's TOP_SPs
+/// idle, but its instance 0 leads and posts the group's completion as any
+/// leader's tape ends (one SYNC event SIGNALing its own completion semaphore).
+fn leave_the_last_die_out(c: &CollectiveCfg, n: u32, a: &collective::TapeAddrs) -> Result<collective::Tapes, tpb_cosim::scenario::ScenarioError> {
+    use collective::DieTape;
+    use tpb_models::ncfw::mesh::{MeshEvent, MeshEventType};
+    let k = c.top_sps as u32;
+    let mut t = collective::plan(c, n - k, a)?;
+    for node in n - k..n {
+        let mut idle = DieTape { leader: node == n - k, ..DieTape::default() };
+        if idle.leader {
+            let compl = a.inc(node, node, t.compl_sem)?;
+            let mut e = MeshEvent { event_type: MeshEventType::EVT_SYNC.0, direct_trigger: 1, ..MeshEvent::default() };
+            e.direct_trigger_sema[0] = compl;
+            (idle.events, idle.compl_addr, idle.final_counts) = (vec![e], Some(compl), vec![(t.compl_sem, 1)]);
+        }
+        t.dies.push(idle);
+    }
+    Ok(t)
+}
+
 /// Leader/reporter tampered with: a completion the leader did not post, or
 /// one a non-leader posted, fails the checks naming the TOP_SP.
 #[test]

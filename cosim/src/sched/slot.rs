@@ -76,7 +76,7 @@ pub struct Slot {
     /// The first exception (not an interrupt) the core took, with the
     /// registers it left. Kept until the next reset.
     pub first_exception: Option<Box<history::Caught>>,
-    /// When it was last started and last halted ([`super::runs`]).
+    /// When it was last started and last halted (`sched/runs.rs`).
     pub runs: super::runs::RunMarks,
 }
 

@@ -11,7 +11,7 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     // s + r: round r's arrival.
     let rounds = u32::BITS - (n - 1).leading_zeros();
     for d in 0..n {
-        let mut t = DieTape::new();
+        let mut t = DieTape::default();
         for r in 0..rounds {
             let mut e = event(if r == 0 { MeshEventType::EVT_FUNCTION_BARRIER_FIRST_COLL } else { MeshEventType::EVT_SYNC });
             if r > 0 {

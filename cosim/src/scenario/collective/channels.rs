@@ -46,7 +46,7 @@ fn ring_sems(s: u32) -> (u32, u32, u32) {
 fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u32, a: &TapeAddrs) -> Result<DieTape, ScenarioError> {
     let (done, prev, compl) = ring_sems(s);
     let reporter = !send;
-    let mut t = DieTape::new();
+    let mut t = DieTape::default();
     let mut dram = vec![0u8; (firmware::RING_LEGS + 16 * plans.len() as u32) as usize];
     let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
     let (mut entries, mut fired, mut pending) = (Vec::new(), 0u32, Vec::new());
@@ -169,7 +169,7 @@ pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeA
         let plan =
             LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
         let mut t = ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?;
-        t.vector(units, (0..dies).map(|e| e * k + sp).collect());
+        t.units = units;
         out.push(t);
     }
     let (done, prev, compl) = ring_sems(s);
@@ -226,7 +226,7 @@ pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
             chans: vec![Chan { c: 0, sem: s + 1, next: ((d + 1) % dies) * k + sp, pos: d, len: dies, data }],
         };
         let mut t = ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?;
-        t.vector(k * dies, (0..n).collect());
+        t.units = k * dies;
         out.push(t);
     }
     let (done, prev, compl) = ring_sems(s);

@@ -13,8 +13,7 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     // s: phase-1 arrivals, s + 1: DMA legs done, s + 2: phase-2 writes.
     let (arrive, done, written) = (s, s + 1, s + 2);
     for d in 0..n {
-        let mut t = DieTape::new();
-        t.vector(n, (0..n).collect());
+        let mut t = DieTape { units: n, ..DieTape::default() };
         let peers: Vec<u32> = (1..n).map(|k| (d + k) % n).collect();
         let sends: Vec<Move> = peers.iter().map(|&c| Move::Send { chunk: c, to: c, into: Into::Stage(d), span: 1 }).collect();
         t.legs.push((d, 0));

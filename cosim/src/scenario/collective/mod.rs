@@ -19,7 +19,9 @@
 //! other nodes' DMA SRAM through the SEQ DMA's SoC writes, and every node
 //! ends with the sum of its group's inputs (all nodes; a channel ring's:
 //! the dies' TOP_SPs of its instance), which the checks compare with a sum
-//! computed from the inputs alone.
+//! computed from the inputs alone, over the chunks and the group the
+//! collective's definition owes the node ([`owed`]), never what
+//! the plan declares.
 
 use super::*;
 use crate::mesh::{die_addr, Mesh};
@@ -150,7 +152,7 @@ fn one() -> usize {
 const DMA_SRAM: u32 = 4 << tpb_hdl::seq_dma::DEFAULT_AW;
 
 /// One die's tape and the DMA legs it fires.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct DieTape {
     pub events: Vec<MeshEvent>,
     /// The DMA legs in the order they fire: (source chunk, destination slot).
@@ -158,10 +160,10 @@ pub struct DieTape {
     /// The descriptors the legs fire, in order, each with whether it
     /// completes its leg (INCs the done semaphore); empty for the barrier.
     pub moves: Vec<(Move, bool)>,
-    /// Chunks in this node's vector (0: it moves no data).
+    /// Chunks in this node's vector as the plan lays it out (0: it moves no
+    /// data). What the vector must end as is not the plan's to say:
+    /// [`owed`] gives it from the collective's definition.
     pub units: u32,
-    /// The nodes whose inputs every chunk of the vector ends as the sum of.
-    pub sum_of: Vec<u32>,
     /// The WAITs on semaphores other dies SIGNAL: (semaphore, count).
     pub remote_waits: Vec<(u32, u32)>,
     /// The algorithm's events: `events[..body]`; after them, the group's
@@ -192,13 +194,6 @@ pub struct RingProgram {
 }
 
 impl DieTape {
-    fn new() -> DieTape {
-        DieTape { events: Vec::new(), legs: Vec::new(), moves: Vec::new(), units: 0, sum_of: Vec::new(), remote_waits: Vec::new(), body: 0, leader: false, compl_addr: None, final_counts: Vec::new(), ring: None }
-    }
-    /// A vector of `units` chunks that ends as the sum of the inputs of the nodes `sum_of`.
-    fn vector(&mut self, units: u32, sum_of: Vec<u32>) {
-        (self.units, self.sum_of) = (units, sum_of);
-    }
     /// The stepper's DRAM image.
     pub fn dram(&self) -> Vec<u8> {
         match &self.ring {
@@ -309,8 +304,8 @@ mod ring;
 mod run;
 mod tapes;
 pub use channels::{channel_programs, group_roles, hierarchical_programs};
-pub use run::{collective, mesh_entry, run, run_edited, Ran};
-pub use payload::{input, reference, Into, Move};
+pub use run::{collective, mesh_entry, plan, run, run_edited, run_planned, Ran};
+pub use payload::{input, owed, reference, Into, Move};
 pub use tapes::tapes;
 
 #[cfg(test)]

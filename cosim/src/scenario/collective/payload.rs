@@ -27,6 +27,30 @@ pub fn reference(of: &[u32], c: u32, w: u32) -> u32 {
     of.iter().fold(0u32, |s, &p| s.wrapping_add(input(p, c, w)))
 }
 
+/// What node `node`'s vector must end as, from the collective's definition
+/// alone, never from what a planner built or declared: (its chunks, the
+/// nodes whose inputs each chunk sums). `n` nodes, `k` TOP_SPs a die.
+/// - An all-reduce (the ring, the mesh, the kangaring as event tapes, the
+///   hierarchical) leaves every node's whole vector, a chunk per node, the
+///   sum of every node's input.
+/// - A channel ring (the ring or kangaring with `channels` > 0) is one ring
+///   per TOP_SP instance (`[D]`, [`channel_programs`]): instance i of every
+///   die sums instance i's inputs, a chunk per die for each channel i owns
+///   (channel c belongs to instance c mod k).
+/// - The barrier moves no data.
+pub fn owed(alg: Algorithm, channels: u32, n: u32, k: u32, node: u32) -> (u32, Vec<u32>) {
+    let (k, dies) = (k.max(1), n / k.max(1));
+    match alg {
+        Algorithm::Barrier => (0, Vec::new()),
+        Algorithm::Ring | Algorithm::Kangaring if channels > 0 => {
+            let sp = node % k;
+            let owned = (0..channels).filter(|c| c % k == sp).count() as u32;
+            (owned * dies, (0..dies).map(|d| d * k + sp).collect())
+        }
+        Algorithm::Ring | Algorithm::Kangaring | Algorithm::Mesh | Algorithm::Hierarchical => (n, (0..n).collect()),
+    }
+}
+
 /// Where a send lands on the target node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Into {
@@ -200,16 +224,27 @@ impl Layout {
 
 /// What a wrong sum says about word `w` of chunk `c` (`got`, not the
 /// reference over the nodes `of`): which node's contribution is missing
-/// or doubled, if one is (`name` names a node).
-pub fn diagnose(of: &[u32], c: u32, w: u32, got: u32, name: impl Fn(u32) -> String) -> String {
+/// or doubled, if one is (`name` names a node), or else which die's, all
+/// of its TOP_SPs' (`k` a die).
+pub fn diagnose(of: &[u32], c: u32, w: u32, got: u32, k: u32, name: impl Fn(u32) -> String) -> String {
     let diff = got.wrapping_sub(reference(of, c, w));
-    for &p in of {
-        if diff == input(p, c, w) {
-            return format!(" ({}'s chunk {c} counted twice)", name(p));
+    let says = |part: u32, who: String, from: &str| {
+        if diff == part {
+            Some(format!(" ({who}'s chunk {c} counted twice{from})"))
+        } else if diff == part.wrapping_neg() {
+            Some(format!(" ({who}'s chunk {c} missing{from})"))
+        } else {
+            None
         }
-        if diff == input(p, c, w).wrapping_neg() {
-            return format!(" ({}'s chunk {c} missing)", name(p));
-        }
-    }
-    String::new()
+    };
+    let dies = of.iter().map(|p| p / k.max(1));
+    of.iter()
+        .find_map(|&p| says(input(p, c, w), name(p), ""))
+        .or_else(|| {
+            dies.clone().find_map(|d| {
+                let on: Vec<u32> = of.iter().copied().filter(|p| p / k.max(1) == d).collect();
+                (on.len() > 1).then(|| says(reference(&on, c, w), format!("die {d}"), &format!(", from all {} of its TOP_SPs", on.len()))).flatten()
+            })
+        })
+        .unwrap_or_default()
 }

@@ -17,8 +17,7 @@ pub(super) fn tapes(o: &Ops, n: u32, s: u32) -> Result<Body, ScenarioError> {
     // s: chunks received from die d - 1; s + 1: this die's DMA legs done.
     let (recv, done, steps) = (s, s + 1, 2 * (n - 1));
     for d in 0..n {
-        let mut t = DieTape::new();
-        t.vector(n, (0..n).collect());
+        let mut t = DieTape { units: n, ..DieTape::default() };
         for step in 0..steps {
             let scatter = step < n - 1;
             let chunk = payload::ring_chunk(d, n, step, n - 1);

@@ -56,6 +56,33 @@ pub fn run(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<
 /// As [`run`], with the programs changed by `edit` after they are planned
 /// (a test's wrong schedule: the checks must catch it).
 pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>, edit: &dyn Fn(&mut Tapes)) -> Result<Ran, ScenarioError> {
+    run_planned(arch, cfg, n, limit, trace, &|n, a| {
+        let mut t = plan(cfg, n, a)?;
+        edit(&mut t);
+        Ok(t)
+    })
+}
+
+/// The programs of `cfg` on `n` nodes (every TOP_SP of every die).
+pub fn plan(cfg: &CollectiveCfg, n: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    match (cfg.algorithm, cfg.channels) {
+        (Algorithm::Hierarchical, _) => hierarchical_programs(n, cfg.first_sem, a),
+        (alg, 0) => tapes(alg, n, cfg.first_sem, a),
+        (alg, ch) => channel_programs(alg, n, ch, cfg.first_sem, a),
+    }
+}
+
+/// As [`run`], with the programs from `planner` (given the nodes and the
+/// addresses) instead of [`plan`]: a test's wrong planner, which the
+/// checks must catch.
+pub fn run_planned(
+    arch: Arch,
+    cfg: &CollectiveCfg,
+    n: usize,
+    limit: u64,
+    trace: Option<&Path>,
+    planner: &dyn Fn(u32, &TapeAddrs) -> Result<Tapes, ScenarioError>,
+) -> Result<Ran, ScenarioError> {
     // The NCFW's tape stepper dispatches through its algorithm table first,
     // which SUNDA's firmware does not have (a channel program does not use it).
     if arch == Arch::Sunda && cfg.stepper == Stepper::Ncfw && cfg.channels == 0 && cfg.algorithm != Algorithm::Hierarchical {
@@ -73,12 +100,10 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
     // SEQ's I-cache fill ring, seed 004 §7 STEP 4).
     let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?;
     let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
-    let mut t = match (cfg.algorithm, cfg.channels) {
-        (Algorithm::Hierarchical, _) => hierarchical_programs(n as u32, cfg.first_sem, &addrs)?,
-        (alg, 0) => tapes(alg, n as u32, cfg.first_sem, &addrs)?,
-        (alg, ch) => channel_programs(alg, n as u32, ch, cfg.first_sem, &addrs)?,
-    };
-    edit(&mut t);
+    let t = planner(n as u32, &addrs)?;
+    if t.dies.len() != n {
+        return Err(ScenarioError::File(format!("the plan has {} programs for {n} TOP_SPs ({} dies of {})", t.dies.len(), n / cfg.top_sps.max(1), cfg.top_sps.max(1))));
+    }
     if cfg.first_sem + t.sems_used() > 256 {
         return Err(ScenarioError::File(format!("[collective] first_sem = {}: {} on {n} dies uses {} semaphores, past 255", cfg.first_sem, cfg.algorithm.name(), t.sems_used())));
     }
@@ -267,19 +292,7 @@ impl Ran {
                     )?;
                 }
             }
-            if let Some(p) = pay {
-                // Every chunk of this node's vector is the sum of its group's inputs.
-                let base = region(c, "seq.dma")?;
-                let of = &tape.sum_of;
-                for ch in 0..tape.units {
-                    for wd in 0..cfg.words {
-                        let got = c.read32(base + u64::from(p.acc(ch) + 4 * wd))?;
-                        let want = payload::reference(of, ch, wd);
-                        let why = payload::diagnose(of, ch, wd, got, |x| crate::mesh::node_name(x as usize, k_per_die));
-                        r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {} inputs is {want:#x}{why}", of.len()))?;
-                    }
-                }
-            }
+            check_vector(&mut r, c, cfg, pay, tape, (n, k_per_die, d))?;
         }
         let end = final_pass.iter().copied().max().unwrap_or(0);
         r.value("completions", completions);
@@ -297,6 +310,30 @@ impl Ran {
         r.events.sort();
         Ok(r)
     }
+}
+
+/// Every chunk node `d` (of `n`, `k` a die) is owed holds the sum of its
+/// group's inputs: both from the collective's definition
+/// ([`owed`]), not from the plan; and the plan laid out as many.
+fn check_vector(r: &mut Report, c: &mut Cosim, cfg: &CollectiveCfg, pay: Option<payload::Layout>, tape: &DieTape, (n, k, d): (usize, usize, usize)) -> Result<(), ScenarioError> {
+    let node = crate::mesh::node_name(d, k);
+    let (units, of) = payload::owed(cfg.algorithm, cfg.channels, n as u32, k as u32, d as u32);
+    if let Some(p) = pay {
+        let base = region(c, "seq.dma")?;
+        for ch in 0..units.min(tape.units) {
+            for wd in 0..cfg.words {
+                let got = c.read32(base + u64::from(p.acc(ch) + 4 * wd))?;
+                let want = payload::reference(&of, ch, wd);
+                let why = payload::diagnose(&of, ch, wd, got, k as u32, |x| crate::mesh::node_name(x as usize, k));
+                r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {} inputs is {want:#x}{why}", of.len()))?;
+            }
+        }
+    }
+    let laid = if pay.is_some() { tape.units } else { 0 };
+    if laid > 0 || units > 0 {
+        r.check(c.stats.cycles, laid == units, format!("{node}: its plan lays out {laid} chunks; an all-reduce by the {} owes it {units}, each the sum of {} inputs", cfg.algorithm.name(), of.len()))?;
+    }
+    Ok(())
 }
 
 /// The CTRL SPAD cc_op entry of a mesh tape: active, algo_type MESH, the

@@ -195,3 +195,36 @@ fn one_die_is_no_collective_and_too_many_legs_do_not_fit() {
     let e = payload::Layout::of(&t.dies, 16).unwrap_err();
     assert!(e.to_string().contains("SEQ DMA SRAM"), "{e}");
 }
+
+/// What a node is owed comes from the collective's definition: every
+/// node's input for an all-reduce, its instance's for a channel ring
+/// (channel c belongs to instance c mod k), nothing for the barrier.
+#[test]
+fn what_a_node_is_owed_is_the_definitions() {
+    use payload::owed;
+    assert_eq!(owed(Algorithm::Ring, 0, 4, 1, 2), (4, vec![0, 1, 2, 3]));
+    assert_eq!(owed(Algorithm::Mesh, 0, 3, 1, 0), (3, vec![0, 1, 2]));
+    assert_eq!(owed(Algorithm::Hierarchical, 0, 8, 4, 5), (8, (0..8).collect()));
+    assert_eq!(owed(Algorithm::Hierarchical, 3, 8, 4, 5), (8, (0..8).collect()), "channels do not change the hierarchical's");
+    // 4 dies of 2 TOP_SPs, 4 channels: instance 1 owns channels 1 and 3.
+    assert_eq!(owed(Algorithm::Kangaring, 4, 8, 2, 3), (8, vec![1, 3, 5, 7]));
+    // 3 channels on 2 TOP_SPs: instance 0 owns 0 and 2, instance 1 owns 1.
+    assert_eq!(owed(Algorithm::Ring, 3, 4, 2, 0), (4, vec![0, 2]));
+    assert_eq!(owed(Algorithm::Ring, 3, 4, 2, 1), (2, vec![1, 3]));
+    assert_eq!(owed(Algorithm::Barrier, 0, 4, 1, 0), (0, vec![]));
+}
+
+/// A wrong sum names the node whose input is missing or doubled, or the
+/// die all of whose TOP_SPs' inputs are.
+#[test]
+fn a_wrong_sum_names_the_node_or_the_die_it_lacks() {
+    use payload::{diagnose, input, reference};
+    let of: Vec<u32> = (0..8).collect();
+    let name = |p: u32| crate::mesh::node_name(p as usize, 4);
+    let want = reference(&of, 2, 0);
+    assert_eq!(diagnose(&of, 2, 0, want.wrapping_sub(input(5, 2, 0)), 4, name), " (die 1 TOP_SP 1's chunk 2 missing)");
+    assert_eq!(diagnose(&of, 2, 0, want.wrapping_add(input(0, 2, 0)), 4, name), " (die 0 TOP_SP 0's chunk 2 counted twice)");
+    let die1: u32 = (4..8).map(|p| input(p, 2, 0)).fold(0, u32::wrapping_add);
+    assert_eq!(diagnose(&of, 2, 0, want.wrapping_sub(die1), 4, name), " (die 1's chunk 2 missing, from all 4 of its TOP_SPs)");
+    assert_eq!(diagnose(&of, 2, 0, want ^ 1, 4, name), "", "a wrong word that is no node's input says nothing");
+}
