@@ -26,6 +26,8 @@ fn crossings(alg: Algorithm, n: u64) -> u64 {
         Algorithm::Ring | Algorithm::Kangaring | Algorithm::Hierarchical => n * 2 * (n - 1),
         Algorithm::Mesh => 2 * n * (n - 1),
         Algorithm::Barrier => n * u64::from(u64::BITS - (n - 1).leading_zeros()),
+        // The example's recursive doubling (testbench/examples/collectives/): a SIGNAL a die a round.
+        Algorithm::AllReduce => n * u64::from(n.ilog2()),
     }
 }
 

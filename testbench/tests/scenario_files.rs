@@ -214,11 +214,11 @@ fn edited_input_files_load_or_are_refused_never_a_panic() {
     }
     let root = repo_root();
     let mut inputs: Vec<(PathBuf, String, Kind)> = Vec::new();
-    for dir in ["cosim/scenarios", "testbench/examples", "testbench/examples/firmware"] {
+    for dir in ["cosim/scenarios", "testbench/examples", "testbench/examples/firmware", "testbench/examples/collectives"] {
         let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
         files.sort();
         for f in files {
-            let kind = if dir == "cosim/scenarios" { Kind::Scenario } else { Kind::Testbench };
+            let kind = if dir == "cosim/scenarios" || dir.ends_with("collectives") { Kind::Scenario } else { Kind::Testbench };
             inputs.push((f.clone(), std::fs::read_to_string(&f).unwrap(), kind));
         }
     }
@@ -235,7 +235,9 @@ fn edited_input_files_load_or_are_refused_never_a_panic() {
                 edited = mutate(&mut rng, &edited);
             }
             let load = std::panic::catch_unwind(|| match kind {
-                Kind::Scenario => scenario::ScenarioFile::parse(&path.display().to_string(), &edited).is_ok(),
+                // A collective's tapes are lowered to programs too, as a run would first.
+                Kind::Scenario => scenario::ScenarioFile::parse(&path.display().to_string(), &edited)
+                    .is_ok_and(|f| f.collective.as_ref().is_none_or(|c| scenario::collective::programs(Arch::Cayman, c, c.dies).is_ok())),
                 Kind::Testbench => TbFile::parse(path, &edited).is_ok(),
                 Kind::MapFile(k) => {
                     let mut files = map.clone();

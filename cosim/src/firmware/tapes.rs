@@ -4,7 +4,7 @@
 use super::*;
 
 /// How `mesh_tape.S` WAITs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TapeWait {
     /// The seeds' spin: `memw; l32i; bgeu` until the count (DIGEST §7).

@@ -82,6 +82,11 @@ impl MeshEventType {
         Self::NAMES.iter().find(|(v, _)| *v == self.0).map(|(_, n)| *n)
     }
 
+    /// The type a seed name gives (`EVT_SYNC`, …).
+    pub fn from_name(name: &str) -> Option<MeshEventType> {
+        Self::NAMES.iter().find(|(_, n)| *n == name).map(|(v, _)| MeshEventType(*v))
+    }
+
     pub fn band(self) -> EventBand {
         match self.0 {
             0..=7 => EventBand::Common,

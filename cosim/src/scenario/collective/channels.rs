@@ -251,7 +251,7 @@ pub fn group_roles(t: &Tapes, alg: Algorithm, node: u32) -> Vec<tpb_models::hal:
                         Algorithm::Ring => AlgType::Ring,
                         Algorithm::Kangaring => AlgType::Kangaring,
                         Algorithm::Hierarchical => AlgType::Hier,
-                        Algorithm::Mesh | Algorithm::Barrier => AlgType::Mesh,
+                        Algorithm::Mesh | Algorithm::Barrier | Algorithm::AllReduce => AlgType::Mesh,
                     },
                     algo_sub_type: 0,
                     trigger_next: false,

@@ -28,7 +28,7 @@ use crate::mesh::{die_addr, Mesh};
 use tpb_models::ncfw::mesh::soc;
 
 /// The algorithms (`[collective] algorithm`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// Ring all-reduce: N - 1 reduce-scatter steps, then N - 1 all-gather
@@ -48,10 +48,13 @@ pub enum Algorithm {
     /// Three chained ring legs: intra-die reduce-scatter, inter-die
     /// all-reduce, intra-die all-gather ([`hierarchical_programs`]).
     Hierarchical,
+    /// An all-reduce whose schedule is the file's own `[collective.tapes]`:
+    /// no planner; every node's vector must end as every node's input summed.
+    AllReduce,
 }
 
 impl Algorithm {
-    /// Every algorithm.
+    /// Every built-in planner.
     pub const ALL: [Algorithm; 5] = [Algorithm::Ring, Algorithm::Mesh, Algorithm::Barrier, Algorithm::Kangaring, Algorithm::Hierarchical];
 
     pub fn name(self) -> &'static str {
@@ -61,13 +64,14 @@ impl Algorithm {
             Algorithm::Barrier => "barrier",
             Algorithm::Kangaring => "kangaring",
             Algorithm::Hierarchical => "hierarchical",
+            Algorithm::AllReduce => "all-reduce",
         }
     }
 }
 
 /// How a tape names another die (`[collective] addressing`): the SoC
 /// port's two readings of bits 53:48 ([`crate::sched::SocDecoder`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Addressing {
     /// Chip id (bits 53:48, valid bit 54) and die bit 47: any die.
@@ -79,7 +83,7 @@ pub enum Addressing {
 }
 
 /// Which core steps the tapes (`[collective] stepper`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stepper {
     /// The TOP_SP's NX core, `mesh_tape.S` (the flags alone drive each event).
@@ -101,7 +105,7 @@ impl Stepper {
 }
 
 /// `[collective]`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveCfg {
     pub algorithm: Algorithm,
@@ -138,6 +142,10 @@ pub struct CollectiveCfg {
     /// cc_op entry's channel_list names ([`channel_programs`]).
     #[serde(default)]
     pub channels: u32,
+    /// Every node's tape as data, in place of the algorithm's planner
+    /// (`tpb scenario emit` writes a planner's; [`data`]).
+    #[serde(default, skip_serializing)]
+    pub tapes: Option<TapesData>,
 }
 
 fn yes() -> bool {
@@ -298,6 +306,8 @@ pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
 
 mod barrier;
 mod channels;
+pub mod data;
+mod emit;
 mod mesh;
 mod payload;
 mod ring;
@@ -307,6 +317,8 @@ pub use channels::{channel_programs, group_roles, hierarchical_programs};
 pub use run::{collective, mesh_entry, plan, run, run_edited, run_planned, Ran};
 pub use payload::{input, owed, reference, Into, Move};
 pub use tapes::tapes;
+pub use data::TapesData;
+pub use emit::{emit_file, emit_tapes, programs};
 
 #[cfg(test)]
 mod tests;
@@ -325,6 +337,16 @@ impl Scenario for CollectiveCfg {
                 self.words,
                 self.top_sps
             )));
+        }
+        if self.tapes.is_some() && (self.channels != 0 || self.algorithm == Algorithm::Hierarchical || self.algorithm == Algorithm::Kangaring) {
+            return Err(ScenarioError::File(format!(
+                "{path}: [collective.tapes] are event tapes: not for {} with channels = {} (channel programs are not written as data yet)",
+                self.algorithm.name(),
+                self.channels
+            )));
+        }
+        if self.tapes.is_none() && self.algorithm == Algorithm::AllReduce {
+            return Err(ScenarioError::File(format!("{path}: {}", data::NO_PLANNER)));
         }
         Ok(())
     }

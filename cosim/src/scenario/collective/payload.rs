@@ -47,7 +47,7 @@ pub fn owed(alg: Algorithm, channels: u32, n: u32, k: u32, node: u32) -> (u32, V
             let owned = (0..channels).filter(|c| c % k == sp).count() as u32;
             (owned * dies, (0..dies).map(|d| d * k + sp).collect())
         }
-        Algorithm::Ring | Algorithm::Kangaring | Algorithm::Mesh | Algorithm::Hierarchical => (n, (0..n).collect()),
+        Algorithm::Ring | Algorithm::Kangaring | Algorithm::Mesh | Algorithm::Hierarchical | Algorithm::AllReduce => (n, (0..n).collect()),
     }
 }
 

@@ -65,7 +65,11 @@ pub fn run_edited(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: 
 
 /// The programs of `cfg` on `n` nodes (every TOP_SP of every die).
 pub fn plan(cfg: &CollectiveCfg, n: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    if let Some(d) = &cfg.tapes {
+        return data::lower(d, n, cfg.first_sem, a);
+    }
     match (cfg.algorithm, cfg.channels) {
+        (Algorithm::AllReduce, _) => Err(ScenarioError::File(data::NO_PLANNER.into())),
         (Algorithm::Hierarchical, _) => hierarchical_programs(n, cfg.first_sem, a),
         (alg, 0) => tapes(alg, n, cfg.first_sem, a),
         (alg, ch) => channel_programs(alg, n, ch, cfg.first_sem, a),
@@ -96,10 +100,7 @@ pub fn run_planned(
         mesh.trace(p)?;
     }
     let hal = Hal::for_arch(arch)?;
-    // The legs' descriptors ride the TX ring (`[D]`: the RX ring is the
-    // SEQ's I-cache fill ring, seed 004 §7 STEP 4).
-    let dma_tail = Addrs::new(mesh.dies[0].map(), "collective").reg(Engine::Pool, "nx", "dma_tx_ring_tail_inc")?;
-    let addrs = TapeAddrs::new(&hal, dma_tail, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
+    let addrs = TapeAddrs::new(&hal, emit::dma_tail(mesh.dies[0].map())?, cfg.addressing)?.with_top_sps(cfg.top_sps as u32);
     let t = planner(n as u32, &addrs)?;
     if t.dies.len() != n {
         return Err(ScenarioError::File(format!("the plan has {} programs for {n} TOP_SPs ({} dies of {})", t.dies.len(), n / cfg.top_sps.max(1), cfg.top_sps.max(1))));

@@ -64,6 +64,7 @@ pub fn tapes(alg: Algorithm, n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
         Algorithm::Barrier => super::barrier::tapes(&o, n, s)?,
         Algorithm::Kangaring => return Err(ScenarioError::File("kangaring runs as a channel program: set [collective] channels (1 to 32)".into())),
         Algorithm::Hierarchical => return hierarchical_programs(n, s, a),
+        Algorithm::AllReduce => return Err(ScenarioError::File(data::NO_PLANNER.into())),
     };
     // The group's completion, after each tape's body.
     let (k, gather, compl) = (a.top_sps, s + sems, s + sems + 1);

@@ -248,6 +248,11 @@ pub enum Command {
     },
     /// List the built-in co-simulation scenarios.
     Scenarios,
+    /// A built-in scenario as a file of your own.
+    Scenario {
+        #[command(subcommand)]
+        action: ScenarioAction,
+    },
     /// Build C (and .S) firmware for a core with Debian's gcc-xtensa-lx106:
     /// the start-up code, a linker script and `tpb_fw.h` generated from the
     /// generation's map (written beside the ELF, under `<stem>.build/`: `-o x/fw.elf` gives `x/fw.build/`).
@@ -432,4 +437,27 @@ pub(super) fn parse_range(s: &str) -> Result<(u64, u64), String> {
         return Err(format!("'{s}': the window is empty"));
     }
     Ok((a, b))
+}
+
+/// `tpb scenario …`.
+#[derive(Subcommand, Debug)]
+pub enum ScenarioAction {
+    /// Write a built-in collective as one complete file: its parameters and
+    /// its planner's tapes as `[collective.tapes]` data, for `tpb sim FILE`.
+    Emit {
+        /// A built-in scenario (`tpb scenarios`) or a scenario .toml file.
+        name: String,
+        /// The generation whose addresses the tapes are planned with.
+        #[arg(long, value_enum, default_value = "cayman")]
+        arch: ArchArg,
+        /// Dies; default: the scenario file's.
+        #[arg(long, value_parser = parse_count)]
+        dies: Option<usize>,
+        /// TOP_SPs per die; default: the scenario file's.
+        #[arg(long, value_parser = parse_count)]
+        top_sps: Option<usize>,
+        /// Write it here (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
 }

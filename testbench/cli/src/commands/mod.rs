@@ -439,6 +439,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Scenario { action: ScenarioAction::Emit { name, arch, dies, top_sps, output } } => sim::emit(&name, arch.into(), dies, top_sps, output.as_deref()),
         Command::Bringup { arch, maps, q7_iram, q7_dram, seq_iram, seq_dram } => {
             let map = load(arch.into(), maps.as_ref())?;
             bringup(map, [q7_iram.as_ref(), q7_dram.as_ref(), seq_iram.as_ref(), seq_dram.as_ref()])

@@ -261,3 +261,24 @@ fn crossings_diagram(p: &std::path::Path, r: &tpb_cosim::scenario::Report, name:
     }
     Ok(())
 }
+
+/// `tpb scenario emit`: a built-in collective as one file of data.
+pub(super) fn emit(name: &str, arch: Arch, dies: Option<usize>, top_sps: Option<usize>, output: Option<&std::path::Path>) -> Result<(), CliError> {
+    let f = tpb_cosim::scenario::ScenarioFile::find(name)?;
+    let mut command = format!("tpb scenario emit {name} --arch {}", arch.name());
+    if let Some(d) = dies {
+        command += &format!(" --dies {d}");
+    }
+    if let Some(k) = top_sps {
+        command += &format!(" --top-sps {k}");
+    }
+    let source = if name.ends_with(".toml") { name.to_string() } else { format!("cosim/scenarios/{name}.toml") };
+    let text = tpb_cosim::scenario::collective::emit_file(&f, &source, arch, dies, top_sps, &command)?;
+    match output {
+        Some(p) => write(p, &text),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

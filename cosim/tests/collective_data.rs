@@ -1,0 +1,156 @@
+//! A collective as data (`[collective.tapes]`): a planner's tapes emitted
+//! as a file read back as the same programs and run as the built-in ran,
+//! cycle for cycle, check for check, byte for byte in the traces; the
+//! example recursive doubling, which no planner has, passes from its file
+//! alone, and its corrupted tapes fail naming the die and the chunk.
+
+use tpb_cosim::scenario::collective::{self, emit_file, programs, CollectiveCfg, Tapes};
+use tpb_cosim::scenario::{Report, ScenarioFile};
+use tpb_models::regmap::Arch;
+
+fn builtin(name: &str) -> ScenarioFile {
+    ScenarioFile::find(name).unwrap()
+}
+
+/// `name` emitted on `dies` dies of `k` TOP_SPs, read back as a file.
+fn emitted(name: &str, arch: Arch, dies: usize, k: usize) -> ScenarioFile {
+    let text = emit_file(&builtin(name), name, arch, Some(dies), Some(k), "test").unwrap_or_else(|e| panic!("{name} on {dies}x{k}: {e}"));
+    ScenarioFile::parse(&format!("{name}-{dies}x{k}.toml"), &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn same_programs(a: &Tapes, b: &Tapes, what: &str) {
+    assert_eq!((a.sems, a.gather_sem, a.compl_sem, a.done_sem, a.group), (b.sems, b.gather_sem, b.compl_sem, b.done_sem, b.group), "{what}");
+    assert_eq!(a.dies.len(), b.dies.len(), "{what}");
+    for (d, (x, y)) in a.dies.iter().zip(&b.dies).enumerate() {
+        let w = format!("{what}, node {d}");
+        assert_eq!(x.events, y.events, "{w}: events");
+        assert_eq!(x.moves, y.moves, "{w}: DMA descriptors");
+        assert_eq!((x.units, x.body, x.leader, x.compl_addr), (y.units, y.body, y.leader, y.compl_addr), "{w}: units, body, leader, completion address");
+        assert_eq!(x.remote_waits, y.remote_waits, "{w}: cross-die WAITs");
+        assert_eq!(x.final_counts, y.final_counts, "{w}: final counts");
+    }
+}
+
+/// Every event-tape collective, on 2 to 16 dies and with 2 TOP_SPs a die,
+/// by chip id and (the ring) by neighbour route: the data reads back as
+/// the very programs its planner built, and what the checks expect
+/// (final counts, cross-die WAITs) comes out of the data the same.
+#[test]
+fn a_planners_tapes_written_as_data_read_back_as_the_same_programs() {
+    for name in ["allreduce-ring", "allreduce-mesh", "barrier-global"] {
+        for (dies, k) in [(2, 1), (3, 1), (4, 1), (8, 1), (16, 1), (2, 2), (4, 2)] {
+            let cfg = CollectiveCfg { top_sps: k, ..builtin(name).collective.unwrap() };
+            let want = programs(Arch::Cayman, &cfg, dies).unwrap_or_else(|e| panic!("{name} {dies}x{k}: {e}"));
+            let got = programs(Arch::Cayman, emitted(name, Arch::Cayman, dies, k).collective.as_ref().unwrap(), dies).unwrap();
+            same_programs(&want, &got, &format!("{name} on {dies} dies of {k}"));
+        }
+    }
+    let ring = CollectiveCfg { addressing: collective::Addressing::Neighbor, ..builtin("allreduce-ring").collective.unwrap() };
+    let f = ScenarioFile { collective: Some(ring.clone()), ..builtin("allreduce-ring") };
+    let text = emit_file(&f, "ring-neighbor", Arch::Cayman, Some(4), None, "test").unwrap();
+    assert!(text.contains("addressing = \"neighbor\"") && text.contains("signal = [{ node = 1, sem = 40 }]"), "{text}");
+    let back = ScenarioFile::parse("n.toml", &text).unwrap();
+    same_programs(&programs(Arch::Cayman, &ring, 4).unwrap(), &programs(Arch::Cayman, back.collective.as_ref().unwrap(), 4).unwrap(), "neighbour ring");
+}
+
+fn run(f: &ScenarioFile, arch: Arch, dies: usize, trace: Option<&std::path::Path>) -> Report {
+    let c = f.collective.as_ref().unwrap();
+    collective::collective(arch, c, dies, f.cycles, trace).unwrap_or_else(|e| panic!("{} on {dies}: {e}", f.name)).0
+}
+
+fn same_run(a: &Report, b: &Report, what: &str) {
+    assert_eq!(a.stats.cycles, b.stats.cycles, "{what}: cycles");
+    assert_eq!(a.checks, b.checks, "{what}: checks");
+    assert_eq!(a.values, b.values, "{what}: values");
+    assert_eq!(a.events, b.events, "{what}: events");
+}
+
+/// `tpb sim NAME` and the emitted file run the same: cycles, every check's
+/// text, every value and event, and (4 dies of the ring and the mesh, by
+/// die) the VCD bytes.
+#[test]
+fn an_emitted_collective_runs_as_the_built_in_did() {
+    let dir = std::env::temp_dir().join(format!("tpb-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["allreduce-ring", "allreduce-mesh"] {
+        let (a, b) = (dir.join(format!("{name}.planned.vcd")), dir.join(format!("{name}.data.vcd")));
+        let (ra, rb) = (run(&builtin(name), Arch::Cayman, 4, Some(&a)), run(&emitted(name, Arch::Cayman, 4, 1), Arch::Cayman, 4, Some(&b)));
+        same_run(&ra, &rb, name);
+        for d in 0..4 {
+            let (x, y) = (tpb_cosim::scenario::die_path(&a, d), tpb_cosim::scenario::die_path(&b, d));
+            assert!(std::fs::read(&x).unwrap() == std::fs::read(&y).unwrap(), "{name}: die {d}'s VCD {} and {} differ", x.display(), y.display());
+        }
+    }
+    for (name, arch, dies, k) in [("allreduce-ring", Arch::Cayman, 16, 1), ("barrier-global", Arch::Cayman, 8, 1), ("allreduce-ring", Arch::Mariana, 4, 2), ("allreduce-mesh", Arch::Sunda, 2, 2)] {
+        let planned = ScenarioFile { collective: Some(CollectiveCfg { top_sps: k, ..builtin(name).collective.unwrap() }), ..builtin(name) };
+        same_run(&run(&planned, arch, dies, None), &run(&emitted(name, arch, dies, k), arch, dies, None), &format!("{name} on {dies} {arch:?} dies of {k}"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Channel programs are not data yet: emitting one says so, and an
+/// all-reduce without tapes says it has no planner.
+#[test]
+fn what_is_not_data_yet_is_refused_by_name() {
+    let e = emit_file(&builtin("allreduce-kangaring"), "allreduce-kangaring", Arch::Cayman, None, None, "test").unwrap_err().to_string();
+    assert!(e.contains("channel programs") && e.contains("not yet written as data"), "{e}");
+    let e = emit_file(&builtin("doorbell"), "doorbell", Arch::Cayman, None, None, "test").unwrap_err().to_string();
+    assert!(e.contains("only the collectives"), "{e}");
+    let text = std::fs::read_to_string(example(4)).unwrap();
+    let cut = &text[..text.find("[collective.tapes]").unwrap()];
+    let e = ScenarioFile::parse("x.toml", cut).unwrap_err().to_string();
+    assert!(e.contains("has no planner"), "{e}");
+}
+
+fn example(n: usize) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../testbench/examples/collectives/recursive_doubling_{n}.toml"))
+}
+
+/// The example collective: recursive doubling, which no planner has, from
+/// its file alone, on 4 and 8 dies of every generation.
+#[test]
+fn the_recursive_doubling_example_passes_from_its_file_alone() {
+    for n in [4, 8] {
+        let f = ScenarioFile::find(example(n).to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        for arch in [Arch::Sunda, Arch::Cayman, Arch::Mariana] {
+            let r = run(&f, arch, n, None);
+            assert_eq!(r.get("completions"), n as u64, "{arch:?} {n}");
+            println!("recursive doubling on {n} {arch:?} dies: {} checks, {} cycles from the release", r.checks.len(), r.get("collective_cycles"));
+        }
+    }
+}
+
+/// The example's file with `from` replaced by `to` once, run: its failure.
+fn broken(from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(example(4)).unwrap();
+    assert!(text.contains(from), "no '{from}'");
+    let f = ScenarioFile::parse("broken.toml", &text.replacen(from, to, 1)).unwrap_or_else(|e| panic!("{e}"));
+    match collective::collective(Arch::Cayman, f.collective.as_ref().unwrap(), 4, f.cycles, None) {
+        Ok((r, _)) => panic!("'{to}' passed {} checks", r.checks.len()),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A corrupted tape fails, naming the die and the chunk: a chunk dropped
+/// from die 0's first add, and that add doubled.
+#[test]
+fn a_corrupted_tape_fails_naming_the_die_and_the_chunk() {
+    let first_add = "dma = [{ add = 0, slot = 0, span = 4, done = true }]";
+    let e = broken(first_add, "dma = [{ add = 0, slot = 0, span = 3, done = true }]");
+    assert!(e.contains("die 0: chunk 3 word 0") && e.contains("(die 1's chunk 3 missing)"), "{e}");
+    let e = broken(first_add, "dma = [{ add = 0, slot = 0, span = 4 }, { add = 0, slot = 0, span = 4, done = true }]");
+    assert!(e.contains("die 0: chunk 0 word 0") && e.contains("(die 1's chunk 0 counted twice)"), "{e}");
+    // Bad data is refused on load or before anything runs, naming the node and the event.
+    let e = broken("signal = [{ node = 1, sem = 40 }]", "signal = [{ node = 9, sem = 40 }]");
+    assert!(e.contains("node 0 event 1: SIGNAL to node 9: there are 4 nodes"), "{e}");
+    let e = broken("type = \"EVT_SYNC\"", "type = \"EVT_SINK\"");
+    assert!(e.contains("'EVT_SINK' is no seed event name"), "{e}");
+}
+
+/// The example files are what their generator writes now.
+#[test]
+fn the_example_files_are_fresh() {
+    let script = example(4).with_file_name("recursive_doubling.py");
+    let out = std::process::Command::new("python3").arg(&script).arg("--check").output().unwrap_or_else(|e| panic!("python3 (Debian: apt install python3): {e}"));
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
