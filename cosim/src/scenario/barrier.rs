@@ -1,4 +1,4 @@
-//! The `barrier` scenario (see the table in `mod.rs`).
+//! The `barrier` scenario (see docs/scenarios.md).
 
 use super::*;
 /// `[barrier]`.

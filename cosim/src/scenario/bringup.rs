@@ -1,4 +1,4 @@
-//! The `bringup` scenario (see the table in `mod.rs`).
+//! The `bringup` scenario (see docs/scenarios.md).
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! The `dispatch` scenario (see the table in `mod.rs`): the SEQ's
+//! The `dispatch` scenario (see docs/scenarios.md): the SEQ's
 //! instruction dispatch (DIGEST §4), fed by the host through the
 //! instruction queue; on CAYMAN/MARIANA in each of the boot flag's three
 //! modes, the SEQ restarted between them.

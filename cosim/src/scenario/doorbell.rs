@@ -1,4 +1,4 @@
-//! The `doorbell` scenario (see the table in `mod.rs`).
+//! The `doorbell` scenario (see docs/scenarios.md).
 
 use super::*;
 /// `[doorbell]`: the cc_op program.

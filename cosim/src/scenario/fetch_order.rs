@@ -1,4 +1,4 @@
-//! The `fetch-order` scenario (see the table in `mod.rs`): the SEQ fetches
+//! The `fetch-order` scenario (see docs/scenarios.md): the SEQ fetches
 //! through its I-cache, which its I-fetch DMA fills from the image at
 //! `engine_base_address` in device memory (seed 004 §7;
 //! [`crate::sched::IFetch`]). Brought up in the seeds' order, `dma_init`

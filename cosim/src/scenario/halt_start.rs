@@ -1,4 +1,4 @@
-//! The `halt-start` scenario (see the table in `mod.rs`): DIGEST §2.8's
+//! The `halt-start` scenario (see docs/scenarios.md): DIGEST §2.8's
 //! halt and start, on the SEQ and on the Q7 cores.
 
 use super::*;

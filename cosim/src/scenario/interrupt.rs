@@ -1,4 +1,4 @@
-//! The `interrupt` scenario (see the table in `mod.rs`): intr_ctrl /
+//! The `interrupt` scenario (see docs/scenarios.md): intr_ctrl /
 //! intr_info drive the cores' level-1 interrupt line; the firmware takes
 //! each interrupt through the user vector and returns with RFE.
 

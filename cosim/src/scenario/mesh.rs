@@ -1,4 +1,4 @@
-//! The `mesh` scenario on two dies, and the event tape each TOP_SP runs (see the table in `mod.rs`).
+//! The `mesh` scenario on two dies, and the event tape each TOP_SP runs (see docs/scenarios.md).
 
 use super::*;
 /// `[mesh]`.

@@ -1,4 +1,4 @@
-//! The `notify` scenario (see the table in `mod.rs`): every class of
+//! The `notify` scenario (see docs/scenarios.md): every class of
 //! notification, produced by the run and read back by the host's reader in
 //! the order it happened.
 

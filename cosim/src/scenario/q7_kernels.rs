@@ -1,4 +1,4 @@
-//! The `q7-kernels` scenario (see the table in `mod.rs`): SUNDA's Q7 kernel
+//! The `q7-kernels` scenario (see docs/scenarios.md): SUNDA's Q7 kernel
 //! dispatch (DIGEST §9).
 
 use crate::firmware::q7_kernels_out as out;

@@ -1,4 +1,4 @@
-//! The `windows` scenario (see the table in `mod.rs`): address translation
+//! The `windows` scenario (see docs/scenarios.md): address translation
 //! (DIGEST §2.7 `mem_window2`, §2.8 the window bundle) in use by the cores.
 
 use super::*;

@@ -1,5 +1,5 @@
 //! The collectives on N dies (`allreduce-ring`, `allreduce-mesh`,
-//! `allreduce-kangaring`, `barrier-global`; see the table in `mod.rs`):
+//! `allreduce-kangaring`, `barrier-global`; see docs/scenarios.md):
 //! each die's TOP_SP runs the NCFW mesh event-tape stepper (`mesh_tape.S`)
 //! over a tape built here from the algorithm, the die's number and N; or,
 //! for the ring and the kangaring with `channels`, the ring's channel

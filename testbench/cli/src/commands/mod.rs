@@ -32,6 +32,8 @@ pub enum CliError {
     Regmap(#[from] regmap::RegmapError),
     #[error(transparent)]
     Gen(#[from] tpb_hdl::generated::GenError),
+    #[error(transparent)]
+    Regen(#[from] tpb_cosim::regen::RegenError),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{0} generated file(s) are stale; run `cargo run --bin tpb -- regen`")]
