@@ -28,6 +28,11 @@ fn same_programs(a: &Tapes, b: &Tapes, what: &str) {
         assert_eq!((x.units, x.body, x.leader, x.compl_addr), (y.units, y.body, y.leader, y.compl_addr), "{w}: units, body, leader, completion address");
         assert_eq!(x.remote_waits, y.remote_waits, "{w}: cross-die WAITs");
         assert_eq!(x.final_counts, y.final_counts, "{w}: final counts");
+        assert_eq!(x.ring.is_some(), y.ring.is_some(), "{w}");
+        if let (Some(p), Some(q)) = (&x.ring, &y.ring) {
+            assert_eq!((&p.entries, &p.channels, p.steps, p.legs), (&q.entries, &q.channels, q.steps, q.legs), "{w}: cc_op entries and the last leg");
+            assert!(p.dram == q.dram, "{w}: the DRAM image");
+        }
     }
 }
 
@@ -37,14 +42,23 @@ fn same_programs(a: &Tapes, b: &Tapes, what: &str) {
 /// (final counts, cross-die WAITs) comes out of the data the same.
 #[test]
 fn a_planners_tapes_written_as_data_read_back_as_the_same_programs() {
-    for name in ["allreduce-ring", "allreduce-mesh", "barrier-global"] {
-        for (dies, k) in [(2, 1), (3, 1), (4, 1), (8, 1), (16, 1), (2, 2), (4, 2)] {
+    let shapes = |name: &str| match name {
+        "allreduce-kangaring" => vec![(2, 2), (3, 2), (4, 2), (4, 4)],
+        "allreduce-hier" => vec![(2, 2), (4, 2), (2, 4), (4, 4)],
+        _ => vec![(2, 1), (3, 1), (4, 1), (8, 1), (16, 1), (2, 2), (4, 2)],
+    };
+    for name in ["allreduce-ring", "allreduce-mesh", "barrier-global", "allreduce-kangaring", "allreduce-hier"] {
+        for (dies, k) in shapes(name) {
             let cfg = CollectiveCfg { top_sps: k, ..builtin(name).collective.unwrap() };
             let want = programs(Arch::Cayman, &cfg, dies).unwrap_or_else(|e| panic!("{name} {dies}x{k}: {e}"));
             let got = programs(Arch::Cayman, emitted(name, Arch::Cayman, dies, k).collective.as_ref().unwrap(), dies).unwrap();
             same_programs(&want, &got, &format!("{name} on {dies} dies of {k}"));
         }
     }
+    let chans = CollectiveCfg { channels: 2, top_sps: 2, ..builtin("allreduce-ring").collective.unwrap() };
+    let f = ScenarioFile { collective: Some(chans.clone()), ..builtin("allreduce-ring") };
+    let back = ScenarioFile::parse("c.toml", &emit_file(&f, "ring-channels", Arch::Cayman, Some(3), None, "test").unwrap()).unwrap();
+    same_programs(&programs(Arch::Cayman, &chans, 3).unwrap(), &programs(Arch::Cayman, back.collective.as_ref().unwrap(), 3).unwrap(), "ring on 2 channels");
     let ring = CollectiveCfg { addressing: collective::Addressing::Neighbor, ..builtin("allreduce-ring").collective.unwrap() };
     let f = ScenarioFile { collective: Some(ring.clone()), ..builtin("allreduce-ring") };
     let text = emit_file(&f, "ring-neighbor", Arch::Cayman, Some(4), None, "test").unwrap();
@@ -81,19 +95,25 @@ fn an_emitted_collective_runs_as_the_built_in_did() {
             assert!(std::fs::read(&x).unwrap() == std::fs::read(&y).unwrap(), "{name}: die {d}'s VCD {} and {} differ", x.display(), y.display());
         }
     }
-    for (name, arch, dies, k) in [("allreduce-ring", Arch::Cayman, 16, 1), ("barrier-global", Arch::Cayman, 8, 1), ("allreduce-ring", Arch::Mariana, 4, 2), ("allreduce-mesh", Arch::Sunda, 2, 2)] {
+    for (name, arch, dies, k) in [
+        ("allreduce-ring", Arch::Cayman, 16, 1),
+        ("barrier-global", Arch::Cayman, 8, 1),
+        ("allreduce-ring", Arch::Mariana, 4, 2),
+        ("allreduce-mesh", Arch::Sunda, 2, 2),
+        ("allreduce-kangaring", Arch::Cayman, 4, 2),
+        ("allreduce-hier", Arch::Cayman, 4, 4),
+        ("allreduce-hier", Arch::Sunda, 2, 2),
+    ] {
         let planned = ScenarioFile { collective: Some(CollectiveCfg { top_sps: k, ..builtin(name).collective.unwrap() }), ..builtin(name) };
         same_run(&run(&planned, arch, dies, None), &run(&emitted(name, arch, dies, k), arch, dies, None), &format!("{name} on {dies} {arch:?} dies of {k}"));
     }
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Channel programs are not data yet: emitting one says so, and an
+/// A kind that is not a collective is not emitted as data yet, and an
 /// all-reduce without tapes says it has no planner.
 #[test]
 fn what_is_not_data_yet_is_refused_by_name() {
-    let e = emit_file(&builtin("allreduce-kangaring"), "allreduce-kangaring", Arch::Cayman, None, None, "test").unwrap_err().to_string();
-    assert!(e.contains("channel programs") && e.contains("not yet written as data"), "{e}");
     let e = emit_file(&builtin("doorbell"), "doorbell", Arch::Cayman, None, None, "test").unwrap_err().to_string();
     assert!(e.contains("only the collectives"), "{e}");
     let text = std::fs::read_to_string(example(4)).unwrap();
@@ -153,4 +173,23 @@ fn the_example_files_are_fresh() {
     let script = example(4).with_file_name("recursive_doubling.py");
     let out = std::process::Command::new("python3").arg(&script).arg("--check").output().unwrap_or_else(|e| panic!("python3 (Debian: apt install python3): {e}"));
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+/// A channel program changed as data: a DMA leg fewer than its legs fire is
+/// refused before anything runs; a send of the wrong chunk fails naming the
+/// TOP_SP and the chunk it lacks.
+#[test]
+fn a_corrupted_channel_program_is_refused_or_fails_naming_the_chunk() {
+    let text = emit_file(&builtin("allreduce-kangaring"), "allreduce-kangaring", Arch::Cayman, Some(2), None, "test").unwrap();
+    let run_text = |t: &str| {
+        let f = ScenarioFile::parse("k.toml", t).unwrap_or_else(|e| panic!("{e}"));
+        collective::collective(Arch::Cayman, f.collective.as_ref().unwrap(), 2, f.cycles, None).map(|(r, _)| r.checks.len()).map_err(|e| e.to_string())
+    };
+    run_text(&text).unwrap_or_else(|e| panic!("as emitted: {e}"));
+    let first = "  [{ pad = true }, { send = 0, to = 2, stage = 0 }],\n";
+    assert!(text.contains(first), "{text}");
+    let e = run_text(&text.replacen(first, "", 1)).unwrap_err();
+    assert!(e.contains("node 0: 3 DMA legs given; its legs' steps × channels fire 4"), "{e}");
+    let e = run_text(&text.replacen("{ send = 1, to = 2 }", "{ send = 0, to = 2 }", 1)).unwrap_err();
+    assert!(e.contains("die 1 TOP_SP 0: chunk 0 word 0") && e.contains("missing"), "{e}");
 }

@@ -7,7 +7,7 @@ use super::*;
 /// One leg of a TOP_SP's channel program: its cc_op entry's algorithm, its
 /// steps (the first `scatter` reduce-scatter) and the channels it owns.
 struct LegPlan {
-    algo_type: AlgType,
+    algo_type: program_data::LegAlg,
     algo_sub_type: u8,
     steps: u32,
     scatter: u32,
@@ -36,87 +36,55 @@ fn ring_sems(s: u32) -> (u32, u32, u32) {
     (s + firmware::RING_CHANNELS_MAX, s + firmware::RING_CHANNELS_MAX + 1, s + firmware::RING_CHANNELS_MAX + 2)
 }
 
-/// Node `node`'s channel program from its legs: the CTRL SPAD entries
-/// (chained by trigger_next; the last carries reporter and the complete
-/// flags), the DRAM image (each leg's configs and header, the completion
-/// header), the DMA legs in firing order (leg by leg, step by step, channel
-/// by channel) with their descriptors, the WAITs and final counts the
-/// checks hold it to. A leg that only reduce-scatters leaves its last add
-/// to the next leg's first DMA leg.
-fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool), s: u32, a: &TapeAddrs) -> Result<DieTape, ScenarioError> {
-    let (done, prev, compl) = ring_sems(s);
-    let reporter = !send;
-    let mut t = DieTape::default();
-    let mut dram = vec![0u8; (firmware::RING_LEGS + 16 * plans.len() as u32) as usize];
-    let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
-    let (mut entries, mut fired, mut pending) = (Vec::new(), 0u32, Vec::new());
-    let last = plans.len() - 1;
+/// Node `node`'s channel program from its legs, as data
+/// ([`program_data::ProgramNode`]: the cc_op entries' legs and channels,
+/// the complete flags, the DMA legs in firing order: leg by leg, step by
+/// step, channel by channel), lowered ([`program_data::lower_node`]). A
+/// leg that only reduce-scatters leaves its last add to the next leg's
+/// first DMA leg. Beside it, the legs' (source chunk, leg number).
+fn ring_program(node: u32, plans: Vec<LegPlan>, (send, wait): (bool, bool)) -> Result<(program_data::ProgramNode, Vec<(u32, u32)>), ScenarioError> {
+    let (mut dma, mut legs, mut pending) = (Vec::new(), Vec::new(), Vec::new());
     for (l, p) in plans.iter().enumerate() {
-        let configs = firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l as u32;
-        let head = firmware::RING_LEGS + 16 * l as u32;
-        for (at, v) in [(head, p.steps), (head + 4, p.scatter), (head + 8, tpb_models::xtensa::config::DRAM_BASE + configs)] {
-            dram[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        let mut list = 0u32;
-        for ch in &p.chans {
-            list |= 1 << ch.c;
-            let at = configs + firmware::RING_CHANNEL_BYTES * ch.c;
-            put(&mut dram, at, u64::from(a.dma_tail));
-            put(&mut dram, at + 8, u64::from(a.dma_tail));
-            put(&mut dram, at + 0x18, a.read(node, node, ch.sem)?);
-            put(&mut dram, at + 0x20, a.inc(node, ch.next, ch.sem)?);
-            t.final_counts.push((ch.sem, p.steps));
-            t.remote_waits.extend((1..=p.steps).map(|step| (ch.sem, step)));
-        }
         for step in 0..p.steps {
             for ch in &p.chans {
                 let mut m = ring_step(ch.data, ch.pos, ch.len, step, p.scatter, ch.next);
-                t.legs.push((ch.data.base + super::payload::ring_chunk(ch.pos, ch.len, step, p.scatter) * ch.data.span, t.legs.len() as u32));
+                legs.push((ch.data.base + super::payload::ring_chunk(ch.pos, ch.len, step, p.scatter) * ch.data.span, legs.len() as u32));
                 m.splice(0..0, pending.drain(..));
                 if m.len() > LEG_DESCS {
                     return Err(ScenarioError::File(format!("node {node} leg {l} step {step}: {} descriptors in one DMA leg, at most {LEG_DESCS}", m.len())));
                 }
                 m.splice(0..0, std::iter::repeat_n(Move::Pad, LEG_DESCS - m.len()));
-                t.moves.extend(m.iter().enumerate().map(|(i, &x)| (x, i == LEG_DESCS - 1)));
+                dma.push([m[0].into(), m[1].into()]);
             }
         }
         if p.steps > 0 && p.steps == p.scatter {
             pending.extend(p.chans.iter().map(|ch| ring_tail(ch.data, ch.pos, ch.len)));
         }
-        fired += p.steps * p.chans.len() as u32;
-        entries.push(SpadCtrlEntry {
-            cc_op: true,
-            algo_type: p.algo_type,
-            algo_sub_type: p.algo_sub_type,
-            trigger_next: l < last,
-            reporter: l == last && reporter,
-            ring_wait_complete: l == last && wait,
-            ring_send_complete: l == last && send,
-            safe_mode: false,
-            unique_tensors: false,
-            target: CcOpTarget::ChannelList(list),
-        });
     }
     if !pending.is_empty() {
         return Err(ScenarioError::File(format!("node {node}: its last leg only reduce-scatters, so its sums are never finished")));
     }
-    put(&mut dram, firmware::RING_HEADER, a.read(node, node, done)?);
-    put(&mut dram, firmware::RING_HEADER + 8, a.read(node, node, prev)?);
-    if send {
-        put(&mut dram, firmware::RING_HEADER + 0x10, a.inc(node, node + 1, prev)?);
+    let leg = plans
+        .iter()
+        .map(|p| program_data::LegData {
+            algo_type: p.algo_type,
+            sub_type: p.algo_sub_type,
+            steps: p.steps,
+            scatter: p.scatter,
+            channel: p.chans.iter().map(|c| program_data::ChanData { c: c.c, sem: c.sem, next: c.next }).collect(),
+        })
+        .collect();
+    Ok((program_data::ProgramNode { send_complete: send, wait_complete: wait, leg, dma }, legs))
+}
+
+/// The nodes' programs lowered, each keeping its legs' record.
+fn lowered(nodes: Vec<(program_data::ProgramNode, Vec<(u32, u32)>)>, s: u32, a: &TapeAddrs) -> Result<Tapes, ScenarioError> {
+    let (done_sem, prev_sem, compl_sem) = ring_sems(s);
+    let (node, legs): (Vec<_>, Vec<_>) = nodes.into_iter().unzip();
+    let mut t = program_data::lower(&program_data::ProgramsData { done_sem, prev_sem, compl_sem, node }, legs.len() as u32, s, a)?;
+    for (d, l) in t.dies.iter_mut().zip(legs) {
+        d.legs = l;
     }
-    if wait {
-        t.remote_waits.push((prev, 1));
-    }
-    if reporter {
-        let c = a.inc(node, node, compl)?;
-        put(&mut dram, firmware::RING_HEADER + 0x18, c);
-        t.compl_addr = Some(c);
-    }
-    t.final_counts.extend([(done, fired), (prev, u32::from(wait)), (compl, u32::from(reporter))]);
-    t.leader = reporter;
-    let p = &plans[last];
-    t.ring = Some(RingProgram { entries, channels: p.chans.iter().map(|c| c.c).collect(), steps: p.steps, legs: plans.len() as u32, dram });
     Ok(t)
 }
 
@@ -165,15 +133,11 @@ pub fn channel_programs(alg: Algorithm, n: u32, channels: u32, s: u32, a: &TapeA
                 Chan { c, sem: s + c, next: next * k + sp, pos, len: dies, data }
             })
             .collect();
-        let units = chans.len() as u32 * dies;
         let plan =
-            LegPlan { algo_type: if alg == Algorithm::Ring { AlgType::Ring } else { AlgType::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
-        let mut t = ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp), s, a)?;
-        t.units = units;
-        out.push(t);
+            LegPlan { algo_type: if alg == Algorithm::Ring { program_data::LegAlg::Ring } else { program_data::LegAlg::Kangaring }, algo_sub_type: 0, steps: 2 * (dies - 1), scatter: dies - 1, chans };
+        out.push(ring_program(node, vec![plan], tpb_models::ncfw::spad::ring_complete_flags(&owners, sp))?);
     }
-    let (done, prev, compl) = ring_sems(s);
-    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
+    lowered(out, s, a)
 }
 
 fn check_program_shape(alg: Algorithm, dies: u32, a: &TapeAddrs) -> Result<(), ScenarioError> {
@@ -211,7 +175,7 @@ pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
         let (d, sp) = (node / k, node % k);
         let owned = (sp + 1) % k;
         let intra = |l: u32, scatter: u32| LegPlan {
-            algo_type: AlgType::Hier,
+            algo_type: program_data::LegAlg::Hier,
             algo_sub_type: l as u8,
             steps: k - 1,
             scatter,
@@ -219,18 +183,15 @@ pub fn hierarchical_programs(n: u32, s: u32, a: &TapeAddrs) -> Result<Tapes, Sce
         };
         let data = RingData { base: owned * dies, span: 1, stage: k * dies };
         let inter = LegPlan {
-            algo_type: AlgType::Hier,
+            algo_type: program_data::LegAlg::Hier,
             algo_sub_type: 1,
             steps: 2 * (dies - 1),
             scatter: dies - 1,
             chans: vec![Chan { c: 0, sem: s + 1, next: ((d + 1) % dies) * k + sp, pos: d, len: dies, data }],
         };
-        let mut t = ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp), s, a)?;
-        t.units = k * dies;
-        out.push(t);
+        out.push(ring_program(node, vec![intra(0, k - 1), inter, intra(2, 0)], tpb_models::ncfw::spad::ring_complete_flags(&chain, sp))?);
     }
-    let (done, prev, compl) = ring_sems(s);
-    Ok(Tapes { dies: out, sems: firmware::RING_CHANNELS_MAX + 1, gather_sem: prev, compl_sem: compl, done_sem: done, group: k })
+    lowered(out, s, a)
 }
 
 /// The HAL's view of the group of TOP_SP `node` (DIGEST §6): each TOP_SP's

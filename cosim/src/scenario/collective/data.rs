@@ -82,7 +82,7 @@ pub struct SemAt {
 /// slot S into chunk C; `{ send = C, to = N, stage = S }` writes chunk C
 /// into node N's staging slot S, or without `stage` into its chunk C;
 /// `{ pad = true }` moves nothing. `span` chunks (1), `done` completes the leg.
-#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoveData {
     pub add: Option<u32>,
@@ -98,7 +98,7 @@ pub struct MoveData {
 }
 
 impl MoveData {
-    fn lower(&self, n: u32) -> Result<(Move, bool), String> {
+    pub(super) fn lower(&self, n: u32) -> Result<(Move, bool), String> {
         let span = self.span.unwrap_or(1);
         let m = match *self {
             MoveData { add: Some(chunk), slot: Some(slot), send: None, to: None, stage: None, pad: false, .. } => Move::Add { chunk, slot, span },
@@ -197,7 +197,7 @@ pub fn lower(data: &TapesData, n: u32, first: u32, a: &TapeAddrs) -> Result<Tape
 }
 
 /// The chunks a move's vector side reaches.
-fn reach(m: &Move) -> u32 {
+pub(super) fn reach(m: &Move) -> u32 {
     match *m {
         Move::Add { chunk, span, .. } | Move::Send { chunk, span, .. } => chunk + span,
         Move::Pad => 0,
@@ -238,10 +238,11 @@ impl EventType {
 
 /// `t`, planned for `n` nodes with semaphores from `first`, as the
 /// `[collective.tapes]` data [`lower`] reads back: every address named as
-/// the node and semaphore it reaches.
+/// the node and semaphore it reaches (channel programs: as
+/// `[collective.programs]`, [`program_data::emit`]).
 pub fn emit(t: &Tapes, n: u32, first: u32, a: &TapeAddrs) -> Result<String, ScenarioError> {
     if t.dies.iter().any(|d| d.ring.is_some()) {
-        return Err(ScenarioError::File("channel programs (the kangaring, the hierarchical all-reduce, a ring with channels) are cc_op entries and SLOT programs: not yet written as data; emit their event-tape forms (channels = 0)".into()));
+        return program_data::emit(t, t.group);
     }
     let top = first + t.sems_used();
     let mut out = String::new();
@@ -293,7 +294,7 @@ pub fn emit(t: &Tapes, n: u32, first: u32, a: &TapeAddrs) -> Result<String, Scen
     Ok(out)
 }
 
-fn move_text(m: &Move, done: bool) -> String {
+pub(super) fn move_text(m: &Move, done: bool) -> String {
     let span = |s: u32| if s == 1 { String::new() } else { format!(", span = {s}") };
     let done = if done { ", done = true" } else { "" };
     match *m {

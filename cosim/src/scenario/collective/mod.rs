@@ -146,6 +146,10 @@ pub struct CollectiveCfg {
     /// (`tpb scenario emit` writes a planner's; [`data`]).
     #[serde(default, skip_serializing)]
     pub tapes: Option<TapesData>,
+    /// Every node's channel program as data, in place of the planner
+    /// (the kangaring's, the hierarchical's, a ring's with `channels`; [`program_data`]).
+    #[serde(default, skip_serializing)]
+    pub programs: Option<program_data::ProgramsData>,
 }
 
 fn yes() -> bool {
@@ -199,6 +203,8 @@ pub struct RingProgram {
     pub steps: u32,
     pub legs: u32,
     pub dram: Vec<u8>,
+    /// The program as data (`[collective.programs]`), which all the above comes from.
+    pub data: program_data::ProgramNode,
 }
 
 impl DieTape {
@@ -307,6 +313,7 @@ pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
 mod barrier;
 mod channels;
 pub mod data;
+pub mod program_data;
 mod emit;
 mod mesh;
 mod payload;
@@ -338,14 +345,17 @@ impl Scenario for CollectiveCfg {
                 self.top_sps
             )));
         }
+        if self.tapes.is_some() && self.programs.is_some() {
+            return Err(ScenarioError::File(format!("{path}: [collective.tapes] or [collective.programs], not both: a TOP_SP steps an event tape or a channel program")));
+        }
         if self.tapes.is_some() && (self.channels != 0 || self.algorithm == Algorithm::Hierarchical || self.algorithm == Algorithm::Kangaring) {
             return Err(ScenarioError::File(format!(
-                "{path}: [collective.tapes] are event tapes: not for {} with channels = {} (channel programs are not written as data yet)",
+                "{path}: [collective.tapes] are event tapes: not for {} with channels = {} (its programs are [collective.programs])",
                 self.algorithm.name(),
                 self.channels
             )));
         }
-        if self.tapes.is_none() && self.algorithm == Algorithm::AllReduce {
+        if self.tapes.is_none() && self.programs.is_none() && self.algorithm == Algorithm::AllReduce {
             return Err(ScenarioError::File(format!("{path}: {}", data::NO_PLANNER)));
         }
         Ok(())

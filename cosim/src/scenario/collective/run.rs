@@ -68,6 +68,9 @@ pub fn plan(cfg: &CollectiveCfg, n: u32, a: &TapeAddrs) -> Result<Tapes, Scenari
     if let Some(d) = &cfg.tapes {
         return data::lower(d, n, cfg.first_sem, a);
     }
+    if let Some(p) = &cfg.programs {
+        return program_data::lower(p, n, cfg.first_sem, a);
+    }
     match (cfg.algorithm, cfg.channels) {
         (Algorithm::AllReduce, _) => Err(ScenarioError::File(data::NO_PLANNER.into())),
         (Algorithm::Hierarchical, _) => hierarchical_programs(n, cfg.first_sem, a),
@@ -89,7 +92,7 @@ pub fn run_planned(
 ) -> Result<Ran, ScenarioError> {
     // The NCFW's tape stepper dispatches through its algorithm table first,
     // which SUNDA's firmware does not have (a channel program does not use it).
-    if arch == Arch::Sunda && cfg.stepper == Stepper::Ncfw && cfg.channels == 0 && cfg.algorithm != Algorithm::Hierarchical {
+    if arch == Arch::Sunda && cfg.stepper == Stepper::Ncfw && cfg.programs.is_none() && cfg.channels == 0 && cfg.algorithm != Algorithm::Hierarchical {
         return Err(ScenarioError::NotApplicable { scenario: "a tape on the NCFW core (stepper = \"ncfw\")", arch: arch.name(), why: SUNDA_NCFW });
     }
     let mut mesh = Mesh::with_top_sps(arch, n, cfg.top_sps, cfg.link_latency)?;
