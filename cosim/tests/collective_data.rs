@@ -2,7 +2,8 @@
 //! as a file read back as the same programs and run as the built-in ran,
 //! cycle for cycle, check for check, byte for byte in the traces; the
 //! example recursive doubling, which no planner has, passes from its file
-//! alone, and its corrupted tapes fail naming the die and the chunk.
+//! alone, and its corrupted tapes fail naming the die and the chunk; a
+//! file's own inputs are what the vectors start from.
 
 use tpb_cosim::scenario::collective::{self, emit_file, programs, CollectiveCfg, Tapes};
 use tpb_cosim::scenario::{Report, ScenarioFile};
@@ -192,4 +193,31 @@ fn a_corrupted_channel_program_is_refused_or_fails_naming_the_chunk() {
     assert!(e.contains("node 0: 3 DMA legs given; its legs' steps × channels fire 4"), "{e}");
     let e = run_text(&text.replacen("{ send = 1, to = 2 }", "{ send = 0, to = 2 }", 1)).unwrap_err();
     assert!(e.contains("die 1 TOP_SP 0: chunk 0 word 0") && e.contains("missing"), "{e}");
+}
+
+/// `[[collective.input]]` gives a node's vector: the run starts from it,
+/// and every node ends with the sum the test computes from those words
+/// itself; a vector of the wrong length is refused naming the node.
+#[test]
+fn the_files_inputs_are_what_the_vectors_start_from() {
+    let mut text = std::fs::read_to_string(example(4)).unwrap();
+    for p in 0..4u32 {
+        let words: Vec<String> = (0..8u32).map(|i| format!("{:#x}", (p + 1) * 0x1000 + i)).collect();
+        text += &format!("\n[[collective.input]]\nnode = {p}\nwords = [{}]\n", words.join(", "));
+    }
+    let f = ScenarioFile::parse("in.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+    let c = f.collective.as_ref().unwrap();
+    let mut ran = collective::run(Arch::Cayman, c, 4, f.cycles, None).unwrap();
+    ran.check().unwrap_or_else(|e| panic!("{e}"));
+    for d in 0..4 {
+        let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[d].map(), "seq.dma").unwrap());
+        // Four descriptors (two rounds of a send and an add), then the vector.
+        let got: Vec<u32> = (0..8u64).map(|i| tpb_models::hal::Mmio::read32(&mut ran.mesh.dies[d], dma + 16 * 4 + 4 * i).unwrap()).collect();
+        let want: Vec<u32> = (0..8u32).map(|i| 10 * 0x1000 + 4 * i).collect();
+        assert_eq!(got, want, "die {d}'s vector");
+    }
+    let short = text.replacen("words = [0x1000, 0x1001,", "words = [", 1);
+    let f = ScenarioFile::parse("in.toml", &short).unwrap();
+    let e = collective::collective(Arch::Cayman, f.collective.as_ref().unwrap(), 4, f.cycles, None).err().unwrap().to_string();
+    assert!(e.contains("[[collective.input]] node 0: 6 words; its vector is 4 chunks of 2 words"), "{e}");
 }

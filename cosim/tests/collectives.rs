@@ -95,7 +95,7 @@ fn a_signal_that_lands_after_its_wait_or_a_wrong_word_fails_the_checks() {
     let dma = u64::from(tpb_cosim::firmware::bar0_region(ran.mesh.dies[1].map(), "seq.dma").unwrap());
     let at = dma + 16 * 9 + 4 * 2 * 3; // the ring (9 descriptors), chunk 3 of the vector
     let w = ran.mesh.dies[1].read32(at).unwrap();
-    assert_eq!(w, collective::reference(&[0, 1, 2, 3], 3, 0));
+    assert_eq!(w, collective::reference(&collective::Inputs::default(), &[0, 1, 2, 3], 3, 0));
     ran.mesh.dies[1].write32(at, w.wrapping_add(collective::input(2, 3, 0))).unwrap();
     let e = ran.check().unwrap_err().to_string();
     assert!(e.contains("die 1: chunk 3 word 0 = ") && e.contains("(die 2's chunk 3 counted twice)"), "{e}");

@@ -22,7 +22,21 @@ pub fn programs(arch: Arch, cfg: &CollectiveCfg, dies: usize) -> Result<Tapes, S
 /// The programs `cfg`'s planner builds on `dies` dies of `arch`, as
 /// `[collective.tapes]` data.
 pub fn emit_tapes(arch: Arch, cfg: &CollectiveCfg, dies: usize) -> Result<String, ScenarioError> {
-    with_programs(arch, cfg, dies, |t, n, a| data::emit(t, n, cfg.first_sem, a))
+    with_programs(arch, cfg, dies, |t, n, a| Ok(data::emit(t, n, cfg.first_sem, a)? + &inputs_text(t, &Inputs::new(&cfg.input, cfg.words), cfg.words)))
+}
+
+/// Every node's input vector, as `[[collective.input]]` tables (none for a collective that moves no data).
+fn inputs_text(t: &Tapes, inputs: &Inputs, words: u32) -> String {
+    let mut out = String::new();
+    for (d, tape) in t.dies.iter().enumerate().filter(|(_, x)| x.units > 0) {
+        if out.is_empty() {
+            out += &format!("\n# Each node's input vector: {} chunks of {words} words (a node left out starts from collective::input's).\n", tape.units);
+        }
+        let w: Vec<String> = (0..tape.units).flat_map(|c| (0..words).map(move |k| (c, k))).map(|(c, k)| format!("{:#x}", inputs.word(d as u32, c, k))).collect();
+        let lines: Vec<String> = w.chunks(8).map(|l| format!("  {},", l.join(", "))).collect();
+        out += &format!("[[collective.input]]\nnode = {d}\nwords = [\n{}\n]\n", lines.join("\n"));
+    }
+    out
 }
 
 /// BAR0 address of the SEQ TX ring's tail_inc, the ring the legs ride

@@ -150,6 +150,10 @@ pub struct CollectiveCfg {
     /// (the kangaring's, the hierarchical's, a ring's with `channels`; [`program_data`]).
     #[serde(default, skip_serializing)]
     pub programs: Option<program_data::ProgramsData>,
+    /// Nodes' input vectors (`[[collective.input]]`); a node without one
+    /// starts from [`input`]'s words.
+    #[serde(default, skip_serializing)]
+    pub input: Vec<payload::InputData>,
 }
 
 fn yes() -> bool {
@@ -322,7 +326,7 @@ mod run;
 mod tapes;
 pub use channels::{channel_programs, group_roles, hierarchical_programs};
 pub use run::{collective, mesh_entry, plan, run, run_edited, run_planned, Ran};
-pub use payload::{input, owed, reference, Into, Move};
+pub use payload::{input, owed, reference, InputData, Inputs, Into, Move};
 pub use tapes::tapes;
 pub use data::TapesData;
 pub use emit::{emit_file, emit_tapes, programs};

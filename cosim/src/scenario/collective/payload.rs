@@ -22,9 +22,49 @@ pub fn input(p: u32, c: u32, w: u32) -> u32 {
     (p + 1) << 20 | (c + 1) << 8 | (w + 1)
 }
 
+/// `[[collective.input]]`: node `node`'s vector, chunk by chunk, `words` a chunk.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputData {
+    pub node: u32,
+    pub words: Vec<u32>,
+}
+
+/// Every node's input vector: the file's (`[[collective.input]]`), or for
+/// a node it does not give, the formula [`input`].
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    given: std::collections::BTreeMap<u32, Vec<u32>>,
+    words: u32,
+}
+
+impl Inputs {
+    /// The file's inputs, `words` to a chunk.
+    pub fn new(given: &[InputData], words: u32) -> Inputs {
+        Inputs { given: given.iter().map(|g| (g.node, g.words.clone())).collect(), words }
+    }
+    /// Word `w` of chunk `c` of node `p`'s input.
+    pub fn word(&self, p: u32, c: u32, w: u32) -> u32 {
+        self.given.get(&p).and_then(|v| v.get((c * self.words + w) as usize)).copied().unwrap_or_else(|| input(p, c, w))
+    }
+    /// Each given vector belongs to one of `n` nodes and is as long as its
+    /// node's vector (`units(node)` chunks).
+    pub fn check(&self, n: u32, units: impl Fn(u32) -> u32) -> Result<(), ScenarioError> {
+        for (&p, v) in &self.given {
+            if p >= n {
+                return Err(ScenarioError::File(format!("[[collective.input]] node {p}: there are {n} nodes")));
+            }
+            if v.len() as u32 != units(p) * self.words {
+                return Err(ScenarioError::File(format!("[[collective.input]] node {p}: {} words; its vector is {} chunks of {} words", v.len(), units(p), self.words)));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Word `w` of chunk `c` of the all-reduce over the nodes `of`: the sum of their inputs.
-pub fn reference(of: &[u32], c: u32, w: u32) -> u32 {
-    of.iter().fold(0u32, |s, &p| s.wrapping_add(input(p, c, w)))
+pub fn reference(inputs: &Inputs, of: &[u32], c: u32, w: u32) -> u32 {
+    of.iter().fold(0u32, |s, &p| s.wrapping_add(inputs.word(p, c, w)))
 }
 
 /// What node `node`'s vector must end as, from the collective's definition
@@ -191,7 +231,7 @@ impl Layout {
     /// Node `d`'s DMA SRAM image (bytes from 0 to `end`): its ring of
     /// descriptors, its input in `acc`, and each send's SoC address (as
     /// node `d` names node `to`'s DMA SRAM at BAR0 `dma_base`).
-    pub fn image(&self, d: u32, t: &DieTape, done: u32, dma_base: u32, a: &TapeAddrs) -> Result<Vec<u32>, ScenarioError> {
+    pub fn image(&self, d: u32, t: &DieTape, inputs: &Inputs, done: u32, dma_base: u32, a: &TapeAddrs) -> Result<Vec<u32>, ScenarioError> {
         let mut w = vec![0u32; (self.end / 4) as usize];
         let mut ptr = self.ptrs;
         let len = |span: u32, op| len_op((self.words * span) as u16, op);
@@ -215,7 +255,7 @@ impl Layout {
         }
         for c in 0..t.units {
             for k in 0..self.words {
-                w[(self.acc(c) / 4 + k) as usize] = input(d, c, k);
+                w[(self.acc(c) / 4 + k) as usize] = inputs.word(d, c, k);
             }
         }
         Ok(w)
@@ -226,8 +266,8 @@ impl Layout {
 /// reference over the nodes `of`): which node's contribution is missing
 /// or doubled, if one is (`name` names a node), or else which die's, all
 /// of its TOP_SPs' (`k` a die).
-pub fn diagnose(of: &[u32], c: u32, w: u32, got: u32, k: u32, name: impl Fn(u32) -> String) -> String {
-    let diff = got.wrapping_sub(reference(of, c, w));
+pub fn diagnose(inputs: &Inputs, of: &[u32], c: u32, w: u32, got: u32, k: u32, name: impl Fn(u32) -> String) -> String {
+    let diff = got.wrapping_sub(reference(inputs, of, c, w));
     let says = |part: u32, who: String, from: &str| {
         if diff == part {
             Some(format!(" ({who}'s chunk {c} counted twice{from})"))
@@ -239,11 +279,11 @@ pub fn diagnose(of: &[u32], c: u32, w: u32, got: u32, k: u32, name: impl Fn(u32)
     };
     let dies = of.iter().map(|p| p / k.max(1));
     of.iter()
-        .find_map(|&p| says(input(p, c, w), name(p), ""))
+        .find_map(|&p| says(inputs.word(p, c, w), name(p), ""))
         .or_else(|| {
             dies.clone().find_map(|d| {
                 let on: Vec<u32> = of.iter().copied().filter(|p| p / k.max(1) == d).collect();
-                (on.len() > 1).then(|| says(reference(&on, c, w), format!("die {d}"), &format!(", from all {} of its TOP_SPs", on.len()))).flatten()
+                (on.len() > 1).then(|| says(reference(inputs, &on, c, w), format!("die {d}"), &format!(", from all {} of its TOP_SPs", on.len()))).flatten()
             })
         })
         .unwrap_or_default()

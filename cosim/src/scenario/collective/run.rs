@@ -116,6 +116,8 @@ pub fn run_planned(
         tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
     }
     let pay = if t.dies.iter().any(|d| !d.moves.is_empty()) { Some(payload::Layout::of(&t.dies, cfg.words)?) } else { None };
+    let inputs = payload::Inputs::new(&cfg.input, cfg.words);
+    inputs.check(n as u32, |p| t.dies[p as usize].units)?;
     let done_sem = hal.get_trigger_addr(0, t.done_sem)? as u32;
     for (d, c) in mesh.dies.iter_mut().enumerate() {
         if cfg.addressing == Addressing::Neighbor {
@@ -132,7 +134,7 @@ pub fn run_planned(
         Hal::with_map(c.map().clone()).stpb_init(c, &scfg, None)?;
         let base = region(c, "seq.dma")?;
         if let Some(p) = pay {
-            c.write_buf(base, &words(&p.image(d as u32, tape, done_sem, base as u32, &addrs)?))?;
+            c.write_buf(base, &words(&p.image(d as u32, tape, &inputs, done_sem, base as u32, &addrs)?))?;
         }
         // The tape's event count is the stepper's EVENTS bound; a channel
         // program reads its cc_op entry from the CTRL SPAD.
@@ -320,6 +322,7 @@ impl Ran {
 /// group's inputs: both from the collective's definition
 /// ([`owed`]), not from the plan; and the plan laid out as many.
 fn check_vector(r: &mut Report, c: &mut Cosim, cfg: &CollectiveCfg, pay: Option<payload::Layout>, tape: &DieTape, (n, k, d): (usize, usize, usize)) -> Result<(), ScenarioError> {
+    let inputs = &payload::Inputs::new(&cfg.input, cfg.words);
     let node = crate::mesh::node_name(d, k);
     let (units, of) = payload::owed(cfg.algorithm, cfg.channels, n as u32, k as u32, d as u32);
     if let Some(p) = pay {
@@ -327,8 +330,8 @@ fn check_vector(r: &mut Report, c: &mut Cosim, cfg: &CollectiveCfg, pay: Option<
         for ch in 0..units.min(tape.units) {
             for wd in 0..cfg.words {
                 let got = c.read32(base + u64::from(p.acc(ch) + 4 * wd))?;
-                let want = payload::reference(&of, ch, wd);
-                let why = payload::diagnose(&of, ch, wd, got, k as u32, |x| crate::mesh::node_name(x as usize, k));
+                let want = payload::reference(inputs, &of, ch, wd);
+                let why = payload::diagnose(inputs, &of, ch, wd, got, k as u32, |x| crate::mesh::node_name(x as usize, k));
                 r.check(c.stats.cycles, got == want, format!("{node}: chunk {ch} word {wd} = {got:#x}, the sum of the {} inputs is {want:#x}{why}", of.len()))?;
             }
         }

@@ -218,13 +218,14 @@ fn what_a_node_is_owed_is_the_definitions() {
 /// die all of whose TOP_SPs' inputs are.
 #[test]
 fn a_wrong_sum_names_the_node_or_the_die_it_lacks() {
-    use payload::{diagnose, input, reference};
+    use payload::{diagnose, input, reference, Inputs};
     let of: Vec<u32> = (0..8).collect();
     let name = |p: u32| crate::mesh::node_name(p as usize, 4);
-    let want = reference(&of, 2, 0);
-    assert_eq!(diagnose(&of, 2, 0, want.wrapping_sub(input(5, 2, 0)), 4, name), " (die 1 TOP_SP 1's chunk 2 missing)");
-    assert_eq!(diagnose(&of, 2, 0, want.wrapping_add(input(0, 2, 0)), 4, name), " (die 0 TOP_SP 0's chunk 2 counted twice)");
+    let inputs = &Inputs::default();
+    let want = reference(inputs, &of, 2, 0);
+    assert_eq!(diagnose(inputs, &of, 2, 0, want.wrapping_sub(input(5, 2, 0)), 4, name), " (die 1 TOP_SP 1's chunk 2 missing)");
+    assert_eq!(diagnose(inputs, &of, 2, 0, want.wrapping_add(input(0, 2, 0)), 4, name), " (die 0 TOP_SP 0's chunk 2 counted twice)");
     let die1: u32 = (4..8).map(|p| input(p, 2, 0)).fold(0, u32::wrapping_add);
-    assert_eq!(diagnose(&of, 2, 0, want.wrapping_sub(die1), 4, name), " (die 1's chunk 2 missing, from all 4 of its TOP_SPs)");
-    assert_eq!(diagnose(&of, 2, 0, want ^ 1, 4, name), "", "a wrong word that is no node's input says nothing");
+    assert_eq!(diagnose(inputs, &of, 2, 0, want.wrapping_sub(die1), 4, name), " (die 1's chunk 2 missing, from all 4 of its TOP_SPs)");
+    assert_eq!(diagnose(inputs, &of, 2, 0, want ^ 1, 4, name), "", "a wrong word that is no node's input says nothing");
 }

@@ -14,8 +14,8 @@
 //!   also given as a ratio to the untraced run of its round (median over the
 //!   rounds);
 //! - `tpb sim doorbell` as a whole process (CAYMAN/MARIANA), without and
-//!   with `--vcd`, and `tpb sim barrier-global --dies 16`, whose time is
-//!   mostly its dies' set-up;
+//!   with `--vcd`, `tpb sim barrier-global --dies 16`, whose time is
+//!   mostly its dies' set-up, and `tpb sim allreduce-ring --dies 16`;
 //! - scale (CAYMAN/MARIANA, `scale_rows`): a mesh of 1, 2, 4, 8 and 16
 //!   dies whose TOP_SPs all wait on a semaphore (die-cycles/s), and
 //!   `allreduce-ring` on 2..16 dies and on 2 dies with 2, 4 and 8 TOP_SPs
@@ -224,9 +224,11 @@ fn process_seconds(tpb: &Path, run: &[&str], arch: Arch, vcd: Option<&Path>) -> 
 }
 
 /// The runs timed as whole processes: a short one, traced and not, and
-/// one of many dies, whose set-up (a model, firmware and a HAL bring-up a
-/// die) is most of its time.
-const PROCESS_RUNS: [(&[&str], bool); 3] = [(&["doorbell"], false), (&["doorbell"], true), (&["barrier-global", "--dies", "16"], false)];
+/// two of many dies: a barrier, whose set-up (a model, firmware and a HAL
+/// bring-up a die) is most of its time, and a ring all-reduce, whose
+/// programs are planned and lowered from data first.
+const PROCESS_RUNS: [(&[&str], bool); 4] =
+    [(&["doorbell"], false), (&["doorbell"], true), (&["barrier-global", "--dies", "16"], false), (&["allreduce-ring", "--dies", "16"], false)];
 
 /// One row of the table.
 struct Row {
