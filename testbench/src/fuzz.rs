@@ -92,10 +92,16 @@ pub fn testbench_toml(data: &[u8]) -> Result<(), String> {
 }
 
 /// A scenario file (`cosim/scenarios/*.toml`).
+/// A collective's tapes, programs and inputs are lowered as a run would
+/// first (on up to 64 TOP_SPs: a planner's time grows with them).
 pub fn scenario_toml(data: &[u8]) -> Result<(), String> {
     let Ok(text) = std::str::from_utf8(data) else { return Ok(()) };
     match tpb_cosim::scenario::ScenarioFile::parse(FILE, text) {
-        Ok(_) => Ok(()),
+        Ok(f) => match f.collective.as_ref().filter(|c| c.dies * c.top_sps <= 64) {
+            // A lowering error names no file: the data's own place (node, event) is named instead.
+            Some(c) => tpb_cosim::scenario::collective::programs(Arch::Cayman, c, c.dies).map(|_| ()).or(Ok(())),
+            None => Ok(()),
+        },
         Err(e) => names_file(&e.to_string(), FILE),
     }
 }
