@@ -73,3 +73,19 @@ pub fn emit_file(f: &ScenarioFile, source: &str, arch: Arch, dies: Option<usize>
         f.cycles,
     ))
 }
+
+impl ScenarioFile {
+    /// A collective whose file leaves its programs to a planner, written
+    /// out as data ([`emit_file`]) and read back: what `tpb sim` runs, so a
+    /// built-in and the file it emits take one path (a file that already
+    /// gives its tapes or programs is itself).
+    pub fn through_data(self, source: &str, arch: Arch, dies: Option<usize>) -> Result<ScenarioFile, ScenarioError> {
+        match &self.collective {
+            Some(c) if c.tapes.is_none() && c.programs.is_none() => {
+                let text = emit_file(&self, source, arch, dies, None, &format!("tpb sim {source}"))?;
+                ScenarioFile::parse(source, &text)
+            }
+            _ => Ok(self),
+        }
+    }
+}

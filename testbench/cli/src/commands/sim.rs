@@ -45,6 +45,8 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
         let c = f.collective.as_mut().ok_or_else(|| CliError::Sim(format!("--stepper: {} is not a collective (its tapes have no stepper to choose)", f.name)))?;
         c.stepper = s;
     }
+    // A collective runs from its data, as the file `tpb scenario emit` writes.
+    let f = f.through_data(name, arch, dies)?;
     let scenario = f.scenario()?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
