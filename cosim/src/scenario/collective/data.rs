@@ -193,7 +193,7 @@ pub fn lower(data: &TapesData, n: u32, first: u32, a: &TapeAddrs) -> Result<Tape
         dies.push(t);
     }
     derive_counts(data, &mut dies, first, top);
-    Ok(Tapes { dies, sems: (top + 1 - first).saturating_sub(2), gather_sem: data.gather_sem, compl_sem: data.compl_sem, done_sem: data.done_sem, group: k })
+    Ok(Tapes { dies, sems: Tapes::sems_of(first, top), gather_sem: data.gather_sem, compl_sem: data.compl_sem, done_sem: data.done_sem, group: k })
 }
 
 /// The chunks a move's vector side reaches.

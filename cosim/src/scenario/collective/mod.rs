@@ -245,6 +245,10 @@ impl Tapes {
     pub fn sems_used(&self) -> u32 {
         self.sems + 2
     }
+    /// `sems` of programs that use semaphores `first..=top` in all.
+    fn sems_of(first: u32, top: u32) -> u32 {
+        (top + 1 - first).saturating_sub(2)
+    }
 }
 
 /// Where a tape's addresses come from.

@@ -202,7 +202,7 @@ pub fn lower(data: &ProgramsData, n: u32, first: u32, a: &TapeAddrs) -> Result<T
         let sent_prev = u32::from(d > 0 && data.node[d as usize - 1].send_complete);
         t.final_counts.extend([(data.done_sem, fired), (data.prev_sem, sent_prev), (data.compl_sem, u32::from(t.leader))]);
     }
-    Ok(Tapes { dies, sems: (top + 1 - first).saturating_sub(2), gather_sem: data.prev_sem, compl_sem: data.compl_sem, done_sem: data.done_sem, group: a.top_sps })
+    Ok(Tapes { dies, sems: Tapes::sems_of(first, top), gather_sem: data.prev_sem, compl_sem: data.compl_sem, done_sem: data.done_sem, group: a.top_sps })
 }
 
 /// `t`'s channel programs as `[collective.programs]` data.
