@@ -164,6 +164,8 @@ fn a_corrupted_tape_fails_naming_the_die_and_the_chunk() {
     // Bad data is refused on load or before anything runs, naming the node and the event.
     let e = broken("signal = [{ node = 1, sem = 40 }]", "signal = [{ node = 9, sem = 40 }]");
     assert!(e.contains("node 0 event 1: SIGNAL to node 9: there are 4 nodes"), "{e}");
+    let e = broken("done_sem = 42 ", "done_sem = 42222222 ");
+    assert!(e.contains("[collective.tapes] done_sem = 42222222: the semaphores run from first_sem = 40 to 255"), "{e}");
     let e = broken("type = \"EVT_SYNC\"", "type = \"EVT_SINK\"");
     assert!(e.contains("'EVT_SINK' is no seed event name"), "{e}");
 }

@@ -136,8 +136,7 @@ pub fn lower(data: &TapesData, n: u32, first: u32, a: &TapeAddrs) -> Result<Tape
         return Err(ScenarioError::File(format!("[collective.tapes] gives {} nodes' tapes; {} dies of {k} TOP_SPs are {n} nodes", data.node.len(), n / k)));
     }
     let o = Ops { a };
-    let sems = [data.done_sem, data.gather_sem, data.compl_sem];
-    let mut top = sems.iter().copied().max().unwrap_or(first);
+    let mut top = protocol_sems("tapes", &[("done_sem", data.done_sem), ("gather_sem", data.gather_sem), ("compl_sem", data.compl_sem)], first)?;
     let mut dies = Vec::with_capacity(n as usize);
     for (d, node) in data.node.iter().enumerate() {
         let d = d as u32;
@@ -194,6 +193,17 @@ pub fn lower(data: &TapesData, n: u32, first: u32, a: &TapeAddrs) -> Result<Tape
     }
     derive_counts(data, &mut dies, first, top);
     Ok(Tapes { dies, sems: Tapes::sems_of(first, top), gather_sem: data.gather_sem, compl_sem: data.compl_sem, done_sem: data.done_sem, group: k })
+}
+
+/// The protocol's semaphores of `[collective.TABLE]`, each within the
+/// tapes' range (`first`..256): the highest of them.
+pub(super) fn protocol_sems(table: &str, sems: &[(&str, u32)], first: u32) -> Result<u32, ScenarioError> {
+    for &(name, s) in sems {
+        if !(first..256).contains(&s) {
+            return Err(ScenarioError::File(format!("[collective.{table}] {name} = {s}: the semaphores run from first_sem = {first} to 255")));
+        }
+    }
+    Ok(sems.iter().map(|x| x.1).max().unwrap_or(first))
 }
 
 /// The chunks a move's vector side reaches.

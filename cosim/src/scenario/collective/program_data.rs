@@ -94,6 +94,9 @@ impl LegAlg {
     }
 }
 
+/// More steps than a leg could take on any mesh (a ring of 128 dies takes 254).
+const MAX_STEPS: u32 = 1 << 12;
+
 /// Node `node`'s program from its data: the CTRL SPAD entries (chained by
 /// trigger_next; the last carries reporter, who is the TOP_SP that sends
 /// no completion on, and the complete flags), the DRAM image (each leg's
@@ -108,8 +111,8 @@ pub(super) fn lower_node(node: u32, p: &ProgramNode, (done, prev, compl): (u32, 
     let put = |dram: &mut Vec<u8>, at: u32, v: u64| dram[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
     let (mut entries, mut fired) = (Vec::new(), 0u32);
     for (l, leg) in p.leg.iter().enumerate() {
-        if leg.scatter > leg.steps || leg.channel.is_empty() {
-            return Err(at(format!("leg {l}: scatter {} of {} steps, {} channels (at least one)", leg.scatter, leg.steps, leg.channel.len())));
+        if leg.scatter > leg.steps || leg.steps > MAX_STEPS || leg.channel.is_empty() {
+            return Err(at(format!("leg {l}: scatter {} of {} steps (at most {MAX_STEPS}), {} channels (at least one)", leg.scatter, leg.steps, leg.channel.len())));
         }
         let configs = firmware::ALGO_CONFIGS + firmware::RING_CONFIGS_BYTES * l as u32;
         let head = firmware::RING_LEGS + 16 * l as u32;
@@ -182,12 +185,12 @@ pub fn lower(data: &ProgramsData, n: u32, first: u32, a: &TapeAddrs) -> Result<T
     if data.node.len() != n as usize {
         return Err(ScenarioError::File(format!("[collective.programs] gives {} nodes' programs; {} dies of {} TOP_SPs are {n} nodes", data.node.len(), n / a.top_sps, a.top_sps)));
     }
+    let mut top = super::data::protocol_sems("programs", &[("done_sem", data.done_sem), ("prev_sem", data.prev_sem), ("compl_sem", data.compl_sem)], first)?;
     let sems = (data.done_sem, data.prev_sem, data.compl_sem);
     let mut dies = data.node.iter().enumerate().map(|(d, p)| lower_node(d as u32, p, sems, n, a)).collect::<Result<Vec<_>, _>>()?;
     // Each node's receive semaphores, in its legs' order: the steps of the
     // legs whose channel names it next on that semaphore.
     let signalled = |to: u32, sem: u32| -> u32 { data.node.iter().flat_map(|p| &p.leg).flat_map(|l| l.channel.iter().filter(move |c| c.next == to && c.sem == sem).map(move |_| l.steps)).sum() };
-    let mut top = first.max(data.done_sem).max(data.prev_sem).max(data.compl_sem);
     for (d, t) in dies.iter_mut().enumerate() {
         let d = d as u32;
         let p = &data.node[d as usize];
