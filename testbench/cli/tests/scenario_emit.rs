@@ -42,4 +42,13 @@ fn an_emitted_file_runs_under_tpb_sim_as_the_built_in() {
     assert!(code == 0 && out.contains("[collective.tapes]") && out.contains("[[collective.tapes.node]]   # node 2: die 2"), "{out}");
     let (code, _, err) = tpb(&["scenario", "emit", "doorbell"]);
     assert!(code == 2 && err.contains("only the collectives are emitted as data so far"), "{err}");
+    // `tpb sim --top-sps` plans (and emits) for that many TOP_SPs a die; a
+    // file whose programs are data keeps its own count.
+    let (code, out, err) = tpb(&["sim", "allreduce-ring", "--dies", "2", "--top-sps", "2"]);
+    assert!(code == 0 && row(&out, "allreduce-ring").contains(&"PASS".to_string()), "{out}{err}");
+    let file = dir.join("allreduce-ring.toml");
+    let (code, _, err) = tpb(&["sim", file.to_str().unwrap(), "--top-sps", "2"]);
+    assert!(code == 2 && err.contains("its programs are data for 1 TOP_SPs a die"), "{err}");
+    let (code, _, err) = tpb(&["sim", "doorbell", "--top-sps", "2"]);
+    assert!(code == 2 && err.contains("doorbell is not a collective"), "{err}");
 }

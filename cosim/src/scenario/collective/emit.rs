@@ -79,11 +79,14 @@ impl ScenarioFile {
     /// out as data ([`emit_file`]) and read back: what `tpb sim` runs, so a
     /// built-in and the file it emits take one path (a file that already
     /// gives its tapes or programs is itself).
-    pub fn through_data(self, source: &str, arch: Arch, dies: Option<usize>) -> Result<ScenarioFile, ScenarioError> {
+    pub fn through_data(self, source: &str, arch: Arch, dies: Option<usize>, top_sps: Option<usize>) -> Result<ScenarioFile, ScenarioError> {
         match &self.collective {
             Some(c) if c.tapes.is_none() && c.programs.is_none() => {
-                let text = emit_file(&self, source, arch, dies, None, &format!("tpb sim {source}"))?;
+                let text = emit_file(&self, source, arch, dies, top_sps, &format!("tpb sim {source}"))?;
                 ScenarioFile::parse(source, &text)
+            }
+            Some(c) if top_sps.is_some_and(|k| k != c.top_sps) => {
+                Err(ScenarioError::File(format!("{source}: --top-sps: its programs are data for {} TOP_SPs a die; emit them again for another count", c.top_sps)))
             }
             _ => Ok(self),
         }

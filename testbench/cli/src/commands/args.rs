@@ -222,6 +222,10 @@ pub enum Command {
         /// scenario file's.
         #[arg(long, value_parser = parse_count)]
         dies: Option<usize>,
+        /// TOP_SPs per die for a collective (each a TPB top of its own);
+        /// default: the scenario file's.
+        #[arg(long, value_parser = parse_count)]
+        top_sps: Option<usize>,
         /// Threads the dies run on (scenarios on several dies); default:
         /// the machine's cores, at most one per die. The run is the same,
         /// bit for bit, on any number.

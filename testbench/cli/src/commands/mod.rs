@@ -394,7 +394,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, threads, trace_groups, trace_internals, stepper } => {
+        Command::Sim { scenario, arch, vcd, fst, cycles, window, window_cycles, dies, top_sps, threads, trace_groups, trace_internals, stepper } => {
             tpb_cosim::mesh::set_threads(threads.unwrap_or(0));
             tpb_cosim::dut::set_trace_groups((!trace_groups.is_empty()).then_some(trace_groups));
             if window.is_some() && window_cycles == 0 {
@@ -402,7 +402,7 @@ fn run_command(command: Command) -> Result<(), CliError> {
             }
             let window = window.map(|w| (w, window_cycles));
             let out = sim::TraceOut { vcd: vcd.as_deref(), fst: fst.as_deref(), internals: trace_internals };
-            sim::sim(&scenario, arch.into(), out, cycles, window, (dies, stepper))
+            sim::sim(&scenario, arch.into(), out, cycles, window, sim::Collective { dies, top_sps, stepper })
         }
         Command::Waves { what: WavesCmd::Render { file, arch, signals, from, to, markers, out } } => {
             let arch: Arch = arch.into();

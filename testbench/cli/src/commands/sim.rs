@@ -35,10 +35,14 @@ pub(super) struct TraceOut<'a> {
 }
 
 /// `tpb sim`: run a scenario, trace it if asked, print the summary table.
-/// The dies and the stepper of a collective, when the command line gives them.
-pub(super) type Collective = (Option<usize>, Option<tpb_cosim::scenario::collective::Stepper>);
+/// The dies, TOP_SPs a die and stepper of a collective, where the command line gives them.
+pub(super) struct Collective {
+    pub dies: Option<usize>,
+    pub top_sps: Option<usize>,
+    pub stepper: Option<tpb_cosim::scenario::collective::Stepper>,
+}
 
-pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, (dies, stepper): Collective) -> Result<(), CliError> {
+pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, Collective { dies, top_sps, stepper }: Collective) -> Result<(), CliError> {
     use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
     let mut f = ScenarioFile::find(name)?;
     if let Some(s) = stepper {
@@ -46,7 +50,10 @@ pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>
         c.stepper = s;
     }
     // A collective runs from its data, as the file `tpb scenario emit` writes.
-    let f = f.through_data(name, arch, dies)?;
+    if top_sps.is_some() && f.collective.is_none() {
+        return Err(CliError::Sim(format!("--top-sps: {} is not a collective (it has no TOP_SPs to choose)", f.name)));
+    }
+    let f = f.through_data(name, arch, dies, top_sps)?;
     let scenario = f.scenario()?;
     if !f.applies(arch) {
         return Err(CliError::Sim(format!("scenario '{}' is for {}, not {}", f.name, f.archs.join(", "), arch.name())));
