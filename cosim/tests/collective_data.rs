@@ -223,3 +223,28 @@ fn the_files_inputs_are_what_the_vectors_start_from() {
     let e = collective::collective(Arch::Cayman, f.collective.as_ref().unwrap(), 4, f.cycles, None).err().unwrap().to_string();
     assert!(e.contains("[[collective.input]] node 0: 6 words; its vector is 4 chunks of 2 words"), "{e}");
 }
+
+/// `[[collective.expect]]`: the file's own checks, each naming a die and a
+/// register or words of its top, pass on what the run left (the sum here
+/// computed by the test from the documented inputs) and fail naming the
+/// die; a name the map does not have is refused before anything runs.
+#[test]
+fn a_files_own_checks_name_their_die() {
+    let input = |p: u32, c: u32, w: u32| (p + 1) << 20 | (c + 1) << 8 | (w + 1);
+    let sum: Vec<String> = (0..4).flat_map(|c| (0..2).map(move |w| (c, w))).map(|(c, w)| format!("{:#x}", (0..4).map(|p| input(p, c, w)).sum::<u32>())).collect();
+    let text = std::fs::read_to_string(example(4)).unwrap()
+        + "\n[[collective.expect]]\ndie = 3\nat = \"top_sp.evt_sem.read[40]\"\nvalue = 1\n"
+        + &format!("\n[[collective.expect]]\ndie = 2\nat = \"mem.seq.dma+0x40\"\nwords = [{}]\n", sum.join(", "));
+    let run_text = |t: &str| {
+        let f = ScenarioFile::parse("x.toml", t).unwrap_or_else(|e| panic!("{e}"));
+        collective::collective(Arch::Cayman, f.collective.as_ref().unwrap(), 4, f.cycles, None).map(|(r, _)| r.checks).map_err(|e| e.to_string())
+    };
+    let checks = run_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(checks.iter().any(|c| c.starts_with("die 2: mem.seq.dma+0x40 = [0xa00404, 0xa00408, ")), "{checks:?}");
+    let e = run_text(&text.replace("value = 1\n", "value = 2\n")).unwrap_err();
+    assert!(e.contains("die 3: top_sp.evt_sem.read[40] = [0x1], the file expects [0x2]"), "{e}");
+    let e = run_text(&text.replace("die = 3\n", "die = 4\n")).unwrap_err();
+    assert!(e.contains("[[collective.expect]] 1 (die 4 TOP_SP 0, top_sp.evt_sem.read[40]): there are 4 dies of 1 TOP_SPs"), "{e}");
+    let e = run_text(&text.replace("evt_sem.read[40]", "evt_sem.raed[40]")).unwrap_err();
+    assert!(e.contains("unknown name 'top_sp.evt_sem.raed[40]'"), "{e}");
+}

@@ -154,6 +154,9 @@ pub struct CollectiveCfg {
     /// starts from [`input`]'s words.
     #[serde(default, skip_serializing)]
     pub input: Vec<payload::InputData>,
+    /// The file's own checks after the run, each naming its die and TOP_SP ([`expect`]).
+    #[serde(default, skip_serializing)]
+    pub expect: Vec<expect::ExpectData>,
 }
 
 fn yes() -> bool {
@@ -321,6 +324,7 @@ pub fn tape_dram(events: &[MeshEvent]) -> Vec<u8> {
 mod barrier;
 mod channels;
 pub mod data;
+pub mod expect;
 pub mod program_data;
 mod emit;
 mod mesh;

@@ -17,6 +17,8 @@ pub struct Ran {
     limit: u64,
     /// Wall seconds from the release until every TOP_SP halted.
     pub run_seconds: f64,
+    /// The file's own checks, resolved.
+    expects: Vec<expect::Expect>,
 }
 
 /// Run `cfg` on `n` dies of `arch` and check it; with `trace`, die k writes `die_path(trace, k)`.
@@ -115,6 +117,7 @@ pub fn run_planned(
     for g in (0..n as u32).step_by(cfg.top_sps.max(1)) {
         tpb_models::hal::collective::check_group(&group_roles(&t, cfg.algorithm, g))?;
     }
+    let expects = expect::resolve(cfg, mesh.dies[0].map(), n)?;
     let pay = if t.dies.iter().any(|d| !d.moves.is_empty()) { Some(payload::Layout::of(&t.dies, cfg.words)?) } else { None };
     let inputs = payload::Inputs::new(&cfg.input, cfg.words);
     inputs.check(n as u32, |p| t.dies[p as usize].units)?;
@@ -169,13 +172,13 @@ pub fn run_planned(
     // or interrupt is under way (a stepper sleeps while its legs run).
     let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle() && c.calm_cycles() >= crate::sched::QUIET_CYCLES);
     let run_seconds = t0.elapsed().as_secs_f64();
-    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), pay, start, halted, limit, run_seconds })
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), pay, start, halted, limit, run_seconds, expects })
 }
 
 impl Ran {
     /// The checks of the module table, on what the dies logged and hold now.
     pub fn check(&mut self) -> Result<Report, ScenarioError> {
-        let Ran { mesh, tapes: t, cfg, pay, start, halted: done, limit, .. } = self;
+        let Ran { mesh, tapes: t, cfg, pay, start, halted: done, limit, expects, .. } = self;
         let pay = *pay;
         let (n, start, done, limit, k_per_die) = (mesh.dies.len(), *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
@@ -300,6 +303,7 @@ impl Ran {
             }
             check_vector(&mut r, c, cfg, pay, tape, (n, k_per_die, d))?;
         }
+        expect::check(&mut r, mesh, expects)?;
         let end = final_pass.iter().copied().max().unwrap_or(0);
         r.value("completions", completions);
         r.value("dies", (n / k_per_die) as u64);
