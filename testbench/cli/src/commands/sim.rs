@@ -42,7 +42,14 @@ pub(super) struct Collective {
     pub stepper: Option<tpb_cosim::scenario::collective::Stepper>,
 }
 
-pub(super) fn sim(name: &str, arch: Arch, out: TraceOut<'_>, cycles: Option<u64>, window: Option<(String, u64)>, Collective { dies, top_sps, stepper }: Collective) -> Result<(), CliError> {
+pub(super) fn sim(
+    name: &str,
+    arch: Arch,
+    out: TraceOut<'_>,
+    cycles: Option<u64>,
+    window: Option<(String, u64)>,
+    Collective { dies, top_sps, stepper }: Collective,
+) -> Result<(), CliError> {
     use tpb_cosim::scenario::{self as sc, Report, ScenarioFile};
     let mut f = ScenarioFile::find(name)?;
     if let Some(s) = stepper {
