@@ -190,6 +190,12 @@ pub trait OnDies {
     }
     /// Run on `dies` systems, die k traced into `die_path(trace, k)`.
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError>;
+    /// As [`OnDies::run_dies`], with what the dies counted left in `ran`
+    /// also when a check fails (a kind that cannot tell leaves it as it was).
+    fn run_dies_counted(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>, ran: &mut Stats) -> Result<Report, ScenarioError> {
+        let _ = ran;
+        self.run_dies(arch, dies, limit, trace)
+    }
 }
 
 /// `n` dies for `what` (a kind on N dies): 2 to [`crate::mesh::MAX_DIES`].

@@ -1,7 +1,8 @@
 //! `tpb scenario emit` as a user runs it: the file it writes runs under
 //! `tpb sim` as the built-in does (the same summary row but the wall
-//! columns, the same VCD bytes die by die), and a kind it cannot write yet
-//! is refused with the reason.
+//! columns, the same VCD bytes die by die), a file changed to fail still
+//! reports what it ran, and a kind it cannot write yet is refused with the
+//! reason.
 
 fn tpb(args: &[&str]) -> (i32, String, String) {
     tpb_testbench::tools::run_in_root(env!("CARGO_BIN_EXE_tpb"), args)
@@ -51,4 +52,13 @@ fn an_emitted_file_runs_under_tpb_sim_as_the_built_in() {
     assert!(code == 2 && err.contains("its programs are data for 1 TOP_SPs a die"), "{err}");
     let (code, _, err) = tpb(&["sim", "doorbell", "--top-sps", "2"]);
     assert!(code == 2 && err.contains("doorbell is not a collective"), "{err}");
+    // A file changed so that a check fails: exit 1, the row still counts what ran.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let broken = dir.join("broken.toml");
+    let first = "dma = [{ send = 0, to = 1, stage = 0, done = true }]";
+    assert!(text.contains(first), "{text}");
+    std::fs::write(&broken, text.replacen(first, "dma = [{ send = 1, to = 1, stage = 0, done = true }]", 1)).unwrap();
+    let (code, out, err) = tpb(&["sim", broken.to_str().unwrap()]);
+    let r = row(&out, "allreduce-ring");
+    assert!(code == 1 && r[2] == "FAIL" && r[3].parse::<u64>().unwrap() > 1000 && err.contains("chunk"), "{out}{err}");
 }

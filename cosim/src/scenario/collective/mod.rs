@@ -390,4 +390,7 @@ impl OnDies for CollectiveCfg {
     fn run_dies(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>) -> Result<Report, ScenarioError> {
         collective(arch, self, dies, limit, trace).map(|(r, _)| r)
     }
+    fn run_dies_counted(&self, arch: Arch, dies: usize, limit: u64, trace: Option<&Path>, ran: &mut Stats) -> Result<Report, ScenarioError> {
+        run::collective_counted(arch, self, dies, limit, trace, ran).map(|(r, _)| r)
+    }
 }

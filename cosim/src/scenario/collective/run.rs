@@ -23,8 +23,14 @@ pub struct Ran {
 
 /// Run `cfg` on `n` dies of `arch` and check it; with `trace`, die k writes `die_path(trace, k)`.
 pub fn collective(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>) -> Result<(Report, Mesh), ScenarioError> {
+    collective_counted(arch, cfg, n, limit, trace, &mut Stats::default())
+}
+
+/// As [`collective`], with what the dies counted left in `counted` also when a check fails.
+pub fn collective_counted(arch: Arch, cfg: &CollectiveCfg, n: usize, limit: u64, trace: Option<&Path>, counted: &mut Stats) -> Result<(Report, Mesh), ScenarioError> {
     let mut ran = run(arch, cfg, n, limit, trace)?;
     let r = ran.check();
+    *counted = ran.mesh.stats();
     if trace.is_some() {
         ran.mesh.trace_close()?;
     }

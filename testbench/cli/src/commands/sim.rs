@@ -104,15 +104,19 @@ pub(super) fn sim(
     let t0 = std::time::Instant::now();
     let mut c0 = 0;
     let mut traces: Vec<std::path::PathBuf> = Vec::new();
-    // What the scheduler counted, also when a check failed (the mesh's dies
-    // report only through their Report).
+    // What the scheduler counted, also when a check failed (of the kinds on
+    // dies, the collectives say so; the mesh and tsync only through their Report).
     let mut ran = tpb_cosim::sched::Stats::default();
     let (result, window_seen): (Result<Report, sc::ScenarioError>, Option<Result<String, String>>) = if !scenario.single_system() {
         if let Some(p) = trace {
             let k = scenario.top_sps();
             traces = (0..dies * k).map(|n| tpb_cosim::mesh::node_path(p, n, k)).collect();
         }
-        (scenario.run_dies(arch, dies, limit, trace), None)
+        let r = match scenario.runs() {
+            sc::Runs::Dies(k) => k.run_dies_counted(arch, dies, limit, trace, &mut ran),
+            sc::Runs::OneSystem(_) => scenario.run_dies(arch, dies, limit, trace),
+        };
+        (r, None)
     } else {
         let dut = match built {
             Some(d) => d,
