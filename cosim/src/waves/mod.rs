@@ -11,6 +11,7 @@
 //! picoseconds whatever the file's timescale.
 
 pub mod crossings;
+mod fst_guard;
 pub mod gtkw;
 pub mod names;
 mod read;
