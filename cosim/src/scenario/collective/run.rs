@@ -19,6 +19,8 @@ pub struct Ran {
     pub run_seconds: f64,
     /// The file's own checks, resolved.
     expects: Vec<expect::Expect>,
+    /// Every node's input vector, which the sums are checked against.
+    inputs: payload::Inputs,
 }
 
 /// Run `cfg` on `n` dies of `arch` and check it; with `trace`, die k writes `die_path(trace, k)`.
@@ -178,13 +180,13 @@ pub fn run_planned(
     // or interrupt is under way (a stepper sleeps while its legs run).
     let halted = mesh.run_until_all(limit, |c| c.core(stepper).idle() && c.calm_cycles() >= crate::sched::QUIET_CYCLES);
     let run_seconds = t0.elapsed().as_secs_f64();
-    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), pay, start, halted, limit, run_seconds, expects })
+    Ok(Ran { mesh, tapes: t, cfg: cfg.clone(), pay, start, halted, limit, run_seconds, expects, inputs })
 }
 
 impl Ran {
     /// The checks of the module table, on what the dies logged and hold now.
     pub fn check(&mut self) -> Result<Report, ScenarioError> {
-        let Ran { mesh, tapes: t, cfg, pay, start, halted: done, limit, expects, .. } = self;
+        let Ran { mesh, tapes: t, cfg, pay, start, halted: done, limit, expects, inputs, .. } = self;
         let pay = *pay;
         let (n, start, done, limit, k_per_die) = (mesh.dies.len(), *start, *done, *limit, mesh.top_sps);
         let mut r = Report::default();
@@ -307,7 +309,7 @@ impl Ran {
                     )?;
                 }
             }
-            check_vector(&mut r, c, cfg, pay, tape, (n, k_per_die, d))?;
+            check_vector(&mut r, c, cfg, (pay, inputs), tape, (n, k_per_die, d))?;
         }
         expect::check(&mut r, mesh, expects)?;
         let end = final_pass.iter().copied().max().unwrap_or(0);
@@ -331,8 +333,14 @@ impl Ran {
 /// Every chunk node `d` (of `n`, `k` a die) is owed holds the sum of its
 /// group's inputs: both from the collective's definition
 /// ([`owed`]), not from the plan; and the plan laid out as many.
-fn check_vector(r: &mut Report, c: &mut Cosim, cfg: &CollectiveCfg, pay: Option<payload::Layout>, tape: &DieTape, (n, k, d): (usize, usize, usize)) -> Result<(), ScenarioError> {
-    let inputs = &payload::Inputs::new(&cfg.input, cfg.words);
+fn check_vector(
+    r: &mut Report,
+    c: &mut Cosim,
+    cfg: &CollectiveCfg,
+    (pay, inputs): (Option<payload::Layout>, &payload::Inputs),
+    tape: &DieTape,
+    (n, k, d): (usize, usize, usize),
+) -> Result<(), ScenarioError> {
     let node = crate::mesh::node_name(d, k);
     let (units, of) = payload::owed(cfg.algorithm, cfg.channels, n as u32, k as u32, d as u32);
     if let Some(p) = pay {
